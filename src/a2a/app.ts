@@ -1,0 +1,154 @@
+/**
+ * The HTTP face: one Hono app on Web Request/Response that serves every agent of the directory at
+ * /agents/{agentId}/… and the default agent at the root. It holds no protocol logic of its own: cards come from the
+ * bridge's projection, calls go to each agent's request handler through the JSON-RPC and REST bindings.
+ */
+import { readFileSync } from 'node:fs';
+import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
+import type { AgentDirectory, DirectoryEntry } from '../bridge/agent-directory.ts';
+import { projectCard, projectLegacyCard } from '../bridge/card-projection.ts';
+import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
+import type { TaskEngine } from '../bridge/task-engine.ts';
+import type { TaskStore } from '../store/task-store.ts';
+import { cardDocument, cardResponse, type CardDocument } from './agent-card-response.ts';
+import { JsonRpcBinding } from './jsonrpc.ts';
+import { matchRestRoute, RestBinding } from './rest.ts';
+
+export interface AppOptions {
+  directory: AgentDirectory;
+  engine: TaskEngine;
+  store: TaskStore;
+  /** Public base URL, no trailing slash: every URL the gateway hands out starts with it. */
+  publicBaseUrl: string;
+  /** The agent served at the root. */
+  defaultAgentId: string | undefined;
+  maxBodyBytes: number;
+  sseHeartbeatMs: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+interface AgentEndpoint {
+  card: CardDocument;
+  jsonRpc: JsonRpcBinding;
+  rest: RestBinding;
+}
+
+const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
+
+export function createApp(options: AppOptions): Hono {
+  const app = new Hono({ strict: false });
+  const endpoints = new Map<string, { entry: DirectoryEntry; endpoint: AgentEndpoint }>();
+  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+
+  const endpointFor = (entry: DirectoryEntry, baseUrl: string): AgentEndpoint => {
+    const cached = endpoints.get(baseUrl);
+    if (cached && cached.entry === entry) return cached.endpoint;
+    const handler = new LogosAgentRequestHandler(entry, options.engine, options.store, baseUrl);
+    const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs };
+    const endpoint: AgentEndpoint = {
+      card: cardDocument(projectCard(entry.card, baseUrl), projectLegacyCard(entry.card, baseUrl), entry.updatedAt),
+      jsonRpc: new JsonRpcBinding(handler, bindingOptions),
+      rest: new RestBinding(handler, bindingOptions),
+    };
+    endpoints.set(baseUrl, { entry, endpoint });
+    return endpoint;
+  };
+
+  const serveAgent = (c: Context, entry: DirectoryEntry, baseUrl: string, path: string): Promise<Response> | Response => {
+    const endpoint = endpointFor(entry, baseUrl);
+    const method = c.req.method;
+    if (CARD_PATHS.has(path)) {
+      if (method === 'GET' || method === 'HEAD') return cardResponse(c, endpoint.card);
+      return methodNotAllowed(['GET', 'HEAD']);
+    }
+    if (path === '/') {
+      if (method === 'POST') return endpoint.jsonRpc.handle(c);
+      return notFound(`POST JSON-RPC requests here; the agent card is at ${baseUrl}/.well-known/agent-card.json.`);
+    }
+    const match = matchRestRoute(method, path);
+    if (!match) return notFound(`No route ${method} ${path} for agent "${entry.id}". See ${options.publicBaseUrl}/openapi.json.`);
+    if ('allow' in match) return methodNotAllowed(match.allow);
+    return endpoint.rest.handle(c, match.route);
+  };
+
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      allowHeaders: ['Content-Type', 'A2A-Version', 'A2A-Extensions', 'X-A2A-Extensions', 'Authorization', 'If-None-Match'],
+      allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
+      exposeHeaders: ['ETag', 'Last-Modified', 'A2A-Version', 'A2A-Extensions'],
+      maxAge: 600,
+    }),
+  );
+
+  app.get('/health', (c) =>
+    c.json({ status: 'ok', agents: options.directory.all().length, activeTasks: options.engine.activeTaskCount }),
+  );
+
+  const openapi = loadOpenApi(options.publicBaseUrl);
+  app.get('/openapi.json', () => new Response(openapi, { headers: { 'Content-Type': 'application/json' } }));
+
+  app.get('/agents', (c) =>
+    c.json({
+      agents: options.directory.all().map((entry) => {
+        const url = `${options.publicBaseUrl}/agents/${entry.id}`;
+        return { id: entry.id, name: entry.card.name, description: entry.card.description, url, cardUrl: `${url}/.well-known/agent-card.json` };
+      }),
+    }),
+  );
+
+  app.all('/agents/:agentId/*', (c) => {
+    const agentId = c.req.param('agentId');
+    const entry = options.directory.get(agentId);
+    if (!entry) return unknownAgent(agentId, options.directory);
+    const prefix = `/agents/${agentId}`;
+    return serveAgent(c, entry, `${options.publicBaseUrl}${prefix}`, normalise(c.req.path.slice(prefix.length)));
+  });
+  app.all('/agents/:agentId', (c) => {
+    const agentId = c.req.param('agentId');
+    const entry = options.directory.get(agentId);
+    if (!entry) return unknownAgent(agentId, options.directory);
+    return serveAgent(c, entry, `${options.publicBaseUrl}/agents/${agentId}`, '/');
+  });
+  app.all('*', (c) => {
+    const entry = options.defaultAgentId ? options.directory.get(options.defaultAgentId) : undefined;
+    if (!entry) return notFound('No default agent is configured; agents are listed at /agents.');
+    return serveAgent(c, entry, options.publicBaseUrl, normalise(c.req.path));
+  });
+
+  app.onError((error) => {
+    log('unhandled error while serving a request', error);
+    return Response.json({ error: { code: 500, status: 'INTERNAL', message: 'Internal error; the gateway logged the details.' } }, { status: 500 });
+  });
+  return app;
+}
+
+/** Trailing slashes route the same. */
+function normalise(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed;
+}
+
+function notFound(message: string): Response {
+  return Response.json({ error: { code: 404, status: 'NOT_FOUND', message } }, { status: 404 });
+}
+
+function methodNotAllowed(allow: string[]): Response {
+  return Response.json(
+    { error: { code: 405, status: 'METHOD_NOT_ALLOWED', message: `Use ${allow.join(' or ')} here.` } },
+    { status: 405, headers: { Allow: allow.join(', ') } },
+  );
+}
+
+function unknownAgent(agentId: string, directory: AgentDirectory): Response {
+  const known = directory.all().map((entry) => entry.id);
+  return notFound(`No agent "${agentId}" here. Agents: ${known.length ? known.join(', ') : 'none'}.`);
+}
+
+function loadOpenApi(publicBaseUrl: string): string {
+  // Two levels up from src/a2a (tests) and from dist/a2a (built) alike.
+  const document = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  return JSON.stringify({ ...document, servers: [{ url: publicBaseUrl, description: 'This gateway' }] });
+}

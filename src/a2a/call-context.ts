@@ -1,0 +1,15 @@
+/** The SDK's per-call context, built from the HTTP request. */
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import type { Context } from 'hono';
+import { VERSION_HEADER, type ProtocolVersion } from './protocol-version.ts';
+
+export function requestedVersionOf(c: Context): string | undefined {
+  return c.req.header(VERSION_HEADER) ?? c.req.query(VERSION_HEADER);
+}
+
+/** Extensions come as comma-separated URIs in A2A-Extensions (v0.3 clients: X-A2A-Extensions). */
+export function callContext(c: Context, version: ProtocolVersion): ServerCallContext {
+  const header = c.req.header('A2A-Extensions') ?? c.req.header('X-A2A-Extensions') ?? '';
+  const extensions = header.split(',').map((uri) => uri.trim()).filter(Boolean);
+  return new ServerCallContext({ requestedVersion: version, requestedExtensions: extensions });
+}

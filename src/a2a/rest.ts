@@ -1,0 +1,192 @@
+/**
+ * The HTTP+JSON binding (spec §11) for one agent, on the same request handler as JSON-RPC, with the SDK's codecs
+ * and error mapping. Paths are relative to the agent's base URL.
+ */
+import {
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  ListTasksResponse,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+} from '@a2a-js/sdk';
+import {
+  ContentTypeNotSupportedError,
+  RequestMalformedError,
+  RestRequestMalformedError,
+  VersionNotSupportedError,
+  restStatusFor,
+  toRestErrorBody,
+} from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import type { Context } from 'hono';
+import { callContext, requestedVersionOf } from './call-context.ts';
+import { negotiateVersion, unsupportedVersionMessage } from './protocol-version.ts';
+import { contentTypeMessage, isJsonContentType, readBody } from './request-body.ts';
+import { sseResponse } from './sse.ts';
+
+export const A2A_JSON = 'application/a2a+json';
+
+type Route =
+  | { name: 'send' | 'stream' | 'list' | 'extendedCard' }
+  | { name: 'get' | 'cancel' | 'subscribe' | 'pushConfigs'; taskId: string }
+  | { name: 'pushConfig'; taskId: string; configId: string };
+
+interface RouteSpec {
+  pattern: RegExp;
+  methods: string[];
+  build: (match: RegExpExecArray) => Route;
+}
+
+const ROUTES: RouteSpec[] = [
+  { pattern: /^\/message:send$/, methods: ['POST'], build: () => ({ name: 'send' }) },
+  { pattern: /^\/message:stream$/, methods: ['POST'], build: () => ({ name: 'stream' }) },
+  { pattern: /^\/tasks$/, methods: ['GET'], build: () => ({ name: 'list' }) },
+  { pattern: /^\/extendedAgentCard$/, methods: ['GET'], build: () => ({ name: 'extendedCard' }) },
+  { pattern: /^\/tasks\/([^/:]+):cancel$/, methods: ['POST'], build: (m) => ({ name: 'cancel', taskId: m[1]! }) },
+  // Subscribe is POST in spec §5.3 and GET in the proto's HTTP annotation: accept both.
+  { pattern: /^\/tasks\/([^/:]+):subscribe$/, methods: ['POST', 'GET'], build: (m) => ({ name: 'subscribe', taskId: m[1]! }) },
+  { pattern: /^\/tasks\/([^/:]+)$/, methods: ['GET'], build: (m) => ({ name: 'get', taskId: m[1]! }) },
+  {
+    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs$/,
+    methods: ['POST', 'GET'],
+    build: (m) => ({ name: 'pushConfigs', taskId: m[1]! }),
+  },
+  {
+    pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs\/([^/]+)$/,
+    methods: ['GET', 'DELETE'],
+    build: (m) => ({ name: 'pushConfig', taskId: m[1]!, configId: m[2]! }),
+  },
+];
+
+export type RouteMatch = { route: Route } | { allow: string[] } | undefined;
+
+/** Which REST route a path names; `allow` when the path exists but not for this method. */
+export function matchRestRoute(method: string, path: string): RouteMatch {
+  for (const spec of ROUTES) {
+    const match = spec.pattern.exec(path);
+    if (!match) continue;
+    if (!spec.methods.includes(method)) return { allow: spec.methods };
+    return { route: spec.build(match) };
+  }
+  return undefined;
+}
+
+export function restError(error: unknown, headers?: Record<string, string>): Response {
+  const status = restStatusFor(error);
+  const body = status >= 500 && !(error instanceof Error && 'reason' in error)
+    ? { error: { code: 500, status: 'INTERNAL', message: 'Internal error.', details: [] } }
+    : toRestErrorBody(error, status);
+  return Response.json(body, { status, headers: { 'Content-Type': A2A_JSON, ...headers } });
+}
+
+const ok = (json: unknown, status = 200) =>
+  new Response(JSON.stringify(json), { status, headers: { 'Content-Type': A2A_JSON, 'A2A-Version': '1.0' } });
+
+export interface RestBindingOptions {
+  maxBodyBytes: number;
+  heartbeatMs: number;
+}
+
+export class RestBinding {
+  private readonly handler: A2ARequestHandler;
+  private readonly options: RestBindingOptions;
+
+  constructor(handler: A2ARequestHandler, options: RestBindingOptions) {
+    this.handler = handler;
+    this.options = options;
+  }
+
+  async handle(c: Context, route: Route): Promise<Response> {
+    // These paths are the v1.0 layout (v0.3 REST lived under /v1/), so a request without A2A-Version is v1.0 here.
+    const negotiated = negotiateVersion(requestedVersionOf(c), '1.0');
+    if (!negotiated.ok || negotiated.version !== '1.0') {
+      const requested = negotiated.ok ? negotiated.version : negotiated.requested;
+      return restError(new VersionNotSupportedError(`${unsupportedVersionMessage(requested)} v0.3 clients: use JSON-RPC.`));
+    }
+    const context = callContext(c, '1.0');
+    try {
+      return await this.dispatch(c, route, context);
+    } catch (error) {
+      return restError(error);
+    }
+  }
+
+  private async dispatch(c: Context, route: Route, context: ServerCallContext): Promise<Response> {
+    switch (route.name) {
+      case 'send': {
+        const request = SendMessageRequest.fromJSON(await this.jsonBody(c));
+        const result = await this.handler.sendMessage(request, context);
+        const payload = 'messageId' in result ? { $case: 'message' as const, value: result } : { $case: 'task' as const, value: result };
+        return ok(SendMessageResponse.toJSON({ payload }));
+      }
+      case 'stream': {
+        const request = SendMessageRequest.fromJSON(await this.jsonBody(c));
+        return this.stream(this.handler.sendMessageStream(request, context));
+      }
+      case 'get': {
+        const historyLength = optionalInteger(c.req.query('historyLength'), 'historyLength');
+        const request = GetTaskRequest.fromJSON({ id: route.taskId, ...(historyLength !== undefined ? { historyLength } : {}) });
+        return ok(Task.toJSON(await this.handler.getTask(request, context)));
+      }
+      case 'list': {
+        const query = c.req.query();
+        const request = ListTasksRequest.fromJSON({
+          ...query,
+          ...(query.pageSize !== undefined ? { pageSize: optionalInteger(query.pageSize, 'pageSize') } : {}),
+          ...(query.historyLength !== undefined ? { historyLength: optionalInteger(query.historyLength, 'historyLength') } : {}),
+          ...(query.includeArtifacts !== undefined ? { includeArtifacts: query.includeArtifacts === 'true' } : {}),
+        });
+        const response = await this.handler.listTasks(request, context);
+        const tasks = request.includeArtifacts ? response.tasks : response.tasks.map((task) => ({ ...task, artifacts: [] }));
+        return ok(ListTasksResponse.toJSON({ ...response, tasks }));
+      }
+      case 'cancel':
+        return ok(Task.toJSON(await this.handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.taskId }), context)));
+      case 'subscribe':
+        return this.stream(this.handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id: route.taskId }), context));
+      case 'pushConfigs':
+        return ok(await this.handler.listTaskPushNotificationConfigs({ tenant: '', taskId: route.taskId, pageSize: 0, pageToken: '' }, context));
+      case 'pushConfig':
+        await this.handler.getTaskPushNotificationConfig({ tenant: '', taskId: route.taskId, id: route.configId }, context);
+        return ok({});
+      case 'extendedCard':
+        await this.handler.getAuthenticatedExtendedAgentCard({ tenant: '' }, context);
+        return ok({});
+    }
+  }
+
+  private async jsonBody(c: Context): Promise<unknown> {
+    const contentType = c.req.header('content-type');
+    if (!isJsonContentType(contentType)) throw new ContentTypeNotSupportedError(contentTypeMessage(contentType));
+    const body = await readBody(c.req.raw, this.options.maxBodyBytes);
+    if (!body.ok) throw new RestRequestMalformedError({ message: body.message, statusCode: body.reason === 'too-large' ? 413 : 400 });
+    try {
+      return JSON.parse(body.text);
+    } catch (error) {
+      throw new RequestMalformedError(`The body is not valid JSON (${(error as Error).message}).`);
+    }
+  }
+
+  private stream(events: AsyncGenerator<StreamResponse, void, undefined>): Promise<Response> {
+    return sseResponse(
+      events,
+      {
+        heartbeatMs: this.options.heartbeatMs,
+        format: (event) => StreamResponse.toJSON(event),
+        formatError: (error) => toRestErrorBody(error, restStatusFor(error)),
+        headers: { 'A2A-Version': '1.0' },
+      },
+      (error) => restError(error),
+    );
+  }
+}
+
+function optionalInteger(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^-?\d+$/.test(value)) throw new RequestMalformedError(`${name} must be an integer; got "${value}".`);
+  return Number(value);
+}

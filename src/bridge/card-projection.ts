@@ -1,0 +1,92 @@
+/**
+ * A Logos agent card as the HTTP world sees it: a pure A2A v1.0 card (no unknown top-level fields; Logos and LEZ
+ * facts live in one extension's params), or the v0.3 shape for older clients and registries.
+ */
+import type { LogosAgentCard } from '../logos/card.ts';
+import { BINDING_VERSION } from '../logos/envelope.ts';
+
+/** The A2A extension that carries what is Logos- or LEZ-specific about an agent. */
+export const LOGOS_AGENT_EXTENSION = 'urn:logos-a2a:ext:logos-agent:v1';
+
+function logosExtension(card: LogosAgentCard) {
+  const perSkill = Object.fromEntries(
+    card.skills.filter((s) => s['x-lez-price'] !== undefined).map((s) => [s.id, s['x-lez-price']]),
+  );
+  return {
+    uri: LOGOS_AGENT_EXTENSION,
+    description: 'This agent lives on the Logos network; the gateway reaches it over the A2A-over-Logos-Messaging binding.',
+    required: false,
+    params: {
+      agentId: card.id,
+      bindingVersion: BINDING_VERSION,
+      logosInterfaces: card.agentInterfaces,
+      lezPrice: { default: card['x-lez-price'] ?? '0', perSkill },
+    },
+  };
+}
+
+function skillsOf(card: LogosAgentCard) {
+  return card.skills.map((skill) => ({
+    id: skill.id,
+    name: skill.name,
+    description: skill.description,
+    tags: skill.tags,
+    ...(skill.examples ? { examples: skill.examples } : {}),
+    ...(skill.inputModes ? { inputModes: skill.inputModes } : {}),
+    ...(skill.outputModes ? { outputModes: skill.outputModes } : {}),
+  }));
+}
+
+/** `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. */
+export function projectCard(card: LogosAgentCard, baseUrl: string): Record<string, unknown> {
+  return {
+    name: card.name,
+    description: card.description,
+    supportedInterfaces: [
+      { url: baseUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ],
+    ...(card.provider ? { provider: card.provider } : {}),
+    version: card.version,
+    ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
+    capabilities: {
+      streaming: card.capabilities.streaming,
+      pushNotifications: false,
+      extendedAgentCard: false,
+      extensions: [...card.extensions, logosExtension(card)],
+    },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: skillsOf(card),
+    ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
+  };
+}
+
+/** The v0.3 shape: `url` + `preferredTransport` + `additionalInterfaces` and a card-level `protocolVersion`. */
+export function projectLegacyCard(card: LogosAgentCard, baseUrl: string): Record<string, unknown> {
+  return {
+    protocolVersion: '0.3.0',
+    name: card.name,
+    description: card.description,
+    url: baseUrl,
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [
+      { url: baseUrl, transport: 'JSONRPC' },
+      { url: baseUrl, transport: 'HTTP+JSON' },
+    ],
+    ...(card.provider ? { provider: card.provider } : {}),
+    version: card.version,
+    ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
+    ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
+    capabilities: {
+      streaming: card.capabilities.streaming,
+      pushNotifications: false,
+      stateTransitionHistory: false,
+      extensions: [...card.extensions, logosExtension(card)],
+    },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: skillsOf(card),
+    supportsAuthenticatedExtendedCard: false,
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The SDK's `A2ARequestHandler` for one Logos agent, on the task engine. The SDK's transport handlers (JSON-RPC
+ * v1.0 and v0.3) and our REST binding all call into this, so every binding shares one behaviour.
+ */
+import {
+  AgentCard,
+  TaskState,
+  type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetExtendedAgentCardRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  type TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
+import {
+  ExtensionSupportRequiredError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { skillPrice } from '../logos/card.ts';
+import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
+import { AsyncQueue } from './async-queue.ts';
+import type { DirectoryEntry } from './agent-directory.ts';
+import { projectCard } from './card-projection.ts';
+import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
+import { directAnswer, type TaskChange, type TaskEngine } from './task-engine.ts';
+
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
+
+export class LogosAgentRequestHandler implements A2ARequestHandler {
+  private readonly card: AgentCard;
+  private readonly agent: DirectoryEntry;
+  private readonly engine: TaskEngine;
+  private readonly store: TaskStore;
+
+  constructor(agent: DirectoryEntry, engine: TaskEngine, store: TaskStore, baseUrl: string) {
+    this.agent = agent;
+    this.engine = engine;
+    this.store = store;
+    this.card = AgentCard.fromJSON(projectCard(agent.card, baseUrl));
+  }
+
+  async getAgentCard(): Promise<AgentCard> {
+    return this.card;
+  }
+
+  async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest, _context: ServerCallContext): Promise<AgentCard> {
+    throw new UnsupportedOperationError('This agent declares no extended agent card (capabilities.extendedAgentCard is false).');
+  }
+
+  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    const message = this.checkSend(params, context);
+    let resolveOutcome!: (outcome: Message | Task) => void;
+    const outcome = new Promise<Message | Task>((resolve) => (resolveOutcome = resolve));
+    let first = true;
+    const listener = (change: TaskChange) => {
+      const direct = first && !message.taskId ? directAnswer(change) : undefined;
+      first = false;
+      if (direct) resolveOutcome(direct);
+      else if (isTerminal(change.task.status?.state) || isInterrupted(change.task.status?.state)) {
+        resolveOutcome(this.engine.snapshot(change.task));
+      }
+    };
+    const returnImmediately = params.configuration?.returnImmediately ?? false;
+    const submitted = await this.submit(message, returnImmediately ? undefined : listener);
+    if (returnImmediately) return withHistoryLength(submitted, params.configuration?.historyLength);
+    try {
+      const result = await outcome;
+      return 'messageId' in result ? result : withHistoryLength(result, params.configuration?.historyLength);
+    } finally {
+      this.engine.unlisten(submitted.id, listener);
+    }
+  }
+
+  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    this.requireStreaming();
+    const message = this.checkSend(params, context);
+    const queue = new AsyncQueue<TaskChange>();
+    const listener = (change: TaskChange) => queue.push({ ...change, task: this.engine.snapshot(change.task) });
+    const submitted = await this.submit(message, listener);
+    try {
+      let first = true;
+      for await (const change of queue) {
+        if (first) {
+          first = false;
+          const direct = message.taskId ? undefined : directAnswer(change);
+          if (direct) {
+            yield { payload: { $case: 'message', value: direct } };
+            return;
+          }
+          // The first event is the task as this change left it; the change's own events are inside it.
+          yield { payload: { $case: 'task', value: change.task } };
+        } else {
+          yield* change.events;
+        }
+        if (endsStream(change.task)) return;
+      }
+    } finally {
+      this.engine.unlisten(submitted.id, listener);
+      queue.close();
+    }
+  }
+
+  async getTask(params: GetTaskRequest, _context: ServerCallContext): Promise<Task> {
+    const task = await this.engine.getTask(this.agent.id, requireId(params.id));
+    if (!task) throw new TaskNotFoundError(`Task ${params.id} was not found.`);
+    return withHistoryLength(task, params.historyLength);
+  }
+
+  async listTasks(params: ListTasksRequest, _context: ServerCallContext): Promise<ListTasksResponse> {
+    const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+      throw new RequestMalformedError(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${pageSize}.`);
+    }
+    if (params.historyLength !== undefined && params.historyLength < 0) {
+      throw new RequestMalformedError('historyLength must not be negative.');
+    }
+    if (params.statusTimestampAfter !== undefined && Number.isNaN(Date.parse(params.statusTimestampAfter))) {
+      throw new RequestMalformedError(`statusTimestampAfter "${params.statusTimestampAfter}" is not an ISO 8601 timestamp.`);
+    }
+    try {
+      const page = await this.store.list(this.agent.id, {
+        ...(params.contextId ? { contextId: params.contextId } : {}),
+        ...(params.status !== TaskState.TASK_STATE_UNSPECIFIED ? { state: params.status } : {}),
+        ...(params.statusTimestampAfter ? { statusAfter: new Date(params.statusTimestampAfter).toISOString() } : {}),
+        pageSize,
+        ...(params.pageToken ? { pageToken: params.pageToken } : {}),
+      });
+      return { ...page, pageSize, tasks: page.tasks.map((task) => withHistoryLength(task, params.historyLength)) };
+    } catch (error) {
+      if (error instanceof InvalidPageTokenError) throw new RequestMalformedError(error.message);
+      throw error;
+    }
+  }
+
+  async cancelTask(params: CancelTaskRequest, _context: ServerCallContext): Promise<Task> {
+    const id = requireId(params.id);
+    if (!this.engine.isLive(this.agent.id, id)) {
+      const task = await this.engine.getTask(this.agent.id, id);
+      if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
+      throw new TaskNotCancelableError(`Task ${id} is already ${stateName(task)} and cannot be cancelled.`);
+    }
+    return this.engine.cancel(this.agent.id, id);
+  }
+
+  async *resubscribe(params: SubscribeToTaskRequest, _context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    this.requireStreaming();
+    const id = requireId(params.id);
+    const queue = new AsyncQueue<TaskChange>();
+    const handle = this.engine.listen(this.agent.id, id, (change) => queue.push({ ...change, task: this.engine.snapshot(change.task) }));
+    if (!handle) {
+      const task = await this.engine.getTask(this.agent.id, id);
+      if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
+      throw new UnsupportedOperationError(`Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`);
+    }
+    try {
+      yield { payload: { $case: 'task', value: handle.task } };
+      if (endsStream(handle.task)) return;
+      for await (const change of queue) {
+        yield* change.events;
+        if (endsStream(change.task)) return;
+      }
+    } finally {
+      handle.stop();
+      queue.close();
+    }
+  }
+
+  async createTaskPushNotificationConfig(_p: TaskPushNotificationConfig, _c: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    throw pushNotSupported();
+  }
+
+  async getTaskPushNotificationConfig(_p: GetTaskPushNotificationConfigRequest, _c: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    throw pushNotSupported();
+  }
+
+  async listTaskPushNotificationConfigs(
+    _p: ListTaskPushNotificationConfigsRequest,
+    _c: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    throw pushNotSupported();
+  }
+
+  async deleteTaskPushNotificationConfig(_p: DeleteTaskPushNotificationConfigRequest, _c: ServerCallContext): Promise<void> {
+    throw pushNotSupported();
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+
+  /** Everything a send must satisfy before anything is created or forwarded. */
+  private checkSend(params: SendMessageRequest, context: ServerCallContext): Message {
+    const message = params.message;
+    if (!message) throw new RequestMalformedError('params.message is required.');
+    if (!message.messageId) throw new RequestMalformedError('message.messageId is required.');
+    if (message.parts.length === 0) throw new RequestMalformedError('message.parts must hold at least one part.');
+    if (message.parts.some((part) => !part.content)) {
+      throw new RequestMalformedError('Each part needs exactly one of text, raw, url or data.');
+    }
+    if (params.configuration?.taskPushNotificationConfig) throw pushNotSupported();
+    const requested = new Set(context.requestedExtensions ?? []);
+    for (const extension of this.agent.card.extensions) {
+      if (extension.required && !requested.has(extension.uri)) {
+        throw new ExtensionSupportRequiredError(
+          `This agent requires the extension ${extension.uri}; activate it with the A2A-Extensions header.`,
+        );
+      }
+      if (requested.has(extension.uri)) context.addActivatedExtension(extension.uri);
+    }
+    return message;
+  }
+
+  /** A new task, or a follow-up to one waiting for input. */
+  private async submit(message: Message, listener: ((change: TaskChange) => void) | undefined): Promise<Task> {
+    if (!message.taskId) {
+      const call = toSkillCall(message, this.agent.card);
+      return this.engine.createTask({
+        agentId: this.agent.id,
+        agentAddress: this.agent.address,
+        message,
+        call,
+        price: skillPrice(this.agent.card, call.skill),
+        ...(listener ? { listener } : {}),
+      });
+    }
+    const task = await this.engine.getTask(this.agent.id, message.taskId);
+    if (!task) throw new TaskNotFoundError(`Task ${message.taskId} was not found.`);
+    if (message.contextId && message.contextId !== task.contextId) {
+      throw new RequestMalformedError(`message.contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId}.`);
+    }
+    if (isTerminal(task.status?.state)) {
+      throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
+    }
+    if (!isInterrupted(task.status?.state) || !this.engine.isLive(this.agent.id, task.id)) {
+      throw new UnsupportedOperationError(`Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`);
+    }
+    const call = { skill: String(task.metadata?.logos?.skill ?? ''), params: toSkillCall(message, this.agent.card).params };
+    await this.engine.provideInput(this.agent.id, task.id, message, call, listener);
+    return this.engine.snapshot(task);
+  }
+
+  private requireStreaming(): void {
+    if (!this.agent.card.capabilities.streaming) {
+      throw new UnsupportedOperationError('This agent does not support streaming (capabilities.streaming is false).');
+    }
+  }
+}
+
+function requireId(id: string): string {
+  if (!id || !id.trim()) throw new RequestMalformedError('A task id is required.');
+  return id;
+}
+
+function pushNotSupported() {
+  return new PushNotificationNotSupportedError('Push notifications are not offered by this gateway (capabilities.pushNotifications is false).');
+}
+
+/** Streams close at a terminal or interrupted state. */
+function endsStream(task: Task): boolean {
+  const state = task.status?.state;
+  return isTerminal(state) || isInterrupted(state);
+}
+
+const STATE_NAMES: Partial<Record<TaskState, string>> = {
+  [TaskState.TASK_STATE_SUBMITTED]: 'submitted',
+  [TaskState.TASK_STATE_WORKING]: 'working',
+  [TaskState.TASK_STATE_COMPLETED]: 'completed',
+  [TaskState.TASK_STATE_FAILED]: 'failed',
+  [TaskState.TASK_STATE_CANCELED]: 'canceled',
+  [TaskState.TASK_STATE_REJECTED]: 'rejected',
+  [TaskState.TASK_STATE_INPUT_REQUIRED]: 'input-required',
+  [TaskState.TASK_STATE_AUTH_REQUIRED]: 'auth-required',
+};
+
+function stateName(task: Task): string {
+  return STATE_NAMES[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? 'in an unknown state';
+}
+
+/** historyLength: absent = all, 0 = none, N = the last N messages. */
+export function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+  if (historyLength === undefined) return task;
+  if (historyLength < 0) throw new RequestMalformedError('historyLength must not be negative.');
+  return { ...task, history: historyLength === 0 ? [] : task.history.slice(-historyLength) };
+}

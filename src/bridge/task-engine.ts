@@ -1,0 +1,478 @@
+/**
+ * The core of the gateway: A2A tasks driven by Logos binding conversations. For each live task the engine sends
+ * the agent envelopes, applies the agent's numbered replies in order (de-duplicated by seq, reordered across small
+ * gaps), persists every change before anyone hears of it, and fans the resulting A2A events out to listeners
+ * (blocking sends, SSE streams). It never touches HTTP.
+ *
+ * Immutability rule that makes snapshots cheap: Message, Part and Artifact objects held by a task are never mutated
+ * in place; a change replaces them. A snapshot therefore copies only the task and its arrays.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  Role,
+  TaskState,
+  type Artifact,
+  type Message,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
+import {
+  BINDING_VERSION,
+  decodeAgentEnvelope,
+  encodeEnvelope,
+  taskStatusTopic,
+  type AgentEnvelope,
+  type GatewayEnvelopeInput,
+  type TaskRequest,
+  type WireArtifact,
+} from '../logos/envelope.ts';
+import type { LogosTransport, Unsubscribe } from '../logos/transport.ts';
+import type { StoredTask, TaskStore } from '../store/task-store.ts';
+import {
+  isInterrupted,
+  isTerminal,
+  resultArtifact,
+  statusOf,
+  toAgentMessage,
+  toArtifact,
+  toTaskState,
+  userMessageJson,
+  type SkillCall,
+} from './mapping.ts';
+
+/** What one applied agent reply (or a local change) produced. */
+export interface TaskChange {
+  events: StreamResponse[];
+  /** The agent's envelope behind the change; absent for changes the gateway made itself. */
+  envelope?: AgentEnvelope;
+  /** The task right after the change. Listeners must treat it as read-only. */
+  task: Task;
+}
+export type ChangeListener = (change: TaskChange) => void;
+
+export interface EngineOptions {
+  store: TaskStore;
+  transport: LogosTransport;
+  /** A task submitted or working fails when the agent has been silent this long. */
+  agentTimeoutMs: number;
+  /** How long CancelTask waits for the agent's `cancelled` before cancelling locally. */
+  cancelTimeoutMs: number;
+  /** How long a reply that arrived ahead of a missing one waits for the gap to fill. */
+  reorderWaitMs?: number;
+  maxEnvelopeBytes?: number;
+  log?: (message: string) => void;
+}
+
+/** Counters of replies the engine refused, by reason. */
+export interface DropCounters {
+  undecodable: number;
+  wrongTask: number;
+  duplicate: number;
+}
+
+class LiveTask {
+  readonly listeners = new Set<ChangeListener>();
+  readonly pending = new Map<number, AgentEnvelope>();
+  /** Serialises everything that changes this task. */
+  chain: Promise<void> = Promise.resolve();
+  unsubscribe?: Unsubscribe;
+  silenceTimer?: NodeJS.Timeout;
+  gapTimer?: NodeJS.Timeout;
+
+  readonly agentId: string;
+  readonly agentAddress: string;
+  task: Task;
+  lastSeq: number;
+
+  constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number) {
+    this.agentId = agentId;
+    this.task = task;
+    this.agentAddress = agentAddress;
+    this.lastSeq = lastSeq;
+  }
+}
+
+export class TaskEngine {
+  private readonly live = new Map<string, LiveTask>();
+  private readonly options: Required<Omit<EngineOptions, 'log'>> & Pick<EngineOptions, 'log'>;
+  readonly dropped: DropCounters = { undecodable: 0, wrongTask: 0, duplicate: 0 };
+
+  constructor(options: EngineOptions) {
+    this.options = { reorderWaitMs: 2_000, maxEnvelopeBytes: 1024 * 1024, ...options };
+  }
+
+  /** Picks up every task that was still running when the gateway last stopped. */
+  async start(): Promise<void> {
+    for (const stored of await this.options.store.listActive()) this.resume(stored);
+  }
+
+  /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
+  async stop(): Promise<void> {
+    for (const live of this.live.values()) this.detach(live);
+    this.live.clear();
+  }
+
+  get activeTaskCount(): number {
+    return this.live.size;
+  }
+
+  /** A copy of the task that later changes do not affect. */
+  snapshot(task: Task): Task {
+    return { ...task, artifacts: task.artifacts.slice(), history: task.history.slice() };
+  }
+
+  /** The task if this agent owns it: live first, else from the store. */
+  async getTask(agentId: string, taskId: string): Promise<Task | undefined> {
+    const live = this.live.get(taskId);
+    if (live) return live.agentId === agentId ? this.snapshot(live.task) : undefined;
+    return (await this.options.store.get(agentId, taskId))?.task;
+  }
+
+  /**
+   * Creates the task, records it durably, and only then sends the task_request. The listener, if any, is attached
+   * before the request leaves so it cannot miss the first reply.
+   */
+  async createTask(input: {
+    agentId: string;
+    agentAddress: string;
+    message: Message;
+    call: SkillCall;
+    price: string;
+    listener?: ChangeListener;
+  }): Promise<Task> {
+    const taskId = randomUUID();
+    const contextId = input.message.contextId || randomUUID();
+    const userMessage: Message = { ...input.message, taskId, contextId };
+    const task: Task = {
+      id: taskId,
+      contextId,
+      status: statusOf(TaskState.TASK_STATE_SUBMITTED),
+      artifacts: [],
+      history: [userMessage],
+      metadata: { logos: { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price } },
+    };
+    const request: TaskRequest = {
+      v: BINDING_VERSION,
+      type: 'task_request',
+      id: randomUUID(),
+      task_id: taskId,
+      from: this.options.transport.address,
+      context_id: contextId,
+      skill: input.call.skill,
+      params: input.call.params,
+      lez_price: input.price,
+      message: userMessageJson(userMessage),
+    };
+    const requestJson = JSON.stringify(request);
+    const live = new LiveTask(input.agentId, task, input.agentAddress, 0);
+    if (input.listener) live.listeners.add(input.listener);
+    await this.options.store.insert({ agentId: input.agentId, task, link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson } });
+    this.attach(live);
+    await this.sendRaw(live, new TextEncoder().encode(requestJson));
+    return this.snapshot(task);
+  }
+
+  /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */
+  async provideInput(agentId: string, taskId: string, message: Message, call: SkillCall, listener?: ChangeListener): Promise<void> {
+    const live = this.requireLive(agentId, taskId);
+    await this.mutate(live, async () => {
+      const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
+      live.task.history = [...live.task.history, userMessage];
+      live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
+      await this.persist(live);
+      if (listener) live.listeners.add(listener);
+      this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+      this.armSilenceTimer(live);
+      await this.send(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) });
+    });
+  }
+
+  /**
+   * Asks the agent to cancel and waits for its `cancelled` (or any terminal reply). An agent that stays silent
+   * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so.
+   */
+  async cancel(agentId: string, taskId: string): Promise<Task> {
+    const live = this.requireLive(agentId, taskId);
+    const settled = new Promise<void>((resolve) => {
+      const listener: ChangeListener = (change) => {
+        if (isTerminal(change.task.status?.state)) {
+          live.listeners.delete(listener);
+          resolve();
+        }
+      };
+      live.listeners.add(listener);
+      const timer = setTimeout(() => {
+        live.listeners.delete(listener);
+        resolve();
+      }, this.options.cancelTimeoutMs);
+      timer.unref();
+    });
+    await this.send(live, { type: 'cancel' });
+    await settled;
+    if (!isTerminal(live.task.status?.state)) {
+      await this.mutate(live, async () => {
+        if (isTerminal(live.task.status?.state)) return;
+        this.setStatus(live, TaskState.TASK_STATE_CANCELED, 'Cancelled by the gateway; the agent did not confirm in time.');
+        await this.finishLocally(live);
+      });
+    }
+    return this.snapshot(live.task);
+  }
+
+  /**
+   * Listens to a live task. Returns undefined when the task is not live (finished, unknown or another agent's);
+   * the caller then reads it from the store.
+   */
+  listen(agentId: string, taskId: string, listener: ChangeListener): { task: Task; stop: () => void } | undefined {
+    const live = this.live.get(taskId);
+    if (!live || live.agentId !== agentId) return undefined;
+    live.listeners.add(listener);
+    return { task: this.snapshot(live.task), stop: () => live.listeners.delete(listener) };
+  }
+
+  unlisten(taskId: string, listener: ChangeListener): void {
+    this.live.get(taskId)?.listeners.delete(listener);
+  }
+
+  isLive(agentId: string, taskId: string): boolean {
+    return this.live.get(taskId)?.agentId === agentId;
+  }
+
+  // --- the Logos side -------------------------------------------------------------------------------------
+
+  private resume(stored: StoredTask): void {
+    const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq);
+    this.attach(live);
+    // No reply yet: the request may never have arrived, so send it again (agents treat a repeat as a replay
+    // request). Otherwise ask for every reply after the last one applied.
+    const payload =
+      live.lastSeq === 0
+        ? new TextEncoder().encode(stored.link.request)
+        : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
+    void this.sendRaw(live, payload).catch((error: unknown) => this.log(`resuming task ${live.task.id}: ${String(error)}`));
+  }
+
+  private attach(live: LiveTask): void {
+    this.live.set(live.task.id, live);
+    live.unsubscribe = this.options.transport.subscribe(taskStatusTopic(live.task.id), (payload) => {
+      live.chain = live.chain.then(() => this.receive(live, payload)).catch((error: unknown) => {
+        this.log(`task ${live.task.id}: ${String(error)}`);
+      });
+    });
+    if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
+  }
+
+  private detach(live: LiveTask): void {
+    live.unsubscribe?.();
+    clearTimeout(live.silenceTimer);
+    clearTimeout(live.gapTimer);
+  }
+
+  private async receive(live: LiveTask, payload: Uint8Array): Promise<void> {
+    if (this.live.get(live.task.id) !== live) return; // finished meanwhile
+    const decoded = decodeAgentEnvelope(payload, this.options.maxEnvelopeBytes);
+    if (!decoded.ok) {
+      this.dropped.undecodable++;
+      return;
+    }
+    const envelope = decoded.envelope;
+    if (envelope.task_id !== live.task.id) {
+      this.dropped.wrongTask++;
+      return;
+    }
+    // Any well-formed reply, even a repeat, proves the agent is alive.
+    if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
+    if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
+      this.dropped.duplicate++;
+      return;
+    }
+    live.pending.set(envelope.seq, envelope);
+    await this.drain(live);
+    if (live.pending.size > 0 && !live.gapTimer && this.live.get(live.task.id) === live) {
+      live.gapTimer = setTimeout(() => {
+        live.gapTimer = undefined;
+        live.chain = live.chain.then(() => this.skipGap(live));
+      }, this.options.reorderWaitMs);
+      live.gapTimer.unref();
+    }
+  }
+
+  /** Applies pending replies while they continue the sequence. */
+  private async drain(live: LiveTask): Promise<void> {
+    let next = live.pending.get(live.lastSeq + 1);
+    while (next && this.live.get(live.task.id) === live) {
+      live.pending.delete(next.seq);
+      await this.apply(live, next);
+      next = live.pending.get(live.lastSeq + 1);
+    }
+    if (live.pending.size === 0) {
+      clearTimeout(live.gapTimer);
+      live.gapTimer = undefined;
+    }
+  }
+
+  /** A missing reply never came: carry on from the next one we have. */
+  private async skipGap(live: LiveTask): Promise<void> {
+    if (live.pending.size === 0 || this.live.get(live.task.id) !== live) return;
+    const lowest = Math.min(...live.pending.keys());
+    this.log(`task ${live.task.id}: replies ${live.lastSeq + 1}..${lowest - 1} never arrived; skipping them`);
+    live.lastSeq = lowest - 1;
+    await this.drain(live);
+  }
+
+  private async apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
+    live.lastSeq = envelope.seq;
+    const events: StreamResponse[] = [];
+    const { task } = live;
+    switch (envelope.type) {
+      case 'task_status': {
+        if (envelope.artifact) events.push(this.mergeArtifact(live, envelope.artifact));
+        const state = toTaskState(envelope.state);
+        if (state !== task.status?.state || envelope.message !== undefined || !envelope.artifact) {
+          this.setStatus(live, state, envelope.message);
+          events.push(this.statusEvent(task));
+        }
+        break;
+      }
+      case 'task_result': {
+        const artifacts = (envelope.artifacts ?? []).map(toArtifact);
+        if (envelope.result !== undefined) artifacts.unshift(resultArtifact(envelope.result));
+        for (const artifact of artifacts) {
+          task.artifacts = replaceArtifact(task.artifacts, artifact);
+          events.push(this.artifactEvent(task, artifact, false, true));
+        }
+        const message = envelope.message ?? envelope.error?.message;
+        this.setStatus(live, toTaskState(envelope.state), message);
+        if (envelope.error) task.metadata = { ...task.metadata, error: envelope.error };
+        events.push(this.statusEvent(task));
+        break;
+      }
+      case 'cancelled':
+        this.setStatus(live, TaskState.TASK_STATE_CANCELED, envelope.message ?? 'Task cancelled.');
+        events.push(this.statusEvent(task));
+        break;
+    }
+    await this.persist(live);
+    if (isTerminal(task.status?.state)) this.retire(live);
+    else if (isInterrupted(task.status?.state)) clearTimeout(live.silenceTimer);
+    this.emit(live, { events, envelope, task });
+  }
+
+  private mergeArtifact(live: LiveTask, chunk: WireArtifact): StreamResponse {
+    const { task } = live;
+    const incoming = toArtifact(chunk);
+    const existing = task.artifacts.find((a) => a.artifactId === incoming.artifactId);
+    const merged = chunk.append && existing ? { ...existing, parts: [...existing.parts, ...incoming.parts] } : incoming;
+    task.artifacts = replaceArtifact(task.artifacts, merged);
+    return this.artifactEvent(task, incoming, chunk.append ?? false, chunk.last_chunk ?? false);
+  }
+
+  private setStatus(live: LiveTask, state: TaskState, message?: Parameters<typeof toAgentMessage>[0]): void {
+    const { task } = live;
+    const agentMessage = message === undefined ? undefined : toAgentMessage(message, task.id, task.contextId);
+    task.status = statusOf(state, agentMessage);
+    if (agentMessage) task.history = [...task.history, agentMessage];
+  }
+
+  private async persist(live: LiveTask): Promise<void> {
+    await this.options.store.update(live.task.id, live.task, live.lastSeq);
+  }
+
+  private emit(live: LiveTask, change: TaskChange): void {
+    for (const listener of [...live.listeners]) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.log(`task ${live.task.id}: a listener threw: ${String(error)}`);
+      }
+    }
+  }
+
+  /** The task reached a terminal state: stop listening to the agent. Listeners get this last change, then go. */
+  private retire(live: LiveTask): void {
+    this.detach(live);
+    this.live.delete(live.task.id);
+  }
+
+  private async finishLocally(live: LiveTask): Promise<void> {
+    await this.persist(live);
+    this.retire(live);
+    this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+  }
+
+  private armSilenceTimer(live: LiveTask): void {
+    clearTimeout(live.silenceTimer);
+    live.silenceTimer = setTimeout(() => {
+      live.chain = live.chain.then(async () => {
+        const state = live.task.status?.state;
+        if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
+        const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
+        this.setStatus(live, TaskState.TASK_STATE_FAILED, `The agent did not answer within ${seconds} s; the gateway gave up on the task.`);
+        live.task.metadata = { ...live.task.metadata, error: { code: 'agent_timeout', message: `no reply for ${seconds} s` } };
+        await this.finishLocally(live);
+      });
+    }, this.options.agentTimeoutMs);
+    live.silenceTimer.unref();
+  }
+
+  private async mutate(live: LiveTask, change: () => Promise<void>): Promise<void> {
+    const run = live.chain.then(change);
+    live.chain = run.catch(() => undefined);
+    await run;
+  }
+
+  private requireLive(agentId: string, taskId: string): LiveTask {
+    const live = this.live.get(taskId);
+    if (!live || live.agentId !== agentId) throw new Error(`task ${taskId} is not live`);
+    return live;
+  }
+
+  private envelope(live: LiveTask, body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from'>): GatewayEnvelopeInput {
+    return { ...body, v: BINDING_VERSION, id: randomUUID(), task_id: live.task.id, from: this.options.transport.address } as GatewayEnvelopeInput;
+  }
+
+  private send(live: LiveTask, body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from'>): Promise<void> {
+    return this.sendRaw(live, encodeEnvelope(this.envelope(live, body)));
+  }
+
+  private sendRaw(live: LiveTask, payload: Uint8Array): Promise<void> {
+    return this.options.transport.send(live.agentAddress, payload);
+  }
+
+  private statusEvent(task: Task): StreamResponse {
+    return {
+      payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } },
+    };
+  }
+
+  private artifactEvent(task: Task, artifact: Artifact, append: boolean, lastChunk: boolean): StreamResponse {
+    return {
+      payload: {
+        $case: 'artifactUpdate',
+        value: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk, metadata: undefined },
+      },
+    };
+  }
+
+  private log(message: string): void {
+    (this.options.log ?? console.warn)(`[engine] ${message}`);
+  }
+}
+
+function replaceArtifact(artifacts: Artifact[], artifact: Artifact): Artifact[] {
+  const index = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
+  if (index === -1) return [...artifacts, artifact];
+  const copy = artifacts.slice();
+  copy[index] = artifact;
+  return copy;
+}
+
+/** The agent's direct answer (A2A Message) when it replied to a new task with `as_message`. */
+export function directAnswer(change: TaskChange): Message | undefined {
+  const envelope = change.envelope;
+  if (envelope?.type !== 'task_result' || !envelope.as_message) return undefined;
+  const message = change.task.status?.message;
+  return message && { ...message, taskId: '', role: Role.ROLE_AGENT };
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

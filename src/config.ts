@@ -1,0 +1,96 @@
+/**
+ * Every setting in one zod schema, read from an optional JSON file and then from environment variables (which win),
+ * with defaults that run out of the box. Errors name the setting and where it came from.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveMs = z.coerce.number().int().positive();
+
+export const BuiltinAgent = z.enum(['echo', 'conformance']);
+
+export const GatewayConfig = z
+  .object({
+    port: port.default(8080),
+    host: z.string().min(1).default('127.0.0.1'),
+    /** Where clients reach this gateway; every URL in cards is built from it. Default: http://localhost:{port}. */
+    publicBaseUrl: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//.test(url), 'must be an http(s) URL')
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+    /** SQLite file of tasks; ":memory:" keeps nothing across restarts. */
+    database: z.string().min(1).default('.data/logos-a2a.db'),
+    maxBodyBytes: z.coerce.number().int().min(1024).default(1024 * 1024),
+    agentTimeoutMs: positiveMs.default(60_000),
+    cancelTimeoutMs: positiveMs.default(5_000),
+    sseHeartbeatMs: positiveMs.default(15_000),
+    /** The agent served at the root URL. Default: the first agent. */
+    defaultAgent: z.string().optional(),
+    transport: z.object({ kind: z.literal('memory') }).default({ kind: 'memory' }),
+    /** Agents run in-process on the embedded network. */
+    agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
+  })
+  .strict();
+
+export type GatewayConfig = z.infer<typeof GatewayConfig>;
+export type GatewayConfigInput = z.input<typeof GatewayConfig>;
+
+/** Environment variable → setting. */
+export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
+  PORT: 'port',
+  HOST: 'host',
+  PUBLIC_BASE_URL: 'publicBaseUrl',
+  LOGOS_A2A_DATABASE: 'database',
+  LOGOS_A2A_MAX_BODY_BYTES: 'maxBodyBytes',
+  LOGOS_A2A_AGENT_TIMEOUT_MS: 'agentTimeoutMs',
+  LOGOS_A2A_CANCEL_TIMEOUT_MS: 'cancelTimeoutMs',
+  LOGOS_A2A_SSE_HEARTBEAT_MS: 'sseHeartbeatMs',
+  LOGOS_A2A_DEFAULT_AGENT: 'defaultAgent',
+};
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: GatewayConfigInput } = {}): GatewayConfig {
+  const env = options.env ?? process.env;
+  let fromFile: Record<string, unknown> = {};
+  if (options.file) {
+    try {
+      fromFile = JSON.parse(readFileSync(options.file, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new ConfigError(`Cannot read the config file ${options.file}: ${(error as Error).message}`);
+    }
+    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) {
+      throw new ConfigError(`The config file ${options.file} must hold a JSON object.`);
+    }
+  }
+  const fromEnv: Record<string, unknown> = {};
+  const fromEnvNames = new Set<string>();
+  for (const [name, key] of Object.entries(ENVIRONMENT)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') {
+      fromEnv[key] = value;
+      fromEnvNames.add(name);
+    }
+  }
+  const merged = { ...fromFile, ...fromEnv, ...options.overrides };
+  const parsed = GatewayConfig.safeParse(merged);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = issue.path.join('.') || '(config)';
+      const envName = Object.entries(ENVIRONMENT).find(([name, k]) => k === issue.path[0] && fromEnvNames.has(name))?.[0];
+      const source = envName ? `env ${envName}` : options.file ? `file ${options.file}` : 'settings';
+      return `  ${key} (${source}): ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export function publicBaseUrlOf(config: GatewayConfig, boundPort: number): string {
+  return config.publicBaseUrl ?? `http://localhost:${boundPort}`;
+}

@@ -1,0 +1,101 @@
+/**
+ * Composition root: configuration → store, transport, agent directory, task engine, HTTP app. Runtime adapters
+ * (src/cli.ts for Node) only start and stop what this builds.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { createApp } from './a2a/app.ts';
+import { AgentDirectory } from './bridge/agent-directory.ts';
+import { TaskEngine } from './bridge/task-engine.ts';
+import { publicBaseUrlOf, type GatewayConfig } from './config.ts';
+import type { LogosAgent } from './logos/agent-runtime.ts';
+import { conformanceAgent } from './logos/agents/conformance.ts';
+import { echoAgent } from './logos/agents/echo.ts';
+import { MemoryNetwork } from './logos/transports/memory.ts';
+import { SqliteTaskStore } from './store/sqlite-task-store.ts';
+import type { TaskStore } from './store/task-store.ts';
+
+export interface Gateway {
+  readonly app: Hono;
+  readonly engine: TaskEngine;
+  readonly store: TaskStore;
+  readonly directory: AgentDirectory;
+  /** Where the gateway is reachable, once listening. */
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export interface GatewayDeps {
+  /** The embedded network to join; one is created when absent. */
+  network?: MemoryNetwork;
+  /** Agents already running elsewhere on the network, registered by card. */
+  agents?: LogosAgent[];
+  log?: (message: string) => void;
+}
+
+const BUILTIN_AGENTS = { echo: echoAgent, conformance: conformanceAgent } as const;
+
+/** Starts the in-process agents of the config, the engine and the HTTP server. */
+export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
+  const network = deps.network ?? new MemoryNetwork();
+  const store = new SqliteTaskStore(config.database);
+  const transport = network.node('gateway');
+  await transport.start();
+
+  const ownAgents = config.agents.map(({ builtin }) => BUILTIN_AGENTS[builtin](network.node(`agent:${builtin}`)));
+  await Promise.all(ownAgents.map((agent) => agent.start()));
+
+  const directory = new AgentDirectory();
+  for (const agent of [...ownAgents, ...(deps.agents ?? [])]) directory.register(agent.card);
+  const defaultAgentId = config.defaultAgent ?? directory.all()[0]?.id;
+  if (config.defaultAgent && !directory.get(config.defaultAgent)) {
+    throw new Error(`defaultAgent "${config.defaultAgent}" is not one of the agents: ${directory.all().map((e) => e.id).join(', ')}`);
+  }
+
+  const engine = new TaskEngine({
+    store,
+    transport,
+    agentTimeoutMs: config.agentTimeoutMs,
+    cancelTimeoutMs: config.cancelTimeoutMs,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  await engine.start();
+
+  // The public URL depends on the bound port when port 0 asks for any free one, so listen first.
+  let app: Hono | undefined;
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: (request, env) => app!.fetch(request, env), port: config.port, hostname: config.host }, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = publicBaseUrlOf(config, port);
+  app = createApp({
+    directory,
+    engine,
+    store,
+    publicBaseUrl: url,
+    defaultAgentId,
+    maxBodyBytes: config.maxBodyBytes,
+    sseHeartbeatMs: config.sseHeartbeatMs,
+  });
+
+  return {
+    app,
+    engine,
+    store,
+    directory,
+    url,
+    port,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await engine.stop();
+      await Promise.all(ownAgents.map((agent) => agent.stop()));
+      await transport.stop();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,296 @@
+/**
+ * The provider side: with this runtime a Logos agent is a card and a few skill handlers. It speaks the binding of
+ * docs/binding.md over any LogosTransport: takes task_request / task_input / task_get / cancel on its address and
+ * publishes task_status / task_result / cancelled, numbered by `seq`, on each task's status topic.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  BINDING_VERSION,
+  decodeGatewayEnvelope,
+  encodeEnvelope,
+  taskStatusTopic,
+  type AgentEnvelope,
+  type GatewayEnvelope,
+  type TaskRequest,
+  type WireArtifact,
+  type WireError,
+  type WireMessage,
+} from './envelope.ts';
+import { LogosAgentCard, type LogosAgentCardInput } from './card.ts';
+import type { LogosTransport, Unsubscribe } from './transport.ts';
+
+/** What a skill handler gets. */
+export interface SkillContext {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly skill: string;
+  readonly params: Record<string, unknown>;
+  /** `params.text` when it is a string, else "". */
+  readonly text: string;
+  /** The caller's A2A message (v1.0 JSON), when the gateway forwarded it. */
+  readonly message: Record<string, unknown> | undefined;
+  /** Aborted when the task is cancelled. */
+  readonly signal: AbortSignal;
+  /** Reports progress (state `working`) with an optional status message. */
+  progress(message?: WireMessage): Promise<void>;
+  /** Streams an artifact, or a chunk of one (`append`, `last_chunk`). */
+  artifact(artifact: Omit<WireArtifact, 'artifact_id'> & { artifact_id?: string }): Promise<void>;
+  /** Asks the caller for more input (state `input-required`) and resolves with the follow-up. */
+  requestInput(prompt: WireMessage): Promise<{ params: Record<string, unknown>; text: string; message?: Record<string, unknown> }>;
+  /** Builds a completion with more than a bare result (see `Completion`). */
+  complete(completion: CompletionFields): Completion;
+}
+
+export interface CompletionFields {
+  result?: unknown;
+  artifacts?: WireArtifact[];
+  message?: WireMessage;
+  /** Answer with an A2A Message rather than a Task. */
+  asMessage?: boolean;
+}
+
+/** Returned by a handler that wants to set the status message, artifacts or answer as a message. */
+export class Completion {
+  readonly fields: CompletionFields;
+  constructor(fields: CompletionFields) {
+    this.fields = fields;
+  }
+}
+
+/** Thrown by a handler that declines the task: the task ends `rejected` with this message. */
+export class SkillRejected extends Error {
+  override readonly name = 'SkillRejected';
+}
+
+export type SkillHandler = (ctx: SkillContext) => Promise<unknown> | unknown;
+
+export interface LogosAgentOptions {
+  card: LogosAgentCardInput;
+  transport: LogosTransport;
+  skills: Record<string, SkillHandler>;
+  /** How often a running skill re-announces itself so the gateway knows the agent is alive. */
+  heartbeatMs?: number;
+  /** How long a finished task's replies are kept for replay (task_get). */
+  retentionMs?: number;
+}
+
+interface TaskRun {
+  readonly taskId: string;
+  readonly topic: string;
+  readonly log: AgentEnvelope[];
+  readonly controller: AbortController;
+  seq: number;
+  finished: boolean;
+  /** Serialises publication so replies leave in seq order. */
+  outbox: Promise<void>;
+  awaitingInput?: (input: { params: Record<string, unknown>; message?: Record<string, unknown> }) => void;
+  heartbeat?: NodeJS.Timeout;
+}
+
+const SEEN_IDS_LIMIT = 10_000;
+
+export class LogosAgent {
+  readonly card: LogosAgentCard;
+  private readonly transport: LogosTransport;
+  private readonly skills: Record<string, SkillHandler>;
+  private readonly heartbeatMs: number;
+  private readonly retentionMs: number;
+  private readonly runs = new Map<string, TaskRun>();
+  private readonly seenIds = new Set<string>();
+  private unsubscribe?: Unsubscribe;
+
+  constructor(options: LogosAgentOptions) {
+    this.card = LogosAgentCard.parse(options.card);
+    for (const skill of this.card.skills) {
+      if (!options.skills[skill.id]) throw new Error(`agent ${this.card.id}: skill "${skill.id}" has no handler`);
+    }
+    this.transport = options.transport;
+    this.skills = options.skills;
+    this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.retentionMs = options.retentionMs ?? 10 * 60_000;
+  }
+
+  async start(): Promise<void> {
+    await this.transport.start();
+    this.unsubscribe = this.transport.onDirect((payload) => this.receive(payload));
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    for (const run of this.runs.values()) {
+      clearInterval(run.heartbeat);
+      run.controller.abort(new Error('agent stopping'));
+    }
+    this.runs.clear();
+    await this.transport.stop();
+  }
+
+  private receive(payload: Uint8Array): void {
+    const decoded = decodeGatewayEnvelope(payload);
+    if (!decoded.ok) return; // Not ours or malformed: a network node ignores what it cannot read.
+    const envelope = decoded.envelope;
+    if (this.seenIds.has(envelope.id)) return;
+    this.remember(envelope.id);
+    this.dispatch(envelope);
+  }
+
+  private remember(id: string): void {
+    this.seenIds.add(id);
+    if (this.seenIds.size > SEEN_IDS_LIMIT) {
+      const oldest = this.seenIds.values().next().value;
+      if (oldest !== undefined) this.seenIds.delete(oldest);
+    }
+  }
+
+  private dispatch(envelope: GatewayEnvelope): void {
+    const run = this.runs.get(envelope.task_id);
+    switch (envelope.type) {
+      case 'task_request':
+        // A repeated request (the gateway restarted before it heard from us) gets the replies so far.
+        if (run) this.replay(run, 0);
+        else this.begin(envelope);
+        return;
+      case 'task_get':
+        if (run) this.replay(run, envelope.after_seq);
+        else this.unknownTask(envelope.task_id, envelope.after_seq);
+        return;
+      case 'task_input':
+        if (run?.awaitingInput) {
+          const resolve = run.awaitingInput;
+          run.awaitingInput = undefined;
+          resolve({ params: envelope.params, message: envelope.message });
+        }
+        return;
+      case 'cancel':
+        if (!run) return this.unknownTask(envelope.task_id, 0);
+        if (run.finished) return this.replay(run, run.seq - 1);
+        run.controller.abort(new Error('cancelled by the caller'));
+        this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
+        return;
+    }
+  }
+
+  private begin(request: TaskRequest): void {
+    const run: TaskRun = {
+      taskId: request.task_id,
+      topic: taskStatusTopic(request.task_id),
+      log: [],
+      controller: new AbortController(),
+      seq: 0,
+      finished: false,
+      outbox: Promise.resolve(),
+    };
+    this.runs.set(run.taskId, run);
+    const handler = this.skills[request.skill];
+    if (!handler) {
+      this.finish(run, {
+        type: 'task_result',
+        state: 'rejected',
+        error: { code: 'unknown_skill', message: `This agent has no skill "${request.skill}".` },
+        message: `This agent has no skill "${request.skill}". Skills: ${Object.keys(this.skills).join(', ')}.`,
+      });
+      return;
+    }
+    this.reply(run, { type: 'task_status', state: 'working' });
+    run.heartbeat = setInterval(() => this.republishLast(run), this.heartbeatMs);
+    run.heartbeat.unref();
+    void this.execute(run, request, handler);
+  }
+
+  private async execute(run: TaskRun, request: TaskRequest, handler: SkillHandler): Promise<void> {
+    const context = this.contextFor(run, request);
+    try {
+      const outcome = await handler(context);
+      if (run.finished) return;
+      const fields = outcome instanceof Completion ? outcome.fields : { result: outcome };
+      this.finish(run, {
+        type: 'task_result',
+        state: 'completed',
+        ...(fields.result !== undefined ? { result: fields.result } : {}),
+        ...(fields.artifacts ? { artifacts: fields.artifacts } : {}),
+        ...(fields.message !== undefined ? { message: fields.message } : {}),
+        ...(fields.asMessage ? { as_message: true } : {}),
+      });
+    } catch (error) {
+      if (run.finished) return;
+      const message = error instanceof Error ? error.message : String(error);
+      const rejected = error instanceof SkillRejected;
+      const wireError: WireError = { code: rejected ? 'rejected' : 'skill_failed', message };
+      this.finish(run, { type: 'task_result', state: rejected ? 'rejected' : 'failed', error: wireError, message });
+    }
+  }
+
+  private contextFor(run: TaskRun, request: TaskRequest): SkillContext {
+    const params = request.params;
+    return {
+      taskId: run.taskId,
+      contextId: request.context_id,
+      skill: request.skill,
+      params,
+      text: typeof params.text === 'string' ? params.text : '',
+      message: request.message,
+      signal: run.controller.signal,
+      progress: (message) => this.reply(run, { type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
+      artifact: (artifact) =>
+        this.reply(run, { type: 'task_status', state: 'working', artifact: { artifact_id: randomUUID(), ...artifact } }),
+      requestInput: (prompt) =>
+        new Promise((resolve, reject) => {
+          if (run.controller.signal.aborted) return reject(run.controller.signal.reason);
+          run.awaitingInput = ({ params: next, message }) => {
+            void this.reply(run, { type: 'task_status', state: 'working' });
+            resolve({ params: next, text: typeof next.text === 'string' ? next.text : '', ...(message ? { message } : {}) });
+          };
+          run.controller.signal.addEventListener('abort', () => reject(run.controller.signal.reason), { once: true });
+          void this.reply(run, { type: 'task_status', state: 'input-required', message: prompt });
+        }),
+      complete: (fields) => new Completion(fields),
+    };
+  }
+
+  private finish(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): void {
+    run.finished = true;
+    clearInterval(run.heartbeat);
+    void this.reply(run, reply);
+    setTimeout(() => this.runs.delete(run.taskId), this.retentionMs).unref();
+  }
+
+  private reply(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): Promise<void> {
+    const envelope = { ...reply, v: BINDING_VERSION, id: randomUUID(), task_id: run.taskId, seq: ++run.seq } as AgentEnvelope;
+    run.log.push(envelope);
+    return this.enqueue(run, envelope);
+  }
+
+  private enqueue(run: TaskRun, envelope: AgentEnvelope): Promise<void> {
+    const payload = encodeEnvelope(envelope);
+    run.outbox = run.outbox.then(() => this.transport.publish(run.topic, payload)).catch((error: unknown) => {
+      console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
+    });
+    return run.outbox;
+  }
+
+  private replay(run: TaskRun, afterSeq: number): void {
+    for (const envelope of run.log) if (envelope.seq > afterSeq) void this.enqueue(run, envelope);
+  }
+
+  private republishLast(run: TaskRun): void {
+    const last = run.log.at(-1);
+    if (last) void this.enqueue(run, last);
+  }
+
+  /** A task this agent does not know (it restarted, or the request never arrived): say so, the gateway fails it. */
+  private unknownTask(taskId: string, afterSeq: number): void {
+    const envelope: AgentEnvelope = {
+      v: BINDING_VERSION,
+      id: randomUUID(),
+      task_id: taskId,
+      seq: afterSeq + 1,
+      type: 'task_result',
+      state: 'failed',
+      error: { code: 'unknown_task', message: 'The agent has no record of this task; it may have restarted.' },
+      message: 'The agent has no record of this task; it may have restarted.',
+    };
+    void this.transport.publish(taskStatusTopic(taskId), encodeEnvelope(envelope));
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

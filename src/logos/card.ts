@@ -1,0 +1,69 @@
+/**
+ * The Logos agent card as an agent publishes it (seed format: A2A fields plus `x-lez-price` and `agentInterfaces`).
+ * The gateway projects it to a pure A2A v1.0 card in src/bridge/card-projection.ts.
+ */
+import { z } from 'zod';
+
+/** LEZ amounts are u128 base units, always written as decimal strings. */
+export const LezAmount = z.string().regex(/^\d{1,39}$/, 'a LEZ amount is a decimal string of base units');
+
+export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export const LogosSkill = z.object({
+  id: z.string().min(1).max(128),
+  name: z.string().min(1).max(256),
+  description: z.string().max(4096),
+  tags: z.array(z.string()).default([]),
+  examples: z.array(z.string()).optional(),
+  inputModes: z.array(z.string()).optional(),
+  outputModes: z.array(z.string()).optional(),
+  'x-lez-price': LezAmount.optional(),
+});
+
+export const LogosInterface = z.object({
+  type: z.literal('logos-messaging'),
+  version: z.string(),
+  /** The transport address the gateway sends task envelopes to. */
+  address: z.string().min(1),
+});
+
+export const CardExtension = z.object({
+  uri: z.string().min(1),
+  description: z.string().optional(),
+  required: z.boolean().default(false),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const LogosAgentCard = z.object({
+  /** Stable id: the gateway serves the agent at /agents/{id}/. */
+  id: z.string().regex(AGENT_ID_PATTERN, 'agent id: lowercase letters, digits, - and _, at most 63'),
+  name: z.string().min(1).max(256),
+  description: z.string().max(8192),
+  version: z.string().min(1).max(64),
+  provider: z.object({ organization: z.string(), url: z.string().url() }).optional(),
+  documentationUrl: z.string().url().optional(),
+  iconUrl: z.string().url().optional(),
+  capabilities: z.object({ streaming: z.boolean().default(true) }).default({ streaming: true }),
+  defaultInputModes: z.array(z.string()).min(1).default(['text/plain', 'application/json']),
+  defaultOutputModes: z.array(z.string()).min(1).default(['text/plain', 'application/json']),
+  skills: z.array(LogosSkill).min(1),
+  /** Default price per task for skills without their own. */
+  'x-lez-price': LezAmount.optional(),
+  agentInterfaces: z.array(LogosInterface).min(1),
+  /** A2A extensions the agent supports; `required` ones must be activated by the caller. */
+  extensions: z.array(CardExtension).default([]),
+});
+
+export type LogosSkill = z.infer<typeof LogosSkill>;
+export type LogosAgentCard = z.infer<typeof LogosAgentCard>;
+export type LogosAgentCardInput = z.input<typeof LogosAgentCard>;
+
+export function logosAddressOf(card: LogosAgentCard): string {
+  // The schema guarantees at least one interface.
+  return card.agentInterfaces[0]!.address;
+}
+
+export function skillPrice(card: LogosAgentCard, skillId: string): string {
+  const skill = card.skills.find((s) => s.id === skillId);
+  return skill?.['x-lez-price'] ?? card['x-lez-price'] ?? '0';
+}

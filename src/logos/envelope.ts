@@ -1,0 +1,176 @@
+/**
+ * The A2A-over-Logos-Messaging envelope: the JSON document that travels between the gateway and a Logos agent.
+ *
+ * The seed binding (A2A_BINDING.md) fixes `type`, `task_id`, `skill`, `params`, `lez_price`, `state`, `result` and
+ * `error`; every other field here is an additive extension, specified in docs/binding.md. Unknown fields are kept
+ * out by zod's default stripping, so a newer peer can add fields without breaking this one.
+ */
+import { z } from 'zod';
+
+export const BINDING_VERSION = 1;
+
+/** Binding task states: the seed's kebab-case spelling (the same words as A2A v0.3). */
+export const WireState = z.enum([
+  'submitted',
+  'working',
+  'input-required',
+  'auth-required',
+  'completed',
+  'failed',
+  'canceled',
+  'rejected',
+]);
+export type WireState = z.infer<typeof WireState>;
+
+export const TERMINAL_WIRE_STATES: ReadonlySet<WireState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
+/** A part is an A2A v1.0 Part in its JSON form: exactly one of text, raw (base64), url or data. */
+const PartCommon = {
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  filename: z.string().optional(),
+  mediaType: z.string().optional(),
+};
+export const WirePart = z.union([
+  z.object({ text: z.string(), ...PartCommon }),
+  z.object({ raw: z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'raw must be base64'), ...PartCommon }),
+  z.object({ url: z.string().min(1), ...PartCommon }),
+  z.object({ data: z.unknown(), ...PartCommon }),
+]);
+export type WirePart = z.infer<typeof WirePart>;
+
+/** A status message: plain text, or parts when the agent has more to say than a line of text. */
+export const WireMessage = z.union([
+  z.string(),
+  z.object({ parts: z.array(WirePart).min(1), metadata: z.record(z.string(), z.unknown()).optional() }),
+]);
+export type WireMessage = z.infer<typeof WireMessage>;
+
+export const WireArtifact = z.object({
+  artifact_id: z.string().min(1),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  parts: z.array(WirePart).min(1),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Streaming chunks: `append` adds the parts to the artifact with the same id, `last_chunk` closes it. */
+  append: z.boolean().optional(),
+  last_chunk: z.boolean().optional(),
+});
+export type WireArtifact = z.infer<typeof WireArtifact>;
+
+export const WireError = z.object({ code: z.string(), message: z.string() });
+export type WireError = z.infer<typeof WireError>;
+
+const Common = {
+  /** Binding version; a receiver rejects versions it does not speak. */
+  v: z.literal(BINDING_VERSION),
+  /** Unique message id (uuid): receivers drop repeats. */
+  id: z.string().min(1).max(128),
+  task_id: z.string().min(1).max(128),
+};
+
+/** Gateway → agent requests carry the address replies and the status topic are derived from. */
+const FromGateway = { ...Common, from: z.string().min(1).max(512) };
+
+/** Agent → gateway replies carry a per-task sequence number, 1, 2, 3…: the receiver orders and de-duplicates by it. */
+const FromAgent = { ...Common, seq: z.number().int().positive() };
+
+export const TaskRequest = z.object({
+  ...FromGateway,
+  type: z.literal('task_request'),
+  context_id: z.string().min(1).max(256),
+  skill: z.string().min(1).max(256),
+  params: z.record(z.string(), z.unknown()),
+  /** Price the gateway accepted, in LEZ base units as a decimal string ("0" when free). */
+  lez_price: z.string().regex(/^\d+$/).default('0'),
+  /** The caller's A2A message in v1.0 JSON, for agents that want more than skill and params. */
+  message: z.record(z.string(), z.unknown()).optional(),
+});
+export const TaskInput = z.object({
+  ...FromGateway,
+  type: z.literal('task_input'),
+  params: z.record(z.string(), z.unknown()),
+  message: z.record(z.string(), z.unknown()).optional(),
+});
+export const TaskGet = z.object({
+  ...FromGateway,
+  type: z.literal('task_get'),
+  /** Replay every reply with a larger seq. */
+  after_seq: z.number().int().nonnegative().default(0),
+});
+export const Cancel = z.object({ ...FromGateway, type: z.literal('cancel') });
+
+export const TaskStatus = z.object({
+  ...FromAgent,
+  type: z.literal('task_status'),
+  state: WireState.exclude(['completed', 'failed', 'canceled', 'rejected']),
+  message: WireMessage.optional(),
+  artifact: WireArtifact.optional(),
+});
+export const TaskResult = z.object({
+  ...FromAgent,
+  type: z.literal('task_result'),
+  state: z.enum(['completed', 'failed', 'rejected']),
+  /** The skill's return value: a string becomes a text artifact, anything else a data artifact. */
+  result: z.unknown().optional(),
+  artifacts: z.array(WireArtifact).optional(),
+  message: WireMessage.optional(),
+  error: WireError.optional(),
+  /** The agent answers with a message instead of a task (A2A's Message response). */
+  as_message: z.boolean().optional(),
+});
+export const Cancelled = z.object({ ...FromAgent, type: z.literal('cancelled'), message: WireMessage.optional() });
+
+export const GatewayEnvelope = z.discriminatedUnion('type', [TaskRequest, TaskInput, TaskGet, Cancel]);
+export const AgentEnvelope = z.discriminatedUnion('type', [TaskStatus, TaskResult, Cancelled]);
+export const Envelope = z.discriminatedUnion('type', [TaskRequest, TaskInput, TaskGet, Cancel, TaskStatus, TaskResult, Cancelled]);
+
+export type TaskRequest = z.infer<typeof TaskRequest>;
+export type TaskInput = z.infer<typeof TaskInput>;
+export type TaskGet = z.infer<typeof TaskGet>;
+export type Cancel = z.infer<typeof Cancel>;
+export type TaskStatusEnvelope = z.infer<typeof TaskStatus>;
+export type TaskResultEnvelope = z.infer<typeof TaskResult>;
+export type CancelledEnvelope = z.infer<typeof Cancelled>;
+export type GatewayEnvelope = z.infer<typeof GatewayEnvelope>;
+export type AgentEnvelope = z.infer<typeof AgentEnvelope>;
+export type Envelope = z.infer<typeof Envelope>;
+
+/** Input shapes: what a sender writes before defaults are filled in. */
+export type AgentEnvelopeInput = z.input<typeof AgentEnvelope>;
+export type GatewayEnvelopeInput = z.input<typeof GatewayEnvelope>;
+
+/** The per-task status topic: a valid Waku autosharding content topic (`/app/version/name/encoding`). */
+export function taskStatusTopic(taskId: string): string {
+  return `/logos-a2a/1/task-${taskId}/json`;
+}
+
+export const DEFAULT_MAX_ENVELOPE_BYTES = 1024 * 1024;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function encodeEnvelope(envelope: GatewayEnvelopeInput | AgentEnvelopeInput): Uint8Array {
+  return encoder.encode(JSON.stringify(envelope));
+}
+
+export type DecodeResult<T> = { ok: true; envelope: T } | { ok: false; reason: 'too-large' | 'not-json' | 'invalid'; detail: string };
+
+function decodeWith<S extends z.ZodType>(schema: S, bytes: Uint8Array, maxBytes: number): DecodeResult<z.infer<S>> {
+  if (bytes.byteLength > maxBytes) {
+    return { ok: false, reason: 'too-large', detail: `${bytes.byteLength} bytes exceeds ${maxBytes}` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(decoder.decode(bytes));
+  } catch (error) {
+    return { ok: false, reason: 'not-json', detail: (error as Error).message };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { ok: false, reason: 'invalid', detail: z.prettifyError(parsed.error) };
+  return { ok: true, envelope: parsed.data };
+}
+
+export const decodeAgentEnvelope = (bytes: Uint8Array, maxBytes = DEFAULT_MAX_ENVELOPE_BYTES) =>
+  decodeWith(AgentEnvelope, bytes, maxBytes);
+export const decodeGatewayEnvelope = (bytes: Uint8Array, maxBytes = DEFAULT_MAX_ENVELOPE_BYTES) =>
+  decodeWith(GatewayEnvelope, bytes, maxBytes);

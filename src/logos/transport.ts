@@ -1,0 +1,21 @@
+/**
+ * What the gateway and the agent runtime need from Logos Messaging, and nothing more: 1:1 delivery to an address,
+ * and publish/subscribe on content topics. Implementations: `memory` (in-process), later `waku` and friends.
+ *
+ * Payloads are opaque bytes; encryption, signing and framing belong to the implementation.
+ */
+export type PayloadHandler = (payload: Uint8Array) => void;
+export type Unsubscribe = () => void;
+
+export interface LogosTransport {
+  /** The address other parties use to `send` to this node. */
+  readonly address: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Deliver a payload to the node at `address` (fire and forget, like the network it models). */
+  send(address: string, payload: Uint8Array): Promise<void>;
+  /** Receive what is sent to this node's address. */
+  onDirect(handler: PayloadHandler): Unsubscribe;
+  publish(topic: string, payload: Uint8Array): Promise<void>;
+  subscribe(topic: string, handler: PayloadHandler): Unsubscribe;
+}

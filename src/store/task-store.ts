@@ -1,0 +1,53 @@
+/**
+ * Durable state of the gateway's tasks behind one interface, so that SQLite (the embedded default) can later be
+ * joined by PostgreSQL or D1. Tasks are kept in the SDK's v1.0 model; the Logos side of each task (which agent,
+ * which replies were applied, the request to resend) is its `link`.
+ */
+import type { Task, TaskState } from '@a2a-js/sdk';
+
+export interface LogosLink {
+  /** Where task envelopes go. */
+  agentAddress: string;
+  /** Highest agent reply `seq` applied to the task. */
+  lastSeq: number;
+  /** The task_request envelope as sent, resent verbatim if no reply had arrived before a restart. */
+  request: string;
+}
+
+export interface StoredTask {
+  agentId: string;
+  task: Task;
+  link: LogosLink;
+}
+
+export interface TaskQuery {
+  contextId?: string;
+  state?: TaskState;
+  /** ISO 8601: only tasks whose status changed after this instant. */
+  statusAfter?: string;
+  pageSize: number;
+  /** Opaque cursor from a previous page. */
+  pageToken?: string;
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  totalSize: number;
+  /** "" on the last page. */
+  nextPageToken: string;
+}
+
+export class InvalidPageTokenError extends Error {
+  override readonly name = 'InvalidPageTokenError';
+}
+
+export interface TaskStore {
+  insert(record: StoredTask): Promise<void>;
+  /** Saves the task's new state and the seq of the reply that produced it. */
+  update(taskId: string, task: Task, lastSeq: number): Promise<void>;
+  get(agentId: string, taskId: string): Promise<StoredTask | undefined>;
+  list(agentId: string, query: TaskQuery): Promise<TaskPage>;
+  /** Every task not yet in a terminal state: the work a restarted gateway picks up again. */
+  listActive(): Promise<StoredTask[]>;
+  close(): Promise<void>;
+}
