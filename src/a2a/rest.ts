@@ -140,9 +140,7 @@ export class RestBinding {
           ...(query.historyLength !== undefined ? { historyLength: optionalInteger(query.historyLength, 'historyLength') } : {}),
           ...(query.includeArtifacts !== undefined ? { includeArtifacts: query.includeArtifacts === 'true' } : {}),
         });
-        const response = await this.handler.listTasks(request, context);
-        const tasks = request.includeArtifacts ? response.tasks : response.tasks.map((task) => ({ ...task, artifacts: [] }));
-        return ok(ListTasksResponse.toJSON({ ...response, tasks }));
+        return ok(ListTasksResponse.toJSON(await this.handler.listTasks(request, context)));
       }
       case 'cancel':
         return ok(Task.toJSON(await this.handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.taskId }), context)));

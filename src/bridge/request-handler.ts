@@ -102,8 +102,14 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
             yield { payload: { $case: 'message', value: direct } };
             return;
           }
-          // The first event is the task as this change left it; the change's own events are inside it.
-          yield { payload: { $case: 'task', value: change.task } };
+          if (message.taskId) {
+            // A follow-up: the task as it is now, working again.
+            yield { payload: { $case: 'task', value: change.task } };
+          } else {
+            // A new task: the task as submitted, then what the agent's first reply did to it.
+            yield { payload: { $case: 'task', value: submitted } };
+            yield* change.events;
+          }
         } else {
           yield* change.events;
         }
@@ -140,7 +146,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         pageSize,
         ...(params.pageToken ? { pageToken: params.pageToken } : {}),
       });
-      return { ...page, pageSize, tasks: page.tasks.map((task) => withHistoryLength(task, params.historyLength)) };
+      // Artifacts can be large: a listing carries them only when asked to.
+      const tasks = page.tasks.map((task) => withHistoryLength(params.includeArtifacts ? task : { ...task, artifacts: [] }, params.historyLength));
+      return { ...page, pageSize, tasks };
     } catch (error) {
       if (error instanceof InvalidPageTokenError) throw new RequestMalformedError(error.message);
       throw error;

@@ -72,6 +72,8 @@ export interface LogosAgentOptions {
   heartbeatMs?: number;
   /** How long a finished task's replies are kept for replay (task_get). */
   retentionMs?: number;
+  /** A skill that has not replied by then is acknowledged with `working`. */
+  ackAfterMs?: number;
 }
 
 interface TaskRun {
@@ -95,6 +97,7 @@ export class LogosAgent {
   private readonly skills: Record<string, SkillHandler>;
   private readonly heartbeatMs: number;
   private readonly retentionMs: number;
+  private readonly ackAfterMs: number;
   private readonly runs = new Map<string, TaskRun>();
   private readonly seenIds = new Set<string>();
   private unsubscribe?: Unsubscribe;
@@ -108,6 +111,7 @@ export class LogosAgent {
     this.skills = options.skills;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.retentionMs = options.retentionMs ?? 10 * 60_000;
+    this.ackAfterMs = options.ackAfterMs ?? 250;
   }
 
   async start(): Promise<void> {
@@ -191,7 +195,12 @@ export class LogosAgent {
       });
       return;
     }
-    this.reply(run, { type: 'task_status', state: 'working' });
+    // Acknowledge with `working` only if the skill has said nothing by then: a quick skill answers in one reply
+    // (and can answer with a message instead of a task), a slow one is acknowledged promptly.
+    const ack = setTimeout(() => {
+      if (run.seq === 0 && !run.finished) void this.reply(run, { type: 'task_status', state: 'working' });
+    }, this.ackAfterMs);
+    ack.unref();
     run.heartbeat = setInterval(() => this.republishLast(run), this.heartbeatMs);
     run.heartbeat.unref();
     void this.execute(run, request, handler);

@@ -1,0 +1,319 @@
+/**
+ * Benchmark: blocking JSON-RPC SendMessage (A2A v1.0) against
+ *   (a) the ceiling — a bare Hono app returning a static completed task,
+ *   (b) @a2a-js/sdk 1.3.0's own Express server with an in-process echo executor and InMemoryTaskStore,
+ *   (c) this gateway with the built-in echo agent and the durable SQLite store,
+ * one after another, in one process, with the same load generator (autocannon's programmatic API).
+ *
+ * Run:   npm run bench        (or: node bench/gateway-vs-sdk.ts from the project root; Node ≥ 22.18 strips the
+ *        TypeScript types natively, no flag needed. node:sqlite prints an ExperimentalWarning; it is harmless.)
+ *
+ * Settings (environment):
+ *   BENCH_SECONDS      measured seconds per target (default 8); each target also gets BENCH_WARMUP_SECONDS
+ *                      (default 2) of uncounted warm-up first
+ *   BENCH_CONNECTIONS  concurrent connections (default 32)
+ *   BENCH_TARGETS      comma-separated subset of hono,sdk,gateway (default: all three), e.g. for profiling
+ *   BENCH_INLINE=1     run the servers on the main thread, sharing it with autocannon (default: each server runs
+ *                      in a worker thread of this process, so server and load generator each get a JS thread)
+ *
+ * Profiling the gateway alone:  BENCH_TARGETS=gateway node --cpu-prof --cpu-prof-dir=<dir> bench/gateway-vs-sdk.ts
+ * (one .cpuprofile per thread; the server's is the worker's.)
+ *
+ * Every target is first checked functionally (one request must come back as a completed task echoing the text),
+ * and again after the load; under load every response body is checked too. The exit code is 0 whatever the
+ * numbers are, and 1 only on a functional failure: a failed check, or errors / non-2xx / wrong bodies under load.
+ */
+import { request } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import autocannon from 'autocannon';
+import { startTarget, TARGET_LABELS, TARGETS, type RunningTarget, type TargetName } from './targets.ts';
+
+const SECONDS = positiveNumber('BENCH_SECONDS', 8);
+const WARMUP_SECONDS = positiveNumber('BENCH_WARMUP_SECONDS', 2);
+const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 32);
+const INLINE = process.env.BENCH_INLINE === '1';
+const SELECTED = selectedTargets();
+
+const GOALS = [
+  { label: 'c/b (gateway vs SDK)', numerator: 'gateway', denominator: 'sdk', min: 2.0 },
+  { label: 'c/a (gateway vs ceiling)', numerator: 'gateway', denominator: 'hono', min: 0.4 },
+] as const satisfies readonly { label: string; numerator: TargetName; denominator: TargetName; min: number }[];
+
+const ECHO_TEXT = 'hello';
+const REQUEST_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'SendMessage',
+  params: { message: { messageId: 'bench-message-1', role: 'ROLE_USER', parts: [{ text: ECHO_TEXT }] } },
+});
+const REQUEST_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+
+interface Measurement {
+  target: TargetName;
+  requestsPerSecond: number;
+  total: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  badBodies: number;
+}
+
+class FunctionalFailure extends Error {
+  override readonly name = 'FunctionalFailure';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  console.log(
+    `A2A v1.0 blocking SendMessage — ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per target, ` +
+      `servers ${INLINE ? 'on the main thread (BENCH_INLINE=1)' : 'in worker threads'}; Node ${process.version}, ` +
+      `${availableParallelism()} CPU(s)`,
+  );
+  const results: Measurement[] = [];
+  for (const target of SELECTED) {
+    process.stdout.write(`\n${TARGET_LABELS[target]}: starting… `);
+    const server = INLINE ? await startInline(target) : await startInWorker(target);
+    try {
+      process.stdout.write(`${server.url} — check… `);
+      await checkSendMessage(target, server.url);
+      process.stdout.write('ok — warm-up… ');
+      await load(server.url, WARMUP_SECONDS);
+      process.stdout.write('measuring… ');
+      const result = await load(server.url, SECONDS);
+      await checkSendMessage(target, server.url);
+      results.push(measurementOf(target, result));
+      console.log('done');
+    } finally {
+      await server.close();
+    }
+  }
+
+  console.log();
+  printTable(results);
+  console.log();
+  printGoals(results);
+
+  const failed = results.filter((r) => r.errors + r.non2xx + r.badBodies > 0);
+  if (failed.length > 0) {
+    throw new FunctionalFailure(
+      `Errors under load (the numbers above are not valid for these targets): ${failed
+        .map((r) => `${r.target}: ${r.errors} errors (${r.timeouts} timeouts), ${r.non2xx} non-2xx, ${r.badBodies} bad bodies`)
+        .join('; ')}`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Load
+
+function load(url: string, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url,
+    method: 'POST',
+    headers: REQUEST_HEADERS,
+    body: REQUEST_BODY,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+    // A 200 carrying a JSON-RPC error or a non-completed task must not count as throughput.
+    verifyBody: isCompletedEchoBody,
+  });
+}
+
+function isCompletedEchoBody(body: string): boolean {
+  return body.includes('"TASK_STATE_COMPLETED"') && body.includes(`"${ECHO_TEXT}"`) && !body.includes('"error":');
+}
+
+function measurementOf(target: TargetName, result: autocannon.Result): Measurement {
+  return {
+    target,
+    requestsPerSecond: result.requests.total / result.duration,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    mean: result.latency.average,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    badBodies: result.mismatches,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Functional check: one SendMessage must return a JSON-RPC result holding a completed task that echoes the text.
+
+async function checkSendMessage(target: TargetName, url: string): Promise<void> {
+  const { status, body } = await post(url, REQUEST_BODY, REQUEST_HEADERS);
+  const fail = (why: string): never => {
+    throw new FunctionalFailure(`${TARGET_LABELS[target]} at ${url}: ${why}\n  HTTP ${status}, body: ${body.slice(0, 2000)}`);
+  };
+  if (status !== 200) fail(`expected HTTP 200, got ${status}`);
+  let response: { jsonrpc?: unknown; id?: unknown; result?: { task?: TaskLike }; error?: unknown };
+  try {
+    response = JSON.parse(body) as typeof response;
+  } catch {
+    return fail('the body is not JSON');
+  }
+  if (response.jsonrpc !== '2.0') fail('not a JSON-RPC 2.0 response');
+  if (response.error !== undefined) fail('JSON-RPC error instead of a result');
+  if (response.id !== 1) fail(`response id ${JSON.stringify(response.id)} does not match the request id 1`);
+  const task = response.result?.task;
+  if (!task || typeof task !== 'object') return fail('result.task is missing');
+  if (typeof task.id !== 'string' || task.id === '') fail('task.id is missing');
+  if (task.status?.state !== 'TASK_STATE_COMPLETED') fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
+  const texts = (task.artifacts ?? []).flatMap((artifact) => (artifact.parts ?? []).map((part) => part.text));
+  if (!texts.includes(ECHO_TEXT)) fail(`no artifact part echoes ${JSON.stringify(ECHO_TEXT)} (artifact texts: ${JSON.stringify(texts)})`);
+}
+
+interface TaskLike {
+  id?: unknown;
+  status?: { state?: unknown };
+  artifacts?: { parts?: { text?: unknown }[] }[];
+}
+
+/** One POST on a fresh connection (no pooled sockets survive the target). */
+function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`POST ${url} timed out after 10 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Servers: in a worker thread of this process (default) or on the main thread.
+
+async function startInline(target: TargetName): Promise<RunningTarget> {
+  return startTarget(target);
+}
+
+async function startInWorker(target: TargetName): Promise<RunningTarget> {
+  const worker = new Worker(new URL('./target-worker.ts', import.meta.url), { workerData: { target } });
+  let workerError: Error | undefined;
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  const next = (type: string, timeoutMs: number) =>
+    new Promise<{ type: string; url?: string; error?: string }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new FunctionalFailure(`${target} worker: no "${type}" within ${timeoutMs} ms`)), timeoutMs);
+      const onMessage = (message: { type: string }) => {
+        if (message.type !== type) return;
+        cleanup();
+        resolve(message);
+      };
+      const onError = (error: Error) => {
+        cleanup();
+        reject(new FunctionalFailure(`${target} worker failed: ${error.stack ?? error.message}`));
+      };
+      const onExit = (code: number) => {
+        cleanup();
+        reject(new FunctionalFailure(`${target} worker exited (code ${code}) before "${type}"${workerError ? `: ${workerError.stack}` : ''}`));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      };
+      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    });
+  worker.on('error', (error) => (workerError = error));
+
+  const ready = await next('ready', 30_000);
+  return {
+    url: ready.url!,
+    async close() {
+      const stopped = next('stopped', 15_000);
+      worker.postMessage({ type: 'stop' });
+      const { error } = await stopped;
+      if (error) throw new FunctionalFailure(`${target} did not stop cleanly: ${error}`);
+      // A target that leaves handles open (timers, sockets, …) would keep its thread alive: say so, then end it.
+      const code = await Promise.race([exited, delay(3_000).then(() => undefined)]);
+      if (code === undefined) {
+        console.warn(`\nwarning: the ${target} worker did not exit by itself within 3 s after stop(); terminating it`);
+        await worker.terminate();
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+function printTable(results: Measurement[]): void {
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'requests', 'errors', 'non-2xx', 'bad body'];
+  const rows = results.map((r) => [
+    TARGET_LABELS[r.target],
+    r.requestsPerSecond.toFixed(0),
+    r.p50.toFixed(1),
+    r.p99.toFixed(1),
+    r.mean.toFixed(2),
+    String(r.total),
+    r.timeouts > 0 ? `${r.errors} (${r.timeouts} timeouts)` : String(r.errors),
+    String(r.non2xx),
+    String(r.badBodies),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) console.log(line(row));
+}
+
+function printGoals(results: Measurement[]): void {
+  const rps = new Map(results.map((r) => [r.target, r.requestsPerSecond]));
+  for (const goal of GOALS) {
+    const numerator = rps.get(goal.numerator);
+    const denominator = rps.get(goal.denominator);
+    if (numerator === undefined || denominator === undefined) {
+      console.log(`${goal.label.padEnd(26)} n/a (needs ${goal.numerator} and ${goal.denominator} in BENCH_TARGETS)`);
+      continue;
+    }
+    const ratio = numerator / denominator;
+    const mark = ratio >= goal.min ? 'PASS' : 'MISS';
+    console.log(`${goal.label.padEnd(26)} ${ratio.toFixed(2).padStart(6)}   goal ≥ ${goal.min.toFixed(1)}   ${mark}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function positiveNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function selectedTargets(): TargetName[] {
+  const raw = process.env.BENCH_TARGETS;
+  if (!raw) return [...TARGETS];
+  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(TARGETS as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) throw new Error(`BENCH_TARGETS: unknown target(s) ${unknown.join(', ')}; use ${TARGETS.join(',')}`);
+  return TARGETS.filter((name) => names.includes(name));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+try {
+  await main();
+} catch (error) {
+  process.exitCode = 1;
+  console.error(`\nFAILED: ${error instanceof FunctionalFailure ? error.message : ((error as Error)?.stack ?? String(error))}`);
+}
+
+// The process must end by itself once every server is closed; if something still holds it open, say what.
+setTimeout(() => {
+  console.error('warning: the process did not exit by itself 5 s after the run; open resources:', process.getActiveResourcesInfo());
+  process.exit(process.exitCode ?? 0);
+}, 5_000).unref();

@@ -1,0 +1,23 @@
+/**
+ * Worker-thread entry of bench/gateway-vs-sdk.ts: runs one target server on its own event loop (same process), so
+ * the load generator on the main thread does not share a JavaScript thread with the server it measures.
+ *
+ * Protocol with the main thread: → { type: 'ready', url } once listening; ← { type: 'stop' }; → { type: 'stopped' }.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { startTarget, type TargetName } from './targets.ts';
+
+if (!parentPort) throw new Error('bench/target-worker.ts must run as a worker thread.');
+const port = parentPort;
+const { target } = workerData as { target: TargetName };
+
+const running = await startTarget(target);
+port.on('message', (message: { type: string }) => {
+  if (message.type !== 'stop') return;
+  port.removeAllListeners('message');
+  running.close().then(
+    () => port.postMessage({ type: 'stopped' }),
+    (error: unknown) => port.postMessage({ type: 'stopped', error: String((error as Error)?.stack ?? error) }),
+  );
+});
+port.postMessage({ type: 'ready', url: running.url });

@@ -1,0 +1,215 @@
+/**
+ * The three servers the benchmark compares. Each starts on 127.0.0.1 with an OS-chosen port and answers a blocking
+ * JSON-RPC SendMessage at POST {url}:
+ *
+ *   hono    — the ceiling: a bare Hono app that parses the body and returns a static completed task;
+ *   sdk     — @a2a-js/sdk's own Express server (DefaultRequestHandler + InMemoryTaskStore + an echo executor);
+ *   gateway — this project's gateway with the built-in echo agent and the durable SQLite store.
+ *
+ * Used by bench/gateway-vs-sdk.ts, either inside a worker thread (bench/target-worker.ts) or on the main thread.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const TARGETS = ['hono', 'sdk', 'gateway'] as const;
+export type TargetName = (typeof TARGETS)[number];
+
+export const TARGET_LABELS: Record<TargetName, string> = {
+  hono: '(a) ceiling: bare Hono',
+  sdk: '(b) @a2a-js/sdk 1.3.0 Express',
+  gateway: '(c) this gateway (SQLite)',
+};
+
+export interface RunningTarget {
+  /** Where to POST the JSON-RPC request (always on 127.0.0.1). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startTarget(name: TargetName): Promise<RunningTarget> {
+  switch (name) {
+    case 'hono':
+      return startHonoCeiling();
+    case 'sdk':
+      return startSdkExpress();
+    case 'gateway':
+      return startThisGateway();
+    default:
+      throw new Error(`Unknown target "${String(name)}"; expected one of ${TARGETS.join(', ')}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (a) The ceiling: what any Node HTTP server on Hono costs for this request/response size, with no A2A work at all.
+
+/** A completed task shaped like a real v1.0 JSON-RPC SendMessage answer (same fields the gateway returns). */
+const STATIC_TASK = {
+  id: '6f1c2d9e-5b7a-4c1e-9a53-0d2f8e4b7c11',
+  contextId: '0b8e7f4a-2c3d-4e5f-8a9b-1c2d3e4f5a6b',
+  status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-01-01T00:00:00.000Z' },
+  artifacts: [{ artifactId: 'result', name: 'result', parts: [{ text: 'hello' }] }],
+  history: [
+    {
+      messageId: 'bench-message-1',
+      contextId: '0b8e7f4a-2c3d-4e5f-8a9b-1c2d3e4f5a6b',
+      taskId: '6f1c2d9e-5b7a-4c1e-9a53-0d2f8e4b7c11',
+      role: 'ROLE_USER',
+      parts: [{ text: 'hello' }],
+    },
+  ],
+  metadata: { logos: { agentId: 'echo', skill: 'echo', lezPrice: '0' } },
+};
+
+async function startHonoCeiling(): Promise<RunningTarget> {
+  const { Hono } = await import('hono');
+  const { serve } = await import('@hono/node-server');
+  const app = new Hono();
+  app.post('/', async (c) => {
+    const body = (await c.req.json()) as { id?: string | number | null };
+    c.header('A2A-Version', '1.0');
+    return c.json({ jsonrpc: '2.0', id: body.id ?? null, result: { task: STATIC_TASK } });
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  return { url: `http://127.0.0.1:${portOf(server)}/`, close: () => closeServer(server) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (b) The reference: the official SDK's own server stack, with an in-process echo agent.
+
+async function startSdkExpress(): Promise<RunningTarget> {
+  const { default: express } = await import('express');
+  const sdk = await import('@a2a-js/sdk');
+  const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = await import('@a2a-js/sdk/server');
+  const { jsonRpcHandler, UserBuilder } = await import('@a2a-js/sdk/server/express');
+  type AgentExecutor = import('@a2a-js/sdk/server').AgentExecutor;
+  type AgentCard = import('@a2a-js/sdk').AgentCard;
+  const { TaskState } = sdk;
+
+  const executor: AgentExecutor = {
+    async execute(requestContext, eventBus) {
+      const { taskId, contextId } = requestContext;
+      const userMessage = requestContext.userMessage;
+      const text = userMessage.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+      eventBus.publish(
+        AgentEvent.task({
+          id: taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+          artifacts: [],
+          history: [userMessage],
+          metadata: undefined,
+        }),
+      );
+      eventBus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: {
+            artifactId: 'result',
+            name: 'result',
+            description: '',
+            parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
+            metadata: undefined,
+            extensions: [],
+          },
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
+      eventBus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        }),
+      );
+    },
+    async cancelTask() {},
+  };
+
+  // The card is finished once the port is known; the handler only reads it per request.
+  const card: AgentCard = {
+    name: 'Echo (SDK reference)',
+    description: 'Returns the text it was sent.',
+    supportedInterfaces: [{ url: 'http://127.0.0.1/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    provider: undefined,
+    version: '1.0.0',
+    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: 'Echoes the text back.',
+        tags: ['echo'],
+        examples: ['hello'],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
+    signatures: [],
+  };
+
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const app = express();
+  app.use(jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${portOf(server)}/`;
+  card.supportedInterfaces[0]!.url = url;
+  return { url, close: () => closeServer(server) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (c) This gateway, durable store on, in a fresh temporary folder that is removed on close.
+
+async function startThisGateway(): Promise<RunningTarget> {
+  const { startGateway } = await import('../src/gateway.ts');
+  const { loadConfig } = await import('../src/config.ts');
+  const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-bench-'));
+  const config = loadConfig({
+    // No environment: the shell's PORT, LOGOS_A2A_* etc. must not change what is measured.
+    env: {},
+    overrides: { port: 0, host: '127.0.0.1', database: join(folder, 'tasks.db'), agents: [{ builtin: 'echo' }] },
+  });
+  const gateway = await startGateway(config);
+  // gateway.url is the public base URL (http://localhost:{port}); the benchmark only talks to 127.0.0.1.
+  return {
+    url: `http://127.0.0.1:${gateway.port}/`,
+    async close() {
+      try {
+        await gateway.stop();
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function portOf(server: { address(): unknown }): number {
+  const address = server.address();
+  if (typeof address === 'object' && address !== null && 'port' in address) return (address as { port: number }).port;
+  throw new Error(`Server is not listening on a TCP port: ${String(address)}`);
+}
+
+function closeServer(server: Server | { close(cb?: (err?: Error) => void): unknown; closeAllConnections?: () => void }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error?: Error) => (error ? reject(error) : resolve()));
+    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+  });
+}

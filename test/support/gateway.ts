@@ -1,0 +1,121 @@
+/** Test fixtures: a real gateway on 127.0.0.1 with a free port, a real SQLite file, real clients. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { SendMessageRequest } from '@a2a-js/sdk';
+import { loadConfig, type GatewayConfigInput } from '../../src/config.ts';
+import { startGateway, type Gateway } from '../../src/gateway.ts';
+import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import { conformanceAgent } from '../../src/logos/agents/conformance.ts';
+import { echoAgent } from '../../src/logos/agents/echo.ts';
+import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
+
+export interface TestBed {
+  gateway: Gateway;
+  network: MemoryNetwork;
+  agents: LogosAgent[];
+  database: string;
+  /** Stops the gateway only (agents and network stay, as on a real network). */
+  stopGateway(): Promise<void>;
+  /** Starts a new gateway on the same database and network. */
+  restartGateway(): Promise<Gateway>;
+  close(): Promise<void>;
+}
+
+export async function startTestBed(
+  options: { config?: GatewayConfigInput; agents?: (network: MemoryNetwork) => LogosAgent[] } = {},
+): Promise<TestBed> {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-test-'));
+  const database = join(dir, 'gateway.db');
+  const network = new MemoryNetwork();
+  const agents = options.agents
+    ? options.agents(network)
+    : [echoAgent(network.node('agent:echo')), conformanceAgent(network.node('agent:conformance'), { resubscribeDelayMs: 400 })];
+  await Promise.all(agents.map((agent) => agent.start()));
+  const config = loadConfig({
+    env: {},
+    overrides: { port: 0, host: '127.0.0.1', database, agents: [], sseHeartbeatMs: 1_000, ...options.config },
+  });
+  let gateway = await startGateway(config, { network, agents, log: () => undefined });
+  let running = true;
+  const bed: TestBed = {
+    get gateway() {
+      return gateway;
+    },
+    network,
+    agents,
+    database,
+    async stopGateway() {
+      if (running) await gateway.stop();
+      running = false;
+    },
+    async restartGateway() {
+      await bed.stopGateway();
+      gateway = await startGateway({ ...config, port: 0 }, { network, agents, log: () => undefined });
+      running = true;
+      return gateway;
+    },
+    async close() {
+      await bed.stopGateway();
+      await Promise.all(agents.map((agent) => agent.stop()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return bed;
+}
+
+export type Binding = 'JSONRPC' | 'HTTP+JSON';
+
+/** The official v1.0 client, from the agent card at `baseUrl`, speaking the chosen binding. */
+export function clientFor(baseUrl: string, binding: Binding = 'JSONRPC'): Promise<Client> {
+  const factory = new ClientFactory({
+    transports: [new JsonRpcTransportFactory(), new RestTransportFactory()],
+    preferredTransports: [binding],
+  });
+  // The SDK resolves the card path relative to the base, so the base must end in "/".
+  return factory.createFromUrl(baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`);
+}
+
+let counter = 0;
+
+/** A SendMessage request with a text part; `messageId` picks the conformance scenario. */
+export function textMessage(text: string, extra: { messageId?: string; taskId?: string; contextId?: string; configuration?: Record<string, unknown>; metadata?: Record<string, unknown> } = {}) {
+  return SendMessageRequest.fromJSON({
+    message: {
+      messageId: extra.messageId ?? `msg-${++counter}-${Date.now()}`,
+      role: 'ROLE_USER',
+      parts: [{ text }],
+      ...(extra.taskId ? { taskId: extra.taskId } : {}),
+      ...(extra.contextId ? { contextId: extra.contextId } : {}),
+      ...(extra.metadata ? { metadata: extra.metadata } : {}),
+    },
+    ...(extra.configuration ? { configuration: extra.configuration } : {}),
+  });
+}
+
+export async function collect<T>(stream: AsyncGenerator<T, void, undefined>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of stream) items.push(item);
+  return items;
+}
+
+/** Polls until `check` returns a value, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export async function rpc(url: string, method: string, params: unknown, headers: Record<string, string> = { 'A2A-Version': '1.0' }) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { result?: any; error?: { code: number; message: string; data?: unknown } } };
+}
