@@ -4,6 +4,7 @@
  * bridge's projection, calls go to each agent's request handler through the JSON-RPC and REST bindings.
  */
 import { readFileSync } from 'node:fs';
+import { AgentCard } from '@a2a-js/sdk';
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import type { AgentDirectory, DirectoryEntry } from '../bridge/agent-directory.ts';
@@ -47,7 +48,8 @@ export function createApp(options: AppOptions): Hono {
     const handler = new LogosAgentRequestHandler(entry, options.engine, options.store, baseUrl);
     const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs };
     const endpoint: AgentEndpoint = {
-      card: cardDocument(projectCard(entry.card, baseUrl), projectLegacyCard(entry.card, baseUrl), entry.updatedAt),
+      // Served through the SDK's codec, so the card is exactly what v1.0 clients parse (ProtoJSON, defaults omitted).
+      card: cardDocument(AgentCard.toJSON(AgentCard.fromJSON(projectCard(entry.card, baseUrl))), projectLegacyCard(entry.card, baseUrl), entry.updatedAt),
       jsonRpc: new JsonRpcBinding(handler, bindingOptions),
       rest: new RestBinding(handler, bindingOptions),
     };
