@@ -2,7 +2,15 @@
 /** `logos-a2a`: the Node entry point. */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type GatewayConfigInput } from './config.ts';
-import { startGateway, type Gateway } from './gateway.ts';
+import type { Gateway } from './gateway.ts';
+
+// node:sqlite still announces itself as experimental on Node 22; that line would only confuse operators. Every
+// other warning still prints. The gateway is imported after this, as loading it loads node:sqlite.
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  if (warning.name === 'ExperimentalWarning' && /SQLite/i.test(warning.message)) return;
+  process.stderr.write(`${warning.name}: ${warning.message}\n`);
+});
 
 const USAGE = `Usage: logos-a2a <command> [options]
 
@@ -36,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig({ ...(file ? { file } : {}), overrides });
+  const { startGateway } = await import('./gateway.ts');
   const gateway = await startGateway(config);
   printWelcome(gateway, command);
   await untilSignal();

@@ -140,7 +140,11 @@ export class RestBinding {
           ...(query.historyLength !== undefined ? { historyLength: optionalInteger(query.historyLength, 'historyLength') } : {}),
           ...(query.includeArtifacts !== undefined ? { includeArtifacts: query.includeArtifacts === 'true' } : {}),
         });
-        return ok(ListTasksResponse.toJSON(await this.handler.listTasks(request, context)));
+        const response = await this.handler.listTasks(request, context);
+        // ProtoJSON drops default values; the spec wants every field, with nextPageToken "" on the last page.
+        const json = ListTasksResponse.toJSON(response) as Record<string, unknown>;
+        const { nextPageToken, pageSize, totalSize } = response;
+        return ok({ ...json, tasks: json.tasks ?? [], nextPageToken, pageSize, totalSize });
       }
       case 'cancel':
         return ok(Task.toJSON(await this.handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.taskId }), context)));

@@ -154,3 +154,10 @@ describe('HTTP+JSON errors', () => {
     expect((await ok.json()).task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });
+
+describe('HTTP+JSON ListTasks', () => {
+  it('always carries every field, with nextPageToken "" on the last page', async () => {
+    const response = await fetch(`${bed.gateway.url}/tasks?contextId=nothing-here`);
+    expect(await response.json()).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+  });
+});

@@ -1,0 +1,61 @@
+/** The main job out of the box: `logos-a2a demo` serves the echo agent, and the curl example it prints works. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
+let child: ChildProcess;
+let output = '';
+let url = '';
+
+beforeAll(async () => {
+  const database = join(mkdtempSync(join(tmpdir(), 'logos-a2a-cli-')), 'demo.db');
+  child = spawn(process.execPath, [cli, 'demo'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOGOS_A2A_DATABASE: database },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`demo did not start:\n${output}`)), 15_000);
+    child.stdout!.on('data', () => {
+      const match = /listening at (http:\/\/\S+)/.exec(output);
+      if (match && output.includes('Ctrl-C')) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+  });
+});
+
+afterAll(() => {
+  if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('logos-a2a demo', () => {
+  it('prints the URLs and no experimental-feature noise', () => {
+    expect(output).toContain(`${url}/agents/conformance/.well-known/agent-card.json`);
+    expect(output).not.toMatch(/ExperimentalWarning/);
+  });
+
+  it('serves the echo card at the root, and the printed curl example returns a completed task with the echo', async () => {
+    const card = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    expect(card.name).toBe('Echo');
+    // Run exactly the example the demo printed.
+    const example = /curl -s (\S+) -H '([^']+)' -H '([^']+)' \\\n\s+-d '([^']+)'/.exec(output);
+    expect(example).not.toBeNull();
+    const [, target, h1, h2, body] = example!;
+    const headers = Object.fromEntries([h1!, h2!].map((h) => h.split(': ') as [string, string]));
+    const response = await (await fetch(target!, { method: 'POST', headers, body })).json();
+    expect(response.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(response.result.task.artifacts[0].parts[0].text).toBe('hello');
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

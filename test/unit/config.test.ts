@@ -1,0 +1,30 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+describe('configuration', () => {
+  it('runs out of the box', () => {
+    const config = loadConfig({ env: {} });
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', transport: { kind: 'memory' }, agents: [{ builtin: 'echo' }] });
+  });
+
+  it('reads a file, then lets environment variables override it', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'gateway.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, agentTimeoutMs: 1234, publicBaseUrl: 'https://a.example/x/' }));
+    const config = loadConfig({ file, env: { PORT: '9100' } });
+    expect(config.port).toBe(9100);
+    expect(config.agentTimeoutMs).toBe(1234);
+    expect(config.publicBaseUrl).toBe('https://a.example/x');
+  });
+
+  it('names the bad setting and where it came from', () => {
+    expect(() => loadConfig({ env: { PORT: 'eighty' } })).toThrow(/port \(env PORT\)/);
+    expect(() => loadConfig({ env: { PUBLIC_BASE_URL: 'ftp://x' } })).toThrow(ConfigError);
+    const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'bad.json');
+    writeFileSync(file, JSON.stringify({ prot: 1 }));
+    expect(() => loadConfig({ file, env: {} })).toThrow(/file .*bad\.json.*prot/s);
+    expect(() => loadConfig({ file: join(tmpdir(), 'does-not-exist.json'), env: {} })).toThrow(/Cannot read the config file/);
+  });
+});
