@@ -12,12 +12,14 @@ const port = parentPort;
 const { target } = workerData as { target: TargetName };
 
 const running = await startTarget(target);
-port.on('message', (message: { type: string }) => {
+const onMessage = (message: { type: string }) => {
   if (message.type !== 'stop') return;
-  port.removeAllListeners('message');
+  // off() with the listener itself unrefs the port (removeAllListeners does not), so the thread can end by itself.
+  port.off('message', onMessage);
   running.close().then(
     () => port.postMessage({ type: 'stopped' }),
     (error: unknown) => port.postMessage({ type: 'stopped', error: String((error as Error)?.stack ?? error) }),
   );
-});
+};
+port.on('message', onMessage);
 port.postMessage({ type: 'ready', url: running.url });
