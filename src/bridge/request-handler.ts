@@ -257,7 +257,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     }
     const call = { skill: String(task.metadata?.logos?.skill ?? ''), params: toSkillCall(message, this.agent.card).params };
     await this.engine.provideInput(this.agent.id, task.id, message, call, listener);
-    return this.engine.snapshot(task);
+    return (await this.engine.getTask(this.agent.id, task.id)) ?? task;
   }
 
   private requireStreaming(): void {

@@ -26,6 +26,7 @@ import {
   type TaskRequest,
   type WireArtifact,
 } from '../logos/envelope.ts';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { LogosTransport, Unsubscribe } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import {
@@ -78,6 +79,8 @@ class LiveTask {
   unsubscribe?: Unsubscribe;
   silenceTimer?: NodeJS.Timeout;
   gapTimer?: NodeJS.Timeout;
+  /** The last task_input sent, until the agent replies past the input-required it answered. */
+  sentInput?: Uint8Array;
 
   readonly agentId: string;
   readonly agentAddress: string;
@@ -164,6 +167,12 @@ export class TaskEngine {
       message: userMessageJson(userMessage),
     };
     const requestJson = JSON.stringify(request);
+    const size = Buffer.byteLength(requestJson);
+    if (size > this.options.maxEnvelopeBytes) {
+      throw new RequestMalformedError(
+        `The message makes a ${size}-byte Logos envelope; the binding carries at most ${this.options.maxEnvelopeBytes}. Send less, or files by URL.`,
+      );
+    }
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0);
     if (input.listener) live.listeners.add(input.listener);
     await this.options.store.insert({ agentId: input.agentId, task, link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson } });
@@ -183,7 +192,8 @@ export class TaskEngine {
       if (listener) live.listeners.add(listener);
       this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
       this.armSilenceTimer(live);
-      await this.send(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) });
+      live.sentInput = encodeEnvelope(this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }));
+      await this.sendRaw(live, live.sentInput);
     });
   }
 
@@ -245,9 +255,10 @@ export class TaskEngine {
     this.attach(live);
     // No reply yet: the request may never have arrived, so send it again (agents treat a repeat as a replay
     // request). Otherwise ask for every reply after the last one applied.
+    // Both go out under a fresh message id: receivers drop ids they have seen.
     const payload =
       live.lastSeq === 0
-        ? new TextEncoder().encode(stored.link.request)
+        ? encodeEnvelope({ ...(JSON.parse(stored.link.request) as TaskRequest), id: randomUUID() })
         : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
     void this.sendRaw(live, payload).catch((error: unknown) => this.log(`resuming task ${live.task.id}: ${String(error)}`));
   }
@@ -284,17 +295,14 @@ export class TaskEngine {
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
     if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
       this.dropped.duplicate++;
+      // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
+      if (live.sentInput && envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required') {
+        await this.sendRaw(live, live.sentInput);
+      }
       return;
     }
     live.pending.set(envelope.seq, envelope);
     await this.drain(live);
-    if (live.pending.size > 0 && !live.gapTimer && this.live.get(live.task.id) === live) {
-      live.gapTimer = setTimeout(() => {
-        live.gapTimer = undefined;
-        live.chain = live.chain.then(() => this.skipGap(live));
-      }, this.options.reorderWaitMs);
-      live.gapTimer.unref();
-    }
   }
 
   /** Applies pending replies while they continue the sequence. */
@@ -308,6 +316,13 @@ export class TaskEngine {
     if (live.pending.size === 0) {
       clearTimeout(live.gapTimer);
       live.gapTimer = undefined;
+    } else if (!live.gapTimer && this.live.get(live.task.id) === live) {
+      // Replies wait for a missing one; if it has not come when the timer fires, carry on without it.
+      live.gapTimer = setTimeout(() => {
+        live.gapTimer = undefined;
+        live.chain = live.chain.then(() => this.skipGap(live));
+      }, this.options.reorderWaitMs);
+      live.gapTimer.unref();
     }
   }
 
@@ -322,6 +337,7 @@ export class TaskEngine {
 
   private async apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
     live.lastSeq = envelope.seq;
+    live.sentInput = undefined;
     const events: StreamResponse[] = [];
     const { task } = live;
     switch (envelope.type) {
@@ -336,7 +352,7 @@ export class TaskEngine {
       }
       case 'task_result': {
         const artifacts = (envelope.artifacts ?? []).map(toArtifact);
-        if (envelope.result !== undefined) artifacts.unshift(resultArtifact(envelope.result));
+        if (envelope.result !== undefined && envelope.result !== null) artifacts.unshift(resultArtifact(envelope.result));
         for (const artifact of artifacts) {
           task.artifacts = replaceArtifact(task.artifacts, artifact);
           events.push(this.artifactEvent(task, artifact, false, true));
@@ -355,6 +371,7 @@ export class TaskEngine {
     await this.persist(live);
     if (isTerminal(task.status?.state)) this.retire(live);
     else if (isInterrupted(task.status?.state)) clearTimeout(live.silenceTimer);
+    else this.armSilenceTimer(live); // working again, perhaps after an interruption the agent ended itself
     this.emit(live, { events, envelope, task });
   }
 

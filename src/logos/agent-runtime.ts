@@ -241,7 +241,7 @@ export class LogosAgent {
       signal: run.controller.signal,
       progress: (message) => this.reply(run, { type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
       artifact: (artifact) =>
-        this.reply(run, { type: 'task_status', state: 'working', artifact: { artifact_id: randomUUID(), ...artifact } }),
+        this.reply(run, { type: 'task_status', state: 'working', artifact: { ...artifact, artifact_id: artifact.artifact_id ?? randomUUID() } }),
       requestInput: (prompt) =>
         new Promise((resolve, reject) => {
           if (run.controller.signal.aborted) return reject(run.controller.signal.reason);

@@ -68,7 +68,7 @@ const Common = {
   task_id: z.string().min(1).max(128),
 };
 
-/** Gateway → agent requests carry the address replies and the status topic are derived from. */
+/** Gateway → agent requests name their sender's address (replies themselves go to the task's status topic). */
 const FromGateway = { ...Common, from: z.string().min(1).max(512) };
 
 /** Agent → gateway replies carry a per-task sequence number, 1, 2, 3…: the receiver orders and de-duplicates by it. */

@@ -1,0 +1,144 @@
+/**
+ * The gateway's side of the binding against a hand-driven agent on the in-process network: ordering, duplicates,
+ * gaps, foreign and malformed replies, lost input, resumption. Each reply is written byte for byte here.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Message, TaskState, type Task } from '@a2a-js/sdk';
+import { TaskEngine, type TaskChange } from '../../src/bridge/task-engine.ts';
+import { decodeGatewayEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelopeInput, type GatewayEnvelope } from '../../src/logos/envelope.ts';
+import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
+import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
+import { eventually } from '../support/gateway.ts';
+
+let network: MemoryNetwork;
+let store: SqliteTaskStore;
+let engine: TaskEngine;
+let agent: MemoryTransport;
+let inbox: GatewayEnvelope[];
+let gatewayNode: MemoryTransport;
+
+function newEngine() {
+  return new TaskEngine({ store, transport: gatewayNode, agentTimeoutMs: 3_000, cancelTimeoutMs: 200, reorderWaitMs: 40, log: () => undefined });
+}
+
+beforeEach(async () => {
+  network = new MemoryNetwork();
+  store = new SqliteTaskStore(':memory:');
+  agent = network.node('agent:raw');
+  await agent.start();
+  inbox = [];
+  agent.onDirect((payload) => {
+    const decoded = decodeGatewayEnvelope(payload);
+    if (decoded.ok) inbox.push(decoded.envelope);
+  });
+  gatewayNode = network.node('gateway');
+  await gatewayNode.start();
+  engine = newEngine();
+  await engine.start();
+});
+afterEach(async () => {
+  await engine.stop();
+  await store.close();
+});
+
+async function newTask(text = 'hi', changes: TaskChange[] = []): Promise<Task> {
+  return engine.createTask({
+    agentId: 'raw',
+    agentAddress: 'agent:raw',
+    message: Message.fromJSON({ messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] }),
+    call: { skill: 's', params: { text } },
+    price: '0',
+    listener: (change) => changes.push(change),
+  });
+}
+
+let replyId = 0;
+const reply = (taskId: string, body: Record<string, unknown> & { seq: number; type: string }) =>
+  agent.publish(taskStatusTopic(taskId), encodeEnvelope({ v: 1, id: `r${++replyId}`, task_id: taskId, ...body } as AgentEnvelopeInput));
+
+const stateOf = async (taskId: string) => (await engine.getTask('raw', taskId))?.status?.state;
+
+describe('the gateway side of the binding', () => {
+  it('sends a task_request, then applies replies in seq order whatever order they arrive in', async () => {
+    const changes: TaskChange[] = [];
+    const task = await newTask('hello', changes);
+    await eventually(() => (inbox.length ? true : undefined));
+    expect(inbox[0]).toMatchObject({ type: 'task_request', task_id: task.id, skill: 's', params: { text: 'hello' }, from: 'gateway' });
+    await reply(task.id, { seq: 2, type: 'task_result', state: 'completed', result: 'done' });
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'working', message: 'on it' });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
+    expect(changes.map((c) => c.envelope?.seq)).toEqual([1, 2]);
+  });
+
+  it('drops repeats, replies for another task, malformed and oversized payloads, and counts them', async () => {
+    const task = await newTask();
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
+    await agent.publish(taskStatusTopic(task.id), encodeEnvelope({ v: 1, id: 'x', task_id: 'someone-else', seq: 2, type: 'task_result', state: 'completed' }));
+    await agent.publish(taskStatusTopic(task.id), new TextEncoder().encode('{"not":"an envelope"}'));
+    await agent.publish(taskStatusTopic(task.id), new Uint8Array(2 * 1024 * 1024));
+    await eventually(() => (engine.dropped.undecodable === 2 && engine.dropped.duplicate === 1 && engine.dropped.wrongTask === 1 ? true : undefined));
+    expect(await stateOf(task.id)).toBe(TaskState.TASK_STATE_WORKING);
+  });
+
+  it('carries on past replies that never arrive, even across two gaps', async () => {
+    const task = await newTask();
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
+    await reply(task.id, { seq: 3, type: 'task_status', state: 'working', message: 'three' });
+    await reply(task.id, { seq: 6, type: 'task_result', state: 'completed', result: 'six' });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
+  });
+
+  it('a null result adds no empty artifact', async () => {
+    const task = await newTask();
+    await reply(task.id, { seq: 1, type: 'task_result', state: 'completed', result: null });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
+    expect((await engine.getTask('raw', task.id))!.artifacts).toEqual([]);
+  });
+
+  it('sends the input again when the agent still asks for it after the input went out', async () => {
+    const task = await newTask();
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required', message: 'which?' });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
+    const followUp = Message.fromJSON({ messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'that one' }] });
+    await engine.provideInput('raw', task.id, followUp, { skill: 's', params: { text: 'that one' } });
+    await eventually(() => (inbox.filter((e) => e.type === 'task_input').length === 1 ? true : undefined));
+    // The agent's heartbeat repeats its last reply: it never got the input.
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required', message: 'which?' });
+    await eventually(() => (inbox.filter((e) => e.type === 'task_input').length === 2 ? true : undefined));
+    const inputs = inbox.filter((e) => e.type === 'task_input');
+    expect(inputs[1]).toEqual(inputs[0]);
+  });
+
+  it('a restarted gateway asks again: the request under a fresh id if nothing came back, else task_get after the last seq', async () => {
+    const silent = await newTask('first');
+    const started = await newTask('second');
+    await reply(started.id, { seq: 1, type: 'task_status', state: 'working' });
+    await eventually(async () => ((await stateOf(started.id)) === TaskState.TASK_STATE_WORKING ? true : undefined));
+    await engine.stop();
+    inbox.length = 0;
+    engine = newEngine();
+    await engine.start();
+    await eventually(() => (inbox.length === 2 ? true : undefined));
+    const request = inbox.find((e) => e.task_id === silent.id)!;
+    expect(request.type).toBe('task_request');
+    const get = inbox.find((e) => e.task_id === started.id)!;
+    expect(get).toMatchObject({ type: 'task_get', after_seq: 1 });
+    await reply(started.id, { seq: 2, type: 'task_result', state: 'completed', result: 'ok' });
+    await eventually(async () => ((await stateOf(started.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
+  });
+
+  it('cancels locally, saying so, when the agent does not confirm in time', async () => {
+    const task = await newTask();
+    const cancelled = await engine.cancel('raw', task.id);
+    expect(inbox.some((e) => e.type === 'cancel' && e.task_id === task.id)).toBe(true);
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const text = cancelled.status?.message?.parts[0]?.content;
+    expect(text?.$case === 'text' && text.value).toMatch(/did not confirm/);
+  });
+
+  it('refuses a message too large for one envelope before recording anything', async () => {
+    await expect(newTask('x'.repeat(700 * 1024))).rejects.toThrow(/Logos envelope/);
+    expect((await store.list('raw', { pageSize: 10 })).totalSize).toBe(0);
+  });
+});
