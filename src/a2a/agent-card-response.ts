@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
+import { respond } from './responses.ts';
 import { negotiateVersion } from './protocol-version.ts';
 import { requestedVersionOf } from './call-context.ts';
 
@@ -44,6 +45,6 @@ export function cardResponse(c: Context, card: CardDocument): Response {
   const notModified = ifNoneMatch
     ? ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === chosen.etag || tag.trim() === '*')
     : ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= card.lastModified.getTime();
-  if (notModified) return new Response(null, { status: 304, headers });
-  return new Response(c.req.method === 'HEAD' ? null : chosen.body, { status: 200, headers });
+  if (notModified) return respond(null, 304, headers);
+  return respond(c.req.method === 'HEAD' ? null : chosen.body, 200, headers);
 }

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { AgentCard } from '@a2a-js/sdk';
 import { Hono, type Context } from 'hono';
-import { cors } from 'hono/cors';
 import type { AgentDirectory, DirectoryEntry } from '../bridge/agent-directory.ts';
 import { projectCard, projectLegacyCard } from '../bridge/card-projection.ts';
 import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
@@ -15,6 +14,7 @@ import type { TaskStore } from '../store/task-store.ts';
 import { cardDocument, cardResponse, type CardDocument } from './agent-card-response.ts';
 import { JsonRpcBinding } from './jsonrpc.ts';
 import { matchRestRoute, RestBinding } from './rest.ts';
+import { httpError, jsonResponse, preflightResponse, respond } from './responses.ts';
 
 export interface AppOptions {
   directory: AgentDirectory;
@@ -74,26 +74,17 @@ export function createApp(options: AppOptions): Hono {
     return endpoint.rest.handle(c, match.route);
   };
 
-  app.use(
-    '*',
-    cors({
-      origin: '*',
-      allowHeaders: ['Content-Type', 'A2A-Version', 'A2A-Extensions', 'X-A2A-Extensions', 'Authorization', 'If-None-Match'],
-      allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-      exposeHeaders: ['ETag', 'Last-Modified', 'A2A-Version', 'A2A-Extensions'],
-      maxAge: 600,
-    }),
-  );
+  app.options('*', () => preflightResponse());
 
-  app.get('/health', (c) =>
-    c.json({ status: 'ok', agents: options.directory.all().length, activeTasks: options.engine.activeTaskCount }),
+  app.get('/health', () =>
+    jsonResponse({ status: 'ok', agents: options.directory.all().length, activeTasks: options.engine.activeTaskCount }),
   );
 
   const openapi = loadOpenApi(options.publicBaseUrl);
-  app.get('/openapi.json', () => new Response(openapi, { headers: { 'Content-Type': 'application/json' } }));
+  app.get('/openapi.json', () => respond(openapi, 200, { 'Content-Type': 'application/json' }));
 
-  app.get('/agents', (c) =>
-    c.json({
+  app.get('/agents', () =>
+    jsonResponse({
       agents: options.directory.all().map((entry) => {
         const url = `${options.publicBaseUrl}/agents/${entry.id}`;
         return { id: entry.id, name: entry.card.name, description: entry.card.description, url, cardUrl: `${url}/.well-known/agent-card.json` };
@@ -122,7 +113,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.onError((error) => {
     log('unhandled error while serving a request', error);
-    return Response.json({ error: { code: 500, status: 'INTERNAL', message: 'Internal error; the gateway logged the details.' } }, { status: 500 });
+    return httpError(500, 'INTERNAL', 'Internal error; the gateway logged the details.');
   });
   return app;
 }
@@ -134,14 +125,11 @@ function normalise(path: string): string {
 }
 
 function notFound(message: string): Response {
-  return Response.json({ error: { code: 404, status: 'NOT_FOUND', message } }, { status: 404 });
+  return httpError(404, 'NOT_FOUND', message);
 }
 
 function methodNotAllowed(allow: string[]): Response {
-  return Response.json(
-    { error: { code: 405, status: 'METHOD_NOT_ALLOWED', message: `Use ${allow.join(' or ')} here.` } },
-    { status: 405, headers: { Allow: allow.join(', ') } },
-  );
+  return httpError(405, 'METHOD_NOT_ALLOWED', `Use ${allow.join(' or ')} here.`, { Allow: allow.join(', ') });
 }
 
 function unknownAgent(agentId: string, directory: AgentDirectory): Response {

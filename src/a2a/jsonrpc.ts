@@ -8,6 +8,7 @@ import { toJsonRpcError } from '@a2a-js/sdk/errors';
 import type { Context } from 'hono';
 import { negotiateVersion, unsupportedVersionMessage, VERSION_HEADER, type ProtocolVersion } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, readBody } from './request-body.ts';
+import { jsonResponse, respond } from './responses.ts';
 import { sseResponse } from './sse.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 
@@ -33,7 +34,7 @@ export const JSON_RPC = {
 } as const;
 
 export function jsonRpcError(id: JsonRpcId, code: number, message: string, status = 200): Response {
-  return Response.json({ jsonrpc: '2.0', id, error: { code, message } }, { status });
+  return jsonResponse({ jsonrpc: '2.0', id, error: { code, message } }, status);
 }
 
 export interface JsonRpcBindingOptions {
@@ -83,7 +84,7 @@ export class JsonRpcBinding {
     const headers = responseHeaders(context, negotiated.version);
     if (!isAsyncGenerator(result)) {
       const status = (result as { error?: { code?: number } }).error?.code === -32603 ? 500 : 200;
-      return new Response(JSON.stringify(result), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+      return respond(JSON.stringify(result), status, { 'Content-Type': 'application/json', ...headers });
     }
     return sseResponse(
       result,
@@ -93,7 +94,7 @@ export class JsonRpcBinding {
         formatError: (error) => ({ jsonrpc: '2.0', id, error: toJsonRpcError(error) }),
         headers,
       },
-      (error) => Response.json({ jsonrpc: '2.0', id, error: toJsonRpcError(error) }, { headers }),
+      (error) => jsonResponse({ jsonrpc: '2.0', id, error: toJsonRpcError(error) }, 200, headers),
     );
   }
 }

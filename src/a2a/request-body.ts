@@ -19,6 +19,15 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
   });
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) return tooLarge();
+  // A declared length within the limit: read it whole (the server enforces the length); this is also the fast path
+  // of @hono/node-server, which touching `request.body` would leave.
+  if (Number.isInteger(declared)) {
+    try {
+      return { ok: true, text: await request.text() };
+    } catch (error) {
+      return { ok: false, reason: 'unreadable', message: `The request body could not be read: ${(error as Error).message}` };
+    }
+  }
   if (!request.body) return { ok: true, text: '' };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -26,6 +26,7 @@ import type { Context } from 'hono';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import { negotiateVersion, unsupportedVersionMessage } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, readBody } from './request-body.ts';
+import { jsonResponse } from './responses.ts';
 import { sseResponse } from './sse.ts';
 
 export const A2A_JSON = 'application/a2a+json';
@@ -80,11 +81,10 @@ export function restError(error: unknown, headers?: Record<string, string>): Res
   const body = status >= 500 && !(error instanceof Error && 'reason' in error)
     ? { error: { code: 500, status: 'INTERNAL', message: 'Internal error.', details: [] } }
     : toRestErrorBody(error, status);
-  return Response.json(body, { status, headers: { 'Content-Type': A2A_JSON, ...headers } });
+  return jsonResponse(body, status, { 'Content-Type': A2A_JSON, ...headers });
 }
 
-const ok = (json: unknown, status = 200) =>
-  new Response(JSON.stringify(json), { status, headers: { 'Content-Type': A2A_JSON, 'A2A-Version': '1.0' } });
+const ok = (json: unknown) => jsonResponse(json, 200, { 'Content-Type': A2A_JSON, 'A2A-Version': '1.0' });
 
 export interface RestBindingOptions {
   maxBodyBytes: number;

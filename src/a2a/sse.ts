@@ -18,6 +18,8 @@ export interface SseOptions<T> {
   headers?: Record<string, string>;
 }
 
+import { respond } from './responses.ts';
+
 const encoder = new TextEncoder();
 
 /**
@@ -80,5 +82,5 @@ export async function sseResponse<T>(
       void events.return(undefined).catch(() => undefined);
     },
   });
-  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+  return respond(body, 200, { ...SSE_HEADERS, ...options.headers });
 }
