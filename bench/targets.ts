@@ -13,13 +13,14 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const TARGETS = ['hono', 'sdk', 'gateway'] as const;
+export const TARGETS = ['hono', 'sdk', 'gateway', 'gateway-memory'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   hono: '(a) ceiling: bare Hono',
   sdk: '(b) @a2a-js/sdk 1.3.0 Express',
   gateway: '(c) this gateway (SQLite)',
+  'gateway-memory': '(d) this gateway, no durability',
 };
 
 export interface RunningTarget {
@@ -35,7 +36,9 @@ export async function startTarget(name: TargetName): Promise<RunningTarget> {
     case 'sdk':
       return startSdkExpress();
     case 'gateway':
-      return startThisGateway();
+      return startThisGateway('file');
+    case 'gateway-memory':
+      return startThisGateway('memory');
     default:
       throw new Error(`Unknown target "${String(name)}"; expected one of ${TARGETS.join(', ')}`);
   }
@@ -176,14 +179,15 @@ async function startSdkExpress(): Promise<RunningTarget> {
 // ---------------------------------------------------------------------------------------------------------------
 // (c) This gateway, durable store on, in a fresh temporary folder that is removed on close.
 
-async function startThisGateway(): Promise<RunningTarget> {
+/** `memory`: the same gateway with SQLite in memory, to show what durability costs (not a goal's figure). */
+async function startThisGateway(store: 'file' | 'memory'): Promise<RunningTarget> {
   const { startGateway } = await import('../src/gateway.ts');
   const { loadConfig } = await import('../src/config.ts');
   const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-bench-'));
   const config = loadConfig({
     // No environment: the shell's PORT, LOGOS_A2A_* etc. must not change what is measured.
     env: {},
-    overrides: { port: 0, host: '127.0.0.1', database: join(folder, 'tasks.db'), agents: [{ builtin: 'echo' }] },
+    overrides: { port: 0, host: '127.0.0.1', database: store === 'file' ? join(folder, 'tasks.db') : ':memory:', agents: [{ builtin: 'echo' }] },
   });
   const gateway = await startGateway(config);
   // gateway.url is the public base URL (http://localhost:{port}); the benchmark only talks to 127.0.0.1.

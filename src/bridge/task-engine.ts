@@ -132,8 +132,8 @@ export class TaskEngine {
   }
 
   /**
-   * Creates the task, records it durably, and only then sends the task_request. The listener, if any, is attached
-   * before the request leaves so it cannot miss the first reply.
+   * Creates the task, records it, and sends the task_request. The listener, if any, is attached before the request
+   * leaves so it cannot miss the first reply. Returns the task as submitted, once it is on disk.
    */
   async createTask(input: {
     agentId: string;
@@ -175,10 +175,18 @@ export class TaskEngine {
     }
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0);
     if (input.listener) live.listeners.add(input.listener);
-    await this.options.store.insert({ agentId: input.agentId, task, link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson } });
+    // The record is queued before the request leaves and committed before anyone hears of the task: the caller
+    // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
+    // finishes within one store batch is thus written once.
+    const recorded = this.options.store.insert({ agentId: input.agentId, task, link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson } });
     this.attach(live);
-    await this.sendRaw(live, new TextEncoder().encode(requestJson));
-    return this.snapshot(task);
+    const snapshot = this.snapshot(task);
+    try {
+      await this.sendRaw(live, new TextEncoder().encode(requestJson));
+    } finally {
+      await recorded;
+    }
+    return snapshot;
   }
 
   /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */

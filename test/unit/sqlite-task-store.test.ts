@@ -41,3 +41,29 @@ describe('SQLite task store', () => {
     expect((await store.listActive()).map((s) => s.task.id)).toEqual(['t4']);
   });
 });
+
+describe('SQLite task store writes', () => {
+  it('coalesce a task inserted and updated in one batch into one row with the latest state, and settle both', async () => {
+    const store = new SqliteTaskStore(':memory:');
+    const link = { agentAddress: 'a', lastSeq: 0, request: '{"r":1}' };
+    const inserted = store.insert({ agentId: 'echo', task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'), link });
+    const updated = store.update('t1', task('t1', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:02.000Z'), 2);
+    expect(await store.get('echo', 't1')).toBeUndefined(); // nothing is visible before the commit
+    await Promise.all([inserted, updated]);
+    const stored = await store.get('echo', 't1');
+    expect(stored?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(stored?.link).toEqual({ agentAddress: 'a', lastSeq: 2, request: '{"r":1}' });
+    expect(await store.listActive()).toEqual([]);
+  });
+
+  it('a failing write fails alone; the rest of its batch is committed', async () => {
+    const store = new SqliteTaskStore(':memory:');
+    const link = { agentAddress: 'a', lastSeq: 0, request: '{}' };
+    await store.insert({ agentId: 'echo', task: task('dup', 'TASK_STATE_WORKING', '2026-01-01T00:00:01.000Z'), link });
+    const duplicate = store.insert({ agentId: 'echo', task: task('dup', 'TASK_STATE_WORKING', '2026-01-01T00:00:01.000Z'), link });
+    const fine = store.insert({ agentId: 'echo', task: task('fine', 'TASK_STATE_WORKING', '2026-01-01T00:00:01.000Z'), link });
+    await expect(duplicate).rejects.toThrow(/UNIQUE/);
+    await fine;
+    expect(await store.get('echo', 'fine')).toBeDefined();
+  });
+});
