@@ -66,6 +66,7 @@ export interface EngineOptions {
 
 /** Counters of replies the engine refused, by reason. */
 export interface DropCounters {
+  wrongSender: number;
   undecodable: number;
   wrongTask: number;
   duplicate: number;
@@ -98,7 +99,7 @@ class LiveTask {
 export class TaskEngine {
   private readonly live = new Map<string, LiveTask>();
   private readonly options: Required<Omit<EngineOptions, 'log'>> & Pick<EngineOptions, 'log'>;
-  readonly dropped: DropCounters = { undecodable: 0, wrongTask: 0, duplicate: 0 };
+  readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
 
   constructor(options: EngineOptions) {
     this.options = { reorderWaitMs: 2_000, maxEnvelopeBytes: 1024 * 1024, ...options };
@@ -273,7 +274,12 @@ export class TaskEngine {
 
   private attach(live: LiveTask): void {
     this.live.set(live.task.id, live);
-    live.unsubscribe = this.options.transport.subscribe(taskStatusTopic(live.task.id), (payload) => {
+    live.unsubscribe = this.options.transport.subscribe(taskStatusTopic(live.task.id), (payload, { sender }) => {
+      // Only the task's agent speaks for it; a transport that cannot tell (sender undefined) is trusted as is.
+      if (sender !== undefined && sender !== live.agentAddress) {
+        this.dropped.wrongSender++;
+        return;
+      }
       live.chain = live.chain.then(() => this.receive(live, payload)).catch((error: unknown) => {
         this.log(`task ${live.task.id}: ${String(error)}`);
       });

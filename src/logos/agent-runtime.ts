@@ -80,6 +80,8 @@ export interface LogosAgentOptions {
 
 interface TaskRun {
   readonly taskId: string;
+  /** Who submitted the task (the transport's authenticated sender). */
+  readonly owner: string | undefined;
   readonly topic: string;
   readonly log: AgentEnvelope[];
   readonly controller: AbortController;
@@ -122,7 +124,7 @@ export class LogosAgent {
 
   async start(): Promise<void> {
     await this.transport.start();
-    this.unsubscribe = this.transport.onDirect((payload) => this.receive(payload));
+    this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
   }
 
   async stop(): Promise<void> {
@@ -135,13 +137,16 @@ export class LogosAgent {
     await this.transport.stop();
   }
 
-  private receive(payload: Uint8Array): void {
+  private receive(payload: Uint8Array, sender: string | undefined): void {
     const decoded = decodeGatewayEnvelope(payload);
     if (!decoded.ok) return; // Not ours or malformed: a network node ignores what it cannot read.
     const envelope = decoded.envelope;
     if (this.seenIds.has(envelope.id)) return;
+    // Only the party that submitted a task may continue, query or cancel it.
+    const run = this.runs.get(envelope.task_id);
+    if (run && sender !== run.owner) return;
     this.remember(envelope.id);
-    this.dispatch(envelope);
+    this.dispatch(envelope, sender);
   }
 
   private remember(id: string): void {
@@ -152,13 +157,13 @@ export class LogosAgent {
     }
   }
 
-  private dispatch(envelope: GatewayEnvelope): void {
+  private dispatch(envelope: GatewayEnvelope, sender: string | undefined): void {
     const run = this.runs.get(envelope.task_id);
     switch (envelope.type) {
       case 'task_request':
         // A repeated request (the gateway restarted before it heard from us) gets the replies so far.
         if (run) this.replay(run, 0);
-        else this.begin(envelope);
+        else this.begin(envelope, sender);
         return;
       case 'task_get':
         if (run) this.replay(run, envelope.after_seq);
@@ -180,9 +185,10 @@ export class LogosAgent {
     }
   }
 
-  private begin(request: TaskRequest): void {
+  private begin(request: TaskRequest, owner: string | undefined): void {
     const run: TaskRun = {
       taskId: request.task_id,
+      owner,
       topic: taskStatusTopic(request.task_id),
       log: [],
       controller: new AbortController(),

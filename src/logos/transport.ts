@@ -4,7 +4,16 @@
  *
  * Payloads are opaque bytes; encryption, signing and framing belong to the implementation.
  */
-export type PayloadHandler = (payload: Uint8Array) => void;
+/** What the transport vouches for about a payload it delivers. */
+export interface Delivery {
+  /**
+   * The address of the party that sent or published it, when the transport authenticates senders (memory: by
+   * construction; waku: by the payload signature). Receivers must not act on payloads from the wrong sender.
+   */
+  sender: string | undefined;
+}
+
+export type PayloadHandler = (payload: Uint8Array, delivery: Delivery) => void;
 export type Unsubscribe = () => void;
 
 export interface LogosTransport {

@@ -81,6 +81,16 @@ describe('the gateway side of the binding', () => {
     expect(await stateOf(task.id)).toBe(TaskState.TASK_STATE_WORKING);
   });
 
+  it('drops replies published by anyone but the task’s agent', async () => {
+    const task = await newTask();
+    const forger = network.node('agent:forger');
+    await forger.start();
+    await forger.publish(taskStatusTopic(task.id), encodeEnvelope({ v: 1, id: 'f1', task_id: task.id, seq: 1, type: 'task_result', state: 'completed', result: 'forged' }));
+    await eventually(() => (engine.dropped.wrongSender === 1 ? true : undefined));
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_WORKING ? true : undefined));
+  });
+
   it('carries on past replies that never arrive, even across two gaps', async () => {
     const task = await newTask();
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });

@@ -27,8 +27,11 @@ async function startGatedTask(): Promise<string> {
     message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'go' }] },
     configuration: { returnImmediately: true },
   });
+  const taskId = body.result.task.id as string;
   await eventually(() => (gate.waiting > waitingBefore ? true : undefined));
-  return body.result.task.id as string;
+  // Wait for the agent's acknowledgement too, so that nothing but the gate is pending.
+  await eventually(async () => ((await rpc(gatedUrl(), 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined));
+  return taskId;
 }
 
 const subscribe = (taskId: string) =>

@@ -26,7 +26,7 @@ export class MemoryNetwork {
   }
 
   /** @internal */
-  deliver(table: 'direct' | 'topics', key: string, payload: Uint8Array): void {
+  deliver(table: 'direct' | 'topics', key: string, payload: Uint8Array, sender: string): void {
     const handlers = (table === 'direct' ? this.direct : this.topics).get(key);
     if (!handlers || handlers.size === 0) return;
     // Each receiver gets its own copy, so nobody can alter what another party received.
@@ -34,7 +34,7 @@ export class MemoryNetwork {
       const copy = payload.slice();
       queueMicrotask(() => {
         try {
-          handler(copy);
+          handler(copy, { sender });
         } catch (error) {
           console.error('memory transport: a receiver threw', error);
         }
@@ -67,7 +67,7 @@ export class MemoryTransport implements LogosTransport {
 
   async send(address: string, payload: Uint8Array): Promise<void> {
     this.assertRunning();
-    this.network.deliver('direct', address, payload);
+    this.network.deliver('direct', address, payload, this.address);
   }
 
   onDirect(handler: PayloadHandler): Unsubscribe {
@@ -76,7 +76,7 @@ export class MemoryTransport implements LogosTransport {
 
   async publish(topic: string, payload: Uint8Array): Promise<void> {
     this.assertRunning();
-    this.network.deliver('topics', topic, payload);
+    this.network.deliver('topics', topic, payload, this.address);
   }
 
   subscribe(topic: string, handler: PayloadHandler): Unsubscribe {

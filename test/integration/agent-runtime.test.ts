@@ -1,0 +1,93 @@
+/** The provider side of the binding, driven by hand: replies, replay, ownership of a task. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import { decodeAgentEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelope, type GatewayEnvelopeInput } from '../../src/logos/envelope.ts';
+import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
+import { eventually } from '../support/gateway.ts';
+
+let network: MemoryNetwork;
+let agent: LogosAgent;
+let gateway: MemoryTransport;
+let release: () => void;
+const replies: AgentEnvelope[] = [];
+
+beforeEach(async () => {
+  network = new MemoryNetwork();
+  replies.length = 0;
+  agent = new LogosAgent({
+    transport: network.node('agent:a'),
+    ackAfterMs: 0,
+    card: {
+      id: 'a',
+      name: 'A',
+      description: 'waits',
+      version: '1',
+      skills: [{ id: 'wait', name: 'Wait', description: '' }],
+      agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:a' }],
+    },
+    skills: {
+      wait: (ctx) =>
+        new Promise((resolve, reject) => {
+          release = () => resolve(`done ${ctx.text}`);
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+        }),
+    },
+  });
+  await agent.start();
+  gateway = network.node('gateway');
+  await gateway.start();
+});
+afterEach(() => agent.stop());
+
+function listen(taskId: string) {
+  gateway.subscribe(taskStatusTopic(taskId), (payload) => {
+    const decoded = decodeAgentEnvelope(payload);
+    if (decoded.ok) replies.push(decoded.envelope);
+  });
+}
+
+let n = 0;
+const send = (from: MemoryTransport, body: Record<string, unknown>) =>
+  from.send('agent:a', encodeEnvelope({ v: 1, id: `g${++n}`, from: from.address, ...body } as GatewayEnvelopeInput));
+
+describe('agent runtime', () => {
+  it('acknowledges, completes, and replays its replies on task_get', async () => {
+    listen('t1');
+    await send(gateway, { type: 'task_request', task_id: 't1', context_id: 'c', skill: 'wait', params: { text: 'x' } });
+    await eventually(() => (replies.length === 1 ? true : undefined));
+    expect(replies[0]).toMatchObject({ seq: 1, type: 'task_status', state: 'working' });
+    release();
+    await eventually(() => (replies.length === 2 ? true : undefined));
+    expect(replies[1]).toMatchObject({ seq: 2, type: 'task_result', state: 'completed', result: 'done x' });
+    await send(gateway, { type: 'task_get', task_id: 't1', after_seq: 1 });
+    await eventually(() => (replies.length === 3 ? true : undefined));
+    expect(replies[2]).toEqual(replies[1]);
+  });
+
+  it('takes no orders about a task from anyone but the party that submitted it', async () => {
+    listen('t2');
+    await send(gateway, { type: 'task_request', task_id: 't2', context_id: 'c', skill: 'wait', params: {} });
+    await eventually(() => (replies.length === 1 ? true : undefined));
+    const intruder = network.node('intruder');
+    await intruder.start();
+    await send(intruder, { type: 'cancel', task_id: 't2' });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(replies).toHaveLength(1);
+    await send(gateway, { type: 'cancel', task_id: 't2' });
+    await eventually(() => (replies.at(-1)?.type === 'cancelled' ? true : undefined));
+  });
+
+  it('says so when asked about a task it does not know', async () => {
+    listen('t3');
+    await send(gateway, { type: 'task_get', task_id: 't3', after_seq: 4 });
+    await eventually(() => (replies.length === 1 ? true : undefined));
+    expect(replies[0]).toMatchObject({ seq: 5, type: 'task_result', state: 'failed', error: { code: 'unknown_task' } });
+  });
+
+  it('rejects a skill it does not have, naming the ones it has', async () => {
+    listen('t4');
+    await send(gateway, { type: 'task_request', task_id: 't4', context_id: 'c', skill: 'fly', params: {} });
+    await eventually(() => (replies.length === 1 ? true : undefined));
+    expect(replies[0]).toMatchObject({ type: 'task_result', state: 'rejected', error: { code: 'unknown_skill' } });
+  });
+});
