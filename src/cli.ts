@@ -4,6 +4,15 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type GatewayConfigInput } from './config.ts';
 import type { Gateway } from './gateway.ts';
 
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  process.stderr.write(
+    `logos-a2a needs Node.js 22.13 or newer (this is ${process.version}). From a checkout, use npm start or npm run serve:\n` +
+      'they run the Node 22 that npm ci installed into the project.\n',
+  );
+  process.exit(1);
+}
+
 // node:sqlite still announces itself as experimental on Node 22; that line would only confuse operators. Every
 // other warning still prints. The gateway is imported after this, as loading it loads node:sqlite.
 process.removeAllListeners('warning');

@@ -59,3 +59,21 @@ describe('logos-a2a demo', () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe('logos-a2a serve', () => {
+  it('refuses a bad setting with a message that names it, and exits 1', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const run = spawn(process.execPath, [cli, 'serve'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      run.stderr!.on('data', (chunk) => (stderr += chunk));
+      run.on('exit', (code) => resolve({ code, stderr }));
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/port \(env PORT\)/);
+  });
+
+  it('explains an unknown command', async () => {
+    const code = await new Promise<number | null>((resolve) => spawn(process.execPath, [cli, 'fly'], { stdio: 'ignore' }).on('exit', resolve));
+    expect(code).toBe(2);
+  });
+});
