@@ -1,36 +1,19 @@
 /** Every A2A v1.0 method through the official client, over both bindings, through the whole Logos path. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CancelTaskRequest, GetTaskRequest, ListTasksRequest, SubscribeToTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
-import { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { echoAgent } from '../../src/logos/agents/echo.ts';
-import { clientFor, collect, startTestBed, textMessage, type Binding, type TestBed } from '../support/gateway.ts';
+import { clientFor, collect, eventually, startTestBed, textMessage, type Binding, type TestBed } from '../support/gateway.ts';
+import { gatedAgent, type GatedAgent } from '../support/gated-agent.ts';
 
 let bed: TestBed;
-let release: () => void = () => undefined;
+let slow: GatedAgent;
 
 beforeAll(async () => {
   bed = await startTestBed({
-    agents: (network) => [
-      echoAgent(network.node('agent:echo')),
-      new LogosAgent({
-        transport: network.node('agent:slow'),
-        card: {
-          id: 'slow',
-          name: 'Slow',
-          description: 'Works until released or cancelled.',
-          version: '1',
-          skills: [{ id: 'wait', name: 'Wait', description: 'waits' }],
-          agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:slow' }],
-        },
-        skills: {
-          wait: (ctx) =>
-            new Promise((resolve, reject) => {
-              release = () => resolve('released');
-              ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
-            }),
-        },
-      }),
-    ],
+    agents: (network) => {
+      slow = gatedAgent(network, 'slow');
+      return [echoAgent(network.node('agent:echo')), slow.agent];
+    },
   });
 });
 afterAll(() => bed.close());
@@ -50,13 +33,13 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('official v1.0 client over %s',
     const client = await clientFor(`${bed.gateway.url}/agents/slow`, binding);
     const task = (await client.sendMessage(textMessage('x', { configuration: { returnImmediately: true } }))) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
-    release();
-    for (let i = 0; i < 100; i++) {
+    await eventually(() => (slow.waiting > 0 ? true : undefined));
+    slow.open();
+    const done = await eventually(async () => {
       const now = await client.getTask(GetTaskRequest.fromJSON({ id: task.id }));
-      if (now.status?.state === TaskState.TASK_STATE_COMPLETED) return expect(textOf(now)).toBe('released');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error('task never completed');
+      return now.status?.state === TaskState.TASK_STATE_COMPLETED ? now : undefined;
+    });
+    expect(textOf({ ...done, artifacts: done.artifacts.filter((a) => a.artifactId === 'result') })).toBe('done: x');
   });
 
   it('SendStreamingMessage yields the task, then updates, and closes at completion', async () => {
