@@ -27,6 +27,7 @@ import {
   type WireArtifact,
 } from '../logos/envelope.ts';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { newStatusKey, open } from '../logos/status-seal.ts';
 import type { LogosTransport, Unsubscribe } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import {
@@ -85,11 +86,17 @@ class LiveTask {
 
   readonly agentId: string;
   readonly agentAddress: string;
+  /** The key the agent seals this task's replies with. */
+  readonly statusKey: string;
   task: Task;
+  /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
+  committed: Task;
   lastSeq: number;
 
-  constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number) {
+  constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number, statusKey: string) {
+    this.committed = { ...task, artifacts: task.artifacts.slice(), history: task.history.slice() };
     this.agentId = agentId;
+    this.statusKey = statusKey;
     this.task = task;
     this.agentAddress = agentAddress;
     this.lastSeq = lastSeq;
@@ -128,7 +135,7 @@ export class TaskEngine {
   /** The task if this agent owns it: live first, else from the store. */
   async getTask(agentId: string, taskId: string): Promise<Task | undefined> {
     const live = this.live.get(taskId);
-    if (live) return live.agentId === agentId ? this.snapshot(live.task) : undefined;
+    if (live) return live.agentId === agentId ? live.committed : undefined;
     return (await this.options.store.get(agentId, taskId))?.task;
   }
 
@@ -161,6 +168,7 @@ export class TaskEngine {
       id: randomUUID(),
       task_id: taskId,
       from: this.options.transport.address,
+      status_key: newStatusKey(),
       context_id: contextId,
       skill: input.call.skill,
       params: input.call.params,
@@ -174,7 +182,7 @@ export class TaskEngine {
         `The message makes a ${size}-byte Logos envelope; the binding carries at most ${this.options.maxEnvelopeBytes}. Send less, or files by URL.`,
       );
     }
-    const live = new LiveTask(input.agentId, task, input.agentAddress, 0);
+    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request.status_key);
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
@@ -246,7 +254,7 @@ export class TaskEngine {
     const live = this.live.get(taskId);
     if (!live || live.agentId !== agentId) return undefined;
     live.listeners.add(listener);
-    return { task: this.snapshot(live.task), stop: () => live.listeners.delete(listener) };
+    return { task: live.committed, stop: () => live.listeners.delete(listener) };
   }
 
   unlisten(taskId: string, listener: ChangeListener): void {
@@ -260,14 +268,15 @@ export class TaskEngine {
   // --- the Logos side -------------------------------------------------------------------------------------
 
   private resume(stored: StoredTask): void {
-    const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq);
+    const request = JSON.parse(stored.link.request) as TaskRequest;
+    const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request.status_key);
     this.attach(live);
     // No reply yet: the request may never have arrived, so send it again (agents treat a repeat as a replay
     // request). Otherwise ask for every reply after the last one applied.
     // Both go out under a fresh message id: receivers drop ids they have seen.
     const payload =
       live.lastSeq === 0
-        ? encodeEnvelope({ ...(JSON.parse(stored.link.request) as TaskRequest), id: randomUUID() })
+        ? encodeEnvelope({ ...request, id: randomUUID() })
         : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
     void this.sendRaw(live, payload).catch((error: unknown) => this.log(`resuming task ${live.task.id}: ${String(error)}`));
   }
@@ -295,7 +304,12 @@ export class TaskEngine {
 
   private async receive(live: LiveTask, payload: Uint8Array): Promise<void> {
     if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    const decoded = decodeAgentEnvelope(payload, this.options.maxEnvelopeBytes);
+    const opened = open(live.statusKey, payload);
+    if (!opened) {
+      this.dropped.undecodable++;
+      return;
+    }
+    const decoded = decodeAgentEnvelope(opened, this.options.maxEnvelopeBytes);
     if (!decoded.ok) {
       this.dropped.undecodable++;
       return;
@@ -406,7 +420,9 @@ export class TaskEngine {
   }
 
   private async persist(live: LiveTask): Promise<void> {
+    const snapshot = this.snapshot(live.task);
     await this.options.store.update(live.task.id, live.task, live.lastSeq);
+    live.committed = snapshot;
   }
 
   private emit(live: LiveTask, change: TaskChange): void {
@@ -458,11 +474,18 @@ export class TaskEngine {
     return live;
   }
 
-  private envelope(live: LiveTask, body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from'>): GatewayEnvelopeInput {
-    return { ...body, v: BINDING_VERSION, id: randomUUID(), task_id: live.task.id, from: this.options.transport.address } as GatewayEnvelopeInput;
+  private envelope(live: LiveTask, body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>): GatewayEnvelopeInput {
+    return {
+      ...body,
+      v: BINDING_VERSION,
+      id: randomUUID(),
+      task_id: live.task.id,
+      from: this.options.transport.address,
+      status_key: live.statusKey,
+    } as GatewayEnvelopeInput;
   }
 
-  private send(live: LiveTask, body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from'>): Promise<void> {
+  private send(live: LiveTask, body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>): Promise<void> {
     return this.sendRaw(live, encodeEnvelope(this.envelope(live, body)));
   }
 

@@ -17,6 +17,7 @@ import {
   type WireMessage,
 } from './envelope.ts';
 import { LogosAgentCard, type LogosAgentCardInput } from './card.ts';
+import { seal } from './status-seal.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
 /** What a skill handler gets. */
@@ -82,6 +83,8 @@ interface TaskRun {
   readonly taskId: string;
   /** Who submitted the task (the transport's authenticated sender). */
   readonly owner: string | undefined;
+  /** Seals every reply published for this task. */
+  readonly statusKey: string;
   readonly topic: string;
   readonly log: AgentEnvelope[];
   readonly controller: AbortController;
@@ -167,7 +170,7 @@ export class LogosAgent {
         return;
       case 'task_get':
         if (run) this.replay(run, envelope.after_seq);
-        else this.unknownTask(envelope.task_id, envelope.after_seq);
+        else this.unknownTask(envelope, envelope.after_seq);
         return;
       case 'task_input':
         if (run?.awaitingInput) {
@@ -177,7 +180,7 @@ export class LogosAgent {
         }
         return;
       case 'cancel':
-        if (!run) return this.unknownTask(envelope.task_id, 0);
+        if (!run) return this.unknownTask(envelope, 0);
         if (run.finished) return this.replay(run, run.seq - 1);
         run.controller.abort(new Error('cancelled by the caller'));
         this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
@@ -189,6 +192,7 @@ export class LogosAgent {
     const run: TaskRun = {
       taskId: request.task_id,
       owner,
+      statusKey: request.status_key,
       topic: taskStatusTopic(request.task_id),
       log: [],
       controller: new AbortController(),
@@ -293,7 +297,7 @@ export class LogosAgent {
   }
 
   private enqueue(run: TaskRun, envelope: AgentEnvelope): Promise<void> {
-    const payload = encodeEnvelope(envelope);
+    const payload = seal(run.statusKey, encodeEnvelope(envelope));
     run.outbox = run.outbox.then(() => this.transport.publish(run.topic, payload)).catch((error: unknown) => {
       console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
     });
@@ -310,7 +314,8 @@ export class LogosAgent {
   }
 
   /** A task this agent does not know (it restarted, or the request never arrived): say so, the gateway fails it. */
-  private unknownTask(taskId: string, afterSeq: number): void {
+  private unknownTask(request: GatewayEnvelope, afterSeq: number): void {
+    const taskId = request.task_id;
     const envelope: AgentEnvelope = {
       v: BINDING_VERSION,
       id: randomUUID(),
@@ -321,7 +326,7 @@ export class LogosAgent {
       error: { code: 'unknown_task', message: 'The agent has no record of this task; it may have restarted.' },
       message: 'The agent has no record of this task; it may have restarted.',
     };
-    void this.transport.publish(taskStatusTopic(taskId), encodeEnvelope(envelope));
+    void this.transport.publish(taskStatusTopic(taskId), seal(request.status_key, encodeEnvelope(envelope)));
   }
 }
 

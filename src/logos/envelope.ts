@@ -6,6 +6,7 @@
  * out by zod's default stripping, so a newer peer can add fields without breaking this one.
  */
 import { z } from 'zod';
+import { STATUS_KEY_PATTERN } from './status-seal.ts';
 
 export const BINDING_VERSION = 1;
 
@@ -68,8 +69,15 @@ const Common = {
   task_id: z.string().min(1).max(128),
 };
 
-/** Gateway → agent requests name their sender's address (replies themselves go to the task's status topic). */
-const FromGateway = { ...Common, from: z.string().min(1).max(512) };
+/**
+ * Gateway → agent requests name their sender's address (replies themselves go to the task's status topic), and
+ * carry the task's status key: the agent seals every reply it publishes with it (status-seal.ts).
+ */
+const FromGateway = {
+  ...Common,
+  from: z.string().min(1).max(512),
+  status_key: z.string().regex(STATUS_KEY_PATTERN, 'status_key: 32 bytes, base64url without padding'),
+};
 
 /** Agent → gateway replies carry a per-task sequence number, 1, 2, 3…: the receiver orders and de-duplicates by it. */
 const FromAgent = { ...Common, seq: z.number().int().positive() };

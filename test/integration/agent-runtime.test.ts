@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { decodeAgentEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelope, type GatewayEnvelopeInput } from '../../src/logos/envelope.ts';
+import { newStatusKey, open } from '../../src/logos/status-seal.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { eventually } from '../support/gateway.ts';
 
@@ -39,16 +40,18 @@ beforeEach(async () => {
 });
 afterEach(() => agent.stop());
 
+const key = newStatusKey();
+
 function listen(taskId: string) {
   gateway.subscribe(taskStatusTopic(taskId), (payload) => {
-    const decoded = decodeAgentEnvelope(payload);
+    const decoded = decodeAgentEnvelope(open(key, payload) ?? new Uint8Array());
     if (decoded.ok) replies.push(decoded.envelope);
   });
 }
 
 let n = 0;
 const send = (from: MemoryTransport, body: Record<string, unknown>) =>
-  from.send('agent:a', encodeEnvelope({ v: 1, id: `g${++n}`, from: from.address, ...body } as GatewayEnvelopeInput));
+  from.send('agent:a', encodeEnvelope({ v: 1, id: `g${++n}`, from: from.address, status_key: key, ...body } as GatewayEnvelopeInput));
 
 describe('agent runtime', () => {
   it('acknowledges, completes, and replays its replies on task_get', async () => {

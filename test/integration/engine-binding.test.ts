@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Message, TaskState, type Task } from '@a2a-js/sdk';
 import { TaskEngine, type TaskChange } from '../../src/bridge/task-engine.ts';
 import { decodeGatewayEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelopeInput, type GatewayEnvelope } from '../../src/logos/envelope.ts';
+import { seal } from '../../src/logos/status-seal.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
 import { eventually } from '../support/gateway.ts';
@@ -53,8 +54,13 @@ async function newTask(text = 'hi', changes: TaskChange[] = []): Promise<Task> {
 }
 
 let replyId = 0;
-const reply = (taskId: string, body: Record<string, unknown> & { seq: number; type: string }) =>
-  agent.publish(taskStatusTopic(taskId), encodeEnvelope({ v: 1, id: `r${++replyId}`, task_id: taskId, ...body } as AgentEnvelopeInput));
+/** The status key the gateway gave the agent for a task (from the task_request it sent). */
+const keyOf = (taskId: string) => inbox.find((e) => e.task_id === taskId)!.status_key;
+const sealed = (taskId: string, envelope: Record<string, unknown>) => seal(keyOf(taskId), encodeEnvelope(envelope as AgentEnvelopeInput));
+const reply = async (taskId: string, body: Record<string, unknown> & { seq: number; type: string }) => {
+  await eventually(() => (inbox.some((e) => e.task_id === taskId) ? true : undefined));
+  await agent.publish(taskStatusTopic(taskId), sealed(taskId, { v: 1, id: `r${++replyId}`, task_id: taskId, ...body }));
+};
 
 const stateOf = async (taskId: string) => (await engine.getTask('raw', taskId))?.status?.state;
 
@@ -74,10 +80,12 @@ describe('the gateway side of the binding', () => {
     const task = await newTask();
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
-    await agent.publish(taskStatusTopic(task.id), encodeEnvelope({ v: 1, id: 'x', task_id: 'someone-else', seq: 2, type: 'task_result', state: 'completed' }));
-    await agent.publish(taskStatusTopic(task.id), new TextEncoder().encode('{"not":"an envelope"}'));
+    await agent.publish(taskStatusTopic(task.id), sealed(task.id, { v: 1, id: 'x', task_id: 'someone-else', seq: 2, type: 'task_result', state: 'completed' }));
+    await agent.publish(taskStatusTopic(task.id), sealed(task.id, { not: 'an envelope' }));
     await agent.publish(taskStatusTopic(task.id), new Uint8Array(2 * 1024 * 1024));
-    await eventually(() => (engine.dropped.undecodable === 2 && engine.dropped.duplicate === 1 && engine.dropped.wrongTask === 1 ? true : undefined));
+    // A well-formed reply that is not sealed under the task's key: unreadable, dropped.
+    await agent.publish(taskStatusTopic(task.id), encodeEnvelope({ v: 1, id: 'y', task_id: task.id, seq: 2, type: 'task_result', state: 'completed' }));
+    await eventually(() => (engine.dropped.undecodable === 3 && engine.dropped.duplicate === 1 && engine.dropped.wrongTask === 1 ? true : undefined));
     expect(await stateOf(task.id)).toBe(TaskState.TASK_STATE_WORKING);
   });
 
@@ -85,7 +93,9 @@ describe('the gateway side of the binding', () => {
     const task = await newTask();
     const forger = network.node('agent:forger');
     await forger.start();
-    await forger.publish(taskStatusTopic(task.id), encodeEnvelope({ v: 1, id: 'f1', task_id: task.id, seq: 1, type: 'task_result', state: 'completed', result: 'forged' }));
+    await eventually(() => (inbox.length ? true : undefined));
+    // Even with the task's key (say it leaked), a reply from another party is refused.
+    await forger.publish(taskStatusTopic(task.id), sealed(task.id, { v: 1, id: 'f1', task_id: task.id, seq: 1, type: 'task_result', state: 'completed', result: 'forged' }));
     await eventually(() => (engine.dropped.wrongSender === 1 ? true : undefined));
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_WORKING ? true : undefined));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newStatusKey, open, seal } from '../../src/logos/status-seal.ts';
 import { decodeAgentEnvelope, decodeGatewayEnvelope, encodeEnvelope, taskStatusTopic } from '../../src/logos/envelope.ts';
 
 const status = { v: 1, id: 'e1', task_id: 't1', seq: 1, type: 'task_status', state: 'working' } as const;
@@ -21,11 +22,29 @@ describe('binding envelopes', () => {
 
   it('keep the two directions apart', () => {
     expect(decodeGatewayEnvelope(encodeEnvelope(status))).toMatchObject({ ok: false });
-    const request = { v: 1, id: 'r', task_id: 't', from: 'gw', type: 'task_request', context_id: 'c', skill: 's', params: {} } as const;
+    const request = { v: 1, id: 'r', task_id: 't', from: 'gw', status_key: newStatusKey(), type: 'task_request', context_id: 'c', skill: 's', params: {} } as const;
     expect(decodeGatewayEnvelope(encodeEnvelope(request))).toEqual({ ok: true, envelope: { ...request, lez_price: '0' } });
   });
 
   it('derive the status topic as a valid autosharding content topic', () => {
     expect(taskStatusTopic('abc-123')).toMatch(/^\/[^/]+\/\d+\/[^/]+\/[^/]+$/);
+  });
+});
+
+describe('status sealing', () => {
+  it('opens only under the key it was sealed with, and not after tampering', () => {
+    const key = newStatusKey();
+    const sealed = seal(key, new TextEncoder().encode('secret'));
+    expect(new TextDecoder().decode(open(key, sealed))).toBe('secret');
+    expect(open(newStatusKey(), sealed)).toBeUndefined();
+    const tampered = sealed.slice();
+    tampered[20] = (tampered[20] ?? 0) ^ 1;
+    expect(open(key, tampered)).toBeUndefined();
+    expect(open(key, new Uint8Array(5))).toBeUndefined();
+  });
+
+  it('requests without a well-formed status key are refused', () => {
+    const request = { v: 1, id: 'r', task_id: 't', from: 'gw', status_key: 'short', type: 'cancel' } as const;
+    expect(decodeGatewayEnvelope(encodeEnvelope(request))).toMatchObject({ ok: false, reason: 'invalid' });
   });
 });
