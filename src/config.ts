@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DEFAULT_DISCOVERY_TOPIC } from './logos/discovery.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveMs = z.coerce.number().int().positive();
@@ -30,6 +31,8 @@ export const GatewayConfig = z
     /** The agent served at the root URL. Default: the first agent. */
     defaultAgent: z.string().optional(),
     transport: z.object({ kind: z.literal('memory') }).default({ kind: 'memory' }),
+    /** Where agents announce their cards; the gateway serves every agent it hears there. */
+    discoveryTopic: z.string().regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding').default(DEFAULT_DISCOVERY_TOPIC),
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
   })
@@ -49,6 +52,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_CANCEL_TIMEOUT_MS: 'cancelTimeoutMs',
   LOGOS_A2A_SSE_HEARTBEAT_MS: 'sseHeartbeatMs',
   LOGOS_A2A_DEFAULT_AGENT: 'defaultAgent',
+  LOGOS_A2A_DISCOVERY_TOPIC: 'discoveryTopic',
 };
 
 export class ConfigError extends Error {

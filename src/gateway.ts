@@ -5,7 +5,8 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createApp } from './a2a/app.ts';
-import { AgentDirectory } from './bridge/agent-directory.ts';
+import { AgentDirectory } from './logos/directory.ts';
+import { DiscoveryListener } from './logos/discovery.ts';
 import { TaskEngine } from './bridge/task-engine.ts';
 import { publicBaseUrlOf, type GatewayConfig } from './config.ts';
 import type { LogosAgent } from './logos/agent-runtime.ts';
@@ -20,6 +21,7 @@ export interface Gateway {
   readonly engine: TaskEngine;
   readonly store: TaskStore;
   readonly directory: AgentDirectory;
+  readonly discovery: DiscoveryListener;
   /** Where the gateway is reachable, once listening. */
   readonly url: string;
   readonly port: number;
@@ -48,6 +50,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
 
   const directory = new AgentDirectory();
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) directory.register(agent.card);
+  const discovery = new DiscoveryListener(transport, directory, config.discoveryTopic);
+  discovery.start();
   const defaultAgentId = config.defaultAgent ?? directory.all()[0]?.id;
   if (config.defaultAgent && !directory.get(config.defaultAgent)) {
     throw new Error(`defaultAgent "${config.defaultAgent}" is not one of the agents: ${directory.all().map((e) => e.id).join(', ')}`);
@@ -85,6 +89,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     engine,
     store,
     directory,
+    discovery,
     url,
     port,
     async stop() {
@@ -92,6 +97,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
         server.close(() => resolve());
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      discovery.stop();
       await engine.stop();
       await Promise.all(ownAgents.map((agent) => agent.stop()));
       await transport.stop();

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { AgentCard } from '@a2a-js/sdk';
 import { Hono, type Context } from 'hono';
-import type { AgentDirectory, DirectoryEntry } from '../bridge/agent-directory.ts';
+import type { AgentDirectory, DirectoryEntry } from '../logos/directory.ts';
 import { projectCard, projectLegacyCard } from '../bridge/card-projection.ts';
 import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
 import type { TaskEngine } from '../bridge/task-engine.ts';

@@ -33,7 +33,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { skillPrice } from '../logos/card.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
 import { AsyncQueue } from './async-queue.ts';
-import type { DirectoryEntry } from './agent-directory.ts';
+import type { DirectoryEntry } from '../logos/directory.ts';
 import { projectCard } from './card-projection.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import { directAnswer, type TaskChange, type TaskEngine } from './task-engine.ts';

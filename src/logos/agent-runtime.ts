@@ -17,6 +17,7 @@ import {
   type WireMessage,
 } from './envelope.ts';
 import { LogosAgentCard, type LogosAgentCardInput } from './card.ts';
+import { encodeAnnouncement } from './discovery.ts';
 import { seal } from './status-seal.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
@@ -77,6 +78,9 @@ export interface LogosAgentOptions {
   maxRetained?: number;
   /** A skill that has not replied by then is acknowledged with `working`. */
   ackAfterMs?: number;
+  /** Announce the card on this discovery topic at start and then every `announceEveryMs`; off when absent. */
+  discoveryTopic?: string;
+  announceEveryMs?: number;
 }
 
 interface TaskRun {
@@ -111,6 +115,9 @@ export class LogosAgent {
   private readonly runs = new Map<string, TaskRun>();
   private readonly seenIds = new Set<string>();
   private unsubscribe?: Unsubscribe;
+  private announcer?: NodeJS.Timeout;
+  private readonly discoveryTopic: string | undefined;
+  private readonly announceEveryMs: number;
 
   constructor(options: LogosAgentOptions) {
     this.card = LogosAgentCard.parse(options.card);
@@ -122,16 +129,34 @@ export class LogosAgent {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.retentionMs = options.retentionMs ?? 10 * 60_000;
     this.maxRetained = options.maxRetained ?? 10_000;
+    this.discoveryTopic = options.discoveryTopic;
+    this.announceEveryMs = options.announceEveryMs ?? 30_000;
     this.ackAfterMs = options.ackAfterMs ?? 250;
   }
 
   async start(): Promise<void> {
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
+    if (this.discoveryTopic) {
+      await this.announce();
+      this.announcer = setInterval(() => void this.announce(), this.announceEveryMs);
+      this.announcer.unref();
+    }
+  }
+
+  /** Publishes the card on the discovery topic (also called periodically once started). */
+  async announce(): Promise<void> {
+    if (!this.discoveryTopic) return;
+    try {
+      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.card));
+    } catch (error) {
+      console.error(`agent ${this.card.id}: announcing the card failed`, error);
+    }
   }
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
+    clearInterval(this.announcer);
     for (const run of this.runs.values()) {
       clearInterval(run.heartbeat);
       run.controller.abort(new Error('agent stopping'));

@@ -1,0 +1,77 @@
+/**
+ * Agent cards on the discovery topic: agents announce their card periodically, the gateway listens and keeps its
+ * directory from what it hears. A card is taken only from the party it names: the transport's authenticated sender
+ * must be the card's Logos address, so nobody can announce a card that routes tasks to someone else.
+ */
+import { z } from 'zod';
+import { LogosAgentCard, logosAddressOf } from './card.ts';
+import type { AgentDirectory } from './directory.ts';
+import type { LogosTransport, Unsubscribe } from './transport.ts';
+
+export const DEFAULT_DISCOVERY_TOPIC = '/logos/1/agent-discovery/proto';
+export const MAX_CARD_BYTES = 64 * 1024;
+
+const Announcement = z.object({ v: z.literal(1), type: z.literal('agent_card'), card: LogosAgentCard });
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function encodeAnnouncement(card: LogosAgentCard): Uint8Array {
+  return encoder.encode(JSON.stringify({ v: 1, type: 'agent_card', card }));
+}
+
+export interface DiscoveryCounters {
+  accepted: number;
+  oversized: number;
+  invalid: number;
+  /** The sender is not the address the card names. */
+  wrongSender: number;
+}
+
+export class DiscoveryListener {
+  readonly counters: DiscoveryCounters = { accepted: 0, oversized: 0, invalid: 0, wrongSender: 0 };
+  private unsubscribe?: Unsubscribe;
+  private readonly transport: LogosTransport;
+  private readonly directory: AgentDirectory;
+  private readonly topic: string;
+
+  constructor(transport: LogosTransport, directory: AgentDirectory, topic = DEFAULT_DISCOVERY_TOPIC) {
+    this.transport = transport;
+    this.directory = directory;
+    this.topic = topic;
+  }
+
+  start(): void {
+    this.unsubscribe = this.transport.subscribe(this.topic, (payload, { sender }) => this.hear(payload, sender));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+  }
+
+  private hear(payload: Uint8Array, sender: string | undefined): void {
+    if (payload.byteLength > MAX_CARD_BYTES) {
+      this.counters.oversized++;
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(decoder.decode(payload));
+    } catch {
+      this.counters.invalid++;
+      return;
+    }
+    const parsed = Announcement.safeParse(json);
+    if (!parsed.success) {
+      this.counters.invalid++;
+      return;
+    }
+    const card = parsed.data.card;
+    if (sender !== undefined && sender !== logosAddressOf(card)) {
+      this.counters.wrongSender++;
+      return;
+    }
+    this.counters.accepted++;
+    this.directory.register(card);
+  }
+}

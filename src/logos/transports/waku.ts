@@ -1,0 +1,532 @@
+/**
+ * The `waku` transport: an embedded Waku Relay node (js-waku building blocks on libp2p) that carries the binding
+ * over Logos Messaging.
+ *
+ * - **Addresses** are `waku:<compressed secp256k1 public key as 66 lowercase hex>`; a node's inbox content topic is
+ *   `/logos-a2a/1/inbox-<16 hex of sha256(public key)>/proto` (see `waku/identity.ts`).
+ * - **1:1** (`send` / `onDirect`): Waku's ECIES payload encryption to the recipient's key, signed with the sender's
+ *   key, on the recipient's inbox topic; the sender a receiver learns is the signer (see `waku/frames.ts`).
+ * - **Pub/sub** (`publish` / `subscribe`): unencrypted, in a small signed frame on the given content topic; the
+ *   sender is the signer. Confidentiality of status topics is the binding's business (it seals its replies).
+ * - **Routing**: autosharding. A content topic's pubsub topic is `/waku/2/rs/<cluster>/<shard>` with the shard from
+ *   its application and version (RFC 51). Defaults follow the Logos agent stack this gateway talks to (logos.dev at
+ *   the version the agents pin): cluster 2, 8 shards. Every `/logos-a2a/1/…` topic lands on one shard; the node
+ *   joins it at start and joins any other shard it sends, publishes or subscribes on.
+ * - **Peers**: static peers (multiaddrs) are dialled at start and re-dialled with backoff whenever they drop or
+ *   were down; DNS bootstrap (EIP-1459 ENR trees) only when asked for. Nothing dials out otherwise.
+ *
+ * What is dropped, and counted in `dropped`: WakuMessages that do not decode (`malformed`, also counted for relayed
+ * traffic on joined shards); messages over `maxPayloadBytes` (`oversized`); and, for what is addressed to this node
+ * or published on a topic it subscribes to, repeats of a message already delivered (`duplicate`: the hash of the
+ * ciphertext for 1:1 messages, of topic and signed frame for publications, remembered for the last
+ * `dedupeCapacity` messages), 1:1 messages that do not decrypt with our key (`undecryptable`), carry no signature
+ * or no frame (`unsigned`), whose signature does not verify or recover (`badSignature`), or that were signed for
+ * another recipient (`wrongRecipient`).
+ *
+ * `send` and `publish` reject only for the caller's mistakes (not started, bad address or topic, payload too
+ * large). Like the network, they do not say whether anyone received the message; before the first message on a
+ * shard they wait (at most `peerWaitMs`) for a relay peer in that shard's mesh when peers are configured, so an
+ * early message is not published into an empty mesh.
+ */
+import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
+import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
+import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { wakuDnsDiscovery } from '@waku/discovery';
+import { proto_message } from '@waku/proto';
+import { contentTopicToShardIndex } from '@waku/utils';
+import type { Libp2pOptions } from 'libp2p';
+import type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
+import {
+  DIRECT_HEADER_BYTES,
+  PUBLICATION_HEADER_BYTES,
+  openDirect,
+  openPublication,
+  sealDirect,
+  signPublication,
+  type DropReason,
+} from './waku/frames.ts';
+import {
+  generateWakuPrivateKey,
+  inboxTopicForPublicKey,
+  parseWakuAddress,
+  uncompressedPublicKey,
+  wakuIdentity,
+  type WakuIdentity,
+} from './waku/identity.ts';
+import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, handleMetadata, type WakuLibp2p } from './waku/node.ts';
+import { SeenSet } from './waku/seen-set.ts';
+import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
+
+export {
+  addressFromPublicKey,
+  canonicalWakuAddress,
+  generateWakuPrivateKey,
+  inboxTopic,
+  isWakuAddress,
+  parseWakuAddress,
+} from './waku/identity.ts';
+
+type WakuMessage = proto_message.WakuMessage;
+
+export const DEFAULT_CLUSTER_ID = 2;
+export const DEFAULT_NUM_SHARDS_IN_CLUSTER = 8;
+export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+/** The application topics of the binding, whose shard a node always relays. */
+const BINDING_TOPIC = '/logos-a2a/1/binding/json';
+/** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES) and our frames. */
+const ENVELOPE_OVERHEAD_BYTES = 1024;
+/** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
+const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
+
+export interface WakuTransportOptions {
+  /** This party's identity: a 32-byte secp256k1 secret key. Generated when absent (see `privateKey`). */
+  privateKey?: Uint8Array;
+  /**
+   * The libp2p key (32-byte secp256k1) that fixes the node's peer id, so peers can list it as
+   * `/…/p2p/<peer id>` across restarts. Random per start when absent. Deliberately separate from `privateKey`,
+   * so the network identity of a host does not reveal which party it carries.
+   */
+  nodeKey?: Uint8Array;
+  /** Multiaddrs to listen on (TCP and/or WebSocket, e.g. `/ip4/0.0.0.0/tcp/60000/ws`). Default `/ip4/127.0.0.1/tcp/0`. */
+  listen?: string[];
+  /** Multiaddrs of relay peers to stay connected to (with or without `/p2p/<peer id>`). */
+  staticPeers?: string[];
+  /** DNS discovery from EIP-1459 ENR trees (`enrtree://…`). Off unless given; needs the internet. */
+  bootstrap?: { enrTrees: string[]; maxPeers?: number };
+  /** Waku cluster. Default 2 (logos.dev at the version the Logos agents pin; later logos.dev uses 3). */
+  clusterId?: number;
+  /** Autosharding: number of shards in the cluster. Default 8. */
+  numShardsInCluster?: number;
+  /** Further shards to relay from the start, besides the binding's. */
+  relayShards?: number[];
+  /** Largest payload accepted by `send`/`publish` and delivered to handlers. Default 1 MiB. */
+  maxPayloadBytes?: number;
+  /** How long a send or publish waits for a mesh peer on its shard when peers are configured. Default 5000 ms. */
+  peerWaitMs?: number;
+  /** Timeout of one dial. Default 5000 ms. */
+  dialTimeoutMs?: number;
+  /** Backoff of static-peer redials. Default 500 ms doubling up to 30 s. */
+  redial?: Partial<RedialPolicy>;
+  /** How many recent message hashes are remembered to drop replays. Default 32768. */
+  dedupeCapacity?: number;
+  /** Overrides of the gossipsub parameters (tests, tuning). */
+  gossipsub?: Partial<GossipsubOpts>;
+  /** Agent version announced over identify. Default `logos-a2a`. */
+  userAgent?: string;
+}
+
+export interface WakuDropCounters {
+  malformed: number;
+  oversized: number;
+  duplicate: number;
+  undecryptable: number;
+  unsigned: number;
+  badSignature: number;
+  wrongRecipient: number;
+}
+
+type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+export class WakuTransport implements LogosTransport {
+  /** `waku:<66 hex>`: what others `send` to. */
+  readonly address: string;
+  /** The content topic 1:1 messages to this node travel on. */
+  readonly inboxTopic: string;
+  readonly clusterId: number;
+  readonly numShardsInCluster: number;
+  /** Messages dropped, by reason (see the module comment). */
+  readonly dropped: WakuDropCounters = {
+    malformed: 0,
+    oversized: 0,
+    duplicate: 0,
+    undecryptable: 0,
+    unsigned: 0,
+    badSignature: 0,
+    wrongRecipient: 0,
+  };
+
+  private readonly identity: WakuIdentity;
+  private readonly options: WakuTransportOptions;
+  private readonly maxPayloadBytes: number;
+  private readonly peerWaitMs: number;
+  private readonly seen: SeenSet;
+  private readonly directHandlers = new Set<PayloadHandler>();
+  private readonly topicHandlers = new Map<string, Set<PayloadHandler>>();
+  private readonly joined = new Set<string>();
+  private readonly validated = new WeakMap<Message, WakuMessage>();
+
+  private state: State = 'new';
+  private transition: Promise<void> | undefined;
+  private libp2p: WakuLibp2p | undefined;
+  private dialer: StaticPeerDialer | undefined;
+  private inbound: Promise<void> = Promise.resolve();
+
+  /** Creates and starts a transport. */
+  static async create(options: WakuTransportOptions = {}): Promise<WakuTransport> {
+    const transport = new WakuTransport(options);
+    await transport.start();
+    return transport;
+  }
+
+  constructor(options: WakuTransportOptions = {}) {
+    this.options = options;
+    this.identity = wakuIdentity(options.privateKey ?? generateWakuPrivateKey());
+    this.address = this.identity.address;
+    this.inboxTopic = this.identity.inboxTopic;
+    this.clusterId = positiveInteger(options.clusterId ?? DEFAULT_CLUSTER_ID, 'clusterId', 0);
+    this.numShardsInCluster = positiveInteger(options.numShardsInCluster ?? DEFAULT_NUM_SHARDS_IN_CLUSTER, 'numShardsInCluster', 1);
+    this.maxPayloadBytes = positiveInteger(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'maxPayloadBytes', 1);
+    this.peerWaitMs = positiveInteger(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
+    this.seen = new SeenSet(positiveInteger(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1));
+    for (const shard of options.relayShards ?? []) {
+      if (!Number.isInteger(shard) || shard < 0 || shard >= this.numShardsInCluster) {
+        throw new RangeError(`waku transport: relay shard ${shard} is not in 0..${this.numShardsInCluster - 1}`);
+      }
+    }
+  }
+
+  /** The secp256k1 secret key of this party (to persist a generated identity). */
+  get privateKey(): Uint8Array {
+    return this.identity.privateKey.slice();
+  }
+
+  /** The underlying libp2p node while running (diagnostics, tests). */
+  get node(): WakuLibp2p | undefined {
+    return this.libp2p;
+  }
+
+  /** The libp2p peer id while running. */
+  get peerId(): string | undefined {
+    return this.libp2p?.peerId.toString();
+  }
+
+  /** The addresses others can dial (each ends in `/p2p/<peer id>`); empty unless running. */
+  multiaddrs(): string[] {
+    return this.libp2p?.getMultiaddrs().map(String) ?? [];
+  }
+
+  /** The pubsub topic (shard) a content topic is routed on. Throws for a content topic autosharding rejects. */
+  pubsubTopicFor(contentTopic: string): string {
+    return `/waku/2/rs/${this.clusterId}/${contentTopicToShardIndex(contentTopic, this.numShardsInCluster)}`;
+  }
+
+  /** Relay peers in the mesh of a content topic's shard. */
+  meshPeerCount(contentTopic: string): number {
+    return this.libp2p?.services.pubsub.getMeshPeers(this.pubsubTopicFor(contentTopic)).length ?? 0;
+  }
+
+  /** Connected libp2p peers. */
+  peerCount(): number {
+    return this.libp2p?.getPeers().length ?? 0;
+  }
+
+  async start(): Promise<void> {
+    if (this.state === 'running') return;
+    if (this.transition) {
+      await this.transition;
+      return this.start();
+    }
+    this.state = 'starting';
+    this.transition = this.doStart().finally(() => {
+      this.transition = undefined;
+    });
+    await this.transition;
+  }
+
+  async stop(): Promise<void> {
+    if (this.transition) await this.transition.catch(() => undefined);
+    if (this.state !== 'running') {
+      this.forgetHandlers();
+      return;
+    }
+    this.state = 'stopping';
+    this.transition = this.doStop().finally(() => {
+      this.transition = undefined;
+    });
+    await this.transition;
+  }
+
+  async send(address: string, payload: Uint8Array): Promise<void> {
+    this.assertRunning();
+    this.assertPayloadSize(payload);
+    const recipient = parseWakuAddress(address);
+    const contentTopic = inboxTopicForPublicKey(recipient);
+    const sealed = await sealDirect(this.identity.privateKey, recipient, uncompressedPublicKey(recipient), payload);
+    await this.relay({ payload: sealed, contentTopic, version: 1 });
+  }
+
+  onDirect(handler: PayloadHandler): Unsubscribe {
+    this.directHandlers.add(handler);
+    return () => {
+      this.directHandlers.delete(handler);
+    };
+  }
+
+  async publish(topic: string, payload: Uint8Array): Promise<void> {
+    this.assertRunning();
+    this.assertPayloadSize(payload);
+    this.pubsubTopicFor(topic);
+    const frame = signPublication(this.identity.privateKey, this.identity.publicKey, topic, payload);
+    await this.relay({ payload: frame, contentTopic: topic, version: 0 });
+  }
+
+  subscribe(topic: string, handler: PayloadHandler): Unsubscribe {
+    const pubsubTopic = this.pubsubTopicFor(topic);
+    let handlers = this.topicHandlers.get(topic);
+    if (!handlers) this.topicHandlers.set(topic, (handlers = new Set()));
+    handlers.add(handler);
+    if (this.state === 'running') this.join(pubsubTopic);
+    return () => {
+      handlers.delete(handler);
+      if (handlers.size === 0 && this.topicHandlers.get(topic) === handlers) this.topicHandlers.delete(topic);
+    };
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------------------------------
+
+  private async doStart(): Promise<void> {
+    try {
+      const options = this.options;
+      // @libp2p/crypto is typed against a newer @libp2p/interface than libp2p 2 is; the key objects are the same.
+      const privateKey = (
+        options.nodeKey ? privateKeyFromRaw(options.nodeKey) : await generateKeyPair('secp256k1')
+      ) as unknown as PrivateKey;
+      const peerDiscovery: NonNullable<Libp2pOptions['peerDiscovery']> = [];
+      if (options.bootstrap && options.bootstrap.enrTrees.length > 0) {
+        peerDiscovery.push(wakuDnsDiscovery(options.bootstrap.enrTrees) as unknown as (typeof peerDiscovery)[number]);
+      }
+      const node = await createRelayLibp2p({
+        privateKey,
+        listen: options.listen ?? ['/ip4/127.0.0.1/tcp/0'],
+        gossipsub: options.gossipsub,
+        peerDiscovery,
+        userAgent: options.userAgent ?? 'logos-a2a',
+        dialTimeoutMs: options.dialTimeoutMs ?? 5_000,
+      });
+      this.libp2p = node;
+      node.services.pubsub.addEventListener('message', this.onMessage);
+      if (peerDiscovery.length > 0) node.addEventListener('peer:discovery', this.onDiscovery);
+      await node.start();
+      await handleMetadata(node, () => ({ clusterId: this.clusterId, shards: this.joinedShards() }));
+      this.join(this.pubsubTopicFor(BINDING_TOPIC));
+      for (const shard of options.relayShards ?? []) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
+      for (const topic of this.topicHandlers.keys()) this.join(this.pubsubTopicFor(topic));
+      this.dialer = new StaticPeerDialer(node, options.staticPeers ?? [], {
+        initialMs: options.redial?.initialMs ?? 500,
+        maxMs: options.redial?.maxMs ?? 30_000,
+      });
+      this.dialer.start();
+      this.state = 'running';
+    } catch (error) {
+      this.state = 'stopped';
+      const node = this.libp2p;
+      this.libp2p = undefined;
+      this.joined.clear();
+      try {
+        await node?.stop();
+      } catch {
+        // the start error is the one worth reporting
+      }
+      throw error;
+    }
+  }
+
+  private async doStop(): Promise<void> {
+    const node = this.libp2p;
+    this.dialer?.stop();
+    this.dialer = undefined;
+    this.forgetHandlers();
+    if (node) {
+      node.services.pubsub.removeEventListener('message', this.onMessage);
+      node.removeEventListener('peer:discovery', this.onDiscovery);
+      // Tell the mesh we are leaving before the connections go.
+      for (const topic of this.joined) {
+        try {
+          node.services.pubsub.unsubscribe(topic);
+        } catch {
+          // stopping anyway
+        }
+      }
+      await node.stop();
+    }
+    this.libp2p = undefined;
+    this.joined.clear();
+    this.seen.clear();
+    this.state = 'stopped';
+  }
+
+  private forgetHandlers(): void {
+    this.directHandlers.clear();
+    this.topicHandlers.clear();
+  }
+
+  private join(pubsubTopic: string): void {
+    const pubsub = this.libp2p?.services.pubsub;
+    if (!pubsub || this.joined.has(pubsubTopic)) return;
+    this.joined.add(pubsubTopic);
+    pubsub.topicValidators.set(pubsubTopic, this.validate);
+    pubsub.score.params.topics[pubsubTopic] = { ...RELAY_TOPIC_SCORE_PARAMS };
+    pubsub.subscribe(pubsubTopic);
+  }
+
+  private joinedShards(): number[] {
+    const prefix = `/waku/2/rs/${this.clusterId}/`;
+    return [...this.joined].filter((topic) => topic.startsWith(prefix)).map((topic) => Number(topic.slice(prefix.length)));
+  }
+
+  private readonly onDiscovery = (event: CustomEvent<PeerInfo>): void => {
+    const node = this.libp2p;
+    const maxPeers = this.options.bootstrap?.maxPeers ?? 6;
+    if (!node || this.state !== 'running' || node.getPeers().length >= maxPeers) return;
+    void node.dial(event.detail.id).catch(() => undefined);
+  };
+
+  // ---- outbound --------------------------------------------------------------------------------------------------
+
+  private async relay(message: { payload: Uint8Array; contentTopic: string; version: number }): Promise<void> {
+    const pubsubTopic = this.pubsubTopicFor(message.contentTopic);
+    this.join(pubsubTopic);
+    await this.waitForMesh(pubsubTopic);
+    const node = this.libp2p;
+    if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
+    const wire = proto_message.WakuMessage.encode({
+      ...message,
+      timestamp: BigInt(Date.now()) * 1_000_000n,
+    });
+    try {
+      await node.services.pubsub.publish(pubsubTopic, wire);
+    } catch (error) {
+      // Fire and forget: a publish the network could not take is a lost message, as on any relay.
+      if (this.state === 'running') console.warn(`waku transport ${this.address}: publish failed`, error);
+    }
+  }
+
+  private async waitForMesh(pubsubTopic: string): Promise<void> {
+    const pubsub = this.libp2p?.services.pubsub;
+    if (!pubsub || pubsub.getMeshPeers(pubsubTopic).length > 0) return;
+    const expectsPeers = (this.options.staticPeers?.length ?? 0) > 0 || (this.options.bootstrap?.enrTrees.length ?? 0) > 0;
+    if (!expectsPeers || this.peerWaitMs === 0) return;
+    const deadline = Date.now() + this.peerWaitMs;
+    while (Date.now() < deadline && this.state === 'running' && pubsub.getMeshPeers(pubsubTopic).length === 0) {
+      await sleep(Math.min(25, Math.max(1, deadline - Date.now())));
+    }
+  }
+
+  // ---- inbound ---------------------------------------------------------------------------------------------------
+
+  /** Relay validation: only WakuMessages within our size limit are delivered and forwarded. */
+  private readonly validate = (_peer: PeerId, message: Message): TopicValidatorResult => {
+    if (message.data.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES + WAKU_MESSAGE_OVERHEAD_BYTES) {
+      this.dropped.oversized += 1;
+      // Ignore rather than reject: too large for this node is not proof of a misbehaving peer.
+      return TopicValidatorResult.Ignore;
+    }
+    const decoded = decodeWakuMessage(message.data);
+    if (!decoded) {
+      this.dropped.malformed += 1;
+      return TopicValidatorResult.Reject;
+    }
+    this.validated.set(message, decoded);
+    return TopicValidatorResult.Accept;
+  };
+
+  private readonly onMessage = (event: CustomEvent<Message>): void => {
+    const message = event.detail;
+    if (this.state !== 'running' || !this.joined.has(message.topic)) return;
+    // Our own publications skip validation, so they are decoded here.
+    const decoded = this.validated.get(message) ?? decodeWakuMessage(message.data);
+    if (!decoded) return;
+    const contentTopic = decoded.contentTopic;
+    const direct = contentTopic === this.inboxTopic;
+    if (!direct && !this.topicHandlers.has(contentTopic)) return; // relayed for others
+    if (message.topic !== this.pubsubTopicFor(contentTopic)) return; // not where autosharding puts it
+    this.inbound = this.inbound
+      .then(() => (direct ? this.receiveDirect(decoded) : this.receivePublication(decoded)))
+      .catch((error: unknown) => console.error(`waku transport ${this.address}: receive failed`, error));
+  };
+
+  private async receiveDirect(message: WakuMessage): Promise<void> {
+    const payload = message.payload;
+    if (message.version !== 1) return this.drop('malformed');
+    if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
+    const key = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
+    if (this.seen.has(key)) return this.drop('duplicate');
+    const opened = await openDirect(this.identity.privateKey, this.identity.publicKey, payload);
+    if (!opened.ok) return this.drop(opened.reason);
+    if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
+    if (this.seen.has(key)) return this.drop('duplicate');
+    this.seen.add(key);
+    this.deliver(this.directHandlers, opened.body, { sender: opened.sender });
+  }
+
+  private async receivePublication(message: WakuMessage): Promise<void> {
+    const payload = message.payload;
+    if ((message.version ?? 0) !== 0) return this.drop('malformed');
+    if (payload.length > this.maxPayloadBytes + PUBLICATION_HEADER_BYTES) return this.drop('oversized');
+    const key = 'p' + digestHex(utf8ToBytes(message.contentTopic), payload);
+    if (this.seen.has(key)) return this.drop('duplicate');
+    const opened = openPublication(message.contentTopic, payload);
+    if (!opened.ok) return this.drop(opened.reason);
+    this.seen.add(key);
+    const handlers = this.topicHandlers.get(message.contentTopic);
+    if (handlers) this.deliver(handlers, opened.body, { sender: opened.sender });
+  }
+
+  private drop(reason: DropReason): void {
+    this.dropped[reason] += 1;
+  }
+
+  private deliver(handlers: Set<PayloadHandler>, body: Uint8Array, delivery: Delivery): void {
+    for (const handler of [...handlers]) {
+      // Each receiver gets its own copy, so nobody can alter what another party received.
+      const copy = body.slice();
+      try {
+        handler(copy, { ...delivery });
+      } catch (error) {
+        console.error(`waku transport ${this.address}: a receiver threw`, error);
+      }
+    }
+  }
+
+  // ---- checks ----------------------------------------------------------------------------------------------------
+
+  private assertRunning(): void {
+    if (this.state !== 'running') throw new Error(`waku transport ${this.address} is not started`);
+  }
+
+  private assertPayloadSize(payload: Uint8Array): void {
+    if (payload.length > this.maxPayloadBytes) {
+      throw new RangeError(`waku transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
+    }
+  }
+}
+
+function decodeWakuMessage(data: Uint8Array): WakuMessage | undefined {
+  try {
+    const message = proto_message.WakuMessage.decode(data);
+    return message.contentTopic ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function digestHex(...parts: Uint8Array[]): string {
+  const hash = sha256.create();
+  for (const part of parts) {
+    const length = new Uint8Array(4);
+    new DataView(length.buffer).setUint32(0, part.length, false);
+    hash.update(length).update(part);
+  }
+  return bytesToHex(hash.digest());
+}
+
+function positiveInteger(value: number, name: string, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`waku transport: ${name} must be an integer ≥ ${min}`);
+  return value;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

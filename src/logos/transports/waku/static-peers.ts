@@ -1,0 +1,96 @@
+/**
+ * Keeps the node connected to its configured peers: each is dialled at start, and again after a failed dial or a
+ * lost connection, with exponential backoff (and jitter) between attempts, for as long as the node runs.
+ */
+import type { Libp2p, PeerId } from '@libp2p/interface';
+import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
+
+export interface RedialPolicy {
+  /** Delay before the first retry; doubles after each failure. */
+  initialMs: number;
+  /** Longest delay between attempts. */
+  maxMs: number;
+}
+
+interface StaticPeer {
+  readonly address: Multiaddr;
+  /** Learned from the first connection when the multiaddr has no /p2p/ part. */
+  peerId: string | undefined;
+  failures: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  dialing: boolean;
+}
+
+export class StaticPeerDialer {
+  private readonly peers: StaticPeer[];
+  private readonly node: Libp2p;
+  private readonly policy: RedialPolicy;
+  private readonly abort = new AbortController();
+  private stopped = false;
+
+  constructor(node: Libp2p, addresses: readonly string[], policy: RedialPolicy) {
+    this.node = node;
+    this.policy = policy;
+    this.peers = addresses.map((text) => {
+      const address = multiaddr(text);
+      return { address, peerId: address.getPeerId() ?? undefined, failures: 0, timer: undefined, dialing: false };
+    });
+  }
+
+  get size(): number {
+    return this.peers.length;
+  }
+
+  start(): void {
+    this.node.addEventListener('peer:disconnect', this.onDisconnect);
+    for (const peer of this.peers) void this.dial(peer);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+    this.node.removeEventListener('peer:disconnect', this.onDisconnect);
+    for (const peer of this.peers) {
+      if (peer.timer) clearTimeout(peer.timer);
+      peer.timer = undefined;
+    }
+  }
+
+  /** How many configured peers are connected now. */
+  connectedCount(): number {
+    const connected = new Set(this.node.getPeers().map(String));
+    return this.peers.filter((peer) => peer.peerId !== undefined && connected.has(peer.peerId)).length;
+  }
+
+  private readonly onDisconnect = (event: CustomEvent<PeerId>): void => {
+    const id = event.detail.toString();
+    for (const peer of this.peers) {
+      if (peer.peerId === id && !peer.dialing && !peer.timer) this.schedule(peer);
+    }
+  };
+
+  private async dial(peer: StaticPeer): Promise<void> {
+    if (this.stopped) return;
+    peer.timer = undefined;
+    peer.dialing = true;
+    try {
+      const connection = await this.node.dial(peer.address, { signal: this.abort.signal });
+      peer.peerId = connection.remotePeer.toString();
+      peer.failures = 0;
+    } catch {
+      peer.failures += 1;
+      if (!this.stopped) this.schedule(peer);
+    } finally {
+      peer.dialing = false;
+    }
+  }
+
+  private schedule(peer: StaticPeer): void {
+    if (this.stopped || peer.timer) return;
+    const base = Math.min(this.policy.maxMs, this.policy.initialMs * 2 ** Math.min(peer.failures, 20));
+    const delay = base * (0.8 + Math.random() * 0.4);
+    peer.timer = setTimeout(() => void this.dial(peer), delay);
+    // A pending redial alone never keeps the process alive.
+    peer.timer.unref?.();
+  }
+}
