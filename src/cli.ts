@@ -25,24 +25,74 @@ const USAGE = `Usage: logos-a2a <command> [options]
 
 Commands:
   demo              The gateway with the echo agent (default, at /) and the conformance agent
-                    (at /agents/conformance), on the embedded Logos network.
+                    (at /agents/conformance), each on its own Waku relay node on 127.0.0.1.
   serve             The gateway alone, configured by --config FILE and environment variables.
+  agent KIND        A Logos agent (echo or conformance) as its own process, reached over Waku only.
   help              This text.
 
-Options:
+Gateway options:
   --config FILE     JSON config file (also LOGOS_A2A_CONFIG). Environment variables override it:
-                    PORT, HOST, PUBLIC_BASE_URL, LOGOS_A2A_DATABASE, LOGOS_A2A_AGENT_TIMEOUT_MS, ...
+                    PORT, HOST, PUBLIC_BASE_URL, LOGOS_A2A_DATABASE, LOGOS_A2A_TRANSPORT,
+                    LOGOS_A2A_WAKU_LISTEN, LOGOS_A2A_WAKU_PEERS, LOGOS_A2A_AGENT_TIMEOUT_MS, ...
+
+Agent options:
+  --peer MULTIADDR  A relay peer to join through (repeatable), e.g. the gateway's address printed at start.
+  --listen MULTIADDR  Where this agent's node listens (default /ip4/127.0.0.1/tcp/0).
+  --id ID           The agent's id, its URL at the gateway (default: KIND).
+  --key-file FILE   The agent's identity (default .data/agent-ID.key, created on first start).
+  --announce-every MS  How often the card is announced on the discovery topic (default 30000).
 `;
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      config: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      peer: { type: 'string', multiple: true },
+      listen: { type: 'string', multiple: true },
+      id: { type: 'string' },
+      'key-file': { type: 'string' },
+      'announce-every': { type: 'string' },
+    },
   });
   const command = positionals[0] ?? 'help';
   if (values.help || command === 'help') {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command === 'agent') {
+    const kind = positionals[1];
+    if (kind !== 'echo' && kind !== 'conformance') {
+      process.stderr.write(`logos-a2a agent: say which agent, echo or conformance.\n\n${USAGE}`);
+      return 2;
+    }
+    const announceEveryMs = values['announce-every'] === undefined ? undefined : Number(values['announce-every']);
+    if (announceEveryMs !== undefined && !(Number.isInteger(announceEveryMs) && announceEveryMs > 0)) {
+      process.stderr.write(`logos-a2a agent: --announce-every takes milliseconds, got "${values['announce-every']}".\n`);
+      return 2;
+    }
+    const { startAgentProcess } = await import('./agent-process.ts');
+    const running = await startAgentProcess({
+      kind,
+      peers: values.peer ?? [],
+      ...(values.listen ? { listen: values.listen } : {}),
+      ...(values.id ? { id: values.id } : {}),
+      ...(values['key-file'] ? { keyFile: values['key-file'] } : {}),
+      ...(announceEveryMs ? { announceEveryMs } : {}),
+    });
+    process.stdout.write(
+      [
+        `logos-a2a agent ${running.agent.card.id}: ${running.transport.address}`,
+        `  listening at ${running.transport.multiaddrs().join(', ')}`,
+        `  peers: ${(values.peer ?? []).join(', ') || 'none (pass --peer to join a network)'}`,
+        'Ctrl-C stops it.',
+        '',
+      ].join('\n'),
+    );
+    await untilSignal();
+    await running.stop();
     return 0;
   }
   const file = values.config ?? process.env.LOGOS_A2A_CONFIG;
@@ -71,6 +121,7 @@ function printWelcome(gateway: Gateway, command: string): void {
     `  (default)    ${gateway.url}/.well-known/agent-card.json`,
     '',
     `OpenAPI:      ${gateway.url}/openapi.json`,
+    ...logosNetworkLines(gateway),
     '',
     'Try it:',
     `  curl -s ${gateway.url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\`,
@@ -80,6 +131,15 @@ function printWelcome(gateway: Gateway, command: string): void {
     '',
   ];
   process.stdout.write(lines.join('\n'));
+}
+
+function logosNetworkLines(gateway: Gateway): string[] {
+  const join = gateway.network.joinAddresses();
+  if (join.length === 0) return ['Logos network: in-process (memory)'];
+  return [
+    `Logos network: Waku relay; join at ${join[0]}`,
+    `  another agent, as its own process: npm run agent -- echo --id echo2 --peer ${join[0]}`,
+  ];
 }
 
 function untilSignal(): Promise<void> {

@@ -11,6 +11,22 @@ const positiveMs = z.coerce.number().int().positive();
 
 export const BuiltinAgent = z.enum(['echo', 'conformance']);
 
+const MemoryTransportConfig = z.object({ kind: z.literal('memory') }).strict();
+const WakuTransportConfig = z
+  .object({
+    kind: z.literal('waku'),
+    /** Multiaddrs the gateway's node listens on; agents (and other relays) dial these. */
+    listen: z.array(z.string().min(1)).min(1).default(['/ip4/127.0.0.1/tcp/60000']),
+    /** Relay peers to stay connected to. */
+    peers: z.array(z.string().min(1)).default([]),
+    clusterId: z.number().int().nonnegative().default(2),
+    shards: z.number().int().positive().max(1024).default(8),
+    /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
+    keyFile: z.string().min(1).default('.data/gateway.key'),
+  })
+  .strict();
+export type WakuTransportConfig = z.infer<typeof WakuTransportConfig>;
+
 export const GatewayConfig = z
   .object({
     port: port.default(8080),
@@ -30,7 +46,8 @@ export const GatewayConfig = z
     sseHeartbeatMs: positiveMs.default(15_000),
     /** The agent served at the root URL. Default: the first agent. */
     defaultAgent: z.string().optional(),
-    transport: z.object({ kind: z.literal('memory') }).default({ kind: 'memory' }),
+    /** The Logos network: an embedded Waku relay node (default), or the in-process memory network. */
+    transport: z.discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig]).prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     discoveryTopic: z.string().regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding').default(DEFAULT_DISCOVERY_TOPIC),
     /** Agents run in-process on the embedded network. */
@@ -81,6 +98,8 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       fromEnvNames.add(name);
     }
   }
+  const transportFromEnv = transportEnvironment(env, fromFile.transport);
+  if (transportFromEnv) fromEnv.transport = transportFromEnv;
   const merged = { ...fromFile, ...fromEnv, ...options.overrides };
   const parsed = GatewayConfig.safeParse(merged);
   if (!parsed.success) {
@@ -93,6 +112,27 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   return parsed.data;
+}
+
+/**
+ * LOGOS_A2A_TRANSPORT (memory | waku), LOGOS_A2A_WAKU_LISTEN and LOGOS_A2A_WAKU_PEERS (comma-separated
+ * multiaddrs) and LOGOS_A2A_WAKU_KEY_FILE, over what the file says.
+ */
+function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
+  const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
+  const listen = list(env.LOGOS_A2A_WAKU_LISTEN);
+  const peers = list(env.LOGOS_A2A_WAKU_PEERS);
+  const keyFile = env.LOGOS_A2A_WAKU_KEY_FILE || undefined;
+  const kind = env.LOGOS_A2A_TRANSPORT || undefined;
+  if (!kind && !listen && !peers && !keyFile) return undefined;
+  const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
+  return {
+    ...base,
+    ...(kind ? { kind } : base.kind ? {} : { kind: 'waku' }),
+    ...(listen ? { listen } : {}),
+    ...(peers ? { peers } : {}),
+    ...(keyFile ? { keyFile } : {}),
+  };
 }
 
 export function publicBaseUrlOf(config: GatewayConfig, boundPort: number): string {

@@ -12,7 +12,9 @@ import { publicBaseUrlOf, type GatewayConfig } from './config.ts';
 import type { LogosAgent } from './logos/agent-runtime.ts';
 import { conformanceAgent } from './logos/agents/conformance.ts';
 import { echoAgent } from './logos/agents/echo.ts';
-import { MemoryNetwork } from './logos/transports/memory.ts';
+import { openNetwork, type LogosNetwork } from './logos/network.ts';
+import type { LogosTransport } from './logos/transport.ts';
+import type { MemoryNetwork } from './logos/transports/memory.ts';
 import { SqliteTaskStore } from './store/sqlite-task-store.ts';
 import type { TaskStore } from './store/task-store.ts';
 
@@ -22,6 +24,7 @@ export interface Gateway {
   readonly store: TaskStore;
   readonly directory: AgentDirectory;
   readonly discovery: DiscoveryListener;
+  readonly network: LogosNetwork;
   /** Where the gateway is reachable, once listening. */
   readonly url: string;
   readonly port: number;
@@ -29,29 +32,31 @@ export interface Gateway {
 }
 
 export interface GatewayDeps {
-  /** The embedded network to join; one is created when absent. */
+  /** With the memory transport: the in-process network to join (one is created when absent). */
   network?: MemoryNetwork;
   /** Agents already running elsewhere on the network, registered by card. */
   agents?: LogosAgent[];
   log?: (message: string) => void;
 }
 
-const BUILTIN_AGENTS = { echo: echoAgent, conformance: conformanceAgent } as const;
+const BUILTIN_AGENTS = {
+  echo: (transport: LogosTransport, discoveryTopic: string) => echoAgent(transport, { discoveryTopic }),
+  conformance: (transport: LogosTransport, discoveryTopic: string) => conformanceAgent(transport, { discoveryTopic }),
+} as const;
 
 /** Starts the in-process agents of the config, the engine and the HTTP server. */
 export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
-  const network = deps.network ?? new MemoryNetwork();
   const store = new SqliteTaskStore(config.database);
-  const transport = network.node('gateway');
-  await transport.start();
+  const network = await openNetwork(config.transport, deps.network);
+  const transport = network.gateway;
 
-  const ownAgents = config.agents.map(({ builtin }) => BUILTIN_AGENTS[builtin](network.node(`agent:${builtin}`)));
+  const ownAgents = config.agents.map(({ builtin }) => BUILTIN_AGENTS[builtin](network.agentNode(builtin), config.discoveryTopic));
   await Promise.all(ownAgents.map((agent) => agent.start()));
+  if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
 
   const directory = new AgentDirectory();
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) directory.register(agent.card);
-  const discovery = new DiscoveryListener(transport, directory, config.discoveryTopic);
-  discovery.start();
+
   const defaultAgentId = config.defaultAgent ?? directory.all()[0]?.id;
   if (config.defaultAgent && !directory.get(config.defaultAgent)) {
     throw new Error(`defaultAgent "${config.defaultAgent}" is not one of the agents: ${directory.all().map((e) => e.id).join(', ')}`);
@@ -65,6 +70,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     ...(deps.log ? { log: deps.log } : {}),
   });
   await engine.start();
+  const discovery = new DiscoveryListener(transport, directory, config.discoveryTopic, (address) => engine.agentRestarted(address));
+  discovery.start();
 
   // The public URL depends on the bound port when port 0 asks for any free one, so listen first.
   let app: Hono | undefined;
@@ -90,6 +97,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     store,
     directory,
     discovery,
+    network,
     url,
     port,
     async stop() {
@@ -100,7 +108,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
       discovery.stop();
       await engine.stop();
       await Promise.all(ownAgents.map((agent) => agent.stop()));
-      await transport.stop();
+      await network.stop();
       await store.close();
     },
   };

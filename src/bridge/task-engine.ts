@@ -86,17 +86,17 @@ class LiveTask {
 
   readonly agentId: string;
   readonly agentAddress: string;
-  /** The key the agent seals this task's replies with. */
-  readonly statusKey: string;
+  /** The task_request as first sent: resent when the agent may never have had it. */
+  readonly request: TaskRequest;
   task: Task;
   /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
   committed: Task;
   lastSeq: number;
 
-  constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number, statusKey: string) {
+  constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number, request: TaskRequest) {
     this.committed = { ...task, artifacts: task.artifacts.slice(), history: task.history.slice() };
     this.agentId = agentId;
-    this.statusKey = statusKey;
+    this.request = request;
     this.task = task;
     this.agentAddress = agentAddress;
     this.lastSeq = lastSeq;
@@ -182,7 +182,7 @@ export class TaskEngine {
         `The message makes a ${size}-byte Logos envelope; the binding carries at most ${this.options.maxEnvelopeBytes}. Send less, or files by URL.`,
       );
     }
-    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request.status_key);
+    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
@@ -269,16 +269,30 @@ export class TaskEngine {
 
   private resume(stored: StoredTask): void {
     const request = JSON.parse(stored.link.request) as TaskRequest;
-    const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request.status_key);
+    const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
     this.attach(live);
-    // No reply yet: the request may never have arrived, so send it again (agents treat a repeat as a replay
-    // request). Otherwise ask for every reply after the last one applied.
-    // Both go out under a fresh message id: receivers drop ids they have seen.
+    this.askAgain(live);
+  }
+
+  /**
+   * The agent at `agentAddress` restarted (it announced a new instance): ask it about each of its live tasks. One
+   * it lost answers `unknown_task` and fails at once, instead of after the silence timeout.
+   */
+  agentRestarted(agentAddress: string): void {
+    for (const live of this.live.values()) if (live.agentAddress === agentAddress) this.askAgain(live);
+  }
+
+  /**
+   * No reply yet: the request may never have arrived, so send it again (agents treat a repeat as a replay request).
+   * Otherwise ask for every reply after the last one applied. Both go out under a fresh message id: receivers drop
+   * ids they have seen.
+   */
+  private askAgain(live: LiveTask): void {
     const payload =
       live.lastSeq === 0
-        ? encodeEnvelope({ ...request, id: randomUUID() })
+        ? encodeEnvelope({ ...live.request, id: randomUUID() })
         : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
-    void this.sendRaw(live, payload).catch((error: unknown) => this.log(`resuming task ${live.task.id}: ${String(error)}`));
+    void this.sendRaw(live, payload).catch((error: unknown) => this.log(`asking again about task ${live.task.id}: ${String(error)}`));
   }
 
   private attach(live: LiveTask): void {
@@ -304,7 +318,7 @@ export class TaskEngine {
 
   private async receive(live: LiveTask, payload: Uint8Array): Promise<void> {
     if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    const opened = open(live.statusKey, payload);
+    const opened = open(live.request.status_key, payload);
     if (!opened) {
       this.dropped.undecodable++;
       return;
@@ -370,12 +384,13 @@ export class TaskEngine {
     const { task } = live;
     switch (envelope.type) {
       case 'task_status': {
-        if (envelope.artifact) events.push(this.mergeArtifact(live, envelope.artifact));
+        // The state change first (a first chunk usually also moves the task to working), then the chunk.
         const state = toTaskState(envelope.state);
         if (state !== task.status?.state || envelope.message !== undefined || !envelope.artifact) {
           this.setStatus(live, state, envelope.message);
           events.push(this.statusEvent(task));
         }
+        if (envelope.artifact) events.push(this.mergeArtifact(live, envelope.artifact));
         break;
       }
       case 'task_result': {
@@ -481,7 +496,7 @@ export class TaskEngine {
       id: randomUUID(),
       task_id: live.task.id,
       from: this.options.transport.address,
-      status_key: live.statusKey,
+      status_key: live.request.status_key,
     } as GatewayEnvelopeInput;
   }
 

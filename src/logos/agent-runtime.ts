@@ -66,6 +66,21 @@ export class SkillRejected extends Error {
 
 export type SkillHandler = (ctx: SkillContext) => Promise<unknown> | unknown;
 
+/** What the built-in agents let their host choose. */
+export interface BuiltinAgentOptions {
+  /** The card id, i.e. the agent's URL at a gateway (/agents/{id}); default: the agent's own name. */
+  id?: string;
+  discoveryTopic?: string;
+  announceEveryMs?: number;
+}
+
+export function builtinOptions(options: BuiltinAgentOptions): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs'> {
+  return {
+    ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
+    ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
+  };
+}
+
 export interface LogosAgentOptions {
   card: LogosAgentCardInput;
   transport: LogosTransport;
@@ -118,6 +133,8 @@ export class LogosAgent {
   private announcer?: NodeJS.Timeout;
   private readonly discoveryTopic: string | undefined;
   private readonly announceEveryMs: number;
+  /** This process's run of the agent: announced with the card so gateways notice a restart. */
+  private readonly instance = randomUUID();
 
   constructor(options: LogosAgentOptions) {
     this.card = LogosAgentCard.parse(options.card);
@@ -148,7 +165,7 @@ export class LogosAgent {
   async announce(): Promise<void> {
     if (!this.discoveryTopic) return;
     try {
-      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.card));
+      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.card, this.instance));
     } catch (error) {
       console.error(`agent ${this.card.id}: announcing the card failed`, error);
     }

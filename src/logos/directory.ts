@@ -17,11 +17,15 @@ export class AgentDirectory {
   private readonly cardJson = new Map<string, string>();
   private readonly seen = new Map<string, Date>();
 
-  /** Adds or refreshes an agent; returns its entry (the existing one when the card did not change). */
-  register(card: LogosAgentCard, at = new Date()): DirectoryEntry {
-    this.seen.set(card.id, at);
+  /**
+   * Adds or refreshes an agent; returns its entry (the existing one when the card did not change), or undefined
+   * when another address already holds the id: the first agent to claim an id keeps it.
+   */
+  register(card: LogosAgentCard, at = new Date()): DirectoryEntry | undefined {
     const json = JSON.stringify(card);
     const existing = this.entries.get(card.id);
+    if (existing && existing.address !== logosAddressOf(card)) return undefined;
+    this.seen.set(card.id, at);
     if (existing && this.cardJson.get(card.id) === json) return existing;
     const entry: DirectoryEntry = { id: card.id, card, address: logosAddressOf(card), updatedAt: at };
     this.entries.set(card.id, entry);

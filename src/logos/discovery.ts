@@ -11,13 +11,19 @@ import type { LogosTransport, Unsubscribe } from './transport.ts';
 export const DEFAULT_DISCOVERY_TOPIC = '/logos/1/agent-discovery/proto';
 export const MAX_CARD_BYTES = 64 * 1024;
 
-const Announcement = z.object({ v: z.literal(1), type: z.literal('agent_card'), card: LogosAgentCard });
+const Announcement = z.object({
+  v: z.literal(1),
+  type: z.literal('agent_card'),
+  card: LogosAgentCard,
+  /** Changes each time the agent process starts: a new value means it lost whatever it had in memory. */
+  instance: z.string().min(1).max(64).optional(),
+});
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export function encodeAnnouncement(card: LogosAgentCard): Uint8Array {
-  return encoder.encode(JSON.stringify({ v: 1, type: 'agent_card', card }));
+export function encodeAnnouncement(card: LogosAgentCard, instance?: string): Uint8Array {
+  return encoder.encode(JSON.stringify({ v: 1, type: 'agent_card', card, ...(instance ? { instance } : {}) }));
 }
 
 export interface DiscoveryCounters {
@@ -26,19 +32,25 @@ export interface DiscoveryCounters {
   invalid: number;
   /** The sender is not the address the card names. */
   wrongSender: number;
+  /** Another agent already holds the card's id. */
+  idTaken: number;
 }
 
 export class DiscoveryListener {
-  readonly counters: DiscoveryCounters = { accepted: 0, oversized: 0, invalid: 0, wrongSender: 0 };
+  readonly counters: DiscoveryCounters = { accepted: 0, oversized: 0, invalid: 0, wrongSender: 0, idTaken: 0 };
   private unsubscribe?: Unsubscribe;
   private readonly transport: LogosTransport;
   private readonly directory: AgentDirectory;
   private readonly topic: string;
+  private readonly instances = new Map<string, string>();
+  private readonly onRestart: (address: string) => void;
 
-  constructor(transport: LogosTransport, directory: AgentDirectory, topic = DEFAULT_DISCOVERY_TOPIC) {
+  /** `onRestart` hears of an agent that announces a new instance (it restarted and forgot its tasks). */
+  constructor(transport: LogosTransport, directory: AgentDirectory, topic = DEFAULT_DISCOVERY_TOPIC, onRestart: (address: string) => void = () => undefined) {
     this.transport = transport;
     this.directory = directory;
     this.topic = topic;
+    this.onRestart = onRestart;
   }
 
   start(): void {
@@ -71,7 +83,17 @@ export class DiscoveryListener {
       this.counters.wrongSender++;
       return;
     }
+    if (!this.directory.register(card)) {
+      this.counters.idTaken++;
+      return;
+    }
     this.counters.accepted++;
-    this.directory.register(card);
+    const { instance } = parsed.data;
+    if (instance !== undefined) {
+      const address = logosAddressOf(card);
+      const previous = this.instances.get(address);
+      this.instances.set(address, instance);
+      if (previous !== undefined && previous !== instance) this.onRestart(address);
+    }
   }
 }

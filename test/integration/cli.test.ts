@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -13,7 +13,14 @@ let url = '';
 beforeAll(async () => {
   const database = join(mkdtempSync(join(tmpdir(), 'logos-a2a-cli-')), 'demo.db');
   child = spawn(process.execPath, [cli, 'demo'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOGOS_A2A_DATABASE: database },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOGOS_A2A_DATABASE: database,
+      LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0',
+      LOGOS_A2A_WAKU_KEY_FILE: join(dirname(database), 'gateway.key'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -56,6 +56,15 @@ describe('discovery', () => {
     expect(bed.gateway.directory.get('hijack')).toBeUndefined();
   });
 
+  it('the first agent to claim an id keeps it', async () => {
+    const rival = bed.network.node('agent:rival');
+    await rival.start();
+    const before = bed.gateway.discovery.counters.idTaken;
+    await rival.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('echo', 'agent:rival')));
+    await eventually(() => (bed.gateway.discovery.counters.idTaken === before + 1 ? true : undefined));
+    expect(bed.gateway.directory.get('echo')?.address).toBe('agent:echo');
+  });
+
   it('an unchanged re-announcement keeps the card’s ETag and Last-Modified', async () => {
     const node = bed.network.node('agent:steady');
     await node.start();

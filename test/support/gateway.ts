@@ -35,7 +35,7 @@ export async function startTestBed(
   await Promise.all(agents.map((agent) => agent.start()));
   const config = loadConfig({
     env: {},
-    overrides: { port: 0, host: '127.0.0.1', database, agents: [], sseHeartbeatMs: 1_000, ...options.config },
+    overrides: { port: 0, host: '127.0.0.1', database, agents: [], sseHeartbeatMs: 1_000, transport: { kind: 'memory' }, ...options.config },
   });
   let gateway = await startGateway(config, { network, agents, log: () => undefined });
   let running = true;

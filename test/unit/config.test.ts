@@ -7,7 +7,19 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 describe('configuration', () => {
   it('runs out of the box', () => {
     const config = loadConfig({ env: {} });
-    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', transport: { kind: 'memory' }, agents: [{ builtin: 'echo' }] });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/60000'], peers: [], clusterId: 2, shards: 8 },
+      agents: [{ builtin: 'echo' }],
+    });
+  });
+
+  it('takes the transport from the environment', () => {
+    expect(loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'memory' } }).transport).toEqual({ kind: 'memory' });
+    const waku = loadConfig({ env: { LOGOS_A2A_WAKU_PEERS: '/ip4/127.0.0.1/tcp/1, /ip4/127.0.0.1/tcp/2', LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0' } }).transport;
+    expect(waku).toMatchObject({ kind: 'waku', peers: ['/ip4/127.0.0.1/tcp/1', '/ip4/127.0.0.1/tcp/2'], listen: ['/ip4/127.0.0.1/tcp/0'] });
+    expect(() => loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'carrier-pigeon' } })).toThrow(/transport/);
   });
 
   it('reads a file, then lets environment variables override it', () => {

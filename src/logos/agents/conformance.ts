@@ -4,10 +4,10 @@
  * scenarios exercise the whole path: HTTP → bridge → binding → agent and back.
  */
 import { SkillRejected, type SkillContext } from '../agent-runtime.ts';
-import { LogosAgent } from '../agent-runtime.ts';
+import { LogosAgent, builtinOptions, type BuiltinAgentOptions } from '../agent-runtime.ts';
 import type { LogosTransport } from '../transport.ts';
 
-export interface ConformanceOptions {
+export interface ConformanceOptions extends BuiltinAgentOptions {
   /** How long `test-resubscribe-message-id` keeps working before it completes (the TCK wants ≥ 4 s). */
   resubscribeDelayMs?: number;
 }
@@ -18,8 +18,9 @@ export function conformanceAgent(transport: LogosTransport, options: Conformance
   const resubscribeDelayMs = options.resubscribeDelayMs ?? 4_500;
   return new LogosAgent({
     transport,
+    ...builtinOptions(options),
     card: {
-      id: 'conformance',
+      id: options.id ?? 'conformance',
       name: 'A2A conformance agent',
       description: 'Answers as the A2A TCK expects, by the prefix of the messageId (tck-complete-task, tck-input-required, …).',
       version: '1.0.0',

@@ -1,12 +1,13 @@
 /** `echo`: returns what it was sent. The demo's default agent and the benchmark's far end. */
-import { LogosAgent } from '../agent-runtime.ts';
+import { LogosAgent, builtinOptions, type BuiltinAgentOptions } from '../agent-runtime.ts';
 import type { LogosTransport } from '../transport.ts';
 
-export function echoAgent(transport: LogosTransport): LogosAgent {
+export function echoAgent(transport: LogosTransport, options: BuiltinAgentOptions = {}): LogosAgent {
   return new LogosAgent({
     transport,
+    ...builtinOptions(options),
     card: {
-      id: 'echo',
+      id: options.id ?? 'echo',
       name: 'Echo',
       description: 'Returns what it was sent: the text of a text message, or the params of a data message.',
       version: '1.0.0',

@@ -55,7 +55,13 @@ import {
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
-import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, handleMetadata, type WakuLibp2p } from './waku/node.ts';
+import {
+  RELAY_TOPIC_SCORE_PARAMS,
+  createRelayLibp2p,
+  handleMetadata,
+  stopRelayLibp2p,
+  type WakuLibp2p,
+} from './waku/node.ts';
 import { SeenSet } from './waku/seen-set.ts';
 import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
@@ -308,8 +314,8 @@ export class WakuTransport implements LogosTransport {
       this.libp2p = node;
       node.services.pubsub.addEventListener('message', this.onMessage);
       if (peerDiscovery.length > 0) node.addEventListener('peer:discovery', this.onDiscovery);
-      await node.start();
       await handleMetadata(node, () => ({ clusterId: this.clusterId, shards: this.joinedShards() }));
+      await node.start();
       this.join(this.pubsubTopicFor(BINDING_TOPIC));
       for (const shard of options.relayShards ?? []) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
       for (const topic of this.topicHandlers.keys()) this.join(this.pubsubTopicFor(topic));
@@ -325,7 +331,7 @@ export class WakuTransport implements LogosTransport {
       this.libp2p = undefined;
       this.joined.clear();
       try {
-        await node?.stop();
+        if (node) await stopRelayLibp2p(node);
       } catch {
         // the start error is the one worth reporting
       }
@@ -349,7 +355,7 @@ export class WakuTransport implements LogosTransport {
           // stopping anyway
         }
       }
-      await node.stop();
+      await stopRelayLibp2p(node);
     }
     this.libp2p = undefined;
     this.joined.clear();

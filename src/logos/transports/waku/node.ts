@@ -109,7 +109,8 @@ export async function createRelayLibp2p(options: NodeOptions): Promise<WakuLibp2
     start: false,
     privateKey: options.privateKey,
     addresses: { listen: options.listen },
-    transports: [tcp(), webSockets({ filter: anyWebSocketAddress })],
+    // A closing socket waits this long for its last bytes to drain (libp2p's default is 500 ms).
+    transports: [tcp({ socketCloseTimeout: 250 }), webSockets({ filter: anyWebSocketAddress })],
     connectionEncrypters: [noise()],
     // js-waku speaks mplex only; nwaku offers mplex and yamux.
     streamMuxers: [mplex()],
@@ -204,4 +205,24 @@ function lengthPrefixed(message: Uint8Array): Uint8Array {
   framed.set(prefix);
   framed.set(message, prefix.length);
   return framed;
+}
+
+/**
+ * Stops the node without leaving timers behind: gossipsub 14 does not clear its pending heartbeat on stop, and
+ * libp2p's address manager schedules a debounced update when its listeners close; both would keep the process alive
+ * for up to a second after `stop()` returned.
+ */
+export async function stopRelayLibp2p(node: WakuLibp2p): Promise<void> {
+  const pubsub = node.services.pubsub;
+  const status = (pubsub as unknown as { status?: { heartbeatTimeout?: ReturnType<typeof setTimeout> } }).status;
+  const heartbeat = status?.heartbeatTimeout;
+  // gossipsub marks itself stopped before its first await, so no heartbeat can be scheduled after this line.
+  const gossipsubStopped = pubsub.stop();
+  if (heartbeat !== undefined) clearTimeout(heartbeat);
+  await gossipsubStopped;
+  await node.stop();
+  const addressManager = (node as unknown as { components?: { addressManager?: Record<string, unknown> } }).components
+    ?.addressManager;
+  const refresh = addressManager?.['_updatePeerStoreAddresses'] as { stop?: () => void } | undefined;
+  refresh?.stop?.();
 }

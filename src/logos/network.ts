@@ -1,0 +1,67 @@
+/**
+ * The Logos network the gateway joins, as configured: the in-process memory network, or Waku Relay through an
+ * embedded node. It hands out the gateway's node and nodes for in-process agents, joined to the same network.
+ */
+import { dirname, join } from 'node:path';
+import type { GatewayConfig } from '../config.ts';
+import { loadOrCreateKey } from './key-file.ts';
+import type { LogosTransport } from './transport.ts';
+import { MemoryNetwork } from './transports/memory.ts';
+import { WakuTransport } from './transports/waku.ts';
+
+export interface LogosNetwork {
+  readonly gateway: LogosTransport;
+  /** A node for an in-process agent (its identity is kept beside the gateway's, so its address survives restarts). */
+  agentNode(name: string): LogosTransport;
+  /** Resolves once the gateway can reach that many agents (Waku: relay peers in its mesh), or after `timeoutMs`. */
+  ready(agentCount: number, timeoutMs?: number): Promise<boolean>;
+  /** Addresses other processes can join at (Waku multiaddrs); empty for the memory network. */
+  joinAddresses(): string[];
+  stop(): Promise<void>;
+}
+
+/** Every /logos-a2a/1/… content topic routes to the same shard; any of them names it. */
+const BINDING_TOPIC = '/logos-a2a/1/mesh/proto';
+
+export async function openNetwork(settings: GatewayConfig['transport'], memory?: MemoryNetwork): Promise<LogosNetwork> {
+  if (settings.kind === 'memory') {
+    const network = memory ?? new MemoryNetwork();
+    const gateway = network.node('gateway');
+    await gateway.start();
+    return {
+      gateway,
+      agentNode: (name) => network.node(`agent:${name}`),
+      ready: async () => true,
+      joinAddresses: () => [],
+      stop: () => gateway.stop(),
+    };
+  }
+  const common = { clusterId: settings.clusterId, numShardsInCluster: settings.shards };
+  const gateway = new WakuTransport({
+    ...common,
+    privateKey: loadOrCreateKey(settings.keyFile),
+    listen: settings.listen,
+    staticPeers: settings.peers,
+  });
+  await gateway.start();
+  return {
+    gateway,
+    agentNode: (name) =>
+      new WakuTransport({
+        ...common,
+        privateKey: loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.key`)),
+        listen: ['/ip4/127.0.0.1/tcp/0'],
+        staticPeers: gateway.multiaddrs(),
+      }),
+    async ready(agentCount, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (gateway.meshPeerCount(BINDING_TOPIC) < agentCount) {
+        if (Date.now() > deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return true;
+    },
+    joinAddresses: () => gateway.multiaddrs(),
+    stop: () => gateway.stop(),
+  };
+}
