@@ -1,0 +1,122 @@
+/**
+ * Public native token transfers (lez.md §3 "Native token transfer", §7a/b): building a signed one, and reading
+ * one back to check it pays what was expected.
+ *
+ * - Transfer: `account_ids = [from, to]`, nonces `[nonce(from)]`, instruction = the u128 amount, signed by `from`.
+ * - Initialisation (`wallet auth-transfer init`): `account_ids = [account]`, amount 0, signed by `account`. A
+ *   recipient must be initialised before anyone else can pay it, or the transfer is dropped at block time.
+ */
+import { formatAccountId, publicAccountId } from './account-id.ts';
+import { bytesEqual } from './bytes.ts';
+import { xOnlyPublicKey } from './public-key.ts';
+import { signPublicMessage, type SigningMode } from './signing.ts';
+import {
+  nativeTransferAmount,
+  nativeTransferInstruction,
+  nssaTransactionToBase64,
+  programIdEquals,
+  publicTransactionHashHex,
+  type NssaTransaction,
+  type ProgramId,
+  type PublicMessage,
+  type PublicTransaction,
+} from './transaction.ts';
+
+export interface SignedTransaction {
+  transaction: PublicTransaction;
+  /** What `sendTransaction` takes. */
+  base64: string;
+  /** What `sendTransaction` should answer, computed locally. */
+  hashHex: string;
+}
+
+function seal(message: PublicMessage, secretKey: Uint8Array, mode: SigningMode, auxRand?: Uint8Array): SignedTransaction {
+  const transaction: PublicTransaction = { message, witnesses: [signPublicMessage(message, secretKey, mode, auxRand)] };
+  const nssa: NssaTransaction = { kind: 'public', transaction };
+  return { transaction, base64: nssaTransactionToBase64(nssa), hashHex: publicTransactionHashHex(transaction) };
+}
+
+export interface NativeTransferInput {
+  /** `getProgramIds().authenticated_transfer`. */
+  programId: ProgramId;
+  /** The sender's secret key; its public account is the `from` account. */
+  secretKey: Uint8Array;
+  to: Uint8Array;
+  amount: bigint;
+  /** The sender's current on-chain nonce (`getAccountsNonces`). */
+  nonce: bigint;
+  mode: SigningMode;
+  /** Only tests pin this. */
+  auxRand?: Uint8Array;
+}
+
+export function buildNativeTransfer(
+  input: NativeTransferInput,
+): ({ ok: true; from: Uint8Array } & SignedTransaction) | { ok: false; reason: string } {
+  const from = publicAccountId(xOnlyPublicKey(input.secretKey));
+  // LEZ drops a message naming an account twice; paying yourself is refused here rather than at block time.
+  if (bytesEqual(from, input.to)) return { ok: false, reason: 'sender and recipient are the same account' };
+  if (input.amount <= 0n) return { ok: false, reason: 'a transfer amount must be positive' };
+  const message: PublicMessage = {
+    programId: input.programId,
+    accountIds: [from, input.to],
+    nonces: [input.nonce],
+    instructionData: nativeTransferInstruction(input.amount),
+  };
+  return { ok: true, from, ...seal(message, input.secretKey, input.mode, input.auxRand) };
+}
+
+export interface AccountInitialisationInput {
+  programId: ProgramId;
+  secretKey: Uint8Array;
+  nonce: bigint;
+  mode: SigningMode;
+  auxRand?: Uint8Array;
+}
+
+/** Claims the signer's own account for `authenticated_transfer`, so that others can pay it. */
+export function buildAccountInitialisation(input: AccountInitialisationInput): { account: Uint8Array } & SignedTransaction {
+  const account = publicAccountId(xOnlyPublicKey(input.secretKey));
+  const message: PublicMessage = {
+    programId: input.programId,
+    accountIds: [account],
+    nonces: [input.nonce],
+    instructionData: nativeTransferInstruction(0n),
+  };
+  return { account, ...seal(message, input.secretKey, input.mode, input.auxRand) };
+}
+
+export interface NativeTransferView {
+  from: string;
+  to: string;
+  amount: bigint;
+  /** The nonce the sender signed with. */
+  nonce: bigint;
+}
+
+/**
+ * Reads a public transaction as a native transfer, or says why it is not one: the program must be
+ * `authenticated_transfer`, the accounts exactly `[from, to]`, the instruction one u128, and the first witness
+ * must be `from`'s key. Signatures are not checked here (see signing.ts); a transaction the sequencer returns
+ * from `getTransaction` was already checked and executed.
+ */
+export function readNativeTransfer(
+  tx: PublicTransaction,
+  authenticatedTransferProgramId: ProgramId,
+): ({ ok: true } & NativeTransferView) | { ok: false; reason: string } {
+  const { message, witnesses } = tx;
+  if (!programIdEquals(message.programId, authenticatedTransferProgramId)) {
+    return { ok: false, reason: 'not an authenticated_transfer program call' };
+  }
+  if (message.accountIds.length !== 2) return { ok: false, reason: `expected 2 accounts, found ${message.accountIds.length}` };
+  const amount = nativeTransferAmount(message.instructionData);
+  if (amount === undefined) return { ok: false, reason: 'instruction is not a single u128 amount' };
+  const [from, to] = message.accountIds as [Uint8Array, Uint8Array];
+  const sender = witnesses[0];
+  if (!sender || !bytesEqual(publicAccountId(sender.publicKey), from)) {
+    return { ok: false, reason: 'the first signer is not the sending account' };
+  }
+  const nonce = message.nonces[0];
+  if (nonce === undefined) return { ok: false, reason: 'no nonce for the sender' };
+  return { ok: true, from: formatAccountId(from), to: formatAccountId(to), amount, nonce };
+}
