@@ -176,12 +176,7 @@ export class TaskEngine {
       message: userMessageJson(userMessage),
     };
     const requestJson = JSON.stringify(request);
-    const size = Buffer.byteLength(requestJson);
-    if (size > this.options.maxEnvelopeBytes) {
-      throw new RequestMalformedError(
-        `The message makes a ${size}-byte Logos envelope; the binding carries at most ${this.options.maxEnvelopeBytes}. Send less, or files by URL.`,
-      );
-    }
+    this.assertFits(Buffer.byteLength(requestJson));
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
@@ -201,16 +196,18 @@ export class TaskEngine {
   /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */
   async provideInput(agentId: string, taskId: string, message: Message, call: SkillCall, listener?: ChangeListener): Promise<void> {
     const live = this.requireLive(agentId, taskId);
+    const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
+    const input = encodeEnvelope(this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }));
+    this.assertFits(input.byteLength);
     await this.mutate(live, async () => {
-      const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
       live.task.history = [...live.task.history, userMessage];
       live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
       await this.persist(live);
       if (listener) live.listeners.add(listener);
       this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
       this.armSilenceTimer(live);
-      live.sentInput = encodeEnvelope(this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }));
-      await this.sendRaw(live, live.sentInput);
+      live.sentInput = input;
+      await this.sendRaw(live, input);
     });
   }
 
@@ -338,8 +335,14 @@ export class TaskEngine {
     if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
       this.dropped.duplicate++;
       // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
-      if (live.sentInput && envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required') {
-        await this.sendRaw(live, live.sentInput);
+      const stillWaiting = envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required';
+      if (stillWaiting && live.sentInput) await this.sendRaw(live, live.sentInput);
+      else if (stillWaiting && live.task.status?.state === TaskState.TASK_STATE_WORKING) {
+        // The input was lost before a restart, and with it the envelope to resend: ask the caller again.
+        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, envelope.message ?? 'The agent did not receive the input; please send it again.');
+        clearTimeout(live.silenceTimer);
+        await this.persist(live);
+        this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
       }
       return;
     }
@@ -475,6 +478,15 @@ export class TaskEngine {
       });
     }, this.options.agentTimeoutMs);
     live.silenceTimer.unref();
+  }
+
+  /** A message that would not fit one envelope is refused before anything is recorded or sent. */
+  private assertFits(size: number): void {
+    if (size > this.options.maxEnvelopeBytes) {
+      throw new RequestMalformedError(
+        `The message makes a ${size}-byte Logos envelope; the binding carries at most ${this.options.maxEnvelopeBytes}. Send less, or files by URL.`,
+      );
+    }
   }
 
   private async mutate(live: LiveTask, change: () => Promise<void>): Promise<void> {

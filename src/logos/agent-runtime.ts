@@ -187,9 +187,9 @@ export class LogosAgent {
     if (!decoded.ok) return; // Not ours or malformed: a network node ignores what it cannot read.
     const envelope = decoded.envelope;
     if (this.seenIds.has(envelope.id)) return;
-    // Only the party that submitted a task may continue, query or cancel it.
+    // Only the party that submitted a task may continue, query or cancel it, and only under the task's key.
     const run = this.runs.get(envelope.task_id);
-    if (run && sender !== run.owner) return;
+    if (run && (sender !== run.owner || envelope.status_key !== run.statusKey)) return;
     this.remember(envelope.id);
     this.dispatch(envelope, sender);
   }

@@ -74,6 +74,8 @@ describe('agent runtime', () => {
     const intruder = network.node('intruder');
     await intruder.start();
     await send(intruder, { type: 'cancel', task_id: 't2' });
+    // Nor from the submitter under another task key.
+    await send(gateway, { type: 'cancel', task_id: 't2', status_key: newStatusKey() });
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(replies).toHaveLength(1);
     await send(gateway, { type: 'cancel', task_id: 't2' });

@@ -162,3 +162,27 @@ describe('the gateway side of the binding', () => {
     expect((await store.list('raw', { pageSize: 10 })).totalSize).toBe(0);
   });
 });
+
+describe('the gateway side of the binding, after a restart', () => {
+  it('asks the caller again when a follow-up was lost before the restart', async () => {
+    const task = await newTask();
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required', message: 'which?' });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
+    await engine.provideInput('raw', task.id, Message.fromJSON({ messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'x' }] }), { skill: 's', params: { text: 'x' } });
+    await engine.stop();
+    engine = newEngine();
+    await engine.start();
+    // The agent never got the input: its heartbeat repeats the question.
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required', message: 'which?' });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
+  });
+
+  it('refuses a follow-up too large for one envelope, changing nothing', async () => {
+    const task = await newTask();
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required' });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
+    const big = 'x'.repeat(1_100_000);
+    await expect(engine.provideInput('raw', task.id, Message.fromJSON({ messageId: 'b', role: 'ROLE_USER', parts: [{ text: big }] }), { skill: 's', params: { text: big } })).rejects.toThrow(/Logos envelope/);
+    expect(await stateOf(task.id)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  });
+});

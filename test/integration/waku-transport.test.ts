@@ -114,6 +114,8 @@ describe('identity', () => {
     expect(() => parseWakuAddress('agent:echo')).toThrow(/not a waku address/);
     expect(() => parseWakuAddress(`waku:02${'ff'.repeat(32)}`)).toThrow(/not a secp256k1 public key/);
     expect(() => new WakuTransport({ privateKey: new Uint8Array(32) })).toThrow(/privateKey/);
+    expect(() => new WakuTransport({ nodeKey: new Uint8Array(31) })).toThrow(/nodeKey/);
+    expect(() => new WakuTransport({ relayShards: [8] })).toThrow(/relay shard 8/);
   });
 
   it('refuses to send before start, to a bad address, on a bad topic, or over the size limit', async () => {
@@ -344,12 +346,18 @@ describe('three nodes in a line A–B–C, B only relays', () => {
     await eventually(() => atCTopic.length === 1 || undefined);
     expect(atCTopic).toEqual([{ body: 'status', sender: a.address }]);
 
+    // The largest envelope the binding allows crosses the relay too.
+    const large = new Uint8Array(1024 * 1024).fill(0x7a);
+    await a.send(c.address, large);
+    await eventually(() => atC.length === 2 || undefined);
+    expect(atC[1]!.body).toBe(text(large));
+
     // B relayed all of it and was handed none of it: nothing was addressed to B, nothing failed to decrypt.
     await sleep(100);
     expect(atB).toEqual([]);
     expect(b.dropped.undecryptable).toBe(0);
     expect(atA).toHaveLength(1);
-    expect(atC).toHaveLength(1);
+    expect(atC).toHaveLength(2);
   });
 });
 

@@ -48,6 +48,7 @@ import {
   type DropReason,
 } from './waku/frames.ts';
 import {
+  assertSecretKey,
   generateWakuPrivateKey,
   inboxTopicForPublicKey,
   parseWakuAddress,
@@ -153,8 +154,9 @@ export class WakuTransport implements LogosTransport {
     wrongRecipient: 0,
   };
 
-  private readonly identity: WakuIdentity;
-  private readonly options: WakuTransportOptions;
+  readonly #identity: WakuIdentity;
+  readonly #nodeKey: Uint8Array | undefined;
+  private readonly options: Omit<WakuTransportOptions, 'privateKey' | 'nodeKey'>;
   private readonly maxPayloadBytes: number;
   private readonly peerWaitMs: number;
   private readonly seen: SeenSet;
@@ -177,15 +179,19 @@ export class WakuTransport implements LogosTransport {
   }
 
   constructor(options: WakuTransportOptions = {}) {
-    this.options = options;
-    this.identity = wakuIdentity(options.privateKey ?? generateWakuPrivateKey());
-    this.address = this.identity.address;
-    this.inboxTopic = this.identity.inboxTopic;
-    this.clusterId = positiveInteger(options.clusterId ?? DEFAULT_CLUSTER_ID, 'clusterId', 0);
-    this.numShardsInCluster = positiveInteger(options.numShardsInCluster ?? DEFAULT_NUM_SHARDS_IN_CLUSTER, 'numShardsInCluster', 1);
-    this.maxPayloadBytes = positiveInteger(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'maxPayloadBytes', 1);
-    this.peerWaitMs = positiveInteger(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
-    this.seen = new SeenSet(positiveInteger(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1));
+    const { privateKey, nodeKey, ...settings } = options;
+    // Keys live only in #private fields, out of reach of inspection and logging.
+    this.options = settings;
+    this.#identity = wakuIdentity(privateKey ?? generateWakuPrivateKey());
+    if (nodeKey !== undefined) assertSecretKey(nodeKey, 'nodeKey');
+    this.#nodeKey = nodeKey?.slice();
+    this.address = this.#identity.address;
+    this.inboxTopic = this.#identity.inboxTopic;
+    this.clusterId = integerAtLeast(options.clusterId ?? DEFAULT_CLUSTER_ID, 'clusterId', 0);
+    this.numShardsInCluster = integerAtLeast(options.numShardsInCluster ?? DEFAULT_NUM_SHARDS_IN_CLUSTER, 'numShardsInCluster', 1);
+    this.maxPayloadBytes = integerAtLeast(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'maxPayloadBytes', 1);
+    this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
+    this.seen = new SeenSet(integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1));
     for (const shard of options.relayShards ?? []) {
       if (!Number.isInteger(shard) || shard < 0 || shard >= this.numShardsInCluster) {
         throw new RangeError(`waku transport: relay shard ${shard} is not in 0..${this.numShardsInCluster - 1}`);
@@ -195,7 +201,7 @@ export class WakuTransport implements LogosTransport {
 
   /** The secp256k1 secret key of this party (to persist a generated identity). */
   get privateKey(): Uint8Array {
-    return this.identity.privateKey.slice();
+    return this.#identity.privateKey.slice();
   }
 
   /** The underlying libp2p node while running (diagnostics, tests). */
@@ -259,7 +265,7 @@ export class WakuTransport implements LogosTransport {
     this.assertPayloadSize(payload);
     const recipient = parseWakuAddress(address);
     const contentTopic = inboxTopicForPublicKey(recipient);
-    const sealed = await sealDirect(this.identity.privateKey, recipient, uncompressedPublicKey(recipient), payload);
+    const sealed = await sealDirect(this.#identity.privateKey, recipient, uncompressedPublicKey(recipient), payload);
     await this.relay({ payload: sealed, contentTopic, version: 1 });
   }
 
@@ -274,7 +280,7 @@ export class WakuTransport implements LogosTransport {
     this.assertRunning();
     this.assertPayloadSize(payload);
     this.pubsubTopicFor(topic);
-    const frame = signPublication(this.identity.privateKey, this.identity.publicKey, topic, payload);
+    const frame = signPublication(this.#identity.privateKey, this.#identity.publicKey, topic, payload);
     await this.relay({ payload: frame, contentTopic: topic, version: 0 });
   }
 
@@ -297,7 +303,7 @@ export class WakuTransport implements LogosTransport {
       const options = this.options;
       // @libp2p/crypto is typed against a newer @libp2p/interface than libp2p 2 is; the key objects are the same.
       const privateKey = (
-        options.nodeKey ? privateKeyFromRaw(options.nodeKey) : await generateKeyPair('secp256k1')
+        this.#nodeKey ? privateKeyFromRaw(this.#nodeKey) : await generateKeyPair('secp256k1')
       ) as unknown as PrivateKey;
       const peerDiscovery: NonNullable<Libp2pOptions['peerDiscovery']> = [];
       if (options.bootstrap && options.bootstrap.enrTrees.length > 0) {
@@ -459,7 +465,7 @@ export class WakuTransport implements LogosTransport {
     if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
     const key = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
     if (this.seen.has(key)) return this.drop('duplicate');
-    const opened = await openDirect(this.identity.privateKey, this.identity.publicKey, payload);
+    const opened = await openDirect(this.#identity.privateKey, this.#identity.publicKey, payload);
     if (!opened.ok) return this.drop(opened.reason);
     if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
     if (this.seen.has(key)) return this.drop('duplicate');
@@ -528,7 +534,7 @@ function digestHex(...parts: Uint8Array[]): string {
   return bytesToHex(hash.digest());
 }
 
-function positiveInteger(value: number, name: string, min: number): number {
+function integerAtLeast(value: number, name: string, min: number): number {
   if (!Number.isInteger(value) || value < min) throw new RangeError(`waku transport: ${name} must be an integer ≥ ${min}`);
   return value;
 }

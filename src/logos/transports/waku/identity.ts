@@ -40,10 +40,14 @@ export function generateWakuPrivateKey(): Uint8Array {
   return secp256k1.utils.randomSecretKey();
 }
 
-export function wakuIdentity(privateKey: Uint8Array): WakuIdentity {
-  if (!(privateKey instanceof Uint8Array) || privateKey.length !== 32 || !secp256k1.utils.isValidSecretKey(privateKey)) {
-    throw new TypeError('waku transport: privateKey must be a valid 32-byte secp256k1 secret key');
+export function assertSecretKey(key: unknown, name: string): asserts key is Uint8Array {
+  if (!(key instanceof Uint8Array) || key.length !== 32 || !secp256k1.utils.isValidSecretKey(key)) {
+    throw new TypeError(`waku transport: ${name} must be a valid 32-byte secp256k1 secret key`);
   }
+}
+
+export function wakuIdentity(privateKey: Uint8Array): WakuIdentity {
+  assertSecretKey(privateKey, 'privateKey');
   const key = privateKey.slice();
   const publicKey = secp256k1.getPublicKey(key, true);
   return {
