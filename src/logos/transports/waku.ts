@@ -24,9 +24,9 @@
  * another recipient (`wrongRecipient`).
  *
  * `send` and `publish` reject only for the caller's mistakes (not started, bad address or topic, payload too
- * large). Like the network, they do not say whether anyone received the message; before the first message on a
- * shard they wait (at most `peerWaitMs`) for a relay peer in that shard's mesh when peers are configured, so an
- * early message is not published into an empty mesh.
+ * large). Like the network, they do not say whether anyone received the message. When peers are configured and
+ * the shard's mesh is empty (just after start, or while a peer is away), they first wait at most `peerWaitMs` for
+ * a relay peer in it, so an early message is not published into an empty mesh.
  */
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';

@@ -6,7 +6,7 @@ import type { Libp2p, PeerId } from '@libp2p/interface';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 
 export interface RedialPolicy {
-  /** Delay before the first retry; doubles after each failure. */
+  /** Delay before the first retry after a failed dial or a lost connection; doubles with each further failure. */
   initialMs: number;
   /** Longest delay between attempts. */
   maxMs: number;
@@ -37,10 +37,6 @@ export class StaticPeerDialer {
     });
   }
 
-  get size(): number {
-    return this.peers.length;
-  }
-
   start(): void {
     this.node.addEventListener('peer:disconnect', this.onDisconnect);
     for (const peer of this.peers) void this.dial(peer);
@@ -54,12 +50,6 @@ export class StaticPeerDialer {
       if (peer.timer) clearTimeout(peer.timer);
       peer.timer = undefined;
     }
-  }
-
-  /** How many configured peers are connected now. */
-  connectedCount(): number {
-    const connected = new Set(this.node.getPeers().map(String));
-    return this.peers.filter((peer) => peer.peerId !== undefined && connected.has(peer.peerId)).length;
   }
 
   private readonly onDisconnect = (event: CustomEvent<PeerId>): void => {
@@ -79,15 +69,21 @@ export class StaticPeerDialer {
       peer.failures = 0;
     } catch {
       peer.failures += 1;
-      if (!this.stopped) this.schedule(peer);
     } finally {
       peer.dialing = false;
     }
+    // Also covers a connection that closed while the dial was settling (its disconnect was ignored meanwhile).
+    if (!this.isConnected(peer)) this.schedule(peer);
+  }
+
+  private isConnected(peer: StaticPeer): boolean {
+    if (peer.peerId === undefined) return false;
+    return this.node.getConnections().some((c) => c.remotePeer.toString() === peer.peerId && c.status === 'open');
   }
 
   private schedule(peer: StaticPeer): void {
     if (this.stopped || peer.timer) return;
-    const base = Math.min(this.policy.maxMs, this.policy.initialMs * 2 ** Math.min(peer.failures, 20));
+    const base = Math.min(this.policy.maxMs, this.policy.initialMs * 2 ** Math.min(Math.max(0, peer.failures - 1), 20));
     const delay = base * (0.8 + Math.random() * 0.4);
     peer.timer = setTimeout(() => void this.dial(peer), delay);
     // A pending redial alone never keeps the process alive.
