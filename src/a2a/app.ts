@@ -15,6 +15,8 @@ import { cardDocument, cardResponse, type CardDocument } from './agent-card-resp
 import { JsonRpcBinding } from './jsonrpc.ts';
 import { matchRestRoute, RestBinding } from './rest.ts';
 import { httpError, jsonResponse, preflightResponse, respond } from './responses.ts';
+import { mountAdmin } from './admin.ts';
+import type { PaymentStore } from '../store/payment-store.ts';
 
 export interface AppOptions {
   directory: AgentDirectory;
@@ -26,6 +28,9 @@ export interface AppOptions {
   defaultAgentId: string | undefined;
   maxBodyBytes: number;
   sseHeartbeatMs: number;
+  /** The operator API's bearer token; the API is off without one. */
+  adminToken?: string;
+  payments?: PaymentStore;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -82,6 +87,8 @@ export function createApp(options: AppOptions): Hono {
 
   const openapi = loadOpenApi(options.publicBaseUrl);
   app.get('/openapi.json', () => respond(openapi, 200, { 'Content-Type': 'application/json' }));
+
+  mountAdmin(app, { token: options.adminToken, engine: options.engine, payments: options.payments });
 
   app.get('/agents', () =>
     jsonResponse({

@@ -241,6 +241,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         message,
         call,
         price: skillPrice(this.agent.card, call.skill),
+        ...(this.agent.card['x-lez-identity'] ? { payee: this.agent.card['x-lez-identity'].account_id } : {}),
         ...(listener ? { listener } : {}),
       });
     }
@@ -251,6 +252,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     }
     if (isTerminal(task.status?.state)) {
       throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
+    }
+    if (this.engine.awaitsApproval(this.agent.id, task.id)) {
+      throw new UnsupportedOperationError(`Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`);
     }
     if (!isInterrupted(task.status?.state) || !this.engine.isLive(this.agent.id, task.id)) {
       throw new UnsupportedOperationError(`Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`);

@@ -30,6 +30,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { newStatusKey, open } from '../logos/status-seal.ts';
 import type { LogosTransport, Unsubscribe } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
+import type { TaskPayments } from './task-payments.ts';
 import {
   isInterrupted,
   isTerminal,
@@ -62,6 +63,10 @@ export interface EngineOptions {
   /** How long a reply that arrived ahead of a missing one waits for the gap to fill. */
   reorderWaitMs?: number;
   maxEnvelopeBytes?: number;
+  /** Paying agents; absent: priced skills are refused. */
+  payments?: TaskPayments;
+  /** How long a task above the spending limits waits for an operator before it fails. */
+  approvalTimeoutMs?: number;
   log?: (message: string) => void;
 }
 
@@ -86,8 +91,11 @@ class LiveTask {
 
   readonly agentId: string;
   readonly agentAddress: string;
-  /** The task_request as first sent: resent when the agent may never have had it. */
-  readonly request: TaskRequest;
+  /** The task_request as sent (with its payment, once paid): resent when the agent may never have had it. */
+  request: TaskRequest;
+  /** The agent's LEZ account, for priced tasks. */
+  payee?: string;
+  approvalTimer?: NodeJS.Timeout;
   task: Task;
   /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
   committed: Task;
@@ -105,11 +113,11 @@ class LiveTask {
 
 export class TaskEngine {
   private readonly live = new Map<string, LiveTask>();
-  private readonly options: Required<Omit<EngineOptions, 'log'>> & Pick<EngineOptions, 'log'>;
+  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments'>> & Pick<EngineOptions, 'log' | 'payments'>;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
 
   constructor(options: EngineOptions) {
-    this.options = { reorderWaitMs: 2_000, maxEnvelopeBytes: 1024 * 1024, ...options };
+    this.options = { reorderWaitMs: 2_000, maxEnvelopeBytes: 1024 * 1024, approvalTimeoutMs: 3_600_000, ...options };
   }
 
   /** Picks up every task that was still running when the gateway last stopped. */
@@ -149,6 +157,8 @@ export class TaskEngine {
     message: Message;
     call: SkillCall;
     price: string;
+    /** The agent's LEZ account (card `x-lez-identity`), needed when the price is above 0. */
+    payee?: string;
     listener?: ChangeListener;
   }): Promise<Task> {
     const taskId = randomUUID();
@@ -178,6 +188,7 @@ export class TaskEngine {
     const requestJson = JSON.stringify(request);
     this.assertFits(Buffer.byteLength(requestJson));
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
+    if (input.payee) live.payee = input.payee;
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
@@ -185,12 +196,47 @@ export class TaskEngine {
     const recorded = this.options.store.insert({ agentId: input.agentId, task, link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson } });
     this.attach(live);
     const snapshot = this.snapshot(task);
+    if (BigInt(input.price) > 0n) {
+      // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
+      await recorded;
+      await this.mutate(live, () => this.payAndForward(live, false));
+      return snapshot;
+    }
     try {
       await this.sendRaw(live, new TextEncoder().encode(requestJson));
     } finally {
       await recorded;
     }
     return snapshot;
+  }
+
+  /** Whether a task waits for an operator to approve its payment. */
+  awaitsApproval(agentId: string, taskId: string): boolean {
+    const live = this.live.get(taskId);
+    return live?.agentId === agentId && live.approvalTimer !== undefined;
+  }
+
+  /** The operator's decision on a task held above the spending limits. False when no such task waits. */
+  async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
+    const live = this.live.get(taskId);
+    const payments = this.options.payments;
+    if (!live || !payments || live.approvalTimer === undefined) return false;
+    if (!payments.store.decideApproval(taskId, approve ? 'approved' : 'rejected')) return false;
+    await this.mutate(live, async () => {
+      clearTimeout(live.approvalTimer);
+      live.approvalTimer = undefined;
+      if (!approve) {
+        this.setStatus(live, TaskState.TASK_STATE_REJECTED, 'An operator rejected the payment for this task; nothing was charged.');
+        live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'rejected' } };
+        await this.finishLocally(live);
+        return;
+      }
+      this.setStatus(live, TaskState.TASK_STATE_WORKING, 'An operator approved the payment; paying the agent.');
+      await this.persist(live);
+      this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+      await this.payAndForward(live, true);
+    });
+    return true;
   }
 
   /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */
@@ -217,6 +263,17 @@ export class TaskEngine {
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
     const live = this.requireLive(agentId, taskId);
+    if (live.approvalTimer !== undefined) {
+      // Held for approval: the agent never heard of it, and nothing was paid.
+      await this.mutate(live, async () => {
+        this.options.payments?.store.decideApproval(taskId, 'rejected');
+        clearTimeout(live.approvalTimer);
+        live.approvalTimer = undefined;
+        this.setStatus(live, TaskState.TASK_STATE_CANCELED, 'Cancelled while waiting for payment approval; nothing was charged.');
+        await this.finishLocally(live);
+      });
+      return live.committed;
+    }
     const settled = new Promise<void>((resolve) => {
       const listener: ChangeListener = (change) => {
         if (isTerminal(change.task.status?.state)) {
@@ -267,7 +324,19 @@ export class TaskEngine {
   private resume(stored: StoredTask): void {
     const request = JSON.parse(stored.link.request) as TaskRequest;
     const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
+    const lez = stored.task.metadata?.lez as { payee?: string } | undefined;
+    if (lez?.payee) live.payee = lez.payee;
     this.attach(live);
+    const approval = this.options.payments?.store.getApproval(live.task.id);
+    if (approval?.status === 'pending') {
+      this.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
+      return;
+    }
+    if (BigInt(request.lez_price) > 0n && !request.payment) {
+      // Stopped between recording the payment and forwarding the task: finish the payment (exactly once), go on.
+      live.chain = live.chain.then(() => this.payAndForward(live, approval?.status === 'approved'));
+      return;
+    }
     this.askAgain(live);
   }
 
@@ -292,6 +361,84 @@ export class TaskEngine {
     void this.sendRaw(live, payload).catch((error: unknown) => this.log(`asking again about task ${live.task.id}: ${String(error)}`));
   }
 
+  /** Pays for a priced task through the gate, then forwards it; or holds it for approval; or fails it. */
+  private async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
+    const payments = this.options.payments;
+    const amount = BigInt(live.request.lez_price);
+    const refuse = async (message: string) => {
+      this.setStatus(live, TaskState.TASK_STATE_FAILED, message);
+      await this.finishLocally(live);
+    };
+    if (!payments) return refuse(`This skill costs ${amount} LEZ and this gateway has no payment rail configured; nothing was sent to the agent.`);
+    if (!live.payee) return refuse(`The agent prices this skill at ${amount} LEZ but publishes no LEZ account (x-lez-identity); nothing was paid.`);
+    const outcome = await payments.charge({ taskId: live.task.id, agentId: live.agentId, payee: live.payee, amount }, approved);
+    switch (outcome.kind) {
+      case 'paid': {
+        live.request = { ...live.request, payment: outcome.reference };
+        await this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
+        live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
+        await this.persist(live);
+        await this.sendRaw(live, encodeEnvelope(live.request));
+        return;
+      }
+      case 'needs-approval': {
+        payments.store.createApproval({
+          taskId: live.task.id,
+          agentId: live.agentId,
+          amount: amount.toString(),
+          reason: outcome.reason,
+          status: 'pending',
+          createdAt: new Date().toISOString(),
+        });
+        live.task.metadata = {
+          ...live.task.metadata,
+          lez: { rail: payments.payer.rail, amount: amount.toString(), payee: live.payee, status: 'awaiting-approval' },
+        };
+        this.setStatus(
+          live,
+          TaskState.TASK_STATE_INPUT_REQUIRED,
+          `This task costs ${amount} LEZ: ${outcome.reason}. It waits for an operator to approve or reject the payment.`,
+        );
+        clearTimeout(live.silenceTimer);
+        this.armApprovalTimer(live, this.options.approvalTimeoutMs);
+        await this.persist(live);
+        this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+        return;
+      }
+      case 'failed':
+        live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
+        return refuse(outcome.message);
+    }
+  }
+
+  private armApprovalTimer(live: LiveTask, delayMs: number): void {
+    clearTimeout(live.approvalTimer);
+    live.approvalTimer = setTimeout(() => {
+      live.chain = live.chain.then(async () => {
+        if (live.approvalTimer === undefined || !this.options.payments?.store.decideApproval(live.task.id, 'expired')) return;
+        live.approvalTimer = undefined;
+        const minutes = Math.round(this.options.approvalTimeoutMs / 6000) / 10;
+        this.setStatus(live, TaskState.TASK_STATE_FAILED, `No operator approved the payment within ${minutes} min; nothing was charged.`);
+        live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'expired' } };
+        await this.finishLocally(live);
+      });
+    }, Math.max(0, delayMs));
+    live.approvalTimer.unref();
+  }
+
+  private lezOf(live: LiveTask): Record<string, unknown> {
+    return (live.task.metadata?.lez as Record<string, unknown> | undefined) ?? {};
+  }
+
+  /** A paid task ended without completing: record whether the agent paid the money back. */
+  private async settleRefund(live: LiveTask, envelope: AgentEnvelope | undefined): Promise<void> {
+    const payments = this.options.payments;
+    if (!payments || !live.request.payment) return;
+    const refund = envelope && envelope.type !== 'task_status' ? envelope.refund : undefined;
+    const receipt = await payments.settleRefund(live.task.id, refund);
+    if (receipt) live.task.metadata = { ...live.task.metadata, lez: receipt };
+  }
+
   private attach(live: LiveTask): void {
     this.live.set(live.task.id, live);
     live.unsubscribe = this.options.transport.subscribe(taskStatusTopic(live.task.id), (payload, { sender }) => {
@@ -309,6 +456,7 @@ export class TaskEngine {
 
   private detach(live: LiveTask): void {
     live.unsubscribe?.();
+    clearTimeout(live.approvalTimer);
     clearTimeout(live.silenceTimer);
     clearTimeout(live.gapTimer);
   }
@@ -414,6 +562,7 @@ export class TaskEngine {
         events.push(this.statusEvent(task));
         break;
     }
+    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, envelope);
     await this.persist(live);
     if (isTerminal(task.status?.state)) this.retire(live);
     else if (isInterrupted(task.status?.state)) clearTimeout(live.silenceTimer);
@@ -460,6 +609,7 @@ export class TaskEngine {
   }
 
   private async finishLocally(live: LiveTask): Promise<void> {
+    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, undefined);
     await this.persist(live);
     this.retire(live);
     this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });

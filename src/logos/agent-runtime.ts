@@ -11,6 +11,7 @@ import {
   taskStatusTopic,
   type AgentEnvelope,
   type GatewayEnvelope,
+  type PaymentReference,
   type TaskRequest,
   type WireArtifact,
   type WireError,
@@ -66,6 +67,18 @@ export class SkillRejected extends Error {
 
 export type SkillHandler = (ctx: SkillContext) => Promise<unknown> | unknown;
 
+/** How an agent takes payment: it checks each task's transfer on chain itself, and pays back what it did not earn. */
+export interface AgentPayments {
+  /** `lez` or `memory`, as in payment references. */
+  readonly rail: string;
+  /** The agent's own account (its card's `x-lez-identity.account_id`). */
+  readonly account: string;
+  /** Is `txHash` an included transfer of exactly `amount` from `from` to this agent? */
+  verify(txHash: string, expect: { from: string; amount: bigint }): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** A new transfer back to the payer; once per `paymentId`. */
+  refund(paymentId: string, to: string, amount: bigint): Promise<{ ok: true; txHash: string } | { ok: false; message: string }>;
+}
+
 /** What the built-in agents let their host choose. */
 export interface BuiltinAgentOptions {
   /** The card id, i.e. the agent's URL at a gateway (/agents/{id}); default: the agent's own name. */
@@ -95,6 +108,8 @@ export interface LogosAgentOptions {
   ackAfterMs?: number;
   /** Announce the card on this discovery topic at start and then every `announceEveryMs`; off when absent. */
   discoveryTopic?: string;
+  /** Required when the card prices any skill: how payments are checked and refunded. */
+  payments?: AgentPayments;
   announceEveryMs?: number;
 }
 
@@ -111,6 +126,8 @@ interface TaskRun {
   finished: boolean;
   /** Serialises publication so replies leave in seq order. */
   outbox: Promise<void>;
+  /** The verified payment for this task, owed back if the task does not complete. */
+  paid?: PaymentReference;
   awaitingInput?: (input: { params: Record<string, unknown>; message?: Record<string, unknown> }) => void;
   heartbeat?: NodeJS.Timeout;
 }
@@ -133,6 +150,9 @@ export class LogosAgent {
   private announcer?: NodeJS.Timeout;
   private readonly discoveryTopic: string | undefined;
   private readonly announceEveryMs: number;
+  private readonly payments: AgentPayments | undefined;
+  /** Payment transactions already taken for a task: one transfer pays for one task only. */
+  private readonly usedPayments = new Set<string>();
   /** This process's run of the agent: announced with the card so gateways notice a restart. */
   private readonly instance = randomUUID();
 
@@ -148,6 +168,11 @@ export class LogosAgent {
     this.maxRetained = options.maxRetained ?? 10_000;
     this.discoveryTopic = options.discoveryTopic;
     this.announceEveryMs = options.announceEveryMs ?? 30_000;
+    this.payments = options.payments;
+    const priced = this.card['x-lez-price'] !== undefined || this.card.skills.some((s) => s['x-lez-price'] !== undefined);
+    if (priced && (!this.payments || this.card['x-lez-identity']?.account_id !== this.payments.account)) {
+      throw new Error(`agent ${this.card.id}: a priced card needs payments for the account in x-lez-identity`);
+    }
     this.ackAfterMs = options.ackAfterMs ?? 250;
   }
 
@@ -253,6 +278,20 @@ export class LogosAgent {
       });
       return;
     }
+    void this.admit(run, request, handler);
+  }
+
+  /** Checks the payment of a priced task before any work; a task without a valid payment is rejected. */
+  private async admit(run: TaskRun, request: TaskRequest, handler: SkillHandler): Promise<void> {
+    const price = BigInt(request.lez_price);
+    if (price > 0n) {
+      const problem = await this.checkPayment(request, price);
+      if (problem) {
+        this.finish(run, { type: 'task_result', state: 'rejected', error: { code: 'payment_invalid', message: problem }, message: problem });
+        return;
+      }
+      run.paid = request.payment;
+    }
     // Acknowledge with `working` only if the skill has said nothing by then: a quick skill answers in one reply
     // (and can answer with a message instead of a task), a slow one is acknowledged promptly.
     const ack = setTimeout(() => {
@@ -314,11 +353,46 @@ export class LogosAgent {
     };
   }
 
+  private async checkPayment(request: TaskRequest, price: bigint): Promise<string | undefined> {
+    const payment = request.payment;
+    if (!this.payments) return 'This agent takes no payments.';
+    if (!payment) return `This task costs ${price} and came without a payment.`;
+    if (payment.rail !== this.payments.rail || payment.to !== this.payments.account || BigInt(payment.amount) !== price) {
+      return `The payment reference does not pay ${price} to ${this.payments.account} on ${this.payments.rail}.`;
+    }
+    if (this.usedPayments.has(payment.tx_hash)) return `Transaction ${payment.tx_hash} already paid for another task.`;
+    this.usedPayments.add(payment.tx_hash);
+    const verified = await this.payments.verify(payment.tx_hash, { from: payment.from, amount: price });
+    if (!verified.ok) {
+      this.usedPayments.delete(payment.tx_hash);
+      return `The payment did not verify: ${verified.message}`;
+    }
+    return undefined;
+  }
+
   private finish(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): void {
     run.finished = true;
     clearInterval(run.heartbeat);
-    void this.reply(run, reply);
     this.retain(run.taskId);
+    const completed = reply.type === 'task_result' && reply.state === 'completed';
+    if (!run.paid || completed) {
+      void this.reply(run, reply);
+      return;
+    }
+    // Paid and not completed: pay the money back, then say so in the final reply.
+    void this.refund(run, run.paid).then((refund) => this.reply(run, refund && reply.type !== 'task_status' ? { ...reply, refund } : reply));
+  }
+
+  private async refund(run: TaskRun, paid: PaymentReference): Promise<PaymentReference | undefined> {
+    const result = await this.payments!.refund(`refund:${run.taskId}`, paid.from, BigInt(paid.amount)).catch((error: unknown) => ({
+      ok: false as const,
+      message: String(error),
+    }));
+    if (!result.ok) {
+      console.error(`agent ${this.card.id}: refunding task ${run.taskId} failed: ${result.message}`);
+      return undefined;
+    }
+    return { rail: paid.rail, tx_hash: result.txHash, from: paid.to, to: paid.from, amount: paid.amount };
   }
 
   /** Keeps a finished task for replay, and forgets the ones past the time or count limit (no timer per task). */

@@ -59,6 +59,17 @@ export const WireArtifact = z.object({
 export type WireArtifact = z.infer<typeof WireArtifact>;
 
 export const WireError = z.object({ code: z.string(), message: z.string() });
+
+/** A transfer on a payment rail, as a reference the other side verifies on chain itself. */
+export const PaymentReference = z.object({
+  /** `lez` (the LEZ sequencer) or `memory` (an in-process ledger, tests only). */
+  rail: z.string().min(1).max(32),
+  tx_hash: z.string().regex(/^[0-9a-f]{64}$/, 'tx_hash: 64 lowercase hex'),
+  from: z.string().min(1).max(128),
+  to: z.string().min(1).max(128),
+  amount: z.string().regex(/^\d{1,39}$/),
+});
+export type PaymentReference = z.infer<typeof PaymentReference>;
 export type WireError = z.infer<typeof WireError>;
 
 const Common = {
@@ -90,6 +101,8 @@ export const TaskRequest = z.object({
   params: z.record(z.string(), z.unknown()),
   /** Price the gateway accepted, in LEZ base units as a decimal string ("0" when free). */
   lez_price: z.string().regex(/^\d+$/).default('0'),
+  /** The gateway's payment of `lez_price` to the agent, already on chain; absent when the price is 0. */
+  payment: PaymentReference.optional(),
   /** The caller's A2A message in v1.0 JSON, for agents that want more than skill and params. */
   message: z.record(z.string(), z.unknown()).optional(),
 });
@@ -125,8 +138,16 @@ export const TaskResult = z.object({
   error: WireError.optional(),
   /** The agent answers with a message instead of a task (A2A's Message response). */
   as_message: z.boolean().optional(),
+  /** A failed or rejected paid task: the agent's transfer back to the payer. */
+  refund: PaymentReference.optional(),
 });
-export const Cancelled = z.object({ ...FromAgent, type: z.literal('cancelled'), message: WireMessage.optional() });
+export const Cancelled = z.object({
+  ...FromAgent,
+  type: z.literal('cancelled'),
+  message: WireMessage.optional(),
+  /** A cancelled paid task: the agent's transfer back to the payer. */
+  refund: PaymentReference.optional(),
+});
 
 export const GatewayEnvelope = z.discriminatedUnion('type', [TaskRequest, TaskInput, TaskGet, Cancel]);
 export const AgentEnvelope = z.discriminatedUnion('type', [TaskStatus, TaskResult, Cancelled]);

@@ -97,6 +97,12 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
+  updateRequest(taskId: string, request: string): Promise<void> {
+    // Rare (once per priced task), and after the task's insert is committed: written at once.
+    this.db.prepare('UPDATE tasks SET request = ? WHERE id = ?').run(request, taskId);
+    return Promise.resolve();
+  }
+
   private enqueue(taskId: string, merge: (pending: PendingWrite | undefined) => PendingWrite): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) setImmediate(() => this.commit());

@@ -43,6 +43,8 @@ export class InvalidPageTokenError extends Error {
 
 export interface TaskStore {
   insert(record: StoredTask): Promise<void>;
+  /** Replaces the task_request kept for resending (once the task is paid, it carries the payment). */
+  updateRequest(taskId: string, request: string): Promise<void>;
   /** Saves the task's new state and the seq of the reply that produced it. */
   update(taskId: string, task: Task, lastSeq: number): Promise<void>;
   get(agentId: string, taskId: string): Promise<StoredTask | undefined>;

@@ -1,0 +1,57 @@
+/**
+ * The operator's API: tasks held above the spending limits, approved or rejected by hand. Bearer-token protected;
+ * disabled when no token is configured.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { Hono } from 'hono';
+import type { TaskEngine } from '../bridge/task-engine.ts';
+import type { ApprovalStatus, PaymentStore } from '../store/payment-store.ts';
+import { httpError, jsonResponse } from './responses.ts';
+
+export interface AdminOptions {
+  token: string | undefined;
+  engine: TaskEngine;
+  payments: PaymentStore | undefined;
+}
+
+const STATUSES = new Set<ApprovalStatus>(['pending', 'approved', 'rejected', 'expired']);
+
+export function mountAdmin(app: Hono, options: AdminOptions): void {
+  app.use('/admin/*', async (c, next) => {
+    if (!options.token) return httpError(404, 'NOT_FOUND', 'The admin API is off; set LOGOS_A2A_ADMIN_TOKEN to turn it on.');
+    if (!bearerMatches(c.req.header('authorization'), options.token)) {
+      return httpError(401, 'UNAUTHENTICATED', 'Send the admin token as Authorization: Bearer <token>.', { 'WWW-Authenticate': 'Bearer' });
+    }
+    if (!options.payments) return httpError(404, 'NOT_FOUND', 'No payment rail is configured, so nothing ever waits for approval.');
+    await next();
+  });
+
+  app.get('/admin/approvals', (c) => {
+    const status = c.req.query('status');
+    if (status !== undefined && !STATUSES.has(status as ApprovalStatus)) {
+      return httpError(400, 'INVALID_ARGUMENT', `status must be one of ${[...STATUSES].join(', ')}.`);
+    }
+    return jsonResponse({ approvals: options.payments!.approvals(status as ApprovalStatus | undefined) });
+  });
+
+  for (const verdict of ['approve', 'reject'] as const) {
+    app.post(`/admin/approvals/:taskId/${verdict}`, async (c) => {
+      const taskId = c.req.param('taskId');
+      const approval = options.payments!.getApproval(taskId);
+      if (!approval) return httpError(404, 'NOT_FOUND', `No approval is asked for task ${taskId}.`);
+      if (approval.status !== 'pending') return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId}'s approval is already ${approval.status}.`);
+      if (!(await options.engine.decideApproval(taskId, verdict === 'approve'))) {
+        return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId} no longer waits for approval.`);
+      }
+      return jsonResponse({ approval: options.payments!.getApproval(taskId) });
+    });
+  }
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const presented = header?.match(/^Bearer\s+(.+)$/i)?.[1];
+  if (!presented) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

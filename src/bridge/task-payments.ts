@@ -1,0 +1,168 @@
+/**
+ * Paying agents for tasks, on the gateway's side: the spending gate, a durable record before any transfer, the
+ * transfer itself through a `Payer` (an adapter over a payment rail), and the check of the agent's refund.
+ * Outcomes are values; only misconfiguration throws.
+ */
+import { checkSpend, type SpendingLimits } from '../lez/spending-gate.ts';
+import type { PaymentReference } from '../logos/envelope.ts';
+import type { PaymentRecord, PaymentStore } from '../store/payment-store.ts';
+
+export type PayResult =
+  | { ok: true; txHash: string; state: unknown }
+  | { ok: false; reason: string; message: string };
+
+export type VerifyResult = { ok: true } | { ok: false; reason: string; message: string };
+
+/** What the gateway needs of a payment rail to pay from its wallet and check transfers. */
+export interface Payer {
+  /** `lez` or `memory`. */
+  readonly rail: string;
+  /** The gateway wallet's account (the `from` of its payments, the `to` of refunds). */
+  readonly account: string;
+  /**
+   * Pays `amount` to `to` once per `paymentId`. `record` is called with the rail's state (the signed transfer)
+   * before anything is submitted; the caller persists it so that `resume` can finish the job after a crash.
+   */
+  pay(paymentId: string, to: string, amount: bigint, record: (state: unknown) => void): Promise<PayResult>;
+  /** Finishes a recorded payment: finds out whether it landed, resubmits the same signed transfer if not. */
+  resume(state: unknown): Promise<PayResult>;
+  /** Checks that `txHash` is an included transfer of exactly `amount` from `from` to `to`. */
+  verify(txHash: string, expect: { from: string; to: string; amount: bigint }): Promise<VerifyResult>;
+}
+
+export interface TaskPaymentsOptions {
+  payer: Payer;
+  store: PaymentStore;
+  limits: SpendingLimits;
+  /** A label of the network the rail pays on (the sequencer URL, say), for receipts. */
+  network: string;
+}
+
+export type ChargeOutcome =
+  | { kind: 'paid'; reference: PaymentReference; receipt: Receipt }
+  | { kind: 'needs-approval'; reason: string }
+  | { kind: 'failed'; message: string; receipt: Receipt };
+
+/** What a task's metadata says about its payment (`metadata.lez`). */
+export interface Receipt {
+  rail: string;
+  network: string;
+  amount: string;
+  payee: string;
+  status: PaymentRecord['status'] | 'awaiting-approval';
+  txHash?: string;
+  refundTxHash?: string;
+}
+
+export class TaskPayments {
+  private readonly options: TaskPaymentsOptions;
+
+  constructor(options: TaskPaymentsOptions) {
+    this.options = options;
+  }
+
+  get payer(): Payer {
+    return this.options.payer;
+  }
+
+  /** Payment records and operator approvals. */
+  get store(): PaymentStore {
+    return this.options.store;
+  }
+
+  /** The gate: may this task be paid now, or does an operator have to approve it first? */
+  gate(amount: bigint): { decision: 'allow' } | { decision: 'needs-approval'; reason: string } {
+    const since = new Date(Date.now() - this.options.limits.periodMs).toISOString();
+    return checkSpend(amount, this.options.store.spentSince(since), this.options.limits);
+  }
+
+  /**
+   * Pays for a task (once: a retry finds the record and finishes or reports it). `approved` skips the gate.
+   */
+  async charge(task: { taskId: string; agentId: string; payee: string; amount: bigint }, approved = false): Promise<ChargeOutcome> {
+    const existing = this.options.store.get(task.taskId);
+    if (existing) return this.finish(existing, existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined);
+    if (!approved) {
+      const gate = this.gate(task.amount);
+      if (gate.decision === 'needs-approval') return { kind: 'needs-approval', reason: gate.reason };
+    }
+    const now = new Date().toISOString();
+    const record: PaymentRecord = {
+      taskId: task.taskId,
+      agentId: task.agentId,
+      amount: task.amount.toString(),
+      payee: task.payee,
+      rail: this.payer.rail,
+      railState: null,
+      status: 'pending',
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.options.store.create(record);
+    const result = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
+      this.options.store.update(task.taskId, { railState: state }),
+    );
+    return this.finish(this.options.store.get(task.taskId)!, result);
+  }
+
+  /** Payments left pending by a crash: finish each one, exactly once. */
+  async resumePending(): Promise<Map<string, ChargeOutcome>> {
+    const outcomes = new Map<string, ChargeOutcome>();
+    for (const record of this.options.store.pending()) {
+      outcomes.set(record.taskId, await this.finish(record, await this.payer.resume(record.railState)));
+    }
+    return outcomes;
+  }
+
+  /**
+   * The task ended after payment: did the agent pay the money back? A missing or invalid refund is recorded as
+   * `refund-missing`, never as refunded.
+   */
+  async settleRefund(taskId: string, refund: PaymentReference | undefined): Promise<Receipt | undefined> {
+    const record = this.options.store.get(taskId);
+    if (!record || record.status !== 'paid') return record && this.receipt(record);
+    let status: 'refunded' | 'refund-missing' = 'refund-missing';
+    if (refund && !this.options.store.txHashUsed(refund.tx_hash)) {
+      const verified = await this.payer.verify(refund.tx_hash, { from: record.payee, to: this.payer.account, amount: BigInt(record.amount) });
+      if (verified.ok) status = 'refunded';
+    }
+    this.options.store.update(taskId, { status, ...(status === 'refunded' ? { refundTxHash: refund!.tx_hash } : {}) });
+    return this.receipt(this.options.store.get(taskId)!);
+  }
+
+  receiptOf(taskId: string): Receipt | undefined {
+    const record = this.options.store.get(taskId);
+    return record && this.receipt(record);
+  }
+
+  private finish(record: PaymentRecord, result: PayResult | undefined): ChargeOutcome {
+    if (result?.ok) {
+      this.options.store.update(record.taskId, { status: 'paid', txHash: result.txHash, railState: result.state });
+    } else if (result) {
+      this.options.store.update(record.taskId, { status: 'failed' });
+    }
+    const current = this.options.store.get(record.taskId)!;
+    const receipt = this.receipt(current);
+    if (current.status === 'paid' && current.txHash) {
+      return {
+        kind: 'paid',
+        receipt,
+        reference: { rail: current.rail, tx_hash: current.txHash, from: this.payer.account, to: current.payee, amount: current.amount },
+      };
+    }
+    const why = result && !result.ok ? result.message : `the payment is ${current.status}`;
+    return { kind: 'failed', message: `The payment of ${current.amount} to the agent failed: ${why}. Nothing was charged.`, receipt };
+  }
+
+  private receipt(record: PaymentRecord): Receipt {
+    return {
+      rail: record.rail,
+      network: this.options.network,
+      amount: record.amount,
+      payee: record.payee,
+      status: record.status,
+      ...(record.txHash ? { txHash: record.txHash } : {}),
+      ...(record.refundTxHash ? { refundTxHash: record.refundTxHash } : {}),
+    };
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The money side of durable state: one payment record per paid task, written before anything is submitted, and the
+ * approvals an operator gives or refuses for tasks above the spending limits.
+ */
+export type PaymentStatus =
+  /** Recorded, signed perhaps, not yet known to be on chain: resumed after a restart. */
+  | 'pending'
+  | 'paid'
+  /** The transfer failed; nothing was charged. */
+  | 'failed'
+  | 'refunded'
+  /** The task ended after payment and no valid refund was seen. */
+  | 'refund-missing';
+
+export interface PaymentRecord {
+  taskId: string;
+  agentId: string;
+  /** u128 base units, decimal string. */
+  amount: string;
+  payee: string;
+  /** The rail's own durable state for this payment (signed bytes, hash, nonce…), opaque here. */
+  rail: string;
+  railState: unknown;
+  status: PaymentStatus;
+  txHash?: string;
+  refundTxHash?: string;
+  /** ISO 8601. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+
+export interface ApprovalRecord {
+  taskId: string;
+  agentId: string;
+  amount: string;
+  reason: string;
+  status: ApprovalStatus;
+  createdAt: string;
+  decidedAt?: string;
+}
+
+export interface PaymentStore {
+  /** Creates the record; false when the task already has one (a retry: the existing record stands). */
+  create(record: PaymentRecord): boolean;
+  get(taskId: string): PaymentRecord | undefined;
+  update(taskId: string, change: Partial<Pick<PaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>): void;
+  /** Payments still pending (resumed at start). */
+  pending(): PaymentRecord[];
+  /** Sum of what was paid or is pending since `sinceIso`: what the per-period limit counts. */
+  spentSince(sinceIso: string): bigint;
+  /** Whether a transaction hash was already accepted for any payment or refund (reuse is refused). */
+  txHashUsed(txHash: string): boolean;
+
+  createApproval(record: ApprovalRecord): void;
+  getApproval(taskId: string): ApprovalRecord | undefined;
+  decideApproval(taskId: string, status: Exclude<ApprovalStatus, 'pending'>): ApprovalRecord | undefined;
+  approvals(status?: ApprovalStatus): ApprovalRecord[];
+  close(): void;
+}

@@ -1,0 +1,179 @@
+/**
+ * Payments and approvals in SQLite, in the same file as the tasks (own connection). Writes are synchronous and
+ * committed before they return: a payment is on disk before any transfer is submitted.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { ApprovalRecord, ApprovalStatus, PaymentRecord, PaymentStore } from './payment-store.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS payments (
+  task_id     TEXT PRIMARY KEY,
+  agent_id    TEXT NOT NULL,
+  amount      TEXT NOT NULL,
+  payee       TEXT NOT NULL,
+  rail        TEXT NOT NULL,
+  rail_state  TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  tx_hash     TEXT UNIQUE,
+  refund_tx   TEXT UNIQUE,
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS payments_by_time ON payments (created_at);
+CREATE TABLE IF NOT EXISTS approvals (
+  task_id     TEXT PRIMARY KEY,
+  agent_id    TEXT NOT NULL,
+  amount      TEXT NOT NULL,
+  reason      TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  created_at  TEXT NOT NULL,
+  decided_at  TEXT
+) STRICT;
+`;
+
+interface PaymentRow {
+  task_id: string;
+  agent_id: string;
+  amount: string;
+  payee: string;
+  rail: string;
+  rail_state: string;
+  status: PaymentRecord['status'];
+  tx_hash: string | null;
+  refund_tx: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ApprovalRow {
+  task_id: string;
+  agent_id: string;
+  amount: string;
+  reason: string;
+  status: ApprovalStatus;
+  created_at: string;
+  decided_at: string | null;
+}
+
+export class SqlitePaymentStore implements PaymentStore {
+  private readonly db: DatabaseSync;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new DatabaseSync(path);
+    // FULL: a payment record must survive a power loss too, not only a crash.
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+    this.db.exec(SCHEMA);
+  }
+
+  create(record: PaymentRecord): boolean {
+    const result = this.db
+      .prepare(
+        `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        record.taskId,
+        record.agentId,
+        record.amount,
+        record.payee,
+        record.rail,
+        JSON.stringify(record.railState ?? null),
+        record.status,
+        record.txHash ?? null,
+        record.refundTxHash ?? null,
+        record.createdAt,
+        record.updatedAt,
+      );
+    return result.changes === 1;
+  }
+
+  get(taskId: string): PaymentRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM payments WHERE task_id = ?').get(taskId) as PaymentRow | undefined;
+    return row && paymentFromRow(row);
+  }
+
+  update(taskId: string, change: Partial<Pick<PaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>): void {
+    const current = this.get(taskId);
+    if (!current) throw new Error(`no payment for task ${taskId}`);
+    const next = { ...current, ...change };
+    this.db
+      .prepare('UPDATE payments SET status = ?, rail_state = ?, tx_hash = ?, refund_tx = ?, updated_at = ? WHERE task_id = ?')
+      .run(next.status, JSON.stringify(next.railState ?? null), next.txHash ?? null, next.refundTxHash ?? null, new Date().toISOString(), taskId);
+  }
+
+  pending(): PaymentRecord[] {
+    return (this.db.prepare("SELECT * FROM payments WHERE status = 'pending'").all() as unknown as PaymentRow[]).map(paymentFromRow);
+  }
+
+  spentSince(sinceIso: string): bigint {
+    const rows = this.db
+      .prepare("SELECT amount FROM payments WHERE created_at >= ? AND status IN ('pending', 'paid', 'refund-missing')")
+      .all(sinceIso) as { amount: string }[];
+    return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+  }
+
+  txHashUsed(txHash: string): boolean {
+    return this.db.prepare('SELECT 1 FROM payments WHERE tx_hash = ? OR refund_tx = ?').get(txHash, txHash) !== undefined;
+  }
+
+  createApproval(record: ApprovalRecord): void {
+    this.db
+      .prepare('INSERT OR IGNORE INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(record.taskId, record.agentId, record.amount, record.reason, record.status, record.createdAt, record.decidedAt ?? null);
+  }
+
+  getApproval(taskId: string): ApprovalRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM approvals WHERE task_id = ?').get(taskId) as ApprovalRow | undefined;
+    return row && approvalFromRow(row);
+  }
+
+  decideApproval(taskId: string, status: Exclude<ApprovalStatus, 'pending'>): ApprovalRecord | undefined {
+    // Only a pending approval can be decided, and only once.
+    const result = this.db
+      .prepare("UPDATE approvals SET status = ?, decided_at = ? WHERE task_id = ? AND status = 'pending'")
+      .run(status, new Date().toISOString(), taskId);
+    return result.changes === 1 ? this.getApproval(taskId) : undefined;
+  }
+
+  approvals(status?: ApprovalStatus): ApprovalRecord[] {
+    const rows = (status
+      ? this.db.prepare('SELECT * FROM approvals WHERE status = ? ORDER BY created_at').all(status)
+      : this.db.prepare('SELECT * FROM approvals ORDER BY created_at').all()) as unknown as ApprovalRow[];
+    return rows.map(approvalFromRow);
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}
+
+function paymentFromRow(row: PaymentRow): PaymentRecord {
+  return {
+    taskId: row.task_id,
+    agentId: row.agent_id,
+    amount: row.amount,
+    payee: row.payee,
+    rail: row.rail,
+    railState: JSON.parse(row.rail_state) as unknown,
+    status: row.status,
+    ...(row.tx_hash ? { txHash: row.tx_hash } : {}),
+    ...(row.refund_tx ? { refundTxHash: row.refund_tx } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function approvalFromRow(row: ApprovalRow): ApprovalRecord {
+  return {
+    taskId: row.task_id,
+    agentId: row.agent_id,
+    amount: row.amount,
+    reason: row.reason,
+    status: row.status,
+    createdAt: row.created_at,
+    ...(row.decided_at ? { decidedAt: row.decided_at } : {}),
+  };
+}
