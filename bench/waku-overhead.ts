@@ -1,0 +1,439 @@
+/**
+ * Benchmark: what the gateway itself adds to a round trip over Waku Relay, on two relay nodes on 127.0.0.1.
+ *
+ *   (a) raw Waku 1:1 round trip — node A `send`s a small payload to node B (ECIES-encrypted and signed); B's
+ *       onDirect handler `send`s it straight back; A times from the call to `send` until the reply is delivered.
+ *   (b) gateway round trip — a blocking JSON-RPC SendMessage (A2A v1.0, text "hello") over keep-alive HTTP to a
+ *       gateway started with startGateway() on the waku transport; its built-in echo agent runs on its own Waku
+ *       node dialled to the gateway's, so each request is a 1:1 task_request plus one sealed task_result on the
+ *       task's status topic.
+ *
+ * and, for information,
+ *   (a′) raw Waku in the binding's shape — A `send`s 1:1 to B as in (a), but B answers with a signed publication
+ *       on a content topic A subscribes to, as the agent answers on a task's status topic. A 1:1 message costs an
+ *       ECIES seal and open (a few ms of secp256k1 in JS), a publication a signature and its check (far less), so
+ *       (a) carries more transport crypto than (b) does, and (b) − (a) understates the gateway's cost by the
+ *       difference; (b) − (a′) compares like with like.
+ *
+ * Both networks have the same shape (one node dials the other directly, defaults for cluster and shards), and both
+ * run in this process, on the same thread as the client, so the difference to (b) is what HTTP, JSON-RPC, the task
+ * engine, SQLite and the envelope work (both ends of the binding) cost on top of the Waku hops.
+ *
+ * Requests are sequential (one in flight). The phases run interleaved, a a′ b a a′ b …, because the machine is
+ * noisy; every round is reported.
+ *
+ * Run:   node bench/waku-overhead.ts   (from the project root; node:sqlite prints an ExperimentalWarning, harmless)
+ *
+ * Settings (environment):
+ *   BENCH_SAMPLES   measured requests per phase (default 300), each phase after BENCH_WARMUP (default 30) uncounted
+ *   BENCH_ROUNDS    how many rounds of the phases to run (default 2)
+ *   BENCH_PHASES    comma-separated subset of raw,raw-pub,gateway (default all), e.g. to profile the gateway alone:
+ *                   BENCH_PHASES=gateway node --cpu-prof --cpu-prof-dir=<dir> bench/waku-overhead.ts
+ *
+ * Exit code 0 whatever the numbers are; 1 only when a functional check fails (a reply that is missing, late or
+ * wrong, or a response that is not a completed task echoing the text).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { loadConfig } from '../src/config.ts';
+import { startGateway, type Gateway } from '../src/gateway.ts';
+import { WakuTransport } from '../src/logos/transports/waku.ts';
+
+const ALL_PHASES = ['raw', 'raw-pub', 'gateway'] as const;
+type Phase = (typeof ALL_PHASES)[number];
+
+const SAMPLES = positiveInteger('BENCH_SAMPLES', 300);
+const WARMUP = positiveInteger('BENCH_WARMUP', 30);
+const ROUNDS = positiveInteger('BENCH_ROUNDS', 2);
+const PHASES = selectedPhases();
+
+/** p50 of (b) − (a) must stay under this. */
+const GOAL_P50_MS = 2;
+const REQUEST_TIMEOUT_MS = 10_000;
+/** Size of the raw phases' payload (a small message; B echoes it unchanged). */
+const RAW_PAYLOAD_BYTES = 256;
+/** Any /logos-a2a/1/… topic names the binding's shard, where inboxes and status topics live. */
+const BINDING_TOPIC = '/logos-a2a/1/mesh/proto';
+/** Where B publishes its answers in (a′): on the binding's shard, like a task's status topic. */
+const REPLY_TOPIC = '/logos-a2a/1/bench-replies/proto';
+const ECHO_TEXT = 'hello';
+
+
+interface Stats {
+  phase: Phase;
+  round: number;
+  samples: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+class FunctionalFailure extends Error {
+  override readonly name = 'FunctionalFailure';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  console.log(
+    `Waku overhead — sequential round trips on 127.0.0.1, ${WARMUP} warm-up + ${SAMPLES} measured per phase, ` +
+      `${ROUNDS} round(s) of ${PHASES.join(' then ')}; Node ${process.version}, ${availableParallelism()} CPU(s)`,
+  );
+  const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-waku-bench-'));
+  let raw: RawPair | undefined;
+  let gateway: Gateway | undefined;
+  const results: Stats[] = [];
+  try {
+    if (PHASES.includes('raw') || PHASES.includes('raw-pub')) {
+      process.stdout.write('\n(a), (a′) raw pair: starting… ');
+      raw = await startRawPair();
+      console.log(`ok (B dialled A at ${raw.a.multiaddrs()[0] ?? '?'})`);
+    }
+    if (PHASES.includes('gateway')) {
+      process.stdout.write('(b) gateway: starting… ');
+      gateway = await startBenchGateway(folder);
+      console.log(`ok (http://127.0.0.1:${gateway.port}/, echo agent at ${gateway.directory.all()[0]?.id ?? '?'})`);
+    }
+
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const phase of PHASES) {
+        process.stdout.write(`round ${round} ${LABELS[phase]}: `);
+        const timings = phase === 'gateway' ? await measureGateway(gateway!.port) : await measureRaw(raw!, phase === 'raw' ? 'direct' : 'publication');
+        const stats = statsOf(phase, round, timings);
+        results.push(stats);
+        console.log(`p50 ${ms(stats.p50)} ms, p99 ${ms(stats.p99)} ms`);
+      }
+    }
+  } finally {
+    process.stdout.write('\nstopping… ');
+    const stops: Promise<unknown>[] = [];
+    if (raw) stops.push(raw.a.stop(), raw.b.stop());
+    if (gateway) stops.push(gateway.stop());
+    const outcomes = await Promise.allSettled(stops);
+    rmSync(folder, { recursive: true, force: true });
+    const failed = outcomes.filter((o) => o.status === 'rejected');
+    console.log(failed.length === 0 ? 'done' : `${failed.length} stop(s) failed: ${failed.map((o) => String((o as PromiseRejectedResult).reason)).join('; ')}`);
+  }
+
+  console.log();
+  printTable(results);
+  console.log();
+  printOverhead(results);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (a), (a′) Two bare Waku nodes: B dials A (as an in-process agent dials the gateway) and echoes every 1:1 message
+// back to its sender, 1:1 or as a publication on REPLY_TOPIC.
+
+type ReplyPath = 'direct' | 'publication';
+
+interface RawPair {
+  a: WakuTransport;
+  b: WakuTransport;
+  /** How B answers. */
+  replyPath: ReplyPath;
+  /** A's receiver of B's answers, by either path. */
+  onReply?: (payload: Uint8Array, sender: string | undefined, path: ReplyPath) => void;
+}
+
+async function startRawPair(): Promise<RawPair> {
+  const a = await WakuTransport.create({ listen: ['/ip4/127.0.0.1/tcp/0'] });
+  let b: WakuTransport | undefined;
+  try {
+    b = await WakuTransport.create({ listen: ['/ip4/127.0.0.1/tcp/0'], staticPeers: a.multiaddrs() });
+    const pair: RawPair = { a, b, replyPath: 'direct' };
+    const echoer = b;
+    echoer.onDirect((payload, delivery) => {
+      if (delivery.sender === undefined) return;
+      const sent = pair.replyPath === 'direct' ? echoer.send(delivery.sender, payload) : echoer.publish(REPLY_TOPIC, payload);
+      void sent.catch((error: unknown) => console.error('\nraw echo: reply failed', error));
+    });
+    a.onDirect((payload, delivery) => pair.onReply?.(payload, delivery.sender, 'direct'));
+    a.subscribe(REPLY_TOPIC, (payload, delivery) => pair.onReply?.(payload, delivery.sender, 'publication'));
+    await until(() => a.meshPeerCount(BINDING_TOPIC) > 0 && echoer.meshPeerCount(BINDING_TOPIC) > 0, 15_000, 'the raw pair to form a relay mesh');
+    return pair;
+  } catch (error) {
+    await Promise.allSettled([a.stop(), b?.stop()]);
+    throw error;
+  }
+}
+
+async function measureRaw(pair: RawPair, replyPath: ReplyPath): Promise<number[]> {
+  const { a, b } = pair;
+  let pending: { seq: number; body: Uint8Array; resolve: (at: number) => void; reject: (error: Error) => void } | undefined;
+  let strays = 0;
+  pair.replyPath = replyPath;
+  pair.onReply = (payload, sender, path) => {
+    const at = performance.now();
+    const seq = payload.length >= 4 ? new DataView(payload.buffer, payload.byteOffset, 4).getUint32(0) : -1;
+    if (!pending || seq !== pending.seq) {
+      strays++;
+      return;
+    }
+    const done = pending;
+    pending = undefined;
+    // (The transport swallows what a handler throws, so a wrong reply fails the request in flight instead.)
+    if (sender !== b.address) done.reject(new FunctionalFailure(`raw reply ${seq}: sender ${sender}, not B`));
+    else if (path !== replyPath) done.reject(new FunctionalFailure(`raw reply ${seq}: came as ${path}, not ${replyPath}`));
+    else if (!sameBytes(payload, done.body)) done.reject(new FunctionalFailure(`raw reply ${seq}: the body differs from what was sent`));
+    else done.resolve(at);
+  };
+  const timings: number[] = [];
+  try {
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      const seq = (Math.random() * 0xffffffff) >>> 0;
+      const body = new Uint8Array(RAW_PAYLOAD_BYTES).fill(0x61);
+      new DataView(body.buffer).setUint32(0, seq);
+      const replied = new Promise<number>((resolve, reject) => (pending = { seq, body, resolve, reject }));
+      const started = performance.now();
+      await a.send(b.address, body);
+      const at = await withTimeout(replied, REQUEST_TIMEOUT_MS, `raw round trip ${i + 1}: no reply from B`);
+      if (i >= WARMUP) timings.push(at - started);
+    }
+  } finally {
+    pending = undefined;
+    pair.onReply = undefined;
+  }
+  if (strays > 0) throw new FunctionalFailure(`raw phase: ${strays} reply(ies) that matched no request in flight`);
+  return timings;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (b) The gateway on the waku transport with its built-in echo agent, as a deployment would start it.
+
+async function startBenchGateway(folder: string): Promise<Gateway> {
+  const config = loadConfig({
+    // No environment: the shell's PORT, LOGOS_A2A_* etc. must not change what is measured.
+    env: {},
+    overrides: {
+      port: 0,
+      host: '127.0.0.1',
+      database: join(folder, 'tasks.db'),
+      agents: [{ builtin: 'echo' }],
+      transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/0'], keyFile: join(folder, 'gateway.key') },
+    },
+  });
+  return startGateway(config, { log: (message) => console.warn(`\ngateway: ${message}`) });
+}
+
+async function measureGateway(port: number): Promise<number[]> {
+  // One connection, kept alive; a fresh pool per phase so no socket idles past the server's keep-alive timeout.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const timings: number[] = [];
+  try {
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      const id = i + 1;
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'SendMessage',
+        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: ECHO_TEXT }] } },
+      });
+      const started = performance.now();
+      const response = await post(agent, port, body);
+      const elapsed = performance.now() - started;
+      checkCompletedEcho(response, id);
+      if (i >= WARMUP) timings.push(elapsed);
+    }
+  } finally {
+    agent.destroy();
+  }
+  return timings;
+}
+
+function post(agent: Agent, port: number, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new FunctionalFailure(`SendMessage timed out after ${REQUEST_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface TaskLike {
+  id?: unknown;
+  status?: { state?: unknown };
+  artifacts?: { parts?: { text?: unknown }[] }[];
+}
+
+/** The response must be a JSON-RPC result holding a completed task whose artifacts echo the text. */
+function checkCompletedEcho({ status, body }: { status: number; body: string }, id: number): void {
+  const fail = (why: string): never => {
+    throw new FunctionalFailure(`SendMessage ${id}: ${why}\n  HTTP ${status}, body: ${body.slice(0, 2000)}`);
+  };
+  if (status !== 200) fail(`expected HTTP 200, got ${status}`);
+  let response: { jsonrpc?: unknown; id?: unknown; result?: { task?: TaskLike }; error?: unknown };
+  try {
+    response = JSON.parse(body) as typeof response;
+  } catch {
+    return fail('the body is not JSON');
+  }
+  if (response.jsonrpc !== '2.0') fail('not a JSON-RPC 2.0 response');
+  if (response.error !== undefined) fail('JSON-RPC error instead of a result');
+  if (response.id !== id) fail(`response id ${JSON.stringify(response.id)} does not match the request id ${id}`);
+  const task = response.result?.task;
+  if (!task || typeof task !== 'object') return fail('result.task is missing');
+  if (typeof task.id !== 'string' || task.id === '') fail('task.id is missing');
+  if (task.status?.state !== 'TASK_STATE_COMPLETED') fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
+  const texts = (task.artifacts ?? []).flatMap((artifact) => (artifact.parts ?? []).map((part) => part.text));
+  if (!texts.includes(ECHO_TEXT)) fail(`no artifact part echoes ${JSON.stringify(ECHO_TEXT)} (artifact texts: ${JSON.stringify(texts)})`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report
+
+const LABELS: Record<Phase, string> = {
+  raw: '(a) raw Waku 1:1 round trip',
+  'raw-pub': '(a′) raw Waku 1:1 + publication back',
+  gateway: '(b) gateway SendMessage (blocking)',
+};
+
+function statsOf(phase: Phase, round: number, timings: number[]): Stats {
+  const sorted = [...timings].sort((x, y) => x - y);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  return {
+    phase,
+    round,
+    samples: sorted.length,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    mean: sorted.reduce((sum, t) => sum + t, 0) / sorted.length,
+    min: sorted[0]!,
+    max: sorted.at(-1)!,
+  };
+}
+
+function printTable(results: Stats[]): void {
+  const header = ['round', 'phase', 'p50 ms', 'p90 ms', 'p99 ms', 'mean ms', 'min ms', 'max ms', 'samples'];
+  const rows = results.map((r) => [
+    String(r.round),
+    LABELS[r.phase],
+    ms(r.p50),
+    ms(r.p90),
+    ms(r.p99),
+    ms(r.mean),
+    ms(r.min),
+    ms(r.max),
+    String(r.samples),
+  ]);
+  printRows(header, rows, 2);
+}
+
+function printOverhead(results: Stats[]): void {
+  const differences: { baseline: Phase; label: string; goal: boolean }[] = [
+    { baseline: 'raw', label: '(b) − (a)', goal: true },
+    { baseline: 'raw-pub', label: '(b) − (a′)', goal: false },
+  ];
+  const rows: string[][] = [];
+  for (const { baseline, label, goal } of differences) {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const base = results.find((r) => r.round === round && r.phase === baseline);
+      const gateway = results.find((r) => r.round === round && r.phase === 'gateway');
+      if (!base || !gateway) continue;
+      const p50 = gateway.p50 - base.p50;
+      const verdict = p50 < GOAL_P50_MS ? 'PASS' : 'MISS';
+      rows.push([label, String(round), ms(p50), ms(gateway.p99 - base.p99), ms(gateway.mean - base.mean), goal ? verdict : `(${verdict})`]);
+    }
+  }
+  if (rows.length === 0) {
+    console.log('(b) − (a): n/a (needs gateway and raw or raw-pub in BENCH_PHASES)');
+    return;
+  }
+  console.log(`The gateway's own cost (HTTP + JSON-RPC + task engine + SQLite + envelope work); goal: (b) − (a) p50 < ${GOAL_P50_MS} ms`);
+  printRows(['difference', 'round', 'p50 ms', 'p99 ms', 'mean ms', `p50 < ${GOAL_P50_MS} ms`], rows, 2);
+  console.log("(in parentheses: the same threshold against (a′), for information; a′ has the binding's mix of 1:1 and publication)");
+}
+
+function printRows(header: string[], rows: string[][], leftAligned: number): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i < leftAligned ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) console.log(line(row));
+}
+
+function ms(value: number): string {
+  return value.toFixed(2);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new FunctionalFailure(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await delay(20);
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FunctionalFailure(`${message} within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function selectedPhases(): Phase[] {
+  const all: Phase[] = [...ALL_PHASES];
+  const raw = process.env.BENCH_PHASES;
+  if (!raw) return all;
+  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(all as string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) throw new Error(`BENCH_PHASES: unknown phase(s) ${unknown.join(', ')}; use ${ALL_PHASES.join(',')}`);
+  return all.filter((name) => names.includes(name));
+}
+
+try {
+  await main();
+} catch (error) {
+  process.exitCode = 1;
+  console.error(`\nFAILED: ${error instanceof FunctionalFailure ? error.message : ((error as Error)?.stack ?? String(error))}`);
+}
+
+// The process must end by itself once everything is stopped; if something still holds it open, say what.
+setTimeout(() => {
+  console.error('warning: the process did not exit by itself 5 s after the run; open resources:', process.getActiveResourcesInfo());
+  process.exit(process.exitCode ?? 0);
+}, 5_000).unref();
