@@ -27,6 +27,24 @@ const WakuTransportConfig = z
   .strict();
 export type WakuTransportConfig = z.infer<typeof WakuTransportConfig>;
 
+const Amount = z.string().regex(/^\d{1,39}$/, 'a LEZ amount in base units, as a decimal string');
+const PaymentsConfig = z
+  .object({
+    /** none: priced skills are refused; lez: pay on a LEZ sequencer; memory: an in-process ledger (tests). */
+    rail: z.enum(['none', 'lez', 'memory']).default('none'),
+    /** The sequencer's JSON-RPC URL (lez rail). */
+    sequencerUrl: z.string().url().optional(),
+    signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).default('prehash-v0.3'),
+    /** The gateway wallet: an encrypted key file (logos-a2a keys new); its passphrase in LOGOS_A2A_WALLET_PASSPHRASE. */
+    walletKeyFile: z.string().min(1).default('.data/wallet.json'),
+    perTransactionLimit: Amount.default('100'),
+    perPeriodLimit: Amount.default('1000'),
+    periodMs: z.number().int().positive().default(86_400_000),
+    approvalTimeoutMs: z.number().int().positive().default(3_600_000),
+  })
+  .strict();
+export type PaymentsConfig = z.infer<typeof PaymentsConfig>;
+
 export const GatewayConfig = z
   .object({
     port: port.default(8080),
@@ -50,6 +68,9 @@ export const GatewayConfig = z
     transport: z.discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig]).prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     discoveryTopic: z.string().regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding').default(DEFAULT_DISCOVERY_TOPIC),
+    payments: PaymentsConfig.prefault({}),
+    /** Bearer token of the operator API (/admin/…); the API is off without one. */
+    adminToken: z.string().min(16, 'adminToken: at least 16 characters').optional(),
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
   })
@@ -70,6 +91,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_SSE_HEARTBEAT_MS: 'sseHeartbeatMs',
   LOGOS_A2A_DEFAULT_AGENT: 'defaultAgent',
   LOGOS_A2A_DISCOVERY_TOPIC: 'discoveryTopic',
+  LOGOS_A2A_ADMIN_TOKEN: 'adminToken',
 };
 
 export class ConfigError extends Error {
@@ -100,6 +122,8 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
   }
   const transportFromEnv = transportEnvironment(env, fromFile.transport);
   if (transportFromEnv) fromEnv.transport = transportFromEnv;
+  const paymentsFromEnv = paymentsEnvironment(env, fromFile.payments);
+  if (paymentsFromEnv) fromEnv.payments = paymentsFromEnv;
   const merged = { ...fromFile, ...fromEnv, ...options.overrides };
   const parsed = GatewayConfig.safeParse(merged);
   if (!parsed.success) {
@@ -133,6 +157,18 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
     ...(peers ? { peers } : {}),
     ...(keyFile ? { keyFile } : {}),
   };
+}
+
+/** LOGOS_A2A_PAYMENTS_RAIL, LOGOS_A2A_SEQUENCER_URL and LOGOS_A2A_WALLET_KEY_FILE, over what the file says. */
+function paymentsEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
+  const overrides = {
+    ...(env.LOGOS_A2A_PAYMENTS_RAIL ? { rail: env.LOGOS_A2A_PAYMENTS_RAIL } : {}),
+    ...(env.LOGOS_A2A_SEQUENCER_URL ? { sequencerUrl: env.LOGOS_A2A_SEQUENCER_URL } : {}),
+    ...(env.LOGOS_A2A_WALLET_KEY_FILE ? { walletKeyFile: env.LOGOS_A2A_WALLET_KEY_FILE } : {}),
+  };
+  if (Object.keys(overrides).length === 0) return undefined;
+  const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
+  return { ...base, ...overrides };
 }
 
 export function publicBaseUrlOf(config: GatewayConfig, boundPort: number): string {
