@@ -28,6 +28,9 @@ Commands:
                     (at /agents/conformance), each on its own Waku relay node on 127.0.0.1.
   serve             The gateway alone, configured by --config FILE and environment variables.
   agent KIND        A Logos agent (echo or conformance) as its own process, reached over Waku only.
+  keys ACTION       The gateway wallet's LEZ key: new, show, or import (--mnemonic-file / --secret-key-file,
+                    - for standard input), encrypted with LOGOS_A2A_WALLET_PASSPHRASE in --file
+                    (default .data/wallet.json); --path picks the account in the key tree (default /).
   help              This text.
 
 Gateway options:
@@ -55,12 +58,28 @@ async function main(argv: string[]): Promise<number> {
       id: { type: 'string' },
       'key-file': { type: 'string' },
       'announce-every': { type: 'string' },
+      file: { type: 'string' },
+      path: { type: 'string' },
+      'mnemonic-file': { type: 'string' },
+      'secret-key-file': { type: 'string' },
     },
   });
   const command = positionals[0] ?? 'help';
   if (values.help || command === 'help') {
     process.stdout.write(USAGE);
     return 0;
+  }
+  if (command === 'keys') {
+    const { runKeysCommand } = await import('./keys-command.ts');
+    return runKeysCommand({
+      action: positionals[1],
+      file: values.file ?? '.data/wallet.json',
+      path: values.path ?? '/',
+      ...(values['mnemonic-file'] ? { mnemonicFile: values['mnemonic-file'] } : {}),
+      ...(values['secret-key-file'] ? { secretKeyFile: values['secret-key-file'] } : {}),
+      passphrase: process.env.LOGOS_A2A_WALLET_PASSPHRASE,
+      out: (text) => process.stdout.write(text),
+    });
   }
   if (command === 'agent') {
     const kind = positionals[1];

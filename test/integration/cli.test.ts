@@ -84,3 +84,36 @@ describe('logos-a2a serve', () => {
     expect(code).toBe(2);
   });
 });
+
+describe('logos-a2a keys', () => {
+  const run = (args: string[], env: Record<string, string>, input?: string) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [cli, 'keys', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (chunk) => (out += chunk));
+      child.stderr!.on('data', (chunk) => (out += chunk));
+      child.stdin!.end(input ?? '');
+      child.on('exit', (code) => resolve({ code, out }));
+    });
+
+  it('new, show and import agree on the account; a wrong passphrase is refused', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-keys-'));
+    const file = join(folder, 'wallet.json');
+    const created = await run(['new', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'correct horse' });
+    expect(created.code).toBe(0);
+    const account = /account\s+(\S+)/.exec(created.out)![1]!;
+    const phrase = /write it down[^\n]*\n\s+(.+)\n/.exec(created.out)![1]!;
+    expect(phrase.split(' ')).toHaveLength(24);
+    const shown = await run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'correct horse' });
+    expect(shown.out).toContain(account);
+    expect(shown.out).not.toContain(phrase);
+    const wrong = await run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'wrong' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toMatch(/passphrase/i);
+    const imported = await run(['import', '--file', join(folder, 'copy.json'), '--mnemonic-file', '-'], { LOGOS_A2A_WALLET_PASSPHRASE: 'other' }, phrase);
+    expect(imported.code).toBe(0);
+    expect(imported.out).toContain(account);
+    const noPassphrase = await run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: '' });
+    expect(noPassphrase.out).toMatch(/LOGOS_A2A_WALLET_PASSPHRASE/);
+  }, 30_000);
+});
