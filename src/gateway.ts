@@ -16,6 +16,9 @@ import { openNetwork, type LogosNetwork } from './logos/network.ts';
 import type { LogosTransport } from './logos/transport.ts';
 import type { MemoryNetwork } from './logos/transports/memory.ts';
 import { SqliteTaskStore } from './store/sqlite-task-store.ts';
+import { SqlitePaymentStore } from './store/sqlite-payment-store.ts';
+import { TaskPayments, type Payer } from './bridge/task-payments.ts';
+import { payerFromConfig } from './payment-wiring.ts';
 import type { TaskStore } from './store/task-store.ts';
 
 export interface Gateway {
@@ -36,6 +39,8 @@ export interface GatewayDeps {
   network?: MemoryNetwork;
   /** Agents already running elsewhere on the network, registered by card. */
   agents?: LogosAgent[];
+  /** Pays agents from the gateway wallet; built from `config.payments` when absent. */
+  payer?: Payer;
   log?: (message: string) => void;
 }
 
@@ -62,11 +67,27 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     throw new Error(`defaultAgent "${config.defaultAgent}" is not one of the agents: ${directory.all().map((e) => e.id).join(', ')}`);
   }
 
+  const paymentStore = new SqlitePaymentStore(config.database);
+  const payer = deps.payer ?? (await payerFromConfig(config.payments));
+  const payments = payer
+    ? new TaskPayments({
+        payer,
+        store: paymentStore,
+        network: config.payments.sequencerUrl ?? payer.rail,
+        limits: {
+          perTransaction: BigInt(config.payments.perTransactionLimit),
+          perPeriod: BigInt(config.payments.perPeriodLimit),
+          periodMs: config.payments.periodMs,
+        },
+      })
+    : undefined;
   const engine = new TaskEngine({
     store,
     transport,
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
+    approvalTimeoutMs: config.payments.approvalTimeoutMs,
+    ...(payments ? { payments } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
   await engine.start();
@@ -89,6 +110,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     defaultAgentId,
     maxBodyBytes: config.maxBodyBytes,
     sseHeartbeatMs: config.sseHeartbeatMs,
+    ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    ...(payments ? { payments: paymentStore } : {}),
   });
 
   return {
@@ -110,6 +133,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
       await Promise.all(ownAgents.map((agent) => agent.stop()));
       await network.stop();
       await store.close();
+      paymentStore.close();
     },
   };
 }

@@ -7,7 +7,7 @@
  * Immutability rule that makes snapshots cheap: Message, Part and Artifact objects held by a task are never mutated
  * in place; a change replaces them. A snapshot therefore copies only the task and its arrays.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   Role,
   TaskState,
@@ -113,6 +113,11 @@ class LiveTask {
 
 export class TaskEngine {
   private readonly live = new Map<string, LiveTask>();
+  /**
+   * Priced tasks by retry key (agent, messageId, message content), live or recently finished: a client that
+   * retries the same message joins the task it already paid for instead of paying again.
+   */
+  private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
   private readonly options: Required<Omit<EngineOptions, 'log' | 'payments'>> & Pick<EngineOptions, 'log' | 'payments'>;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
 
@@ -161,7 +166,12 @@ export class TaskEngine {
     payee?: string;
     listener?: ChangeListener;
   }): Promise<Task> {
+    const priced = BigInt(input.price) > 0n;
+    const retryKey = priced ? this.retryKeyOf(input.agentId, input.message) : undefined;
+    const earlier = retryKey ? await this.earlierAttempt(input.agentId, retryKey, input.listener) : undefined;
+    if (earlier) return earlier;
     const taskId = randomUUID();
+    if (retryKey) this.pricedByRetryKey.set(retryKey, { taskId, at: Date.now() });
     const contextId = input.message.contextId || randomUUID();
     const userMessage: Message = { ...input.message, taskId, contextId };
     const task: Task = {
@@ -170,7 +180,11 @@ export class TaskEngine {
       status: statusOf(TaskState.TASK_STATE_SUBMITTED),
       artifacts: [],
       history: [userMessage],
-      metadata: { logos: { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price } },
+      metadata: {
+        logos: { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price },
+        // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
+        ...(priced ? { lez: { amount: input.price, ...(input.payee ? { payee: input.payee } : {}), status: 'pending' } } : {}),
+      },
     };
     const request: TaskRequest = {
       v: BINDING_VERSION,
@@ -196,7 +210,7 @@ export class TaskEngine {
     const recorded = this.options.store.insert({ agentId: input.agentId, task, link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson } });
     this.attach(live);
     const snapshot = this.snapshot(task);
-    if (BigInt(input.price) > 0n) {
+    if (priced) {
       // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
       await recorded;
       await this.mutate(live, () => this.payAndForward(live, false));
@@ -208,6 +222,28 @@ export class TaskEngine {
       await recorded;
     }
     return snapshot;
+  }
+
+  private retryKeyOf(agentId: string, message: Message): string {
+    const { taskId: _t, contextId: _c, ...content } = userMessageJson(message);
+    return createHash('sha256').update(agentId).update('\0').update(JSON.stringify(content)).digest('base64url');
+  }
+
+  /** The task an identical earlier message created, if it is live or finished within the retry window. */
+  private async earlierAttempt(agentId: string, retryKey: string, listener: ChangeListener | undefined): Promise<Task | undefined> {
+    const now = Date.now();
+    for (const [key, entry] of this.pricedByRetryKey) {
+      if (now - entry.at < RETRY_WINDOW_MS) break;
+      this.pricedByRetryKey.delete(key);
+    }
+    const entry = this.pricedByRetryKey.get(retryKey);
+    if (!entry) return undefined;
+    const live = this.live.get(entry.taskId);
+    if (live && listener) live.listeners.add(listener);
+    const task = live?.committed ?? (await this.getTask(agentId, entry.taskId));
+    // A blocking caller waiting on a task that already ended gets it at once, through its listener.
+    if (task && !live && listener) queueMicrotask(() => listener({ events: [], task }));
+    return task;
   }
 
   /** Whether a task waits for an operator to approve its payment. */
@@ -697,6 +733,9 @@ function replaceArtifact(artifacts: Artifact[], artifact: Artifact): Artifact[] 
   copy[index] = artifact;
   return copy;
 }
+
+/** How long a priced message's retries join its task rather than pay again. */
+const RETRY_WINDOW_MS = 10 * 60_000;
 
 /** The agent's direct answer (A2A Message) when it replied to a new task with `as_message`. */
 export function directAnswer(change: TaskChange): Message | undefined {

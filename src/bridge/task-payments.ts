@@ -8,8 +8,11 @@ import type { PaymentReference } from '../logos/envelope.ts';
 import type { PaymentRecord, PaymentStore } from '../store/payment-store.ts';
 
 export type PayResult =
-  | { ok: true; txHash: string; state: unknown }
-  | { ok: false; reason: string; message: string };
+  | { status: 'paid'; txHash: string; state: unknown }
+  /** Nothing was charged. */
+  | { status: 'failed'; message: string }
+  /** Signed and maybe submitted, not seen in a block: the money may still move; resume later. */
+  | { status: 'in-doubt'; message: string };
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string; message: string };
 
@@ -136,9 +139,9 @@ export class TaskPayments {
   }
 
   private finish(record: PaymentRecord, result: PayResult | undefined): ChargeOutcome {
-    if (result?.ok) {
+    if (result?.status === 'paid') {
       this.options.store.update(record.taskId, { status: 'paid', txHash: result.txHash, railState: result.state });
-    } else if (result) {
+    } else if (result?.status === 'failed') {
       this.options.store.update(record.taskId, { status: 'failed' });
     }
     const current = this.options.store.get(record.taskId)!;
@@ -150,7 +153,12 @@ export class TaskPayments {
         reference: { rail: current.rail, tx_hash: current.txHash, from: this.payer.account, to: current.payee, amount: current.amount },
       };
     }
-    const why = result && !result.ok ? result.message : `the payment is ${current.status}`;
+    if (current.status === 'pending') {
+      // In doubt: the record stays pending and is settled at the next start; the task does not go ahead unpaid.
+      const why = result?.status === 'in-doubt' ? result.message : 'not confirmed';
+      return { kind: 'failed', message: `The payment of ${current.amount} to the agent is not confirmed (${why}); the gateway keeps the record and settles it, so it is never paid twice. The task was not sent.`, receipt };
+    }
+    const why = result?.status === 'failed' ? result.message : `the payment is ${current.status}`;
     return { kind: 'failed', message: `The payment of ${current.amount} to the agent failed: ${why}. Nothing was charged.`, receipt };
   }
 

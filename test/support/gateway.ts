@@ -10,6 +10,7 @@ import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { conformanceAgent } from '../../src/logos/agents/conformance.ts';
 import { echoAgent } from '../../src/logos/agents/echo.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
+import type { Payer } from '../../src/bridge/task-payments.ts';
 
 export interface TestBed {
   gateway: Gateway;
@@ -18,13 +19,13 @@ export interface TestBed {
   database: string;
   /** Stops the gateway only (agents and network stay, as on a real network). */
   stopGateway(): Promise<void>;
-  /** Starts a new gateway on the same database and network. */
-  restartGateway(): Promise<Gateway>;
+  /** Starts a new gateway on the same database and network (optionally with another wallet). */
+  restartGateway(changes?: { payer?: Payer }): Promise<Gateway>;
   close(): Promise<void>;
 }
 
 export async function startTestBed(
-  options: { config?: GatewayConfigInput; agents?: (network: MemoryNetwork) => LogosAgent[] } = {},
+  options: { config?: GatewayConfigInput; agents?: (network: MemoryNetwork) => LogosAgent[]; payer?: Payer } = {},
 ): Promise<TestBed> {
   const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-test-'));
   const database = join(dir, 'gateway.db');
@@ -37,7 +38,8 @@ export async function startTestBed(
     env: {},
     overrides: { port: 0, host: '127.0.0.1', database, agents: [], sseHeartbeatMs: 1_000, transport: { kind: 'memory' }, ...options.config },
   });
-  let gateway = await startGateway(config, { network, agents, log: () => undefined });
+  const deps = { network, agents, log: () => undefined, ...(options.payer ? { payer: options.payer } : {}) };
+  let gateway = await startGateway(config, deps);
   let running = true;
   const bed: TestBed = {
     get gateway() {
@@ -50,9 +52,9 @@ export async function startTestBed(
       if (running) await gateway.stop();
       running = false;
     },
-    async restartGateway() {
+    async restartGateway(changes = {}) {
       await bed.stopGateway();
-      gateway = await startGateway({ ...config, port: 0 }, { network, agents, log: () => undefined });
+      gateway = await startGateway({ ...config, port: 0 }, { ...deps, ...changes });
       running = true;
       return gateway;
     },

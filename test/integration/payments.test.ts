@@ -1,0 +1,161 @@
+/**
+ * The money flow of the binding through the whole path (HTTP → gateway → binding → agent), on an in-process
+ * ledger: pay on acceptance, exactly once; refund on cancel; the spending gate and the operator's approval; clear
+ * failures that charge nothing; a crash between recording and submitting a payment.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Payer } from '../../src/bridge/task-payments.ts';
+import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
+import { gatewayPayer } from '../../src/payment-wiring.ts';
+import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
+import { AGENT_ACCOUNT, GATEWAY_ACCOUNT, pricedWorld, type PricedWorld } from '../support/priced-agent.ts';
+
+const ADMIN = 'admin-token-for-tests-0123456789';
+let bed: TestBed;
+let world: PricedWorld;
+afterEach(() => bed?.close());
+
+async function start(options: { funds?: bigint; payer?: (world: PricedWorld) => Payer; limits?: Record<string, unknown> } = {}) {
+  world = pricedWorld(options.funds);
+  bed = await startTestBed({
+    config: { adminToken: ADMIN, payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000', ...options.limits } },
+    agents: (network) => [world.agent(network)],
+    payer: options.payer?.(world) ?? world.payer,
+  });
+}
+
+const shop = () => `${bed.gateway.url}/agents/shop`;
+const send = (skill: string, text = 'hi', extra: Record<string, unknown> = {}) =>
+  rpc(shop(), 'SendMessage', {
+    message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], metadata: { skill }, ...extra },
+  });
+const balances = () => ({ gateway: world.ledger.balanceOf(GATEWAY_ACCOUNT), agent: world.ledger.balanceOf(AGENT_ACCOUNT) });
+const admin = (path: string) => fetch(`${bed.gateway.url}/admin/approvals${path}`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` } });
+
+describe('paying agents', () => {
+  it('pays the price once on acceptance; the receipt is on the task', async () => {
+    await start();
+    const { body } = await send('quick');
+    const task = body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.metadata.lez).toMatchObject({ rail: 'memory', amount: '10', payee: AGENT_ACCOUNT, status: 'paid' });
+    expect(task.metadata.lez.txHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+
+  it('a client that retries the same message pays once', async () => {
+    await start();
+    const message = { messageId: 'same', role: 'ROLE_USER', parts: [{ text: 'once' }], metadata: { skill: 'quick' } };
+    const [a, b] = await Promise.all([rpc(shop(), 'SendMessage', { message }), rpc(shop(), 'SendMessage', { message })]);
+    const c = await rpc(shop(), 'SendMessage', { message });
+    expect(new Set([a.body.result.task.id, b.body.result.task.id, c.body.result.task.id]).size).toBe(1);
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+
+  it('a cancelled paid task is refunded by the agent, and the gateway checks the refund', async () => {
+    await start();
+    const { body } = await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'c1', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'slow' } },
+      configuration: { returnImmediately: true },
+    });
+    const taskId = body.result.task.id;
+    await eventually(async () => ((await rpc(shop(), 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined));
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+    const cancelled = (await rpc(shop(), 'CancelTask', { id: taskId })).body.result;
+    expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
+    expect(cancelled.metadata.lez).toMatchObject({ status: 'refunded' });
+    expect(cancelled.metadata.lez.refundTxHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+
+  it('above the per-transaction limit the task waits for an operator; approval pays and runs it', async () => {
+    await start({ funds: 10_000n });
+    const waiting = (await send('dear')).body.result.task;
+    expect(waiting.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(waiting.status.message.parts[0].text).toMatch(/5000.*per-transaction limit of 100.*operator/);
+    expect(balances()).toEqual({ gateway: 10_000n, agent: 0n });
+    // The client cannot talk its way past the gate.
+    const followUp = await rpc(shop(), 'SendMessage', { message: { messageId: 'f', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'please' }] } });
+    expect(followUp.body.error?.code).toBe(-32004);
+    const list = await (await fetch(`${bed.gateway.url}/admin/approvals?status=pending`, { headers: { Authorization: `Bearer ${ADMIN}` } })).json();
+    expect(list.approvals.map((a: { taskId: string }) => a.taskId)).toEqual([waiting.id]);
+    expect((await admin(`/${waiting.id}/approve`)).status).toBe(200);
+    const done = await eventually(async () => {
+      const now = (await rpc(shop(), 'GetTask', { id: waiting.id })).body.result;
+      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
+    });
+    expect(done.metadata.lez.status).toBe('paid');
+    expect(balances()).toEqual({ gateway: 5_000n, agent: 5_000n });
+    expect((await admin(`/${waiting.id}/approve`)).status).toBe(409);
+  });
+
+  it('an operator who rejects ends the task, charging nothing; the admin API wants its token', async () => {
+    await start({ funds: 10_000n });
+    const waiting = (await send('dear')).body.result.task;
+    expect((await fetch(`${bed.gateway.url}/admin/approvals/${waiting.id}/reject`, { method: 'POST' })).status).toBe(401);
+    expect((await admin(`/${waiting.id}/reject`)).status).toBe(200);
+    const task = (await rpc(shop(), 'GetTask', { id: waiting.id })).body.result;
+    expect(task.status.state).toBe('TASK_STATE_REJECTED');
+    expect(balances()).toEqual({ gateway: 10_000n, agent: 0n });
+  });
+
+  it('the per-period limit counts what was already spent', async () => {
+    await start({ limits: { perPeriodLimit: '25' } });
+    expect((await send('quick')).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await send('quick')).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const third = (await send('quick')).body.result.task;
+    expect(third.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(third.status.message.parts[0].text).toMatch(/30, above the limit of 25/);
+  });
+
+  it('insufficient funds: the task fails with a clear message and nothing is charged', async () => {
+    await start({ funds: 5n });
+    const task = (await send('quick')).body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.status.message.parts[0].text).toMatch(/payment of 10 .* failed: .*Nothing was charged/s);
+    expect(balances()).toEqual({ gateway: 5n, agent: 0n });
+  });
+
+  it('an uninitialised agent account: a clear failure, nothing charged', async () => {
+    await start();
+    bed.gateway.directory.register({ ...world.agent(bed.network).card, id: 'ghostshop', 'x-lez-identity': { account_id: 'an-account-nobody-has-initialised-yet' } });
+    const { body } = await rpc(`${bed.gateway.url}/agents/ghostshop`, 'SendMessage', { message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } });
+    expect(body.result.task.status.state).toBe('TASK_STATE_FAILED');
+    expect(body.result.task.status.message.parts[0].text).toMatch(/not initialised|uninitialised/);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+
+  it('a gateway that dies between recording and submitting a payment pays exactly once after restart', async () => {
+    // The first gateway records the signed transfer, then "dies" before submitting it.
+    await start({
+      payer: (w) => ({
+        ...w.payer,
+        pay: (paymentId, to, amount, record) =>
+          new Promise(() => {
+            void w.payer.pay(paymentId, to, amount, (state) => {
+              record(state);
+              throw new Error('killed before submitting');
+            });
+          }),
+      }),
+    });
+    const pending = rpc(shop(), 'SendMessage', {
+      message: { messageId: 'crash', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+      configuration: { returnImmediately: true },
+    });
+    void pending.catch(() => undefined);
+    await eventually(async () => ((await rpc(shop(), 'ListTasks', {})).body.result.totalSize === 1 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+    // A new gateway on the same database, with a working wallet, finishes the recorded payment once.
+    // (A fresh rail, as in a new process: the old one remembers its failed attempt.)
+    await bed.restartGateway({ payer: gatewayPayer(new MemoryRail({ ledger: world.ledger, payer: GATEWAY_ACCOUNT })) });
+    const taskId = (await rpc(shop(), 'ListTasks', {})).body.result.tasks[0].id;
+    const done = await eventually(async () => {
+      const now = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
+      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
+    });
+    expect(done.metadata.lez.status).toBe('paid');
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+});
