@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** `logos-a2a`: the Node entry point. */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type GatewayConfigInput } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 import type { Gateway } from './gateway.ts';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -28,6 +28,8 @@ Commands:
                     (at /agents/conformance), each on its own Waku relay node on 127.0.0.1.
   serve             The gateway alone, configured by --config FILE and environment variables.
   agent KIND        A Logos agent (echo or conformance) as its own process, reached over Waku only.
+  devnet            A local LEZ sequencer emulator on 127.0.0.1:3040 (--port, LOGOS_A2A_DEVNET_PORT), funded
+                    with the LEZ debug genesis accounts.
   keys ACTION       The gateway wallet's LEZ key: new, show, or import (--mnemonic-file / --secret-key-file,
                     - for standard input), encrypted with LOGOS_A2A_WALLET_PASSPHRASE in --file
                     (default .data/wallet.json); --path picks the account in the key tree (default /).
@@ -62,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
       path: { type: 'string' },
       'mnemonic-file': { type: 'string' },
       'secret-key-file': { type: 'string' },
+      port: { type: 'string' },
     },
   });
   const command = positionals[0] ?? 'help';
@@ -114,20 +117,43 @@ async function main(argv: string[]): Promise<number> {
     await running.stop();
     return 0;
   }
+  if (command === 'devnet') {
+    const { startDevnet, DEVNET_GENESIS } = await import('./lez/devnet/devnet.ts');
+    const devnet = await startDevnet({ port: Number(values.port ?? process.env.LOGOS_A2A_DEVNET_PORT ?? 3040), host: '127.0.0.1' });
+    process.stdout.write(
+      [
+        `logos-a2a devnet: a local LEZ sequencer at ${devnet.url} (blocks every second)`,
+        'Funded genesis accounts (the LEZ debug keys; import one with logos-a2a keys import --secret-key-file -):',
+        ...DEVNET_GENESIS.map((g) => `  ${g.account}  ${g.balance}  secret key ${g.secretKeyHex}`),
+        'Ctrl-C stops it.',
+        '',
+      ].join('\n'),
+    );
+    await untilSignal();
+    await devnet.stop();
+    return 0;
+  }
   const file = values.config ?? process.env.LOGOS_A2A_CONFIG;
-  let overrides: GatewayConfigInput = {};
-  if (command === 'demo') overrides = { agents: [{ builtin: 'echo' }, { builtin: 'conformance' }], defaultAgent: 'echo' };
-  else if (command !== 'serve') {
+  if (command !== 'demo' && command !== 'serve') {
     process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;
   }
-  const config = loadConfig({ ...(file ? { file } : {}), overrides });
   const { startGateway } = await import('./gateway.ts');
-  const gateway = await startGateway(config);
-  printWelcome(gateway, command);
+  if (command === 'serve') {
+    const gateway = await startGateway(loadConfig({ ...(file ? { file } : {}) }));
+    printWelcome(gateway, command);
+    await untilSignal();
+    process.stdout.write('\nStopping…\n');
+    await gateway.stop();
+    return 0;
+  }
+  const { startDemo } = await import('./demo.ts');
+  const demo = await startDemo(file);
+  printWelcome(demo.gateway, command);
+  process.stdout.write(demo.paymentsHelp);
   await untilSignal();
   process.stdout.write('\nStopping…\n');
-  await gateway.stop();
+  await demo.stop();
   return 0;
 }
 

@@ -9,7 +9,7 @@ import { DEFAULT_DISCOVERY_TOPIC } from './logos/discovery.ts';
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveMs = z.coerce.number().int().positive();
 
-export const BuiltinAgent = z.enum(['echo', 'conformance']);
+export const BuiltinAgent = z.enum(['echo', 'conformance', 'paid']);
 
 const MemoryTransportConfig = z.object({ kind: z.literal('memory') }).strict();
 const WakuTransportConfig = z

@@ -9,7 +9,8 @@ import { AgentDirectory } from './logos/directory.ts';
 import { DiscoveryListener } from './logos/discovery.ts';
 import { TaskEngine } from './bridge/task-engine.ts';
 import { publicBaseUrlOf, type GatewayConfig } from './config.ts';
-import type { LogosAgent } from './logos/agent-runtime.ts';
+import type { AgentPayments, LogosAgent } from './logos/agent-runtime.ts';
+import { paidAgent } from './logos/agents/paid.ts';
 import { conformanceAgent } from './logos/agents/conformance.ts';
 import { echoAgent } from './logos/agents/echo.ts';
 import { openNetwork, type LogosNetwork } from './logos/network.ts';
@@ -41,13 +42,22 @@ export interface GatewayDeps {
   agents?: LogosAgent[];
   /** Pays agents from the gateway wallet; built from `config.payments` when absent. */
   payer?: Payer;
+  /** How the built-in `paid` agent takes payments. */
+  paidAgentPayments?: AgentPayments;
   log?: (message: string) => void;
 }
 
-const BUILTIN_AGENTS = {
-  echo: (transport: LogosTransport, discoveryTopic: string) => echoAgent(transport, { discoveryTopic }),
-  conformance: (transport: LogosTransport, discoveryTopic: string) => conformanceAgent(transport, { discoveryTopic }),
-} as const;
+function builtinAgent(kind: GatewayConfig['agents'][number]['builtin'], transport: LogosTransport, discoveryTopic: string, deps: GatewayDeps): LogosAgent {
+  switch (kind) {
+    case 'echo':
+      return echoAgent(transport, { discoveryTopic });
+    case 'conformance':
+      return conformanceAgent(transport, { discoveryTopic });
+    case 'paid':
+      if (!deps.paidAgentPayments) throw new Error('the built-in "paid" agent needs a LEZ account to be paid on (the demo runs it on the devnet)');
+      return paidAgent(transport, deps.paidAgentPayments, { discoveryTopic });
+  }
+}
 
 /** Starts the in-process agents of the config, the engine and the HTTP server. */
 export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
@@ -55,7 +65,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
   const network = await openNetwork(config.transport, deps.network);
   const transport = network.gateway;
 
-  const ownAgents = config.agents.map(({ builtin }) => BUILTIN_AGENTS[builtin](network.agentNode(builtin), config.discoveryTopic));
+  const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network.agentNode(builtin), config.discoveryTopic, deps));
   await Promise.all(ownAgents.map((agent) => agent.start()));
   if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
 

@@ -4,7 +4,11 @@
  */
 import type { Payer, PayResult, VerifyResult } from './bridge/task-payments.ts';
 import type { AgentPayments } from './logos/agent-runtime.ts';
-import type { PaymentsConfig } from './config.ts';
+import { ConfigError, type PaymentsConfig } from './config.ts';
+import { loadKeyFile } from './lez/key-file.ts';
+import type { SigningKey } from './lez/keys.ts';
+import { LezRail } from './lez/rail/lez-rail.ts';
+import { SequencerClient } from './lez/sequencer-client.ts';
 import type { PayOutcome, PaymentRail } from './lez/rail/payment-rail.ts';
 
 function payResult(outcome: PayOutcome): PayResult {
@@ -46,14 +50,26 @@ export function agentPayments(rail: PaymentRail): AgentPayments {
   };
 }
 
+/** A rail paying from `key` on the sequencer at `url`. */
+export function lezRail(url: string, key: SigningKey, signingMode: PaymentsConfig['signingMode']): PaymentRail {
+  // Poll for inclusion well inside a block interval: a paid task waits for its payment's block, no longer.
+  return new LezRail({ client: new SequencerClient({ url }), payer: key }, { signingMode, pollIntervalMs: 200 });
+}
+
 /** The gateway wallet's payer from the configuration; undefined when payments are off. */
-export async function payerFromConfig(config: PaymentsConfig): Promise<Payer | undefined> {
+export async function payerFromConfig(config: PaymentsConfig, env: NodeJS.ProcessEnv = process.env): Promise<Payer | undefined> {
   switch (config.rail) {
     case 'none':
       return undefined;
     case 'memory':
-      throw new Error('payments.rail "memory" is for tests, which pass their own payer; use "lez" or "none".');
-    case 'lez':
-      throw new Error('payments.rail "lez": not wired yet');
+      throw new ConfigError('payments.rail "memory" is for tests, which pass their own ledger; use "lez" or "none".');
+    case 'lez': {
+      if (!config.sequencerUrl) throw new ConfigError('payments.sequencerUrl (env LOGOS_A2A_SEQUENCER_URL) is required with the lez rail.');
+      const passphrase = env.LOGOS_A2A_WALLET_PASSPHRASE;
+      if (!passphrase) throw new ConfigError('LOGOS_A2A_WALLET_PASSPHRASE must hold the passphrase of payments.walletKeyFile.');
+      const unlocked = await loadKeyFile(config.walletKeyFile, passphrase);
+      if (!unlocked.ok) throw new ConfigError(`payments.walletKeyFile ${config.walletKeyFile}: ${unlocked.message}`);
+      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, config.signingMode));
+    }
   }
 }
