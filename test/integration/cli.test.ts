@@ -19,6 +19,7 @@ beforeAll(async () => {
       HOST: '127.0.0.1',
       LOGOS_A2A_DATABASE: database,
       LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0',
+      LOGOS_A2A_DEVNET_PORT: '0',
       LOGOS_A2A_WAKU_KEY_FILE: join(dirname(database), 'gateway.key'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,6 +59,28 @@ describe('logos-a2a demo', () => {
     const response = await (await fetch(target!, { method: 'POST', headers, body })).json();
     expect(response.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(response.result.task.artifacts[0].parts[0].text).toBe('hello');
+  });
+
+  it('charges the paid agent’s price on the devnet, as the printed example shows', async () => {
+    const example = /(curl -s \S+\/agents\/paid .*\n.*"skill":"echo".*)/.exec(output);
+    expect(example).not.toBeNull();
+    const devnet = /LEZ devnet:\s+(\S+)/.exec(output)![1]!;
+    const agentAccount = /paid agent (\S+)/.exec(output)![1]!;
+    const balance = async () => {
+      const response = await fetch(devnet, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAccountBalance', params: [agentAccount] }) });
+      return Number((await response.json()).result);
+    };
+    const before = await balance();
+    const task = await (
+      await fetch(`${url}/agents/paid`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'cli-paid', role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill: 'echo' } } } }),
+      })
+    ).json();
+    expect(task.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.result.task.metadata.lez.status).toBe('paid');
+    expect(await balance()).toBe(before + 5);
   });
 
   it('stops cleanly on SIGTERM', async () => {
