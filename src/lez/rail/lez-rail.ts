@@ -1,0 +1,174 @@
+/**
+ * The PaymentRail on LEZ: public native transfers from one payer key through the sequencer JSON-RPC
+ * (lez.md §7a–d). Pay = check the payee is initialised → queue in the payer's NoncePipeline (balance, nonce,
+ * sign, record, submit, wait for inclusion). Verify = read the included transaction and compare.
+ *
+ * Deadlines: `pay` and `resume` wait at most `inclusionTimeoutMs` (a few block intervals: 15 s on the debug
+ * sequencer config) and then answer `in-doubt` rather than guess; the transaction stays tracked.
+ */
+import { z } from 'zod';
+import { parseAccountId } from '../account-id.ts';
+import { formatU128Decimal } from '../json.ts';
+import type { SigningKey } from '../keys.ts';
+import { SIGNING_MODES, type SigningMode } from '../signing.ts';
+import { assertProgramId } from '../transaction.ts';
+import { fromRecord, toReceipt } from './lez-payment.ts';
+import { lookupLezTransfer } from './lez-transfer-lookup.ts';
+import { NoncePipeline, type PipelineOutcome } from './nonce-pipeline.ts';
+import { PayeeCheck } from './payee-check.ts';
+import type { BalanceOutcome, PayOutcome, PayRequest, PaymentRail, QuoteOutcome, VerifyExpectation, VerifyOutcome, VerifyRefundOutcome } from './payment-rail.ts';
+import { parsePaymentRecord } from './payment-record.ts';
+import { AuthenticatedTransferProgram } from './program-ids.ts';
+import { quotePrice } from './quote.ts';
+import { parseAmount, type PaymentReceipt, type PaymentReference } from './receipt.ts';
+import { sequencerProblem, type SequencerApi } from './sequencer-api.ts';
+import { MemoryUsedTxHashes, type UsedTxHashes } from './used-tx-hashes.ts';
+import { verifyRefundTransfer, verifyTransfer, type VerifierContext } from './verification.ts';
+
+export const LezRailSettings = z.object({
+  /** `prehash-v0.3` for LEZ `main`, `raw-borsh` up to v0.2.0-rc3 (signing.ts). */
+  signingMode: z.enum(SIGNING_MODES),
+  /** The label receipts and records carry; default: the sequencer URL. */
+  network: z.string().min(1).max(512).optional(),
+  /** Skips `getProgramIds` when set. */
+  authenticatedTransferProgramId: z.array(z.number().int().min(0).max(0xffff_ffff)).length(8).optional(),
+  inclusionTimeoutMs: z.number().int().positive().default(60_000),
+  pollIntervalMs: z.number().int().positive().default(1_000),
+  /** Resend an accepted but unincluded transaction (same bytes) after this long; above the block interval. */
+  resubmitAfterMs: z.number().int().positive().default(30_000),
+});
+export type LezRailSettings = z.input<typeof LezRailSettings>;
+
+export interface LezRailDependencies {
+  client: SequencerApi;
+  /** The payer: the gateway's wallet key (keys.ts / key-file.ts). */
+  payer: SigningKey;
+  /** Durable in a gateway (its payment store); in memory by default. */
+  usedTxHashes?: UsedTxHashes;
+}
+
+export class LezRail implements PaymentRail {
+  readonly rail = 'lez' as const;
+  readonly network: string;
+  readonly payer: string;
+  private readonly signingMode: SigningMode;
+  private readonly inclusionTimeoutMs: number;
+  private readonly client: SequencerApi;
+  private readonly program: AuthenticatedTransferProgram;
+  private readonly payees: PayeeCheck;
+  private readonly pipeline: NoncePipeline;
+  private readonly verifier: VerifierContext;
+
+  /** Bad settings are a configuration error and throw. */
+  constructor(dependencies: LezRailDependencies, settings: LezRailSettings) {
+    const parsed = LezRailSettings.parse(settings);
+    this.client = dependencies.client;
+    this.network = parsed.network ?? dependencies.client.url;
+    this.payer = dependencies.payer.account;
+    this.signingMode = parsed.signingMode;
+    this.inclusionTimeoutMs = parsed.inclusionTimeoutMs;
+    const configured = parsed.authenticatedTransferProgramId;
+    this.program = new AuthenticatedTransferProgram(this.client, configured && assertProgramId(configured));
+    this.payees = new PayeeCheck(this.client, this.program);
+    this.pipeline = new NoncePipeline({
+      client: this.client,
+      key: dependencies.payer,
+      signingMode: parsed.signingMode,
+      programId: () => this.program.id(),
+      network: this.network,
+      pollIntervalMs: parsed.pollIntervalMs,
+      resubmitAfterMs: parsed.resubmitAfterMs,
+    });
+    this.verifier = {
+      rail: this.rail,
+      network: this.network,
+      usedTxHashes: dependencies.usedTxHashes ?? new MemoryUsedTxHashes(),
+      checkAccount: (text) => {
+        const parsedId = parseAccountId(text);
+        return parsedId.ok ? undefined : parsedId.reason;
+      },
+      lookup: (txHash) => lookupLezTransfer(this.client, this.program, this.signingMode, txHash),
+    };
+  }
+
+  async quote(price: bigint | string): Promise<QuoteOutcome> {
+    return quotePrice(this.rail, this.network, price);
+  }
+
+  async pay(request: PayRequest): Promise<PayOutcome> {
+    const { paymentId } = request;
+    const fail = (reason: 'invalid-request', message: string): PayOutcome => ({ status: 'failed', paymentId, reason, message });
+    if (typeof paymentId !== 'string' || paymentId.length === 0 || paymentId.length > 256) {
+      return fail('invalid-request', 'paymentId must be a string of 1 to 256 characters');
+    }
+    const amount = parseAmount(request.amount);
+    if (!amount.ok) return fail('invalid-request', `amount: ${amount.reason}`);
+    if (amount.value === 0n) return fail('invalid-request', 'a payment amount must be positive');
+    const payee = parseAccountId(request.to);
+    if (!payee.ok) return fail('invalid-request', `payee: ${payee.reason}`);
+    if (payee.text === this.payer) return fail('invalid-request', 'the payer cannot pay itself');
+
+    // A repeat of a known payment goes straight to the pipeline, which joins it or reports a conflict.
+    if (!this.pipeline.knows(paymentId)) {
+      const check = await this.payees.check(payee.text);
+      if (!check.ok) return { status: 'failed', paymentId, reason: check.reason, message: check.message };
+    }
+    const outcome = await this.pipeline.order({
+      paymentId,
+      to: payee.text,
+      amount: amount.value,
+      onSigned: request.onSigned,
+      deadline: Date.now() + this.inclusionTimeoutMs,
+    });
+    return this.payOutcome(paymentId, outcome);
+  }
+
+  async resume(input: unknown): Promise<PayOutcome> {
+    const parsed = parsePaymentRecord(input);
+    if (!parsed.ok) return { status: 'failed', paymentId: '', reason: 'invalid-request', message: parsed.message };
+    const record = parsed.record;
+    const programId = await this.program.id();
+    if (!programId.ok) {
+      // The record cannot be checked, so nothing is sent; but it may have landed already, so this is no failure.
+      const problem = sequencerProblem(programId);
+      const receipt: PaymentReceipt = { rail: 'lez', network: this.network, txHash: record.txHash, from: record.from, to: record.to, amount: record.amount, nonce: record.nonce, status: 'submitted' };
+      return { status: 'in-doubt', paymentId: record.paymentId, reason: problem.reason, message: problem.message, receipt };
+    }
+    const restored = fromRecord(record, { network: this.network, payer: this.payer, programId: programId.value, signingMode: this.signingMode });
+    if (!restored.ok) return { status: 'failed', paymentId: record.paymentId, reason: 'invalid-request', message: restored.message };
+    const outcome = await this.pipeline.adopt(restored.payment, Date.now() + this.inclusionTimeoutMs);
+    return this.payOutcome(record.paymentId, outcome);
+  }
+
+  verify(ref: PaymentReference | string, expect: VerifyExpectation): Promise<VerifyOutcome> {
+    return verifyTransfer(this.verifier, ref, expect);
+  }
+
+  verifyRefund(original: PaymentReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome> {
+    return verifyRefundTransfer(this.verifier, original, refundTxHash, options);
+  }
+
+  async balance(account: string = this.payer): Promise<BalanceOutcome> {
+    const parsed = parseAccountId(account);
+    if (!parsed.ok) return { status: 'failed', reason: 'invalid-request', message: `account: ${parsed.reason}` };
+    const balance = await this.client.getAccountBalance(parsed.text);
+    if (!balance.ok) return { status: 'failed', ...sequencerProblem(balance) };
+    return { status: 'ok', account: parsed.text, balance: formatU128Decimal(balance.value) };
+  }
+
+  /** Stops polling; payments not yet signed fail, signed ones come back in doubt (resume their records later). */
+  close(): void {
+    this.pipeline.close();
+  }
+
+  private payOutcome(paymentId: string, outcome: PipelineOutcome): PayOutcome {
+    switch (outcome.status) {
+      case 'included':
+        return { status: 'paid', paymentId, receipt: toReceipt(outcome.payment, this.network, 'included') };
+      case 'failed':
+        return { status: 'failed', paymentId, reason: outcome.reason, message: outcome.message };
+      case 'in-doubt':
+        return { status: 'in-doubt', paymentId, reason: outcome.reason, message: outcome.message, receipt: toReceipt(outcome.payment, this.network, 'submitted') };
+    }
+  }
+}

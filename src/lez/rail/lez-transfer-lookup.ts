@@ -1,0 +1,48 @@
+/**
+ * Reads one transaction from the sequencer as transfer facts for verification.ts (lez.md §7b): it must be
+ * included (`getTransaction` is non-null only for included, successfully executed transactions), public, a call
+ * of `authenticated_transfer` with accounts [from, to] and one u128, signed by `from`, and its signatures must
+ * hold under our signing mode (the sequencer checked them already; checking again costs little and means a
+ * misbehaving sequencer cannot hand us a forged transfer).
+ */
+import { publicAccountId } from '../account-id.ts';
+import { bytesEqual } from '../bytes.ts';
+import { readNativeTransfer } from '../native-transfer.ts';
+import { verifyPublicTransactionSignatures, type SigningMode } from '../signing.ts';
+import { programIdEquals, type PublicTransaction } from '../transaction.ts';
+import type { AuthenticatedTransferProgram } from './program-ids.ts';
+import { sequencerProblem, type SequencerApi } from './sequencer-api.ts';
+import type { TransferLookup } from './verification.ts';
+
+export async function lookupLezTransfer(
+  client: SequencerApi,
+  program: AuthenticatedTransferProgram,
+  signingMode: SigningMode,
+  txHash: string,
+): Promise<TransferLookup> {
+  const programId = await program.id();
+  if (!programId.ok) return { status: 'unconfirmed', ...sequencerProblem(programId) };
+  const fetched = await client.getTransaction(txHash);
+  if (!fetched.ok) return { status: 'unconfirmed', ...sequencerProblem(fetched) };
+  if (fetched.value === null) {
+    return { status: 'unconfirmed', reason: 'not-included', message: `transaction ${txHash} is not included (yet): the sequencer does not know it` };
+  }
+  const nssa = fetched.value.transaction;
+  if (nssa.kind !== 'public') return { status: 'rejected', reason: 'not-a-transfer', message: `transaction ${txHash} is ${nssa.kind}, not a public transfer` };
+  const tx = nssa.transaction;
+  if (programIdEquals(tx.message.programId, programId.value) && tx.message.accountIds.length === 2 && !senderSigned(tx)) {
+    return { status: 'rejected', reason: 'wrong-signer', message: `transaction ${txHash} is not signed by its sending account` };
+  }
+  const transfer = readNativeTransfer(tx, programId.value);
+  if (!transfer.ok) return { status: 'rejected', reason: 'not-a-transfer', message: `transaction ${txHash}: ${transfer.reason}` };
+  if (!verifyPublicTransactionSignatures(tx, signingMode)) {
+    return { status: 'rejected', reason: 'bad-signature', message: `transaction ${txHash} carries a signature that does not verify` };
+  }
+  return { status: 'found', facts: { txHash, from: transfer.from, to: transfer.to, amount: transfer.amount, nonce: transfer.nonce } };
+}
+
+function senderSigned(tx: PublicTransaction): boolean {
+  const first = tx.witnesses[0];
+  const from = tx.message.accountIds[0];
+  return first !== undefined && from !== undefined && bytesEqual(publicAccountId(first.publicKey), from);
+}

@@ -1,0 +1,483 @@
+/**
+ * One payer key's payments, in nonce order (lez.md §7a step 4: "one serialized payment queue per payer key").
+ *
+ * LEZ accepts a transaction only when its nonce equals the sender's on-chain nonce at block time, executes the
+ * mempool in arrival order, and drops what fails. So:
+ *
+ * - Orders are signed lazily, one at a time, in the lane: next free nonce → sign → record (`onSigned`) → submit,
+ *   then the next. Many concurrent orders therefore get consecutive nonces and reach the mempool in nonce order
+ *   within moments of each other, so one block can take them all; nothing waits for inclusion before the next
+ *   is sent.
+ * - A nonce is freed only when its transaction provably never reached a mempool: the sequencer refused it
+ *   (`refused`) or the connection was refused (`not-delivered`). That transaction was the newest one signed (later
+ *   orders are signed only after its answer), so the next order simply re-uses the nonce, signed anew: later
+ *   nonces are re-signed in order and there is never a gap.
+ * - When a submission's fate is unknown (timeout, garbage, 5xx), the nonce stays taken, no new order is signed,
+ *   and only the same bytes are ever sent again (submission.ts).
+ * - A driver polls while anyone waits: `getAccountsNonces` tells which nonces the chain has used. A used nonce is
+ *   looked up by our hash (`getTransaction`): found = paid; absent twice = another transaction used the nonce
+ *   (`superseded`), so ours can never land. An unused nonce whose transaction is overdue is resent, same bytes,
+ *   in order.
+ * - A waiter that reaches its deadline gets `in-doubt`; its transaction stays tracked and keeps being resent
+ *   while anyone else waits, so a later `order`/`adopt` of the same payment picks it up. Nothing is abandoned.
+ *
+ * Assumes what lez.md §2 describes: a FIFO mempool and failing transactions dropped at block time. A transaction
+ * that is accepted but keeps being dropped (someone else spending from this key, say) leaves its nonce unused and
+ * holds up every later one; that shows as `in-doubt` payments, never as a double payment.
+ */
+import { parseAccountId } from '../account-id.ts';
+import type { SigningKey } from '../keys.ts';
+import { buildNativeTransfer } from '../native-transfer.ts';
+import type { RpcOutcome } from '../sequencer-client.ts';
+import type { SigningMode } from '../signing.ts';
+import type { ProgramId } from '../transaction.ts';
+import { errorText } from './error-text.ts';
+import { Lane } from './lane.ts';
+import { toRecord, type SignedPayment } from './lez-payment.ts';
+import type { DoubtReason, PayFailureReason } from './payment-rail.ts';
+import type { OnSigned } from './payment-record.ts';
+import { sequencerProblem, type SequencerApi, type SequencerProblem } from './sequencer-api.ts';
+import { submitTransaction } from './submission.ts';
+
+const REMEMBERED_PAYMENTS = 10_000;
+
+export interface NoncePipelineOptions {
+  client: SequencerApi;
+  key: SigningKey;
+  signingMode: SigningMode;
+  programId: () => Promise<RpcOutcome<ProgramId>>;
+  /** Written into records. */
+  network: string;
+  pollIntervalMs: number;
+  /** An accepted transaction not in a block after this long is sent again (same bytes). */
+  resubmitAfterMs: number;
+  now?: () => number;
+}
+
+export interface PaymentOrder {
+  paymentId: string;
+  /** base58 account id, already checked to be payable. */
+  to: string;
+  amount: bigint;
+  onSigned?: OnSigned;
+  /** Epoch ms after which the caller stops waiting. */
+  deadline: number;
+}
+
+export type PipelineOutcome =
+  | { status: 'included'; payment: SignedPayment }
+  | { status: 'failed'; reason: PayFailureReason; message: string }
+  | { status: 'in-doubt'; reason: DoubtReason; message: string; payment: SignedPayment };
+
+interface Waiter {
+  deadline: number;
+  resolve: (outcome: PipelineOutcome) => void;
+}
+
+interface Order {
+  paymentId: string;
+  to: string;
+  toId: Uint8Array;
+  amount: bigint;
+  onSigned: OnSigned | undefined;
+  waiters: Waiter[];
+}
+
+/** A signed transaction whose nonce the chain has not been seen to pass, or whose fate is not settled yet. */
+interface Slot {
+  payment: SignedPayment;
+  /** `unsent`: never reached a sequencer. `maybe`: may have. `accepted`: a sequencer took it at least once. */
+  delivery: 'unsent' | 'maybe' | 'accepted';
+  /** False for an adopted record whose nonce another live transaction holds: we only watch which one lands. */
+  resend: boolean;
+  lastSentAt: number | undefined;
+  problem: SequencerProblem | undefined;
+  /** Passes that saw its nonce used but not its hash; two mean another transaction took the nonce. */
+  missing: number;
+  waiters: Waiter[];
+}
+
+export interface PipelineStats {
+  queued: number;
+  live: number;
+  nonces: bigint[];
+}
+
+export class NoncePipeline {
+  private readonly options: NoncePipelineOptions;
+  private readonly now: () => number;
+  private readonly lane = new Lane();
+  private readonly queue: Order[] = [];
+  /** Live slots, ascending by nonce. */
+  private readonly slots: Slot[] = [];
+  private readonly active = new Map<string, Order | Slot>();
+  private readonly included = new Map<string, SignedPayment>();
+  private problem: SequencerProblem | undefined;
+  private driving = false;
+  private kickScheduled = false;
+  private closed = false;
+
+  constructor(options: NoncePipelineOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Whether this payment is queued, in flight or paid here (its payee was checked already). */
+  knows(paymentId: string): boolean {
+    return this.active.has(paymentId) || this.included.has(paymentId);
+  }
+
+  stats(): PipelineStats {
+    return { queued: this.queue.length, live: this.slots.length, nonces: this.slots.map((s) => s.payment.nonce) };
+  }
+
+  /** Pays once per paymentId: a repeat joins the payment in flight or gets the included one. */
+  order(order: PaymentOrder): Promise<PipelineOutcome> {
+    if (this.closed) return Promise.resolve(failed('closed', 'the payment rail is closed'));
+    const done = this.included.get(order.paymentId);
+    if (done) return Promise.resolve(sameTerms(done, order) ?? { status: 'included', payment: done });
+    const existing = this.active.get(order.paymentId);
+    if (existing) {
+      const terms = 'payment' in existing ? existing.payment : existing;
+      const conflict = sameTerms(terms, order);
+      return conflict ? Promise.resolve(conflict) : this.wait(existing, order.deadline);
+    }
+    const toId = parseAccountId(order.to);
+    if (!toId.ok) return Promise.resolve(failed('invalid-request', `payee: ${toId.reason}`));
+    const queued: Order = { paymentId: order.paymentId, to: order.to, toId: toId.id, amount: order.amount, onSigned: order.onSigned, waiters: [] };
+    this.queue.push(queued);
+    this.active.set(order.paymentId, queued);
+    const outcome = this.wait(queued, order.deadline);
+    this.kick();
+    return outcome;
+  }
+
+  /**
+   * Takes back a payment signed earlier (a stored record, after a restart) and sees it through: included → paid;
+   * nonce used by another transaction → superseded; otherwise the same bytes are sent again. Never signs.
+   */
+  adopt(payment: SignedPayment, deadline: number): Promise<PipelineOutcome> {
+    if (this.closed) return Promise.resolve({ status: 'in-doubt', reason: 'closed', message: 'the payment rail is closed', payment });
+    if (this.included.get(payment.paymentId)?.txHash === payment.txHash) return Promise.resolve({ status: 'included', payment });
+    const same = this.slots.find((s) => s.payment.txHash === payment.txHash);
+    if (same) return this.wait(same, deadline);
+    const slot: Slot = {
+      payment,
+      delivery: 'maybe',
+      resend: !this.slots.some((s) => s.payment.nonce === payment.nonce),
+      lastSentAt: undefined,
+      problem: undefined,
+      missing: 0,
+      waiters: [],
+    };
+    this.insertSlot(slot);
+    if (!this.active.has(payment.paymentId)) this.active.set(payment.paymentId, slot);
+    const outcome = this.wait(slot, deadline);
+    // Look now rather than a poll interval from now: the answer is often already on chain.
+    void this.lane.run(() => this.guarded(() => this.reconcile()));
+    return outcome;
+  }
+
+  /** Stops driving. Orders not yet signed fail; signed ones are reported in doubt (their records stay valid). */
+  close(): void {
+    this.closed = true;
+    for (const order of this.queue.splice(0)) this.settleOrder(order, failed('closed', 'the payment rail was closed before this payment was signed'));
+    for (const slot of this.slots) {
+      for (const waiter of slot.waiters.splice(0)) waiter.resolve(inDoubt(slot, 'closed', 'the payment rail was closed while this payment was in flight'));
+    }
+  }
+
+  // ---- waiting and the driver ---------------------------------------------------------------------------------
+
+  private wait(target: Order | Slot, deadline: number): Promise<PipelineOutcome> {
+    const outcome = new Promise<PipelineOutcome>((resolve) => target.waiters.push({ deadline, resolve }));
+    this.ensureDriver();
+    return outcome;
+  }
+
+  /** An order being signed right now is in neither list; processQueue restarts the driver when it becomes a slot. */
+  private hasWaiters(): boolean {
+    return this.queue.length > 0 || this.slots.some((s) => s.waiters.length > 0);
+  }
+
+  /** Polls while anyone waits, and only then: an idle rail makes no requests and holds no timers. */
+  private ensureDriver(): void {
+    if (this.driving) return;
+    this.driving = true;
+    void (async () => {
+      try {
+        while (!this.closed && this.hasWaiters()) {
+          await sleep(this.options.pollIntervalMs);
+          await this.lane.run(() => this.guarded(() => this.reconcile()));
+        }
+      } finally {
+        this.driving = false;
+      }
+    })();
+  }
+
+  /** New orders are taken up at once, not at the next poll. */
+  private kick(): void {
+    if (this.kickScheduled) return;
+    this.kickScheduled = true;
+    void this.lane.run(() => {
+      this.kickScheduled = false;
+      return this.guarded(() => this.processQueue());
+    });
+  }
+
+  /** A bug in a pass must not become an unhandled rejection; it is kept as the problem waiters will see. */
+  private async guarded(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.problem = { reason: 'bad-response', message: `internal error in the payment pipeline: ${errorText(error)}` };
+    }
+  }
+
+  // ---- signing and sending new orders (always inside the lane) -------------------------------------------------
+
+  private async processQueue(): Promise<void> {
+    this.expire();
+    if (this.closed || this.queue.length === 0) return;
+    // A transaction whose delivery is unknown holds back everything after it: no new signature until it is through.
+    if (this.slots.some((s) => s.resend && s.delivery !== 'accepted')) return;
+
+    const account = await this.options.client.getAccount(this.options.key.account);
+    if (!account.ok) return this.failQueue(sequencerProblem(account));
+    const programId = await this.options.programId();
+    if (!programId.ok) return this.failQueue(sequencerProblem(programId));
+    const chainNonce = account.value.nonce;
+    // The balance already reflects every transaction that landed; what is still pending is committed on top.
+    const committed = this.slots.filter((s) => s.payment.nonce >= chainNonce).reduce((sum, s) => sum + s.payment.amount, 0n);
+    let available = account.value.balance - committed;
+
+    while (this.queue.length > 0 && !this.closed) {
+      const order = this.queue.shift()!;
+      if (order.waiters.length === 0) continue;
+      if (order.amount > available) {
+        const message =
+          `${this.options.key.account} holds ${account.value.balance}, of which ${committed} is committed to payments in flight; ` +
+          `this payment needs ${order.amount}`;
+        this.settleOrder(order, failed('insufficient-funds', message));
+        continue;
+      }
+      const nonce = this.freeNonce(chainNonce);
+      const signed = this.sign(order, programId.value, nonce);
+      if (!signed.ok) {
+        this.settleOrder(order, failed('invalid-request', signed.reason));
+        continue;
+      }
+      const payment = signed.payment;
+      try {
+        await order.onSigned?.(toRecord(payment, this.options.network));
+      } catch (error) {
+        this.settleOrder(order, failed('record-failed', `recording the payment failed, so it was not submitted: ${errorText(error)}`));
+        continue;
+      }
+
+      const slot: Slot = { payment, delivery: 'unsent', resend: true, lastSentAt: undefined, problem: undefined, missing: 0, waiters: order.waiters };
+      // Closed while recording: the record stands and `resume` will send it; this process sends nothing more.
+      if (this.closed) return this.abandon(slot);
+      this.insertSlot(slot);
+      this.active.set(order.paymentId, slot);
+      // While this order was being signed it was in neither the queue nor the slots, so the driver may have
+      // found nobody waiting and stopped; its waiters need it again now.
+      this.ensureDriver();
+      available -= order.amount;
+
+      const sent = await this.send(slot);
+      if (this.closed) return this.abandon(slot);
+      if (sent === 'accepted') continue;
+      if (sent === 'refused' || sent === 'not-delivered') {
+        // Never in a mempool, so its nonce goes to the next order. Its record is void.
+        available += order.amount;
+        const problem = slot.problem!;
+        const reason = sent === 'refused' ? 'rejected' : 'sequencer-unavailable';
+        this.settleSlot(slot, failed(reason, `${problem.message}; nothing was paid (the recorded transaction is void)`));
+        // A sequencer that refuses connections will refuse the rest too: fail them now, signing nothing more.
+        if (sent === 'not-delivered') return this.failQueue(problem);
+        continue;
+      }
+      return; // unknown fate: the driver resends these same bytes; later orders wait
+    }
+  }
+
+  /** Never throws: the order has left the queue, and a throw here would leave its caller waiting forever. */
+  private sign(order: Order, programId: ProgramId, nonce: bigint): { ok: true; payment: SignedPayment } | { ok: false; reason: string } {
+    try {
+      const built = buildNativeTransfer({
+        programId,
+        secretKey: this.options.key.secretKey,
+        to: order.toId,
+        amount: order.amount,
+        nonce,
+        mode: this.options.signingMode,
+      });
+      if (!built.ok) return built;
+      const payment: SignedPayment = {
+        paymentId: order.paymentId,
+        from: this.options.key.account,
+        to: order.to,
+        amount: order.amount,
+        nonce,
+        txHash: built.hashHex,
+        tx: built.base64,
+        signedAt: new Date(this.now()).toISOString(),
+      };
+      return { ok: true, payment };
+    } catch (error) {
+      return { ok: false, reason: `could not sign the transfer: ${errorText(error)}` };
+    }
+  }
+
+  /** The lowest nonce at or above the chain's that no live transaction holds. */
+  private freeNonce(chainNonce: bigint): bigint {
+    let nonce = chainNonce;
+    while (this.slots.some((s) => s.payment.nonce === nonce)) nonce++;
+    return nonce;
+  }
+
+  private async send(slot: Slot): Promise<'accepted' | 'refused' | 'not-delivered' | 'stalled'> {
+    const result = await submitTransaction(this.options.client, slot.payment.tx, slot.payment.txHash);
+    slot.lastSentAt = this.now();
+    if (result.kind === 'accepted') {
+      slot.delivery = 'accepted';
+      slot.problem = undefined;
+      return 'accepted';
+    }
+    slot.problem = result.problem;
+    this.problem = result.problem;
+    if (slot.delivery === 'unsent' && result.kind !== 'unknown') return result.kind;
+    // A refusal of bytes that may already be in the mempool (a duplicate, say) proves nothing; it got through once.
+    if (slot.delivery === 'accepted' && result.kind === 'refused') return 'accepted';
+    if (slot.delivery === 'unsent') slot.delivery = 'maybe'; // an unknown fate: it may be in the mempool now
+    return 'stalled';
+  }
+
+  // ---- reconciling with the chain (always inside the lane) ----------------------------------------------------
+
+  private async reconcile(): Promise<void> {
+    this.expire();
+    if (this.closed) return;
+    if (this.slots.length === 0) return this.processQueue();
+
+    const nonces = await this.options.client.getAccountsNonces([this.options.key.account]);
+    if (!nonces.ok) return this.noteProblem(sequencerProblem(nonces));
+    const chainNonce = nonces.value[0]!;
+
+    for (const slot of this.slots.filter((s) => s.payment.nonce < chainNonce)) {
+      const found = await this.options.client.getTransaction(slot.payment.txHash);
+      if (!found.ok) return this.noteProblem(sequencerProblem(found));
+      if (found.value !== null) {
+        this.settleSlot(slot, { status: 'included', payment: slot.payment });
+      } else if (++slot.missing >= 2) {
+        // Asked twice, a poll apart, so an index that lags the nonce is not mistaken for a lost payment.
+        const message = `nonce ${slot.payment.nonce} was used by another transaction, so ${slot.payment.txHash} can never land`;
+        this.settleSlot(slot, failed('superseded', message));
+      }
+    }
+
+    const pending = this.slots.filter((s) => s.payment.nonce >= chainNonce && s.resend);
+    const first = pending[0];
+    const overdue = (s: Slot) => s.lastSentAt === undefined || this.now() - s.lastSentAt >= this.options.resubmitAfterMs;
+    if (first && (first.delivery !== 'accepted' || overdue(first))) {
+      for (const slot of pending) {
+        const sent = await this.send(slot);
+        if (sent === 'stalled') break;
+        if (sent !== 'accepted') this.settleSlot(slot, failed(sent === 'refused' ? 'rejected' : 'sequencer-unavailable', slot.problem!.message));
+      }
+    }
+    await this.processQueue();
+  }
+
+  private noteProblem(problem: SequencerProblem): void {
+    this.problem = problem;
+    for (const slot of this.slots) slot.problem = problem;
+  }
+
+  /** Waiters past their deadline: unsigned orders fail (nothing to undo); signed payments are in doubt. */
+  private expire(): void {
+    const now = this.now();
+    for (const order of [...this.queue]) {
+      order.waiters = order.waiters.filter((waiter) => {
+        if (waiter.deadline > now) return true;
+        const why = this.problem ? `; last sequencer problem: ${this.problem.message}` : '';
+        waiter.resolve(failed('timeout', `the payment did not get its turn before the deadline, nothing was signed${why}`));
+        return false;
+      });
+      if (order.waiters.length === 0) this.dropOrder(order);
+    }
+    for (const slot of this.slots) {
+      slot.waiters = slot.waiters.filter((waiter) => {
+        if (waiter.deadline > now) return true;
+        const problem = slot.problem;
+        const message = problem
+          ? `not seen in a block before the deadline: ${problem.message}`
+          : `nonce ${slot.payment.nonce} not used on chain before the deadline; the transaction stays pending and may still land`;
+        waiter.resolve(inDoubt(slot, problem?.reason ?? 'not-included', message));
+        return false;
+      });
+    }
+  }
+
+  // ---- bookkeeping ---------------------------------------------------------------------------------------------
+
+  private abandon(slot: Slot): void {
+    if (this.active.get(slot.payment.paymentId) === slot) this.active.delete(slot.payment.paymentId);
+    for (const waiter of slot.waiters.splice(0)) waiter.resolve(inDoubt(slot, 'closed', 'the payment rail was closed while this payment was being sent'));
+  }
+
+  private failQueue(problem: SequencerProblem): void {
+    this.problem = problem;
+    for (const order of this.queue.splice(0)) {
+      this.settleOrder(order, failed(problem.reason, `${problem.message}; nothing was signed`));
+    }
+  }
+
+  private dropOrder(order: Order): void {
+    const at = this.queue.indexOf(order);
+    if (at >= 0) this.queue.splice(at, 1);
+    if (this.active.get(order.paymentId) === order) this.active.delete(order.paymentId);
+  }
+
+  private settleOrder(order: Order, outcome: PipelineOutcome): void {
+    this.dropOrder(order);
+    for (const waiter of order.waiters.splice(0)) waiter.resolve(outcome);
+  }
+
+  private settleSlot(slot: Slot, outcome: PipelineOutcome): void {
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    if (this.active.get(slot.payment.paymentId) === slot) this.active.delete(slot.payment.paymentId);
+    if (outcome.status === 'included') {
+      this.included.set(slot.payment.paymentId, slot.payment);
+      // Idempotency beyond this many payments is the caller's durable record's job (resume), not memory's.
+      if (this.included.size > REMEMBERED_PAYMENTS) this.included.delete(this.included.keys().next().value!);
+    }
+    for (const waiter of slot.waiters.splice(0)) waiter.resolve(outcome);
+  }
+
+  private insertSlot(slot: Slot): void {
+    const at = this.slots.findIndex((s) => s.payment.nonce > slot.payment.nonce);
+    if (at < 0) this.slots.push(slot);
+    else this.slots.splice(at, 0, slot);
+  }
+}
+
+function failed(reason: PayFailureReason, message: string): PipelineOutcome {
+  return { status: 'failed', reason, message };
+}
+
+function inDoubt(slot: Slot, reason: DoubtReason, message: string): PipelineOutcome {
+  return { status: 'in-doubt', reason, message, payment: slot.payment };
+}
+
+function sameTerms(existing: { to: string; amount: bigint }, order: PaymentOrder): PipelineOutcome | undefined {
+  if (existing.to === order.to && existing.amount === order.amount) return undefined;
+  return failed('conflict', `payment ${order.paymentId} is already for ${existing.amount} to ${existing.to}`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,117 @@
+/**
+ * The one interface every payment rail implements (ARCHITECTURE.md "LEZ side", lez.md §7): the in-process
+ * MemoryRail for tests and dev, and the LezRail that pays through the LEZ sequencer. Every method resolves to an
+ * outcome value; only a programming error throws.
+ *
+ * Refunds: a LEZ transfer cannot be reversed, and only the payee's key can send money back, so a rail does not
+ * "refund". The agent refunds with a NEW transfer back to the gateway, and the gateway checks it with
+ * `verifyRefund(original, refundTxHash)`: `verify` with payer and payee swapped and the hash bound to the original.
+ */
+import type { OnSigned } from './payment-record.ts';
+import type { PaymentReceipt, PaymentReference, RailKind } from './receipt.ts';
+
+export interface PayRequest {
+  /** Idempotency key (e.g. `task:<taskId>`): a second `pay` with it joins or returns the first, never pays again. */
+  paymentId: string;
+  to: string;
+  /** Base units, u128: a bigint or a decimal string. */
+  amount: bigint | string;
+  /** The durability hook: awaited before the signed transfer is first submitted (payment-record.ts). */
+  onSigned?: OnSigned;
+}
+
+/** Nothing was signed, or what was signed can no longer land: safe to retry or to give up. */
+export type PayFailureReason =
+  | 'invalid-request' // bad amount or account, paying oneself
+  | 'conflict' // the paymentId is already used for another payee or amount
+  | 'payee-uninitialised' // LEZ drops transfers to an account its program has not claimed (lez.md §3)
+  | 'insufficient-funds'
+  | 'record-failed' // onSigned threw: nothing was submitted
+  | 'rejected' // the sequencer refused the signed transaction; it never entered the mempool
+  | 'superseded' // its nonce was used by another transaction, so it can never land
+  | 'timeout' // it did not get its turn in the payer's queue before the deadline; nothing was signed
+  | 'closed' // the rail was closed before this payment was signed
+  | 'sequencer-unavailable'
+  | 'sequencer-error'
+  | 'bad-response';
+
+/** Signed and maybe submitted, but not seen in a block: the money may still move. Keep the record; resume later. */
+export type DoubtReason = 'not-included' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response' | 'closed';
+
+export type PayOutcome =
+  | { status: 'paid'; paymentId: string; receipt: PaymentReceipt }
+  | { status: 'failed'; paymentId: string; reason: PayFailureReason; message: string }
+  | { status: 'in-doubt'; paymentId: string; reason: DoubtReason; message: string; receipt: PaymentReceipt };
+
+export type QuoteOutcome =
+  | { status: 'quoted'; rail: RailKind; network: string; amount: string; fee: string; total: string }
+  | { status: 'invalid'; reason: 'invalid-price'; message: string };
+
+export interface VerifyExpectation {
+  /** The expected payer; omitted when any payer will do. */
+  from?: string;
+  to: string;
+  amount: bigint | string;
+  /**
+   * What the payment is accepted for (a task id, `refund:<hash>`). With it, the hash is claimed in the rail's
+   * UsedTxHashes and refused if already claimed for anything else.
+   */
+  purpose?: string;
+}
+
+/** Definitive: the transaction is on chain but does not pay what was expected, or was already used. */
+export type VerifyRejection =
+  | 'invalid-request'
+  | 'invalid-reference'
+  | 'wrong-rail'
+  | 'not-a-transfer'
+  | 'wrong-signer'
+  | 'bad-signature'
+  | 'wrong-payer'
+  | 'wrong-payee'
+  | 'wrong-amount'
+  | 'reference-mismatch'
+  | 'reused';
+
+/** Not (yet) decidable: ask again later. */
+export type VerifyUncertainty = 'not-included' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response';
+
+export type VerifyOutcome =
+  | { status: 'verified'; receipt: PaymentReceipt }
+  | { status: 'rejected'; reason: VerifyRejection; message: string }
+  | { status: 'unconfirmed'; reason: VerifyUncertainty; message: string };
+
+export type VerifyRefundOutcome =
+  | { status: 'verified'; refund: PaymentReceipt; original: PaymentReceipt }
+  | Exclude<VerifyOutcome, { status: 'verified' }>;
+
+export type BalanceOutcome =
+  | { status: 'ok'; account: string; balance: string }
+  | { status: 'failed'; reason: 'invalid-request' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response'; message: string };
+
+export interface PaymentRail {
+  readonly rail: RailKind;
+  /** Sequencer URL or chain label; receipts carry it. */
+  readonly network: string;
+  /** The account this rail pays from. */
+  readonly payer: string;
+
+  /** Parses an `x-lez-price` (decimal base units) and prices it on this rail. */
+  quote(price: bigint | string): Promise<QuoteOutcome>;
+  /** Pays once per paymentId. `paid` only once the transfer is in a block. */
+  pay(request: PayRequest): Promise<PayOutcome>;
+  /** Finishes a recorded payment after a restart (payment-record.ts). Takes the record as stored: any JSON. */
+  resume(record: unknown): Promise<PayOutcome>;
+  /**
+   * Checks that a referenced transaction is included and pays exactly what is expected. `ref` is a bare tx hash
+   * or a reference (checked at run time too: it usually comes from a peer's metadata).
+   */
+  verify(ref: PaymentReference | string, expect: VerifyExpectation): Promise<VerifyOutcome>;
+  /**
+   * Checks an agent's refund: an included transfer from `original.to` back to `original.from` of `amount`
+   * (default: the whole original amount), bound to the original so it cannot be counted twice.
+   */
+  verifyRefund(original: PaymentReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome>;
+  /** An account's balance (default: the payer's). */
+  balance(account?: string): Promise<BalanceOutcome>;
+}

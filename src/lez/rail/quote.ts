@@ -1,0 +1,16 @@
+/**
+ * Pricing a task on a rail. LEZ has no fees on `main` (lez.md §3), so the total is the price; the fee field is
+ * there so callers already budget for the total if a fee appears (some forks have `getFeeState`).
+ */
+import { formatU128Decimal } from '../json.ts';
+import type { QuoteOutcome } from './payment-rail.ts';
+import { parseAmount, type RailKind } from './receipt.ts';
+
+export function quotePrice(rail: RailKind, network: string, price: bigint | string): QuoteOutcome {
+  const parsed = parseAmount(price);
+  if (!parsed.ok) {
+    return { status: 'invalid', reason: 'invalid-price', message: `price ${String(price)}: ${parsed.reason} (LEZ prices are whole base units)` };
+  }
+  const amount = formatU128Decimal(parsed.value);
+  return { status: 'quoted', rail, network, amount, fee: '0', total: amount };
+}

@@ -1,0 +1,73 @@
+/**
+ * The payment reference every rail hands out and accepts (lez.md §7d): what a task's metadata carries under
+ * `lez.payment`, what an agent is given to check, what a refund points back to.
+ *
+ * ```json
+ * { "rail": "lez", "network": "<sequencer URL or chain label>", "txHash": "<64 hex>",
+ *   "from": "<account>", "to": "<account>", "amount": "<u128 decimal>", "nonce": "<decimal>",
+ *   "status": "submitted|included|refunded", "refundOf": "<txHash>"? }
+ * ```
+ *
+ * Amounts and nonces are decimal strings, never JS numbers (u128). `txHash` is the dedup key. The memory rail uses
+ * the same shape with `rail: "memory"`.
+ */
+import { z } from 'zod';
+import { formatU128Decimal, parseU128Decimal, U128Decimal } from '../json.ts';
+
+export const RAIL_KINDS = ['lez', 'memory'] as const;
+export type RailKind = (typeof RAIL_KINDS)[number];
+
+/** `submitted`: sent, not yet seen in a block. `included`: in a block. `refunded`: the payee paid it back. */
+export const RECEIPT_STATUSES = ['submitted', 'included', 'refunded'] as const;
+export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
+
+/** The metadata key a payment reference travels under. */
+export const PAYMENT_METADATA_KEY = 'lez.payment';
+
+export interface PaymentReceipt {
+  rail: RailKind;
+  network: string;
+  txHash: string;
+  from: string;
+  to: string;
+  amount: string;
+  nonce: string;
+  status: ReceiptStatus;
+  /** Set on a refund: the hash of the payment it gives back. */
+  refundOf?: string;
+}
+
+export const TxHash = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'a tx hash is 64 hex characters')
+  .transform((s) => s.toLowerCase());
+
+// Accounts stay loosely typed here: base58 on the LEZ rail, any label on the memory rail. Each rail checks its own.
+const Account = z.string().min(1).max(128);
+const Decimal = U128Decimal.transform(formatU128Decimal);
+
+export const PaymentReceiptSchema = z.object({
+  rail: z.enum(RAIL_KINDS),
+  network: z.string().min(1).max(512),
+  txHash: TxHash,
+  from: Account,
+  to: Account,
+  amount: Decimal,
+  nonce: Decimal,
+  status: z.enum(RECEIPT_STATUSES),
+  refundOf: TxHash.optional(),
+}) satisfies z.ZodType<PaymentReceipt, unknown>;
+
+/**
+ * What a verifier may be handed: at least the hash. Every other field, when present, must match what the chain
+ * says, so a reference cannot claim more than its transaction pays.
+ */
+export const PaymentReferenceSchema = PaymentReceiptSchema.partial().required({ txHash: true });
+export type PaymentReference = z.infer<typeof PaymentReferenceSchema>;
+
+/** An amount as callers hand it in: a bigint or the decimal string of a price. Never throws. */
+export function parseAmount(amount: bigint | string): { ok: true; value: bigint } | { ok: false; reason: string } {
+  if (typeof amount === 'string') return parseU128Decimal(amount);
+  if (amount < 0n || amount >= 1n << 128n) return { ok: false, reason: 'not a u128' };
+  return { ok: true, value: amount };
+}
