@@ -67,6 +67,8 @@ export const GatewayConfig = z
     /** The Logos network: an embedded Waku relay node (default), or the in-process memory network. */
     transport: z.discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig]).prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
+    /** An agent not heard on the discovery topic for this long is listed as offline. */
+    offlineAfterMs: z.coerce.number().int().positive().default(90_000),
     discoveryTopic: z.string().regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding').default(DEFAULT_DISCOVERY_TOPIC),
     payments: PaymentsConfig.prefault({}),
     /** Bearer token of the operator API (/admin/…); the API is off without one. */
@@ -92,6 +94,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_DEFAULT_AGENT: 'defaultAgent',
   LOGOS_A2A_DISCOVERY_TOPIC: 'discoveryTopic',
   LOGOS_A2A_ADMIN_TOKEN: 'adminToken',
+  LOGOS_A2A_OFFLINE_AFTER_MS: 'offlineAfterMs',
 };
 
 export class ConfigError extends Error {

@@ -18,6 +18,7 @@ import type { LogosTransport } from './logos/transport.ts';
 import type { MemoryNetwork } from './logos/transports/memory.ts';
 import { SqliteTaskStore } from './store/sqlite-task-store.ts';
 import { SqlitePaymentStore } from './store/sqlite-payment-store.ts';
+import { SqliteDirectoryStore } from './store/sqlite-directory-store.ts';
 import { TaskPayments, type Payer } from './bridge/task-payments.ts';
 import { payerFromConfig } from './payment-wiring.ts';
 import type { TaskStore } from './store/task-store.ts';
@@ -69,7 +70,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
   await Promise.all(ownAgents.map((agent) => agent.start()));
   if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
 
-  const directory = new AgentDirectory();
+  const directoryStore = new SqliteDirectoryStore(config.database);
+  const directory = new AgentDirectory({ store: directoryStore, offlineAfterMs: config.offlineAfterMs });
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) directory.register(agent.card);
 
   const defaultAgentId = config.defaultAgent ?? directory.all()[0]?.id;
@@ -144,6 +146,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
       await network.stop();
       await store.close();
       paymentStore.close();
+      directoryStore.close();
     },
   };
 }

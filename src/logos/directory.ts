@@ -1,7 +1,10 @@
 /**
  * The agents this gateway serves, by id: registered at start-up (in-process agents) or heard on the discovery
- * topic (discovery.ts). Re-registering an unchanged card keeps its entry, so its ETag and Last-Modified stay put.
+ * topic (discovery.ts), kept on disk when a store is given. Re-registering an unchanged card keeps its entry, so
+ * its ETag and Last-Modified stay put. An agent not heard from for `offlineAfterMs` is offline: still listed and
+ * served, marked as such.
  */
+import type { DirectoryStore } from '../store/sqlite-directory-store.ts';
 import { logosAddressOf, type LogosAgentCard } from './card.ts';
 
 export interface DirectoryEntry {
@@ -12,10 +15,28 @@ export interface DirectoryEntry {
   readonly updatedAt: Date;
 }
 
+/** How often a last-seen time is written back: hearing an agent every few seconds must not mean a write each time. */
+const TOUCH_WRITE_EVERY_MS = 10_000;
+
 export class AgentDirectory {
   private readonly entries = new Map<string, DirectoryEntry>();
   private readonly cardJson = new Map<string, string>();
   private readonly seen = new Map<string, Date>();
+  private readonly seenWritten = new Map<string, number>();
+  private readonly store: DirectoryStore | undefined;
+  private readonly offlineAfterMs: number;
+
+  constructor(options: { store?: DirectoryStore; offlineAfterMs?: number } = {}) {
+    this.store = options.store;
+    this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
+    for (const stored of this.store?.all() ?? []) {
+      const entry: DirectoryEntry = { id: stored.card.id, card: stored.card, address: logosAddressOf(stored.card), updatedAt: new Date(stored.updatedAt) };
+      this.entries.set(entry.id, entry);
+      this.cardJson.set(entry.id, JSON.stringify(stored.card));
+      this.seen.set(entry.id, new Date(stored.lastSeenAt));
+      this.seenWritten.set(entry.id, Date.parse(stored.lastSeenAt));
+    }
+  }
 
   /**
    * Adds or refreshes an agent; returns its entry (the existing one when the card did not change), or undefined
@@ -26,10 +47,18 @@ export class AgentDirectory {
     const existing = this.entries.get(card.id);
     if (existing && existing.address !== logosAddressOf(card)) return undefined;
     this.seen.set(card.id, at);
-    if (existing && this.cardJson.get(card.id) === json) return existing;
+    if (existing && this.cardJson.get(card.id) === json) {
+      if (at.getTime() - (this.seenWritten.get(card.id) ?? 0) >= TOUCH_WRITE_EVERY_MS) {
+        this.store?.touch(card.id, at.toISOString());
+        this.seenWritten.set(card.id, at.getTime());
+      }
+      return existing;
+    }
     const entry: DirectoryEntry = { id: card.id, card, address: logosAddressOf(card), updatedAt: at };
     this.entries.set(card.id, entry);
     this.cardJson.set(card.id, json);
+    this.store?.save(card, at.toISOString(), at.toISOString());
+    this.seenWritten.set(card.id, at.getTime());
     return entry;
   }
 
@@ -40,6 +69,11 @@ export class AgentDirectory {
   /** When the agent's card was last heard or registered. */
   lastSeen(id: string): Date | undefined {
     return this.seen.get(id);
+  }
+
+  isOnline(id: string, now = Date.now()): boolean {
+    const seen = this.seen.get(id);
+    return seen !== undefined && now - seen.getTime() < this.offlineAfterMs;
   }
 
   all(): DirectoryEntry[] {

@@ -81,3 +81,26 @@ describe('discovery', () => {
     expect(second.headers.get('last-modified')).toBe(first.headers.get('last-modified'));
   });
 });
+
+describe('the directory', () => {
+  it('survives a restart: agents heard before are served at once, offline until heard again', async () => {
+    const local = await startTestBed({ config: { offlineAfterMs: 300 } });
+    try {
+      const node = local.network.node('agent:remembered');
+      await node.start();
+      await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('remembered', 'agent:remembered')));
+      await eventually(() => (local.gateway.directory.get('remembered') ? true : undefined));
+      expect(local.gateway.directory.isOnline('remembered')).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(local.gateway.directory.isOnline('remembered')).toBe(false);
+      const gateway = await local.restartGateway();
+      const response = await fetch(`${gateway.url}/agents/remembered/.well-known/agent-card.json`);
+      expect(response.status).toBe(200);
+      expect(gateway.directory.isOnline('remembered')).toBe(false);
+      await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('remembered', 'agent:remembered')));
+      await eventually(() => (gateway.directory.isOnline('remembered') ? true : undefined));
+    } finally {
+      await local.close();
+    }
+  });
+});
