@@ -73,6 +73,13 @@ export const GatewayConfig = z
     payments: PaymentsConfig.prefault({}),
     /** Bearer token of the operator API (/admin/…); the API is off without one. */
     adminToken: z.string().min(16, 'adminToken: at least 16 characters').optional(),
+    /**
+     * API keys; when any is set, every A2A call needs one. `budget` caps what tasks called with the key may spend
+     * in total (base units); above it a task waits for an operator, as above the wallet's limits.
+     */
+    apiKeys: z
+      .array(z.object({ name: z.string().min(1).max(64), key: z.string().min(16, 'an API key has at least 16 characters'), budget: Amount.optional() }).strict())
+      .default([]),
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
   })

@@ -21,6 +21,7 @@ import { SqlitePaymentStore } from './store/sqlite-payment-store.ts';
 import { SqliteDirectoryStore } from './store/sqlite-directory-store.ts';
 import { TaskPayments, type Payer } from './bridge/task-payments.ts';
 import { payerFromConfig } from './payment-wiring.ts';
+import { ApiKeys } from './a2a/api-keys.ts';
 import type { TaskStore } from './store/task-store.ts';
 
 export interface Gateway {
@@ -86,6 +87,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
         payer,
         store: paymentStore,
         network: config.payments.sequencerUrl ?? payer.rail,
+        budgets: new Map(config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const]))),
         limits: {
           perTransaction: BigInt(config.payments.perTransactionLimit),
           perPeriod: BigInt(config.payments.perPeriodLimit),
@@ -123,6 +125,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     maxBodyBytes: config.maxBodyBytes,
     sseHeartbeatMs: config.sseHeartbeatMs,
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    apiKeys: new ApiKeys(config.apiKeys),
     ...(payments ? { payments: paymentStore } : {}),
   });
 

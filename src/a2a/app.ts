@@ -16,6 +16,7 @@ import { JsonRpcBinding } from './jsonrpc.ts';
 import { matchRestRoute, RestBinding } from './rest.ts';
 import { httpError, jsonResponse, preflightResponse, respond } from './responses.ts';
 import { mountAdmin } from './admin.ts';
+import { ApiKeys } from './api-keys.ts';
 import type { PaymentStore } from '../store/payment-store.ts';
 
 export interface AppOptions {
@@ -28,6 +29,8 @@ export interface AppOptions {
   defaultAgentId: string | undefined;
   maxBodyBytes: number;
   sseHeartbeatMs: number;
+  /** Callers' API keys; none configured = an open gateway. */
+  apiKeys?: ApiKeys;
   /** The operator API's bearer token; the API is off without one. */
   adminToken?: string;
   payments?: PaymentStore;
@@ -45,16 +48,21 @@ const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.
 export function createApp(options: AppOptions): Hono {
   const app = new Hono({ strict: false });
   const endpoints = new Map<string, { entry: DirectoryEntry; endpoint: AgentEndpoint }>();
+  const apiKeys = options.apiKeys ?? new ApiKeys([]);
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
 
   const endpointFor = (entry: DirectoryEntry, baseUrl: string): AgentEndpoint => {
     const cached = endpoints.get(baseUrl);
     if (cached && cached.entry === entry) return cached.endpoint;
     const handler = new LogosAgentRequestHandler(entry, options.engine, options.store, baseUrl);
-    const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs };
+    const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs, apiKeys };
     const endpoint: AgentEndpoint = {
       // Served through the SDK's codec, so the card is exactly what v1.0 clients parse (ProtoJSON, defaults omitted).
-      card: cardDocument(AgentCard.toJSON(AgentCard.fromJSON(projectCard(entry.card, baseUrl))), projectLegacyCard(entry.card, baseUrl), entry.updatedAt),
+      card: cardDocument(
+        AgentCard.toJSON(AgentCard.fromJSON(withSecurity(projectCard(entry.card, baseUrl), apiKeys.required))),
+        projectLegacyCard(entry.card, baseUrl),
+        entry.updatedAt,
+      ),
       jsonRpc: new JsonRpcBinding(handler, bindingOptions),
       rest: new RestBinding(handler, bindingOptions),
     };
@@ -123,6 +131,16 @@ export function createApp(options: AppOptions): Hono {
     return httpError(500, 'INTERNAL', 'Internal error; the gateway logged the details.');
   });
   return app;
+}
+
+/** A gateway with API keys says so in its cards: a bearer token on every call. */
+function withSecurity(card: Record<string, unknown>, required: boolean): Record<string, unknown> {
+  if (!required) return card;
+  return {
+    ...card,
+    securitySchemes: { apiKey: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An API key from the gateway operator (also accepted as X-API-Key).' } } },
+    securityRequirements: [{ schemes: { apiKey: { list: [] } } }],
+  };
 }
 
 /** Trailing slashes route the same. */

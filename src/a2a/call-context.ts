@@ -1,5 +1,5 @@
 /** The SDK's per-call context, built from the HTTP request. */
-import { ServerCallContext } from '@a2a-js/sdk/server';
+import { ServerCallContext, type User } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { VERSION_HEADER, type ProtocolVersion } from './protocol-version.ts';
 
@@ -8,8 +8,8 @@ export function requestedVersionOf(c: Context): string | undefined {
 }
 
 /** Extensions come as comma-separated URIs in A2A-Extensions (v0.3 clients: X-A2A-Extensions). */
-export function callContext(c: Context, version: ProtocolVersion): ServerCallContext {
+export function callContext(c: Context, version: ProtocolVersion, user?: User): ServerCallContext {
   const header = c.req.header('A2A-Extensions') ?? c.req.header('X-A2A-Extensions') ?? '';
   const extensions = header.split(',').map((uri) => uri.trim()).filter(Boolean);
-  return new ServerCallContext({ requestedVersion: version, requestedExtensions: extensions });
+  return new ServerCallContext({ requestedVersion: version, requestedExtensions: extensions, ...(user ? { user } : {}) });
 }

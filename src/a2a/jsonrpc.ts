@@ -11,6 +11,7 @@ import { contentTypeMessage, isJsonContentType, readBody } from './request-body.
 import { jsonResponse, respond } from './responses.ts';
 import { sseResponse } from './sse.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
+import type { ApiKeys } from './api-keys.ts';
 
 type JsonRpcId = string | number | null;
 
@@ -40,6 +41,7 @@ export function jsonRpcError(id: JsonRpcId, code: number, message: string, statu
 export interface JsonRpcBindingOptions {
   maxBodyBytes: number;
   heartbeatMs: number;
+  apiKeys: ApiKeys;
 }
 
 /** One agent's JSON-RPC endpoint, both protocol versions. */
@@ -56,6 +58,8 @@ export class JsonRpcBinding {
   }
 
   async handle(c: Context): Promise<Response> {
+    const auth = this.options.apiKeys.authenticate(c);
+    if (!auth.ok) return jsonRpcError(null, JSON_RPC.INVALID_REQUEST, auth.message, 401);
     const contentType = c.req.header('content-type');
     if (!isJsonContentType(contentType)) {
       return jsonRpcError(null, JSON_RPC.CONTENT_TYPE_NOT_SUPPORTED, contentTypeMessage(contentType));
@@ -78,7 +82,7 @@ export class JsonRpcBinding {
     const wrongVersion = methodHint(rpc.method, negotiated.version);
     if (wrongVersion) return jsonRpcError(id, JSON_RPC.METHOD_NOT_FOUND, wrongVersion);
 
-    const context = callContext(c, negotiated.version);
+    const context = callContext(c, negotiated.version, auth.user);
     const transport = negotiated.version === '1.0' ? this.v1 : this.v03;
     const result = await transport.handle(request as Record<string, unknown>, context);
     const headers = responseHeaders(context, negotiated.version);

@@ -24,6 +24,7 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { callContext, requestedVersionOf } from './call-context.ts';
+import type { ApiKeys } from './api-keys.ts';
 import { negotiateVersion, unsupportedVersionMessage } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, readBody } from './request-body.ts';
 import { jsonResponse } from './responses.ts';
@@ -89,6 +90,7 @@ const ok = (json: unknown) => jsonResponse(json, 200, { 'Content-Type': A2A_JSON
 export interface RestBindingOptions {
   maxBodyBytes: number;
   heartbeatMs: number;
+  apiKeys: ApiKeys;
 }
 
 export class RestBinding {
@@ -107,7 +109,14 @@ export class RestBinding {
       const requested = negotiated.ok ? negotiated.version : negotiated.requested;
       return restError(new VersionNotSupportedError(`${unsupportedVersionMessage(requested)} v0.3 clients: use JSON-RPC.`));
     }
-    const context = callContext(c, '1.0');
+    const auth = this.options.apiKeys.authenticate(c);
+    if (!auth.ok) {
+      return jsonResponse({ error: { code: 401, status: 'UNAUTHENTICATED', message: auth.message, details: [] } }, 401, {
+        'Content-Type': A2A_JSON,
+        'WWW-Authenticate': 'Bearer',
+      });
+    }
+    const context = callContext(c, '1.0', auth.user);
     try {
       return await this.dispatch(c, route, context);
     } catch (error) {

@@ -76,7 +76,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       }
     };
     const returnImmediately = params.configuration?.returnImmediately ?? false;
-    const submitted = await this.submit(message, returnImmediately ? undefined : listener);
+    const submitted = await this.submit(message, returnImmediately ? undefined : listener, callerOf(context));
     if (returnImmediately) return withHistoryLength(submitted, params.configuration?.historyLength);
     try {
       const result = await outcome;
@@ -91,7 +91,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const message = this.checkSend(params, context);
     const queue = new AsyncQueue<TaskChange>();
     const listener = (change: TaskChange) => queue.push({ ...change, task: this.engine.snapshot(change.task) });
-    const submitted = await this.submit(message, listener);
+    const submitted = await this.submit(message, listener, callerOf(context));
     try {
       let first = true;
       for await (const change of queue) {
@@ -232,7 +232,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   }
 
   /** A new task, or a follow-up to one waiting for input. */
-  private async submit(message: Message, listener: ((change: TaskChange) => void) | undefined): Promise<Task> {
+  private async submit(message: Message, listener: ((change: TaskChange) => void) | undefined, caller: string | undefined): Promise<Task> {
     if (!message.taskId) {
       const call = toSkillCall(message, this.agent.card);
       return this.engine.createTask({
@@ -242,6 +242,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         call,
         price: skillPrice(this.agent.card, call.skill),
         ...(this.agent.card['x-lez-identity'] ? { payee: this.agent.card['x-lez-identity'].account_id } : {}),
+        ...(caller ? { caller } : {}),
         ...(listener ? { listener } : {}),
       });
     }
@@ -269,6 +270,11 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError('This agent does not support streaming (capabilities.streaming is false).');
     }
   }
+}
+
+/** The name of the API key the call came with, if any: what the spending gate holds to a budget. */
+function callerOf(context: ServerCallContext): string | undefined {
+  return context.user?.isAuthenticated ? context.user.userName : undefined;
 }
 
 function requireId(id: string): string {

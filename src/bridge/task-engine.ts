@@ -95,6 +95,8 @@ class LiveTask {
   request: TaskRequest;
   /** The agent's LEZ account, for priced tasks. */
   payee?: string;
+  /** The API key that sent the task. */
+  caller?: string;
   approvalTimer?: NodeJS.Timeout;
   task: Task;
   /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
@@ -164,6 +166,8 @@ export class TaskEngine {
     price: string;
     /** The agent's LEZ account (card `x-lez-identity`), needed when the price is above 0. */
     payee?: string;
+    /** The API key the task was sent with: its budget is charged. */
+    caller?: string;
     listener?: ChangeListener;
   }): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
@@ -183,7 +187,9 @@ export class TaskEngine {
       metadata: {
         logos: { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price },
         // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
-        ...(priced ? { lez: { amount: input.price, ...(input.payee ? { payee: input.payee } : {}), status: 'pending' } } : {}),
+        ...(priced
+          ? { lez: { amount: input.price, ...(input.payee ? { payee: input.payee } : {}), ...(input.caller ? { caller: input.caller } : {}), status: 'pending' } }
+          : {}),
       },
     };
     const request: TaskRequest = {
@@ -203,6 +209,7 @@ export class TaskEngine {
     this.assertFits(Buffer.byteLength(requestJson));
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
     if (input.payee) live.payee = input.payee;
+    if (input.caller) live.caller = input.caller;
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
@@ -360,8 +367,9 @@ export class TaskEngine {
   private resume(stored: StoredTask): void {
     const request = JSON.parse(stored.link.request) as TaskRequest;
     const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
-    const lez = stored.task.metadata?.lez as { payee?: string } | undefined;
+    const lez = stored.task.metadata?.lez as { payee?: string; caller?: string } | undefined;
     if (lez?.payee) live.payee = lez.payee;
+    if (lez?.caller) live.caller = lez.caller;
     this.attach(live);
     const approval = this.options.payments?.store.getApproval(live.task.id);
     if (approval?.status === 'pending') {
@@ -407,7 +415,10 @@ export class TaskEngine {
     };
     if (!payments) return refuse(`This skill costs ${amount} LEZ and this gateway has no payment rail configured; nothing was sent to the agent.`);
     if (!live.payee) return refuse(`The agent prices this skill at ${amount} LEZ but publishes no LEZ account (x-lez-identity); nothing was paid.`);
-    const outcome = await payments.charge({ taskId: live.task.id, agentId: live.agentId, payee: live.payee, amount }, approved);
+    const outcome = await payments.charge(
+      { taskId: live.task.id, agentId: live.agentId, payee: live.payee, amount, ...(live.caller ? { caller: live.caller } : {}) },
+      approved,
+    );
     switch (outcome.kind) {
       case 'paid': {
         live.request = { ...live.request, payment: outcome.reference };

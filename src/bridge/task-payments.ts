@@ -39,6 +39,8 @@ export interface TaskPaymentsOptions {
   limits: SpendingLimits;
   /** A label of the network the rail pays on (the sequencer URL, say), for receipts. */
   network: string;
+  /** Total spending allowed per API key (by name); keys absent here have no budget of their own. */
+  budgets?: ReadonlyMap<string, bigint>;
 }
 
 export type ChargeOutcome =
@@ -74,19 +76,28 @@ export class TaskPayments {
   }
 
   /** The gate: may this task be paid now, or does an operator have to approve it first? */
-  gate(amount: bigint): { decision: 'allow' } | { decision: 'needs-approval'; reason: string } {
+  gate(amount: bigint, caller?: string): { decision: 'allow' } | { decision: 'needs-approval'; reason: string } {
     const since = new Date(Date.now() - this.options.limits.periodMs).toISOString();
-    return checkSpend(amount, this.options.store.spentSince(since), this.options.limits);
+    const wallet = checkSpend(amount, this.options.store.spentSince(since), this.options.limits);
+    if (wallet.decision === 'needs-approval') return wallet;
+    const budget = caller === undefined ? undefined : this.options.budgets?.get(caller);
+    if (budget !== undefined) {
+      const spent = this.options.store.spentByCaller(caller!);
+      if (spent + amount > budget) {
+        return { decision: 'needs-approval', reason: `API key "${caller}" has spent ${spent} of its budget of ${budget}; this task needs ${amount} more` };
+      }
+    }
+    return wallet;
   }
 
   /**
    * Pays for a task (once: a retry finds the record and finishes or reports it). `approved` skips the gate.
    */
-  async charge(task: { taskId: string; agentId: string; payee: string; amount: bigint }, approved = false): Promise<ChargeOutcome> {
+  async charge(task: { taskId: string; agentId: string; payee: string; amount: bigint; caller?: string }, approved = false): Promise<ChargeOutcome> {
     const existing = this.options.store.get(task.taskId);
     if (existing) return this.finish(existing, existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined);
     if (!approved) {
-      const gate = this.gate(task.amount);
+      const gate = this.gate(task.amount, task.caller);
       if (gate.decision === 'needs-approval') return { kind: 'needs-approval', reason: gate.reason };
     }
     const now = new Date().toISOString();
@@ -98,6 +109,7 @@ export class TaskPayments {
       rail: this.payer.rail,
       railState: null,
       status: 'pending',
+      ...(task.caller ? { caller: task.caller } : {}),
       createdAt: now,
       updatedAt: now,
     };

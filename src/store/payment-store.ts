@@ -24,6 +24,8 @@ export interface PaymentRecord {
   status: PaymentStatus;
   txHash?: string;
   refundTxHash?: string;
+  /** The API key the task was sent with. */
+  caller?: string;
   /** ISO 8601. */
   createdAt: string;
   updatedAt: string;
@@ -50,6 +52,8 @@ export interface PaymentStore {
   pending(): PaymentRecord[];
   /** Sum of what was paid or is pending since `sinceIso`: what the per-period limit counts. */
   spentSince(sinceIso: string): bigint;
+  /** What tasks sent with this API key have spent (paid, pending, or never refunded). */
+  spentByCaller(caller: string): bigint;
   /** Whether a transaction hash was already accepted for any payment or refund (reuse is refused). */
   txHashUsed(txHash: string): boolean;
 

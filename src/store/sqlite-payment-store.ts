@@ -18,10 +18,12 @@ CREATE TABLE IF NOT EXISTS payments (
   status      TEXT NOT NULL,
   tx_hash     TEXT UNIQUE,
   refund_tx   TEXT UNIQUE,
+  caller      TEXT,
   created_at  TEXT NOT NULL,
   updated_at  TEXT NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS payments_by_time ON payments (created_at);
+CREATE INDEX IF NOT EXISTS payments_by_caller ON payments (caller) WHERE caller IS NOT NULL;
 CREATE TABLE IF NOT EXISTS approvals (
   task_id     TEXT PRIMARY KEY,
   agent_id    TEXT NOT NULL,
@@ -43,6 +45,7 @@ interface PaymentRow {
   status: PaymentRecord['status'];
   tx_hash: string | null;
   refund_tx: string | null;
+  caller: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -71,8 +74,8 @@ export class SqlitePaymentStore implements PaymentStore {
   create(record: PaymentRecord): boolean {
     const result = this.db
       .prepare(
-        `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         record.taskId,
@@ -84,6 +87,7 @@ export class SqlitePaymentStore implements PaymentStore {
         record.status,
         record.txHash ?? null,
         record.refundTxHash ?? null,
+        record.caller ?? null,
         record.createdAt,
         record.updatedAt,
       );
@@ -112,6 +116,13 @@ export class SqlitePaymentStore implements PaymentStore {
     const rows = this.db
       .prepare("SELECT amount FROM payments WHERE created_at >= ? AND status IN ('pending', 'paid', 'refund-missing')")
       .all(sinceIso) as { amount: string }[];
+    return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+  }
+
+  spentByCaller(caller: string): bigint {
+    const rows = this.db
+      .prepare("SELECT amount FROM payments WHERE caller = ? AND status IN ('pending', 'paid', 'refund-missing')")
+      .all(caller) as { amount: string }[];
     return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
   }
 
@@ -161,6 +172,7 @@ function paymentFromRow(row: PaymentRow): PaymentRecord {
     status: row.status,
     ...(row.tx_hash ? { txHash: row.tx_hash } : {}),
     ...(row.refund_tx ? { refundTxHash: row.refund_tx } : {}),
+    ...(row.caller ? { caller: row.caller } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

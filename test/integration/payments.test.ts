@@ -159,3 +159,43 @@ describe('paying agents', () => {
     expect(balances()).toEqual({ gateway: 990n, agent: 10n });
   });
 });
+
+describe('API keys', () => {
+  it('when keys are configured every call needs one, cards say so, and each key is held to its budget', async () => {
+    world = pricedWorld(10_000n);
+    bed = await startTestBed({
+      config: {
+        apiKeys: [
+          { name: 'alice', key: 'alice-key-0123456789', budget: '15' },
+          { name: 'bob', key: 'bob-key-0123456789abc' },
+        ],
+      },
+      agents: (network) => [world.agent(network)],
+      payer: world.payer,
+    });
+    const call = (key: string | undefined, skill = 'quick') =>
+      rpc(shop(), 'SendMessage', { message: { messageId: `k-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill } } }, {
+        'A2A-Version': '1.0',
+        ...(key ? { Authorization: `Bearer ${key}` } : {}),
+      });
+    const anonymous = await call(undefined);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error?.message).toMatch(/API key/);
+    expect((await call('not-a-key-at-all-here')).status).toBe(401);
+    const rest = await fetch(`${shop()}/tasks`, { headers: { 'X-API-Key': 'wrong-key-0000000000' } });
+    expect(rest.status).toBe(401);
+    const card = await (await fetch(`${shop()}/.well-known/agent-card.json`)).json();
+    expect(card.securityRequirements).toEqual([{ schemes: { apiKey: {} } }]);
+
+    expect((await call('alice-key-0123456789')).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const over = (await call('alice-key-0123456789')).body.result.task;
+    expect(over.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(over.status.message.parts[0].text).toMatch(/API key "alice" has spent 10 of its budget of 15/);
+    const viaHeader = await rpc(shop(), 'SendMessage', { message: { messageId: 'b1', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } }, {
+      'A2A-Version': '1.0',
+      'X-API-Key': 'bob-key-0123456789abc',
+    });
+    expect(viaHeader.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(balances()).toEqual({ gateway: 9_980n, agent: 20n });
+  });
+});
