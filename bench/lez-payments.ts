@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     });
     gateway = await startGateway(config, {
       payer: gatewayPayer(lezRail(devnet.url, walletKey, SIGNING_MODE)),
-      paidAgentPayments: agentPayments(lezRail(devnet.url, agentKey, SIGNING_MODE)),
+      paidAgent: { payments: agentPayments(lezRail(devnet.url, agentKey, SIGNING_MODE)), key: agentKey.secretKey },
       log: (message) => console.warn(`\ngateway: ${message}`),
     });
     console.log(`ok (devnet ${devnet.url}, gateway http://127.0.0.1:${gateway.port}/agents/paid)`);

@@ -16,6 +16,8 @@ export interface AgentProcessOptions {
   peers: string[];
   listen?: string[];
   keyFile?: string;
+  /** The LEZ key the card is signed with (default .data/agent-ID.lez.key, created on first start). */
+  cardKeyFile?: string;
   discoveryTopic?: string;
   announceEveryMs?: number;
   clusterId?: number;
@@ -36,8 +38,11 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
     ...(options.clusterId !== undefined ? { clusterId: options.clusterId } : {}),
     ...(options.shards !== undefined ? { numShardsInCluster: options.shards } : {}),
   });
+  const id = options.id ?? options.kind;
   const builtin = {
     ...(options.id ? { id: options.id } : {}),
+    // The card is announced signed by this LEZ key, kept beside the agent's Waku identity.
+    cardKey: loadOrCreateKey(options.cardKeyFile ?? `.data/agent-${id}.lez.key`),
     discoveryTopic: options.discoveryTopic ?? DEFAULT_DISCOVERY_TOPIC,
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
   };

@@ -30,6 +30,8 @@ Commands:
   agent KIND        A Logos agent (echo or conformance) as its own process, reached over Waku only.
   devnet            A local LEZ sequencer emulator on 127.0.0.1:3040 (--port, LOGOS_A2A_DEVNET_PORT), funded
                     with the LEZ debug genesis accounts.
+  card sign|verify FILE  Sign an agent card with a LEZ key (--key-file K, LOGOS_A2A_WALLET_PASSPHRASE;
+                    --write replaces FILE), or check a signed card (signature and account binding).
   keys ACTION       The gateway wallet's LEZ key: new, show, or import (--mnemonic-file / --secret-key-file,
                     - for standard input), encrypted with LOGOS_A2A_WALLET_PASSPHRASE in --file
                     (default .data/wallet.json); --path picks the account in the key tree (default /).
@@ -45,6 +47,7 @@ Agent options:
   --listen MULTIADDR  Where this agent's node listens (default /ip4/127.0.0.1/tcp/0).
   --id ID           The agent's id, its URL at the gateway (default: KIND).
   --key-file FILE   The agent's identity (default .data/agent-ID.key, created on first start).
+  --card-key-file FILE  The LEZ key the card is signed with (default .data/agent-ID.lez.key).
   --announce-every MS  How often the card is announced on the discovery topic (default 30000).
 `;
 
@@ -65,6 +68,8 @@ async function main(argv: string[]): Promise<number> {
       'mnemonic-file': { type: 'string' },
       'secret-key-file': { type: 'string' },
       port: { type: 'string' },
+      write: { type: 'boolean' },
+      'card-key-file': { type: 'string' },
     },
   });
   const command = positionals[0] ?? 'help';
@@ -82,6 +87,18 @@ async function main(argv: string[]): Promise<number> {
       ...(values['secret-key-file'] ? { secretKeyFile: values['secret-key-file'] } : {}),
       passphrase: process.env.LOGOS_A2A_WALLET_PASSPHRASE,
       out: (text) => process.stdout.write(text),
+    });
+  }
+  if (command === 'card') {
+    const { runCardCommand } = await import('./card-command.ts');
+    return runCardCommand({
+      action: positionals[1],
+      file: positionals[2],
+      ...(values['key-file'] ? { keyFile: values['key-file'] } : {}),
+      passphrase: process.env.LOGOS_A2A_WALLET_PASSPHRASE,
+      write: values.write === true,
+      out: (text) => process.stdout.write(text),
+      err: (text) => process.stderr.write(text),
     });
   }
   if (command === 'agent') {
@@ -102,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
       ...(values.listen ? { listen: values.listen } : {}),
       ...(values.id ? { id: values.id } : {}),
       ...(values['key-file'] ? { keyFile: values['key-file'] } : {}),
+      ...(values['card-key-file'] ? { cardKeyFile: values['card-key-file'] } : {}),
       ...(announceEveryMs ? { announceEveryMs } : {}),
     });
     process.stdout.write(

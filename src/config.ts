@@ -58,6 +58,8 @@ export const GatewayConfig = z
       .optional(),
     /** SQLite file of tasks; ":memory:" keeps nothing across restarts. */
     database: z.string().min(1).default('.data/logos-a2a.db'),
+    /** The key the gateway signs served cards with (ES256, JWKS at /.well-known/jwks.json). Default: beside the database. */
+    cardSigningKeyFile: z.string().min(1).optional(),
     maxBodyBytes: z.coerce.number().int().min(1024).default(1024 * 1024),
     agentTimeoutMs: positiveMs.default(60_000),
     cancelTimeoutMs: positiveMs.default(5_000),
@@ -102,6 +104,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_DISCOVERY_TOPIC: 'discoveryTopic',
   LOGOS_A2A_ADMIN_TOKEN: 'adminToken',
   LOGOS_A2A_OFFLINE_AFTER_MS: 'offlineAfterMs',
+  LOGOS_A2A_CARD_KEY_FILE: 'cardSigningKeyFile',
 };
 
 export class ConfigError extends Error {

@@ -36,7 +36,7 @@ export async function startDemo(configFile: string | undefined): Promise<Demo> {
     });
     const gateway = await startGateway(config, {
       payer: gatewayPayer(lezRail(devnet.url, wallet, config.payments.signingMode)),
-      paidAgentPayments: agentPayments(lezRail(devnet.url, agentKey, config.payments.signingMode)),
+      paidAgent: { payments: agentPayments(lezRail(devnet.url, agentKey, config.payments.signingMode)), key: agentKey.secretKey },
     });
     const balance = (account: string) =>
       `curl -s ${devnet.url} -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"getAccountBalance","params":["${account}"]}'`;

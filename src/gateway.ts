@@ -22,6 +22,11 @@ import { SqliteDirectoryStore } from './store/sqlite-directory-store.ts';
 import { TaskPayments, type Payer } from './bridge/task-payments.ts';
 import { payerFromConfig } from './payment-wiring.ts';
 import { ApiKeys } from './a2a/api-keys.ts';
+import { JWKS_PATH } from './a2a/card-signing.ts';
+import { verifyLogosCard } from './logos/card-signature.ts';
+import { loadOrCreateKey } from './logos/key-file.ts';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import type { TaskStore } from './store/task-store.ts';
 
 export interface Gateway {
@@ -44,21 +49,32 @@ export interface GatewayDeps {
   agents?: LogosAgent[];
   /** Pays agents from the gateway wallet; built from `config.payments` when absent. */
   payer?: Payer;
-  /** How the built-in `paid` agent takes payments. */
-  paidAgentPayments?: AgentPayments;
+  /** How the built-in `paid` agent takes payments, and the LEZ secret key of the account it is paid to. */
+  paidAgent?: { payments: AgentPayments; key: Uint8Array };
   log?: (message: string) => void;
 }
 
-function builtinAgent(kind: GatewayConfig['agents'][number]['builtin'], transport: LogosTransport, discoveryTopic: string, deps: GatewayDeps): LogosAgent {
+function builtinAgent(kind: GatewayConfig['agents'][number]['builtin'], network: LogosNetwork, discoveryTopic: string, deps: GatewayDeps): LogosAgent {
+  const transport = network.agentNode(kind);
   switch (kind) {
     case 'echo':
-      return echoAgent(transport, { discoveryTopic });
+      return echoAgent(transport, { discoveryTopic, cardKey: network.agentCardKey(kind) });
     case 'conformance':
-      return conformanceAgent(transport, { discoveryTopic });
+      return conformanceAgent(transport, { discoveryTopic, cardKey: network.agentCardKey(kind) });
     case 'paid':
-      if (!deps.paidAgentPayments) throw new Error('the built-in "paid" agent needs a LEZ account to be paid on (the demo runs it on the devnet)');
-      return paidAgent(transport, deps.paidAgentPayments, { discoveryTopic });
+      if (!deps.paidAgent) throw new Error('the built-in "paid" agent needs a LEZ account to be paid on (the demo runs it on the devnet)');
+      // Its card names the account it is paid to, so that account's key signs it.
+      return paidAgent(transport, deps.paidAgent.payments, { discoveryTopic, cardKey: deps.paidAgent.key });
   }
+}
+
+/**
+ * The card-signing key: from its file (created on first start, beside the database by default), or a fresh one per
+ * start with an in-memory database. ES256 (P-256), which the A2A SDKs' verifiers (WebCrypto, jose) can check.
+ */
+function cardSigningSecret(config: GatewayConfig): Uint8Array {
+  const file = config.cardSigningKeyFile ?? (config.database === ':memory:' ? undefined : join(dirname(config.database), 'card-signing.key'));
+  return file ? loadOrCreateKey(file) : Uint8Array.from(randomBytes(32));
 }
 
 /** Starts the in-process agents of the config, the engine and the HTTP server. */
@@ -67,13 +83,16 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
   const network = await openNetwork(config.transport, deps.network);
   const transport = network.gateway;
 
-  const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network.agentNode(builtin), config.discoveryTopic, deps));
+  const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
   await Promise.all(ownAgents.map((agent) => agent.start()));
   if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
 
   const directoryStore = new SqliteDirectoryStore(config.database);
   const directory = new AgentDirectory({ store: directoryStore, offlineAfterMs: config.offlineAfterMs });
-  for (const agent of [...ownAgents, ...(deps.agents ?? [])]) directory.register(agent.card);
+  for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
+    const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
+    directory.register(agent.card, new Date(), verified?.ok ? verified : undefined);
+  }
 
   const defaultAgentId = config.defaultAgent ?? directory.all()[0]?.id;
   if (config.defaultAgent && !directory.get(config.defaultAgent)) {
@@ -125,6 +144,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     maxBodyBytes: config.maxBodyBytes,
     sseHeartbeatMs: config.sseHeartbeatMs,
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    cardSigningKey: { alg: 'ES256', secretKey: cardSigningSecret(config), jku: `${url}${JWKS_PATH}` },
     apiKeys: new ApiKeys(config.apiKeys),
     ...(payments ? { payments: paymentStore } : {}),
   });

@@ -17,6 +17,8 @@ import { matchRestRoute, RestBinding } from './rest.ts';
 import { httpError, jsonResponse, preflightResponse, respond } from './responses.ts';
 import { mountAdmin } from './admin.ts';
 import { ApiKeys } from './api-keys.ts';
+import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, signProjectedCard, type CardSigningKey } from './card-signing.ts';
+import { logosSignatureParams } from '../logos/card-signature.ts';
 import type { PaymentStore } from '../store/payment-store.ts';
 
 export interface AppOptions {
@@ -29,6 +31,8 @@ export interface AppOptions {
   defaultAgentId: string | undefined;
   maxBodyBytes: number;
   sseHeartbeatMs: number;
+  /** Signs every served v1.0 card (A2A §8.4); its public key is served at /.well-known/jwks.json. */
+  cardSigningKey?: CardSigningKey;
   /** Callers' API keys; none configured = an open gateway. */
   apiKeys?: ApiKeys;
   /** The operator API's bearer token; the API is off without one. */
@@ -49,6 +53,13 @@ export function createApp(options: AppOptions): Hono {
   const app = new Hono({ strict: false });
   const endpoints = new Map<string, { entry: DirectoryEntry; endpoint: AgentEndpoint }>();
   const apiKeys = options.apiKeys ?? new ApiKeys([]);
+  const logosParamsOf = (entry: DirectoryEntry) => (entry.verified ? logosSignatureParams(entry.verified, { verifiedAt: entry.updatedAt }) : {});
+  // Through the SDK's codec first (what v1.0 clients parse), then signed: signing last keeps the signed bytes
+  // exactly the served ones.
+  const v1Card = (entry: DirectoryEntry, baseUrl: string) => {
+    const card = AgentCard.toJSON(AgentCard.fromJSON(withSecurity(projectCard(entry.card, baseUrl, logosParamsOf(entry)), apiKeys.required))) as Record<string, unknown>;
+    return options.cardSigningKey ? signProjectedCard(card, options.cardSigningKey) : card;
+  };
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
 
   const endpointFor = (entry: DirectoryEntry, baseUrl: string): AgentEndpoint => {
@@ -58,11 +69,7 @@ export function createApp(options: AppOptions): Hono {
     const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs, apiKeys };
     const endpoint: AgentEndpoint = {
       // Served through the SDK's codec, so the card is exactly what v1.0 clients parse (ProtoJSON, defaults omitted).
-      card: cardDocument(
-        AgentCard.toJSON(AgentCard.fromJSON(withSecurity(projectCard(entry.card, baseUrl), apiKeys.required))),
-        projectLegacyCard(entry.card, baseUrl),
-        entry.updatedAt,
-      ),
+      card: cardDocument(v1Card(entry, baseUrl), projectLegacyCard(entry.card, baseUrl, logosParamsOf(entry)), entry.updatedAt),
       jsonRpc: new JsonRpcBinding(handler, bindingOptions),
       rest: new RestBinding(handler, bindingOptions),
     };
@@ -95,6 +102,12 @@ export function createApp(options: AppOptions): Hono {
 
   const openapi = loadOpenApi(options.publicBaseUrl);
   app.get('/openapi.json', () => respond(openapi, 200, { 'Content-Type': 'application/json' }));
+
+  if (options.cardSigningKey) {
+    const key = options.cardSigningKey;
+    const jwks = JSON.stringify(gatewayJwks(cardSigningPublicKey(key), cardSigningKid(key), key.alg));
+    app.get(JWKS_PATH, () => respond(jwks, 200, { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': 'public, max-age=3600' }));
+  }
 
   mountAdmin(app, { token: options.adminToken, engine: options.engine, payments: options.payments });
 

@@ -8,7 +8,7 @@ import { BINDING_VERSION } from '../logos/envelope.ts';
 /** The A2A extension that carries what is Logos- or LEZ-specific about an agent. */
 export const LOGOS_AGENT_EXTENSION = 'urn:logos-a2a:ext:logos-agent:v1';
 
-function logosExtension(card: LogosAgentCard) {
+function logosExtension(card: LogosAgentCard, extra: Record<string, unknown>) {
   const perSkill = Object.fromEntries(
     card.skills.filter((s) => s['x-lez-price'] !== undefined).map((s) => [s.id, s['x-lez-price']]),
   );
@@ -21,6 +21,8 @@ function logosExtension(card: LogosAgentCard) {
       bindingVersion: BINDING_VERSION,
       logosInterfaces: card.agentInterfaces,
       lezPrice: { default: card['x-lez-price'] ?? '0', perSkill },
+      ...(card['x-lez-identity'] ? { payTo: card['x-lez-identity'].account_id } : {}),
+      ...extra,
     },
   };
 }
@@ -38,7 +40,8 @@ function skillsOf(card: LogosAgentCard) {
 }
 
 /** `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. */
-export function projectCard(card: LogosAgentCard, baseUrl: string): Record<string, unknown> {
+/** `logosParams`: more facts for the Logos extension (the agent's own signature, when verified). */
+export function projectCard(card: LogosAgentCard, baseUrl: string, logosParams: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: card.name,
     description: card.description,
@@ -53,7 +56,7 @@ export function projectCard(card: LogosAgentCard, baseUrl: string): Record<strin
       streaming: card.capabilities.streaming,
       pushNotifications: false,
       extendedAgentCard: false,
-      extensions: [...card.extensions, logosExtension(card)],
+      extensions: [...card.extensions, logosExtension(card, logosParams)],
     },
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
@@ -63,7 +66,7 @@ export function projectCard(card: LogosAgentCard, baseUrl: string): Record<strin
 }
 
 /** The v0.3 shape: `url` + `preferredTransport` + `additionalInterfaces` and a card-level `protocolVersion`. */
-export function projectLegacyCard(card: LogosAgentCard, baseUrl: string): Record<string, unknown> {
+export function projectLegacyCard(card: LogosAgentCard, baseUrl: string, logosParams: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     protocolVersion: '0.3.0',
     name: card.name,
@@ -82,7 +85,7 @@ export function projectLegacyCard(card: LogosAgentCard, baseUrl: string): Record
       streaming: card.capabilities.streaming,
       pushNotifications: false,
       stateTransitionHistory: false,
-      extensions: [...card.extensions, logosExtension(card)],
+      extensions: [...card.extensions, logosExtension(card, logosParams)],
     },
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,

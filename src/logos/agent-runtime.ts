@@ -18,6 +18,7 @@ import {
   type WireMessage,
 } from './envelope.ts';
 import { LogosAgentCard, type LogosAgentCardInput } from './card.ts';
+import { signLogosCard } from './card-signature.ts';
 import { encodeAnnouncement } from './discovery.ts';
 import { seal } from './status-seal.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
@@ -81,14 +82,17 @@ export interface AgentPayments {
 
 /** What the built-in agents let their host choose. */
 export interface BuiltinAgentOptions {
+  /** Signs the announced card (see LogosAgentOptions.cardKey). */
+  cardKey?: Uint8Array;
   /** The card id, i.e. the agent's URL at a gateway (/agents/{id}); default: the agent's own name. */
   id?: string;
   discoveryTopic?: string;
   announceEveryMs?: number;
 }
 
-export function builtinOptions(options: BuiltinAgentOptions): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs'> {
+export function builtinOptions(options: BuiltinAgentOptions): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'cardKey'> {
   return {
+    ...(options.cardKey ? { cardKey: options.cardKey } : {}),
     ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
   };
@@ -110,6 +114,11 @@ export interface LogosAgentOptions {
   discoveryTopic?: string;
   /** Required when the card prices any skill: how payments are checked and refunded. */
   payments?: AgentPayments;
+  /**
+   * The LEZ secret key of the card's account (`x-lez-identity`): the card is announced signed with it, so gateways
+   * can check who publishes it. Without it the card goes out unsigned, and gateways that verify ignore it.
+   */
+  cardKey?: Uint8Array;
   announceEveryMs?: number;
 }
 
@@ -136,6 +145,8 @@ const SEEN_IDS_LIMIT = 10_000;
 
 export class LogosAgent {
   readonly card: LogosAgentCard;
+  /** The card as announced: signed when a card key was given (relay this one, not `card`). */
+  readonly signedCard: Record<string, unknown> | undefined;
   private readonly transport: LogosTransport;
   private readonly skills: Record<string, SkillHandler>;
   private readonly heartbeatMs: number;
@@ -157,7 +168,11 @@ export class LogosAgent {
   private readonly instance = randomUUID();
 
   constructor(options: LogosAgentOptions) {
-    this.card = LogosAgentCard.parse(options.card);
+    const parsed = LogosAgentCard.parse(options.card);
+    // A fixed aux value keeps the signature, and so the card's ETag at gateways, stable across restarts (BIP-340
+    // stays secure with it: the nonce still depends on the key and the message).
+    this.signedCard = options.cardKey ? signLogosCard(parsed, options.cardKey, { auxRand: new Uint8Array(32) }) : undefined;
+    this.card = this.signedCard ? LogosAgentCard.parse(this.signedCard) : parsed;
     for (const skill of this.card.skills) {
       if (!options.skills[skill.id]) throw new Error(`agent ${this.card.id}: skill "${skill.id}" has no handler`);
     }
@@ -190,7 +205,7 @@ export class LogosAgent {
   async announce(): Promise<void> {
     if (!this.discoveryTopic) return;
     try {
-      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.card, this.instance));
+      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.signedCard ?? this.card, this.instance));
     } catch (error) {
       console.error(`agent ${this.card.id}: announcing the card failed`, error);
     }

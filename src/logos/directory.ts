@@ -6,6 +6,7 @@
  */
 import type { DirectoryStore } from '../store/sqlite-directory-store.ts';
 import { logosAddressOf, type LogosAgentCard } from './card.ts';
+import type { VerifiedLogosCard } from './card-signature.ts';
 
 export interface DirectoryEntry {
   readonly id: string;
@@ -13,6 +14,8 @@ export interface DirectoryEntry {
   readonly address: string;
   /** When this card was first registered or last changed: the card's Last-Modified. */
   readonly updatedAt: Date;
+  /** The agent's own signature over its card, as checked when the card was heard. */
+  readonly verified?: VerifiedLogosCard;
 }
 
 /** How often a last-seen time is written back: hearing an agent every few seconds must not mean a write each time. */
@@ -42,8 +45,8 @@ export class AgentDirectory {
    * Adds or refreshes an agent; returns its entry (the existing one when the card did not change), or undefined
    * when another address already holds the id: the first agent to claim an id keeps it.
    */
-  register(card: LogosAgentCard, at = new Date()): DirectoryEntry | undefined {
-    const json = JSON.stringify(card);
+  register(card: LogosAgentCard, at = new Date(), verified?: VerifiedLogosCard): DirectoryEntry | undefined {
+    const json = JSON.stringify(verified?.signedCard ?? card);
     const existing = this.entries.get(card.id);
     if (existing && existing.address !== logosAddressOf(card)) return undefined;
     this.seen.set(card.id, at);
@@ -54,7 +57,7 @@ export class AgentDirectory {
       }
       return existing;
     }
-    const entry: DirectoryEntry = { id: card.id, card, address: logosAddressOf(card), updatedAt: at };
+    const entry: DirectoryEntry = { id: card.id, card, address: logosAddressOf(card), updatedAt: at, ...(verified ? { verified } : {}) };
     this.entries.set(card.id, entry);
     this.cardJson.set(card.id, json);
     this.store?.save(card, at.toISOString(), at.toISOString());

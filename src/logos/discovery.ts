@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { LogosAgentCard, logosAddressOf } from './card.ts';
+import { verifyLogosCard } from './card-signature.ts';
 import type { AgentDirectory } from './directory.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
@@ -22,7 +23,7 @@ const Announcement = z.object({
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export function encodeAnnouncement(card: LogosAgentCard, instance?: string): Uint8Array {
+export function encodeAnnouncement(card: LogosAgentCard | Record<string, unknown>, instance?: string): Uint8Array {
   return encoder.encode(JSON.stringify({ v: 1, type: 'agent_card', card, ...(instance ? { instance } : {}) }));
 }
 
@@ -34,10 +35,14 @@ export interface DiscoveryCounters {
   wrongSender: number;
   /** Another agent already holds the card's id. */
   idTaken: number;
+  /** No signature: a card is served only when its account's key signed it. */
+  unsigned: number;
+  /** Tampered, signed by another key, or bound to an account the key does not control. */
+  badSignature: number;
 }
 
 export class DiscoveryListener {
-  readonly counters: DiscoveryCounters = { accepted: 0, oversized: 0, invalid: 0, wrongSender: 0, idTaken: 0 };
+  readonly counters: DiscoveryCounters = { accepted: 0, oversized: 0, invalid: 0, wrongSender: 0, idTaken: 0, unsigned: 0, badSignature: 0 };
   private unsubscribe?: Unsubscribe;
   private readonly transport: LogosTransport;
   private readonly directory: AgentDirectory;
@@ -78,12 +83,20 @@ export class DiscoveryListener {
       this.counters.invalid++;
       return;
     }
-    const card = parsed.data.card;
+    // Verified on the card as sent: the schema drops `signature` and fills defaults.
+    const verified = verifyLogosCard((json as { card: unknown }).card);
+    if (!verified.ok) {
+      if (verified.reason === 'unsigned') this.counters.unsigned++;
+      else if (verified.reason === 'oversized') this.counters.oversized++;
+      else this.counters.badSignature++;
+      return;
+    }
+    const card = verified.card;
     if (sender !== undefined && sender !== logosAddressOf(card)) {
       this.counters.wrongSender++;
       return;
     }
-    if (!this.directory.register(card)) {
+    if (!this.directory.register(card, new Date(), verified)) {
       this.counters.idTaken++;
       return;
     }

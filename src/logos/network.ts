@@ -2,6 +2,7 @@
  * The Logos network the gateway joins, as configured: the in-process memory network, or Waku Relay through an
  * embedded node. It hands out the gateway's node and nodes for in-process agents, joined to the same network.
  */
+import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { GatewayConfig } from '../config.ts';
 import { loadOrCreateKey } from './key-file.ts';
@@ -13,6 +14,8 @@ export interface LogosNetwork {
   readonly gateway: LogosTransport;
   /** A node for an in-process agent (its identity is kept beside the gateway's, so its address survives restarts). */
   agentNode(name: string): LogosTransport;
+  /** The LEZ key an in-process agent signs its card with (kept the same way). */
+  agentCardKey(name: string): Uint8Array;
   /** Resolves once the gateway can reach that many agents (Waku: relay peers in its mesh), or after `timeoutMs`. */
   ready(agentCount: number, timeoutMs?: number): Promise<boolean>;
   /** Addresses other processes can join at (Waku multiaddrs); empty for the memory network. */
@@ -31,6 +34,7 @@ export async function openNetwork(settings: GatewayConfig['transport'], memory?:
     return {
       gateway,
       agentNode: (name) => network.node(`agent:${name}`),
+      agentCardKey: () => Uint8Array.from(randomBytes(32)),
       ready: async () => true,
       joinAddresses: () => [],
       stop: () => gateway.stop(),
@@ -53,6 +57,7 @@ export async function openNetwork(settings: GatewayConfig['transport'], memory?:
         listen: ['/ip4/127.0.0.1/tcp/0'],
         staticPeers: gateway.multiaddrs(),
       }),
+    agentCardKey: (name) => loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.lez.key`)),
     async ready(agentCount, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (gateway.meshPeerCount(BINDING_TOPIC) < agentCount) {

@@ -2,28 +2,44 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from '../../src/logos/discovery.ts';
+import { randomBytes } from 'node:crypto';
 import { LogosAgentCard } from '../../src/logos/card.ts';
+import { signLogosCard, verifyLogosCard } from '../../src/logos/card-signature.ts';
+import { verifyProjectedCard } from '../../src/a2a/card-signing.ts';
 import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 
 let bed: TestBed;
 beforeAll(async () => (bed = await startTestBed()));
 afterAll(() => bed.close());
 
-const card = (id: string, address: string) =>
-  LogosAgentCard.parse({
-    id,
-    name: `Agent ${id}`,
-    description: 'announced',
-    version: '1',
-    skills: [{ id: 'echo', name: 'Echo', description: '' }],
-    agentInterfaces: [{ type: 'logos-messaging', version: '1', address }],
-  });
+/** A card for `address`, signed by a fresh LEZ key (its account goes into x-lez-identity). */
+const card = (id: string, address: string, key: Uint8Array = randomBytes(32)) =>
+  signLogosCard(
+    LogosAgentCard.parse({
+      id,
+      name: `Agent ${id}`,
+      description: 'announced',
+      version: '1',
+      skills: [{ id: 'echo', name: 'Echo', description: '' }],
+      agentInterfaces: [{ type: 'logos-messaging', version: '1', address }],
+    }),
+    key,
+    { auxRand: new Uint8Array(32) },
+  );
 
 describe('discovery', () => {
   it('an agent that announces its card is served at /agents/{id} and answers tasks', async () => {
     const agent = new LogosAgent({
       transport: bed.network.node('agent:newcomer'),
-      card: card('newcomer', 'agent:newcomer'),
+      card: {
+        id: 'newcomer',
+        name: 'Agent newcomer',
+        description: 'announced',
+        version: '1',
+        skills: [{ id: 'echo', name: 'Echo', description: '' }],
+        agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:newcomer' }],
+      },
+      cardKey: randomBytes(32),
       skills: { echo: (ctx) => `newcomer says ${ctx.text}` },
       discoveryTopic: DEFAULT_DISCOVERY_TOPIC,
     });
@@ -65,16 +81,49 @@ describe('discovery', () => {
     expect(bed.gateway.directory.get('echo')?.address).toBe('agent:echo');
   });
 
+  it('refuses unsigned, tampered and mis-bound cards, and counts them', async () => {
+    const node = bed.network.node('agent:sketchy');
+    await node.start();
+    const before = { ...bed.gateway.discovery.counters };
+    const signed = card('sketchy', 'agent:sketchy');
+    const { signature: _dropped, ...unsigned } = signed;
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(unsigned));
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement({ ...signed, description: 'tampered after signing' }));
+    // Signed by one key but claiming another key's account.
+    const other = card('sketchy', 'agent:sketchy');
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement({ ...signed, 'x-lez-identity': other['x-lez-identity'] }));
+    await eventually(() => {
+      const c = bed.gateway.discovery.counters;
+      return c.unsigned === before.unsigned + 1 && c.badSignature === before.badSignature + 2 ? true : undefined;
+    });
+    expect(bed.gateway.directory.get('sketchy')).toBeUndefined();
+    // The genuine card is taken, and served with both signatures checkable by anyone.
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(signed));
+    const served = await eventually(async () => {
+      const response = await fetch(`${bed.gateway.url}/agents/sketchy/.well-known/agent-card.json`);
+      return response.status === 200 ? response.json() : undefined;
+    });
+    const params = served.capabilities.extensions.find((e: { uri: string }) => e.uri === 'urn:logos-a2a:ext:logos-agent:v1').params;
+    expect(params.logosCardSignature.signature).toEqual(signed.signature);
+    expect(params.logosCardSignature.account).toBe(signed['x-lez-identity'].account_id);
+    const jwks = await (await fetch(`${bed.gateway.url}/.well-known/jwks.json`)).json();
+    expect(verifyProjectedCard(served, jwks)).toMatchObject({ ok: true, alg: 'ES256' });
+    expect(verifyProjectedCard({ ...served, description: 'tampered' }, jwks).ok).toBe(false);
+    // The agent's own signature checks out from the original card alone.
+    expect(verifyLogosCard(signed).ok).toBe(true);
+  });
+
   it('an unchanged re-announcement keeps the card’s ETag and Last-Modified', async () => {
     const node = bed.network.node('agent:steady');
     await node.start();
-    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('steady', 'agent:steady')));
+    const steadyKey = randomBytes(32);
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('steady', 'agent:steady', steadyKey)));
     const first = await eventually(async () => {
       const r = await fetch(`${bed.gateway.url}/agents/steady/.well-known/agent-card.json`);
       return r.status === 200 ? r : undefined;
     });
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('steady', 'agent:steady')));
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('steady', 'agent:steady', steadyKey)));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const second = await fetch(`${bed.gateway.url}/agents/steady/.well-known/agent-card.json`);
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
@@ -88,7 +137,8 @@ describe('the directory', () => {
     try {
       const node = local.network.node('agent:remembered');
       await node.start();
-      await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('remembered', 'agent:remembered')));
+      const rememberedCard = card('remembered', 'agent:remembered');
+      await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(rememberedCard));
       await eventually(() => (local.gateway.directory.get('remembered') ? true : undefined));
       expect(local.gateway.directory.isOnline('remembered')).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 350));
@@ -97,7 +147,7 @@ describe('the directory', () => {
       const response = await fetch(`${gateway.url}/agents/remembered/.well-known/agent-card.json`);
       expect(response.status).toBe(200);
       expect(gateway.directory.isOnline('remembered')).toBe(false);
-      await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('remembered', 'agent:remembered')));
+      await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(rememberedCard));
       await eventually(() => (gateway.directory.isOnline('remembered') ? true : undefined));
     } finally {
       await local.close();
