@@ -32,6 +32,8 @@ Commands:
                     with the LEZ debug genesis accounts.
   card sign|verify FILE  Sign an agent card with a LEZ key (--key-file K, LOGOS_A2A_WALLET_PASSPHRASE;
                     --write replaces FILE), or check a signed card (signature and account binding).
+  registry export   One a2a-registry entry per agent of a running gateway, as <id>.json: --gateway URL
+                    (default http://localhost:8080), --out DIR (default registry), --author NAME.
   keys ACTION       The gateway wallet's LEZ key: new, show, or import (--mnemonic-file / --secret-key-file,
                     - for standard input), encrypted with LOGOS_A2A_WALLET_PASSPHRASE in --file
                     (default .data/wallet.json); --path picks the account in the key tree (default /).
@@ -69,6 +71,9 @@ async function main(argv: string[]): Promise<number> {
       'secret-key-file': { type: 'string' },
       port: { type: 'string' },
       write: { type: 'boolean' },
+      gateway: { type: 'string' },
+      out: { type: 'string' },
+      author: { type: 'string' },
       'card-key-file': { type: 'string' },
     },
   });
@@ -87,6 +92,18 @@ async function main(argv: string[]): Promise<number> {
       ...(values['secret-key-file'] ? { secretKeyFile: values['secret-key-file'] } : {}),
       passphrase: process.env.LOGOS_A2A_WALLET_PASSPHRASE,
       out: (text) => process.stdout.write(text),
+    });
+  }
+  if (command === 'registry') {
+    if (positionals[1] !== 'export') {
+      process.stderr.write(`logos-a2a registry: the action is export.\n\n${USAGE}`);
+      return 2;
+    }
+    const { runRegistryExport } = await import('./registry-export.ts');
+    return runRegistryExport({
+      gatewayUrl: values.gateway ?? 'http://localhost:8080',
+      outDir: values.out ?? 'registry',
+      ...(values.author ? { author: values.author } : {}),
     });
   }
   if (command === 'card') {

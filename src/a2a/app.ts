@@ -16,6 +16,8 @@ import { JsonRpcBinding } from './jsonrpc.ts';
 import { matchRestRoute, RestBinding } from './rest.ts';
 import { httpError, jsonResponse, preflightResponse, respond } from './responses.ts';
 import { mountAdmin } from './admin.ts';
+import { agentsIndex } from './agents-index.ts';
+import { directoryPageHeaders, prefersHtml, renderDirectoryPage } from './directory-page.ts';
 import { ApiKeys } from './api-keys.ts';
 import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, signProjectedCard, type CardSigningKey } from './card-signing.ts';
 import { logosSignatureParams } from '../logos/card-signature.ts';
@@ -111,14 +113,19 @@ export function createApp(options: AppOptions): Hono {
 
   mountAdmin(app, { token: options.adminToken, engine: options.engine, payments: options.payments });
 
-  app.get('/agents', () =>
-    jsonResponse({
-      agents: options.directory.all().map((entry) => {
-        const url = `${options.publicBaseUrl}/agents/${entry.id}`;
-        return { id: entry.id, name: entry.card.name, description: entry.card.description, url, cardUrl: `${url}/.well-known/agent-card.json` };
-      }),
-    }),
-  );
+  const indexOptions = (c: Context) => ({
+    publicBaseUrl: options.publicBaseUrl,
+    query: new URL(c.req.url).searchParams,
+    isOnline: (id: string) => options.directory.isOnline(id),
+    verifiedAt: (id: string) => {
+      const entry = options.directory.get(id);
+      return entry?.verified ? entry.updatedAt.toISOString() : undefined;
+    },
+  });
+  app.get('/agents', (c) => {
+    const result = agentsIndex(options.directory, indexOptions(c));
+    return result.ok ? jsonResponse(result.body) : httpError(400, 'INVALID_ARGUMENT', result.message);
+  });
 
   app.all('/agents/:agentId/*', (c) => {
     const agentId = c.req.param('agentId');
@@ -134,6 +141,11 @@ export function createApp(options: AppOptions): Hono {
     return serveAgent(c, entry, `${options.publicBaseUrl}/agents/${agentId}`, '/');
   });
   app.all('*', (c) => {
+    // People get the directory page at the root; A2A clients and curl get the default agent.
+    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && normalise(c.req.path) === '/' && prefersHtml(c.req.header('Accept'))) {
+      const { status, html } = renderDirectoryPage(options.directory, indexOptions(c));
+      return respond(c.req.method === 'HEAD' ? null : html, status, directoryPageHeaders(options.publicBaseUrl));
+    }
     const entry = options.defaultAgentId ? options.directory.get(options.defaultAgentId) : undefined;
     if (!entry) return notFound('No default agent is configured; agents are listed at /agents.');
     return serveAgent(c, entry, options.publicBaseUrl, normalise(c.req.path));
