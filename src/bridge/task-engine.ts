@@ -389,7 +389,11 @@ export class TaskEngine {
    * it lost answers `unknown_task` and fails at once, instead of after the silence timeout.
    */
   agentRestarted(agentAddress: string): void {
-    for (const live of this.live.values()) if (live.agentAddress === agentAddress) this.askAgain(live);
+    for (const live of this.live.values()) {
+      // Not yet forwarded (held for approval, or being paid): there is nothing to ask the agent about yet.
+      const unforwarded = BigInt(live.request.lez_price) > 0n && !live.request.payment;
+      if (live.agentAddress === agentAddress && !unforwarded) this.askAgain(live);
+    }
   }
 
   /**
@@ -425,6 +429,8 @@ export class TaskEngine {
         await this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
         live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
         await this.persist(live);
+        // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
+        this.armSilenceTimer(live);
         await this.sendRaw(live, encodeEnvelope(live.request));
         return;
       }
@@ -439,7 +445,7 @@ export class TaskEngine {
         });
         live.task.metadata = {
           ...live.task.metadata,
-          lez: { rail: payments.payer.rail, amount: amount.toString(), payee: live.payee, status: 'awaiting-approval' },
+          lez: { ...this.lezOf(live), rail: payments.payer.rail, amount: amount.toString(), payee: live.payee, status: 'awaiting-approval' },
         };
         this.setStatus(
           live,

@@ -17,7 +17,7 @@ import {
   type WireError,
   type WireMessage,
 } from './envelope.ts';
-import { LogosAgentCard, type LogosAgentCardInput } from './card.ts';
+import { LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { encodeAnnouncement } from './discovery.ts';
 import { seal } from './status-seal.ts';
@@ -137,6 +137,8 @@ interface TaskRun {
   outbox: Promise<void>;
   /** The verified payment for this task, owed back if the task does not complete. */
   paid?: PaymentReference;
+  /** The payment is being checked; the skill has not started. */
+  admitting?: boolean;
   awaitingInput?: (input: { params: Record<string, unknown>; message?: Record<string, unknown> }) => void;
   heartbeat?: NodeJS.Timeout;
 }
@@ -265,7 +267,8 @@ export class LogosAgent {
         if (!run) return this.unknownTask(envelope, 0);
         if (run.finished) return this.replay(run, run.seq - 1);
         run.controller.abort(new Error('cancelled by the caller'));
-        this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
+        // Still checking the payment: admit() finishes the task once it knows whether there is money to give back.
+        if (!run.admitting) this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
         return;
     }
   }
@@ -298,14 +301,24 @@ export class LogosAgent {
 
   /** Checks the payment of a priced task before any work; a task without a valid payment is rejected. */
   private async admit(run: TaskRun, request: TaskRequest, handler: SkillHandler): Promise<void> {
-    const price = BigInt(request.lez_price);
+    // The price is this agent's own, from its card: a request that offers less is refused, whatever it claims.
+    const price = BigInt(skillPrice(this.card, request.skill));
     if (price > 0n) {
-      const problem = await this.checkPayment(request, price);
+      run.admitting = true;
+      const problem = BigInt(request.lez_price) < price
+        ? `This skill costs ${price}; the request offers ${request.lez_price}.`
+        : await this.checkPayment(request, price);
+      run.admitting = false;
       if (problem) {
         this.finish(run, { type: 'task_result', state: 'rejected', error: { code: 'payment_invalid', message: problem }, message: problem });
         return;
       }
       run.paid = request.payment;
+      if (run.controller.signal.aborted) {
+        // Cancelled while the payment was being checked: nothing was done, so all of it goes back.
+        this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
+        return;
+      }
     }
     // Acknowledge with `working` only if the skill has said nothing by then: a quick skill answers in one reply
     // (and can answer with a message instead of a task), a slow one is acknowledged promptly.

@@ -5,6 +5,7 @@ import { decodeAgentEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelop
 import { newStatusKey, open } from '../../src/logos/status-seal.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { eventually } from '../support/gateway.ts';
+import { pricedWorld } from '../support/priced-agent.ts';
 
 let network: MemoryNetwork;
 let agent: LogosAgent;
@@ -94,5 +95,25 @@ describe('agent runtime', () => {
     await send(gateway, { type: 'task_request', task_id: 't4', context_id: 'c', skill: 'fly', params: {} });
     await eventually(() => (replies.length === 1 ? true : undefined));
     expect(replies[0]).toMatchObject({ type: 'task_result', state: 'rejected', error: { code: 'unknown_skill' } });
+  });
+});
+
+describe('a priced agent', () => {
+  it('charges its own price: a request that offers less is rejected before any work', async () => {
+    const world = pricedWorld();
+    const shop = world.agent(network);
+    await shop.start();
+    try {
+      gateway.subscribe(taskStatusTopic('cheap'), (payload) => {
+        const decoded = decodeAgentEnvelope(open(key, payload) ?? new Uint8Array());
+        if (decoded.ok) replies.push(decoded.envelope);
+      });
+      await gateway.send('agent:shop', encodeEnvelope({ v: 1, id: 'c1', from: 'gateway', status_key: key, type: 'task_request', task_id: 'cheap', context_id: 'c', skill: 'quick', params: {}, lez_price: '0' } as GatewayEnvelopeInput));
+      await eventually(() => (replies.length === 1 ? true : undefined));
+      expect(replies[0]).toMatchObject({ type: 'task_result', state: 'rejected', error: { code: 'payment_invalid' } });
+      expect((replies[0] as { message?: string }).message).toMatch(/costs 10; the request offers 0/);
+    } finally {
+      await shop.stop();
+    }
   });
 });

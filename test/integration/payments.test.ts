@@ -199,3 +199,25 @@ describe('API keys', () => {
     expect(balances()).toEqual({ gateway: 9_980n, agent: 20n });
   });
 });
+
+describe('cancelling while the agent checks the payment', () => {
+  it('refunds everything: the skill never started', async () => {
+    await start();
+    // Slow down the agent's check of the payment so that the cancel arrives during it.
+    const agent = bed.agents[0] as unknown as { payments: { verify: (...args: unknown[]) => Promise<unknown> } };
+    const verify = agent.payments.verify;
+    agent.payments.verify = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return verify(...args);
+    };
+    const task = (await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cv', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+      configuration: { returnImmediately: true },
+    })).body.result.task;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const cancelled = (await rpc(shop(), 'CancelTask', { id: task.id })).body.result;
+    expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
+    expect(cancelled.metadata.lez.status).toBe('refunded');
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+});
