@@ -170,7 +170,8 @@ export class LogosAgent {
   private readonly instance = randomUUID();
 
   constructor(options: LogosAgentOptions) {
-    const parsed = LogosAgentCard.parse(options.card);
+    // Stamped once per process: a later start issues a newer card, and a replay of an older one is refused.
+    const parsed = LogosAgentCard.parse({ 'x-issued-at': new Date().toISOString(), ...options.card });
     // A fixed aux value keeps the signature, and so the card's ETag at gateways, stable across restarts (BIP-340
     // stays secure with it: the nonce still depends on the key and the message).
     this.signedCard = options.cardKey ? signLogosCard(parsed, options.cardKey, { auxRand: new Uint8Array(32) }) : undefined;

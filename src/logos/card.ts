@@ -49,6 +49,8 @@ export const LogosAgentCard = z.object({
   skills: z.array(LogosSkill).min(1),
   /** Default price per task for skills without their own. */
   'x-lez-price': LezAmount.optional(),
+  /** When this card was issued (signed): a gateway never replaces a card with an older one replayed later. */
+  'x-issued-at': z.iso.datetime().optional(),
   /** The agent's LEZ identity: its public account, where task payments go. Required when any price is above 0. */
   'x-lez-identity': z.object({ account_id: z.string().min(32).max(64) }).optional(),
   agentInterfaces: z.array(LogosInterface).min(1),

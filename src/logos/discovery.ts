@@ -39,10 +39,30 @@ export interface DiscoveryCounters {
   unsigned: number;
   /** Tampered, signed by another key, or bound to an account the key does not control. */
   badSignature: number;
+  /** Older than the card already held for the agent: a replay. */
+  stale: number;
+  /** Over the per-sender rate: a flood is cut off before any work is done on it. */
+  flood: number;
 }
 
+/** Announcements a sender may make in `FLOOD_WINDOW_MS` (an honest agent makes one every 30 s). */
+const FLOOD_LIMIT = 10;
+const FLOOD_WINDOW_MS = 60_000;
+
 export class DiscoveryListener {
-  readonly counters: DiscoveryCounters = { accepted: 0, oversized: 0, invalid: 0, wrongSender: 0, idTaken: 0, unsigned: 0, badSignature: 0 };
+  readonly counters: DiscoveryCounters = {
+    accepted: 0,
+    oversized: 0,
+    invalid: 0,
+    wrongSender: 0,
+    idTaken: 0,
+    unsigned: 0,
+    badSignature: 0,
+    stale: 0,
+    flood: 0,
+  };
+  /** Per sender: announcements in the current window, and when it started. Bounded by dropping idle senders. */
+  private readonly rates = new Map<string, { count: number; since: number }>();
   private unsubscribe?: Unsubscribe;
   private readonly transport: LogosTransport;
   private readonly directory: AgentDirectory;
@@ -66,7 +86,26 @@ export class DiscoveryListener {
     this.unsubscribe?.();
   }
 
+  /** Counts the announcement against its sender's window; true when the sender is over the limit. */
+  private flooding(sender: string): boolean {
+    const now = Date.now();
+    let rate = this.rates.get(sender);
+    if (!rate || now - rate.since >= FLOOD_WINDOW_MS) {
+      if (this.rates.size >= 10_000) {
+        for (const [key, value] of this.rates) if (now - value.since >= FLOOD_WINDOW_MS) this.rates.delete(key);
+      }
+      rate = { count: 0, since: now };
+      this.rates.set(sender, rate);
+    }
+    rate.count++;
+    return rate.count > FLOOD_LIMIT;
+  }
+
   private hear(payload: Uint8Array, sender: string | undefined): void {
+    if (sender !== undefined && this.flooding(sender)) {
+      this.counters.flood++;
+      return;
+    }
     if (payload.byteLength > MAX_CARD_BYTES) {
       this.counters.oversized++;
       return;
@@ -94,6 +133,13 @@ export class DiscoveryListener {
     const card = verified.card;
     if (sender !== undefined && sender !== logosAddressOf(card)) {
       this.counters.wrongSender++;
+      return;
+    }
+    // A replay of the same agent's older card (another agent's claim on the id is `idTaken` below).
+    const existing = this.directory.get(card.id);
+    const held = existing?.address === logosAddressOf(card) ? existing.card['x-issued-at'] : undefined;
+    if (held && (!card['x-issued-at'] || Date.parse(card['x-issued-at']) < Date.parse(held))) {
+      this.counters.stale++;
       return;
     }
     if (!this.directory.register(card, new Date(), verified)) {

@@ -13,9 +13,10 @@ beforeAll(async () => (bed = await startTestBed()));
 afterAll(() => bed.close());
 
 /** A card for `address`, signed by a fresh LEZ key (its account goes into x-lez-identity). */
-const card = (id: string, address: string, key: Uint8Array = randomBytes(32)) =>
+const card = (id: string, address: string, key: Uint8Array = randomBytes(32), issuedAt?: string) =>
   signLogosCard(
     LogosAgentCard.parse({
+      ...(issuedAt ? { 'x-issued-at': issuedAt } : {}),
       id,
       name: `Agent ${id}`,
       description: 'announced',
@@ -111,6 +112,26 @@ describe('discovery', () => {
     expect(verifyProjectedCard({ ...served, description: 'tampered' }, jwks).ok).toBe(false);
     // The agent's own signature checks out from the original card alone.
     expect(verifyLogosCard(signed).ok).toBe(true);
+  });
+
+  it('refuses an older card replayed after a newer one, and cuts off a flood from one sender', async () => {
+    const node = bed.network.node('agent:replayed');
+    await node.start();
+    const key = randomBytes(32);
+    const older = card('replayed', 'agent:replayed', key, '2026-01-01T00:00:00.000Z');
+    const newer = card('replayed', 'agent:replayed', key, '2026-02-01T00:00:00.000Z');
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(newer));
+    await eventually(() => (bed.gateway.directory.get('replayed') ? true : undefined));
+    const before = { ...bed.gateway.discovery.counters };
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(older));
+    await eventually(() => (bed.gateway.discovery.counters.stale === before.stale + 1 ? true : undefined));
+    expect(bed.gateway.directory.get('replayed')?.card['x-issued-at']).toBe('2026-02-01T00:00:00.000Z');
+
+    const flooder = bed.network.node('agent:flooder');
+    await flooder.start();
+    const flood = card('flooder', 'agent:flooder');
+    for (let i = 0; i < 25; i++) await flooder.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(flood));
+    await eventually(() => (bed.gateway.discovery.counters.flood === before.flood + 15 ? true : undefined));
   });
 
   it('an unchanged re-announcement keeps the card’s ETag and Last-Modified', async () => {
