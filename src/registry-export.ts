@@ -27,6 +27,7 @@ import { z } from 'zod';
 import { LOGOS_AGENT_EXTENSION, projectLegacyCard } from './bridge/card-projection.ts';
 import { AGENT_ID_PATTERN } from './logos/card.ts';
 import type { DirectoryEntry } from './logos/directory.ts';
+import { projectSkills } from './bridge/card-projection.ts';
 
 export interface RegistryEntry {
   protocolVersion: string;
@@ -108,15 +109,7 @@ export function registryEntry(card: unknown, options: RegistryEntryOptions): Reg
     capabilities: c.capabilities,
     defaultInputModes: c.defaultInputModes,
     defaultOutputModes: c.defaultOutputModes,
-    skills: c.skills.map((skill) => ({
-      id: skill.id,
-      name: skill.name,
-      description: skill.description,
-      tags: skill.tags,
-      ...(skill.examples ? { examples: skill.examples } : {}),
-      ...(skill.inputModes ? { inputModes: skill.inputModes } : {}),
-      ...(skill.outputModes ? { outputModes: skill.outputModes } : {}),
-    })),
+    skills: projectSkills(c.skills),
     wellKnownURI: options.wellKnownURI,
     author: c.provider?.organization.trim() || options.author?.trim() || `${hostOf(c.url)} (Logos agent via logos-a2a)`,
     ...(pricing ? { pricing } : {}),

@@ -27,8 +27,19 @@ function logosExtension(card: LogosAgentCard, extra: Record<string, unknown>) {
   };
 }
 
-function skillsOf(card: LogosAgentCard) {
-  return card.skills.map((skill) => ({
+interface SkillFields {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  examples?: string[] | undefined;
+  inputModes?: string[] | undefined;
+  outputModes?: string[] | undefined;
+}
+
+/** A card's skills as A2A cards (v1.0 and v0.3 alike) list them: the A2A fields only. */
+export function projectSkills(skills: readonly SkillFields[]) {
+  return skills.map((skill) => ({
     id: skill.id,
     name: skill.name,
     description: skill.description,
@@ -60,7 +71,7 @@ export function projectCard(card: LogosAgentCard, baseUrl: string, logosParams: 
     },
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
-    skills: skillsOf(card),
+    skills: projectSkills(card.skills),
     ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
   };
 }
@@ -89,7 +100,7 @@ export function projectLegacyCard(card: LogosAgentCard, baseUrl: string, logosPa
     },
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
-    skills: skillsOf(card),
+    skills: projectSkills(card.skills),
     supportsAuthenticatedExtendedCard: false,
   };
 }

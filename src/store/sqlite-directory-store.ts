@@ -2,9 +2,8 @@
  * The agent directory on disk (same SQLite file as the tasks, own connection): a restarted gateway serves every
  * agent it knew at once, as offline until it hears from it again.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { openSqlite } from './sqlite-file.ts';
 import { LogosAgentCard } from '../logos/card.ts';
 
 export interface StoredAgent {
@@ -25,9 +24,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
   private readonly db: DatabaseSync;
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new DatabaseSync(path);
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    this.db = openSqlite(path);
     this.db.exec(`CREATE TABLE IF NOT EXISTS agents (
       id TEXT PRIMARY KEY, card_json TEXT NOT NULL, updated_at TEXT NOT NULL, last_seen_at TEXT NOT NULL
     ) STRICT`);

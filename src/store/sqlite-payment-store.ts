@@ -2,9 +2,8 @@
  * Payments and approvals in SQLite, in the same file as the tasks (own connection). Writes are synchronous and
  * committed before they return: a payment is on disk before any transfer is submitted.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { openSqlite } from './sqlite-file.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentRecord, PaymentStore } from './payment-store.ts';
 
 const SCHEMA = `
@@ -64,10 +63,8 @@ export class SqlitePaymentStore implements PaymentStore {
   private readonly db: DatabaseSync;
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new DatabaseSync(path);
     // FULL: a payment record must survive a power loss too, not only a crash.
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+    this.db = openSqlite(path, 'FULL');
     this.db.exec(SCHEMA);
   }
 

@@ -8,9 +8,8 @@
  * Under load this turns thousands of tiny transactions into a few larger ones, and callers that wait for their
  * promise still never tell anyone about a state that is not on disk.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openSqlite } from './sqlite-file.ts';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { InvalidPageTokenError, type StoredTask, type TaskPage, type TaskQuery, type TaskStore } from './task-store.ts';
 
@@ -59,11 +58,10 @@ export class SqliteTaskStore implements TaskStore {
 
   /** `path` is a file, or ":memory:". */
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new DatabaseSync(path);
+    this.db = openSqlite(path);
     // A larger WAL before each automatic checkpoint: a page changed many times is copied back once (measured: about
     // a quarter less time per task than the default of 1000 pages).
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 4000;');
+    this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(SCHEMA);
     this.insertStmt = this.db.prepare(
       `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request)
