@@ -11,7 +11,7 @@ export const CORS_HEADERS = {
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   'Access-Control-Allow-Methods': 'GET, HEAD, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, A2A-Version, A2A-Extensions, X-A2A-Extensions, Authorization, If-None-Match, If-Modified-Since',
+  'Access-Control-Allow-Headers': 'Content-Type, A2A-Version, A2A-Extensions, X-A2A-Extensions, Authorization, X-API-Key, If-None-Match, If-Modified-Since',
   'Access-Control-Max-Age': '600',
 } as const;
 
