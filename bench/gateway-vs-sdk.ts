@@ -23,17 +23,28 @@
  * and again after the load; under load every response body is checked too. The exit code is 0 whatever the
  * numbers are, and 1 only on a functional failure: a failed check, or errors / non-2xx / wrong bodies under load.
  */
-import { request } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import {
+  A2A_JSON_HEADERS,
+  checkCompletedEcho,
+  delay,
+  FunctionalFailure,
+  positiveNumber,
+  postJson,
+  printRows,
+  runMain,
+  sendMessageBody,
+  subsetFromEnv,
+} from './support.ts';
 import { startTarget, TARGET_LABELS, TARGETS, type RunningTarget, type TargetName } from './targets.ts';
 
 const SECONDS = positiveNumber('BENCH_SECONDS', 8);
 const WARMUP_SECONDS = positiveNumber('BENCH_WARMUP_SECONDS', 2);
 const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 32);
 const INLINE = process.env.BENCH_INLINE === '1';
-const SELECTED = selectedTargets();
+const SELECTED = subsetFromEnv('BENCH_TARGETS', TARGETS, 'target');
 
 const GOALS = [
   { label: 'c/b (gateway vs SDK)', numerator: 'gateway', denominator: 'sdk', min: 2.0 },
@@ -42,13 +53,7 @@ const GOALS = [
 ] as const satisfies readonly { label: string; numerator: TargetName; denominator: TargetName; min?: number }[];
 
 const ECHO_TEXT = 'hello';
-const REQUEST_BODY = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'SendMessage',
-  params: { message: { messageId: 'bench-message-1', role: 'ROLE_USER', parts: [{ text: ECHO_TEXT }] } },
-});
-const REQUEST_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+const REQUEST_BODY = sendMessageBody(1, { messageId: 'bench-message-1', role: 'ROLE_USER', parts: [{ text: ECHO_TEXT }] });
 
 interface Measurement {
   target: TargetName;
@@ -61,10 +66,6 @@ interface Measurement {
   timeouts: number;
   non2xx: number;
   badBodies: number;
-}
-
-class FunctionalFailure extends Error {
-  override readonly name = 'FunctionalFailure';
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -116,7 +117,7 @@ function load(url: string, seconds: number): Promise<autocannon.Result> {
   return autocannon({
     url,
     method: 'POST',
-    headers: REQUEST_HEADERS,
+    headers: A2A_JSON_HEADERS,
     body: REQUEST_BODY,
     connections: CONNECTIONS,
     pipelining: 1,
@@ -149,47 +150,13 @@ function measurementOf(target: TargetName, result: autocannon.Result): Measureme
 // Functional check: one SendMessage must return a JSON-RPC result holding a completed task that echoes the text.
 
 async function checkSendMessage(target: TargetName, url: string): Promise<void> {
-  const { status, body } = await post(url, REQUEST_BODY, REQUEST_HEADERS);
-  const fail = (why: string): never => {
-    throw new FunctionalFailure(`${TARGET_LABELS[target]} at ${url}: ${why}\n  HTTP ${status}, body: ${body.slice(0, 2000)}`);
-  };
-  if (status !== 200) fail(`expected HTTP 200, got ${status}`);
-  let response: { jsonrpc?: unknown; id?: unknown; result?: { task?: TaskLike }; error?: unknown };
-  try {
-    response = JSON.parse(body) as typeof response;
-  } catch {
-    return fail('the body is not JSON');
-  }
-  if (response.jsonrpc !== '2.0') fail('not a JSON-RPC 2.0 response');
-  if (response.error !== undefined) fail('JSON-RPC error instead of a result');
-  if (response.id !== 1) fail(`response id ${JSON.stringify(response.id)} does not match the request id 1`);
-  const task = response.result?.task;
-  if (!task || typeof task !== 'object') return fail('result.task is missing');
-  if (typeof task.id !== 'string' || task.id === '') fail('task.id is missing');
-  if (task.status?.state !== 'TASK_STATE_COMPLETED') fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
-  const texts = (task.artifacts ?? []).flatMap((artifact) => (artifact.parts ?? []).map((part) => part.text));
-  if (!texts.includes(ECHO_TEXT)) fail(`no artifact part echoes ${JSON.stringify(ECHO_TEXT)} (artifact texts: ${JSON.stringify(texts)})`);
-}
-
-interface TaskLike {
-  id?: unknown;
-  status?: { state?: unknown };
-  artifacts?: { parts?: { text?: unknown }[] }[];
-}
-
-/** One POST on a fresh connection (no pooled sockets survive the target). */
-function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.setTimeout(10_000, () => req.destroy(new Error(`POST ${url} timed out after 10 s`)));
-    req.on('error', reject);
-    req.end(body);
+  // A fresh connection each time: no pooled socket survives the target.
+  const response = await postJson(url, REQUEST_BODY, {
+    agent: false,
+    timeoutMs: 10_000,
+    timeoutError: () => new Error(`POST ${url} timed out after 10 s`),
   });
+  checkCompletedEcho(response, 1, `${TARGET_LABELS[target]} at ${url}`, ECHO_TEXT);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -236,7 +203,7 @@ async function startInWorker(target: TargetName): Promise<RunningTarget> {
       const { error } = await stopped;
       if (error) throw new FunctionalFailure(`${target} did not stop cleanly: ${error}`);
       // A target that leaves handles open (timers, sockets, …) would keep its thread alive: say so, then end it.
-      const code = await Promise.race([exited, delay(3_000).then(() => undefined)]);
+      const code = await Promise.race([exited, delay(3_000, { unref: true }).then(() => undefined)]);
       if (code === undefined) {
         console.warn(`\nwarning: the ${target} worker did not exit by itself within 3 s after stop(); terminating it`);
         await worker.terminate();
@@ -261,11 +228,7 @@ function printTable(results: Measurement[]): void {
     String(r.non2xx),
     String(r.badBodies),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const row of rows) console.log(line(row));
+  printRows(header, rows, 1);
 }
 
 function printGoals(results: Measurement[]): void {
@@ -283,38 +246,4 @@ function printGoals(results: Measurement[]): void {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-
-function positiveNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
-  return value;
-}
-
-function selectedTargets(): TargetName[] {
-  const raw = process.env.BENCH_TARGETS;
-  if (!raw) return [...TARGETS];
-  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
-  const unknown = names.filter((name) => !(TARGETS as readonly string[]).includes(name));
-  if (unknown.length > 0 || names.length === 0) throw new Error(`BENCH_TARGETS: unknown target(s) ${unknown.join(', ')}; use ${TARGETS.join(',')}`);
-  return TARGETS.filter((name) => names.includes(name));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-try {
-  await main();
-} catch (error) {
-  process.exitCode = 1;
-  console.error(`\nFAILED: ${error instanceof FunctionalFailure ? error.message : ((error as Error)?.stack ?? String(error))}`);
-}
-
-// The process must end by itself once every server is closed; if something still holds it open, say what.
-setTimeout(() => {
-  console.error('warning: the process did not exit by itself 5 s after the run; open resources:', process.getActiveResourcesInfo());
-  process.exit(process.exitCode ?? 0);
-}, 5_000).unref();
+await runMain(main);

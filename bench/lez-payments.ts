@@ -30,17 +30,30 @@
  *                     are also extrapolated to BENCH_TASKS tasks, and the output says so
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../src/config.ts';
 import { startGateway, type Gateway } from '../src/gateway.ts';
 import { hexToBytes } from '../src/lez/bytes.ts';
 import { DEVNET_GENESIS, startDevnet, type Devnet } from '../src/lez/devnet/devnet.ts';
 import { signingKeyFromSecretKey } from '../src/lez/keys.ts';
 import { agentPayments, gatewayPayer, lezRail } from '../src/payment-wiring.ts';
+import {
+  ascending,
+  benchGatewayConfig,
+  FunctionalFailure,
+  percentile,
+  positiveInteger,
+  postJson,
+  printRows,
+  runMain,
+  sendMessageBody,
+  sendMessageTask,
+  stopAll,
+  type HttpResponse,
+} from './support.ts';
 
 const BLOCK_MS = positiveInteger('BENCH_BLOCK_MS', 1000);
 const TASKS = positiveInteger('BENCH_TASKS', 100);
@@ -58,10 +71,6 @@ const SIGNING_MODE = 'prehash-v0.3';
 const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
 const walletKey = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
 const agentKey = signingKeyFromSecretKey(hexToBytes(agentGenesis.secretKeyHex));
-
-class FunctionalFailure extends Error {
-  override readonly name = 'FunctionalFailure';
-}
 
 type Mode = 'concurrent' | 'sequential';
 
@@ -106,17 +115,10 @@ async function main(): Promise<void> {
     unsubscribe = devnet.onBlock((block) => {
       for (const hash of block.transactions) seenInBlock.set(hash.toLowerCase(), block.blockId);
     });
-    const config = loadConfig({
-      // No environment: the shell's PORT, LOGOS_A2A_* etc. must not change what is measured.
-      env: {},
-      overrides: {
-        port: 0,
-        host: '127.0.0.1',
-        database: join(folder, 'tasks.db'),
-        agents: [{ builtin: 'paid' }],
-        transport: { kind: 'memory' },
-        payments: { rail: 'none', perTransactionLimit: '1000000', perPeriodLimit: '1000000000', sequencerUrl: devnet.url },
-      },
+    const config = await benchGatewayConfig(folder, {
+      agents: [{ builtin: 'paid' }],
+      transport: { kind: 'memory' },
+      payments: { rail: 'none', perTransactionLimit: '1000000', perPeriodLimit: '1000000000', sequencerUrl: devnet.url },
     });
     gateway = await startGateway(config, {
       payer: gatewayPayer(lezRail(devnet.url, walletKey, SIGNING_MODE)),
@@ -135,12 +137,10 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    process.stdout.write('\nstopping… ');
-    unsubscribe?.();
-    const outcomes = await Promise.allSettled([gateway?.stop(), devnet?.stop()]);
-    rmSync(folder, { recursive: true, force: true });
-    const failed = outcomes.filter((o) => o.status === 'rejected');
-    console.log(failed.length === 0 ? 'done' : `${failed.length} stop(s) failed: ${failed.map((o) => String((o as PromiseRejectedResult).reason)).join('; ')}`);
+    await stopAll(folder, () => {
+      unsubscribe?.();
+      return [gateway?.stop(), devnet?.stop()];
+    });
   }
 
   console.log();
@@ -169,16 +169,14 @@ async function runPhase(devnet: Devnet, port: number, mode: Mode, tasks: number,
   try {
     const one = async (index: number): Promise<void> => {
       const id = index + 1;
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'SendMessage',
-        params: {
-          message: { messageId: `bench-${mode}-${id}-${randomUUID()}`, role: 'ROLE_USER', parts: [{ text: `task ${id}` }], metadata: { skill: SKILL } },
-        },
+      const body = sendMessageBody(id, {
+        messageId: `bench-${mode}-${id}-${randomUUID()}`,
+        role: 'ROLE_USER',
+        parts: [{ text: `task ${id}` }],
+        metadata: { skill: SKILL },
       });
       const t0 = performance.now();
-      const response = await post(agent, port, body);
+      const response = await postJson(`http://127.0.0.1:${port}/agents/paid`, body, { agent, timeoutMs: REQUEST_TIMEOUT_MS });
       latencies.push(performance.now() - t0);
       txHashes.push(checkPaidTask(response, id, `${mode} ${id}`));
     };
@@ -230,30 +228,6 @@ async function runPhase(devnet: Devnet, port: number, mode: Mode, tasks: number,
   };
 }
 
-function post(agent: Agent, port: number, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/agents/paid',
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new FunctionalFailure(`SendMessage timed out after ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 interface TaskLike {
   id?: unknown;
   status?: { state?: unknown; message?: { parts?: { text?: unknown }[] } };
@@ -261,22 +235,8 @@ interface TaskLike {
 }
 
 /** The response must be a completed task whose payment was made; returns the payment's txHash (lowercase). */
-function checkPaidTask({ status, body }: { status: number; body: string }, id: number, what: string): string {
-  const fail = (why: string): never => {
-    throw new FunctionalFailure(`SendMessage ${what}: ${why}\n  HTTP ${status}, body: ${body.slice(0, 2000)}`);
-  };
-  if (status !== 200) fail(`expected HTTP 200, got ${status}`);
-  let response: { jsonrpc?: unknown; id?: unknown; result?: { task?: TaskLike }; error?: unknown };
-  try {
-    response = JSON.parse(body) as typeof response;
-  } catch {
-    return fail('the body is not JSON');
-  }
-  if (response.jsonrpc !== '2.0') fail('not a JSON-RPC 2.0 response');
-  if (response.error !== undefined) fail('JSON-RPC error instead of a result');
-  if (response.id !== id) fail(`response id ${JSON.stringify(response.id)} does not match the request id ${id}`);
-  const task = response.result?.task;
-  if (!task || typeof task !== 'object') return fail('result.task is missing');
+function checkPaidTask(response: HttpResponse, id: number, what: string): string {
+  const { task, fail } = sendMessageTask<TaskLike>(response, id, `SendMessage ${what}`);
   if (task.status?.state !== 'TASK_STATE_COMPLETED') fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
   const lez = task.metadata?.lez;
   if (lez?.status !== 'paid') fail(`metadata.lez.status is ${JSON.stringify(lez?.status)}, not "paid"`);
@@ -292,8 +252,8 @@ function checkPaidTask({ status, body }: { status: number; body: string }, id: n
 function printTable(results: PhaseResult[]): void {
   const header = ['phase', 'tasks', 'blocks', 'block span', 'blocks built', 'tx/block', 'wall s', 'blocks/task', 's/task', 'p50 ms', 'max ms', 'wallet Δ'];
   const rows = results.map((r) => {
-    const sorted = [...r.latencies].sort((x, y) => x - y);
-    const p50 = sorted[Math.max(0, Math.ceil(0.5 * sorted.length) - 1)]!;
+    const sorted = ascending(r.latencies);
+    const p50 = percentile(sorted, 0.5);
     return [
       LABELS[r.mode],
       String(r.tasks),
@@ -345,14 +305,6 @@ function printSummary(results: PhaseResult[]): void {
   }
 }
 
-function printRows(header: string[], rows: string[][], leftAligned: number): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i < leftAligned ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const row of rows) console.log(line(row));
-}
-
 /** `#id:payments` per block; a long run of one-payment blocks as a range. */
 function blockList(perBlock: Map<bigint, number>): string {
   const entries = [...perBlock];
@@ -365,25 +317,4 @@ function secs(ms: number): string {
   return (ms / 1000).toFixed(2);
 }
 
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-  return value;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
-try {
-  await main();
-} catch (error) {
-  process.exitCode = 1;
-  console.error(`\nFAILED: ${error instanceof FunctionalFailure ? error.message : ((error as Error)?.stack ?? String(error))}`);
-}
-
-// The process must end by itself once everything is stopped; if something still holds it open, say what.
-setTimeout(() => {
-  console.error('warning: the process did not exit by itself 5 s after the run; open resources:', process.getActiveResourcesInfo());
-  process.exit(process.exitCode ?? 0);
-}, 5_000).unref();
+await runMain(main);

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchGatewayConfig } from './support.ts';
 
 export const TARGETS = ['hono', 'sdk', 'gateway', 'gateway-memory'] as const;
 export type TargetName = (typeof TARGETS)[number];
@@ -182,12 +183,10 @@ async function startSdkExpress(): Promise<RunningTarget> {
 /** `memory`: the same gateway with SQLite in memory, to show what durability costs (not a goal's figure). */
 async function startThisGateway(store: 'file' | 'memory'): Promise<RunningTarget> {
   const { startGateway } = await import('../src/gateway.ts');
-  const { loadConfig } = await import('../src/config.ts');
   const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-bench-'));
-  const config = loadConfig({
-    // No environment: the shell's PORT, LOGOS_A2A_* etc. must not change what is measured.
-    env: {},
-    overrides: { port: 0, host: '127.0.0.1', database: store === 'file' ? join(folder, 'tasks.db') : ':memory:', agents: [{ builtin: 'echo' }] },
+  const config = await benchGatewayConfig(folder, {
+    ...(store === 'memory' ? { database: ':memory:' } : {}),
+    agents: [{ builtin: 'echo' }],
   });
   const gateway = await startGateway(config);
   // gateway.url is the public base URL (http://localhost:{port}); the benchmark only talks to 127.0.0.1.

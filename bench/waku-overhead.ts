@@ -34,14 +34,28 @@
  * wrong, or a response that is not a completed task echoing the text).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../src/config.ts';
 import { startGateway, type Gateway } from '../src/gateway.ts';
 import { WakuTransport } from '../src/logos/transports/waku.ts';
+import {
+  benchGatewayConfig,
+  checkCompletedEcho,
+  delay,
+  FunctionalFailure,
+  positiveInteger,
+  postJson,
+  printRows,
+  runMain,
+  sendMessageBody,
+  stopAll,
+  subsetFromEnv,
+  summarize,
+  type Summary,
+} from './support.ts';
 
 const ALL_PHASES = ['raw', 'raw-pub', 'gateway'] as const;
 type Phase = (typeof ALL_PHASES)[number];
@@ -49,7 +63,7 @@ type Phase = (typeof ALL_PHASES)[number];
 const SAMPLES = positiveInteger('BENCH_SAMPLES', 300);
 const WARMUP = positiveInteger('BENCH_WARMUP', 30);
 const ROUNDS = positiveInteger('BENCH_ROUNDS', 2);
-const PHASES = selectedPhases();
+const PHASES = subsetFromEnv('BENCH_PHASES', ALL_PHASES, 'phase');
 
 /** p50 of (b) − (a) must stay under this. */
 const GOAL_P50_MS = 2;
@@ -63,20 +77,9 @@ const REPLY_TOPIC = '/logos-a2a/1/bench-replies/proto';
 const ECHO_TEXT = 'hello';
 
 
-interface Stats {
+interface Stats extends Summary {
   phase: Phase;
   round: number;
-  samples: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  mean: number;
-  min: number;
-  max: number;
-}
-
-class FunctionalFailure extends Error {
-  override readonly name = 'FunctionalFailure';
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -112,14 +115,12 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    process.stdout.write('\nstopping… ');
-    const stops: Promise<unknown>[] = [];
-    if (raw) stops.push(raw.a.stop(), raw.b.stop());
-    if (gateway) stops.push(gateway.stop());
-    const outcomes = await Promise.allSettled(stops);
-    rmSync(folder, { recursive: true, force: true });
-    const failed = outcomes.filter((o) => o.status === 'rejected');
-    console.log(failed.length === 0 ? 'done' : `${failed.length} stop(s) failed: ${failed.map((o) => String((o as PromiseRejectedResult).reason)).join('; ')}`);
+    await stopAll(folder, () => {
+      const stops: Promise<unknown>[] = [];
+      if (raw) stops.push(raw.a.stop(), raw.b.stop());
+      if (gateway) stops.push(gateway.stop());
+      return stops;
+    });
   }
 
   console.log();
@@ -209,16 +210,9 @@ async function measureRaw(pair: RawPair, replyPath: ReplyPath): Promise<number[]
 // (b) The gateway on the waku transport with its built-in echo agent, as a deployment would start it.
 
 async function startBenchGateway(folder: string): Promise<Gateway> {
-  const config = loadConfig({
-    // No environment: the shell's PORT, LOGOS_A2A_* etc. must not change what is measured.
-    env: {},
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      database: join(folder, 'tasks.db'),
-      agents: [{ builtin: 'echo' }],
-      transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/0'], keyFile: join(folder, 'gateway.key') },
-    },
+  const config = await benchGatewayConfig(folder, {
+    agents: [{ builtin: 'echo' }],
+    transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/0'], keyFile: join(folder, 'gateway.key') },
   });
   return startGateway(config, { log: (message) => console.warn(`\ngateway: ${message}`) });
 }
@@ -230,75 +224,18 @@ async function measureGateway(port: number): Promise<number[]> {
   try {
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
       const id = i + 1;
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'SendMessage',
-        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: ECHO_TEXT }] } },
-      });
+      const body = sendMessageBody(id, { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: ECHO_TEXT }] });
       const started = performance.now();
-      const response = await post(agent, port, body);
+      const response = await postJson(`http://127.0.0.1:${port}/`, body, { agent, timeoutMs: REQUEST_TIMEOUT_MS });
       const elapsed = performance.now() - started;
-      checkCompletedEcho(response, id);
+      // The response must be a JSON-RPC result holding a completed task whose artifacts echo the text.
+      checkCompletedEcho(response, id, `SendMessage ${id}`, ECHO_TEXT);
       if (i >= WARMUP) timings.push(elapsed);
     }
   } finally {
     agent.destroy();
   }
   return timings;
-}
-
-function post(agent: Agent, port: number, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/',
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new FunctionalFailure(`SendMessage timed out after ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-interface TaskLike {
-  id?: unknown;
-  status?: { state?: unknown };
-  artifacts?: { parts?: { text?: unknown }[] }[];
-}
-
-/** The response must be a JSON-RPC result holding a completed task whose artifacts echo the text. */
-function checkCompletedEcho({ status, body }: { status: number; body: string }, id: number): void {
-  const fail = (why: string): never => {
-    throw new FunctionalFailure(`SendMessage ${id}: ${why}\n  HTTP ${status}, body: ${body.slice(0, 2000)}`);
-  };
-  if (status !== 200) fail(`expected HTTP 200, got ${status}`);
-  let response: { jsonrpc?: unknown; id?: unknown; result?: { task?: TaskLike }; error?: unknown };
-  try {
-    response = JSON.parse(body) as typeof response;
-  } catch {
-    return fail('the body is not JSON');
-  }
-  if (response.jsonrpc !== '2.0') fail('not a JSON-RPC 2.0 response');
-  if (response.error !== undefined) fail('JSON-RPC error instead of a result');
-  if (response.id !== id) fail(`response id ${JSON.stringify(response.id)} does not match the request id ${id}`);
-  const task = response.result?.task;
-  if (!task || typeof task !== 'object') return fail('result.task is missing');
-  if (typeof task.id !== 'string' || task.id === '') fail('task.id is missing');
-  if (task.status?.state !== 'TASK_STATE_COMPLETED') fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
-  const texts = (task.artifacts ?? []).flatMap((artifact) => (artifact.parts ?? []).map((part) => part.text));
-  if (!texts.includes(ECHO_TEXT)) fail(`no artifact part echoes ${JSON.stringify(ECHO_TEXT)} (artifact texts: ${JSON.stringify(texts)})`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -311,19 +248,7 @@ const LABELS: Record<Phase, string> = {
 };
 
 function statsOf(phase: Phase, round: number, timings: number[]): Stats {
-  const sorted = [...timings].sort((x, y) => x - y);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-  return {
-    phase,
-    round,
-    samples: sorted.length,
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    mean: sorted.reduce((sum, t) => sum + t, 0) / sorted.length,
-    min: sorted[0]!,
-    max: sorted.at(-1)!,
-  };
+  return { phase, round, ...summarize(timings) };
 }
 
 function printTable(results: Stats[]): void {
@@ -367,14 +292,6 @@ function printOverhead(results: Stats[]): void {
   console.log("(in parentheses: the same threshold against (a′), for information; a′ has the binding's mix of 1:1 and publication)");
 }
 
-function printRows(header: string[], rows: string[][], leftAligned: number): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i < leftAligned ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const row of rows) console.log(line(row));
-}
-
 function ms(value: number): string {
   return value.toFixed(2);
 }
@@ -403,37 +320,4 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string)
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-  return value;
-}
-
-function selectedPhases(): Phase[] {
-  const all: Phase[] = [...ALL_PHASES];
-  const raw = process.env.BENCH_PHASES;
-  if (!raw) return all;
-  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
-  const unknown = names.filter((name) => !(all as string[]).includes(name));
-  if (unknown.length > 0 || names.length === 0) throw new Error(`BENCH_PHASES: unknown phase(s) ${unknown.join(', ')}; use ${ALL_PHASES.join(',')}`);
-  return all.filter((name) => names.includes(name));
-}
-
-try {
-  await main();
-} catch (error) {
-  process.exitCode = 1;
-  console.error(`\nFAILED: ${error instanceof FunctionalFailure ? error.message : ((error as Error)?.stack ?? String(error))}`);
-}
-
-// The process must end by itself once everything is stopped; if something still holds it open, say what.
-setTimeout(() => {
-  console.error('warning: the process did not exit by itself 5 s after the run; open resources:', process.getActiveResourcesInfo());
-  process.exit(process.exitCode ?? 0);
-}, 5_000).unref();
+await runMain(main);
