@@ -187,6 +187,9 @@ async function startThisGateway(store: 'file' | 'memory'): Promise<RunningTarget
   const config = await benchGatewayConfig(folder, {
     ...(store === 'memory' ? { database: ':memory:' } : {}),
     agents: [{ builtin: 'echo' }],
+    // The in-process Logos network, as the issue asks: this measures the gateway, not Waku's crypto
+    // (bench/waku-overhead.ts measures the gateway over Waku).
+    transport: { kind: 'memory' },
   });
   const gateway = await startGateway(config);
   // gateway.url is the public base URL (http://localhost:{port}); the benchmark only talks to 127.0.0.1.

@@ -516,7 +516,7 @@ export class TaskEngine {
 
   private async receive(live: LiveTask, payload: Uint8Array): Promise<void> {
     if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    const opened = open(live.request.status_key, payload);
+    const opened = this.options.transport.privatePublications ? payload : open(live.request.status_key, payload);
     if (!opened) {
       this.dropped.undecodable++;
       return;

@@ -20,7 +20,7 @@ import {
 import { LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { encodeAnnouncement } from './discovery.ts';
-import { seal } from './status-seal.ts';
+import { sealFor } from './status-seal.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
 /** What a skill handler gets. */
@@ -442,7 +442,7 @@ export class LogosAgent {
   }
 
   private enqueue(run: TaskRun, envelope: AgentEnvelope): Promise<void> {
-    const payload = seal(run.statusKey, encodeEnvelope(envelope));
+    const payload = sealFor(this.transport.privatePublications, run.statusKey, encodeEnvelope(envelope));
     run.outbox = run.outbox.then(() => this.transport.publish(run.topic, payload)).catch((error: unknown) => {
       console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
     });
@@ -471,7 +471,7 @@ export class LogosAgent {
       error: { code: 'unknown_task', message: 'The agent has no record of this task; it may have restarted.' },
       message: 'The agent has no record of this task; it may have restarted.',
     };
-    void this.transport.publish(taskStatusTopic(taskId), seal(request.status_key, encodeEnvelope(envelope)));
+    void this.transport.publish(taskStatusTopic(taskId), sealFor(this.transport.privatePublications, request.status_key, encodeEnvelope(envelope)));
   }
 }
 

@@ -6,23 +6,45 @@
  *
  * Sealed form: 12-byte random nonce ‖ ciphertext ‖ 16-byte tag.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
+/**
+ * Keys and nonces come from a pool refilled from the CSPRNG 8 KiB at a time: one system call per few hundred tasks
+ * instead of two per task (it showed in profiles). Every value is copied out and never handed out twice.
+ */
+const pool = Buffer.allocUnsafe(8192);
+let poolOffset = pool.length;
+
+function randomCopy(bytes: number): Buffer {
+  if (poolOffset + bytes > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const copy = Buffer.from(pool.subarray(poolOffset, poolOffset + bytes));
+  poolOffset += bytes;
+  return copy;
+}
+
 /** A fresh key in its wire form: 32 bytes, base64url without padding (43 characters). */
 export function newStatusKey(): string {
-  return randomBytes(32).toString('base64url');
+  return randomCopy(32).toString('base64url');
 }
 
 export const STATUS_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export function seal(key: string, plaintext: Uint8Array): Uint8Array {
-  const nonce = randomBytes(NONCE_BYTES);
+  const nonce = randomCopy(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', Buffer.from(key, 'base64url'), nonce);
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   return Buffer.concat([nonce, body, cipher.getAuthTag()]);
+}
+
+/** Seals only what an observable network carries: a transport whose publications are private needs no seal. */
+export function sealFor(privatePublications: boolean, key: string, plaintext: Uint8Array): Uint8Array {
+  return privatePublications ? plaintext : seal(key, plaintext);
 }
 
 /** The plaintext, or undefined when the payload was not sealed under this key (or was altered). */

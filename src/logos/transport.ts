@@ -19,6 +19,11 @@ export type Unsubscribe = () => void;
 export interface LogosTransport {
   /** The address other parties use to `send` to this node. */
   readonly address: string;
+  /**
+   * True when nobody but the parties can read what is published (the in-process memory network). Replies on a
+   * task's status topic are sealed only where publications can be observed (docs/binding.md §2.6).
+   */
+  readonly privatePublications: boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Deliver a payload to the node at `address` (fire and forget, like the network it models). */

@@ -14,7 +14,8 @@ let release: () => void;
 const replies: AgentEnvelope[] = [];
 
 beforeEach(async () => {
-  network = new MemoryNetwork();
+  // An observable network: replies travel sealed, as on Waku.
+  network = new MemoryNetwork({ privatePublications: false });
   replies.length = 0;
   agent = new LogosAgent({
     transport: network.node('agent:a'),

@@ -23,7 +23,8 @@ function newEngine() {
 }
 
 beforeEach(async () => {
-  network = new MemoryNetwork();
+  // An observable network: replies travel sealed, as on Waku.
+  network = new MemoryNetwork({ privatePublications: false });
   store = new SqliteTaskStore(':memory:');
   agent = network.node('agent:raw');
   await agent.start();

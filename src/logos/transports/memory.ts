@@ -8,6 +8,12 @@ import type { LogosTransport, PayloadHandler, Unsubscribe } from '../transport.t
 export class MemoryNetwork {
   private readonly direct = new Map<string, Set<PayloadHandler>>();
   private readonly topics = new Map<string, Set<PayloadHandler>>();
+  /** False makes its nodes behave as on an observable network (tests of the sealing path). */
+  readonly privatePublications: boolean;
+
+  constructor(options: { privatePublications?: boolean } = {}) {
+    this.privatePublications = options.privatePublications ?? true;
+  }
 
   node(address: string): MemoryTransport {
     return new MemoryTransport(this, address);
@@ -49,10 +55,13 @@ export class MemoryTransport implements LogosTransport {
 
   private readonly network: MemoryNetwork;
   readonly address: string;
+  /** In-process: publications never leave this process (unless the network plays an observable one). */
+  readonly privatePublications: boolean;
 
   constructor(network: MemoryNetwork, address: string) {
     this.network = network;
     this.address = address;
+    this.privatePublications = network.privatePublications;
   }
 
   async start(): Promise<void> {

@@ -139,6 +139,8 @@ type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 export class WakuTransport implements LogosTransport {
   /** `waku:<66 hex>`: what others `send` to. */
   readonly address: string;
+  /** Relays see every publication. */
+  readonly privatePublications = false;
   /** The content topic 1:1 messages to this node travel on. */
   readonly inboxTopic: string;
   readonly clusterId: number;
