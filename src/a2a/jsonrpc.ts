@@ -10,6 +10,7 @@ import { negotiateVersion, unsupportedVersionMessage, VERSION_HEADER, type Proto
 import { contentTypeMessage, isJsonContentType, readBody } from './request-body.ts';
 import { jsonResponse, respond } from './responses.ts';
 import { sseResponse } from './sse.ts';
+import { SEND_METHODS, sendParamsProblem } from './message-shape.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import type { ApiKeys } from './api-keys.ts';
 
@@ -30,6 +31,7 @@ export const JSON_RPC = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
   CONTENT_TYPE_NOT_SUPPORTED: -32005,
   VERSION_NOT_SUPPORTED: -32009,
 } as const;
@@ -81,8 +83,11 @@ export class JsonRpcBinding {
     const id = rpc.id ?? null;
     const wrongVersion = methodHint(rpc.method, negotiated.version);
     if (wrongVersion) return jsonRpcError(id, JSON_RPC.METHOD_NOT_FOUND, wrongVersion);
+    const badParams = SEND_METHODS.has(rpc.method) ? sendParamsProblem((request as { params?: unknown }).params) : undefined;
+    if (badParams) return jsonRpcError(id, JSON_RPC.INVALID_PARAMS, `Invalid params: ${badParams}.`);
 
-    const context = callContext(c, negotiated.version, auth.user);
+    const abort = new AbortController();
+    const context = callContext(c, negotiated.version, auth.user, abort.signal);
     const transport = negotiated.version === '1.0' ? this.v1 : this.v03;
     const result = await transport.handle(request as Record<string, unknown>, context);
     const headers = responseHeaders(context, negotiated.version);
@@ -97,6 +102,7 @@ export class JsonRpcBinding {
         format: (event) => event,
         formatError: (error) => ({ jsonrpc: '2.0', id, error: toJsonRpcError(error) }),
         headers,
+        onCancel: () => abort.abort(),
       },
       (error) => jsonResponse({ jsonrpc: '2.0', id, error: toJsonRpcError(error) }, 200, headers),
     );

@@ -29,6 +29,7 @@ import { negotiateVersion, unsupportedVersionMessage } from './protocol-version.
 import { contentTypeMessage, isJsonContentType, readBody } from './request-body.ts';
 import { jsonResponse } from './responses.ts';
 import { sseResponse } from './sse.ts';
+import { sendParamsProblem } from './message-shape.ts';
 
 export const A2A_JSON = 'application/a2a+json';
 
@@ -116,25 +117,26 @@ export class RestBinding {
         'WWW-Authenticate': 'Bearer',
       });
     }
-    const context = callContext(c, '1.0', auth.user);
+    const abort = new AbortController();
+    const context = callContext(c, '1.0', auth.user, abort.signal);
     try {
-      return await this.dispatch(c, route, context);
+      return await this.dispatch(c, route, context, abort);
     } catch (error) {
       return restError(error);
     }
   }
 
-  private async dispatch(c: Context, route: Route, context: ServerCallContext): Promise<Response> {
+  private async dispatch(c: Context, route: Route, context: ServerCallContext, abort: AbortController): Promise<Response> {
     switch (route.name) {
       case 'send': {
-        const request = SendMessageRequest.fromJSON(await this.jsonBody(c));
+        const request = SendMessageRequest.fromJSON(await this.sendBody(c));
         const result = await this.handler.sendMessage(request, context);
         const payload = 'messageId' in result ? { $case: 'message' as const, value: result } : { $case: 'task' as const, value: result };
         return ok(SendMessageResponse.toJSON({ payload }));
       }
       case 'stream': {
-        const request = SendMessageRequest.fromJSON(await this.jsonBody(c));
-        return this.stream(this.handler.sendMessageStream(request, context));
+        const request = SendMessageRequest.fromJSON(await this.sendBody(c));
+        return this.stream(this.handler.sendMessageStream(request, context), abort);
       }
       case 'get': {
         const historyLength = optionalInteger(c.req.query('historyLength'), 'historyLength');
@@ -158,7 +160,7 @@ export class RestBinding {
       case 'cancel':
         return ok(Task.toJSON(await this.handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.taskId }), context)));
       case 'subscribe':
-        return this.stream(this.handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id: route.taskId }), context));
+        return this.stream(this.handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id: route.taskId }), context), abort);
       case 'pushConfigs':
         return ok(await this.handler.listTaskPushNotificationConfigs({ tenant: '', taskId: route.taskId, pageSize: 0, pageToken: '' }, context));
       case 'pushConfig':
@@ -168,6 +170,13 @@ export class RestBinding {
         await this.handler.getAuthenticatedExtendedAgentCard({ tenant: '' }, context);
         return ok({});
     }
+  }
+
+  private async sendBody(c: Context): Promise<unknown> {
+    const body = await this.jsonBody(c);
+    const problem = sendParamsProblem(body);
+    if (problem) throw new RequestMalformedError(`Invalid request body: ${problem}.`);
+    return body;
   }
 
   private async jsonBody(c: Context): Promise<unknown> {
@@ -182,7 +191,7 @@ export class RestBinding {
     }
   }
 
-  private stream(events: AsyncGenerator<StreamResponse, void, undefined>): Promise<Response> {
+  private stream(events: AsyncGenerator<StreamResponse, void, undefined>, abort: AbortController): Promise<Response> {
     return sseResponse(
       events,
       {
@@ -190,6 +199,7 @@ export class RestBinding {
         format: (event) => StreamResponse.toJSON(event),
         formatError: (error) => toRestErrorBody(error, restStatusFor(error)),
         headers: { 'A2A-Version': '1.0' },
+        onCancel: () => abort.abort(),
       },
       (error) => restError(error),
     );

@@ -16,6 +16,8 @@ export interface SseOptions<T> {
   /** The JSON value of the `event: error` frame sent when the stream fails midway. */
   formatError: (error: unknown) => unknown;
   headers?: Record<string, string>;
+  /** Called when the client goes away, so the producer can stop waiting. */
+  onCancel?: () => void;
 }
 
 import { respond } from './responses.ts';
@@ -79,6 +81,7 @@ export async function sseResponse<T>(
       // The client went away: stop listening. The task itself carries on untouched. (The generator finishes at
       // its next event or when the task ends; nothing waits for that here.)
       clearInterval(heartbeat);
+      options.onCancel?.();
       void events.return(undefined).catch(() => undefined);
     },
   });

@@ -33,6 +33,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { skillPrice } from '../logos/card.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
 import { AsyncQueue } from './async-queue.ts';
+import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
 import { projectCard } from './card-projection.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
@@ -90,6 +91,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     this.requireStreaming();
     const message = this.checkSend(params, context);
     const queue = new AsyncQueue<TaskChange>();
+    callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
     const listener = (change: TaskChange) => queue.push({ ...change, task: this.engine.snapshot(change.task) });
     const submitted = await this.submit(message, listener, callerOf(context));
     try {
@@ -165,10 +167,11 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return this.engine.cancel(this.agent.id, id);
   }
 
-  async *resubscribe(params: SubscribeToTaskRequest, _context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     this.requireStreaming();
     const id = requireId(params.id);
     const queue = new AsyncQueue<TaskChange>();
+    callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
     const handle = this.engine.listen(this.agent.id, id, (change) => queue.push({ ...change, task: this.engine.snapshot(change.task) }));
     if (!handle) {
       const task = await this.engine.getTask(this.agent.id, id);

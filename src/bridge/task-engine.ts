@@ -26,7 +26,7 @@ import {
   type TaskRequest,
   type WireArtifact,
 } from '../logos/envelope.ts';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { newStatusKey, open } from '../logos/status-seal.ts';
 import type { LogosTransport, Unsubscribe } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
@@ -214,7 +214,12 @@ export class TaskEngine {
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
     // finishes within one store batch is thus written once.
-    const recorded = this.options.store.insert({ agentId: input.agentId, task, link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson } });
+    const recorded = this.options.store.insert({
+      agentId: input.agentId,
+      task,
+      link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
+      ...(retryKey ? { retryKey } : {}),
+    });
     this.attach(live);
     const snapshot = this.snapshot(task);
     if (priced) {
@@ -243,14 +248,35 @@ export class TaskEngine {
       if (now - entry.at < RETRY_WINDOW_MS) break;
       this.pricedByRetryKey.delete(key);
     }
-    const entry = this.pricedByRetryKey.get(retryKey);
-    if (!entry) return undefined;
-    const live = this.live.get(entry.taskId);
-    if (live && listener) live.listeners.add(listener);
-    const task = live?.committed ?? (await this.getTask(agentId, entry.taskId));
-    // A blocking caller waiting on a task that already ended gets it at once, through its listener.
-    if (task && !live && listener) queueMicrotask(() => listener({ events: [], task }));
+    // In memory for the tasks of this run, in the store for those from before a restart.
+    const taskId =
+      this.pricedByRetryKey.get(retryKey)?.taskId ??
+      (await this.options.store.findByRetryKey(agentId, retryKey, new Date(now - RETRY_WINDOW_MS).toISOString()));
+    if (!taskId) return undefined;
+    const live = this.live.get(taskId);
+    const task = live?.committed ?? (await this.getTask(agentId, taskId));
+    if (!task || !listener) return task;
+    const settled = isTerminal(task.status?.state) || isInterrupted(task.status?.state);
+    // A caller waiting on a task that already ended or waits for input gets it at once; otherwise it follows it.
+    if (settled || !live) queueMicrotask(() => listener({ events: [], task }));
+    else live.listeners.add(listener);
     return task;
+  }
+
+  /** Resolves at the agent's first reply to a task, or after the cancel timeout. */
+  private firstReply(live: LiveTask): Promise<void> {
+    if (live.lastSeq > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        live.listeners.delete(listener);
+        resolve();
+      };
+      const listener: ChangeListener = () => done();
+      const timer = setTimeout(done, this.options.cancelTimeoutMs);
+      timer.unref();
+      live.listeners.add(listener);
+    });
   }
 
   /** Whether a task waits for an operator to approve its payment. */
@@ -289,6 +315,10 @@ export class TaskEngine {
     const input = encodeEnvelope(this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }));
     this.assertFits(input.byteLength);
     await this.mutate(live, async () => {
+      // The task may have ended (or moved on) while this waited its turn.
+      if (this.live.get(taskId) !== live || !isInterrupted(live.task.status?.state)) {
+        throw new UnsupportedOperationError(`Task ${taskId} no longer waits for input; it is ${stateNameOf(live.task)}.`);
+      }
       live.task.history = [...live.task.history, userMessage];
       live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
       await this.persist(live);
@@ -306,6 +336,13 @@ export class TaskEngine {
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
     const live = this.requireLive(agentId, taskId);
+    if (BigInt(live.request.lez_price) > 0n && !live.request.payment && live.approvalTimer === undefined) {
+      // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
+      // then cancel it there, so the agent pays it back.
+      await this.mutate(live, async () => undefined);
+      if (!this.live.has(taskId)) return live.committed;
+      if (live.request.payment) await this.firstReply(live);
+    }
     if (live.approvalTimer !== undefined) {
       // Held for approval: the agent never heard of it, and nothing was paid.
       await this.mutate(live, async () => {
@@ -670,9 +707,11 @@ export class TaskEngine {
 
   private armSilenceTimer(live: LiveTask): void {
     clearTimeout(live.silenceTimer);
-    live.silenceTimer = setTimeout(() => {
+    const timer = setTimeout(() => {
       live.chain = live.chain.then(async () => {
         const state = live.task.status?.state;
+        // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
+        if (live.silenceTimer !== timer) return;
         if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
         const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
         this.setStatus(live, TaskState.TASK_STATE_FAILED, `The agent did not answer within ${seconds} s; the gateway gave up on the task.`);
@@ -680,7 +719,8 @@ export class TaskEngine {
         await this.finishLocally(live);
       });
     }, this.options.agentTimeoutMs);
-    live.silenceTimer.unref();
+    timer.unref();
+    live.silenceTimer = timer;
   }
 
   /** A message that would not fit one envelope is refused before anything is recorded or sent. */
@@ -749,6 +789,10 @@ function replaceArtifact(artifacts: Artifact[], artifact: Artifact): Artifact[] 
   const copy = artifacts.slice();
   copy[index] = artifact;
   return copy;
+}
+
+function stateNameOf(task: Task): string {
+  return (TaskState[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? 'unknown').replace('TASK_STATE_', '').toLowerCase().replace('_', '-');
 }
 
 /** How long a priced message's retries join its task rather than pay again. */

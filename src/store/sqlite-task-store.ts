@@ -25,9 +25,11 @@ CREATE TABLE IF NOT EXISTS tasks (
   task_json   TEXT NOT NULL,
   agent_addr  TEXT NOT NULL,
   last_seq    INTEGER NOT NULL,
-  request     TEXT NOT NULL
+  request     TEXT NOT NULL,
+  retry_key   TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS tasks_by_agent_time ON tasks (agent_id, status_ts DESC, id DESC);
+CREATE INDEX IF NOT EXISTS tasks_by_retry_key ON tasks (retry_key) WHERE retry_key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tasks_active ON tasks (state) WHERE state NOT IN (${TERMINAL_STATES.join(',')});
 `;
 
@@ -44,7 +46,7 @@ interface TaskRow {
 interface PendingWrite {
   kind: 'insert' | 'update';
   /** Insert: the whole row. Update: state, status_ts, task_json, last_seq, id. */
-  args: (string | number)[];
+  args: (string | number | null)[];
   waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
@@ -64,8 +66,8 @@ export class SqliteTaskStore implements TaskStore {
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(SCHEMA);
     this.insertStmt = this.db.prepare(
-      `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.updateStmt = this.db.prepare(
       'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?',
@@ -74,9 +76,9 @@ export class SqliteTaskStore implements TaskStore {
     this.activeStmt = this.db.prepare(`SELECT * FROM tasks WHERE state NOT IN (${TERMINAL_STATES.join(',')})`);
   }
 
-  insert({ agentId, task, link }: StoredTask): Promise<void> {
+  insert({ agentId, task, link, retryKey }: StoredTask): Promise<void> {
     // Values are taken now: the caller goes on changing the task before the batch commits.
-    const row = [task.id, agentId, task.contextId, stateOf(task), timestampOf(task), serialize(task), link.agentAddress, link.lastSeq, link.request];
+    const row = [task.id, agentId, task.contextId, stateOf(task), timestampOf(task), serialize(task), link.agentAddress, link.lastSeq, link.request, retryKey ?? null];
     return this.enqueue(task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
   }
 
@@ -175,6 +177,13 @@ export class SqliteTaskStore implements TaskStore {
       totalSize: total,
       nextPageToken: more && last ? encodeCursor(timestampOf(last), last.id) : '',
     };
+  }
+
+  async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
+    const row = this.db
+      .prepare('SELECT id FROM tasks WHERE retry_key = ? AND agent_id = ? AND status_ts >= ? ORDER BY status_ts DESC LIMIT 1')
+      .get(retryKey, agentId, sinceIso) as { id: string } | undefined;
+    return row?.id;
   }
 
   async listActive(): Promise<StoredTask[]> {

@@ -18,6 +18,8 @@ export interface StoredTask {
   agentId: string;
   task: Task;
   link: LogosLink;
+  /** Priced tasks: what identifies a retry of the same message (see TaskEngine). */
+  retryKey?: string;
 }
 
 export interface TaskQuery {
@@ -49,6 +51,8 @@ export interface TaskStore {
   update(taskId: string, task: Task, lastSeq: number): Promise<void>;
   get(agentId: string, taskId: string): Promise<StoredTask | undefined>;
   list(agentId: string, query: TaskQuery): Promise<TaskPage>;
+  /** The id of this agent's task with this retry key whose status changed at or after `sinceIso`, if any. */
+  findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined>;
   /** Every task not yet in a terminal state: the work a restarted gateway picks up again. */
   listActive(): Promise<StoredTask[]>;
   close(): Promise<void>;
