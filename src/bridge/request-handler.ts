@@ -137,6 +137,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (params.historyLength !== undefined && params.historyLength < 0) {
       throw new RequestMalformedError('historyLength must not be negative.');
     }
+    if (params.status === TaskState.UNRECOGNIZED) {
+      throw new RequestMalformedError('status must be a task state such as TASK_STATE_WORKING or TASK_STATE_COMPLETED.');
+    }
     if (params.statusTimestampAfter !== undefined && Number.isNaN(Date.parse(params.statusTimestampAfter))) {
       throw new RequestMalformedError(`statusTimestampAfter "${params.statusTimestampAfter}" is not an ISO 8601 timestamp.`);
     }

@@ -161,3 +161,10 @@ describe('HTTP+JSON ListTasks', () => {
     expect(await response.json()).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
   });
 });
+
+describe('ListTasks filters', () => {
+  it('an unknown status is a client error on both bindings, not an empty list', async () => {
+    expect((await rpc(`${bed.gateway.url}/`, 'ListTasks', { status: 'TASK_STATE_BOGUS' })).body.error?.code).toBe(-32602);
+    expect((await fetch(`${bed.gateway.url}/tasks?status=TASK_STATE_BOGUS`)).status).toBe(400);
+  });
+});
