@@ -88,9 +88,11 @@ export class SqliteTaskStore implements TaskStore {
     const json = serialize(task);
     return this.enqueue(taskId, (pending) => {
       if (pending?.kind === 'insert') {
-        // Not yet written: write the row once, as it is now.
+        // Not yet written: write the row once, as it is now. A task that already ended will never be resent, so
+        // its request need not be kept (the common case of a quick task: half the row).
         pending.args.splice(3, 3, state, timestamp, json);
         pending.args[7] = lastSeq;
+        if (TERMINAL_STATES.includes(state)) pending.args[8] = '';
         return pending;
       }
       return { kind: 'update', args: [state, timestamp, json, lastSeq, taskId], waiters: pending?.waiters ?? [] };
