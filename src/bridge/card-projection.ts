@@ -4,6 +4,7 @@
  */
 import type { LogosAgentCard } from '../logos/card.ts';
 import { BINDING_VERSION } from '../logos/envelope.ts';
+import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
 
 /** The A2A extension that carries what is Logos- or LEZ-specific about an agent. */
 export const LOGOS_AGENT_EXTENSION = 'urn:logos-a2a:ext:logos-agent:v1';
@@ -50,6 +51,21 @@ export function projectSkills(skills: readonly SkillFields[]) {
   }));
 }
 
+/** Priced agents accept the client's own payment too (the client-pays extension, activated per request). */
+function clientPaysExtension(card: LogosAgentCard) {
+  const priced = card['x-lez-price'] !== undefined || card.skills.some((s) => s['x-lez-price'] !== undefined);
+  if (!priced || !card['x-lez-identity']) return [];
+  return [
+    {
+      uri: CLIENT_PAYS_EXTENSION,
+      description:
+        'Pay the agent yourself on LEZ: send A2A-Extensions with this URI; the task waits in input-required with "lez.payment.required" in its status message metadata; pay, then answer on the task with "lez.payment.payload": {"txHash", "from"}.',
+      required: false,
+      params: { rail: 'lez', payTo: card['x-lez-identity'].account_id },
+    },
+  ];
+}
+
 /** `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. */
 /** `logosParams`: more facts for the Logos extension (the agent's own signature, when verified). */
 export function projectCard(card: LogosAgentCard, baseUrl: string, logosParams: Record<string, unknown> = {}): Record<string, unknown> {
@@ -67,7 +83,7 @@ export function projectCard(card: LogosAgentCard, baseUrl: string, logosParams: 
       streaming: card.capabilities.streaming,
       pushNotifications: false,
       extendedAgentCard: false,
-      extensions: [...card.extensions, logosExtension(card, logosParams)],
+      extensions: [...card.extensions, logosExtension(card, logosParams), ...clientPaysExtension(card)],
     },
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
@@ -96,7 +112,7 @@ export function projectLegacyCard(card: LogosAgentCard, baseUrl: string, logosPa
       streaming: card.capabilities.streaming,
       pushNotifications: false,
       stateTransitionHistory: false,
-      extensions: [...card.extensions, logosExtension(card, logosParams)],
+      extensions: [...card.extensions, logosExtension(card, logosParams), ...clientPaysExtension(card)],
     },
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,

@@ -33,6 +33,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { skillPrice } from '../logos/card.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
 import { AsyncQueue } from './async-queue.ts';
+import { CLIENT_PAYMENT_PAYLOAD, CLIENT_PAYS_EXTENSION, clientPaymentOf } from './client-pays.ts';
 import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
 import { projectCard } from './card-projection.ts';
@@ -77,7 +78,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       }
     };
     const returnImmediately = params.configuration?.returnImmediately ?? false;
-    const submitted = await this.submit(message, returnImmediately ? undefined : listener, callerOf(context));
+    const submitted = await this.submit(message, returnImmediately ? undefined : listener, callerOf(context), this.clientPays(context));
     if (returnImmediately) return withHistoryLength(submitted, params.configuration?.historyLength);
     try {
       const result = await outcome;
@@ -93,7 +94,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const queue = new AsyncQueue<TaskChange>();
     callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
     const listener = (change: TaskChange) => queue.push({ ...change, task: this.engine.snapshot(change.task) });
-    const submitted = await this.submit(message, listener, callerOf(context));
+    const submitted = await this.submit(message, listener, callerOf(context), this.clientPays(context));
     try {
       let first = true;
       for await (const change of queue) {
@@ -238,10 +239,16 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   }
 
   /** A new task, or a follow-up to one waiting for input. */
-  private async submit(message: Message, listener: ((change: TaskChange) => void) | undefined, caller: string | undefined): Promise<Task> {
+  private async submit(
+    message: Message,
+    listener: ((change: TaskChange) => void) | undefined,
+    caller: string | undefined,
+    clientPays = false,
+  ): Promise<Task> {
     if (!message.taskId) {
       const call = toSkillCall(message, this.agent.card);
       return this.engine.createTask({
+        ...(clientPays ? { clientPays } : {}),
         agentId: this.agent.id,
         agentAddress: this.agent.address,
         message,
@@ -263,12 +270,29 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (this.engine.awaitsApproval(this.agent.id, task.id)) {
       throw new UnsupportedOperationError(`Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`);
     }
+    if (this.engine.awaitsClientPayment(this.agent.id, task.id)) {
+      const payment = clientPaymentOf(message.metadata);
+      if (!payment) {
+        throw new RequestMalformedError(
+          `Task ${task.id} waits for your payment: answer with metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash": "<64 hex>", "from": "<your account>"}.`,
+        );
+      }
+      await this.engine.submitClientPayment(this.agent.id, task.id, message, payment, listener);
+      return (await this.engine.getTask(this.agent.id, task.id)) ?? task;
+    }
     if (!isInterrupted(task.status?.state) || !this.engine.isLive(this.agent.id, task.id)) {
       throw new UnsupportedOperationError(`Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`);
     }
     const call = { skill: String(task.metadata?.logos?.skill ?? ''), params: toSkillCall(message, this.agent.card).params };
     await this.engine.provideInput(this.agent.id, task.id, message, call, listener);
     return (await this.engine.getTask(this.agent.id, task.id)) ?? task;
+  }
+
+  /** Whether the caller activated the client-pays extension (and this agent can be paid that way). */
+  private clientPays(context: ServerCallContext): boolean {
+    if (!(context.requestedExtensions ?? []).includes(CLIENT_PAYS_EXTENSION) || !this.agent.card['x-lez-identity']) return false;
+    context.addActivatedExtension(CLIENT_PAYS_EXTENSION);
+    return true;
   }
 
   private requireStreaming(): void {

@@ -25,12 +25,14 @@ import {
   type GatewayEnvelopeInput,
   type TaskRequest,
   type WireArtifact,
+  type WirePart,
 } from '../logos/envelope.ts';
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { newStatusKey, open } from '../logos/status-seal.ts';
 import type { LogosTransport, Unsubscribe } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
+import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
 import {
   isInterrupted,
   isTerminal,
@@ -98,6 +100,8 @@ class LiveTask {
   /** The API key that sent the task. */
   caller?: string;
   approvalTimer?: NodeJS.Timeout;
+  /** Set while the task waits for the client's own payment (client-pays extension). */
+  clientPaymentTimer?: NodeJS.Timeout;
   task: Task;
   /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
   committed: Task;
@@ -168,6 +172,8 @@ export class TaskEngine {
     payee?: string;
     /** The API key the task was sent with: its budget is charged. */
     caller?: string;
+    /** The client pays the agent itself (client-pays extension) instead of the gateway's wallet. */
+    clientPays?: boolean;
     listener?: ChangeListener;
   }): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
@@ -225,7 +231,7 @@ export class TaskEngine {
     if (priced) {
       // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
       await recorded;
-      await this.mutate(live, () => this.payAndForward(live, false));
+      await this.mutate(live, () => (input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false)));
       return snapshot;
     }
     try {
@@ -276,6 +282,49 @@ export class TaskEngine {
       const timer = setTimeout(done, this.options.cancelTimeoutMs);
       timer.unref();
       live.listeners.add(listener);
+    });
+  }
+
+  /** Whether a task waits for the client to pay the agent itself. */
+  awaitsClientPayment(agentId: string, taskId: string): boolean {
+    const live = this.live.get(taskId);
+    return live?.agentId === agentId && live.clientPaymentTimer !== undefined;
+  }
+
+  /**
+   * The client's payment for a task that waits for it: verified on chain, then the task is forwarded with it. A
+   * payment that does not verify leaves the task waiting, saying why.
+   */
+  async submitClientPayment(agentId: string, taskId: string, message: Message, tx: { txHash: string; from: string }, listener?: ChangeListener): Promise<void> {
+    const live = this.requireLive(agentId, taskId);
+    const payments = this.options.payments;
+    await this.mutate(live, async () => {
+      if (live.clientPaymentTimer === undefined || !payments || !live.payee) {
+        throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
+      }
+      if (listener) live.listeners.add(listener);
+      live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
+      const amount = BigInt(live.request.lez_price);
+      const outcome = await payments.acceptClientPayment(
+        { taskId, agentId, payee: live.payee, amount, ...(live.caller ? { caller: live.caller } : {}) },
+        tx,
+      );
+      if (outcome.kind === 'rejected') {
+        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(live, payments.payer.rail, `The payment was not accepted: ${outcome.message}.`));
+        await this.persist(live);
+        this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+        return;
+      }
+      clearTimeout(live.clientPaymentTimer);
+      live.clientPaymentTimer = undefined;
+      live.request = { ...live.request, payment: outcome.reference };
+      await this.options.store.updateRequest(taskId, JSON.stringify(live.request));
+      live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
+      this.setStatus(live, TaskState.TASK_STATE_WORKING, 'Payment verified; the task goes to the agent.');
+      await this.persist(live);
+      this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+      this.armSilenceTimer(live);
+      await this.sendRaw(live, encodeEnvelope(live.request));
     });
   }
 
@@ -336,12 +385,22 @@ export class TaskEngine {
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
     const live = this.requireLive(agentId, taskId);
-    if (BigInt(live.request.lez_price) > 0n && !live.request.payment && live.approvalTimer === undefined) {
+    if (BigInt(live.request.lez_price) > 0n && !live.request.payment) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
       // then cancel it there, so the agent pays it back.
       await this.mutate(live, async () => undefined);
       if (!this.live.has(taskId)) return live.committed;
       if (live.request.payment) await this.firstReply(live);
+    }
+    if (live.clientPaymentTimer !== undefined) {
+      // Waiting for the client's payment: the agent never heard of it.
+      await this.mutate(live, async () => {
+        clearTimeout(live.clientPaymentTimer);
+        live.clientPaymentTimer = undefined;
+        this.setStatus(live, TaskState.TASK_STATE_CANCELED, 'Cancelled before it was paid for; nothing was charged.');
+        await this.finishLocally(live);
+      });
+      return live.committed;
     }
     if (live.approvalTimer !== undefined) {
       // Held for approval: the agent never heard of it, and nothing was paid.
@@ -404,13 +463,18 @@ export class TaskEngine {
   private resume(stored: StoredTask): void {
     const request = JSON.parse(stored.link.request) as TaskRequest;
     const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
-    const lez = stored.task.metadata?.lez as { payee?: string; caller?: string } | undefined;
+    const lez = stored.task.metadata?.lez as { payee?: string; caller?: string; status?: string } | undefined;
     if (lez?.payee) live.payee = lez.payee;
     if (lez?.caller) live.caller = lez.caller;
     this.attach(live);
     const approval = this.options.payments?.store.getApproval(live.task.id);
     if (approval?.status === 'pending') {
       this.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
+      return;
+    }
+    if (lez?.status === 'awaiting-payment') {
+      // Still waiting for the client's own payment: wait again (a full period).
+      live.chain = live.chain.then(() => this.askClientToPay(live));
       return;
     }
     if (BigInt(request.lez_price) > 0n && !request.payment) {
@@ -501,6 +565,28 @@ export class TaskEngine {
     }
   }
 
+  /** Client-pays: the task waits in input-required with the payment requirement in its status message. */
+  private async askClientToPay(live: LiveTask): Promise<void> {
+    const payments = this.options.payments;
+    if (!payments || !live.payee) return this.payAndForward(live, false); // fails with the reason
+    live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'awaiting-payment' } };
+    this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(live, payments.payer.rail));
+    clearTimeout(live.silenceTimer);
+    const timer = setTimeout(() => {
+      live.chain = live.chain.then(async () => {
+        if (live.clientPaymentTimer !== timer || this.live.get(live.task.id) !== live) return;
+        live.clientPaymentTimer = undefined;
+        this.setStatus(live, TaskState.TASK_STATE_FAILED, 'No payment arrived in time; the task was not sent to the agent.');
+        live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'expired' } };
+        await this.finishLocally(live);
+      });
+    }, this.options.approvalTimeoutMs);
+    timer.unref();
+    live.clientPaymentTimer = timer;
+    await this.persist(live);
+    this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+  }
+
   private armApprovalTimer(live: LiveTask, delayMs: number): void {
     clearTimeout(live.approvalTimer);
     live.approvalTimer = setTimeout(() => {
@@ -547,6 +633,7 @@ export class TaskEngine {
   private detach(live: LiveTask): void {
     live.unsubscribe?.();
     clearTimeout(live.approvalTimer);
+    clearTimeout(live.clientPaymentTimer);
     clearTimeout(live.silenceTimer);
     clearTimeout(live.gapTimer);
   }
@@ -789,6 +876,18 @@ function replaceArtifact(artifacts: Artifact[], artifact: Artifact): Artifact[] 
   const copy = artifacts.slice();
   copy[index] = artifact;
   return copy;
+}
+
+/** The status message asking the client to pay: the requirement travels in its metadata, a2a-x402 style. */
+function clientPaymentRequest(live: LiveTask, rail: string, problem?: string): { parts: WirePart[]; metadata: Record<string, unknown> } {
+  const amount = live.request.lez_price;
+  return {
+    parts: [{ text: `${problem ? `${problem} ` : ''}This task costs ${amount} LEZ: pay ${live.payee} and answer on this task with the transaction (metadata "lez.payment.payload": {"txHash", "from"}).` }],
+    metadata: {
+      'lez.payment.status': problem ? 'payment-rejected' : 'payment-required',
+      'lez.payment.required': { rail, payTo: live.payee, amount, taskId: live.task.id, extension: CLIENT_PAYS_EXTENSION },
+    },
+  };
 }
 
 function stateNameOf(task: Task): string {

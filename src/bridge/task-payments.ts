@@ -50,6 +50,8 @@ export type ChargeOutcome =
 
 /** What a task's metadata says about its payment (`metadata.lez`). */
 export interface Receipt {
+  /** Set when the client paid (client-pays extension): the account refunds go back to. */
+  payer?: string;
   rail: string;
   network: string;
   amount: string;
@@ -138,11 +140,46 @@ export class TaskPayments {
     if (!record || record.status !== 'paid') return record && this.receipt(record);
     let status: 'refunded' | 'refund-missing' = 'refund-missing';
     if (refund && !this.options.store.txHashUsed(refund.tx_hash)) {
-      const verified = await this.payer.verify(refund.tx_hash, { from: record.payee, to: this.payer.account, amount: BigInt(record.amount) });
+      const verified = await this.payer.verify(refund.tx_hash, { from: record.payee, to: record.payer ?? this.payer.account, amount: BigInt(record.amount) });
       if (verified.ok) status = 'refunded';
     }
     this.options.store.update(taskId, { status, ...(status === 'refunded' ? { refundTxHash: refund!.tx_hash } : {}) });
     return this.receipt(this.options.store.get(taskId)!);
+  }
+
+  /**
+   * The client paid the agent itself (the client-pays extension): accepts `txHash` if it is an included transfer of
+   * the price from `from` to the agent, used for nothing else. Nothing is paid from the gateway's wallet.
+   */
+  async acceptClientPayment(
+    task: { taskId: string; agentId: string; payee: string; amount: bigint; caller?: string },
+    tx: { txHash: string; from: string },
+  ): Promise<{ kind: 'paid'; reference: PaymentReference; receipt: Receipt } | { kind: 'rejected'; message: string }> {
+    if (this.options.store.txHashUsed(tx.txHash)) return { kind: 'rejected', message: `transaction ${tx.txHash} already paid for something else` };
+    const verified = await this.payer.verify(tx.txHash, { from: tx.from, to: task.payee, amount: task.amount });
+    if (!verified.ok) return { kind: 'rejected', message: verified.message };
+    const now = new Date().toISOString();
+    const created = this.options.store.create({
+      taskId: task.taskId,
+      agentId: task.agentId,
+      amount: task.amount.toString(),
+      payee: task.payee,
+      rail: this.payer.rail,
+      railState: null,
+      status: 'paid',
+      txHash: tx.txHash,
+      payer: tx.from,
+      ...(task.caller ? { caller: task.caller } : {}),
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (!created) return { kind: 'rejected', message: 'this task is already paid' };
+    const record = this.options.store.get(task.taskId)!;
+    return {
+      kind: 'paid',
+      receipt: this.receipt(record),
+      reference: { rail: record.rail, tx_hash: tx.txHash, from: tx.from, to: task.payee, amount: record.amount },
+    };
   }
 
   receiptOf(taskId: string): Receipt | undefined {
@@ -176,6 +213,7 @@ export class TaskPayments {
 
   private receipt(record: PaymentRecord): Receipt {
     return {
+      ...(record.payer ? { payer: record.payer } : {}),
       rail: record.rail,
       network: this.options.network,
       amount: record.amount,

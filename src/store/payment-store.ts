@@ -26,6 +26,8 @@ export interface PaymentRecord {
   refundTxHash?: string;
   /** The API key the task was sent with. */
   caller?: string;
+  /** Who paid, when not the gateway's wallet (the client, through the client-pays extension): refunds go there. */
+  payer?: string;
   /** ISO 8601. */
   createdAt: string;
   updatedAt: string;

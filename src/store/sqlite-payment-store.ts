@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS payments (
   tx_hash     TEXT UNIQUE,
   refund_tx   TEXT UNIQUE,
   caller      TEXT,
+  payer       TEXT,
   created_at  TEXT NOT NULL,
   updated_at  TEXT NOT NULL
 ) STRICT;
@@ -45,6 +46,7 @@ interface PaymentRow {
   tx_hash: string | null;
   refund_tx: string | null;
   caller: string | null;
+  payer: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -71,8 +73,8 @@ export class SqlitePaymentStore implements PaymentStore {
   create(record: PaymentRecord): boolean {
     const result = this.db
       .prepare(
-        `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         record.taskId,
@@ -85,6 +87,7 @@ export class SqlitePaymentStore implements PaymentStore {
         record.txHash ?? null,
         record.refundTxHash ?? null,
         record.caller ?? null,
+        record.payer ?? null,
         record.createdAt,
         record.updatedAt,
       );
@@ -170,6 +173,7 @@ function paymentFromRow(row: PaymentRow): PaymentRecord {
     ...(row.tx_hash ? { txHash: row.tx_hash } : {}),
     ...(row.refund_tx ? { refundTxHash: row.refund_tx } : {}),
     ...(row.caller ? { caller: row.caller } : {}),
+    ...(row.payer ? { payer: row.payer } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -221,3 +221,72 @@ describe('cancelling while the agent checks the payment', () => {
     expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
   });
 });
+
+describe('the client pays the agent itself (client-pays extension)', () => {
+  const EXTENSION = 'urn:logos-a2a:ext:lez-client-pays:v1';
+  const CLIENT = 'client-account-on-the-memory-ledger';
+
+  it('the task waits for the client’s transfer, checks it on chain, then runs; a cancel refunds the client', async () => {
+    await start();
+    world.ledger.fund(CLIENT, 100n);
+    const card = await (await fetch(`${shop()}/.well-known/agent-card.json`)).json();
+    expect(card.capabilities.extensions.map((e: { uri: string }) => e.uri)).toContain(EXTENSION);
+    const client = new MemoryRail({ ledger: world.ledger, payer: CLIENT });
+    const ask = (skill: string, id: string) =>
+      rpc(shop(), 'SendMessage', { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'mine' }], metadata: { skill } } }, {
+        'A2A-Version': '1.0',
+        'A2A-Extensions': EXTENSION,
+      });
+
+    const asked = await ask('quick', 'cp1');
+    expect(asked.headers.get('a2a-extensions')).toContain(EXTENSION);
+    const waiting = asked.body.result.task;
+    expect(waiting.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const required = waiting.status.message.metadata['lez.payment.required'];
+    expect(required).toMatchObject({ payTo: AGENT_ACCOUNT, amount: '10' });
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+
+    // An answer without a payment, and one with a transfer that does not pay this task, are refused.
+    const bare = await rpc(shop(), 'SendMessage', { message: { messageId: 'cp1b', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'here' }] } });
+    expect(bare.body.error?.code).toBe(-32602);
+    const tooLittle = await client.pay({ paymentId: 'little', to: AGENT_ACCOUNT, amount: 3n });
+    if (tooLittle.status !== 'paid') throw new Error('setup');
+    const wrong = (await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp1c', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: tooLittle.receipt.txHash, from: CLIENT } } },
+    })).body.result.task;
+    expect(wrong.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(wrong.status.message.metadata['lez.payment.status']).toBe('payment-rejected');
+
+    const paid = await client.pay({ paymentId: 'right', to: AGENT_ACCOUNT, amount: 10n });
+    if (paid.status !== 'paid') throw new Error('setup');
+    const done = (await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp1d', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } } },
+    })).body.result.task;
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(done.metadata.lez).toMatchObject({ status: 'paid', payer: CLIENT, txHash: paid.receipt.txHash });
+    // The gateway's wallet paid nothing; the client paid the agent 3 + 10.
+    expect(balances()).toEqual({ gateway: 1000n, agent: 13n });
+    expect(world.ledger.balanceOf(CLIENT)).toBe(87n);
+
+    // The same transfer cannot pay a second task.
+    const again = (await ask('quick', 'cp2')).body.result.task;
+    const reused = (await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp2b', role: 'ROLE_USER', taskId: again.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } } },
+    })).body.result.task;
+    expect(reused.status.message.metadata['lez.payment.status']).toBe('payment-rejected');
+
+    // A slow task paid by the client and then cancelled: the agent refunds the client, not the gateway.
+    const slow = (await ask('slow', 'cp3')).body.result.task;
+    const forSlow = await client.pay({ paymentId: 'slow', to: AGENT_ACCOUNT, amount: 10n });
+    if (forSlow.status !== 'paid') throw new Error('setup');
+    await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp3b', role: 'ROLE_USER', taskId: slow.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: forSlow.receipt.txHash, from: CLIENT } } },
+      configuration: { returnImmediately: true },
+    });
+    await eventually(async () => ((await rpc(shop(), 'GetTask', { id: slow.id })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined));
+    const cancelled = (await rpc(shop(), 'CancelTask', { id: slow.id })).body.result;
+    expect(cancelled.metadata.lez.status).toBe('refunded');
+    expect(world.ledger.balanceOf(CLIENT)).toBe(87n);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 13n });
+  });
+});

@@ -1,0 +1,18 @@
+/**
+ * The client-pays extension: instead of the gateway paying the agent from its wallet, the caller pays the agent on
+ * LEZ itself, shaped like a2a-x402 (input-required with the requirement in the status message metadata, the
+ * transaction back on the same task). The gateway verifies it on the sequencer before the task goes on.
+ */
+export const CLIENT_PAYS_EXTENSION = 'urn:logos-a2a:ext:lez-client-pays:v1';
+
+/** The metadata key under which the client answers with its transaction: `{txHash, from}`. */
+export const CLIENT_PAYMENT_PAYLOAD = 'lez.payment.payload';
+
+/** The client's payment from its follow-up message, if it carries one. */
+export function clientPaymentOf(metadata: Record<string, unknown> | undefined): { txHash: string; from: string } | undefined {
+  const payload = metadata?.[CLIENT_PAYMENT_PAYLOAD];
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const { txHash, from } = payload as Record<string, unknown>;
+  if (typeof txHash !== 'string' || !/^[0-9a-f]{64}$/.test(txHash) || typeof from !== 'string' || from.length === 0 || from.length > 128) return undefined;
+  return { txHash, from };
+}
