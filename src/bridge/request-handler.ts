@@ -38,7 +38,8 @@ import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
 import { projectCard } from './card-projection.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
-import { directAnswer, type TaskChange, type TaskEngine } from './task-engine.ts';
+import type { TaskChange, TaskEngine } from './task-engine.ts';
+import { directAnswer } from './task-events.ts';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;

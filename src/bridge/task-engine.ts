@@ -9,7 +9,6 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import {
-  Role,
   TaskState,
   type Artifact,
   type Message,
@@ -25,14 +24,14 @@ import {
   type GatewayEnvelopeInput,
   type TaskRequest,
   type WireArtifact,
-  type WirePart,
 } from '../logos/envelope.ts';
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { newStatusKey, open } from '../logos/status-seal.ts';
-import type { LogosTransport, Unsubscribe } from '../logos/transport.ts';
+import type { LogosTransport } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
-import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
+import { LiveTask } from './live-task.ts';
+import { artifactEvent, clientPaymentRequest, replaceArtifact, stateNameOf, statusEvent } from './task-events.ts';
 import {
   isInterrupted,
   isTerminal,
@@ -78,43 +77,6 @@ export interface DropCounters {
   undecodable: number;
   wrongTask: number;
   duplicate: number;
-}
-
-class LiveTask {
-  readonly listeners = new Set<ChangeListener>();
-  readonly pending = new Map<number, AgentEnvelope>();
-  /** Serialises everything that changes this task. */
-  chain: Promise<void> = Promise.resolve();
-  unsubscribe?: Unsubscribe;
-  silenceTimer?: NodeJS.Timeout;
-  gapTimer?: NodeJS.Timeout;
-  /** The last task_input sent, until the agent replies past the input-required it answered. */
-  sentInput?: Uint8Array;
-
-  readonly agentId: string;
-  readonly agentAddress: string;
-  /** The task_request as sent (with its payment, once paid): resent when the agent may never have had it. */
-  request: TaskRequest;
-  /** The agent's LEZ account, for priced tasks. */
-  payee?: string;
-  /** The API key that sent the task. */
-  caller?: string;
-  approvalTimer?: NodeJS.Timeout;
-  /** Set while the task waits for the client's own payment (client-pays extension). */
-  clientPaymentTimer?: NodeJS.Timeout;
-  task: Task;
-  /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
-  committed: Task;
-  lastSeq: number;
-
-  constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number, request: TaskRequest) {
-    this.committed = { ...task, artifacts: task.artifacts.slice(), history: task.history.slice() };
-    this.agentId = agentId;
-    this.request = request;
-    this.task = task;
-    this.agentAddress = agentAddress;
-    this.lastSeq = lastSeq;
-  }
 }
 
 export class TaskEngine {
@@ -312,7 +274,7 @@ export class TaskEngine {
       if (outcome.kind === 'rejected') {
         this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(live, payments.payer.rail, `The payment was not accepted: ${outcome.message}.`));
         await this.persist(live);
-        this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
         return;
       }
       clearTimeout(live.clientPaymentTimer);
@@ -322,7 +284,7 @@ export class TaskEngine {
       live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
       this.setStatus(live, TaskState.TASK_STATE_WORKING, 'Payment verified; the task goes to the agent.');
       await this.persist(live);
-      this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+      this.emit(live, { events: [statusEvent(live.task)], task: live.task });
       this.armSilenceTimer(live);
       await this.sendRaw(live, encodeEnvelope(live.request));
     });
@@ -351,7 +313,7 @@ export class TaskEngine {
       }
       this.setStatus(live, TaskState.TASK_STATE_WORKING, 'An operator approved the payment; paying the agent.');
       await this.persist(live);
-      this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+      this.emit(live, { events: [statusEvent(live.task)], task: live.task });
       await this.payAndForward(live, true);
     });
     return true;
@@ -372,7 +334,7 @@ export class TaskEngine {
       live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
       await this.persist(live);
       if (listener) live.listeners.add(listener);
-      this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+      this.emit(live, { events: [statusEvent(live.task)], task: live.task });
       this.armSilenceTimer(live);
       live.sentInput = input;
       await this.sendRaw(live, input);
@@ -556,7 +518,7 @@ export class TaskEngine {
         clearTimeout(live.silenceTimer);
         this.armApprovalTimer(live, this.options.approvalTimeoutMs);
         await this.persist(live);
-        this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
         return;
       }
       case 'failed':
@@ -584,7 +546,7 @@ export class TaskEngine {
     timer.unref();
     live.clientPaymentTimer = timer;
     await this.persist(live);
-    this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+    this.emit(live, { events: [statusEvent(live.task)], task: live.task });
   }
 
   private armApprovalTimer(live: LiveTask, delayMs: number): void {
@@ -667,7 +629,7 @@ export class TaskEngine {
         this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, envelope.message ?? 'The agent did not receive the input; please send it again.');
         clearTimeout(live.silenceTimer);
         await this.persist(live);
-        this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
       }
       return;
     }
@@ -716,7 +678,7 @@ export class TaskEngine {
         const state = toTaskState(envelope.state);
         if (state !== task.status?.state || envelope.message !== undefined || !envelope.artifact) {
           this.setStatus(live, state, envelope.message);
-          events.push(this.statusEvent(task));
+          events.push(statusEvent(task));
         }
         if (envelope.artifact) events.push(this.mergeArtifact(live, envelope.artifact));
         break;
@@ -726,17 +688,17 @@ export class TaskEngine {
         if (envelope.result !== undefined && envelope.result !== null) artifacts.unshift(resultArtifact(envelope.result));
         for (const artifact of artifacts) {
           task.artifacts = replaceArtifact(task.artifacts, artifact);
-          events.push(this.artifactEvent(task, artifact, false, true));
+          events.push(artifactEvent(task, artifact, false, true));
         }
         const message = envelope.message ?? envelope.error?.message;
         this.setStatus(live, toTaskState(envelope.state), message);
         if (envelope.error) task.metadata = { ...task.metadata, error: envelope.error };
-        events.push(this.statusEvent(task));
+        events.push(statusEvent(task));
         break;
       }
       case 'cancelled':
         this.setStatus(live, TaskState.TASK_STATE_CANCELED, envelope.message ?? 'Task cancelled.');
-        events.push(this.statusEvent(task));
+        events.push(statusEvent(task));
         break;
     }
     if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, envelope);
@@ -753,7 +715,7 @@ export class TaskEngine {
     const existing = task.artifacts.find((a) => a.artifactId === incoming.artifactId);
     const merged = chunk.append && existing ? { ...existing, parts: [...existing.parts, ...incoming.parts] } : incoming;
     task.artifacts = replaceArtifact(task.artifacts, merged);
-    return this.artifactEvent(task, incoming, chunk.append ?? false, chunk.last_chunk ?? false);
+    return artifactEvent(task, incoming, chunk.append ?? false, chunk.last_chunk ?? false);
   }
 
   private setStatus(live: LiveTask, state: TaskState, message?: Parameters<typeof toAgentMessage>[0]): void {
@@ -789,7 +751,7 @@ export class TaskEngine {
     if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, undefined);
     await this.persist(live);
     this.retire(live);
-    this.emit(live, { events: [this.statusEvent(live.task)], task: live.task });
+    this.emit(live, { events: [statusEvent(live.task)], task: live.task });
   }
 
   private armSilenceTimer(live: LiveTask): void {
@@ -850,59 +812,12 @@ export class TaskEngine {
     return this.options.transport.send(live.agentAddress, payload);
   }
 
-  private statusEvent(task: Task): StreamResponse {
-    return {
-      payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } },
-    };
-  }
-
-  private artifactEvent(task: Task, artifact: Artifact, append: boolean, lastChunk: boolean): StreamResponse {
-    return {
-      payload: {
-        $case: 'artifactUpdate',
-        value: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk, metadata: undefined },
-      },
-    };
-  }
-
   private log(message: string): void {
     (this.options.log ?? console.warn)(`[engine] ${message}`);
   }
 }
 
-function replaceArtifact(artifacts: Artifact[], artifact: Artifact): Artifact[] {
-  const index = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
-  if (index === -1) return [...artifacts, artifact];
-  const copy = artifacts.slice();
-  copy[index] = artifact;
-  return copy;
-}
-
-/** The status message asking the client to pay: the requirement travels in its metadata, a2a-x402 style. */
-function clientPaymentRequest(live: LiveTask, rail: string, problem?: string): { parts: WirePart[]; metadata: Record<string, unknown> } {
-  const amount = live.request.lez_price;
-  return {
-    parts: [{ text: `${problem ? `${problem} ` : ''}This task costs ${amount} LEZ: pay ${live.payee} and answer on this task with the transaction (metadata "lez.payment.payload": {"txHash", "from"}).` }],
-    metadata: {
-      'lez.payment.status': problem ? 'payment-rejected' : 'payment-required',
-      'lez.payment.required': { rail, payTo: live.payee, amount, taskId: live.task.id, extension: CLIENT_PAYS_EXTENSION },
-    },
-  };
-}
-
-function stateNameOf(task: Task): string {
-  return (TaskState[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? 'unknown').replace('TASK_STATE_', '').toLowerCase().replace('_', '-');
-}
-
 /** How long a priced message's retries join its task rather than pay again. */
 const RETRY_WINDOW_MS = 10 * 60_000;
-
-/** The agent's direct answer (A2A Message) when it replied to a new task with `as_message`. */
-export function directAnswer(change: TaskChange): Message | undefined {
-  const envelope = change.envelope;
-  if (envelope?.type !== 'task_result' || !envelope.as_message) return undefined;
-  const message = change.task.status?.message;
-  return message && { ...message, taskId: '', role: Role.ROLE_AGENT };
-}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,0 +1,57 @@
+/**
+ * The A2A events a task change produces, and the small pure helpers around them: what the engine emits is built
+ * here, in one place.
+ */
+import { Role, TaskState, type Artifact, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import type { WirePart } from '../logos/envelope.ts';
+import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
+import type { LiveTask } from './live-task.ts';
+import type { TaskChange } from './task-engine.ts';
+
+export function statusEvent(task: Task): StreamResponse {
+  return {
+    payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } },
+  };
+}
+
+export function artifactEvent(task: Task, artifact: Artifact, append: boolean, lastChunk: boolean): StreamResponse {
+  return {
+    payload: {
+      $case: 'artifactUpdate',
+      value: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk, metadata: undefined },
+    },
+  };
+}
+
+export function replaceArtifact(artifacts: Artifact[], artifact: Artifact): Artifact[] {
+  const index = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
+  if (index === -1) return [...artifacts, artifact];
+  const copy = artifacts.slice();
+  copy[index] = artifact;
+  return copy;
+}
+
+/** The status message asking the client to pay: the requirement travels in its metadata, a2a-x402 style. */
+export function clientPaymentRequest(live: LiveTask, rail: string, problem?: string): { parts: WirePart[]; metadata: Record<string, unknown> } {
+  const amount = live.request.lez_price;
+  return {
+    parts: [{ text: `${problem ? `${problem} ` : ''}This task costs ${amount} LEZ: pay ${live.payee} and answer on this task with the transaction (metadata "lez.payment.payload": {"txHash", "from"}).` }],
+    metadata: {
+      'lez.payment.status': problem ? 'payment-rejected' : 'payment-required',
+      'lez.payment.required': { rail, payTo: live.payee, amount, taskId: live.task.id, extension: CLIENT_PAYS_EXTENSION },
+    },
+  };
+}
+
+export function stateNameOf(task: Task): string {
+  return (TaskState[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? 'unknown').replace('TASK_STATE_', '').toLowerCase().replace('_', '-');
+}
+
+
+/** The agent's direct answer (A2A Message) when it replied to a new task with `as_message`. */
+export function directAnswer(change: TaskChange): Message | undefined {
+  const envelope = change.envelope;
+  if (envelope?.type !== 'task_result' || !envelope.as_message) return undefined;
+  const message = change.task.status?.message;
+  return message && { ...message, taskId: '', role: Role.ROLE_AGENT };
+}
