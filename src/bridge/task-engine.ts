@@ -31,7 +31,8 @@ import type { LogosTransport } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { LiveTask } from './live-task.ts';
-import { artifactEvent, clientPaymentRequest, replaceArtifact, stateNameOf, statusEvent } from './task-events.ts';
+import { PaidTasks } from './paid-tasks.ts';
+import { artifactEvent, replaceArtifact, stateNameOf, statusEvent } from './task-events.ts';
 import {
   isInterrupted,
   isTerminal,
@@ -87,11 +88,28 @@ export class TaskEngine {
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
   private readonly options: Required<Omit<EngineOptions, 'log' | 'payments'>> & Pick<EngineOptions, 'log' | 'payments'>;
+  /** The paid-task flows (gate, approval, client payment, refunds), working through this engine's operations. */
+  private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
 
   constructor(options: EngineOptions) {
     this.options = { reorderWaitMs: 2_000, maxEnvelopeBytes: 1024 * 1024, approvalTimeoutMs: 3_600_000, ...options };
+    this.paid = new PaidTasks(
+      this.options.payments,
+      {
+        setStatus: (live, state, message) => this.setStatus(live, state, message),
+        persist: (live) => this.persist(live),
+        emit: (live, change) => this.emit(live, change),
+        finishLocally: (live) => this.finishLocally(live),
+        sendRaw: (live, payload) => this.sendRaw(live, payload),
+        armSilenceTimer: (live) => this.armSilenceTimer(live),
+        updateRequest: (taskId, request) => this.options.store.updateRequest(taskId, request),
+        isCurrent: (live) => this.live.get(live.task.id) === live,
+      },
+      this.options.approvalTimeoutMs,
+    );
   }
+
 
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
@@ -193,7 +211,7 @@ export class TaskEngine {
     if (priced) {
       // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
       await recorded;
-      await this.mutate(live, () => (input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false)));
+      await this.mutate(live, () => (input.clientPays ? this.paid.askClientToPay(live) : this.paid.payAndForward(live, false)));
       return snapshot;
     }
     try {
@@ -259,35 +277,7 @@ export class TaskEngine {
    */
   async submitClientPayment(agentId: string, taskId: string, message: Message, tx: { txHash: string; from: string }, listener?: ChangeListener): Promise<void> {
     const live = this.requireLive(agentId, taskId);
-    const payments = this.options.payments;
-    await this.mutate(live, async () => {
-      if (live.clientPaymentTimer === undefined || !payments || !live.payee) {
-        throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
-      }
-      if (listener) live.listeners.add(listener);
-      live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
-      const amount = BigInt(live.request.lez_price);
-      const outcome = await payments.acceptClientPayment(
-        { taskId, agentId, payee: live.payee, amount, ...(live.caller ? { caller: live.caller } : {}) },
-        tx,
-      );
-      if (outcome.kind === 'rejected') {
-        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(live, payments.payer.rail, `The payment was not accepted: ${outcome.message}.`));
-        await this.persist(live);
-        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
-        return;
-      }
-      clearTimeout(live.clientPaymentTimer);
-      live.clientPaymentTimer = undefined;
-      live.request = { ...live.request, payment: outcome.reference };
-      await this.options.store.updateRequest(taskId, JSON.stringify(live.request));
-      live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
-      this.setStatus(live, TaskState.TASK_STATE_WORKING, 'Payment verified; the task goes to the agent.');
-      await this.persist(live);
-      this.emit(live, { events: [statusEvent(live.task)], task: live.task });
-      this.armSilenceTimer(live);
-      await this.sendRaw(live, encodeEnvelope(live.request));
-    });
+    await this.mutate(live, () => this.paid.acceptClientPayment(live, message, tx, listener));
   }
 
   /** Whether a task waits for an operator to approve its payment. */
@@ -299,23 +289,8 @@ export class TaskEngine {
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.live.get(taskId);
-    const payments = this.options.payments;
-    if (!live || !payments || live.approvalTimer === undefined) return false;
-    if (!payments.store.decideApproval(taskId, approve ? 'approved' : 'rejected')) return false;
-    await this.mutate(live, async () => {
-      clearTimeout(live.approvalTimer);
-      live.approvalTimer = undefined;
-      if (!approve) {
-        this.setStatus(live, TaskState.TASK_STATE_REJECTED, 'An operator rejected the payment for this task; nothing was charged.');
-        live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'rejected' } };
-        await this.finishLocally(live);
-        return;
-      }
-      this.setStatus(live, TaskState.TASK_STATE_WORKING, 'An operator approved the payment; paying the agent.');
-      await this.persist(live);
-      this.emit(live, { events: [statusEvent(live.task)], task: live.task });
-      await this.payAndForward(live, true);
-    });
+    if (!live || live.approvalTimer === undefined || !this.paid.recordDecision(taskId, approve)) return false;
+    await this.mutate(live, () => this.paid.applyDecision(live, approve));
     return true;
   }
 
@@ -431,17 +406,17 @@ export class TaskEngine {
     this.attach(live);
     const approval = this.options.payments?.store.getApproval(live.task.id);
     if (approval?.status === 'pending') {
-      this.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
+      this.paid.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
       return;
     }
     if (lez?.status === 'awaiting-payment') {
       // Still waiting for the client's own payment: wait again (a full period).
-      live.chain = live.chain.then(() => this.askClientToPay(live));
+      live.chain = live.chain.then(() => this.paid.askClientToPay(live));
       return;
     }
     if (BigInt(request.lez_price) > 0n && !request.payment) {
       // Stopped between recording the payment and forwarding the task: finish the payment (exactly once), go on.
-      live.chain = live.chain.then(() => this.payAndForward(live, approval?.status === 'approved'));
+      live.chain = live.chain.then(() => this.paid.payAndForward(live, approval?.status === 'approved'));
       return;
     }
     this.askAgain(live);
@@ -470,111 +445,6 @@ export class TaskEngine {
         ? encodeEnvelope({ ...live.request, id: randomUUID() })
         : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
     void this.sendRaw(live, payload).catch((error: unknown) => this.log(`asking again about task ${live.task.id}: ${String(error)}`));
-  }
-
-  /** Pays for a priced task through the gate, then forwards it; or holds it for approval; or fails it. */
-  private async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
-    const payments = this.options.payments;
-    const amount = BigInt(live.request.lez_price);
-    const refuse = async (message: string) => {
-      this.setStatus(live, TaskState.TASK_STATE_FAILED, message);
-      await this.finishLocally(live);
-    };
-    if (!payments) return refuse(`This skill costs ${amount} LEZ and this gateway has no payment rail configured; nothing was sent to the agent.`);
-    if (!live.payee) return refuse(`The agent prices this skill at ${amount} LEZ but publishes no LEZ account (x-lez-identity); nothing was paid.`);
-    const outcome = await payments.charge(
-      { taskId: live.task.id, agentId: live.agentId, payee: live.payee, amount, ...(live.caller ? { caller: live.caller } : {}) },
-      approved,
-    );
-    switch (outcome.kind) {
-      case 'paid': {
-        live.request = { ...live.request, payment: outcome.reference };
-        await this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
-        live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
-        await this.persist(live);
-        // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
-        this.armSilenceTimer(live);
-        await this.sendRaw(live, encodeEnvelope(live.request));
-        return;
-      }
-      case 'needs-approval': {
-        payments.store.createApproval({
-          taskId: live.task.id,
-          agentId: live.agentId,
-          amount: amount.toString(),
-          reason: outcome.reason,
-          status: 'pending',
-          createdAt: new Date().toISOString(),
-        });
-        live.task.metadata = {
-          ...live.task.metadata,
-          lez: { ...this.lezOf(live), rail: payments.payer.rail, amount: amount.toString(), payee: live.payee, status: 'awaiting-approval' },
-        };
-        this.setStatus(
-          live,
-          TaskState.TASK_STATE_INPUT_REQUIRED,
-          `This task costs ${amount} LEZ: ${outcome.reason}. It waits for an operator to approve or reject the payment.`,
-        );
-        clearTimeout(live.silenceTimer);
-        this.armApprovalTimer(live, this.options.approvalTimeoutMs);
-        await this.persist(live);
-        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
-        return;
-      }
-      case 'failed':
-        live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
-        return refuse(outcome.message);
-    }
-  }
-
-  /** Client-pays: the task waits in input-required with the payment requirement in its status message. */
-  private async askClientToPay(live: LiveTask): Promise<void> {
-    const payments = this.options.payments;
-    if (!payments || !live.payee) return this.payAndForward(live, false); // fails with the reason
-    live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'awaiting-payment' } };
-    this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(live, payments.payer.rail));
-    clearTimeout(live.silenceTimer);
-    const timer = setTimeout(() => {
-      live.chain = live.chain.then(async () => {
-        if (live.clientPaymentTimer !== timer || this.live.get(live.task.id) !== live) return;
-        live.clientPaymentTimer = undefined;
-        this.setStatus(live, TaskState.TASK_STATE_FAILED, 'No payment arrived in time; the task was not sent to the agent.');
-        live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'expired' } };
-        await this.finishLocally(live);
-      });
-    }, this.options.approvalTimeoutMs);
-    timer.unref();
-    live.clientPaymentTimer = timer;
-    await this.persist(live);
-    this.emit(live, { events: [statusEvent(live.task)], task: live.task });
-  }
-
-  private armApprovalTimer(live: LiveTask, delayMs: number): void {
-    clearTimeout(live.approvalTimer);
-    live.approvalTimer = setTimeout(() => {
-      live.chain = live.chain.then(async () => {
-        if (live.approvalTimer === undefined || !this.options.payments?.store.decideApproval(live.task.id, 'expired')) return;
-        live.approvalTimer = undefined;
-        const minutes = Math.round(this.options.approvalTimeoutMs / 6000) / 10;
-        this.setStatus(live, TaskState.TASK_STATE_FAILED, `No operator approved the payment within ${minutes} min; nothing was charged.`);
-        live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'expired' } };
-        await this.finishLocally(live);
-      });
-    }, Math.max(0, delayMs));
-    live.approvalTimer.unref();
-  }
-
-  private lezOf(live: LiveTask): Record<string, unknown> {
-    return (live.task.metadata?.lez as Record<string, unknown> | undefined) ?? {};
-  }
-
-  /** A paid task ended without completing: record whether the agent paid the money back. */
-  private async settleRefund(live: LiveTask, envelope: AgentEnvelope | undefined): Promise<void> {
-    const payments = this.options.payments;
-    if (!payments || !live.request.payment) return;
-    const refund = envelope && envelope.type !== 'task_status' ? envelope.refund : undefined;
-    const receipt = await payments.settleRefund(live.task.id, refund);
-    if (receipt) live.task.metadata = { ...live.task.metadata, lez: receipt };
   }
 
   private attach(live: LiveTask): void {
@@ -701,7 +571,7 @@ export class TaskEngine {
         events.push(statusEvent(task));
         break;
     }
-    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, envelope);
+    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.paid.settleRefund(live, envelope);
     await this.persist(live);
     if (isTerminal(task.status?.state)) this.retire(live);
     else if (isInterrupted(task.status?.state)) clearTimeout(live.silenceTimer);
@@ -748,7 +618,7 @@ export class TaskEngine {
   }
 
   private async finishLocally(live: LiveTask): Promise<void> {
-    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, undefined);
+    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.paid.settleRefund(live, undefined);
     await this.persist(live);
     this.retire(live);
     this.emit(live, { events: [statusEvent(live.task)], task: live.task });

@@ -310,7 +310,8 @@ describe('two nodes A–B', () => {
         `min ${samples[0]!.toFixed(1)} ms, p90 ${samples[44]!.toFixed(1)} ms, max ${samples[49]!.toFixed(1)} ms`,
     );
     expect(atB.map((r) => r.body)).toEqual(Array.from({ length: 50 }, (_, i) => `ping ${i}`));
-    expect(median).toBeLessThan(250);
+    // A sanity bound, not a benchmark (bench/waku-overhead.ts measures): a median of seconds would mean a stall.
+    expect(median).toBeLessThan(1_000);
   });
 });
 
@@ -445,7 +446,7 @@ describe('static peers', () => {
     expect(elapsed).toBeLessThan(2_000);
     const stoppedAt = Date.now();
     await a.stop();
-    expect(Date.now() - stoppedAt).toBeLessThan(500);
+    expect(Date.now() - stoppedAt).toBeLessThan(2_000);
   });
 
   it('a stop during the wait for a peer ends the pending send at once', async () => {
@@ -456,7 +457,8 @@ describe('static peers', () => {
     const stoppedAt = Date.now();
     await a.stop();
     await pending;
-    expect(Date.now() - stoppedAt).toBeLessThan(500);
+    // Well under the 10 s peer wait: the stop ended it (a loaded machine may take a moment).
+    expect(Date.now() - stoppedAt).toBeLessThan(2_000);
   });
 });
 
@@ -480,8 +482,9 @@ describe('stop', () => {
       );
     });
     const { stopMs, stoppedAt } = JSON.parse(stdout.trim().split('\n').pop()!) as { stopMs: number; stoppedAt: number };
-    expect(stopMs).toBeLessThan(500);
+    // A bound, not a speed measurement: stop() must not wait on timers (it takes ~10 ms; a loaded CI is slower).
+    expect(stopMs).toBeLessThan(3_000);
     // The process ended by itself (no process.exit) right after stop().
-    expect(exitedAt - stoppedAt).toBeLessThan(1_000);
+    expect(exitedAt - stoppedAt).toBeLessThan(3_000);
   });
 });
