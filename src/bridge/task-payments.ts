@@ -102,19 +102,7 @@ export class TaskPayments {
       const gate = this.gate(task.amount, task.caller);
       if (gate.decision === 'needs-approval') return { kind: 'needs-approval', reason: gate.reason };
     }
-    const now = new Date().toISOString();
-    const record: PaymentRecord = {
-      taskId: task.taskId,
-      agentId: task.agentId,
-      amount: task.amount.toString(),
-      payee: task.payee,
-      rail: this.payer.rail,
-      railState: null,
-      status: 'pending',
-      ...(task.caller ? { caller: task.caller } : {}),
-      createdAt: now,
-      updatedAt: now,
-    };
+    const record = this.newRecord(task, { status: 'pending' });
     this.options.store.create(record);
     const result = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
       this.options.store.update(task.taskId, { railState: state }),
@@ -158,21 +146,7 @@ export class TaskPayments {
     if (this.options.store.txHashUsed(tx.txHash)) return { kind: 'rejected', message: `transaction ${tx.txHash} already paid for something else` };
     const verified = await this.payer.verify(tx.txHash, { from: tx.from, to: task.payee, amount: task.amount });
     if (!verified.ok) return { kind: 'rejected', message: verified.message };
-    const now = new Date().toISOString();
-    const created = this.options.store.create({
-      taskId: task.taskId,
-      agentId: task.agentId,
-      amount: task.amount.toString(),
-      payee: task.payee,
-      rail: this.payer.rail,
-      railState: null,
-      status: 'paid',
-      txHash: tx.txHash,
-      payer: tx.from,
-      ...(task.caller ? { caller: task.caller } : {}),
-      createdAt: now,
-      updatedAt: now,
-    });
+    const created = this.options.store.create(this.newRecord(task, { status: 'paid', txHash: tx.txHash, payer: tx.from }));
     if (!created) return { kind: 'rejected', message: 'this task is already paid' };
     const record = this.options.store.get(task.taskId)!;
     return {
@@ -185,6 +159,25 @@ export class TaskPayments {
   receiptOf(taskId: string): Receipt | undefined {
     const record = this.options.store.get(taskId);
     return record && this.receipt(record);
+  }
+
+  private newRecord(
+    task: { taskId: string; agentId: string; payee: string; amount: bigint; caller?: string },
+    fields: Pick<PaymentRecord, 'status' | 'txHash' | 'payer'>,
+  ): PaymentRecord {
+    const now = new Date().toISOString();
+    return {
+      taskId: task.taskId,
+      agentId: task.agentId,
+      amount: task.amount.toString(),
+      payee: task.payee,
+      rail: this.payer.rail,
+      railState: null,
+      ...fields,
+      ...(task.caller ? { caller: task.caller } : {}),
+      createdAt: now,
+      updatedAt: now,
+    };
   }
 
   private finish(record: PaymentRecord, result: PayResult | undefined): ChargeOutcome {
