@@ -114,6 +114,23 @@ export class TaskEngine {
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
     for (const stored of await this.options.store.listActive()) this.resume(stored);
+    // In the background: a sequencer that is slow to answer must not hold the gateway's start.
+    void this.settleStrandedPayments();
+  }
+
+  private async settleStrandedPayments(): Promise<void> {
+    const payments = this.options.payments;
+    if (!payments) return;
+    try {
+      const outcomes = await payments.settleStranded((taskId) => this.live.has(taskId));
+      for (const [taskId, outcome] of outcomes) {
+        if (outcome.kind === 'paid') {
+          this.log(`task ${taskId} had ended before its payment was confirmed; the payment did land (${outcome.receipt.txHash}): the agent holds ${outcome.receipt.amount} for a task it never received`);
+        }
+      }
+    } catch (error) {
+      this.log(`settling stranded payments: ${String(error)}`);
+    }
   }
 
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */

@@ -110,11 +110,15 @@ export class TaskPayments {
     return this.finish(this.options.store.get(task.taskId)!, result);
   }
 
-  /** Payments left pending by a crash: finish each one, exactly once. */
-  async resumePending(): Promise<Map<string, ChargeOutcome>> {
+  /**
+   * Payments still pending whose task no longer waits for them (it ended while the payment was in doubt): finish
+   * each one exactly once, so the books say whether the money moved. Tasks still live settle their own payment.
+   */
+  async settleStranded(isLive: (taskId: string) => boolean): Promise<Map<string, ChargeOutcome>> {
     const outcomes = new Map<string, ChargeOutcome>();
     for (const record of this.options.store.pending()) {
-      outcomes.set(record.taskId, await this.finish(record, await this.payer.resume(record.railState)));
+      if (isLive(record.taskId)) continue;
+      outcomes.set(record.taskId, this.finish(record, await this.payer.resume(record.railState)));
     }
     return outcomes;
   }
@@ -154,11 +158,6 @@ export class TaskPayments {
       receipt: this.receipt(record),
       reference: { rail: record.rail, tx_hash: tx.txHash, from: tx.from, to: task.payee, amount: record.amount },
     };
-  }
-
-  receiptOf(taskId: string): Receipt | undefined {
-    const record = this.options.store.get(taskId);
-    return record && this.receipt(record);
   }
 
   private newRecord(

@@ -290,3 +290,32 @@ describe('the client pays the agent itself (client-pays extension)', () => {
     expect(balances()).toEqual({ gateway: 1000n, agent: 13n });
   });
 });
+
+describe('a payment in doubt when its task ended', () => {
+  it('is settled once at the next start, so the books say whether the money moved', async () => {
+    // The first gateway signs and records the transfer, then cannot confirm it: the task fails, "not confirmed".
+    await start({
+      payer: (w) => ({
+        ...w.payer,
+        pay: async (paymentId, to, amount, record) => {
+          void w.payer.pay(paymentId, to, amount, (state) => {
+            record(state);
+            throw new Error('connection lost before submitting');
+          });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return { status: 'in-doubt', message: 'the sequencer did not answer' };
+        },
+      }),
+    });
+    const task = (await rpc(shop(), 'SendMessage', { message: { messageId: 'doubt', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } })).body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.status.message.parts[0].text).toMatch(/not confirmed/);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+    // The next start finishes the recorded transfer exactly once (a fresh rail, as in a new process).
+    await bed.restartGateway({ payer: gatewayPayer(new MemoryRail({ ledger: world.ledger, payer: GATEWAY_ACCOUNT })) });
+    await eventually(() => (world.ledger.balanceOf(AGENT_ACCOUNT) === 10n ? true : undefined));
+    await bed.restartGateway({ payer: gatewayPayer(new MemoryRail({ ledger: world.ledger, payer: GATEWAY_ACCOUNT })) });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+});
