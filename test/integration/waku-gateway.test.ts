@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { encodeEnvelope, taskStatusTopic } from '../../src/logos/envelope.ts';
 import { WakuTransport } from '../../src/logos/transports/waku.ts';
+import { verifyProjectedCard } from '../../src/a2a/card-signing.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../support/gateway.ts';
 
 const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -94,7 +95,13 @@ describe('over Waku, between processes', () => {
     const params = card.capabilities.extensions.find((e: { uri: string }) => e.uri === 'urn:logos-a2a:ext:logos-agent:v1').params;
     expect(params.logosInterfaces[0].address).toMatch(/^waku:[0-9a-f]{66}$/);
     const { agents: listed } = await (await fetch(`${gateway.url}/agents`)).json();
-    expect(listed.map((a: { id: string }) => a.id)).toContain('echo');
+    expect(listed.find((a: { id: string }) => a.id === 'echo')).toMatchObject({ online: true, verified: true });
+    // Both signatures check out for a third party: the agent's own over its Logos card, the gateway's JWS.
+    expect(params.logosCardSignature.account).toBe(params.payTo);
+    const jwks = await (await fetch(`${gateway.url}/.well-known/jwks.json`)).json();
+    expect(verifyProjectedCard(card, jwks).ok).toBe(true);
+    const page = await (await fetch(`${gateway.url}/`, { headers: { Accept: 'text/html' } })).text();
+    expect(page).toContain(`${gateway.url}/agents/echo`);
   });
 
   it('a blocking SendMessage completes with the echo', async () => {
