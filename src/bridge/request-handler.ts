@@ -125,13 +125,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     }
   }
 
-  async getTask(params: GetTaskRequest, _context: ServerCallContext): Promise<Task> {
-    const task = await this.engine.getTask(this.agent.id, requireId(params.id));
+  async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    const task = await this.visibleTask(requireId(params.id), context);
     if (!task) throw new TaskNotFoundError(`Task ${params.id} was not found.`);
     return withHistoryLength(task, params.historyLength);
   }
 
-  async listTasks(params: ListTasksRequest, _context: ServerCallContext): Promise<ListTasksResponse> {
+  async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
       throw new RequestMalformedError(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${pageSize}.`);
@@ -146,7 +146,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       throw new RequestMalformedError(`statusTimestampAfter "${params.statusTimestampAfter}" is not an ISO 8601 timestamp.`);
     }
     try {
+      const caller = callerOf(context);
       const page = await this.store.list(this.agent.id, {
+        ...(caller !== undefined ? { owner: caller } : {}),
         ...(params.contextId ? { contextId: params.contextId } : {}),
         ...(params.status !== TaskState.TASK_STATE_UNSPECIFIED ? { state: params.status } : {}),
         ...(params.statusTimestampAfter ? { statusAfter: new Date(params.statusTimestampAfter).toISOString() } : {}),
@@ -162,8 +164,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     }
   }
 
-  async cancelTask(params: CancelTaskRequest, _context: ServerCallContext): Promise<Task> {
+  async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     const id = requireId(params.id);
+    if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
     if (!this.engine.isLive(this.agent.id, id)) {
       const task = await this.engine.getTask(this.agent.id, id);
       if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
@@ -175,6 +178,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     this.requireStreaming();
     const id = requireId(params.id);
+    if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
     const queue = new AsyncQueue<TaskChange>();
     callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
     const handle = this.engine.listen(this.agent.id, id, (change) => queue.push({ ...change, task: this.engine.snapshot(change.task) }));
@@ -261,7 +265,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       });
     }
     const task = await this.engine.getTask(this.agent.id, message.taskId);
-    if (!task) throw new TaskNotFoundError(`Task ${message.taskId} was not found.`);
+    if (!task || !ownedBy(task, caller)) throw new TaskNotFoundError(`Task ${message.taskId} was not found.`);
     if (message.contextId && message.contextId !== task.contextId) {
       throw new RequestMalformedError(`message.contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId}.`);
     }
@@ -289,6 +293,12 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return (await this.engine.getTask(this.agent.id, task.id)) ?? task;
   }
 
+  /** The task, if it exists and this caller may see it (with API keys, only the key that created a task sees it). */
+  private async visibleTask(id: string, context: ServerCallContext): Promise<Task | undefined> {
+    const task = await this.engine.getTask(this.agent.id, id);
+    return task && ownedBy(task, callerOf(context)) ? task : undefined;
+  }
+
   /** Whether the caller activated the client-pays extension (and this agent can be paid that way). */
   private clientPays(context: ServerCallContext): boolean {
     if (!(context.requestedExtensions ?? []).includes(CLIENT_PAYS_EXTENSION) || !this.agent.card['x-lez-identity']) return false;
@@ -301,6 +311,11 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError('This agent does not support streaming (capabilities.streaming is false).');
     }
   }
+}
+
+/** With API keys, a task belongs to the key that created it; an open gateway (no caller) sees every task. */
+function ownedBy(task: Task, caller: string | undefined): boolean {
+  return caller === undefined || task.metadata?.logos?.caller === caller;
 }
 
 /** The name of the API key the call came with, if any: what the spending gate holds to a budget. */

@@ -174,7 +174,7 @@ export class TaskEngine {
     listener?: ChangeListener;
   }): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
-    const retryKey = priced ? this.retryKeyOf(input.agentId, input.message) : undefined;
+    const retryKey = priced ? this.retryKeyOf(input.agentId, input.message, input.caller) : undefined;
     const earlier = retryKey ? await this.earlierAttempt(input.agentId, retryKey, input.listener) : undefined;
     if (earlier) return earlier;
     const taskId = randomUUID();
@@ -188,7 +188,7 @@ export class TaskEngine {
       artifacts: [],
       history: [userMessage],
       metadata: {
-        logos: { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price },
+        logos: { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price, ...(input.caller ? { caller: input.caller } : {}) },
         // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
         ...(priced
           ? { lez: { amount: input.price, ...(input.payee ? { payee: input.payee } : {}), ...(input.caller ? { caller: input.caller } : {}), status: 'pending' } }
@@ -222,6 +222,7 @@ export class TaskEngine {
       task,
       link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
       ...(retryKey ? { retryKey } : {}),
+      ...(input.caller ? { owner: input.caller } : {}),
     });
     this.attach(live);
     const snapshot = this.snapshot(task);
@@ -239,9 +240,10 @@ export class TaskEngine {
     return snapshot;
   }
 
-  private retryKeyOf(agentId: string, message: Message): string {
+  /** The same message to the same agent from the same caller (API key) is a retry; anyone else's is not. */
+  private retryKeyOf(agentId: string, message: Message, caller: string | undefined): string {
     const { taskId: _t, contextId: _c, ...content } = userMessageJson(message);
-    return createHash('sha256').update(agentId).update('\0').update(JSON.stringify(content)).digest('base64url');
+    return createHash('sha256').update(agentId).update('\0').update(caller ?? '').update('\0').update(JSON.stringify(content)).digest('base64url');
   }
 
   /** The task an identical earlier message created, if it is live or finished within the retry window. */

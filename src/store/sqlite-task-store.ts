@@ -26,10 +26,12 @@ CREATE TABLE IF NOT EXISTS tasks (
   agent_addr  TEXT NOT NULL,
   last_seq    INTEGER NOT NULL,
   request     TEXT NOT NULL,
-  retry_key   TEXT
+  retry_key   TEXT,
+  owner       TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS tasks_by_agent_time ON tasks (agent_id, status_ts DESC, id DESC);
 CREATE INDEX IF NOT EXISTS tasks_by_retry_key ON tasks (retry_key) WHERE retry_key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tasks_by_owner_time ON tasks (agent_id, owner, status_ts DESC, id DESC) WHERE owner IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tasks_active ON tasks (state) WHERE state NOT IN (${TERMINAL_STATES.join(',')});
 `;
 
@@ -66,8 +68,8 @@ export class SqliteTaskStore implements TaskStore {
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(SCHEMA);
     this.insertStmt = this.db.prepare(
-      `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.updateStmt = this.db.prepare(
       'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?',
@@ -76,9 +78,9 @@ export class SqliteTaskStore implements TaskStore {
     this.activeStmt = this.db.prepare(`SELECT * FROM tasks WHERE state NOT IN (${TERMINAL_STATES.join(',')})`);
   }
 
-  insert({ agentId, task, link, retryKey }: StoredTask): Promise<void> {
+  insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
     // Values are taken now: the caller goes on changing the task before the batch commits.
-    const row = [task.id, agentId, task.contextId, stateOf(task), timestampOf(task), serialize(task), link.agentAddress, link.lastSeq, link.request, retryKey ?? null];
+    const row = [task.id, agentId, task.contextId, stateOf(task), timestampOf(task), serialize(task), link.agentAddress, link.lastSeq, link.request, retryKey ?? null, owner ?? null];
     return this.enqueue(task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
   }
 
@@ -155,6 +157,7 @@ export class SqliteTaskStore implements TaskStore {
   async list(agentId: string, query: TaskQuery): Promise<TaskPage> {
     const where = ['agent_id = ?'];
     const args: (string | number)[] = [agentId];
+    if (query.owner !== undefined) (where.push('owner = ?'), args.push(query.owner));
     if (query.contextId) (where.push('context_id = ?'), args.push(query.contextId));
     if (query.state !== undefined) (where.push('state = ?'), args.push(query.state));
     if (query.statusAfter) (where.push('status_ts > ?'), args.push(query.statusAfter));

@@ -20,9 +20,13 @@ export interface StoredTask {
   link: LogosLink;
   /** Priced tasks: what identifies a retry of the same message (see TaskEngine). */
   retryKey?: string;
+  /** The API key (by name) that created the task: with keys configured, only it sees the task. */
+  owner?: string;
 }
 
 export interface TaskQuery {
+  /** Only tasks created with this API key. */
+  owner?: string;
   contextId?: string;
   state?: TaskState;
   /** ISO 8601: only tasks whose status changed after this instant. */

@@ -197,6 +197,16 @@ describe('API keys', () => {
     });
     expect(viaHeader.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(balances()).toEqual({ gateway: 9_980n, agent: 20n });
+
+    // Each key sees its own tasks only.
+    const as = (key: string) => ({ 'A2A-Version': '1.0', Authorization: `Bearer ${key}` });
+    const aliceTask = over.id as string;
+    expect((await rpc(shop(), 'GetTask', { id: aliceTask }, as('alice-key-0123456789'))).body.result.id).toBe(aliceTask);
+    expect((await rpc(shop(), 'GetTask', { id: aliceTask }, as('bob-key-0123456789abc'))).body.error?.code).toBe(-32001);
+    expect((await rpc(shop(), 'CancelTask', { id: aliceTask }, as('bob-key-0123456789abc'))).body.error?.code).toBe(-32001);
+    const bobs = (await rpc(shop(), 'ListTasks', {}, as('bob-key-0123456789abc'))).body.result;
+    expect(bobs.tasks.map((t: { id: string }) => t.id)).toEqual([viaHeader.body.result.task.id]);
+    expect((await rpc(shop(), 'ListTasks', {}, as('alice-key-0123456789'))).body.result.totalSize).toBe(2);
   });
 });
 
