@@ -40,3 +40,10 @@ describe('configuration', () => {
     expect(() => loadConfig({ file: join(tmpdir(), 'does-not-exist.json'), env: {} })).toThrow(/Cannot read the config file/);
   });
 });
+
+describe('the example configuration', () => {
+  it('examples/gateway.json is valid as shipped', () => {
+    const file = new URL('../../examples/gateway.json', import.meta.url).pathname;
+    expect(loadConfig({ file, env: {} })).toMatchObject({ port: 8080, transport: { kind: 'waku' }, payments: { rail: 'none' } });
+  });
+});
