@@ -29,6 +29,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base64urlnopad } from '@scure/base';
 import { canonicalize } from '../logos/jcs.ts';
+import { isPlainObject } from '../json-object.ts';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 export const CARD_JWS_ALGS = ['ES256K', 'ES256'] as const;
@@ -72,10 +73,6 @@ export interface AgentCardSignatureJson {
 
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isCardJwsAlg(value: unknown): value is CardJwsAlg {
   return (CARD_JWS_ALGS as readonly unknown[]).includes(value);

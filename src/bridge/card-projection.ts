@@ -2,7 +2,7 @@
  * A Logos agent card as the HTTP world sees it: a pure A2A v1.0 card (no unknown top-level fields; Logos and LEZ
  * facts live in one extension's params), or the v0.3 shape for older clients and registries.
  */
-import type { LogosAgentCard } from '../logos/card.ts';
+import { isPriced, type LogosAgentCard } from '../logos/card.ts';
 import { BINDING_VERSION } from '../logos/envelope.ts';
 import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
 
@@ -53,8 +53,7 @@ export function projectSkills(skills: readonly SkillFields[]) {
 
 /** Priced agents accept the client's own payment too (the client-pays extension, activated per request). */
 function clientPaysExtension(card: LogosAgentCard) {
-  const priced = card['x-lez-price'] !== undefined || card.skills.some((s) => s['x-lez-price'] !== undefined);
-  if (!priced || !card['x-lez-identity']) return [];
+  if (!isPriced(card) || !card['x-lez-identity']) return [];
   return [
     {
       uri: CLIENT_PAYS_EXTENSION,

@@ -3,6 +3,7 @@ import type { Task } from '@a2a-js/sdk';
 import type { AgentEnvelope, TaskRequest } from '../logos/envelope.ts';
 import type { Unsubscribe } from '../logos/transport.ts';
 import type { ChangeListener } from './task-engine.ts';
+import { snapshotTask } from './task-events.ts';
 
 export class LiveTask {
   readonly listeners = new Set<ChangeListener>();
@@ -32,7 +33,7 @@ export class LiveTask {
   lastSeq: number;
 
   constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number, request: TaskRequest) {
-    this.committed = { ...task, artifacts: task.artifacts.slice(), history: task.history.slice() };
+    this.committed = snapshotTask(task);
     this.agentId = agentId;
     this.request = request;
     this.task = task;

@@ -7,14 +7,12 @@ import { Message, Part, Role, TaskState, type Artifact, type TaskStatus } from '
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { LogosAgentCard } from '../logos/card.ts';
 import type { WireArtifact, WireMessage, WirePart, WireState } from '../logos/envelope.ts';
+import { isPlainObject } from '../json-object.ts';
 
 export interface SkillCall {
   skill: string;
   params: Record<string, unknown>;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Which skill a message calls, and with what:
@@ -25,7 +23,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  */
 export function toSkillCall(message: Message, card: LogosAgentCard): SkillCall {
   const explicit = message.parts.find(
-    (part) => part.content?.$case === 'data' && isRecord(part.content.value) && typeof part.content.value.skill === 'string',
+    (part) => part.content?.$case === 'data' && isPlainObject(part.content.value) && typeof part.content.value.skill === 'string',
   );
   const metadataSkill = typeof message.metadata?.skill === 'string' ? message.metadata.skill : undefined;
   let skill: string;
@@ -33,7 +31,7 @@ export function toSkillCall(message: Message, card: LogosAgentCard): SkillCall {
   if (explicit && explicit.content?.$case === 'data') {
     const value = explicit.content.value as Record<string, unknown>;
     skill = value.skill as string;
-    if (value.params !== undefined && !isRecord(value.params)) {
+    if (value.params !== undefined && !isPlainObject(value.params)) {
       throw new RequestMalformedError('The data part {skill, params}: params must be a JSON object.');
     }
     params = { ...paramsFromParts(message.parts.filter((part) => part !== explicit)), ...(value.params ?? {}) };
@@ -61,7 +59,7 @@ export function paramsFromParts(parts: Part[]): Record<string, unknown> {
         texts.push(content.value);
         break;
       case 'data':
-        if (isRecord(content.value)) Object.assign(params, content.value);
+        if (isPlainObject(content.value)) Object.assign(params, content.value);
         else params.data = content.value;
         break;
       case 'raw':

@@ -39,7 +39,7 @@ import type { DirectoryEntry } from '../logos/directory.ts';
 import { projectCard } from './card-projection.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange, TaskEngine } from './task-engine.ts';
-import { directAnswer } from './task-events.ts';
+import { directAnswer, snapshotTask, stateName } from './task-events.ts';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
@@ -75,7 +75,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       first = false;
       if (direct) resolveOutcome(direct);
       else if (isTerminal(change.task.status?.state) || isInterrupted(change.task.status?.state)) {
-        resolveOutcome(this.engine.snapshot(change.task));
+        resolveOutcome(snapshotTask(change.task));
       }
     };
     const returnImmediately = params.configuration?.returnImmediately ?? false;
@@ -94,7 +94,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const message = this.checkSend(params, context);
     const queue = new AsyncQueue<TaskChange>();
     callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
-    const listener = (change: TaskChange) => queue.push({ ...change, task: this.engine.snapshot(change.task) });
+    const listener = (change: TaskChange) => queue.push({ ...change, task: snapshotTask(change.task) });
     const submitted = await this.submit(message, listener, callerOf(context), this.clientPays(context));
     try {
       let first = true;
@@ -181,7 +181,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
     const queue = new AsyncQueue<TaskChange>();
     callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
-    const handle = this.engine.listen(this.agent.id, id, (change) => queue.push({ ...change, task: this.engine.snapshot(change.task) }));
+    const handle = this.engine.listen(this.agent.id, id, (change) => queue.push({ ...change, task: snapshotTask(change.task) }));
     if (!handle) {
       const task = await this.engine.getTask(this.agent.id, id);
       if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
@@ -336,21 +336,6 @@ function pushNotSupported() {
 function endsStream(task: Task): boolean {
   const state = task.status?.state;
   return isTerminal(state) || isInterrupted(state);
-}
-
-const STATE_NAMES: Partial<Record<TaskState, string>> = {
-  [TaskState.TASK_STATE_SUBMITTED]: 'submitted',
-  [TaskState.TASK_STATE_WORKING]: 'working',
-  [TaskState.TASK_STATE_COMPLETED]: 'completed',
-  [TaskState.TASK_STATE_FAILED]: 'failed',
-  [TaskState.TASK_STATE_CANCELED]: 'canceled',
-  [TaskState.TASK_STATE_REJECTED]: 'rejected',
-  [TaskState.TASK_STATE_INPUT_REQUIRED]: 'input-required',
-  [TaskState.TASK_STATE_AUTH_REQUIRED]: 'auth-required',
-};
-
-function stateName(task: Task): string {
-  return STATE_NAMES[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? 'in an unknown state';
 }
 
 /** historyLength: absent = all, 0 = none, N = the last N messages. */

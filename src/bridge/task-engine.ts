@@ -32,7 +32,7 @@ import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { LiveTask } from './live-task.ts';
 import { PaidTasks } from './paid-tasks.ts';
-import { artifactEvent, replaceArtifact, stateNameOf, statusEvent } from './task-events.ts';
+import { artifactEvent, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
 import {
   isInterrupted,
   isTerminal,
@@ -143,11 +143,6 @@ export class TaskEngine {
     return this.live.size;
   }
 
-  /** A copy of the task that later changes do not affect. */
-  snapshot(task: Task): Task {
-    return { ...task, artifacts: task.artifacts.slice(), history: task.history.slice() };
-  }
-
   /** The task if this agent owns it: live first, else from the store. */
   async getTask(agentId: string, taskId: string): Promise<Task | undefined> {
     const live = this.live.get(taskId);
@@ -225,7 +220,7 @@ export class TaskEngine {
       ...(input.caller ? { owner: input.caller } : {}),
     });
     this.attach(live);
-    const snapshot = this.snapshot(task);
+    const snapshot = snapshotTask(task);
     if (priced) {
       // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
       await recorded;
@@ -322,7 +317,7 @@ export class TaskEngine {
     await this.mutate(live, async () => {
       // The task may have ended (or moved on) while this waited its turn.
       if (this.live.get(taskId) !== live || !isInterrupted(live.task.status?.state)) {
-        throw new UnsupportedOperationError(`Task ${taskId} no longer waits for input; it is ${stateNameOf(live.task)}.`);
+        throw new UnsupportedOperationError(`Task ${taskId} no longer waits for input; it is ${stateName(live.task)}.`);
       }
       live.task.history = [...live.task.history, userMessage];
       live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
@@ -392,7 +387,7 @@ export class TaskEngine {
         await this.finishLocally(live);
       });
     }
-    return this.snapshot(live.task);
+    return snapshotTask(live.task);
   }
 
   /**
@@ -615,7 +610,7 @@ export class TaskEngine {
   }
 
   private async persist(live: LiveTask): Promise<void> {
-    const snapshot = this.snapshot(live.task);
+    const snapshot = snapshotTask(live.task);
     await this.options.store.update(live.task.id, live.task, live.lastSeq);
     live.committed = snapshot;
   }

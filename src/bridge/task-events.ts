@@ -43,10 +43,26 @@ export function clientPaymentRequest(live: LiveTask, rail: string, problem?: str
   };
 }
 
-export function stateNameOf(task: Task): string {
-  return (TaskState[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? 'unknown').replace('TASK_STATE_', '').toLowerCase().replace('_', '-');
+/** A copy of the task that later changes do not affect: what listeners and readers are handed. */
+export function snapshotTask(task: Task): Task {
+  return { ...task, artifacts: task.artifacts.slice(), history: task.history.slice() };
 }
 
+const STATE_NAMES: Partial<Record<TaskState, string>> = {
+  [TaskState.TASK_STATE_SUBMITTED]: 'submitted',
+  [TaskState.TASK_STATE_WORKING]: 'working',
+  [TaskState.TASK_STATE_COMPLETED]: 'completed',
+  [TaskState.TASK_STATE_FAILED]: 'failed',
+  [TaskState.TASK_STATE_CANCELED]: 'canceled',
+  [TaskState.TASK_STATE_REJECTED]: 'rejected',
+  [TaskState.TASK_STATE_INPUT_REQUIRED]: 'input-required',
+  [TaskState.TASK_STATE_AUTH_REQUIRED]: 'auth-required',
+};
+
+/** The task's state as error messages name it (the v0.3 wire spelling, which people know). */
+export function stateName(task: Task): string {
+  return STATE_NAMES[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? 'in an unknown state';
+}
 
 /** The agent's direct answer (A2A Message) when it replied to a new task with `as_message`. */
 export function directAnswer(change: TaskChange): Message | undefined {

@@ -17,7 +17,7 @@ import {
   type WireError,
   type WireMessage,
 } from './envelope.ts';
-import { LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
+import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { encodeAnnouncement } from './discovery.ts';
 import { sealFor } from './status-seal.ts';
@@ -187,8 +187,7 @@ export class LogosAgent {
     this.discoveryTopic = options.discoveryTopic;
     this.announceEveryMs = options.announceEveryMs ?? 30_000;
     this.payments = options.payments;
-    const priced = this.card['x-lez-price'] !== undefined || this.card.skills.some((s) => s['x-lez-price'] !== undefined);
-    if (priced && (!this.payments || this.card['x-lez-identity']?.account_id !== this.payments.account)) {
+    if (isPriced(this.card) && (!this.payments || this.card['x-lez-identity']?.account_id !== this.payments.account)) {
       throw new Error(`agent ${this.card.id}: a priced card needs payments for the account in x-lez-identity`);
     }
     this.ackAfterMs = options.ackAfterMs ?? 250;

@@ -35,6 +35,7 @@ import { isValidXOnlyPublicKey, xOnlyPublicKey } from '../lez/public-key.ts';
 import { schnorrSign, schnorrVerify } from '../lez/signing.ts';
 import { LogosAgentCard } from './card.ts';
 import { canonicalBytes, canonicalize } from './jcs.ts';
+import { isPlainObject } from '../json-object.ts';
 
 export const LOGOS_CARD_SIGNATURE_ALG = 'bip340-sha256-jcs';
 export const MAX_SIGNED_CARD_BYTES = 64 * 1024;
@@ -76,10 +77,6 @@ const HEX_32 = /^[0-9a-f]{64}$/;
 const HEX_64 = /^[0-9a-f]{128}$/;
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function withoutSignature(card: Record<string, unknown>): Record<string, unknown> {
   const { signature: _ignored, ...rest } = card;

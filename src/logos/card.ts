@@ -71,3 +71,8 @@ export function skillPrice(card: LogosAgentCard, skillId: string): string {
   const skill = card.skills.find((s) => s.id === skillId);
   return skill?.['x-lez-price'] ?? card['x-lez-price'] ?? '0';
 }
+
+/** Whether the card sets a price anywhere, on the card or on a skill (a price of "0" still counts as set). */
+export function isPriced(card: LogosAgentCard): boolean {
+  return card['x-lez-price'] !== undefined || card.skills.some((s) => s['x-lez-price'] !== undefined);
+}

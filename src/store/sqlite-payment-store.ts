@@ -113,16 +113,18 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   spentSince(sinceIso: string): bigint {
-    const rows = this.db
-      .prepare("SELECT amount FROM payments WHERE created_at >= ? AND status IN ('pending', 'paid', 'refund-missing')")
-      .all(sinceIso) as { amount: string }[];
-    return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+    return this.sumCommitted('created_at >= ?', sinceIso);
   }
 
   spentByCaller(caller: string): bigint {
+    return this.sumCommitted('caller = ?', caller);
+  }
+
+  /** The sum of payments that count as spent (not refunded, not failed) among those the condition selects. */
+  private sumCommitted(condition: string, value: string): bigint {
     const rows = this.db
-      .prepare("SELECT amount FROM payments WHERE caller = ? AND status IN ('pending', 'paid', 'refund-missing')")
-      .all(caller) as { amount: string }[];
+      .prepare(`SELECT amount FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing')`)
+      .all(value) as { amount: string }[];
     return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
   }
 

@@ -19,7 +19,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentsIndex } from '../../src/a2a/agents-index.ts';
 import { curlExample, directoryPage, directoryPageHeaders, formatPrice, prefersHtml, renderDirectoryPage } from '../../src/a2a/directory-page.ts';
-import { LogosAgentCard, type LogosAgentCardInput } from '../../src/logos/card.ts';
+import { minimalCard } from '../support/cards.ts';
 import { AgentDirectory } from '../../src/logos/directory.ts';
 import { startTestBed } from '../support/gateway.ts';
 
@@ -38,22 +38,11 @@ if (!HAVE_CHROMIUM) console.warn(`directory-page: ${CHROMIUM} not found, so the 
 const HOSTILE_NAME = '<script>alert(1)</script>';
 const HOSTILE_DESCRIPTION = `"><img src=x onerror="window.__pwned=1"></code></pre> & a very long word: ${'Supercalifragilistic'.repeat(5)}`;
 
-function card(input: Partial<LogosAgentCardInput> & { id: string }): LogosAgentCard {
-  return LogosAgentCard.parse({
-    name: input.id,
-    description: '',
-    version: '1',
-    skills: [{ id: 'main', name: 'Main', description: '' }],
-    agentInterfaces: [{ type: 'logos-messaging', version: '1', address: `agent:${input.id}` }],
-    ...input,
-  });
-}
-
 function threeAgents(): AgentDirectory {
   const directory = new AgentDirectory();
   const seen = new Date('2026-05-01T12:34:56.000Z');
   directory.register(
-    card({
+    minimalCard({
       id: 'alpha',
       name: 'Polyglot',
       description: 'Translates text between forty languages and detects which one it was given.',
@@ -67,7 +56,7 @@ function threeAgents(): AgentDirectory {
     seen,
   );
   directory.register(
-    card({
+    minimalCard({
       id: 'hostile',
       name: HOSTILE_NAME,
       description: HOSTILE_DESCRIPTION,
@@ -76,7 +65,7 @@ function threeAgents(): AgentDirectory {
     }),
     seen,
   );
-  directory.register(card({ id: 'zeta', name: 'Zeta', description: 'Sleeps a lot.', skills: [{ id: 'nap', name: 'Nap', description: '', tags: ['rest'] }] }), seen);
+  directory.register(minimalCard({ id: 'zeta', name: 'Zeta', description: 'Sleeps a lot.', skills: [{ id: 'nap', name: 'Nap', description: '', tags: ['rest'] }] }), seen);
   return directory;
 }
 

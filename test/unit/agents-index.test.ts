@@ -1,29 +1,18 @@
 /** GET /agents: the searchable, paged agent index. */
 import { describe, expect, it } from 'vitest';
 import { agentsIndex, type AgentsIndex, type AgentsIndexOptions, type IndexedDirectory } from '../../src/a2a/agents-index.ts';
-import { LogosAgentCard, type LogosAgentCardInput } from '../../src/logos/card.ts';
+import { minimalCard } from '../support/cards.ts';
 import { AgentDirectory } from '../../src/logos/directory.ts';
 
 const BASE = 'https://gw.example.org/a2a';
 const ACCOUNT = 'A'.repeat(44);
 const SEEN = new Date('2026-05-01T12:00:00.000Z');
 
-function card(input: Partial<LogosAgentCardInput> & { id: string }): LogosAgentCard {
-  return LogosAgentCard.parse({
-    name: input.id,
-    description: '',
-    version: '1',
-    skills: [{ id: 'main', name: 'Main', description: '' }],
-    agentInterfaces: [{ type: 'logos-messaging', version: '1', address: `agent:${input.id}` }],
-    ...input,
-  });
-}
-
 /** translator: paid (250 and 1000 by default); echo: free; weather: offline, card price 5 for every skill. */
 function directory(): AgentDirectory {
   const d = new AgentDirectory();
   d.register(
-    card({
+    minimalCard({
       id: 'translator',
       name: 'Polyglot',
       description: 'Translates between languages.',
@@ -36,9 +25,9 @@ function directory(): AgentDirectory {
     }),
     SEEN,
   );
-  d.register(card({ id: 'echo', name: 'Echo', description: 'Says it back.', skills: [{ id: 'echo', name: 'Echo', description: '', tags: ['demo'] }] }), SEEN);
+  d.register(minimalCard({ id: 'echo', name: 'Echo', description: 'Says it back.', skills: [{ id: 'echo', name: 'Echo', description: '', tags: ['demo'] }] }), SEEN);
   d.register(
-    card({
+    minimalCard({
       id: 'weather',
       name: 'Weather',
       description: 'Forecasts for any city.',
@@ -156,7 +145,7 @@ describe('agent index', () => {
     expect(ids(second)).toEqual(['weather']);
     expect(second.nextPageToken).toBe('');
     // A page does not shift when an agent joins before it.
-    d.register(card({ id: 'aardvark' }), SEEN);
+    d.register(minimalCard({ id: 'aardvark' }), SEEN);
     expect(ids(index({ pageSize: '2', pageToken: first.nextPageToken }, {}, d))).toEqual(['weather']);
     // Filters apply within pages, and one page can hold everything.
     expect(ids(index({ pageSize: '1', online: 'true' }, {}, d))).toEqual(['aardvark']);
@@ -166,7 +155,7 @@ describe('agent index', () => {
   it('walking every page yields every agent once, in order', () => {
     const d = new AgentDirectory();
     const all = Array.from({ length: 23 }, (_, i) => `agent-${String(i).padStart(2, '0')}`);
-    for (const id of [...all].reverse()) d.register(card({ id }), SEEN);
+    for (const id of [...all].reverse()) d.register(minimalCard({ id }), SEEN);
     const walked: string[] = [];
     let token = '';
     do {
