@@ -64,8 +64,23 @@ export const GatewayConfig = z
     agentTimeoutMs: positiveMs.default(60_000),
     cancelTimeoutMs: positiveMs.default(5_000),
     sseHeartbeatMs: positiveMs.default(15_000),
-    /** The agent served at the root URL. Default: the first agent. */
+    /** The agent served at the root URL. Default: the first agent of `agents`; none when that is empty. */
     defaultAgent: z.string().optional(),
+    /**
+     * The card a client gets when it names no A2A version: `union` (v1.0 fields plus v0.3's url, preferredTransport,
+     * additionalInterfaces and security, so clients of both generations can start) or `v1` (the pure v1.0 card, for
+     * validators that reject unknown fields). A2A-Version: 1.0 / 0.3 (or ?v=) always gets the pure card.
+     */
+    cardShape: z.enum(['union', 'v1']).default('union'),
+    /** On SIGTERM: how long calls in flight get to finish before streams are ended and the process exits. */
+    shutdownGraceMs: z.coerce.number().int().nonnegative().default(10_000),
+    /**
+     * Push-notification webhooks may be http and on private, loopback or link-local addresses (development only: it
+     * lets anyone who can create a task make the gateway call into its own network).
+     */
+    pushAllowPrivate: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
+      .default(false),
     /** The Logos network: an embedded Waku relay node (default), or the in-process memory network. */
     transport: z.discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig]).prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
@@ -105,6 +120,9 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_ADMIN_TOKEN: 'adminToken',
   LOGOS_A2A_OFFLINE_AFTER_MS: 'offlineAfterMs',
   LOGOS_A2A_CARD_KEY_FILE: 'cardSigningKeyFile',
+  LOGOS_A2A_CARD_SHAPE: 'cardShape',
+  LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
+  LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
 };
 
 export class ConfigError extends Error {

@@ -94,9 +94,11 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     directory.register(agent.card, new Date(), verified?.ok ? verified : undefined);
   }
 
-  const defaultAgentId = config.defaultAgent ?? directory.all()[0]?.id;
+  // The root serves the configured default, else the first agent this start was configured with; never whatever the
+  // directory happens to list first (a stale entry from an earlier run, offline, would hang every call at the root).
+  const defaultAgentId = config.defaultAgent ?? [...ownAgents, ...(deps.agents ?? [])][0]?.card.id;
   if (config.defaultAgent && !directory.get(config.defaultAgent)) {
-    throw new Error(`defaultAgent "${config.defaultAgent}" is not one of the agents: ${directory.all().map((e) => e.id).join(', ')}`);
+    deps.log?.(`defaultAgent "${config.defaultAgent}" has not announced itself yet; the root answers 404 until it does`);
   }
 
   const paymentStore = new SqlitePaymentStore(config.database);
@@ -141,6 +143,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     store,
     publicBaseUrl: url,
     defaultAgentId,
+    cardShape: config.cardShape,
     maxBodyBytes: config.maxBodyBytes,
     sseHeartbeatMs: config.sseHeartbeatMs,
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),

@@ -1,12 +1,14 @@
 /**
- * The card endpoint: v1.0 by default, v0.3 on request (A2A-Version: 0.3 or ?v=0.3), with validators so clients and
- * caches can revalidate cheaply (ETag / If-None-Match, Last-Modified / If-Modified-Since).
+ * The card endpoint: the pure v1.0 card on A2A-Version: 1.0 (or ?v=1.0), the pure v0.3 card on 0.3, and for a
+ * client that names no version the operator's default shape (the union card unless `cardShape` is `v1`), with
+ * validators so clients and caches can revalidate cheaply (ETag / If-None-Match, Last-Modified / If-Modified-Since).
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { respond } from './responses.ts';
 import { negotiateVersion } from './protocol-version.ts';
 import { requestedVersionOf } from './call-context.ts';
+import type { CardShape, ServedCards } from './served-cards.ts';
 
 export interface CardVariant {
   body: string;
@@ -16,11 +18,19 @@ export interface CardVariant {
 export interface CardDocument {
   v1: CardVariant;
   v03: CardVariant;
+  /** What a client that names no version gets. */
+  unversioned: CardVariant;
   lastModified: Date;
 }
 
-export function cardDocument(v1: unknown, v03: unknown, lastModified: Date): CardDocument {
-  return { v1: variant(v1), v03: variant(v03), lastModified: new Date(Math.floor(lastModified.getTime() / 1000) * 1000) };
+export function cardDocument(cards: ServedCards, shape: CardShape, lastModified: Date): CardDocument {
+  const v1 = variant(cards.v1);
+  return {
+    v1,
+    v03: variant(cards.v03),
+    unversioned: shape === 'v1' ? v1 : variant(cards.union),
+    lastModified: new Date(Math.floor(lastModified.getTime() / 1000) * 1000),
+  };
 }
 
 function variant(json: unknown): CardVariant {
@@ -30,9 +40,9 @@ function variant(json: unknown): CardVariant {
 
 export function cardResponse(c: Context, card: CardDocument): Response {
   const asked = c.req.query('v') ?? requestedVersionOf(c);
-  // The card is discovery: a client that sends no version gets the current one.
-  const negotiated = negotiateVersion(asked, '1.0');
-  const chosen = negotiated.ok && negotiated.version === '0.3' ? card.v03 : card.v1;
+  // The card is discovery: a version it does not know gets the same card as no version at all.
+  const negotiated = asked?.trim() ? negotiateVersion(asked) : undefined;
+  const chosen = !negotiated?.ok ? card.unversioned : negotiated.version === '0.3' ? card.v03 : card.v1;
   const headers = {
     'Content-Type': 'application/json',
     'Cache-Control': 'public, max-age=300',

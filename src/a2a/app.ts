@@ -4,10 +4,8 @@
  * bridge's projection, calls go to each agent's request handler through the JSON-RPC and REST bindings.
  */
 import { readFileSync } from 'node:fs';
-import { AgentCard } from '@a2a-js/sdk';
 import { Hono, type Context } from 'hono';
 import type { AgentDirectory, DirectoryEntry } from '../logos/directory.ts';
-import { projectCard, projectLegacyCard } from '../bridge/card-projection.ts';
 import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
 import type { TaskEngine } from '../bridge/task-engine.ts';
 import type { TaskStore } from '../store/task-store.ts';
@@ -19,7 +17,8 @@ import { mountAdmin } from './admin.ts';
 import { agentsIndex } from './agents-index.ts';
 import { directoryPageHeaders, prefersHtml, renderDirectoryPage } from './directory-page.ts';
 import { ApiKeys } from './api-keys.ts';
-import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, signProjectedCard, type CardSigningKey } from './card-signing.ts';
+import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, type CardSigningKey } from './card-signing.ts';
+import { servedCards, type CardShape } from './served-cards.ts';
 import { logosSignatureParams } from '../logos/card-signature.ts';
 import type { PaymentStore } from '../store/payment-store.ts';
 
@@ -31,9 +30,11 @@ export interface AppOptions {
   publicBaseUrl: string;
   /** The agent served at the root. */
   defaultAgentId: string | undefined;
+  /** What a card request that names no A2A version gets (default: the union card). */
+  cardShape?: CardShape;
   maxBodyBytes: number;
   sseHeartbeatMs: number;
-  /** Signs every served v1.0 card (A2A §8.4); its public key is served at /.well-known/jwks.json. */
+  /** Signs every served card (A2A §8.4); its public key is served at /.well-known/jwks.json. */
   cardSigningKey?: CardSigningKey;
   /** Callers' API keys; none configured = an open gateway. */
   apiKeys?: ApiKeys;
@@ -55,13 +56,12 @@ export function createApp(options: AppOptions): Hono {
   const app = new Hono({ strict: false });
   const endpoints = new Map<string, { entry: DirectoryEntry; endpoint: AgentEndpoint }>();
   const apiKeys = options.apiKeys ?? new ApiKeys([]);
-  const logosParamsOf = (entry: DirectoryEntry) => (entry.verified ? logosSignatureParams(entry.verified, { verifiedAt: entry.updatedAt }) : {});
-  // Through the SDK's codec first (what v1.0 clients parse), then signed: signing last keeps the signed bytes
-  // exactly the served ones.
-  const v1Card = (entry: DirectoryEntry, baseUrl: string) => {
-    const card = AgentCard.toJSON(AgentCard.fromJSON(withSecurity(projectCard(entry.card, baseUrl, logosParamsOf(entry)), apiKeys.required))) as Record<string, unknown>;
-    return options.cardSigningKey ? signProjectedCard(card, options.cardSigningKey) : card;
-  };
+  const cardsOf = (entry: DirectoryEntry, baseUrl: string) =>
+    servedCards(entry.card, baseUrl, {
+      logosParams: entry.verified ? logosSignatureParams(entry.verified, { verifiedAt: entry.updatedAt }) : {},
+      apiKeyRequired: apiKeys.required,
+      ...(options.cardSigningKey ? { signingKey: options.cardSigningKey } : {}),
+    });
   const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
 
   const endpointFor = (entry: DirectoryEntry, baseUrl: string): AgentEndpoint => {
@@ -70,8 +70,7 @@ export function createApp(options: AppOptions): Hono {
     const handler = new LogosAgentRequestHandler(entry, options.engine, options.store, baseUrl);
     const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs, apiKeys };
     const endpoint: AgentEndpoint = {
-      // Served through the SDK's codec, so the card is exactly what v1.0 clients parse (ProtoJSON, defaults omitted).
-      card: cardDocument(v1Card(entry, baseUrl), projectLegacyCard(entry.card, baseUrl, logosParamsOf(entry)), entry.updatedAt),
+      card: cardDocument(cardsOf(entry, baseUrl), options.cardShape ?? 'union', entry.updatedAt),
       jsonRpc: new JsonRpcBinding(handler, bindingOptions),
       rest: new RestBinding(handler, bindingOptions),
     };
@@ -147,7 +146,13 @@ export function createApp(options: AppOptions): Hono {
       return respond(c.req.method === 'HEAD' ? null : html, status, directoryPageHeaders(options.publicBaseUrl));
     }
     const entry = options.defaultAgentId ? options.directory.get(options.defaultAgentId) : undefined;
-    if (!entry) return notFound('No default agent is configured; agents are listed at /agents.');
+    if (!entry) {
+      return notFound(
+        options.defaultAgentId
+          ? `The default agent "${options.defaultAgentId}" has not announced itself yet; agents are listed at /agents.`
+          : 'No default agent is configured (defaultAgent); agents are listed at /agents.',
+      );
+    }
     return serveAgent(c, entry, options.publicBaseUrl, normalise(c.req.path));
   });
 
@@ -156,16 +161,6 @@ export function createApp(options: AppOptions): Hono {
     return httpError(500, 'INTERNAL', 'Internal error; the gateway logged the details.');
   });
   return app;
-}
-
-/** A gateway with API keys says so in its cards: a bearer token on every call. */
-function withSecurity(card: Record<string, unknown>, required: boolean): Record<string, unknown> {
-  if (!required) return card;
-  return {
-    ...card,
-    securitySchemes: { apiKey: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An API key from the gateway operator (also accepted as X-API-Key).' } } },
-    securityRequirements: [{ schemes: { apiKey: { list: [] } } }],
-  };
 }
 
 /** Trailing slashes route the same. */

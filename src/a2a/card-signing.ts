@@ -28,6 +28,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base64urlnopad } from '@scure/base';
+import { canonicalizeAgentCard, type AgentCard } from '@a2a-js/sdk';
 import { canonicalize } from '../logos/jcs.ts';
 import { isPlainObject } from '../json-object.ts';
 
@@ -164,7 +165,7 @@ function signingInput(protectedHeader: string, payload: string): Uint8Array {
 export function signProjectedCard<T extends Record<string, unknown>>(
   cardJson: T,
   gatewayKey: CardSigningKey,
-  options: { header?: Record<string, unknown> } = {},
+  options: { header?: Record<string, unknown>; payload?: string } = {},
 ): T & { signatures: AgentCardSignatureJson[] } {
   if (!isPlainObject(cardJson)) throw new TypeError('a card is a JSON object');
   if (!isCardJwsAlg(gatewayKey.alg)) throw new RangeError(`unsupported alg ${String(gatewayKey.alg)}`);
@@ -181,7 +182,7 @@ export function signProjectedCard<T extends Record<string, unknown>>(
     if (clash.length > 0) throw new RangeError(`unprotected header repeats protected members: ${clash.join(', ')}`);
   }
   const protectedHeader = base64urlnopad.encode(utf8.encode(canonicalize(header)));
-  const digest = sha256(signingInput(protectedHeader, projectedCardPayload(cardJson)));
+  const digest = sha256(signingInput(protectedHeader, options.payload ?? projectedCardPayload(cardJson)));
   const { curve } = CURVES[gatewayKey.alg];
   const signature = curve.sign(digest, gatewayKey.secretKey, { prehash: false, lowS: true, format: 'compact' });
   const entry: AgentCardSignatureJson = {
@@ -190,6 +191,19 @@ export function signProjectedCard<T extends Record<string, unknown>>(
     ...(options.header ? { header: options.header } : {}),
   };
   return { ...cardJson, signatures: [...((existing as AgentCardSignatureJson[] | undefined) ?? []), entry] };
+}
+
+/**
+ * Signs a card in the shape it is served. The first signature covers the card's A2A v1.0 content as the official
+ * SDKs canonicalize it (their `canonicalizeAgentCard` passes the card through the v1.0 codec, which drops members
+ * outside the v1.0 schema), so their `verifyAgentCardSignature` accepts every shape. A shape with members outside
+ * v1.0 (the v0.3 and union cards) gets a second signature over the whole served card (`projectedCardPayload`), so
+ * that those members, `url` among them, are signed too.
+ */
+export function signServedCard<T extends Record<string, unknown>>(cardJson: T, gatewayKey: CardSigningKey): T & { signatures: AgentCardSignatureJson[] } {
+  const v1Payload = canonicalizeAgentCard(cardJson as unknown as AgentCard);
+  const signed = signProjectedCard(cardJson, gatewayKey, { payload: v1Payload });
+  return v1Payload === projectedCardPayload(cardJson) ? signed : signProjectedCard(signed, gatewayKey);
 }
 
 // ---- verification ------------------------------------------------------------------------------------------------

@@ -1,4 +1,7 @@
-/** A v0.3 client (@a2a-js/sdk 0.3.14) reaches the same agents: v0.3 card on request, v0.3 JSON-RPC methods. */
+/**
+ * A v0.3 client (@a2a-js/sdk 0.3.14) starts from the plain card URL, as deployed v0.3 clients do (no version named:
+ * the union card), and reaches the same agents with the v0.3 JSON-RPC methods.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory } from 'a2a-sdk-v03/client';
 import { startTestBed, type TestBed } from '../support/gateway.ts';
@@ -12,8 +15,7 @@ const message = (text: string, messageId: string, taskId?: string) => ({
 });
 
 async function legacyClient(agentPath = '') {
-  // A v0.3 client fetches the card without A2A-Version; ?v=0.3 asks for the v0.3 shape.
-  return new ClientFactory().createFromUrl(`${bed.gateway.url}${agentPath}/.well-known/agent-card.json?v=0.3`, '');
+  return new ClientFactory().createFromUrl(`${bed.gateway.url}${agentPath}`);
 }
 
 describe('v0.3 client', () => {
@@ -27,7 +29,7 @@ describe('v0.3 client', () => {
   });
 
   it('message/stream: task, working, artifact, completed with final:true', async () => {
-    const client = await legacyClient('/agents/conformance');
+    const client = await legacyClient('/agents/conformance/');
     const events = [];
     for await (const event of client.sendMessageStream(message('hi', 'tck-stream-001-v03'))) events.push(event);
     expect(events[0]?.kind).toBe('task');
@@ -39,7 +41,7 @@ describe('v0.3 client', () => {
   });
 
   it('tasks/get, tasks/cancel errors and input-required follow-ups work in v0.3 shapes', async () => {
-    const client = await legacyClient('/agents/conformance');
+    const client = await legacyClient('/agents/conformance/');
     const task = await client.sendMessage(message('hi', 'tck-input-required-v03'));
     expect(task.kind === 'task' && task.status.state).toBe('input-required');
     if (task.kind !== 'task') return;
