@@ -17,6 +17,7 @@ import {
   ContentTypeNotSupportedError,
   RequestMalformedError,
   RestRequestMalformedError,
+  TaskNotCancelableError,
   VersionNotSupportedError,
   restStatusFor,
   toRestErrorBody,
@@ -30,8 +31,6 @@ import { contentTypeMessage, isJsonContentType, readBody } from './request-body.
 import { jsonResponse } from './responses.ts';
 import { sseResponse } from './sse.ts';
 import { sendParamsProblem } from './message-shape.ts';
-
-export const A2A_JSON = 'application/a2a+json';
 
 type Route =
   | { name: 'send' | 'stream' | 'list' | 'extendedCard' }
@@ -78,15 +77,31 @@ export function matchRestRoute(method: string, path: string): RouteMatch {
   return undefined;
 }
 
+/**
+ * The HTTP status of an A2A error. Two depart from the SDK's table, to what clients and the conformance suite
+ * read: a task that cannot be cancelled is a conflict with its state (409, as other implementations answer), and a
+ * body in a media type the binding does not take is 415.
+ */
+function httpStatusOf(error: unknown): number {
+  if (error instanceof TaskNotCancelableError) return 409;
+  if (error instanceof ContentTypeNotSupportedError) return 415;
+  return restStatusFor(error);
+}
+
+/** An A2A error as an AIP-193 body; internal errors say nothing about their cause (it is logged, not sent). */
 export function restError(error: unknown, headers?: Record<string, string>): Response {
-  const status = restStatusFor(error);
+  const status = httpStatusOf(error);
   const body = status >= 500 && !(error instanceof Error && 'reason' in error)
     ? { error: { code: 500, status: 'INTERNAL', message: 'Internal error.', details: [] } }
     : toRestErrorBody(error, status);
-  return jsonResponse(body, status, { 'Content-Type': A2A_JSON, ...headers });
+  // A 413 leaves the body unread: the connection cannot carry another request, and saying so spares the client a
+  // keep-alive socket that the server then drops.
+  return jsonResponse(body, status, status === 413 ? { Connection: 'close', ...headers } : headers);
 }
 
-const ok = (json: unknown) => jsonResponse(json, 200, { 'Content-Type': A2A_JSON, 'A2A-Version': '1.0' });
+// Responses are plain application/json (what HTTP+JSON clients and the conformance suite expect); requests may be
+// application/json or application/a2a+json.
+const ok = (json: unknown) => jsonResponse(json, 200, { 'A2A-Version': '1.0' });
 
 export interface RestBindingOptions {
   maxBodyBytes: number;
@@ -113,7 +128,6 @@ export class RestBinding {
     const auth = this.options.apiKeys.authenticate(c);
     if (!auth.ok) {
       return jsonResponse({ error: { code: 401, status: 'UNAUTHENTICATED', message: auth.message, details: [] } }, 401, {
-        'Content-Type': A2A_JSON,
         'WWW-Authenticate': 'Bearer',
       });
     }
@@ -197,7 +211,7 @@ export class RestBinding {
       {
         heartbeatMs: this.options.heartbeatMs,
         format: (event) => StreamResponse.toJSON(event),
-        formatError: (error) => toRestErrorBody(error, restStatusFor(error)),
+        formatError: (error) => toRestErrorBody(error, httpStatusOf(error)),
         headers: { 'A2A-Version': '1.0' },
         onCancel: () => abort.abort(),
       },

@@ -1,0 +1,60 @@
+/** The HTTP+JSON binding's media types and statuses, as HTTP+JSON clients and the conformance suite read them. */
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBed, type TestBed } from '../support/gateway.ts';
+
+let bed: TestBed;
+beforeAll(async () => (bed = await startTestBed({ config: { maxBodyBytes: 4096 } })));
+afterAll(() => bed.close());
+
+const json = { 'Content-Type': 'application/json' };
+const send = (messageId: string) => JSON.stringify({ message: { messageId, role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+const rest = (path: string, init: RequestInit = {}) => fetch(`${bed.gateway.url}${path}`, init);
+
+describe('HTTP+JSON binding', () => {
+  it('answers results and errors as application/json, and takes application/a2a+json requests too', async () => {
+    const sent = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'application/a2a+json' }, body: send('rest-media-1') });
+    expect(sent.status).toBe(200);
+    expect(sent.headers.get('content-type')).toMatch(/^application\/json/);
+    const missing = await rest('/tasks/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('a body that is not JSON by its Content-Type is 415 with an AIP-193 error body', async () => {
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const response = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': contentType }, body: 'hi' });
+      expect(response.status).toBe(415);
+      const body = await response.json();
+      expect(body.error).toMatchObject({ code: 415, status: 'INVALID_ARGUMENT' });
+      expect(body.error.message).toMatch(/Content-Type must be application\/json/);
+    }
+  });
+
+  it('cancelling a task that cannot be cancelled is 409 TASK_NOT_CANCELABLE', async () => {
+    const task = (await (await rest('/message:send', { method: 'POST', headers: json, body: send('rest-cancel-1') })).json()).task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const response = await rest(`/tasks/${task.id}:cancel`, { method: 'POST', headers: json, body: '{}' });
+    expect(response.status).toBe(409);
+    const body = await response.json();
+    expect(body.error.status).toBe('FAILED_PRECONDITION');
+    expect(body.error.details[0].reason).toBe('TASK_NOT_CANCELABLE');
+  });
+
+  it('a chunked body over the limit is 413 with Connection: close, and the next connection is served', async () => {
+    const { status, connection } = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const url = new URL('/message:send', bed.gateway.url);
+      const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', headers: { ...json, 'Transfer-Encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode!, connection: res.headers.connection });
+      });
+      req.on('error', reject);
+      req.write('{"message":{"messageId":"big","role":"ROLE_USER","parts":[{"text":"');
+      req.write('x'.repeat(8192));
+      req.end('"}]}}');
+    });
+    expect(status).toBe(413);
+    expect(connection).toBe('close');
+    expect((await rest('/message:send', { method: 'POST', headers: json, body: send('rest-after-413') })).status).toBe(200);
+  });
+});
