@@ -1,0 +1,244 @@
+/**
+ * A2A push notifications: the webhook configs of each task, and the delivery of every task event to them.
+ *
+ * `notify` writes one outbox row per event and config before anything is sent; a small pool of workers then POSTs
+ * them through the SSRF guard, retrying with backoff what may succeed later. A config's deliveries go out one at a
+ * time, in order. Delivery is at-least-once: a row leaves the outbox only once a receiver answered 2xx, and `start`
+ * resumes whatever a previous process left, so a receiver may see an event twice and drops it by its event id
+ * (`A2A-Notification-Id`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { StreamResponse, Task } from '@a2a-js/sdk';
+import type { Agent } from 'undici';
+import type { OutboxDelivery, PushConfigRecord, PushProtocolVersion, PushStore } from '../store/push-store.ts';
+import { notificationRequest } from './notification-request.ts';
+import { backoffDelay } from './retry-timing.ts';
+import { WebhookGuard, type Resolver } from './webhook-guard.ts';
+import { postWebhook, type PostOutcome } from './webhook-post.ts';
+
+export interface PushServiceOptions {
+  /** Development: http receivers and private, loopback… addresses are allowed (cloud metadata never is). */
+  allowPrivate?: boolean;
+  /** CIDR networks whose addresses are allowed although not public (receivers on the operator's own network). */
+  allowNetworks?: readonly string[];
+  /** Refuse plain-http webhooks. Defaults to `!allowPrivate`. */
+  requireHttps?: boolean;
+  /** Resolves webhook host names; defaults to the system's `dns.lookup`. */
+  resolver?: Resolver;
+  /** One attempt, connection and redirects included. Default 10 s. */
+  timeoutMs?: number;
+  /** Attempts in flight at once. Default 8. */
+  concurrency?: number;
+  /** Attempts before a delivery is given up as failed. Default 10. */
+  maxAttempts?: number;
+  /** First retry delay; doubles with each failed attempt. Default 1 s. */
+  backoffBaseMs?: number;
+  /** Cap of the retry delay, a receiver's Retry-After included. Default 5 min. */
+  maxBackoffMs?: number;
+  /** Redirects followed per attempt, each hop checked by the guard. Default 3. */
+  maxRedirects?: number;
+  /** Deliveries given up, and other trouble; defaults to console.warn. */
+  log?: (message: string) => void;
+}
+
+export interface PushConfigInput {
+  taskId: string;
+  /** Generated when absent; an existing config of the task with this id is replaced. */
+  id?: string;
+  url: string;
+  token?: string;
+  authentication?: { scheme: string; credentials?: string };
+  protocolVersion: PushProtocolVersion;
+  owner?: string;
+}
+
+/** A config that cannot be accepted; the message is meant for the client (an invalid-params error). */
+export class PushConfigError extends Error {
+  override readonly name = 'PushConfigError';
+}
+
+/** Running totals, for metrics. */
+export interface PushCounters {
+  delivered: number;
+  failed: number;
+  /** Attempts that failed and were scheduled again. */
+  retried: number;
+}
+
+/** Header values go on the wire verbatim: a line break would let a client add headers of its own. */
+const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+
+export class PushNotificationService {
+  readonly counters: PushCounters = { delivered: 0, failed: 0, retried: 0 };
+  private readonly store: PushStore;
+  private readonly guard: WebhookGuard;
+  private readonly settings: Required<Omit<PushServiceOptions, 'allowPrivate' | 'allowNetworks' | 'requireHttps' | 'resolver'>>;
+  /** In-flight attempts by config queue (at most one per config). */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /** Set while running: aborting it cuts short the attempts `stop` stopped waiting for. */
+  private running: { agent: Agent; abort: AbortController } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private pumpQueued = false;
+
+  constructor(store: PushStore, options: PushServiceOptions = {}) {
+    this.store = store;
+    this.guard = new WebhookGuard(options);
+    this.settings = {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      concurrency: options.concurrency ?? 8,
+      maxAttempts: options.maxAttempts ?? 10,
+      backoffBaseMs: options.backoffBaseMs ?? 1000,
+      maxBackoffMs: options.maxBackoffMs ?? 300_000,
+      maxRedirects: options.maxRedirects ?? 3,
+      log: options.log ?? console.warn,
+    };
+  }
+
+  /** Throws PushConfigError when the URL or a credential is unacceptable. */
+  createConfig(input: PushConfigInput): PushConfigRecord {
+    const problem = this.guard.urlProblem(input.url);
+    if (problem) throw new PushConfigError(problem);
+    const secrets = [input.token, input.authentication?.scheme, input.authentication?.credentials];
+    if (secrets.some((value) => value !== undefined && UNSAFE_HEADER_VALUE.test(value))) {
+      throw new PushConfigError('the token and the authentication may not contain line breaks');
+    }
+    const record: PushConfigRecord = {
+      taskId: input.taskId,
+      id: input.id || randomUUID(),
+      url: input.url,
+      ...(input.token ? { token: input.token } : {}),
+      ...(input.authentication?.scheme ? { authentication: input.authentication } : {}),
+      protocolVersion: input.protocolVersion,
+      ...(input.owner !== undefined ? { owner: input.owner } : {}),
+      createdAt: new Date().toISOString(),
+    };
+    this.store.saveConfig(record);
+    return record;
+  }
+
+  getConfig(taskId: string, configId: string): PushConfigRecord | undefined {
+    return this.store.getConfig(taskId, configId);
+  }
+
+  listConfigs(taskId: string): PushConfigRecord[] {
+    return this.store.listConfigs(taskId);
+  }
+
+  /** Also drops the config's undelivered notifications. False when there was no such config. */
+  deleteConfig(taskId: string, configId: string): boolean {
+    return this.store.deleteConfig(taskId, configId);
+  }
+
+  /**
+   * Queues the events for every webhook of the task; they are on disk when this returns, delivered in the
+   * background while the service runs. `task` is the task as it stands after the events.
+   */
+  notify(task: Task, events: readonly StreamResponse[]): void {
+    const configs = this.store.listConfigs(task.id);
+    if (configs.length === 0 || events.length === 0) return;
+    const deliveries = events.flatMap((event) => {
+      const eventId = randomUUID();
+      return configs.map((config) => ({ eventId, taskId: task.id, configId: config.id, url: config.url, ...notificationRequest(config, event, task, eventId) }));
+    });
+    this.store.enqueue(deliveries, Date.now());
+    this.schedulePump();
+  }
+
+  /** Starts delivering, beginning with whatever the outbox holds from before. */
+  start(): void {
+    if (this.running) return;
+    this.running = { agent: this.guard.createAgent(this.settings.timeoutMs), abort: new AbortController() };
+    this.schedulePump();
+  }
+
+  /**
+   * Takes no new work and waits up to `timeoutMs` for the attempts in flight; those still running then are cut
+   * short and left as they were in the outbox, for the next start.
+   */
+  async stop(timeoutMs = 5000): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    this.running = undefined;
+    clearTimeout(this.timer);
+    const settled = Promise.allSettled(this.inFlight.values());
+    let timeout: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      settled.then(() => false),
+      new Promise<boolean>((resolve) => (timeout = setTimeout(resolve, timeoutMs, true))),
+    ]);
+    clearTimeout(timeout);
+    if (timedOut) {
+      running.abort.abort();
+      await settled;
+    }
+    await running.agent.destroy();
+  }
+
+  /** Coalesces the wake-ups of a busy moment (many `notify` calls, many attempts ending) into one look at the outbox. */
+  private schedulePump(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    setImmediate(() => {
+      this.pumpQueued = false;
+      this.pump();
+    });
+  }
+
+  /** Starts attempts for the due deliveries while workers are free, and sets a timer for the next retry due. */
+  private pump(): void {
+    const running = this.running;
+    if (!running) return;
+    const now = Date.now();
+    const free = this.settings.concurrency - this.inFlight.size;
+    if (free > 0) {
+      // The heads of the queues already in flight come back too: ask for that many more.
+      for (const delivery of this.store.due(now, free + this.inFlight.size)) {
+        if (this.inFlight.size >= this.settings.concurrency) break;
+        const queue = `${delivery.taskId}\n${delivery.configId}`;
+        if (this.inFlight.has(queue)) continue;
+        const attempt = this.attempt(delivery, running)
+          .catch((error: unknown) => this.settings.log(`[push] recording a delivery of task ${delivery.taskId}: ${String(error)}`))
+          .finally(() => {
+            this.inFlight.delete(queue);
+            this.schedulePump();
+          });
+        this.inFlight.set(queue, attempt);
+      }
+    }
+    // Deliveries due now but not started wait for an attempt to end, which pumps again; the timer is for later ones.
+    clearTimeout(this.timer);
+    const next = this.store.nextAttemptAfter(now);
+    if (next !== undefined) this.timer = setTimeout(() => this.pump(), next - now).unref();
+  }
+
+  private async attempt(delivery: OutboxDelivery, running: { agent: Agent; abort: AbortController }): Promise<void> {
+    const outcome = await postWebhook(delivery, {
+      guard: this.guard,
+      dispatcher: running.agent,
+      signal: AbortSignal.any([running.abort.signal, AbortSignal.timeout(this.settings.timeoutMs)]),
+      maxRedirects: this.settings.maxRedirects,
+    });
+    // Cut short by stop(): not the receiver's doing, so the row stays exactly as it was.
+    if (running.abort.signal.aborted) return;
+    this.record(delivery, outcome);
+  }
+
+  private record(delivery: OutboxDelivery, outcome: PostOutcome): void {
+    const attempts = delivery.attempts + 1;
+    if (outcome.kind === 'delivered') {
+      this.store.markDelivered(delivery.seq);
+      this.counters.delivered++;
+    } else if (outcome.kind === 'retry' && attempts < this.settings.maxAttempts) {
+      const { backoffBaseMs, maxBackoffMs } = this.settings;
+      const delay = Math.min(outcome.retryAfterMs ?? backoffDelay(attempts, backoffBaseMs, maxBackoffMs), maxBackoffMs);
+      this.store.scheduleRetry(delivery.seq, attempts, Date.now() + delay, outcome.reason);
+      this.counters.retried++;
+    } else {
+      this.store.markFailed(delivery.seq, attempts, outcome.reason);
+      this.counters.failed++;
+      this.settings.log(
+        `[push] notification ${delivery.eventId} of task ${delivery.taskId} to webhook ${delivery.configId} failed after ${attempts} attempt(s): ${outcome.reason}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Durable state of push notifications: the webhook configs clients register per task, and the outbox of deliveries.
+ * Every event for a task is written to the outbox, once per config, before any attempt to deliver it, so a restart
+ * resumes what was not yet delivered (at-least-once; receivers drop duplicates by event id).
+ */
+
+/** The A2A wire version a config was registered over: its webhook receives bodies in that version's shape. */
+export type PushProtocolVersion = '1.0' | '0.3';
+
+export interface PushConfigRecord {
+  taskId: string;
+  id: string;
+  url: string;
+  /** Sent back in `X-A2A-Notification-Token`, for the receiver to check the notification is for it. */
+  token?: string;
+  /** Sent as `Authorization: <scheme> <credentials>` when both are present. */
+  authentication?: { scheme: string; credentials?: string };
+  protocolVersion: PushProtocolVersion;
+  /** The API key (by name) the config was registered with. */
+  owner?: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/** A delivery as written to the outbox: everything needed to send it, so that sending needs no other state. */
+export interface NewDelivery {
+  /** Identifies the event, the same for every config notified of it: receivers drop duplicates by it. */
+  eventId: string;
+  taskId: string;
+  configId: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Delivered rows leave the outbox; pending ones wait for an attempt; failed ones stay for an operator to see. */
+export type DeliveryState = 'pending' | 'failed';
+
+export interface OutboxDelivery extends NewDelivery {
+  /** Outbox order: a config's deliveries are sent in this order. */
+  seq: number;
+  state: DeliveryState;
+  attempts: number;
+  /** Milliseconds since the epoch. */
+  nextAttemptAt: number;
+  lastError?: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export interface PushStore {
+  /** Creates the config, or replaces the task's config with the same id. */
+  saveConfig(record: PushConfigRecord): void;
+  getConfig(taskId: string, configId: string): PushConfigRecord | undefined;
+  listConfigs(taskId: string): PushConfigRecord[];
+  /** Deletes the config and its undelivered rows (nobody wants them any more); false when there was none. */
+  deleteConfig(taskId: string, configId: string): boolean;
+
+  /** Writes the deliveries in one transaction, due at `nowMs`; committed when it returns. */
+  enqueue(deliveries: NewDelivery[], nowMs: number): void;
+  /**
+   * Pending deliveries due at `nowMs` that are first in their config's queue (a config's deliveries go out one at a
+   * time, in order), oldest first.
+   */
+  due(nowMs: number, limit: number): OutboxDelivery[];
+  /** The earliest attempt time after `nowMs` among pending deliveries: when to look again. */
+  nextAttemptAfter(nowMs: number): number | undefined;
+  markDelivered(seq: number): void;
+  scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): void;
+  markFailed(seq: number, attempts: number, error: string): void;
+  /** A task's deliveries still in the outbox (pending or failed), in order. */
+  deliveries(taskId: string): OutboxDelivery[];
+  close(): void;
+}

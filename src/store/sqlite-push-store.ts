@@ -1,0 +1,220 @@
+/**
+ * Push-notification configs and the delivery outbox in SQLite, in the same file as the tasks (own connection).
+ * Writes are synchronous and committed before they return: an event is in the outbox before any attempt to send it.
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openSqlite } from './sqlite-file.ts';
+import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushProtocolVersion, PushStore } from './push-store.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS push_configs (
+  task_id           TEXT NOT NULL,
+  config_id         TEXT NOT NULL,
+  url               TEXT NOT NULL,
+  token             TEXT,
+  auth_scheme       TEXT,
+  auth_credentials  TEXT,
+  protocol_version  TEXT NOT NULL,
+  owner             TEXT,
+  created_at        TEXT NOT NULL,
+  PRIMARY KEY (task_id, config_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS push_outbox (
+  seq              INTEGER PRIMARY KEY,
+  event_id         TEXT NOT NULL,
+  task_id          TEXT NOT NULL,
+  config_id        TEXT NOT NULL,
+  url              TEXT NOT NULL,
+  headers          TEXT NOT NULL,
+  body             TEXT NOT NULL,
+  state            TEXT NOT NULL,
+  attempts         INTEGER NOT NULL,
+  next_attempt_at  INTEGER NOT NULL,
+  last_error       TEXT,
+  created_at       TEXT NOT NULL,
+  UNIQUE (event_id, config_id)
+) STRICT;
+CREATE INDEX IF NOT EXISTS push_outbox_queues ON push_outbox (task_id, config_id, seq) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS push_outbox_due ON push_outbox (next_attempt_at) WHERE state = 'pending';
+`;
+
+interface ConfigRow {
+  task_id: string;
+  config_id: string;
+  url: string;
+  token: string | null;
+  auth_scheme: string | null;
+  auth_credentials: string | null;
+  protocol_version: PushProtocolVersion;
+  owner: string | null;
+  created_at: string;
+}
+
+interface OutboxRow {
+  seq: number;
+  event_id: string;
+  task_id: string;
+  config_id: string;
+  url: string;
+  headers: string;
+  body: string;
+  state: OutboxDelivery['state'];
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: string;
+}
+
+export class SqlitePushStore implements PushStore {
+  private readonly db: DatabaseSync;
+  private readonly insertDelivery: StatementSync;
+  private readonly dueStmt: StatementSync;
+
+  /** `path` is a file, or ":memory:". */
+  constructor(path: string) {
+    this.db = openSqlite(path);
+    this.db.exec(SCHEMA);
+    this.insertDelivery = this.db.prepare(
+      `INSERT INTO push_outbox (event_id, task_id, config_id, url, headers, body, state, attempts, next_attempt_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+    );
+    // A delivery is due only when no earlier pending delivery of the same config exists: a retried event holds back
+    // the later ones, so a receiver never sees "completed" before "working".
+    this.dueStmt = this.db.prepare(
+      `SELECT * FROM push_outbox AS o
+       WHERE o.state = 'pending' AND o.next_attempt_at <= ?
+         AND NOT EXISTS (SELECT 1 FROM push_outbox AS e
+                         WHERE e.task_id = o.task_id AND e.config_id = o.config_id AND e.state = 'pending' AND e.seq < o.seq)
+       ORDER BY o.seq LIMIT ?`,
+    );
+  }
+
+  saveConfig(record: PushConfigRecord): void {
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO push_configs (task_id, config_id, url, token, auth_scheme, auth_credentials, protocol_version, owner, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        record.taskId,
+        record.id,
+        record.url,
+        record.token ?? null,
+        record.authentication?.scheme ?? null,
+        record.authentication?.credentials ?? null,
+        record.protocolVersion,
+        record.owner ?? null,
+        record.createdAt,
+      );
+  }
+
+  getConfig(taskId: string, configId: string): PushConfigRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM push_configs WHERE task_id = ? AND config_id = ?').get(taskId, configId) as ConfigRow | undefined;
+    return row && configFromRow(row);
+  }
+
+  listConfigs(taskId: string): PushConfigRecord[] {
+    const rows = this.db.prepare('SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, config_id').all(taskId) as unknown as ConfigRow[];
+    return rows.map(configFromRow);
+  }
+
+  deleteConfig(taskId: string, configId: string): boolean {
+    return this.transaction(() => {
+      this.db.prepare('DELETE FROM push_outbox WHERE task_id = ? AND config_id = ?').run(taskId, configId);
+      return this.db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?').run(taskId, configId).changes === 1;
+    });
+  }
+
+  enqueue(deliveries: NewDelivery[], nowMs: number): void {
+    const createdAt = new Date(nowMs).toISOString();
+    this.transaction(() => {
+      for (const delivery of deliveries) {
+        this.insertDelivery.run(
+          delivery.eventId,
+          delivery.taskId,
+          delivery.configId,
+          delivery.url,
+          JSON.stringify(delivery.headers),
+          delivery.body,
+          nowMs,
+          createdAt,
+        );
+      }
+    });
+  }
+
+  due(nowMs: number, limit: number): OutboxDelivery[] {
+    return (this.dueStmt.all(nowMs, limit) as unknown as OutboxRow[]).map(deliveryFromRow);
+  }
+
+  nextAttemptAfter(nowMs: number): number | undefined {
+    const row = this.db
+      .prepare("SELECT MIN(next_attempt_at) AS next FROM push_outbox WHERE state = 'pending' AND next_attempt_at > ?")
+      .get(nowMs) as { next: number | null };
+    return row.next ?? undefined;
+  }
+
+  markDelivered(seq: number): void {
+    this.db.prepare('DELETE FROM push_outbox WHERE seq = ?').run(seq);
+  }
+
+  scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): void {
+    this.db.prepare('UPDATE push_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?').run(attempts, nextAttemptAt, error, seq);
+  }
+
+  markFailed(seq: number, attempts: number, error: string): void {
+    this.db.prepare("UPDATE push_outbox SET state = 'failed', attempts = ?, last_error = ? WHERE seq = ?").run(attempts, error, seq);
+  }
+
+  deliveries(taskId: string): OutboxDelivery[] {
+    return (this.db.prepare('SELECT * FROM push_outbox WHERE task_id = ? ORDER BY seq').all(taskId) as unknown as OutboxRow[]).map(deliveryFromRow);
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+
+  private transaction<T>(work: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+function configFromRow(row: ConfigRow): PushConfigRecord {
+  return {
+    taskId: row.task_id,
+    id: row.config_id,
+    url: row.url,
+    ...(row.token !== null ? { token: row.token } : {}),
+    ...(row.auth_scheme !== null
+      ? { authentication: { scheme: row.auth_scheme, ...(row.auth_credentials !== null ? { credentials: row.auth_credentials } : {}) } }
+      : {}),
+    protocolVersion: row.protocol_version,
+    ...(row.owner !== null ? { owner: row.owner } : {}),
+    createdAt: row.created_at,
+  };
+}
+
+function deliveryFromRow(row: OutboxRow): OutboxDelivery {
+  return {
+    seq: row.seq,
+    eventId: row.event_id,
+    taskId: row.task_id,
+    configId: row.config_id,
+    url: row.url,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    body: row.body,
+    state: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    ...(row.last_error !== null ? { lastError: row.last_error } : {}),
+    createdAt: row.created_at,
+  };
+}
