@@ -8,14 +8,43 @@ import { LogosAgent, builtinOptions, type BuiltinAgentOptions } from '../agent-r
 import type { LogosTransport } from '../transport.ts';
 
 export interface ConformanceOptions extends BuiltinAgentOptions {
-  /** How long `test-resubscribe-message-id` keeps working before it completes (the TCK wants ≥ 4 s). */
+  /**
+   * How long `test-resubscribe-message-id` keeps working before it completes: twice the TCK's streaming timeout
+   * (2 s), so 4 s by default. Tests shorten it.
+   */
   resubscribeDelayMs?: number;
 }
 
-const GREETING = 'Hello from TCK';
+/** The TCK's streaming timeout: `test-resubscribe-message-id` works for twice that. */
+const STREAMING_TIMEOUT_MS = 2_000;
+export const DEFAULT_RESUBSCRIBE_DELAY_MS = 2 * STREAMING_TIMEOUT_MS;
+
+/**
+ * The scenarios, by messageId prefix, exactly as the TCK's system under test answers them. Looked up longest prefix
+ * first, since some prefixes extend others (`tck-artifact-file-url` and `tck-artifact-file`).
+ */
+type Scenario = (ctx: SkillContext, messageId: string) => Promise<unknown> | unknown;
+
+export const TCK_VALUES = {
+  greeting: 'Hello from TCK',
+  artifactText: 'Generated text content',
+  directMessage: 'Direct message response',
+  rejected: 'rejected',
+  fileName: 'output.txt',
+  fileMediaType: 'text/plain',
+  fileUrl: 'https://example.com/output.txt',
+  fileBytes: Buffer.from('tck').toString('base64'),
+  data: { key: 'value', count: 42 },
+  stream001: 'Stream hello from TCK',
+  stream003: 'Stream task lifecycle',
+  streamOrdering: 'Ordered output',
+  streamArtifactText: 'Streamed text content',
+  chunks: ['chunk-1 ', 'chunk-2'],
+} as const;
 
 export function conformanceAgent(transport: LogosTransport, options: ConformanceOptions = {}): LogosAgent {
-  const resubscribeDelayMs = options.resubscribeDelayMs ?? 4_500;
+  const resubscribeDelayMs = options.resubscribeDelayMs ?? DEFAULT_RESUBSCRIBE_DELAY_MS;
+  const scenarios = scenarioTable(resubscribeDelayMs);
   return new LogosAgent({
     transport,
     ...builtinOptions(options),
@@ -34,59 +63,80 @@ export function conformanceAgent(transport: LogosTransport, options: Conformance
       ],
       agentInterfaces: [{ type: 'logos-messaging', version: '1', address: transport.address }],
     },
-    skills: { conformance: (ctx) => scenario(ctx, resubscribeDelayMs) },
+    skills: { conformance: (ctx) => run(ctx, messageIdOf(ctx.message), scenarios) },
   });
 }
 
-async function scenario(ctx: SkillContext, resubscribeDelayMs: number): Promise<unknown> {
-  const messageId = typeof ctx.message?.messageId === 'string' ? ctx.message.messageId : '';
-  const has = (prefix: string) => messageId.startsWith(prefix);
+function messageIdOf(message: Record<string, unknown> | undefined): string {
+  return typeof message?.messageId === 'string' ? message.messageId : '';
+}
 
-  if (has('tck-complete-task')) return ctx.complete({ message: GREETING });
-  if (has('tck-message-response')) return ctx.complete({ message: GREETING, asMessage: true });
-  if (has('tck-reject-task')) throw new SkillRejected('Rejected by the TCK scenario tck-reject-task.');
-  if (has('tck-input-required')) {
-    const input = await ctx.requestInput('Please provide more input.');
-    return ctx.complete({ message: `Received: ${input.text}` });
-  }
-  if (has('tck-artifact-text')) return ctx.complete({ artifacts: [textArtifact('text-artifact', GREETING)] });
-  if (has('tck-artifact-file-url')) {
-    return ctx.complete({
-      artifacts: [{ artifact_id: 'file-url-artifact', name: 'file', parts: [{ url: 'https://example.com/tck.txt', mediaType: 'text/plain', filename: 'tck.txt' }] }],
-    });
-  }
-  if (has('tck-artifact-file')) return ctx.complete({ artifacts: [fileArtifact()] });
-  if (has('tck-artifact-data')) {
-    return ctx.complete({ artifacts: [{ artifact_id: 'data-artifact', name: 'data', parts: [{ data: { key: 'value', count: 42 } }] }] });
-  }
-  if (has('tck-stream-artifact-chunked')) {
-    const chunks = ['Hello ', 'from ', 'TCK'];
-    for (const [index, text] of chunks.entries()) {
-      await ctx.artifact({
-        artifact_id: 'chunked-artifact',
-        name: 'chunked',
-        parts: [{ text }],
-        append: index > 0,
-        last_chunk: index === chunks.length - 1,
-      });
-    }
-    return ctx.complete({ message: GREETING });
-  }
-  if (has('tck-stream-artifact-file')) {
-    await ctx.artifact({ ...fileArtifact() });
-    return ctx.complete({ message: GREETING });
-  }
-  if (has('tck-stream-')) {
-    await ctx.progress('Working on it.');
-    await ctx.artifact(textArtifact('stream-artifact', GREETING));
-    return ctx.complete({ message: GREETING });
-  }
-  if (has('test-resubscribe-message-id')) {
-    await ctx.progress('Working; subscribe to follow along.');
-    await sleep(resubscribeDelayMs, ctx.signal);
-    return ctx.complete({ message: GREETING });
-  }
+function run(ctx: SkillContext, messageId: string, scenarios: [string, Scenario][]): Promise<unknown> | unknown {
+  const match = scenarios.find(([prefix]) => messageId.startsWith(prefix));
+  if (match) return match[1](ctx, messageId);
   return ctx.text !== '' ? ctx.text : ctx.params;
+}
+
+function scenarioTable(resubscribeDelayMs: number): [string, Scenario][] {
+  const V = TCK_VALUES;
+  const table: Record<string, Scenario> = {
+    'tck-complete-task': (ctx) => ctx.complete({ message: V.greeting }),
+    'tck-artifact-text': (ctx) => ctx.complete({ artifacts: [textArtifact('text-artifact', V.artifactText)] }),
+    'tck-artifact-file': (ctx) => ctx.complete({ artifacts: [fileArtifact()] }),
+    'tck-artifact-file-url': (ctx) =>
+      ctx.complete({
+        artifacts: [
+          { artifact_id: 'file-url-artifact', name: 'file', parts: [{ url: V.fileUrl, filename: V.fileName, mediaType: V.fileMediaType }] },
+        ],
+      }),
+    'tck-artifact-data': (ctx) =>
+      ctx.complete({ artifacts: [{ artifact_id: 'data-artifact', name: 'data', parts: [{ data: { ...V.data } }] }] }),
+    'tck-message-response': (ctx) => ctx.complete({ message: V.directMessage, asMessage: true }),
+    'tck-input-required': async (ctx) => {
+      // The follow-up on the same task is itself a scenario (the TCK sends tck-complete-task): run it by its own
+      // messageId; a follow-up without a known prefix completes the task with what it said.
+      const input = await ctx.requestInput('Please provide more input.');
+      const followUp = messageIdOf(input.message);
+      const next = table[longestPrefix(followUp)];
+      if (next && !followUp.startsWith('tck-input-required')) return next(ctx, followUp);
+      return ctx.complete({ message: `Received: ${input.text}` });
+    },
+    'tck-reject-task': () => {
+      throw new SkillRejected(V.rejected);
+    },
+    'tck-stream-001': (ctx) => workArtifactComplete(ctx, V.stream001),
+    'tck-stream-002': (ctx) => ctx.complete({}),
+    'tck-stream-003': (ctx) => workArtifactComplete(ctx, V.stream003),
+    'tck-stream-ordering-001': (ctx) => workArtifactComplete(ctx, V.streamOrdering),
+    'tck-stream-artifact-text': (ctx) => workArtifactComplete(ctx, V.streamArtifactText),
+    'tck-stream-artifact-file': async (ctx) => {
+      await ctx.progress();
+      await ctx.artifact(fileArtifact());
+      return ctx.complete({});
+    },
+    'tck-stream-artifact-chunked': async (ctx) => {
+      await ctx.progress();
+      const [first, last] = V.chunks;
+      await ctx.artifact({ artifact_id: 'chunked-artifact', name: 'chunked', parts: [{ text: first }], append: false, last_chunk: false });
+      await ctx.artifact({ artifact_id: 'chunked-artifact', name: 'chunked', parts: [{ text: last }], append: true, last_chunk: true });
+      return ctx.complete({});
+    },
+    'test-resubscribe-message-id': async (ctx) => {
+      await ctx.progress();
+      await sleep(resubscribeDelayMs, ctx.signal);
+      return ctx.complete({});
+    },
+  };
+  const prefixes = Object.keys(table).sort((a, b) => b.length - a.length);
+  const longestPrefix = (messageId: string) => prefixes.find((prefix) => messageId.startsWith(prefix)) ?? '';
+  return prefixes.map((prefix) => [prefix, table[prefix]!]);
+}
+
+/** WORKING, one text artifact, COMPLETED. */
+async function workArtifactComplete(ctx: SkillContext, text: string): Promise<unknown> {
+  await ctx.progress();
+  await ctx.artifact(textArtifact('stream-artifact', text));
+  return ctx.complete({});
 }
 
 function textArtifact(id: string, text: string) {
@@ -97,7 +147,7 @@ function fileArtifact() {
   return {
     artifact_id: 'file-artifact',
     name: 'file',
-    parts: [{ raw: Buffer.from(GREETING).toString('base64'), mediaType: 'text/plain', filename: 'tck.txt' }],
+    parts: [{ raw: TCK_VALUES.fileBytes, filename: TCK_VALUES.fileName, mediaType: TCK_VALUES.fileMediaType }],
   };
 }
 
