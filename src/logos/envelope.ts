@@ -25,6 +25,21 @@ export type WireState = z.infer<typeof WireState>;
 
 export const TERMINAL_WIRE_STATES: ReadonlySet<WireState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
 
+/**
+ * Limits of the envelope schemas below, exported so the A2A edge checks a caller's request against the very same
+ * numbers before anything is forwarded (an envelope outside them would be dropped by the agent, unanswered).
+ */
+/** `id` and `task_id`: 1 to this many characters. */
+export const MAX_ID_CHARS = 128;
+/** `from`: 1 to this many characters. */
+export const MAX_FROM_CHARS = 512;
+/** `context_id`: 1 to this many characters. */
+export const MAX_CONTEXT_ID_CHARS = 256;
+/** `skill`: 1 to this many characters. */
+export const MAX_SKILL_CHARS = 256;
+/** A part's `raw`: base64, standard or URL-safe alphabet, padding optional. */
+export const BASE64_PATTERN = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
 /** A part is an A2A v1.0 Part in its JSON form: exactly one of text, raw (base64), url or data. */
 const PartCommon = {
   metadata: z.record(z.string(), z.unknown()).optional(),
@@ -33,7 +48,7 @@ const PartCommon = {
 };
 export const WirePart = z.union([
   z.object({ text: z.string(), ...PartCommon }),
-  z.object({ raw: z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'raw must be base64'), ...PartCommon }),
+  z.object({ raw: z.string().regex(BASE64_PATTERN, 'raw must be base64'), ...PartCommon }),
   z.object({ url: z.string().min(1), ...PartCommon }),
   z.object({ data: z.unknown(), ...PartCommon }),
 ]);
@@ -76,8 +91,8 @@ const Common = {
   /** Binding version; a receiver rejects versions it does not speak. */
   v: z.literal(BINDING_VERSION),
   /** Unique message id (uuid): receivers drop repeats. */
-  id: z.string().min(1).max(128),
-  task_id: z.string().min(1).max(128),
+  id: z.string().min(1).max(MAX_ID_CHARS),
+  task_id: z.string().min(1).max(MAX_ID_CHARS),
 };
 
 /**
@@ -86,7 +101,7 @@ const Common = {
  */
 const FromGateway = {
   ...Common,
-  from: z.string().min(1).max(512),
+  from: z.string().min(1).max(MAX_FROM_CHARS),
   status_key: z.string().regex(STATUS_KEY_PATTERN, 'status_key: 32 bytes, base64url without padding'),
 };
 
@@ -96,8 +111,8 @@ const FromAgent = { ...Common, seq: z.number().int().positive() };
 export const TaskRequest = z.object({
   ...FromGateway,
   type: z.literal('task_request'),
-  context_id: z.string().min(1).max(256),
-  skill: z.string().min(1).max(256),
+  context_id: z.string().min(1).max(MAX_CONTEXT_ID_CHARS),
+  skill: z.string().min(1).max(MAX_SKILL_CHARS),
   params: z.record(z.string(), z.unknown()),
   /** Price the gateway accepted, in LEZ base units as a decimal string ("0" when free). */
   lez_price: z.string().regex(/^\d+$/).default('0'),
