@@ -1,0 +1,94 @@
+/** The edge check of request params: which version's shapes, ProtoJSON aliases, the binding's limits, the wording. */
+import { describe, expect, it } from 'vitest';
+import { paramsProblem, sendParamsProblem } from '../../src/a2a/message-shape.ts';
+import { MAX_CONTEXT_ID_CHARS, MAX_ID_CHARS, MAX_SKILL_CHARS } from '../../src/logos/envelope.ts';
+
+const v1 = (message: Record<string, unknown> = {}, rest: Record<string, unknown> = {}) => ({
+  message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }], ...message },
+  ...rest,
+});
+const v03 = (message: Record<string, unknown> = {}) => ({
+  message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'hi' }], ...message },
+});
+
+describe('sendParamsProblem (v1.0 by default, as the HTTP+JSON binding calls it)', () => {
+  it('accepts every part kind with its optional fields, nulls as absent', () => {
+    expect(
+      sendParamsProblem(
+        v1({
+          parts: [
+            { text: 'a', metadata: { k: 1 } },
+            { raw: 'aGVsbG8=', filename: 'h.txt', mediaType: 'text/plain' },
+            { url: 'https://example.com/x', media_type: 'application/pdf' },
+            { data: [1, 2] },
+            { data: { skill: 'echo', params: {} } },
+          ],
+          contextId: null,
+          taskId: 't',
+          metadata: { skill: 'echo' },
+          extensions: ['urn:x'],
+          referenceTaskIds: ['r'],
+        }, { configuration: { historyLength: 0, returnImmediately: true, acceptedOutputModes: ['text/plain'] }, metadata: {}, tenant: '' }),
+      ),
+    ).toBeUndefined();
+  });
+
+  it('accepts the ProtoJSON spellings, and the numeric roles', () => {
+    expect(sendParamsProblem({ message: { message_id: 'm', role: 1, parts: [{ text: 'x' }], context_id: 'c', task_id: 't' } })).toBeUndefined();
+    expect(sendParamsProblem({ message: { message_id: 'm', role: 2, parts: [{ text: 'x' }] }, configuration: { history_length: 1, return_immediately: false } })).toBeUndefined();
+  });
+
+  it('holds ids and skills to the envelope limits, exactly', () => {
+    expect(sendParamsProblem(v1({ contextId: 'c'.repeat(MAX_CONTEXT_ID_CHARS) }))).toBeUndefined();
+    expect(sendParamsProblem(v1({ contextId: 'c'.repeat(MAX_CONTEXT_ID_CHARS + 44) }))).toBe('message.contextId: at most 256 characters (got 300)');
+    expect(sendParamsProblem(v1({ task_id: 't'.repeat(MAX_ID_CHARS + 1) }))).toBe('message.task_id: at most 128 characters (got 129)');
+    expect(sendParamsProblem(v1({ metadata: { skill: 's'.repeat(MAX_SKILL_CHARS) } }))).toBeUndefined();
+    expect(sendParamsProblem(v1({ metadata: { skill: 's'.repeat(MAX_SKILL_CHARS + 1) } }))).toBe('message.metadata.skill: at most 256 characters (got 257)');
+  });
+
+  it('checks the skill the message actually calls: the first {skill} data part wins over metadata', () => {
+    const long = 's'.repeat(300);
+    expect(sendParamsProblem(v1({ parts: [{ data: { skill: 'echo' } }], metadata: { skill: long } }))).toBeUndefined();
+    expect(sendParamsProblem(v1({ parts: [{ data: { skill: 'echo' } }, { data: { skill: long } }] }))).toBeUndefined();
+    expect(sendParamsProblem(v1({ parts: [{ data: { skill: long } }] }))).toMatch(/^message\.parts\[0\]\.data\.skill: at most 256/);
+    expect(sendParamsProblem(v1({ metadata: { skill: 5 } }))).toBeUndefined(); // not a skill name: the card's first skill is used
+  });
+
+  it('names the first problem and counts the rest', () => {
+    expect(sendParamsProblem(v1({ messageId: true, role: 123 }))).toBe('message.messageId: must be a string (got a boolean) (and 1 more problem)');
+    expect(sendParamsProblem(null)).toBe('params: must be an object (got null)');
+    expect(sendParamsProblem([])).toBe('params: must be an object (got an array)');
+  });
+
+  it('takes the v0.3 shapes when asked to', () => {
+    expect(sendParamsProblem(v03(), '0.3')).toBeUndefined();
+    expect(sendParamsProblem(v03(), '1.0')).toMatch(/^message\.role: must be one of/);
+    expect(sendParamsProblem(v1(), '0.3')).toMatch(/^message\.role: must be one of "user", "agent"/);
+  });
+});
+
+describe('paramsProblem', () => {
+  it('knows each version’s methods, and only those', () => {
+    expect(paramsProblem('1.0', 'GetTask', { id: 'x', historyLength: 2 })).toBeUndefined();
+    expect(paramsProblem('0.3', 'tasks/get', { id: 'x', historyLength: 2 })).toBeUndefined();
+    expect(paramsProblem('1.0', 'GetTask', { id: 1 })).toBe('id: must be a string (got a number)');
+    expect(paramsProblem('0.3', 'tasks/get', { id: 1 })).toBe('id: must be a string (got a number)');
+    expect(paramsProblem('1.0', 'tasks/get', { id: 1 })).toBeUndefined(); // not a v1.0 method: the binding says so
+    expect(paramsProblem('1.0', 'NoSuchMethod', 5)).toBeUndefined();
+  });
+
+  it('v0.3 message/send and message/stream share the send shape', () => {
+    expect(paramsProblem('0.3', 'message/stream', v03({ parts: [{ kind: 'data', data: { a: 1 } }] }))).toBeUndefined();
+    expect(paramsProblem('0.3', 'message/send', v03({ parts: [{ kind: 'file', file: { uri: 'https://example.com/a', name: 'a', mimeType: 'text/plain' } }] }))).toBeUndefined();
+    expect(paramsProblem('0.3', 'message/send', v03({ contextId: 'c'.repeat(257) }))).toBe('message.contextId: at most 256 characters (got 257)');
+  });
+
+  it('ListTasks: filters of the right types pass, coercible ones do not', () => {
+    expect(paramsProblem('1.0', 'ListTasks', { status: 'TASK_STATE_WORKING', pageSize: 10, includeArtifacts: true, page_token: 'x' })).toBeUndefined();
+    expect(paramsProblem('1.0', 'ListTasks', { include_artifacts: 'true' })).toBe('include_artifacts: must be true or false (got a string)');
+  });
+
+  it('GetExtendedAgentCard takes no params at all', () => {
+    expect(paramsProblem('1.0', 'GetExtendedAgentCard', undefined)).toBeUndefined();
+  });
+});
