@@ -1,6 +1,30 @@
-/** Reading a request body within a size limit, before anything parses it. */
+/** Reading a request body within a size limit, and parsing it within a nesting limit, before anything else sees it. */
 
-export type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too-large' | 'unreadable'; message: string };
+export type BodyResult =
+  | { ok: true; text: string }
+  | {
+      ok: false;
+      reason: 'too-large' | 'unreadable';
+      message: string;
+      /** The body was not read to its end, so the connection cannot carry another request: send these headers. */
+      headers: Record<string, string>;
+    };
+
+/**
+ * Headers for a response that leaves (part of) the request body unread. The server would otherwise announce a
+ * keep-alive connection and then drop it while discarding the rest; `Connection: close` says so up front.
+ */
+export const CLOSE_CONNECTION: Readonly<Record<string, string>> = Object.freeze({ Connection: 'close' });
+
+/**
+ * For a response sent before the body was read at all (an authentication or Content-Type refusal): `Connection:
+ * close` when the request declares a body, nothing when it has none.
+ */
+export function unreadBodyHeaders(request: Request): Record<string, string> {
+  const length = request.headers.get('content-length');
+  const declaresBody = request.headers.has('transfer-encoding') || (length !== null && length.trim() !== '0');
+  return declaresBody ? { ...CLOSE_CONNECTION } : {};
+}
 
 export function isJsonContentType(value: string | undefined): boolean {
   const type = value?.split(';', 1)[0]?.trim().toLowerCase();
@@ -16,6 +40,13 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
     ok: false,
     reason: 'too-large',
     message: `The request body exceeds the limit of ${maxBytes} bytes.`,
+    headers: { ...CLOSE_CONNECTION },
+  });
+  const unreadable = (error: unknown): BodyResult => ({
+    ok: false,
+    reason: 'unreadable',
+    message: `The request body could not be read: ${(error as Error).message}`,
+    headers: { ...CLOSE_CONNECTION },
   });
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) return tooLarge();
@@ -25,7 +56,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
     try {
       return { ok: true, text: await request.text() };
     } catch (error) {
-      return { ok: false, reason: 'unreadable', message: `The request body could not be read: ${(error as Error).message}` };
+      return unreadable(error);
     }
   }
   if (!request.body) return { ok: true, text: '' };
@@ -44,7 +75,52 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
       chunks.push(value);
     }
   } catch (error) {
-    return { ok: false, reason: 'unreadable', message: `The request body could not be read: ${(error as Error).message}` };
+    return unreadable(error);
   }
   return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * How deeply a request body may nest arrays and objects. A2A messages need a handful of levels plus whatever the
+ * caller's own data and metadata hold; 64 is generous for that, and keeps every recursive walk after parsing (the
+ * SDK's codecs, JSON.stringify of envelopes, the agent's decoder) far from the stack limit.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `maxDepth`, found by one pass over the text that never
+ * recurses (brackets inside strings do not count). Call it before JSON.parse: a deeply nested body is refused before
+ * anything recursive touches it.
+ */
+export function jsonTooDeep(text: string, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c /* \ */) i++;
+      else if (code === 0x22 /* " */) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
+      if (++depth > maxDepth) return true;
+    } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+export type JsonResult = { ok: true; value: unknown } | { ok: false; reason: 'too-deep' | 'not-json'; message: string };
+
+/** JSON.parse behind the depth check: what both HTTP bindings use on a request body. */
+export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonResult {
+  if (jsonTooDeep(text, maxDepth)) {
+    return { ok: false, reason: 'too-deep', message: `The body nests arrays and objects more than ${maxDepth} levels deep.` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: 'not-json', message: `The body is not valid JSON (${(error as Error).message}).` };
+  }
 }

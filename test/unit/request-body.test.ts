@@ -1,0 +1,70 @@
+/** Reading and parsing request bodies: the depth check that runs before JSON.parse, and the connection headers. */
+import { describe, expect, it } from 'vitest';
+import { CLOSE_CONNECTION, MAX_JSON_DEPTH, jsonTooDeep, parseJsonBody, readBody, unreadBodyHeaders } from '../../src/a2a/request-body.ts';
+
+const nested = (levels: number, open = '[', close = ']') => open.repeat(levels) + close.repeat(levels);
+
+describe('jsonTooDeep', () => {
+  it('counts arrays and objects alike, up to the limit inclusive', () => {
+    expect(jsonTooDeep(nested(MAX_JSON_DEPTH))).toBe(false);
+    expect(jsonTooDeep(nested(MAX_JSON_DEPTH + 1))).toBe(true);
+    expect(jsonTooDeep('{"a":{"b":{"c":[1]}}}', 4)).toBe(false);
+    expect(jsonTooDeep('{"a":{"b":{"c":[1]}}}', 3)).toBe(true);
+  });
+
+  it('siblings do not add up', () => {
+    expect(jsonTooDeep(`[${Array.from({ length: 1_000 }, () => '[[]]').join(',')}]`, 3)).toBe(false);
+  });
+
+  it('ignores brackets in strings, escaped quotes included', () => {
+    expect(jsonTooDeep(JSON.stringify({ text: '[{'.repeat(1_000) }), 2)).toBe(false);
+    expect(jsonTooDeep(JSON.stringify({ text: 'say \\"[[[\\" and "[[["' }), 1)).toBe(false);
+    expect(jsonTooDeep(JSON.stringify(['\\', [[]]]), 2)).toBe(true);
+  });
+
+  it('handles a million levels without recursing', () => {
+    expect(jsonTooDeep(nested(1_000_000))).toBe(true);
+  });
+});
+
+describe('parseJsonBody', () => {
+  it('parses what is within the limit', () => {
+    expect(parseJsonBody('{"a":[1,{"b":null}]}')).toEqual({ ok: true, value: { a: [1, { b: null }] } });
+  });
+
+  it('refuses excessive depth before parsing, naming the limit', () => {
+    const result = parseJsonBody(nested(5_000));
+    expect(result).toMatchObject({ ok: false, reason: 'too-deep' });
+    expect(!result.ok && result.message).toMatch(/more than 64 levels/);
+  });
+
+  it('reports JSON that does not parse', () => {
+    expect(parseJsonBody('{"a":')).toMatchObject({ ok: false, reason: 'not-json' });
+  });
+});
+
+describe('connection headers for unread bodies', () => {
+  const request = (headers: Record<string, string>, body?: string) => new Request('http://127.0.0.1/', { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
+
+  it('Connection: close when the request declares a body', () => {
+    expect(unreadBodyHeaders(request({ 'Content-Length': '12' }))).toEqual(CLOSE_CONNECTION);
+    expect(unreadBodyHeaders(request({ 'Transfer-Encoding': 'chunked' }))).toEqual(CLOSE_CONNECTION);
+  });
+
+  it('nothing when it has none', () => {
+    expect(unreadBodyHeaders(request({ 'Content-Length': '0' }))).toEqual({});
+    expect(unreadBodyHeaders(new Request('http://127.0.0.1/'))).toEqual({});
+  });
+
+  it('readBody: a refusal carries Connection: close, a read body does not need it', async () => {
+    const tooLarge = await readBody(request({ 'Content-Length': '100' }, 'x'.repeat(100)), 10);
+    expect(tooLarge).toMatchObject({ ok: false, reason: 'too-large', headers: CLOSE_CONNECTION });
+    const streamed = new Request('http://127.0.0.1/', {
+      method: 'POST',
+      body: new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('x'.repeat(100))), c.close()) }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(await readBody(streamed, 10)).toMatchObject({ ok: false, reason: 'too-large', headers: CLOSE_CONNECTION });
+    expect(await readBody(request({ 'Content-Length': '2' }, '{}'), 10)).toEqual({ ok: true, text: '{}' });
+  });
+});
