@@ -1,12 +1,17 @@
 /**
  * The operator's API: tasks held above the spending limits, approved or rejected by hand. Bearer-token protected;
- * disabled when no token is configured.
+ * disabled when no token is configured. Not for browsers on other origins: no response here carries CORS headers
+ * (and preflights under /admin are granted nothing, responses.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { TaskEngine } from '../bridge/task-engine.ts';
 import type { ApprovalStatus, PaymentStore } from '../store/payment-store.ts';
-import { httpError, jsonResponse } from './responses.ts';
+import { httpError as corsHttpError, jsonResponse as corsJsonResponse } from './responses.ts';
+
+const httpError = (status: number, name: string, message: string, headers: Record<string, string> = {}) =>
+  corsHttpError(status, name, message, headers, 'none');
+const jsonResponse = (json: unknown, status = 200) => corsJsonResponse(json, status, {}, 'none');
 
 export interface AdminOptions {
   token: string | undefined;
