@@ -7,10 +7,10 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { toJsonRpcError } from '@a2a-js/sdk/errors';
 import type { Context } from 'hono';
 import { negotiateVersion, unsupportedVersionMessage, VERSION_HEADER, type ProtocolVersion } from './protocol-version.ts';
-import { contentTypeMessage, isJsonContentType, readBody } from './request-body.ts';
+import { contentTypeMessage, isJsonContentType, MAX_JSON_DEPTH, parseJsonBody, readBody, unreadBodyHeaders } from './request-body.ts';
 import { jsonResponse, respond } from './responses.ts';
 import { sseResponse } from './sse.ts';
-import { SEND_METHODS, sendParamsProblem } from './message-shape.ts';
+import { paramsProblem } from './message-shape.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import type { ApiKeys } from './api-keys.ts';
 
@@ -36,14 +36,20 @@ export const JSON_RPC = {
   VERSION_NOT_SUPPORTED: -32009,
 } as const;
 
-export function jsonRpcError(id: JsonRpcId, code: number, message: string, status = 200): Response {
-  return jsonResponse({ jsonrpc: '2.0', id, error: { code, message } }, status);
+export function jsonRpcError(id: JsonRpcId, code: number, message: string, status = 200, headers: Record<string, string> = {}): Response {
+  return jsonResponse({ jsonrpc: '2.0', id, error: { code, message } }, status, headers);
 }
+
+const INTERNAL_ERROR = -32603;
+/** What a caller is told of an internal error; what went wrong is logged, never sent (it may describe internals). */
+export const INTERNAL_ERROR_MESSAGE = 'Internal error; the gateway logged the details.';
 
 export interface JsonRpcBindingOptions {
   maxBodyBytes: number;
   heartbeatMs: number;
   apiKeys: ApiKeys;
+  /** Where the details of internal errors go (default: console.error). */
+  log?: (message: string, error?: unknown) => void;
 }
 
 /** One agent's JSON-RPC endpoint, both protocol versions. */
@@ -60,30 +66,37 @@ export class JsonRpcBinding {
   }
 
   async handle(c: Context): Promise<Response> {
+    // Refusals before the body is read say Connection: close (unreadBodyHeaders): the unread rest of the body
+    // would otherwise be discarded behind a connection announced as reusable.
     const auth = this.options.apiKeys.authenticate(c);
-    if (!auth.ok) return jsonRpcError(null, JSON_RPC.INVALID_REQUEST, auth.message, 401);
+    if (!auth.ok) return jsonRpcError(null, JSON_RPC.INVALID_REQUEST, auth.message, 401, unreadBodyHeaders(c.req.raw));
     const contentType = c.req.header('content-type');
     if (!isJsonContentType(contentType)) {
-      return jsonRpcError(null, JSON_RPC.CONTENT_TYPE_NOT_SUPPORTED, contentTypeMessage(contentType));
+      return jsonRpcError(null, JSON_RPC.CONTENT_TYPE_NOT_SUPPORTED, contentTypeMessage(contentType), 200, unreadBodyHeaders(c.req.raw));
     }
     const body = await readBody(c.req.raw, this.options.maxBodyBytes);
-    if (!body.ok) return jsonRpcError(null, JSON_RPC.INVALID_REQUEST, body.message, body.reason === 'too-large' ? 413 : 400);
+    if (!body.ok) {
+      return jsonRpcError(null, JSON_RPC.INVALID_REQUEST, body.message, body.reason === 'too-large' ? 413 : 400, body.headers);
+    }
     const negotiated = negotiateVersion(requestedVersionOf(c));
     if (!negotiated.ok) return jsonRpcError(null, JSON_RPC.VERSION_NOT_SUPPORTED, unsupportedVersionMessage(negotiated.requested));
 
-    let request: unknown;
-    try {
-      request = JSON.parse(body.text);
-    } catch (error) {
-      return jsonRpcError(null, JSON_RPC.PARSE_ERROR, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
+    const parsed = parseJsonBody(body.text);
+    if (!parsed.ok) {
+      return parsed.reason === 'too-deep'
+        ? jsonRpcError(null, JSON_RPC.INVALID_REQUEST, `Invalid request: the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`)
+        : jsonRpcError(null, JSON_RPC.PARSE_ERROR, `Parse error: ${parsed.message.charAt(0).toLowerCase()}${parsed.message.slice(1)}`);
     }
+    const request = parsed.value;
     const invalid = envelopeProblem(request);
     if (invalid) return jsonRpcError(idOf(request), JSON_RPC.INVALID_REQUEST, `Invalid request: ${invalid}.`);
-    const rpc = request as { id?: JsonRpcId; method: string };
+    const rpc = request as { id?: JsonRpcId; method: string; params?: unknown };
     const id = rpc.id ?? null;
     const wrongVersion = methodHint(rpc.method, negotiated.version);
     if (wrongVersion) return jsonRpcError(id, JSON_RPC.METHOD_NOT_FOUND, wrongVersion);
-    const badParams = SEND_METHODS.has(rpc.method) ? sendParamsProblem((request as { params?: unknown }).params) : undefined;
+    const badParams = Array.isArray(rpc.params)
+      ? 'params must be an object of named members, not an array'
+      : paramsProblem(negotiated.version, rpc.method, rpc.params);
     if (badParams) return jsonRpcError(id, JSON_RPC.INVALID_PARAMS, `Invalid params: ${badParams}.`);
 
     const abort = new AbortController();
@@ -92,20 +105,38 @@ export class JsonRpcBinding {
     const result = await transport.handle(request as Record<string, unknown>, context);
     const headers = responseHeaders(context, negotiated.version);
     if (!isAsyncGenerator(result)) {
-      const status = (result as { error?: { code?: number } }).error?.code === -32603 ? 500 : 200;
-      return respond(JSON.stringify(result), status, { 'Content-Type': 'application/json', ...headers });
+      const response = result as { error?: { code?: number; message?: string } };
+      if (response.error?.code !== INTERNAL_ERROR) {
+        return respond(JSON.stringify(result), 200, { 'Content-Type': 'application/json', ...headers });
+      }
+      this.logInternal(rpc.method, response.error.message);
+      return jsonResponse({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, 500, headers);
     }
+    const errorBody = (error: unknown) => ({ jsonrpc: '2.0', id, error: this.publicError(rpc.method, error) });
     return sseResponse(
       result,
       {
         heartbeatMs: this.options.heartbeatMs,
         format: (event) => event,
-        formatError: (error) => ({ jsonrpc: '2.0', id, error: toJsonRpcError(error) }),
+        formatError: errorBody,
         headers,
         onCancel: () => abort.abort(),
       },
-      (error) => jsonResponse({ jsonrpc: '2.0', id, error: toJsonRpcError(error) }, 200, headers),
+      (error) => jsonResponse(errorBody(error), 200, headers),
     );
+  }
+
+  /** A JSON-RPC error object for what a handler threw, with an internal error's own words kept out of it. */
+  private publicError(method: string, error: unknown): ReturnType<typeof toJsonRpcError> {
+    const mapped = toJsonRpcError(error);
+    if (mapped.code !== INTERNAL_ERROR) return mapped;
+    this.logInternal(method, error);
+    return { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE };
+  }
+
+  private logInternal(method: string, detail: unknown): void {
+    const log = this.options.log ?? ((message: string, error?: unknown) => console.error(message, error ?? ''));
+    log(`internal error while serving JSON-RPC ${method}`, detail);
   }
 }
 
@@ -118,7 +149,8 @@ function envelopeProblem(request: unknown): string | undefined {
   if ('id' in rpc && !(typeof rpc.id === 'string' || Number.isInteger(rpc.id) || rpc.id === null)) {
     return '"id" must be a string, an integer or null';
   }
-  if ('params' in rpc && (typeof rpc.params !== 'object' || rpc.params === null || Array.isArray(rpc.params))) {
+  // An array is a well-formed JSON-RPC request whose params A2A cannot take: that is -32602, checked later.
+  if ('params' in rpc && (typeof rpc.params !== 'object' || rpc.params === null)) {
     return '"params" must be an object';
   }
   return undefined;
