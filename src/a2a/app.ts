@@ -95,7 +95,7 @@ export function createApp(options: AppOptions): Hono {
     return endpoint.rest.handle(c, match.route);
   };
 
-  app.options('*', () => preflightResponse());
+  app.options('*', (c) => preflightResponse(c.req.path));
 
   app.get('/health', () =>
     jsonResponse({ status: 'ok', agents: options.directory.all().length, activeTasks: options.engine.activeTaskCount }),
