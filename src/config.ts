@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DEFAULT_DISCOVERY_TOPIC } from './logos/discovery.ts';
+import { parseNetwork } from './push/address-policy.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveMs = z.coerce.number().int().positive();
@@ -81,6 +82,11 @@ export const GatewayConfig = z
     pushAllowPrivate: z
       .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
       .default(false),
+    /** CIDR networks whose webhook receivers are allowed although not public (the operator's own network). */
+    pushAllowNetworks: z
+      .union([z.array(z.string()), z.string().transform((list) => list.split(',').map((item) => item.trim()).filter(Boolean))])
+      .pipe(z.array(z.string().refine(isNetwork, 'a CIDR network such as 10.20.0.0/16 or fd00:1::/64')))
+      .default([]),
     /** The Logos network: an embedded Waku relay node (default), or the in-process memory network. */
     transport: z.discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig]).prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
@@ -123,6 +129,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_CARD_SHAPE: 'cardShape',
   LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
   LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
+  LOGOS_A2A_PUSH_ALLOW_NETWORKS: 'pushAllowNetworks',
 };
 
 export class ConfigError extends Error {
@@ -204,4 +211,13 @@ function paymentsEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<
 
 export function publicBaseUrlOf(config: GatewayConfig, boundPort: number): string {
   return config.publicBaseUrl ?? `http://localhost:${boundPort}`;
+}
+
+function isNetwork(cidr: string): boolean {
+  try {
+    parseNetwork(cidr);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -28,6 +28,8 @@ import { loadOrCreateKey } from './logos/key-file.ts';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { TaskStore } from './store/task-store.ts';
+import { SqlitePushStore } from './store/sqlite-push-store.ts';
+import { PushNotificationService } from './push/push-service.ts';
 
 export interface Gateway {
   readonly app: Hono;
@@ -36,6 +38,7 @@ export interface Gateway {
   readonly directory: AgentDirectory;
   readonly discovery: DiscoveryListener;
   readonly network: LogosNetwork;
+  readonly push: PushNotificationService;
   /** Where the gateway is reachable, once listening. */
   readonly url: string;
   readonly port: number;
@@ -116,8 +119,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
         },
       })
     : undefined;
+  const pushStore = new SqlitePushStore(config.database);
+  const push = new PushNotificationService(pushStore, {
+    allowPrivate: config.pushAllowPrivate,
+    allowNetworks: config.pushAllowNetworks,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
   const engine = new TaskEngine({
     store,
+    onChange: (change) => push.notify(change.task, change.events),
     transport,
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
@@ -126,9 +136,11 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     ...(deps.log ? { log: deps.log } : {}),
   });
   await engine.start();
+  push.start();
   const discovery = new DiscoveryListener(transport, directory, config.discoveryTopic, (address) => engine.agentRestarted(address));
   discovery.start();
 
+  const shutdown = new AbortController();
   // The public URL depends on the bound port when port 0 asks for any free one, so listen first.
   let app: Hono | undefined;
   const server: ServerType = await new Promise((resolve) => {
@@ -150,6 +162,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     cardSigningKey: { alg: 'ES256', secretKey: cardSigningSecret(config), jku: `${url}${JWKS_PATH}` },
     apiKeys: new ApiKeys(config.apiKeys),
     ...(payments ? { payments: paymentStore } : {}),
+    shutdown: shutdown.signal,
+    push,
   });
 
   return {
@@ -159,20 +173,41 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     directory,
     discovery,
     network,
+    push,
     url,
     port,
     async stop() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      // Drain first: calls in flight answer with their task as it stands and streams end, then the server closes.
+      shutdown.abort();
+      await closeServer(server, config.shutdownGraceMs);
       discovery.stop();
       await engine.stop();
+      // Deliveries not made by now stay in the outbox for the next start.
+      await push.stop(config.shutdownGraceMs);
       await Promise.all(ownAgents.map((agent) => agent.stop()));
       await network.stop();
       await store.close();
       paymentStore.close();
       directoryStore.close();
+      pushStore.close();
     },
   };
+}
+
+/**
+ * Stops accepting connections and waits for the open ones to finish, closing each as it goes idle (a stream that
+ * just ended leaves a keep-alive connection behind), for at most `graceMs`; then cuts whatever is left.
+ */
+function closeServer(server: ServerType, graceMs: number): Promise<void> {
+  const http = server as ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+  return new Promise<void>((resolve) => {
+    const sweep = setInterval(() => http.closeIdleConnections?.(), 50);
+    const deadline = setTimeout(() => http.closeAllConnections?.(), graceMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve();
+    });
+    http.closeIdleConnections?.();
+  });
 }

@@ -12,6 +12,7 @@ import type { TaskStore } from '../store/task-store.ts';
 import { cardDocument, cardResponse, type CardDocument } from './agent-card-response.ts';
 import { JsonRpcBinding } from './jsonrpc.ts';
 import { matchRestRoute, RestBinding } from './rest.ts';
+import { LegacyRestBinding, matchLegacyRestRoute } from './rest-v03.ts';
 import { httpError, jsonResponse, preflightResponse, respond } from './responses.ts';
 import { mountAdmin } from './admin.ts';
 import { agentsIndex } from './agents-index.ts';
@@ -21,6 +22,7 @@ import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, type Card
 import { servedCards, type CardShape } from './served-cards.ts';
 import { logosSignatureParams } from '../logos/card-signature.ts';
 import type { PaymentStore } from '../store/payment-store.ts';
+import type { PushNotificationService } from '../push/push-service.ts';
 
 export interface AppOptions {
   directory: AgentDirectory;
@@ -41,6 +43,13 @@ export interface AppOptions {
   /** The operator API's bearer token; the API is off without one. */
   adminToken?: string;
   payments?: PaymentStore;
+  /**
+   * Aborted when the gateway starts to shut down: /readyz turns 503, new calls get 503 with Retry-After, blocking
+   * calls in flight return their task as it stands and open streams end with its current status.
+   */
+  shutdown?: AbortSignal;
+  /** Push notifications (the config methods and webhooks); absent: they answer PushNotificationNotSupported. */
+  push?: PushNotificationService;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -48,6 +57,8 @@ interface AgentEndpoint {
   card: CardDocument;
   jsonRpc: JsonRpcBinding;
   rest: RestBinding;
+  /** The v0.3 HTTP+JSON binding, under /v1/ (the v1.0 paths never start with it). */
+  legacyRest: LegacyRestBinding;
 }
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
@@ -67,12 +78,16 @@ export function createApp(options: AppOptions): Hono {
   const endpointFor = (entry: DirectoryEntry, baseUrl: string): AgentEndpoint => {
     const cached = endpoints.get(baseUrl);
     if (cached && cached.entry === entry) return cached.endpoint;
-    const handler = new LogosAgentRequestHandler(entry, options.engine, options.store, baseUrl);
+    const handler = new LogosAgentRequestHandler(entry, options.engine, options.store, baseUrl, {
+      ...(options.shutdown ? { shutdown: options.shutdown } : {}),
+      ...(options.push ? { push: options.push } : {}),
+    });
     const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs, apiKeys };
     const endpoint: AgentEndpoint = {
       card: cardDocument(cardsOf(entry, baseUrl), options.cardShape ?? 'union', entry.updatedAt),
       jsonRpc: new JsonRpcBinding(handler, bindingOptions),
       rest: new RestBinding(handler, bindingOptions),
+      legacyRest: new LegacyRestBinding(handler, bindingOptions),
     };
     endpoints.set(baseUrl, { entry, endpoint });
     return endpoint;
@@ -89,17 +104,30 @@ export function createApp(options: AppOptions): Hono {
       if (method === 'POST') return endpoint.jsonRpc.handle(c);
       return notFound(`POST JSON-RPC requests here; the agent card is at ${baseUrl}/.well-known/agent-card.json.`);
     }
+    const legacy = matchLegacyRestRoute(method, path);
+    if (legacy) return 'allow' in legacy ? methodNotAllowed(legacy.allow) : endpoint.legacyRest.handle(c, legacy.route);
     const match = matchRestRoute(method, path);
     if (!match) return notFound(`No route ${method} ${path} for agent "${entry.id}". See ${options.publicBaseUrl}/openapi.json.`);
     if ('allow' in match) return methodNotAllowed(match.allow);
     return endpoint.rest.handle(c, match.route);
   };
 
-  app.options('*', (c) => preflightResponse(c.req.path));
-
+  const draining = () => options.shutdown?.aborted === true;
+  // Probes answer while draining (that is how a load balancer learns of it); everything else is refused then.
+  app.get('/livez', () => jsonResponse({ status: 'ok' }));
+  app.get('/readyz', () => (draining() ? httpError(503, 'UNAVAILABLE', 'The gateway is shutting down.') : jsonResponse({ status: 'ready' })));
   app.get('/health', () =>
-    jsonResponse({ status: 'ok', agents: options.directory.all().length, activeTasks: options.engine.activeTaskCount }),
+    jsonResponse({ status: draining() ? 'draining' : 'ok', agents: options.directory.all().length, activeTasks: options.engine.activeTaskCount }),
   );
+  app.use('*', async (c, next) => {
+    if (!draining()) return next();
+    return httpError(503, 'UNAVAILABLE', 'The gateway is shutting down; retry in a moment (another replica, or this one after its restart).', {
+      'Retry-After': '5',
+      Connection: 'close',
+    });
+  });
+
+  app.options('*', (c) => preflightResponse(c.req.path));
 
   const openapi = loadOpenApi(options.publicBaseUrl);
   app.get('/openapi.json', () => respond(openapi, 200, { 'Content-Type': 'application/json' }));

@@ -5,6 +5,7 @@
 import {
   CancelTaskRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   ListTasksResponse,
   SendMessageRequest,
@@ -12,6 +13,7 @@ import {
   StreamResponse,
   SubscribeToTaskRequest,
   Task,
+  TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import {
   ContentTypeNotSupportedError,
@@ -31,6 +33,7 @@ import { contentTypeMessage, isJsonContentType, readBody } from './request-body.
 import { jsonResponse } from './responses.ts';
 import { sseResponse } from './sse.ts';
 import { sendParamsProblem } from './message-shape.ts';
+import { pushConfigProblem } from './push-config-shape.ts';
 
 type Route =
   | { name: 'send' | 'stream' | 'list' | 'extendedCard' }
@@ -175,11 +178,25 @@ export class RestBinding {
         return ok(Task.toJSON(await this.handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.taskId }), context)));
       case 'subscribe':
         return this.stream(this.handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id: route.taskId }), context), abort);
-      case 'pushConfigs':
-        return ok(await this.handler.listTaskPushNotificationConfigs({ tenant: '', taskId: route.taskId, pageSize: 0, pageToken: '' }, context));
-      case 'pushConfig':
-        await this.handler.getTaskPushNotificationConfig({ tenant: '', taskId: route.taskId, id: route.configId }, context);
-        return ok({});
+      case 'pushConfigs': {
+        if (c.req.method === 'GET') {
+          const listed = await this.handler.listTaskPushNotificationConfigs({ tenant: '', taskId: route.taskId, pageSize: 0, pageToken: '' }, context);
+          return ok({ ...(ListTaskPushNotificationConfigsResponse.toJSON(listed) as object), configs: listed.configs.map((config) => TaskPushNotificationConfig.toJSON(config)), nextPageToken: listed.nextPageToken });
+        }
+        const body = await this.jsonBody(c);
+        const problem = pushConfigProblem(body);
+        if (problem) throw new RequestMalformedError(`Invalid push notification config: ${problem}.`);
+        const config = TaskPushNotificationConfig.fromJSON({ ...(body as object), taskId: route.taskId });
+        return ok(TaskPushNotificationConfig.toJSON(await this.handler.createTaskPushNotificationConfig(config, context)));
+      }
+      case 'pushConfig': {
+        const params = { tenant: '', taskId: route.taskId, id: route.configId };
+        if (c.req.method === 'DELETE') {
+          await this.handler.deleteTaskPushNotificationConfig(params, context);
+          return ok({});
+        }
+        return ok(TaskPushNotificationConfig.toJSON(await this.handler.getTaskPushNotificationConfig(params, context)));
+      }
       case 'extendedCard':
         await this.handler.getAuthenticatedExtendedAgentCard({ tenant: '' }, context);
         return ok({});

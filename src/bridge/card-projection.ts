@@ -80,7 +80,7 @@ export function projectCard(card: LogosAgentCard, baseUrl: string, logosParams: 
     ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
     capabilities: {
       streaming: card.capabilities.streaming,
-      pushNotifications: false,
+      pushNotifications: true,
       extendedAgentCard: false,
       extensions: [...card.extensions, logosExtension(card, logosParams), ...clientPaysExtension(card)],
     },
@@ -109,7 +109,7 @@ export function projectLegacyCard(card: LogosAgentCard, baseUrl: string, logosPa
     ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
     capabilities: {
       streaming: card.capabilities.streaming,
-      pushNotifications: false,
+      pushNotifications: true,
       stateTransitionHistory: false,
       extensions: [...card.extensions, logosExtension(card, logosParams), ...clientPaysExtension(card)],
     },

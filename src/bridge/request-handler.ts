@@ -33,13 +33,25 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { skillPrice } from '../logos/card.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
 import { AsyncQueue } from './async-queue.ts';
+import { PushConfigError, type PushNotificationService } from '../push/push-service.ts';
+import type { PushConfigRecord } from '../store/push-store.ts';
 import { CLIENT_PAYMENT_PAYLOAD, CLIENT_PAYS_EXTENSION, clientPaymentOf } from './client-pays.ts';
 import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
 import { projectCard } from './card-projection.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange, TaskEngine } from './task-engine.ts';
-import { directAnswer, snapshotTask, stateName } from './task-events.ts';
+import { directAnswer, snapshotTask, stateName, statusEvent } from './task-events.ts';
+
+export interface RequestHandlerOptions {
+  /** Push notifications; absent: the config methods answer PushNotificationNotSupported. */
+  push?: PushNotificationService;
+  /**
+   * Aborted when the gateway starts shutting down: blocking calls then return their task as it stands and streams
+   * end with its current status, so clients resubscribe (elsewhere, or after the restart) instead of being cut off.
+   */
+  shutdown?: AbortSignal;
+}
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
@@ -50,10 +62,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   private readonly engine: TaskEngine;
   private readonly store: TaskStore;
 
-  constructor(agent: DirectoryEntry, engine: TaskEngine, store: TaskStore, baseUrl: string) {
+  private readonly options: RequestHandlerOptions;
+
+  constructor(agent: DirectoryEntry, engine: TaskEngine, store: TaskStore, baseUrl: string, options: RequestHandlerOptions = {}) {
     this.agent = agent;
     this.engine = engine;
     this.store = store;
+    this.options = options;
     this.card = AgentCard.fromJSON(projectCard(agent.card, baseUrl));
   }
 
@@ -79,12 +94,19 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       }
     };
     const returnImmediately = params.configuration?.returnImmediately ?? false;
-    const submitted = await this.submit(message, returnImmediately ? undefined : listener, callerOf(context), this.clientPays(context));
+    const submitted = await this.submit(message, context, {
+      ...(returnImmediately ? {} : { listener }),
+      pushConfig: params.configuration?.taskPushNotificationConfig,
+    });
     if (returnImmediately) return withHistoryLength(submitted, params.configuration?.historyLength);
+    const stopWaiting = onAbort(this.options.shutdown, async () =>
+      resolveOutcome(snapshotTask((await this.engine.getTask(this.agent.id, submitted.id)) ?? submitted)),
+    );
     try {
       const result = await outcome;
       return 'messageId' in result ? result : withHistoryLength(result, params.configuration?.historyLength);
     } finally {
+      stopWaiting();
       this.engine.unlisten(submitted.id, listener);
     }
   }
@@ -94,33 +116,37 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const message = this.checkSend(params, context);
     const queue = new AsyncQueue<TaskChange>();
     callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
+    const stopWaiting = onAbort(this.options.shutdown, () => queue.close());
     const listener = (change: TaskChange) => queue.push({ ...change, task: snapshotTask(change.task) });
-    const submitted = await this.submit(message, listener, callerOf(context), this.clientPays(context));
+    let taskId: string | undefined;
     try {
-      let first = true;
+      if (message.taskId) {
+        // A follow-up: the task as it is now, working again, once the engine took the input.
+        taskId = (await this.submit(message, context, { listener, pushConfig: params.configuration?.taskPushNotificationConfig })).id;
+        const first = await queue[Symbol.asyncIterator]().next();
+        if (first.done) return;
+        yield { payload: { $case: 'task', value: first.value.task } };
+        if (endsStream(first.value.task)) return;
+      } else {
+        // A new task: the Task as submitted goes out as soon as it is on disk, before any payment or agent reply, so
+        // the client has its task id and an open stream at once. (An agent's direct answer therefore arrives on a
+        // stream as the task's final status; blocking SendMessage still returns it as a Message.)
+        let onRecorded!: (task: Task) => void;
+        const recorded = new Promise<Task>((resolve) => (onRecorded = resolve));
+        const submission = this.submit(message, context, { listener, onRecorded, pushConfig: params.configuration?.taskPushNotificationConfig });
+        const submitted = await Promise.race([recorded, submission]);
+        taskId = submitted.id;
+        yield { payload: { $case: 'task', value: submitted } };
+        await submission;
+      }
       for await (const change of queue) {
-        if (first) {
-          first = false;
-          const direct = message.taskId ? undefined : directAnswer(change);
-          if (direct) {
-            yield { payload: { $case: 'message', value: direct } };
-            return;
-          }
-          if (message.taskId) {
-            // A follow-up: the task as it is now, working again.
-            yield { payload: { $case: 'task', value: change.task } };
-          } else {
-            // A new task: the task as submitted, then what the agent's first reply did to it.
-            yield { payload: { $case: 'task', value: submitted } };
-            yield* change.events;
-          }
-        } else {
-          yield* change.events;
-        }
+        yield* change.events;
         if (endsStream(change.task)) return;
       }
+      yield* this.finalStatusOnShutdown(taskId);
     } finally {
-      this.engine.unlisten(submitted.id, listener);
+      stopWaiting();
+      if (taskId) this.engine.unlisten(taskId, listener);
       queue.close();
     }
   }
@@ -181,6 +207,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
     const queue = new AsyncQueue<TaskChange>();
     callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
+    const stopWaiting = onAbort(this.options.shutdown, () => queue.close());
     const handle = this.engine.listen(this.agent.id, id, (change) => queue.push({ ...change, task: snapshotTask(change.task) }));
     if (!handle) {
       const task = await this.engine.getTask(this.agent.id, id);
@@ -188,35 +215,65 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError(`Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`);
     }
     try {
+      // A subscription follows the task to its end: unlike a send's stream it stays open while the task waits for
+      // input, so the subscriber sees the follow-up's work and the terminal state.
       yield { payload: { $case: 'task', value: handle.task } };
-      if (endsStream(handle.task)) return;
       for await (const change of queue) {
         yield* change.events;
-        if (endsStream(change.task)) return;
+        if (isTerminal(change.task.status?.state)) return;
       }
+      yield* this.finalStatusOnShutdown(id);
     } finally {
+      stopWaiting();
       handle.stop();
       queue.close();
     }
   }
 
-  async createTaskPushNotificationConfig(_p: TaskPushNotificationConfig, _c: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    throw pushNotSupported();
+  /** A stream cut short by shutdown ends with the task's current status: not terminal, so the client resubscribes. */
+  private async *finalStatusOnShutdown(taskId: string | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+    if (!this.options.shutdown?.aborted || !taskId) return;
+    const task = await this.engine.getTask(this.agent.id, taskId);
+    if (task) yield statusEvent(task);
   }
 
-  async getTaskPushNotificationConfig(_p: GetTaskPushNotificationConfigRequest, _c: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    throw pushNotSupported();
+  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    const push = this.requirePush();
+    const taskId = requireId(params.taskId);
+    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
+    try {
+      return wireConfig(push.createConfig(pushConfigInput(params, taskId, context)));
+    } catch (error) {
+      if (error instanceof PushConfigError) throw new RequestMalformedError(`Push notification config: ${error.message}.`);
+      throw error;
+    }
+  }
+
+  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    const push = this.requirePush();
+    const taskId = requireId(params.taskId);
+    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
+    const config = push.getConfig(taskId, params.id);
+    if (!config) throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${params.id}".`);
+    return wireConfig(config);
   }
 
   async listTaskPushNotificationConfigs(
-    _p: ListTaskPushNotificationConfigsRequest,
-    _c: ServerCallContext,
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    throw pushNotSupported();
+    const push = this.requirePush();
+    const taskId = requireId(params.taskId);
+    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
+    // A task has a handful of webhooks at most: one page holds them all.
+    return { configs: push.listConfigs(taskId).map(wireConfig), nextPageToken: '' };
   }
 
-  async deleteTaskPushNotificationConfig(_p: DeleteTaskPushNotificationConfigRequest, _c: ServerCallContext): Promise<void> {
-    throw pushNotSupported();
+  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    const push = this.requirePush();
+    const taskId = requireId(params.taskId);
+    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
+    if (!push.deleteConfig(taskId, params.id)) throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${params.id}".`);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -230,7 +287,11 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (message.parts.some((part) => !part.content)) {
       throw new RequestMalformedError('Each part needs exactly one of text, raw, url or data.');
     }
-    if (params.configuration?.taskPushNotificationConfig) throw pushNotSupported();
+    const pushConfig = params.configuration?.taskPushNotificationConfig;
+    if (pushConfig) {
+      const problem = this.requirePush().configProblem(pushConfigInput(pushConfig, '', context));
+      if (problem) throw new RequestMalformedError(`configuration.taskPushNotificationConfig: ${problem}.`);
+    }
     const requested = new Set(context.requestedExtensions ?? []);
     for (const extension of this.agent.card.extensions) {
       if (extension.required && !requested.has(extension.uri)) {
@@ -246,14 +307,29 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   /** A new task, or a follow-up to one waiting for input. */
   private async submit(
     message: Message,
-    listener: ((change: TaskChange) => void) | undefined,
-    caller: string | undefined,
-    clientPays = false,
+    context: ServerCallContext,
+    extras: {
+      listener?: (change: TaskChange) => void;
+      onRecorded?: (task: Task) => void;
+      /** A webhook the send asked for (configuration.taskPushNotificationConfig), already checked by checkSend. */
+      pushConfig?: TaskPushNotificationConfig | undefined;
+    },
   ): Promise<Task> {
+    const caller = callerOf(context);
+    const clientPays = this.clientPays(context);
+    const { listener, pushConfig } = extras;
+    const push = pushConfig ? this.requirePush() : undefined;
     if (!message.taskId) {
       const call = toSkillCall(message, this.agent.card);
       return this.engine.createTask({
         ...(clientPays ? { clientPays } : {}),
+        // The webhook is attached before the request leaves, so it cannot miss the agent's first reply; it hears
+        // of the task itself once the task is on disk.
+        ...(push && pushConfig ? { onCreated: (task: Task) => push.createConfig(pushConfigInput(pushConfig, task.id, context)) } : {}),
+        onRecorded: (task: Task) => {
+          push?.notify(task, [{ payload: { $case: 'task', value: task } }]);
+          extras.onRecorded?.(task);
+        },
         agentId: this.agent.id,
         agentAddress: this.agent.address,
         message,
@@ -275,6 +351,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (this.engine.awaitsApproval(this.agent.id, task.id)) {
       throw new UnsupportedOperationError(`Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`);
     }
+    if (push && pushConfig) push.createConfig(pushConfigInput(pushConfig, task.id, context));
     if (this.engine.awaitsClientPayment(this.agent.id, task.id)) {
       const payment = clientPaymentOf(message.metadata);
       if (!payment) {
@@ -306,6 +383,11 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return true;
   }
 
+  private requirePush(): PushNotificationService {
+    if (!this.options.push) throw pushNotSupported();
+    return this.options.push;
+  }
+
   private requireStreaming(): void {
     if (!this.agent.card.capabilities.streaming) {
       throw new UnsupportedOperationError('This agent does not support streaming (capabilities.streaming is false).');
@@ -329,7 +411,47 @@ function requireId(id: string): string {
 }
 
 function pushNotSupported() {
-  return new PushNotificationNotSupportedError('Push notifications are not offered by this gateway (capabilities.pushNotifications is false).');
+  return new PushNotificationNotSupportedError('Push notifications are not offered here.');
+}
+
+/** A config as the SDK hands it over (ProtoJSON defaults: "" for absent strings), for the push service. */
+function pushConfigInput(config: TaskPushNotificationConfig, taskId: string, context: ServerCallContext) {
+  const caller = callerOf(context);
+  const authentication = config.authentication?.scheme
+    ? { scheme: config.authentication.scheme, ...(config.authentication.credentials ? { credentials: config.authentication.credentials } : {}) }
+    : undefined;
+  return {
+    taskId,
+    ...(config.id ? { id: config.id } : {}),
+    url: config.url,
+    ...(config.token ? { token: config.token } : {}),
+    ...(authentication ? { authentication } : {}),
+    // The webhook gets bodies in the shape of the protocol version it was registered over.
+    protocolVersion: context.requestedVersion === '0.3' ? ('0.3' as const) : ('1.0' as const),
+    ...(caller !== undefined ? { owner: caller } : {}),
+  };
+}
+
+function wireConfig(record: PushConfigRecord): TaskPushNotificationConfig {
+  return {
+    tenant: '',
+    id: record.id,
+    taskId: record.taskId,
+    url: record.url,
+    token: record.token ?? '',
+    authentication: record.authentication ? { scheme: record.authentication.scheme, credentials: record.authentication.credentials ?? '' } : undefined,
+  };
+}
+
+/** Runs `action` once when `signal` aborts; the returned function stops listening (signals outlive calls). */
+function onAbort(signal: AbortSignal | undefined, action: () => void): () => void {
+  if (!signal) return () => undefined;
+  if (signal.aborted) {
+    queueMicrotask(action);
+    return () => undefined;
+  }
+  signal.addEventListener('abort', action, { once: true });
+  return () => signal.removeEventListener('abort', action);
 }
 
 /** Streams close at a terminal or interrupted state. */

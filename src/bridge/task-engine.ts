@@ -69,6 +69,8 @@ export interface EngineOptions {
   payments?: TaskPayments;
   /** How long a task above the spending limits waits for an operator before it fails. */
   approvalTimeoutMs?: number;
+  /** Hears every change of every task, after its commit (push notifications are sent from here). */
+  onChange?: ChangeListener;
   log?: (message: string) => void;
 }
 
@@ -87,7 +89,7 @@ export class TaskEngine {
    * retries the same message joins the task it already paid for instead of paying again.
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
-  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments'>> & Pick<EngineOptions, 'log' | 'payments'>;
+  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange'>> & Pick<EngineOptions, 'log' | 'payments' | 'onChange'>;
   /** The paid-task flows (gate, approval, client payment, refunds), working through this engine's operations. */
   private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
@@ -167,6 +169,10 @@ export class TaskEngine {
     /** The client pays the agent itself (client-pays extension) instead of the gateway's wallet. */
     clientPays?: boolean;
     listener?: ChangeListener;
+    /** Called with the task as submitted once it is on disk, before any payment: a stream can show it at once. */
+    onRecorded?: (task: Task) => void;
+    /** Called with the new task before its request leaves or any payment starts (push configs are attached here). */
+    onCreated?: (task: Task) => void;
   }): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
     const retryKey = priced ? this.retryKeyOf(input.agentId, input.message, input.caller) : undefined;
@@ -219,11 +225,13 @@ export class TaskEngine {
       ...(retryKey ? { retryKey } : {}),
       ...(input.caller ? { owner: input.caller } : {}),
     });
-    this.attach(live);
     const snapshot = snapshotTask(task);
+    input.onCreated?.(snapshot);
+    this.attach(live);
     if (priced) {
       // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
       await recorded;
+      input.onRecorded?.(snapshot);
       await this.mutate(live, () => (input.clientPays ? this.paid.askClientToPay(live) : this.paid.payAndForward(live, false)));
       return snapshot;
     }
@@ -232,6 +240,7 @@ export class TaskEngine {
     } finally {
       await recorded;
     }
+    input.onRecorded?.(snapshot);
     return snapshot;
   }
 
@@ -616,7 +625,8 @@ export class TaskEngine {
   }
 
   private emit(live: LiveTask, change: TaskChange): void {
-    for (const listener of [...live.listeners]) {
+    const observer = this.options.onChange;
+    for (const listener of observer ? [observer, ...live.listeners] : [...live.listeners]) {
       try {
         listener(change);
       } catch (error) {

@@ -94,14 +94,21 @@ export class PushNotificationService {
     };
   }
 
-  /** Throws PushConfigError when the URL or a credential is unacceptable. */
-  createConfig(input: PushConfigInput): PushConfigRecord {
+  /** Why this config cannot be accepted, or undefined: lets a caller refuse a request before it creates anything. */
+  configProblem(input: Pick<PushConfigInput, 'url' | 'token' | 'authentication'>): string | undefined {
     const problem = this.guard.urlProblem(input.url);
-    if (problem) throw new PushConfigError(problem);
+    if (problem) return problem;
     const secrets = [input.token, input.authentication?.scheme, input.authentication?.credentials];
     if (secrets.some((value) => value !== undefined && UNSAFE_HEADER_VALUE.test(value))) {
-      throw new PushConfigError('the token and the authentication may not contain line breaks');
+      return 'the token and the authentication may not contain line breaks';
     }
+    return undefined;
+  }
+
+  /** Throws PushConfigError when the URL or a credential is unacceptable. */
+  createConfig(input: PushConfigInput): PushConfigRecord {
+    const problem = this.configProblem(input);
+    if (problem) throw new PushConfigError(problem);
     const record: PushConfigRecord = {
       taskId: input.taskId,
       id: input.id || randomUUID(),

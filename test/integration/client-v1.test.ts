@@ -96,13 +96,21 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('official v1.0 client over %s',
     await expect(client.cancelTask(CancelTaskRequest.fromJSON({ id: task.id }))).rejects.toThrow(/cannot be cancelled/);
   });
 
-  it('unknown tasks and push configuration give the A2A errors', async () => {
+  it('unknown tasks give TaskNotFound; push configs are created, read, listed and deleted, unsafe webhooks refused', async () => {
     const client = await clientFor(bed.gateway.url, binding);
     await expect(client.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' }))).rejects.toMatchObject({ name: 'TaskNotFoundError' });
-    // The client refuses by itself, reading the card's capabilities.pushNotifications: false; the server's own
-    // answer (-32003) is covered with raw requests in errors.test.ts.
-    await expect(async () =>
-      client.createTaskPushNotificationConfig({ tenant: '', id: 'c1', taskId: 'no-such-task', url: 'http://127.0.0.1:9/hook', token: '', authentication: undefined }),
-    ).rejects.toMatchObject({ name: 'PushNotificationNotSupportedError' });
+    const task = (await client.sendMessage(textMessage('push me'))) as Task;
+    // A finished task: registering a webhook sends nothing, so the public URL below is never called.
+    const config = { tenant: '', id: 'c1', taskId: task.id, url: 'https://hooks.example.com/a2a', token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'secret' } };
+    expect(await client.createTaskPushNotificationConfig(config)).toMatchObject({ id: 'c1', taskId: task.id, url: config.url, token: 'tok-1' });
+    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'c1' })).toMatchObject({ id: 'c1', url: config.url });
+    expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual(['c1']);
+    await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'c1' });
+    await expect(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'c1' })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    // Plain http, and private addresses, are refused unless the operator allows them (pushAllowPrivate).
+    for (const url of ['http://hooks.example.com/a2a', 'https://127.0.0.1/hook', 'https://169.254.169.254/latest']) {
+      await expect(client.createTaskPushNotificationConfig({ ...config, url })).rejects.toMatchObject({ name: 'RequestMalformedError' });
+    }
+    await expect(client.createTaskPushNotificationConfig({ ...config, taskId: 'no-such-task' })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
   });
 });
