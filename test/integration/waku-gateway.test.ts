@@ -115,7 +115,7 @@ describe('over Waku, between processes', () => {
     await cardOf('conformance');
     const client = await clientFor(`${gateway.url}/agents/conformance`);
     const stream = await collect(client.sendMessageStream(textMessage('hi', { messageId: 'tck-stream-artifact-chunked-w' })));
-    expect(stream.map((e) => e.payload?.$case)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+    expect(stream.map((e) => e.payload?.$case)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']); // chunk-1, then chunk-2 as the last chunk
     const waiting = (await client.sendMessage(textMessage('hi', { messageId: 'tck-input-required-w' }))) as { id: string; status?: { state: number } };
     const done = (await client.sendMessage(textMessage('more', { taskId: waiting.id }))) as { status?: { state: number } };
     expect(done.status?.state).toBe(3); // TASK_STATE_COMPLETED

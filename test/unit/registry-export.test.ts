@@ -69,7 +69,7 @@ describe('registryEntries', () => {
         { url: `${BASE}/agents/echo`, transport: 'HTTP+JSON' },
       ],
       version: '1.2.0',
-      capabilities: expect.objectContaining({ streaming: true, pushNotifications: false, stateTransitionHistory: false }),
+      capabilities: expect.objectContaining({ streaming: true, pushNotifications: true, stateTransitionHistory: false }),
       defaultInputModes: ['text/plain', 'application/json'],
       defaultOutputModes: ['text/plain', 'application/json'],
       skills: [{ id: 'echo', name: 'Echo', description: 'Echoes.', tags: ['demo'], examples: ['hi'] }],
