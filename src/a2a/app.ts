@@ -82,7 +82,7 @@ export function createApp(options: AppOptions): Hono {
       ...(options.shutdown ? { shutdown: options.shutdown } : {}),
       ...(options.push ? { push: options.push } : {}),
     });
-    const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs, apiKeys };
+    const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs, apiKeys, log };
     const endpoint: AgentEndpoint = {
       card: cardDocument(cardsOf(entry, baseUrl), options.cardShape ?? 'union', entry.updatedAt),
       jsonRpc: new JsonRpcBinding(handler, bindingOptions),

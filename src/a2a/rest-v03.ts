@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import type { ApiKeys } from './api-keys.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import { negotiateVersion } from './protocol-version.ts';
-import { readBody } from './request-body.ts';
+import { parseJsonBody, readBody } from './request-body.ts';
 import { jsonResponse, respond } from './responses.ts';
 import { agentCardToProto } from './rest-v03-card.ts';
 import {
@@ -118,11 +118,9 @@ export class LegacyRestBinding {
       throw new RestRequestMalformedError({ message: body.message, statusCode: 413, headers: { Connection: 'close' } });
     }
     if (!body.ok) throw new RequestMalformedError(body.message);
-    try {
-      return JSON.parse(body.text);
-    } catch (error) {
-      throw LegacyA2AError.parseError(`The body is not valid JSON (${(error as Error).message}).`);
-    }
+    const json = parseJsonBody(body.text);
+    if (!json.ok) throw json.reason === 'too-deep' ? new RequestMalformedError(json.message) : LegacyA2AError.parseError(json.message);
+    return json.value;
   }
 
   private stream(events: AsyncGenerator<LegacyStreamEvent, void, undefined>, context: ServerCallContext, abort: AbortController): Promise<Response> {

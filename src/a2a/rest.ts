@@ -29,7 +29,7 @@ import type { Context } from 'hono';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import type { ApiKeys } from './api-keys.ts';
 import { negotiateVersion, unsupportedVersionMessage } from './protocol-version.ts';
-import { contentTypeMessage, isJsonContentType, readBody } from './request-body.ts';
+import { CLOSE_CONNECTION, contentTypeMessage, isJsonContentType, parseJsonBody, readBody } from './request-body.ts';
 import { jsonResponse } from './responses.ts';
 import { sseResponse } from './sse.ts';
 import { sendParamsProblem } from './message-shape.ts';
@@ -97,9 +97,9 @@ export function restError(error: unknown, headers?: Record<string, string>): Res
   const body = status >= 500 && !(error instanceof Error && 'reason' in error)
     ? { error: { code: 500, status: 'INTERNAL', message: 'Internal error.', details: [] } }
     : toRestErrorBody(error, status);
-  // A 413 leaves the body unread: the connection cannot carry another request, and saying so spares the client a
-  // keep-alive socket that the server then drops.
-  return jsonResponse(body, status, status === 413 ? { Connection: 'close', ...headers } : headers);
+  // A 413 or 415 leaves the body unread: the connection cannot carry another request, and saying so spares the
+  // client a keep-alive socket that the server then drops.
+  return jsonResponse(body, status, status === 413 || status === 415 ? { ...CLOSE_CONNECTION, ...headers } : headers);
 }
 
 // Responses are plain application/json (what HTTP+JSON clients and the conformance suite expect); requests may be
@@ -214,12 +214,12 @@ export class RestBinding {
     const contentType = c.req.header('content-type');
     if (!isJsonContentType(contentType)) throw new ContentTypeNotSupportedError(contentTypeMessage(contentType));
     const body = await readBody(c.req.raw, this.options.maxBodyBytes);
-    if (!body.ok) throw new RestRequestMalformedError({ message: body.message, statusCode: body.reason === 'too-large' ? 413 : 400 });
-    try {
-      return JSON.parse(body.text);
-    } catch (error) {
-      throw new RequestMalformedError(`The body is not valid JSON (${(error as Error).message}).`);
+    if (!body.ok) {
+      throw new RestRequestMalformedError({ message: body.message, statusCode: body.reason === 'too-large' ? 413 : 400, headers: body.headers });
     }
+    const json = parseJsonBody(body.text);
+    if (!json.ok) throw new RequestMalformedError(json.message);
+    return json.value;
   }
 
   private stream(events: AsyncGenerator<StreamResponse, void, undefined>, abort: AbortController): Promise<Response> {

@@ -57,4 +57,13 @@ describe('HTTP+JSON binding', () => {
     expect(connection).toBe('close');
     expect((await rest('/message:send', { method: 'POST', headers: json, body: send('rest-after-413') })).status).toBe(200);
   });
+
+  it('JSON nested 1,500 levels deep is a 400 on both REST bindings, not a crash', async () => {
+    const deep = '['.repeat(1_500) + ']'.repeat(1_500); // within this bed's 4 KiB body limit
+    for (const path of ['/message:send', '/v1/message:send']) {
+      const response = await rest(path, { method: 'POST', headers: json, body: `{"message":${deep}}` });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toMatch(/levels deep/);
+    }
+  });
 });
