@@ -19,7 +19,7 @@ import {
 } from './envelope.ts';
 import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
-import { encodeAnnouncement } from './discovery.ts';
+import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
 import { sealFor } from './status-seal.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
@@ -88,15 +88,25 @@ export interface BuiltinAgentOptions {
   id?: string;
   discoveryTopic?: string;
   announceEveryMs?: number;
+  /** See LogosAgentOptions.announce. */
+  announce?: boolean;
 }
 
-export function builtinOptions(options: BuiltinAgentOptions): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'cardKey'> {
+/**
+ * A built-in agent announces its card when it has a key to sign it with (gateways list signed cards only); without
+ * one it stays quiet unless told otherwise, as its host then registers it with a gateway directly.
+ */
+export function builtinOptions(options: BuiltinAgentOptions): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'announce' | 'cardKey'> {
   return {
     ...(options.cardKey ? { cardKey: options.cardKey } : {}),
     ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
+    announce: options.announce ?? options.cardKey !== undefined,
   };
 }
+
+/** How often a running agent announces its card by default (gateways list an agent unheard for 90 s as offline). */
+export const DEFAULT_ANNOUNCE_EVERY_MS = 30_000;
 
 export interface LogosAgentOptions {
   card: LogosAgentCardInput;
@@ -110,7 +120,12 @@ export interface LogosAgentOptions {
   maxRetained?: number;
   /** A skill that has not replied by then is acknowledged with `working`. */
   ackAfterMs?: number;
-  /** Announce the card on this discovery topic at start and then every `announceEveryMs`; off when absent. */
+  /**
+   * Announce the card (so gateways find the agent and serve it) at start and then every `announceEveryMs`. On by
+   * default; `false` keeps the agent quiet, e.g. when its gateway registers it directly.
+   */
+  announce?: boolean;
+  /** The discovery topic the card is announced on. Default `/logos/1/agent-discovery/proto` (the gateways' default). */
   discoveryTopic?: string;
   /** Required when the card prices any skill: how payments are checked and refunded. */
   payments?: AgentPayments;
@@ -119,6 +134,7 @@ export interface LogosAgentOptions {
    * can check who publishes it. Without it the card goes out unsigned, and gateways that verify ignore it.
    */
   cardKey?: Uint8Array;
+  /** How often the card is announced again. Default 30 s. */
   announceEveryMs?: number;
 }
 
@@ -144,6 +160,7 @@ interface TaskRun {
 }
 
 const SEEN_IDS_LIMIT = 10_000;
+let warnedUnsigned = false;
 
 export class LogosAgent {
   readonly card: LogosAgentCard;
@@ -161,6 +178,7 @@ export class LogosAgent {
   private readonly seenIds = new Set<string>();
   private unsubscribe?: Unsubscribe;
   private announcer?: NodeJS.Timeout;
+  /** Where the card is announced; undefined when announcing is off. */
   private readonly discoveryTopic: string | undefined;
   private readonly announceEveryMs: number;
   private readonly payments: AgentPayments | undefined;
@@ -184,8 +202,11 @@ export class LogosAgent {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.retentionMs = options.retentionMs ?? 10 * 60_000;
     this.maxRetained = options.maxRetained ?? 10_000;
-    this.discoveryTopic = options.discoveryTopic;
-    this.announceEveryMs = options.announceEveryMs ?? 30_000;
+    this.discoveryTopic = options.announce === false ? undefined : (options.discoveryTopic ?? DEFAULT_DISCOVERY_TOPIC);
+    this.announceEveryMs = options.announceEveryMs ?? DEFAULT_ANNOUNCE_EVERY_MS;
+    if (!(Number.isFinite(this.announceEveryMs) && this.announceEveryMs > 0)) {
+      throw new RangeError(`agent ${this.card.id}: announceEveryMs must be a positive number of milliseconds`);
+    }
     this.payments = options.payments;
     if (isPriced(this.card) && (!this.payments || this.card['x-lez-identity']?.account_id !== this.payments.account)) {
       throw new Error(`agent ${this.card.id}: a priced card needs payments for the account in x-lez-identity`);
@@ -197,6 +218,13 @@ export class LogosAgent {
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
     if (this.discoveryTopic) {
+      if (!this.signedCard && !warnedUnsigned) {
+        warnedUnsigned = true; // once per process: the advice is the same for every agent
+        console.warn(
+          `agent ${this.card.id}: announcing an unsigned card; gateways list only signed cards, so give the agent a ` +
+            'cardKey (or announce: false if nothing needs to discover it)',
+        );
+      }
       await this.announce();
       this.announcer = setInterval(() => void this.announce(), this.announceEveryMs);
       this.announcer.unref();
