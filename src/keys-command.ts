@@ -3,7 +3,8 @@
  * (LOGOS_A2A_WALLET_PASSPHRASE). Secrets are read from files or standard input, never from the command line, so they
  * stay out of shell history and process lists.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { compressedPublicKey } from './lez/public-key.ts';
 import { encryptKeyFile, loadKeyFile, saveKeyFile, type KeySecret } from './lez/key-file.ts';
 import { generateMnemonic, parseMnemonic, signingKeyFromMnemonic, signingKeyFromSecretKey } from './lez/keys.ts';
@@ -26,8 +27,10 @@ export async function runKeysCommand(options: KeysCommandOptions): Promise<numbe
     return code;
   };
   if (!options.passphrase) return fail('set LOGOS_A2A_WALLET_PASSPHRASE to the passphrase that protects the key file.');
+  const exists = () => fail(alreadyThere(options.file));
   switch (options.action) {
     case 'new': {
+      if (existsSync(options.file)) return exists();
       const mnemonic = generateMnemonic();
       const saved = await save({ type: 'mnemonic', mnemonic, path: options.path }, options);
       if (typeof saved === 'string') return fail(saved);
@@ -38,6 +41,7 @@ export async function runKeysCommand(options: KeysCommandOptions): Promise<numbe
       return 0;
     }
     case 'import': {
+      if (existsSync(options.file)) return exists();
       const secret = readSecret(options);
       if (typeof secret === 'string') return fail(secret);
       const saved = await save(secret, options);
@@ -61,11 +65,23 @@ async function save(secret: KeySecret, options: KeysCommandOptions): Promise<{ a
   if ('ok' in key && !key.ok) return `cannot use this key: ${key.reason}`;
   if (!('secretKey' in key)) return 'cannot use this key';
   try {
+    mkdirSync(dirname(options.file), { recursive: true });
     await saveKeyFile(options.file, await encryptKeyFile(secret, options.passphrase!));
   } catch (error) {
-    return (error as Error).message;
+    // The file is written under a temporary name, then linked: never name that temporary file to the user.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return alreadyThere(options.file);
+    return code ? `cannot write ${options.file} (${code}); check that its folder is writable` : `cannot write ${options.file}: ${(error as Error).message}`;
   }
   return { account: key.account, publicKey: toHex(compressedPublicKey(key.secretKey)) };
+}
+
+/** Key files are never overwritten: losing one loses the account's money. */
+function alreadyThere(file: string): string {
+  return (
+    `${file} already exists, and keys never overwrites a key file. To see its account: logos-a2a keys show --file ${file}; ` +
+    'to make another key, name another file with --file (or move this one away first).'
+  );
 }
 
 function readSecret(options: KeysCommandOptions): KeySecret | string {
