@@ -4,7 +4,7 @@
  * approvals of tasks above the spending limits.
  */
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from './config.ts';
+import { loadConfig, type GatewayConfig } from './config.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import { hexToBytes } from './lez/bytes.ts';
 import { DEVNET_GENESIS, startDevnet } from './lez/devnet/devnet.ts';
@@ -15,11 +15,19 @@ export interface Demo {
   gateway: Gateway;
   /** What to print about payments. */
   paymentsHelp: string;
+  /** Stops the gateway (its HTTP server first, then its agents and its network node), then the devnet. */
   stop(): Promise<void>;
 }
 
-export async function startDemo(configFile: string | undefined): Promise<Demo> {
-  const devnet = await startDevnet({ port: Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040), host: '127.0.0.1' });
+export interface DemoOptions {
+  /** The devnet's port. Default: LOGOS_A2A_DEVNET_PORT, else 3040. */
+  devnetPort?: number;
+  /** Checks the loaded configuration before anything of the gateway starts (throws to refuse it). */
+  checkConfig?: (config: GatewayConfig) => void;
+}
+
+export async function startDemo(configFile: string | undefined, options: DemoOptions = {}): Promise<Demo> {
+  const devnet = await startDevnet({ port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040), host: '127.0.0.1' });
   try {
     const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
     const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
@@ -34,6 +42,7 @@ export async function startDemo(configFile: string | undefined): Promise<Demo> {
         payments: { rail: 'lez', sequencerUrl: devnet.url },
       },
     });
+    options.checkConfig?.(config);
     const gateway = await startGateway(config, {
       payer: gatewayPayer(lezRail(devnet.url, wallet, config.payments.signingMode)),
       paidAgent: { payments: agentPayments(lezRail(devnet.url, agentKey, config.payments.signingMode)), key: agentKey.secretKey },
@@ -58,8 +67,14 @@ export async function startDemo(configFile: string | undefined): Promise<Demo> {
       gateway,
       paymentsHelp,
       async stop() {
-        await gateway.stop();
-        await devnet.stop();
+        // The gateway first: it stops taking calls and lets those in flight finish while its agents and the devnet
+        // are still there to answer them; it then stops its agents and its Waku node. The devnet goes last, even
+        // when stopping the gateway failed.
+        try {
+          await gateway.stop();
+        } finally {
+          await devnet.stop();
+        }
       },
     };
   } catch (error) {
