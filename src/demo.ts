@@ -40,6 +40,8 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
         defaultAgent: 'echo',
         adminToken,
         payments: { rail: 'lez', sequencerUrl: devnet.url },
+        // A demo's webhook receiver runs on this machine: allow push notifications to private addresses.
+        pushAllowPrivate: true,
       },
     });
     options.checkConfig?.(config);

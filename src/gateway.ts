@@ -82,15 +82,40 @@ function cardSigningSecret(config: GatewayConfig): Uint8Array {
 
 /** Starts the in-process agents of the config, the engine and the HTTP server. */
 export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
+  // Everything opened is closed in reverse order: by stop(), and by a start that fails halfway (a port in use, say),
+  // which must not leave a database, a relay node or agents behind.
+  const opened: (() => unknown)[] = [];
+  const closeAll = async () => {
+    for (const close of opened.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        deps.log?.(`while stopping: ${String(error)}`);
+      }
+    }
+  };
+  try {
+    return await open(config, deps, (close) => opened.push(close), closeAll);
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+async function open(config: GatewayConfig, deps: GatewayDeps, onClose: (close: () => unknown) => void, closeAll: () => Promise<void>): Promise<Gateway> {
   const store = new SqliteTaskStore(config.database);
+  onClose(() => store.close());
   const network = await openNetwork(config.transport, deps.network);
+  onClose(() => network.stop());
   const transport = network.gateway;
 
   const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
+  onClose(() => Promise.all(ownAgents.map((agent) => agent.stop())));
   await Promise.all(ownAgents.map((agent) => agent.start()));
   if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
 
   const directoryStore = new SqliteDirectoryStore(config.database);
+  onClose(() => directoryStore.close());
   const directory = new AgentDirectory({ store: directoryStore, offlineAfterMs: config.offlineAfterMs });
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
@@ -105,6 +130,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
   }
 
   const paymentStore = new SqlitePaymentStore(config.database);
+  onClose(() => paymentStore.close());
   const payer = deps.payer ?? (await payerFromConfig(config.payments));
   const payments = payer
     ? new TaskPayments({
@@ -120,6 +146,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
       })
     : undefined;
   const pushStore = new SqlitePushStore(config.database);
+  onClose(() => pushStore.close());
   const push = new PushNotificationService(pushStore, {
     allowPrivate: config.pushAllowPrivate,
     allowNetworks: config.pushAllowNetworks,
@@ -135,16 +162,26 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     ...(payments ? { payments } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
+  onClose(() => engine.stop());
   await engine.start();
+  // Deliveries not made by the time it stops stay in the outbox for the next start.
+  onClose(() => push.stop(config.shutdownGraceMs));
   push.start();
   const discovery = new DiscoveryListener(transport, directory, config.discoveryTopic, (address) => engine.agentRestarted(address));
+  onClose(() => discovery.stop());
   discovery.start();
 
   const shutdown = new AbortController();
   // The public URL depends on the bound port when port 0 asks for any free one, so listen first.
   let app: Hono | undefined;
-  const server: ServerType = await new Promise((resolve) => {
+  const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: (request, env) => app!.fetch(request, env), port: config.port, hostname: config.host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  // Drain first: calls in flight answer with their task as it stands and streams end, then the server closes.
+  onClose(() => {
+    shutdown.abort();
+    return closeServer(server, config.shutdownGraceMs);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -166,32 +203,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
     push,
   });
 
-  return {
-    app,
-    engine,
-    store,
-    directory,
-    discovery,
-    network,
-    push,
-    url,
-    port,
-    async stop() {
-      // Drain first: calls in flight answer with their task as it stands and streams end, then the server closes.
-      shutdown.abort();
-      await closeServer(server, config.shutdownGraceMs);
-      discovery.stop();
-      await engine.stop();
-      // Deliveries not made by now stay in the outbox for the next start.
-      await push.stop(config.shutdownGraceMs);
-      await Promise.all(ownAgents.map((agent) => agent.stop()));
-      await network.stop();
-      await store.close();
-      paymentStore.close();
-      directoryStore.close();
-      pushStore.close();
-    },
-  };
+  return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
 }
 
 /**

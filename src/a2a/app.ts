@@ -10,7 +10,7 @@ import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
 import type { TaskEngine } from '../bridge/task-engine.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import { cardDocument, cardResponse, type CardDocument } from './agent-card-response.ts';
-import { JsonRpcBinding } from './jsonrpc.ts';
+import { INTERNAL_ERROR_MESSAGE, JsonRpcBinding } from './jsonrpc.ts';
 import { matchRestRoute, RestBinding } from './rest.ts';
 import { LegacyRestBinding, matchLegacyRestRoute } from './rest-v03.ts';
 import { httpError, jsonResponse, preflightResponse, respond } from './responses.ts';
@@ -186,7 +186,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.onError((error) => {
     log('unhandled error while serving a request', error);
-    return httpError(500, 'INTERNAL', 'Internal error; the gateway logged the details.');
+    return httpError(500, 'INTERNAL', INTERNAL_ERROR_MESSAGE);
   });
   return app;
 }

@@ -5,18 +5,14 @@
 import { z } from 'zod';
 import { isPlainObject } from '../json-object.ts';
 
-const MAX_URL_LENGTH = 2048;
-const MAX_SECRET_LENGTH = 4096;
-
 const PushConfigShape = z.object({
   tenant: z.string().optional(),
   id: z.string().max(256).optional(),
-  taskId: z.string().max(256).optional(),
-  url: z.string().min(1).max(MAX_URL_LENGTH),
-  token: z.string().max(MAX_SECRET_LENGTH).optional(),
-  authentication: z
-    .object({ scheme: z.string().min(1).max(64), credentials: z.string().max(MAX_SECRET_LENGTH).optional() })
-    .optional(),
+  taskId: z.string().optional(),
+  url: z.string().min(1),
+  token: z.string().optional(),
+  // Lengths are the push service's to check, alike on every binding.
+  authentication: z.object({ scheme: z.string().min(1), credentials: z.string().optional() }).optional(),
 });
 
 /** What is wrong with a push config body, naming the field, or undefined when it is usable. */

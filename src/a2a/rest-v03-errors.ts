@@ -4,6 +4,7 @@
  */
 import { toLegacyHTTPError, type LegacyRestErrorBody } from '@a2a-js/sdk/compat/v0_3/server';
 import { A2AError, isJsonRpcError, isRestError, restStatusFor } from '@a2a-js/sdk/errors';
+import { INTERNAL_ERROR_MESSAGE } from './jsonrpc.ts';
 import { jsonResponse } from './responses.ts';
 
 export const INVALID_REQUEST = -32600;
@@ -18,7 +19,7 @@ export function legacyErrorStatus(error: unknown): number {
 
 export function legacyErrorBody(error: unknown): LegacyRestErrorBody {
   // An A2A error says what the caller got wrong; anything else is the gateway's fault, and its message stays inside.
-  return error instanceof A2AError ? toLegacyHTTPError(error) : { code: INTERNAL_ERROR, message: 'Internal error.' };
+  return error instanceof A2AError ? toLegacyHTTPError(error) : { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE };
 }
 
 export function legacyErrorResponse(error: unknown, headers: Record<string, string> = {}): Response {

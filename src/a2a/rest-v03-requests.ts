@@ -9,11 +9,18 @@
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { z } from 'zod';
 import { isPlainObject } from '../json-object.ts';
+import { sendParamsProblem } from './message-shape.ts';
 import type { LegacyMessage, LegacyPart, LegacyPushConfig, LegacySendParams, LegacyTaskPushConfig } from './rest-v03-codec.ts';
 
-/** The send body: SendMessageRequest. */
+/**
+ * The send body: SendMessageRequest. Once decoded it must also pass the edge check every binding shares (the Logos
+ * envelope's limits on ids, contextId and skill), so nothing accepted here is dropped later without an answer.
+ */
 export function parseSendMessageRequest(body: unknown): LegacySendParams {
-  return parse(sendMessageRequest, body);
+  const params = parse(sendMessageRequest, body);
+  const problem = sendParamsProblem(params, '0.3');
+  if (problem) throw new RequestMalformedError(`Invalid request body: ${problem}.`);
+  return params;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   taskToProto,
   type LegacyStreamEvent,
 } from './rest-v03-codec.ts';
-import { INVALID_REQUEST, legacyErrorBody, legacyErrorResponse } from './rest-v03-errors.ts';
+import { INVALID_REQUEST, legacyErrorBody, legacyErrorResponse, legacyErrorStatus } from './rest-v03-errors.ts';
 import { parseSendMessageRequest, parseTaskPushConfig } from './rest-v03-requests.ts';
 import type { LegacyRestRoute } from './rest-v03-routes.ts';
 import { sseResponse } from './sse.ts';
@@ -36,6 +36,8 @@ export interface LegacyRestBindingOptions {
   maxBodyBytes: number;
   heartbeatMs: number;
   apiKeys: ApiKeys;
+  /** Where the details of internal errors go (the client is told only that there was one). */
+  log?: (message: string, error?: unknown) => void;
 }
 
 export class LegacyRestBinding {
@@ -66,6 +68,7 @@ export class LegacyRestBinding {
     try {
       return await this.dispatch(c, route, context, abort);
     } catch (error) {
+      if (legacyErrorStatus(error) >= 500) this.options.log?.(`internal error serving ${c.req.method} ${c.req.path}`, error);
       return legacyErrorResponse(error, extensionHeaders(context));
     }
   }

@@ -34,6 +34,7 @@ import { jsonResponse } from './responses.ts';
 import { sseResponse } from './sse.ts';
 import { sendParamsProblem } from './message-shape.ts';
 import { pushConfigProblem } from './push-config-shape.ts';
+import { INTERNAL_ERROR_MESSAGE } from './jsonrpc.ts';
 
 type Route =
   | { name: 'send' | 'stream' | 'list' | 'extendedCard' }
@@ -95,7 +96,7 @@ function httpStatusOf(error: unknown): number {
 export function restError(error: unknown, headers?: Record<string, string>): Response {
   const status = httpStatusOf(error);
   const body = status >= 500 && !(error instanceof Error && 'reason' in error)
-    ? { error: { code: 500, status: 'INTERNAL', message: 'Internal error.', details: [] } }
+    ? { error: { code: 500, status: 'INTERNAL', message: INTERNAL_ERROR_MESSAGE, details: [] } }
     : toRestErrorBody(error, status);
   // A 413 or 415 leaves the body unread: the connection cannot carry another request, and saying so spares the
   // client a keep-alive socket that the server then drops.
@@ -110,6 +111,8 @@ export interface RestBindingOptions {
   maxBodyBytes: number;
   heartbeatMs: number;
   apiKeys: ApiKeys;
+  /** Where the details of internal errors go (the client is told only that there was one). */
+  log?: (message: string, error?: unknown) => void;
 }
 
 export class RestBinding {
@@ -126,7 +129,7 @@ export class RestBinding {
     const negotiated = negotiateVersion(requestedVersionOf(c), '1.0');
     if (!negotiated.ok || negotiated.version !== '1.0') {
       const requested = negotiated.ok ? negotiated.version : negotiated.requested;
-      return restError(new VersionNotSupportedError(`${unsupportedVersionMessage(requested)} v0.3 clients: use JSON-RPC.`));
+      return restError(new VersionNotSupportedError(`${unsupportedVersionMessage(requested)} v0.3 clients: use the /v1/ paths or JSON-RPC.`));
     }
     const auth = this.options.apiKeys.authenticate(c);
     if (!auth.ok) {
@@ -139,6 +142,7 @@ export class RestBinding {
     try {
       return await this.dispatch(c, route, context, abort);
     } catch (error) {
+      if (httpStatusOf(error) >= 500) this.options.log?.(`internal error serving ${c.req.method} ${c.req.path}`, error);
       return restError(error);
     }
   }

@@ -65,6 +65,10 @@ export interface PushCounters {
   retried: number;
 }
 
+/** Bounds of what a config may hold: they go into every delivery's request line and headers. */
+const MAX_URL_CHARS = 2048;
+const MAX_SECRET_CHARS = 4096;
+
 /** Header values go on the wire verbatim: a line break would let a client add headers of its own. */
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 
@@ -96,6 +100,9 @@ export class PushNotificationService {
 
   /** Why this config cannot be accepted, or undefined: lets a caller refuse a request before it creates anything. */
   configProblem(input: Pick<PushConfigInput, 'url' | 'token' | 'authentication'>): string | undefined {
+    if (input.url.length > MAX_URL_CHARS) return `the webhook URL is longer than ${MAX_URL_CHARS} characters`;
+    const lengths = [input.token, input.authentication?.scheme, input.authentication?.credentials].map((value) => value?.length ?? 0);
+    if (Math.max(...lengths) > MAX_SECRET_CHARS) return `the token and the authentication are at most ${MAX_SECRET_CHARS} characters each`;
     const problem = this.guard.urlProblem(input.url);
     if (problem) return problem;
     const secrets = [input.token, input.authentication?.scheme, input.authentication?.credentials];

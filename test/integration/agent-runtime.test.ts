@@ -5,6 +5,7 @@ import { decodeAgentEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelop
 import { newStatusKey, open } from '../../src/logos/status-seal.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { eventually } from '../support/gateway.ts';
+import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
 import { pricedWorld } from '../support/priced-agent.ts';
 
 let network: MemoryNetwork;
@@ -19,6 +20,7 @@ beforeEach(async () => {
   replies.length = 0;
   agent = new LogosAgent({
     transport: network.node('agent:a'),
+    announce: false,
     ackAfterMs: 0,
     card: {
       id: 'a',
@@ -96,6 +98,34 @@ describe('agent runtime', () => {
     await send(gateway, { type: 'task_request', task_id: 't4', context_id: 'c', skill: 'fly', params: {} });
     await eventually(() => (replies.length === 1 ? true : undefined));
     expect(replies[0]).toMatchObject({ type: 'task_result', state: 'rejected', error: { code: 'unknown_skill' } });
+  });
+});
+
+describe('announcing the card', () => {
+  const card = (id: string) => ({
+    id,
+    name: id,
+    description: 'announces',
+    version: '1',
+    skills: [{ id: 'echo', name: 'Echo', description: '' }],
+    agentInterfaces: [{ type: 'logos-messaging' as const, version: '1', address: `agent:${id}` }],
+  });
+
+  it('announces on the default discovery topic by default, and not at all with announce: false', async () => {
+    const heard: string[] = [];
+    const listener = network.node('listener');
+    await listener.start();
+    const stop = listener.subscribe(DEFAULT_DISCOVERY_TOPIC, (payload) => heard.push(JSON.parse(new TextDecoder().decode(payload)).card.id));
+    const loud = new LogosAgent({ transport: network.node('agent:loud'), card: card('loud'), skills: { echo: (ctx) => ctx.text } });
+    const quiet = new LogosAgent({ transport: network.node('agent:quiet'), announce: false, card: card('quiet'), skills: { echo: (ctx) => ctx.text } });
+    await Promise.all([loud.start(), quiet.start()]);
+    try {
+      await eventually(() => (heard.includes('loud') ? true : undefined));
+      expect(heard).not.toContain('quiet');
+    } finally {
+      stop();
+      await Promise.all([loud.stop(), quiet.stop()]);
+    }
   });
 });
 

@@ -99,3 +99,18 @@ it('SubscribeToTask on a task in input-required stays open until the follow-up c
   const rest = (await stream.rest()) as { result: { statusUpdate?: { status: { state: string } } } }[];
   expect(rest.at(-1)?.result.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
 });
+
+it('a start that cannot listen rejects with the cause and closes what it opened', async () => {
+  bed = await startTestBed();
+  const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-port-'));
+  const config = loadConfig({ env: {}, overrides: { port: bed.gateway.port, database: join(dir, 'gateway.db'), agents: [{ builtin: 'echo' }], transport: { kind: 'memory' } } });
+  try {
+    await expect(startGateway(config, { log: () => undefined })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    // Nothing is left holding the database: the same configuration starts on a free port.
+    const gateway = await startGateway({ ...config, port: 0 }, { log: () => undefined });
+    expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
+    await gateway.stop();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -25,6 +25,7 @@ it('a follow-up racing CancelTask gets -32004 and the task stays cancelled', asy
     agents: (network) => [
       new LogosAgent({
         transport: network.node('agent:ask'),
+        announce: false, // registered with the gateway directly
         payments: agentPayments(new MemoryRail({ ledger, payer: AGENT_ACCOUNT })),
         card: {
           id: 'ask',

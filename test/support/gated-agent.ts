@@ -14,6 +14,7 @@ export function gatedAgent(network: MemoryNetwork, id = 'gated'): GatedAgent {
   const waiters: (() => void)[] = [];
   const agent = new LogosAgent({
     transport: network.node(`agent:${id}`),
+    announce: false, // registered with the gateway directly
     ackAfterMs: 0,
     card: {
       id,

@@ -31,6 +31,7 @@ export function pricedWorld(funds = 1_000n): PricedWorld {
     agent: (network) =>
       new LogosAgent({
         transport: network.node('agent:shop'),
+        announce: false, // registered with the gateway directly
         payments: agentPayments(new MemoryRail({ ledger, payer: AGENT_ACCOUNT })),
         card: {
           id: 'shop',
