@@ -66,4 +66,11 @@ describe('HTTP+JSON binding', () => {
       expect(JSON.stringify(await response.json())).toMatch(/levels deep/);
     }
   });
+
+  it('the v0.3 binding holds a send to the same limits as the others: a long contextId is a 400, not a lost task', async () => {
+    const body = JSON.stringify({ message: { messageId: 'v03-long-context', contextId: 'c'.repeat(300), role: 'ROLE_USER', content: [{ text: 'hi' }] } });
+    const response = await rest('/v1/message:send', { method: 'POST', headers: json, body });
+    expect(response.status).toBe(400);
+    expect((await response.json()).message).toMatch(/contextId: at most 256 characters/);
+  });
 });
