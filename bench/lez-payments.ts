@@ -6,7 +6,7 @@
  *       distinct messageIds) sent at once over HTTP to /agents/paid, one connection each.
  *   (b) sequential — the same number of tasks strictly one at a time, each awaited before the next is sent.
  *
- * Wiring, as in test/integration/lez-payments.test.ts but without its helpers: startDevnet() on 127.0.0.1, then
+ * Wiring, as in test/bridge/paid-tasks-on-devnet.test.ts but without its helpers: startDevnet() on 127.0.0.1, then
  * startGateway() on the memory transport with payments.rail 'none' in the config and the payer handed in as a
  * dependency — gatewayPayer(lezRail(devnet, debug genesis 1)) — and the paid agent's AgentPayments on
  * lezRail(devnet, debug genesis 2). Both rails talk to the devnet over HTTP JSON-RPC, as to a real sequencer.
@@ -35,11 +35,11 @@ import { Agent } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startGateway, type Gateway } from '../src/gateway.ts';
+import { startGateway, type Gateway } from '../src/gateway/gateway.ts';
 import { hexToBytes } from '../src/lez/bytes.ts';
-import { DEVNET_GENESIS, startDevnet, type Devnet } from '../src/lez/devnet/devnet.ts';
+import { DEVNET_GENESIS, startDevnet, type Devnet } from '../src/devnet/devnet.ts';
 import { signingKeyFromSecretKey } from '../src/lez/keys.ts';
-import { agentPayments, gatewayPayer, lezRail } from '../src/payment-wiring.ts';
+import { agentPayments, gatewayPayer, lezRail } from '../src/gateway/payment-wiring.ts';
 import {
   ascending,
   benchGatewayConfig,

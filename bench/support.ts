@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { request, type Agent } from 'node:http';
 import { join } from 'node:path';
-import type { GatewayConfig, GatewayConfigInput } from '../src/config.ts';
+import type { GatewayConfig, GatewayConfigInput } from '../src/gateway/config.ts';
 
 /** A functional check failed (the numbers are not valid): runMain prints only its message, and the exit code is 1. */
 export class FunctionalFailure extends Error {
@@ -56,7 +56,7 @@ export function subsetFromEnv<T extends string>(name: string, all: readonly T[],
  * loaded here, not on import, so a script that starts no gateway on this thread does not load it.)
  */
 export async function benchGatewayConfig(folder: string, overrides: GatewayConfigInput): Promise<GatewayConfig> {
-  const { loadConfig } = await import('../src/config.ts');
+  const { loadConfig } = await import('../src/gateway/config.ts');
   return loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', database: join(folder, 'tasks.db'), ...overrides } });
 }
 

@@ -182,7 +182,7 @@ async function startSdkExpress(): Promise<RunningTarget> {
 
 /** `memory`: the same gateway with SQLite in memory, to show what durability costs (not a goal's figure). */
 async function startThisGateway(store: 'file' | 'memory'): Promise<RunningTarget> {
-  const { startGateway } = await import('../src/gateway.ts');
+  const { startGateway } = await import('../src/gateway/gateway.ts');
   const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-bench-'));
   const config = await benchGatewayConfig(folder, {
     ...(store === 'memory' ? { database: ':memory:' } : {}),

@@ -39,7 +39,7 @@ import { Agent } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startGateway, type Gateway } from '../src/gateway.ts';
+import { startGateway, type Gateway } from '../src/gateway/gateway.ts';
 import { WakuTransport } from '../src/logos/transports/waku.ts';
 import {
   benchGatewayConfig,

@@ -29,6 +29,6 @@ export {
 } from './logos/card-signature.ts';
 export { DEFAULT_DISCOVERY_TOPIC } from './logos/discovery.ts';
 export type { WireArtifact, WireMessage } from './logos/envelope.ts';
-export { loadOrCreateKey } from './logos/key-file.ts';
+export { loadOrCreateKey } from './logos/secret-key-file.ts';
 export type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from './logos/transport.ts';
 export { WakuTransport, type WakuTransportOptions } from './logos/transports/waku.ts';

@@ -4,6 +4,7 @@
  * bridge's projection, calls go to each agent's request handler through the JSON-RPC and REST bindings.
  */
 import { readFileSync } from 'node:fs';
+import { AgentCard } from '@a2a-js/sdk';
 import { Hono, type Context } from 'hono';
 import type { AgentDirectory, DirectoryEntry } from '../logos/directory.ts';
 import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
@@ -18,7 +19,7 @@ import { mountAdmin } from './admin.ts';
 import { agentsIndex } from './agents-index.ts';
 import { directoryPageHeaders, prefersHtml, renderDirectoryPage } from './directory-page.ts';
 import { ApiKeys } from './api-keys.ts';
-import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, type CardSigningKey } from './card-signing.ts';
+import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, type CardSigningKey } from './card-jws.ts';
 import { servedCards, type CardShape } from './served-cards.ts';
 import { logosSignatureParams } from '../logos/card-signature.ts';
 import type { PaymentStore } from '../store/payment-store.ts';
@@ -78,13 +79,18 @@ export function createApp(options: AppOptions): Hono {
   const endpointFor = (entry: DirectoryEntry, baseUrl: string): AgentEndpoint => {
     const cached = endpoints.get(baseUrl);
     if (cached && cached.entry === entry) return cached.endpoint;
-    const handler = new LogosAgentRequestHandler(entry, options.engine, options.store, baseUrl, {
+    const cards = cardsOf(entry, baseUrl);
+    const handler = new LogosAgentRequestHandler({
+      agent: entry,
+      card: AgentCard.fromJSON(cards.v1),
+      engine: options.engine,
+      store: options.store,
       ...(options.shutdown ? { shutdown: options.shutdown } : {}),
       ...(options.push ? { push: options.push } : {}),
     });
     const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs, apiKeys, log };
     const endpoint: AgentEndpoint = {
-      card: cardDocument(cardsOf(entry, baseUrl), options.cardShape ?? 'union', entry.updatedAt),
+      card: cardDocument(cards, options.cardShape ?? 'union', entry.updatedAt),
       jsonRpc: new JsonRpcBinding(handler, bindingOptions),
       rest: new RestBinding(handler, bindingOptions),
       legacyRest: new LegacyRestBinding(handler, bindingOptions),

@@ -11,9 +11,9 @@
  *   name differently (`securitySchemes`), each scheme carries both forms side by side.
  */
 import { AgentCard } from '@a2a-js/sdk';
-import { projectCard, projectLegacyCard } from '../bridge/card-projection.ts';
+import { projectCard, projectLegacyCard } from './card-projection.ts';
 import type { LogosAgentCard } from '../logos/card.ts';
-import { signServedCard, type CardSigningKey } from './card-signing.ts';
+import { signServedCard, type CardSigningKey } from './card-jws.ts';
 
 export type CardShape = 'union' | 'v1';
 

@@ -38,12 +38,16 @@ import type { PushConfigRecord } from '../store/push-store.ts';
 import { CLIENT_PAYMENT_PAYLOAD, CLIENT_PAYS_EXTENSION, clientPaymentOf } from './client-pays.ts';
 import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
-import { projectCard } from './card-projection.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange, TaskEngine } from './task-engine.ts';
 import { directAnswer, snapshotTask, stateName, statusEvent } from './task-events.ts';
 
 export interface RequestHandlerOptions {
+  agent: DirectoryEntry;
+  /** The agent's card as A2A clients see it: its capabilities are what the SDK's transport handlers enforce. */
+  card: AgentCard;
+  engine: TaskEngine;
+  store: TaskStore;
   /** Push notifications; absent: the config methods answer PushNotificationNotSupported. */
   push?: PushNotificationService;
   /**
@@ -64,12 +68,12 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
 
   private readonly options: RequestHandlerOptions;
 
-  constructor(agent: DirectoryEntry, engine: TaskEngine, store: TaskStore, baseUrl: string, options: RequestHandlerOptions = {}) {
-    this.agent = agent;
-    this.engine = engine;
-    this.store = store;
+  constructor(options: RequestHandlerOptions) {
+    this.agent = options.agent;
+    this.card = options.card;
+    this.engine = options.engine;
+    this.store = options.store;
     this.options = options;
-    this.card = AgentCard.fromJSON(projectCard(agent.card, baseUrl));
   }
 
   async getAgentCard(): Promise<AgentCard> {

@@ -3,7 +3,7 @@
  * transfer itself through a `Payer` (an adapter over a payment rail), and the check of the agent's refund.
  * Outcomes are values; only misconfiguration throws.
  */
-import { checkSpend, type SpendingLimits } from '../lez/spending-gate.ts';
+import { checkSpend, type SpendingLimits } from './spending-gate.ts';
 import type { PaymentReference } from '../logos/envelope.ts';
 import type { PaymentRecord, PaymentStore } from '../store/payment-store.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The Logos agent card as an agent publishes it (seed format: A2A fields plus `x-lez-price` and `agentInterfaces`).
- * The gateway projects it to a pure A2A v1.0 card in src/bridge/card-projection.ts.
+ * The gateway projects it to a pure A2A v1.0 card in src/a2a/card-projection.ts.
  */
 import { z } from 'zod';
 

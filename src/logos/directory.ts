@@ -4,8 +4,8 @@
  * its ETag and Last-Modified stay put. An agent not heard from for `offlineAfterMs` is offline: still listed and
  * served, marked as such.
  */
-import type { DirectoryStore } from '../store/sqlite-directory-store.ts';
-import { logosAddressOf, type LogosAgentCard } from './card.ts';
+import type { DirectoryStore } from '../store/directory-store.ts';
+import { LogosAgentCard, logosAddressOf } from './card.ts';
 import type { VerifiedLogosCard } from './card-signature.ts';
 
 export interface DirectoryEntry {
@@ -33,9 +33,13 @@ export class AgentDirectory {
     this.store = options.store;
     this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
     for (const stored of this.store?.all() ?? []) {
-      const entry: DirectoryEntry = { id: stored.card.id, card: stored.card, address: logosAddressOf(stored.card), updatedAt: new Date(stored.updatedAt) };
+      // A card from an older version that no longer parses is skipped, not fatal: the agent re-announces itself.
+      const parsed = LogosAgentCard.safeParse(JSON.parse(stored.cardJson));
+      if (!parsed.success) continue;
+      const card = parsed.data;
+      const entry: DirectoryEntry = { id: card.id, card, address: logosAddressOf(card), updatedAt: new Date(stored.updatedAt) };
       this.entries.set(entry.id, entry);
-      this.cardJson.set(entry.id, JSON.stringify(stored.card));
+      this.cardJson.set(entry.id, JSON.stringify(card));
       this.seen.set(entry.id, new Date(stored.lastSeenAt));
       this.seenWritten.set(entry.id, Date.parse(stored.lastSeenAt));
     }
@@ -60,7 +64,7 @@ export class AgentDirectory {
     const entry: DirectoryEntry = { id: card.id, card, address: logosAddressOf(card), updatedAt: at, ...(verified ? { verified } : {}) };
     this.entries.set(card.id, entry);
     this.cardJson.set(card.id, json);
-    this.store?.save(card, at.toISOString(), at.toISOString());
+    this.store?.save({ id: card.id, cardJson: JSON.stringify(card), updatedAt: at.toISOString(), lastSeenAt: at.toISOString() });
     this.seenWritten.set(card.id, at.getTime());
     return entry;
   }

@@ -4,11 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import type { GatewayConfig } from '../config.ts';
-import { loadOrCreateKey } from './key-file.ts';
+import { loadOrCreateKey } from './secret-key-file.ts';
 import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
-import { WakuTransport } from './transports/waku.ts';
+import { BINDING_SHARD_TOPIC, WakuTransport } from './transports/waku.ts';
 
 export interface LogosNetwork {
   readonly gateway: LogosTransport;
@@ -23,10 +22,12 @@ export interface LogosNetwork {
   stop(): Promise<void>;
 }
 
-/** Every /logos-a2a/1/… content topic routes to the same shard; any of them names it. */
-const BINDING_TOPIC = '/logos-a2a/1/mesh/proto';
+/** Where the gateway's Logos side runs: the in-process network, or an embedded Waku relay node. */
+export type NetworkSettings =
+  | { kind: 'memory' }
+  | { kind: 'waku'; listen: string[]; peers: string[]; clusterId: number; shards: number; keyFile: string };
 
-export async function openNetwork(settings: GatewayConfig['transport'], memory?: MemoryNetwork): Promise<LogosNetwork> {
+export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetwork): Promise<LogosNetwork> {
   if (settings.kind === 'memory') {
     const network = memory ?? new MemoryNetwork();
     const gateway = network.node('gateway');
@@ -60,7 +61,7 @@ export async function openNetwork(settings: GatewayConfig['transport'], memory?:
     agentCardKey: (name) => loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.lez.key`)),
     async ready(agentCount, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
-      while (gateway.meshPeerCount(BINDING_TOPIC) < agentCount) {
+      while (gateway.meshPeerCount(BINDING_SHARD_TOPIC) < agentCount) {
         if (Date.now() > deadline) return false;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

@@ -4,21 +4,7 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-file.ts';
-import { LogosAgentCard } from '../logos/card.ts';
-
-export interface StoredAgent {
-  card: LogosAgentCard;
-  /** ISO 8601. */
-  updatedAt: string;
-  lastSeenAt: string;
-}
-
-export interface DirectoryStore {
-  save(card: LogosAgentCard, updatedAt: string, lastSeenAt: string): void;
-  touch(id: string, lastSeenAt: string): void;
-  all(): StoredAgent[];
-  close(): void;
-}
+import type { DirectoryStore, StoredAgent } from './directory-store.ts';
 
 export class SqliteDirectoryStore implements DirectoryStore {
   private readonly db: DatabaseSync;
@@ -30,13 +16,13 @@ export class SqliteDirectoryStore implements DirectoryStore {
     ) STRICT`);
   }
 
-  save(card: LogosAgentCard, updatedAt: string, lastSeenAt: string): void {
+  save(agent: StoredAgent): void {
     this.db
       .prepare(
         `INSERT INTO agents (id, card_json, updated_at, last_seen_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET card_json = excluded.card_json, updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at`,
       )
-      .run(card.id, JSON.stringify(card), updatedAt, lastSeenAt);
+      .run(agent.id, agent.cardJson, agent.updatedAt, agent.lastSeenAt);
   }
 
   touch(id: string, lastSeenAt: string): void {
@@ -44,14 +30,8 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   all(): StoredAgent[] {
-    const rows = this.db.prepare('SELECT * FROM agents ORDER BY id').all() as { card_json: string; updated_at: string; last_seen_at: string }[];
-    const agents: StoredAgent[] = [];
-    for (const row of rows) {
-      // A row from an older version that no longer parses is skipped, not fatal: the agent re-announces itself.
-      const parsed = LogosAgentCard.safeParse(JSON.parse(row.card_json));
-      if (parsed.success) agents.push({ card: parsed.data, updatedAt: row.updated_at, lastSeenAt: row.last_seen_at });
-    }
-    return agents;
+    const rows = this.db.prepare('SELECT * FROM agents ORDER BY id').all() as { id: string; card_json: string; updated_at: string; last_seen_at: string }[];
+    return rows.map((row) => ({ id: row.id, cardJson: row.card_json, updatedAt: row.updated_at, lastSeenAt: row.last_seen_at }));
   }
 
   close(): void {

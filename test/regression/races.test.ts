@@ -5,7 +5,7 @@ import type { Payer } from '../../src/bridge/task-payments.ts';
 import { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
-import { agentPayments, gatewayPayer } from '../../src/payment-wiring.ts';
+import { agentPayments, gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 import { AGENT_ACCOUNT, GATEWAY_ACCOUNT } from '../support/priced-agent.ts';
 

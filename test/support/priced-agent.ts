@@ -3,7 +3,7 @@ import { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import type { MemoryNetwork } from '../../src/logos/transports/memory.ts';
-import { agentPayments, gatewayPayer } from '../../src/payment-wiring.ts';
+import { agentPayments, gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import type { Payer } from '../../src/bridge/task-payments.ts';
 
 export const GATEWAY_ACCOUNT = 'gateway-wallet';

@@ -41,7 +41,7 @@ export type LezRailSettings = z.input<typeof LezRailSettings>;
 
 export interface LezRailDependencies {
   client: SequencerApi;
-  /** The payer: the gateway's wallet key (keys.ts / key-file.ts). */
+  /** The payer: the gateway's wallet key (keys.ts / wallet-key-file.ts). */
   payer: SigningKey;
   /** Durable in a gateway (its payment store); in memory by default. */
   usedTxHashes?: UsedTxHashes;

@@ -80,8 +80,11 @@ type WakuMessage = proto_message.WakuMessage;
 export const DEFAULT_CLUSTER_ID = 2;
 export const DEFAULT_NUM_SHARDS_IN_CLUSTER = 8;
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
-/** The application topics of the binding, whose shard a node always relays. */
-const BINDING_TOPIC = '/logos-a2a/1/binding/json';
+/**
+ * A content topic of the binding. Autosharding places every /logos-a2a/1/… topic on the same shard, so this one
+ * names the shard a node always relays, and whose mesh tells whether agents have joined.
+ */
+export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
 /** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES) and our frames. */
 const ENVELOPE_OVERHEAD_BYTES = 1024;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
@@ -324,7 +327,7 @@ export class WakuTransport implements LogosTransport {
       if (peerDiscovery.length > 0) node.addEventListener('peer:discovery', this.onDiscovery);
       await handleMetadata(node, () => ({ clusterId: this.clusterId, shards: this.joinedShards() }));
       await node.start();
-      this.join(this.pubsubTopicFor(BINDING_TOPIC));
+      this.join(this.pubsubTopicFor(BINDING_SHARD_TOPIC));
       for (const shard of options.relayShards ?? []) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
       for (const topic of this.topicHandlers.keys()) this.join(this.pubsubTopicFor(topic));
       this.dialer = new StaticPeerDialer(node, options.staticPeers ?? [], {

@@ -1,0 +1,121 @@
+/**
+ * A Logos agent card as the HTTP world sees it: a pure A2A v1.0 card (no unknown top-level fields; Logos and LEZ
+ * facts live in one extension's params), or the v0.3 shape for older clients and registries.
+ */
+import { isPriced, type LogosAgentCard } from '../logos/card.ts';
+import { BINDING_VERSION } from '../logos/envelope.ts';
+import { CLIENT_PAYS_EXTENSION } from '../bridge/client-pays.ts';
+
+/** The A2A extension that carries what is Logos- or LEZ-specific about an agent. */
+export const LOGOS_AGENT_EXTENSION = 'urn:logos-a2a:ext:logos-agent:v1';
+
+function logosExtension(card: LogosAgentCard, extra: Record<string, unknown>) {
+  const perSkill = Object.fromEntries(
+    card.skills.filter((s) => s['x-lez-price'] !== undefined).map((s) => [s.id, s['x-lez-price']]),
+  );
+  return {
+    uri: LOGOS_AGENT_EXTENSION,
+    description: 'This agent lives on the Logos network; the gateway reaches it over the A2A-over-Logos-Messaging binding.',
+    required: false,
+    params: {
+      agentId: card.id,
+      bindingVersion: BINDING_VERSION,
+      logosInterfaces: card.agentInterfaces,
+      lezPrice: { default: card['x-lez-price'] ?? '0', perSkill },
+      ...(card['x-lez-identity'] ? { payTo: card['x-lez-identity'].account_id } : {}),
+      ...extra,
+    },
+  };
+}
+
+interface SkillFields {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  examples?: string[] | undefined;
+  inputModes?: string[] | undefined;
+  outputModes?: string[] | undefined;
+}
+
+/** A card's skills as A2A cards (v1.0 and v0.3 alike) list them: the A2A fields only. */
+export function projectSkills(skills: readonly SkillFields[]) {
+  return skills.map((skill) => ({
+    id: skill.id,
+    name: skill.name,
+    description: skill.description,
+    tags: skill.tags,
+    ...(skill.examples ? { examples: skill.examples } : {}),
+    ...(skill.inputModes ? { inputModes: skill.inputModes } : {}),
+    ...(skill.outputModes ? { outputModes: skill.outputModes } : {}),
+  }));
+}
+
+/** Priced agents accept the client's own payment too (the client-pays extension, activated per request). */
+function clientPaysExtension(card: LogosAgentCard) {
+  if (!isPriced(card) || !card['x-lez-identity']) return [];
+  return [
+    {
+      uri: CLIENT_PAYS_EXTENSION,
+      description:
+        'Pay the agent yourself on LEZ: send A2A-Extensions with this URI; the task waits in input-required with "lez.payment.required" in its status message metadata; pay, then answer on the task with "lez.payment.payload": {"txHash", "from"}.',
+      required: false,
+      params: { rail: 'lez', payTo: card['x-lez-identity'].account_id },
+    },
+  ];
+}
+
+/** `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. */
+/** `logosParams`: more facts for the Logos extension (the agent's own signature, when verified). */
+export function projectCard(card: LogosAgentCard, baseUrl: string, logosParams: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: card.name,
+    description: card.description,
+    supportedInterfaces: [
+      { url: baseUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ],
+    ...(card.provider ? { provider: card.provider } : {}),
+    version: card.version,
+    ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
+    capabilities: {
+      streaming: card.capabilities.streaming,
+      pushNotifications: true,
+      extendedAgentCard: false,
+      extensions: [...card.extensions, logosExtension(card, logosParams), ...clientPaysExtension(card)],
+    },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: projectSkills(card.skills),
+    ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
+  };
+}
+
+/** The v0.3 shape: `url` + `preferredTransport` + `additionalInterfaces` and a card-level `protocolVersion`. */
+export function projectLegacyCard(card: LogosAgentCard, baseUrl: string, logosParams: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    protocolVersion: '0.3.0',
+    name: card.name,
+    description: card.description,
+    url: baseUrl,
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [
+      { url: baseUrl, transport: 'JSONRPC' },
+      { url: baseUrl, transport: 'HTTP+JSON' },
+    ],
+    ...(card.provider ? { provider: card.provider } : {}),
+    version: card.version,
+    ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
+    ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
+    capabilities: {
+      streaming: card.capabilities.streaming,
+      pushNotifications: true,
+      stateTransitionHistory: false,
+      extensions: [...card.extensions, logosExtension(card, logosParams), ...clientPaysExtension(card)],
+    },
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: projectSkills(card.skills),
+    supportsAuthenticatedExtendedCard: false,
+  };
+}

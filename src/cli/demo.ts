@@ -1,0 +1,86 @@
+/**
+ * `logos-a2a demo`: everything on one machine. A local LEZ devnet; the gateway paying from the first genesis
+ * account; the echo, conformance and paid agents, each on its own Waku relay node; an operator token for the
+ * approvals of tasks above the spending limits.
+ */
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type GatewayConfig } from '../gateway/config.ts';
+import { startGateway, type Gateway } from '../gateway/gateway.ts';
+import { hexToBytes } from '../lez/bytes.ts';
+import { DEVNET_GENESIS, startDevnet } from '../devnet/devnet.ts';
+import { signingKeyFromSecretKey } from '../lez/keys.ts';
+import { agentPayments, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
+
+export interface Demo {
+  gateway: Gateway;
+  /** What to print about payments. */
+  paymentsHelp: string;
+  /** Stops the gateway (its HTTP server first, then its agents and its network node), then the devnet. */
+  stop(): Promise<void>;
+}
+
+export interface DemoOptions {
+  /** The devnet's port. Default: LOGOS_A2A_DEVNET_PORT, else 3040. */
+  devnetPort?: number;
+  /** Checks the loaded configuration before anything of the gateway starts (throws to refuse it). */
+  checkConfig?: (config: GatewayConfig) => void;
+}
+
+export async function startDemo(configFile: string | undefined, options: DemoOptions = {}): Promise<Demo> {
+  const devnet = await startDevnet({ port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040), host: '127.0.0.1' });
+  try {
+    const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
+    const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
+    const agentKey = signingKeyFromSecretKey(hexToBytes(agentGenesis.secretKeyHex));
+    const adminToken = process.env.LOGOS_A2A_ADMIN_TOKEN || randomBytes(18).toString('base64url');
+    const config = loadConfig({
+      ...(configFile ? { file: configFile } : {}),
+      overrides: {
+        agents: [{ builtin: 'echo' }, { builtin: 'conformance' }, { builtin: 'paid' }],
+        defaultAgent: 'echo',
+        adminToken,
+        payments: { rail: 'lez', sequencerUrl: devnet.url },
+        // A demo's webhook receiver runs on this machine: allow push notifications to private addresses.
+        pushAllowPrivate: true,
+      },
+    });
+    options.checkConfig?.(config);
+    const gateway = await startGateway(config, {
+      payer: gatewayPayer(lezRail(devnet.url, wallet, config.payments.signingMode)),
+      paidAgent: { payments: agentPayments(lezRail(devnet.url, agentKey, config.payments.signingMode)), key: agentKey.secretKey },
+    });
+    const balance = (account: string) =>
+      `curl -s ${devnet.url} -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"getAccountBalance","params":["${account}"]}'`;
+    const paidCall = (skill: string, id: string) =>
+      `curl -s ${gateway.url}/agents/paid -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\\n    -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"${id}","role":"ROLE_USER","parts":[{"text":"hello"}],"metadata":{"skill":"${skill}"}}}}'`;
+    const paymentsHelp = [
+      '',
+      `LEZ devnet:   ${devnet.url} (a block every second)`,
+      `  gateway wallet ${wallet.account}, paid agent ${agentKey.account}`,
+      `  spending limits: ${config.payments.perTransactionLimit} per task, ${config.payments.perPeriodLimit} per day`,
+      'Paid tasks (the paid agent charges 5 per echo; premium costs 500 and waits for approval):',
+      `  ${paidCall('echo', 'p1')}`,
+      `  ${balance(agentKey.account)}`,
+      `  ${paidCall('premium', 'p2')}`,
+      `  curl -s -X POST ${gateway.url}/admin/approvals/TASK_ID/approve -H 'Authorization: Bearer ${adminToken}'`,
+      '',
+    ].join('\n');
+    return {
+      gateway,
+      paymentsHelp,
+      async stop() {
+        // The gateway first: it stops taking calls and lets those in flight finish while its agents and the devnet
+        // are still there to answer them; it then stops its agents and its Waku node. The devnet goes last, even
+        // when stopping the gateway failed.
+        try {
+          await gateway.stop();
+        } finally {
+          await devnet.stop();
+        }
+      },
+    };
+  } catch (error) {
+    await devnet.stop();
+    throw error;
+  }
+}

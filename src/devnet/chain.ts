@@ -1,0 +1,263 @@
+/**
+ * The devnet's sequencer core, without HTTP: state, mempool, blocks, and the two things a sequencer does,
+ * admitting transactions and building blocks. rpc-methods.ts puts the JSON-RPC face on it.
+ *
+ * Admission (`sendTransaction`) does what the real one does (lez.md §2; `sequencer/service/src/service.rs`):
+ * size, then signatures, then into the mempool, answering the hash at once. Execution happens at block build;
+ * a failing transaction is dropped and `getTransaction` never finds it. `admission: 'strict'` adds a devnet-only
+ * check at admission: the transaction is executed against the state the mempool will leave behind and refused
+ * at once if it would fail, or if it is already pending or included. That fails fast in tests and demos, but a
+ * client must not rely on it: a real sequencer answers every well-signed transaction with its hash.
+ *
+ * State is in memory only. Every block's total supply is checked against genesis before the block is committed.
+ */
+import { toHex } from '../lez/bytes.ts';
+import type { LezAccount } from '../lez/sequencer-client.ts';
+import { schnorrSign, verifyPublicTransactionSignatures, type SigningMode } from '../lez/signing.ts';
+import { publicTransactionHashHex, type NssaTransaction } from '../lez/transaction.ts';
+import { buildBlock, type BuildLimits } from './block-builder.ts';
+import { blockHash, encodeBlock, type LezBlock } from './block-codec.ts';
+import { executePublicTransaction, signerAccountIds } from './execute.ts';
+import type { ExecutionFailure } from './failures.ts';
+import type { GenesisAccount } from './genesis.ts';
+import { Ledger } from './ledger.ts';
+import { Mempool } from './mempool.ts';
+import type { DevnetProgramIds } from './program-ids.ts';
+
+export const ADMISSION_MODES = ['sequencer', 'strict'] as const;
+export type AdmissionMode = (typeof ADMISSION_MODES)[number];
+
+/** The real sendTransaction keeps ~200 bytes of a block for its header (`BLOCK_HEADER_OVERHEAD`). */
+const BLOCK_HEADER_RESERVE = 200;
+
+/** The debug config's sequencer signing key ([37; 32]); it signs block headers, nothing else. */
+const SEQUENCER_KEY = new Uint8Array(32).fill(37);
+
+/** The debug config's `genesis_id`: the chain starts with block 1, empty, timestamp 0. */
+export const GENESIS_BLOCK_ID = 1n;
+
+export interface ChainConfig {
+  signingMode: SigningMode;
+  admission: AdmissionMode;
+  limits: BuildLimits;
+  mempoolMaxSize: number;
+  programIds: DevnetProgramIds;
+  genesis: readonly GenesisAccount[];
+  log: (line: string) => void;
+  now: () => number;
+}
+
+export type SubmitOutcome =
+  | { ok: true; hash: string; status: 'queued' | 'already-pending' | 'already-included' }
+  | { ok: false; reason: 'unsupported-kind'; kind: 'privacy-preserving' | 'program-deployment' }
+  | { ok: false; reason: 'too-large'; size: number; max: number }
+  | { ok: false; reason: 'invalid-signature' }
+  | { ok: false; reason: 'mempool-full'; maxSize: number }
+  /** strict admission only: */
+  | { ok: false; reason: 'already-known'; hash: string }
+  | { ok: false; reason: 'rejected'; hash: string; failure: ExecutionFailure };
+
+export type TransactionReceipt =
+  | { status: 'unknown' }
+  | { status: 'pending' }
+  | { status: 'included'; blockId: bigint; timestampMs: bigint }
+  /** `blockId` is the block whose build dropped it. */
+  | { status: 'dropped'; failure: ExecutionFailure; blockId: bigint; timestampMs: bigint };
+
+export interface BlockSummary {
+  blockId: bigint;
+  hash: string;
+  timestampMs: bigint;
+  /** Hashes of the included transactions, in block order. */
+  transactions: string[];
+  dropped: { hash: string; failure: ExecutionFailure }[];
+}
+
+interface StoredBlock {
+  block: LezBlock;
+  bytes: Uint8Array;
+}
+
+export class DevnetChain {
+  readonly config: ChainConfig;
+  readonly genesisSupply: bigint;
+  private ledger = new Ledger();
+  /** strict admission: the state after every queued transaction; rebuilt lazily after each block. */
+  private projection: Ledger | undefined;
+  private readonly mempool: Mempool;
+  private readonly blocks: StoredBlock[] = [];
+  private readonly includedTxs = new Map<string, { bytes: Uint8Array; blockId: bigint; timestampMs: bigint }>();
+  private readonly receipts = new Map<string, TransactionReceipt>();
+  private readonly listeners = new Set<(block: BlockSummary) => void>();
+
+  constructor(config: ChainConfig) {
+    this.config = config;
+    this.mempool = new Mempool(config.mempoolMaxSize);
+    this.ledger.apply(
+      config.genesis.map((entry) => ({
+        id: entry.id,
+        account: {
+          programOwner: entry.initialised ? config.programIds.authenticated_transfer : [0, 0, 0, 0, 0, 0, 0, 0],
+          balance: entry.balance,
+          data: new Uint8Array(0),
+          nonce: 0n,
+        },
+      })),
+    );
+    this.genesisSupply = this.ledger.totalSupply();
+    this.commitBlock({ blockId: GENESIS_BLOCK_ID, prevBlockHash: new Uint8Array(32), timestampMs: 0n, transactions: [] });
+  }
+
+  // ---- admission ------------------------------------------------------------------------------------------------
+
+  /** `bytes` is the borsh(NSSATransaction) that decoded to `tx`. */
+  submit(tx: NssaTransaction, bytes: Uint8Array): SubmitOutcome {
+    if (tx.kind !== 'public') return { ok: false, reason: 'unsupported-kind', kind: tx.kind };
+    const max = Math.max(0, this.config.limits.maxBlockBytes - BLOCK_HEADER_RESERVE);
+    if (bytes.byteLength > max) return { ok: false, reason: 'too-large', size: bytes.byteLength, max };
+    if (!verifyPublicTransactionSignatures(tx.transaction, this.config.signingMode)) return { ok: false, reason: 'invalid-signature' };
+
+    const hash = publicTransactionHashHex(tx.transaction);
+    const known = this.includedTxs.has(hash) ? 'already-included' : this.mempool.has(hash) ? 'already-pending' : undefined;
+    if (known) {
+      // The real sequencer queues the copy and drops it at block time (its nonce is spent); not queueing it
+      // shows the client the same thing, without a second receipt overwriting the first.
+      if (this.config.admission === 'strict') return { ok: false, reason: 'already-known', hash };
+      return { ok: true, hash, status: known };
+    }
+    if (this.mempool.isFull) return { ok: false, reason: 'mempool-full', maxSize: this.mempool.maxSize };
+
+    if (this.config.admission === 'strict') {
+      const projected = this.projected();
+      const outcome = executePublicTransaction(tx.transaction, projected, this.config.programIds);
+      if (!outcome.ok) return { ok: false, reason: 'rejected', hash, failure: outcome.failure };
+      projected.apply(outcome.writes);
+    }
+    this.mempool.push({ hash, bytes, tx: tx.transaction, signers: signerAccountIds(tx.transaction) });
+    this.receipts.set(hash, { status: 'pending' });
+    return { ok: true, hash, status: 'queued' };
+  }
+
+  private projected(): Ledger {
+    if (!this.projection) {
+      const projection = this.ledger.clone();
+      for (const entry of this.mempool.list()) {
+        const outcome = executePublicTransaction(entry.tx, projection, this.config.programIds);
+        if (outcome.ok) projection.apply(outcome.writes);
+      }
+      this.projection = projection;
+    }
+    return this.projection;
+  }
+
+  // ---- block production -----------------------------------------------------------------------------------------
+
+  /**
+   * Builds the next block from the mempool (possibly empty, as the real sequencer does every interval). Throws
+   * only when an invariant is broken (supply changed), and then commits nothing.
+   */
+  produceBlock(): BlockSummary {
+    const working = this.ledger.clone();
+    const result = buildBlock(working, this.mempool.list(), this.config.programIds, this.config.limits);
+    const supply = working.totalSupply();
+    if (supply !== this.genesisSupply) {
+      throw new Error(`devnet invariant broken: total supply would be ${supply} after block ${this.lastBlockId + 1n}, genesis had ${this.genesisSupply}`);
+    }
+
+    const previous = this.blocks.at(-1)!.block;
+    const timestampMs = BigInt(Math.max(this.config.now(), Number(previous.timestampMs)));
+    const blockId = previous.blockId + 1n;
+    this.ledger = working;
+    this.projection = undefined;
+    this.mempool.replace(result.remaining);
+    this.commitBlock({ blockId, prevBlockHash: previous.hash, timestampMs, transactions: result.included.map((entry) => entry.bytes) });
+
+    for (const entry of result.included) {
+      this.includedTxs.set(entry.hash, { bytes: entry.bytes, blockId, timestampMs });
+      this.receipts.set(entry.hash, { status: 'included', blockId, timestampMs });
+    }
+    for (const { entry, failure } of result.dropped) {
+      if (!this.includedTxs.has(entry.hash)) this.receipts.set(entry.hash, { status: 'dropped', failure, blockId, timestampMs });
+      this.config.log(`devnet: dropped transaction ${entry.hash}: ${failure.message}`);
+    }
+
+    const summary: BlockSummary = {
+      blockId,
+      hash: toHex(this.blocks.at(-1)!.block.hash),
+      timestampMs,
+      transactions: result.included.map((entry) => entry.hash),
+      dropped: result.dropped.map(({ entry, failure }) => ({ hash: entry.hash, failure })),
+    };
+    if (summary.transactions.length > 0 || summary.dropped.length > 0) {
+      this.config.log(`devnet: block ${blockId} with ${summary.transactions.length} transaction(s), ${summary.dropped.length} dropped`);
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener(summary);
+      } catch (error) {
+        this.config.log(`devnet: a block listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return summary;
+  }
+
+  private commitBlock(data: Omit<LezBlock, 'hash' | 'signature' | 'bedrockStatus' | 'bedrockParentId'>): void {
+    const hash = blockHash(data);
+    // Blocks stay Pending: there is no Bedrock behind the devnet to make them Safe or Finalized.
+    const block: LezBlock = {
+      ...data,
+      hash,
+      signature: schnorrSign(hash, SEQUENCER_KEY, new Uint8Array(32)),
+      bedrockStatus: 'pending',
+      bedrockParentId: new Uint8Array(32),
+    };
+    this.blocks.push({ block, bytes: encodeBlock(block) });
+  }
+
+  /** Called with every block built after genesis; returns the unsubscribe function. */
+  onBlock(listener: (block: BlockSummary) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---- queries --------------------------------------------------------------------------------------------------
+
+  get lastBlockId(): bigint {
+    return this.blocks.at(-1)!.block.blockId;
+  }
+
+  private stored(blockId: bigint): StoredBlock | undefined {
+    const index = blockId - GENESIS_BLOCK_ID;
+    return index >= 0n && index < BigInt(this.blocks.length) ? this.blocks[Number(index)] : undefined;
+  }
+
+  block(blockId: bigint): LezBlock | undefined {
+    return this.stored(blockId)?.block;
+  }
+
+  /** borsh(Block), what getBlock returns in base64. */
+  blockBytes(blockId: bigint): Uint8Array | undefined {
+    return this.stored(blockId)?.bytes;
+  }
+
+  account(id: Uint8Array): LezAccount {
+    return this.ledger.get(id);
+  }
+
+  /** borsh(NSSATransaction) of an included transaction. */
+  transactionBytes(hash: string): Uint8Array | undefined {
+    return this.includedTxs.get(hash.toLowerCase())?.bytes;
+  }
+
+  receipt(hash: string): TransactionReceipt {
+    return this.receipts.get(hash.toLowerCase()) ?? { status: 'unknown' };
+  }
+
+  get mempoolSize(): number {
+    return this.mempool.size;
+  }
+
+  totalSupply(): bigint {
+    return this.ledger.totalSupply();
+  }
+}

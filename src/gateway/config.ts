@@ -1,0 +1,223 @@
+/**
+ * Every setting in one zod schema, read from an optional JSON file and then from environment variables (which win),
+ * with defaults that run out of the box. Errors name the setting and where it came from.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
+import { parseNetwork } from '../push/address-policy.ts';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveMs = z.coerce.number().int().positive();
+
+export const BuiltinAgent = z.enum(['echo', 'conformance', 'paid']);
+
+const MemoryTransportConfig = z.object({ kind: z.literal('memory') }).strict();
+const WakuTransportConfig = z
+  .object({
+    kind: z.literal('waku'),
+    /** Multiaddrs the gateway's node listens on; agents (and other relays) dial these. */
+    listen: z.array(z.string().min(1)).min(1).default(['/ip4/127.0.0.1/tcp/60000']),
+    /** Relay peers to stay connected to. */
+    peers: z.array(z.string().min(1)).default([]),
+    clusterId: z.number().int().nonnegative().default(2),
+    shards: z.number().int().positive().max(1024).default(8),
+    /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
+    keyFile: z.string().min(1).default('.data/gateway.key'),
+  })
+  .strict();
+export type WakuTransportConfig = z.infer<typeof WakuTransportConfig>;
+
+const Amount = z.string().regex(/^\d{1,39}$/, 'a LEZ amount in base units, as a decimal string');
+const PaymentsConfig = z
+  .object({
+    /** none: priced skills are refused; lez: pay on a LEZ sequencer; memory: an in-process ledger (tests). */
+    rail: z.enum(['none', 'lez', 'memory']).default('none'),
+    /** The sequencer's JSON-RPC URL (lez rail). */
+    sequencerUrl: z.string().url().optional(),
+    signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).default('prehash-v0.3'),
+    /** The gateway wallet: an encrypted key file (logos-a2a keys new); its passphrase in LOGOS_A2A_WALLET_PASSPHRASE. */
+    walletKeyFile: z.string().min(1).default('.data/wallet.json'),
+    perTransactionLimit: Amount.default('100'),
+    perPeriodLimit: Amount.default('1000'),
+    periodMs: z.number().int().positive().default(86_400_000),
+    approvalTimeoutMs: z.number().int().positive().default(3_600_000),
+  })
+  .strict();
+export type PaymentsConfig = z.infer<typeof PaymentsConfig>;
+
+export const GatewayConfig = z
+  .object({
+    port: port.default(8080),
+    host: z.string().min(1).default('127.0.0.1'),
+    /** Where clients reach this gateway; every URL in cards is built from it. Default: http://localhost:{port}. */
+    publicBaseUrl: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//.test(url), 'must be an http(s) URL')
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+    /** SQLite file of tasks; ":memory:" keeps nothing across restarts. */
+    database: z.string().min(1).default('.data/logos-a2a.db'),
+    /** The key the gateway signs served cards with (ES256, JWKS at /.well-known/jwks.json). Default: beside the database. */
+    cardSigningKeyFile: z.string().min(1).optional(),
+    maxBodyBytes: z.coerce.number().int().min(1024).default(1024 * 1024),
+    agentTimeoutMs: positiveMs.default(60_000),
+    cancelTimeoutMs: positiveMs.default(5_000),
+    sseHeartbeatMs: positiveMs.default(15_000),
+    /** The agent served at the root URL. Default: the first agent of `agents`; none when that is empty. */
+    defaultAgent: z.string().optional(),
+    /**
+     * The card a client gets when it names no A2A version: `union` (v1.0 fields plus v0.3's url, preferredTransport,
+     * additionalInterfaces and security, so clients of both generations can start) or `v1` (the pure v1.0 card, for
+     * validators that reject unknown fields). A2A-Version: 1.0 / 0.3 (or ?v=) always gets the pure card.
+     */
+    cardShape: z.enum(['union', 'v1']).default('union'),
+    /** On SIGTERM: how long calls in flight get to finish before streams are ended and the process exits. */
+    shutdownGraceMs: z.coerce.number().int().nonnegative().default(10_000),
+    /**
+     * Push-notification webhooks may be http and on private, loopback or link-local addresses (development only: it
+     * lets anyone who can create a task make the gateway call into its own network).
+     */
+    pushAllowPrivate: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
+      .default(false),
+    /** CIDR networks whose webhook receivers are allowed although not public (the operator's own network). */
+    pushAllowNetworks: z
+      .union([z.array(z.string()), z.string().transform((list) => list.split(',').map((item) => item.trim()).filter(Boolean))])
+      .pipe(z.array(z.string().refine(isNetwork, 'a CIDR network such as 10.20.0.0/16 or fd00:1::/64')))
+      .default([]),
+    /** The Logos network: an embedded Waku relay node (default), or the in-process memory network. */
+    transport: z.discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig]).prefault({ kind: 'waku' }),
+    /** Where agents announce their cards; the gateway serves every agent it hears there. */
+    /** An agent not heard on the discovery topic for this long is listed as offline. */
+    offlineAfterMs: z.coerce.number().int().positive().default(90_000),
+    discoveryTopic: z.string().regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding').default(DEFAULT_DISCOVERY_TOPIC),
+    payments: PaymentsConfig.prefault({}),
+    /** Bearer token of the operator API (/admin/…); the API is off without one. */
+    adminToken: z.string().min(16, 'adminToken: at least 16 characters').optional(),
+    /**
+     * API keys; when any is set, every A2A call needs one. `budget` caps what tasks called with the key may spend
+     * in total (base units); above it a task waits for an operator, as above the wallet's limits.
+     */
+    apiKeys: z
+      .array(z.object({ name: z.string().min(1).max(64), key: z.string().min(16, 'an API key has at least 16 characters'), budget: Amount.optional() }).strict())
+      .default([]),
+    /** Agents run in-process on the embedded network. */
+    agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
+  })
+  .strict();
+
+export type GatewayConfig = z.infer<typeof GatewayConfig>;
+export type GatewayConfigInput = z.input<typeof GatewayConfig>;
+
+/** Environment variable → setting. */
+export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
+  PORT: 'port',
+  HOST: 'host',
+  PUBLIC_BASE_URL: 'publicBaseUrl',
+  LOGOS_A2A_DATABASE: 'database',
+  LOGOS_A2A_MAX_BODY_BYTES: 'maxBodyBytes',
+  LOGOS_A2A_AGENT_TIMEOUT_MS: 'agentTimeoutMs',
+  LOGOS_A2A_CANCEL_TIMEOUT_MS: 'cancelTimeoutMs',
+  LOGOS_A2A_SSE_HEARTBEAT_MS: 'sseHeartbeatMs',
+  LOGOS_A2A_DEFAULT_AGENT: 'defaultAgent',
+  LOGOS_A2A_DISCOVERY_TOPIC: 'discoveryTopic',
+  LOGOS_A2A_ADMIN_TOKEN: 'adminToken',
+  LOGOS_A2A_OFFLINE_AFTER_MS: 'offlineAfterMs',
+  LOGOS_A2A_CARD_KEY_FILE: 'cardSigningKeyFile',
+  LOGOS_A2A_CARD_SHAPE: 'cardShape',
+  LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
+  LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
+  LOGOS_A2A_PUSH_ALLOW_NETWORKS: 'pushAllowNetworks',
+};
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: GatewayConfigInput } = {}): GatewayConfig {
+  const env = options.env ?? process.env;
+  let fromFile: Record<string, unknown> = {};
+  if (options.file) {
+    try {
+      fromFile = JSON.parse(readFileSync(options.file, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new ConfigError(`Cannot read the config file ${options.file}: ${(error as Error).message}`);
+    }
+    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) {
+      throw new ConfigError(`The config file ${options.file} must hold a JSON object.`);
+    }
+  }
+  const fromEnv: Record<string, unknown> = {};
+  const fromEnvNames = new Set<string>();
+  for (const [name, key] of Object.entries(ENVIRONMENT)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') {
+      fromEnv[key] = value;
+      fromEnvNames.add(name);
+    }
+  }
+  const transportFromEnv = transportEnvironment(env, fromFile.transport);
+  if (transportFromEnv) fromEnv.transport = transportFromEnv;
+  const paymentsFromEnv = paymentsEnvironment(env, fromFile.payments);
+  if (paymentsFromEnv) fromEnv.payments = paymentsFromEnv;
+  const merged = { ...fromFile, ...fromEnv, ...options.overrides };
+  const parsed = GatewayConfig.safeParse(merged);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = issue.path.join('.') || '(config)';
+      const envName = Object.entries(ENVIRONMENT).find(([name, k]) => k === issue.path[0] && fromEnvNames.has(name))?.[0];
+      const source = envName ? `env ${envName}` : options.file ? `file ${options.file}` : 'settings';
+      return `  ${key} (${source}): ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * LOGOS_A2A_TRANSPORT (memory | waku), LOGOS_A2A_WAKU_LISTEN and LOGOS_A2A_WAKU_PEERS (comma-separated
+ * multiaddrs) and LOGOS_A2A_WAKU_KEY_FILE, over what the file says.
+ */
+function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
+  const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
+  const listen = list(env.LOGOS_A2A_WAKU_LISTEN);
+  const peers = list(env.LOGOS_A2A_WAKU_PEERS);
+  const keyFile = env.LOGOS_A2A_WAKU_KEY_FILE || undefined;
+  const kind = env.LOGOS_A2A_TRANSPORT || undefined;
+  if (!kind && !listen && !peers && !keyFile) return undefined;
+  const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
+  return {
+    ...base,
+    ...(kind ? { kind } : base.kind ? {} : { kind: 'waku' }),
+    ...(listen ? { listen } : {}),
+    ...(peers ? { peers } : {}),
+    ...(keyFile ? { keyFile } : {}),
+  };
+}
+
+/** LOGOS_A2A_PAYMENTS_RAIL, LOGOS_A2A_SEQUENCER_URL and LOGOS_A2A_WALLET_KEY_FILE, over what the file says. */
+function paymentsEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
+  const overrides = {
+    ...(env.LOGOS_A2A_PAYMENTS_RAIL ? { rail: env.LOGOS_A2A_PAYMENTS_RAIL } : {}),
+    ...(env.LOGOS_A2A_SEQUENCER_URL ? { sequencerUrl: env.LOGOS_A2A_SEQUENCER_URL } : {}),
+    ...(env.LOGOS_A2A_WALLET_KEY_FILE ? { walletKeyFile: env.LOGOS_A2A_WALLET_KEY_FILE } : {}),
+  };
+  if (Object.keys(overrides).length === 0) return undefined;
+  const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
+  return { ...base, ...overrides };
+}
+
+export function publicBaseUrlOf(config: GatewayConfig, boundPort: number): string {
+  return config.publicBaseUrl ?? `http://localhost:${boundPort}`;
+}
+
+function isNetwork(cidr: string): boolean {
+  try {
+    parseNetwork(cidr);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * Composition root: configuration → store, transport, agent directory, task engine, HTTP app. Runtime adapters
+ * (src/cli/ for Node) only start and stop what this builds.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { createApp } from '../a2a/app.ts';
+import { AgentDirectory } from '../logos/directory.ts';
+import { DiscoveryListener } from '../logos/discovery.ts';
+import { TaskEngine } from '../bridge/task-engine.ts';
+import { publicBaseUrlOf, type GatewayConfig } from './config.ts';
+import type { AgentPayments, LogosAgent } from '../logos/agent-runtime.ts';
+import { paidAgent } from '../logos/agents/paid.ts';
+import { conformanceAgent } from '../logos/agents/conformance.ts';
+import { echoAgent } from '../logos/agents/echo.ts';
+import { openNetwork, type LogosNetwork } from '../logos/network.ts';
+import type { LogosTransport } from '../logos/transport.ts';
+import type { MemoryNetwork } from '../logos/transports/memory.ts';
+import { SqliteTaskStore } from '../store/sqlite-task-store.ts';
+import { SqlitePaymentStore } from '../store/sqlite-payment-store.ts';
+import { SqliteDirectoryStore } from '../store/sqlite-directory-store.ts';
+import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
+import { payerFromConfig } from './payment-wiring.ts';
+import { ApiKeys } from '../a2a/api-keys.ts';
+import { JWKS_PATH } from '../a2a/card-jws.ts';
+import { verifyLogosCard } from '../logos/card-signature.ts';
+import { loadOrCreateKey } from '../logos/secret-key-file.ts';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import type { TaskStore } from '../store/task-store.ts';
+import { SqlitePushStore } from '../store/sqlite-push-store.ts';
+import { PushNotificationService } from '../push/push-service.ts';
+
+export interface Gateway {
+  readonly app: Hono;
+  readonly engine: TaskEngine;
+  readonly store: TaskStore;
+  readonly directory: AgentDirectory;
+  readonly discovery: DiscoveryListener;
+  readonly network: LogosNetwork;
+  readonly push: PushNotificationService;
+  /** Where the gateway is reachable, once listening. */
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export interface GatewayDeps {
+  /** With the memory transport: the in-process network to join (one is created when absent). */
+  network?: MemoryNetwork;
+  /** Agents already running elsewhere on the network, registered by card. */
+  agents?: LogosAgent[];
+  /** Pays agents from the gateway wallet; built from `config.payments` when absent. */
+  payer?: Payer;
+  /** How the built-in `paid` agent takes payments, and the LEZ secret key of the account it is paid to. */
+  paidAgent?: { payments: AgentPayments; key: Uint8Array };
+  log?: (message: string) => void;
+}
+
+function builtinAgent(kind: GatewayConfig['agents'][number]['builtin'], network: LogosNetwork, discoveryTopic: string, deps: GatewayDeps): LogosAgent {
+  const transport = network.agentNode(kind);
+  switch (kind) {
+    case 'echo':
+      return echoAgent(transport, { discoveryTopic, cardKey: network.agentCardKey(kind) });
+    case 'conformance':
+      return conformanceAgent(transport, { discoveryTopic, cardKey: network.agentCardKey(kind) });
+    case 'paid':
+      if (!deps.paidAgent) throw new Error('the built-in "paid" agent needs a LEZ account to be paid on (the demo runs it on the devnet)');
+      // Its card names the account it is paid to, so that account's key signs it.
+      return paidAgent(transport, deps.paidAgent.payments, { discoveryTopic, cardKey: deps.paidAgent.key });
+  }
+}
+
+/**
+ * The card-signing key: from its file (created on first start, beside the database by default), or a fresh one per
+ * start with an in-memory database. ES256 (P-256), which the A2A SDKs' verifiers (WebCrypto, jose) can check.
+ */
+function cardSigningSecret(config: GatewayConfig): Uint8Array {
+  const file = config.cardSigningKeyFile ?? (config.database === ':memory:' ? undefined : join(dirname(config.database), 'card-signing.key'));
+  return file ? loadOrCreateKey(file) : Uint8Array.from(randomBytes(32));
+}
+
+/** Starts the in-process agents of the config, the engine and the HTTP server. */
+export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
+  // Everything opened is closed in reverse order: by stop(), and by a start that fails halfway (a port in use, say),
+  // which must not leave a database, a relay node or agents behind.
+  const opened: (() => unknown)[] = [];
+  const closeAll = async () => {
+    for (const close of opened.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        deps.log?.(`while stopping: ${String(error)}`);
+      }
+    }
+  };
+  try {
+    return await open(config, deps, (close) => opened.push(close), closeAll);
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+async function open(config: GatewayConfig, deps: GatewayDeps, onClose: (close: () => unknown) => void, closeAll: () => Promise<void>): Promise<Gateway> {
+  const store = new SqliteTaskStore(config.database);
+  onClose(() => store.close());
+  const network = await openNetwork(config.transport, deps.network);
+  onClose(() => network.stop());
+  const transport = network.gateway;
+
+  const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
+  onClose(() => Promise.all(ownAgents.map((agent) => agent.stop())));
+  await Promise.all(ownAgents.map((agent) => agent.start()));
+  if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
+
+  const directoryStore = new SqliteDirectoryStore(config.database);
+  onClose(() => directoryStore.close());
+  const directory = new AgentDirectory({ store: directoryStore, offlineAfterMs: config.offlineAfterMs });
+  for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
+    const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
+    directory.register(agent.card, new Date(), verified?.ok ? verified : undefined);
+  }
+
+  // The root serves the configured default, else the first agent this start was configured with; never whatever the
+  // directory happens to list first (a stale entry from an earlier run, offline, would hang every call at the root).
+  const defaultAgentId = config.defaultAgent ?? [...ownAgents, ...(deps.agents ?? [])][0]?.card.id;
+  if (config.defaultAgent && !directory.get(config.defaultAgent)) {
+    deps.log?.(`defaultAgent "${config.defaultAgent}" has not announced itself yet; the root answers 404 until it does`);
+  }
+
+  const paymentStore = new SqlitePaymentStore(config.database);
+  onClose(() => paymentStore.close());
+  const payer = deps.payer ?? (await payerFromConfig(config.payments));
+  const payments = payer
+    ? new TaskPayments({
+        payer,
+        store: paymentStore,
+        network: config.payments.sequencerUrl ?? payer.rail,
+        budgets: new Map(config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const]))),
+        limits: {
+          perTransaction: BigInt(config.payments.perTransactionLimit),
+          perPeriod: BigInt(config.payments.perPeriodLimit),
+          periodMs: config.payments.periodMs,
+        },
+      })
+    : undefined;
+  const pushStore = new SqlitePushStore(config.database);
+  onClose(() => pushStore.close());
+  const push = new PushNotificationService(pushStore, {
+    allowPrivate: config.pushAllowPrivate,
+    allowNetworks: config.pushAllowNetworks,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const engine = new TaskEngine({
+    store,
+    onChange: (change) => push.notify(change.task, change.events),
+    transport,
+    agentTimeoutMs: config.agentTimeoutMs,
+    cancelTimeoutMs: config.cancelTimeoutMs,
+    approvalTimeoutMs: config.payments.approvalTimeoutMs,
+    ...(payments ? { payments } : {}),
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  onClose(() => engine.stop());
+  await engine.start();
+  // Deliveries not made by the time it stops stay in the outbox for the next start.
+  onClose(() => push.stop(config.shutdownGraceMs));
+  push.start();
+  const discovery = new DiscoveryListener(transport, directory, config.discoveryTopic, (address) => engine.agentRestarted(address));
+  onClose(() => discovery.stop());
+  discovery.start();
+
+  const shutdown = new AbortController();
+  // The public URL depends on the bound port when port 0 asks for any free one, so listen first.
+  let app: Hono | undefined;
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: (request, env) => app!.fetch(request, env), port: config.port, hostname: config.host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  // Drain first: calls in flight answer with their task as it stands and streams end, then the server closes.
+  onClose(() => {
+    shutdown.abort();
+    return closeServer(server, config.shutdownGraceMs);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = publicBaseUrlOf(config, port);
+  app = createApp({
+    directory,
+    engine,
+    store,
+    publicBaseUrl: url,
+    defaultAgentId,
+    cardShape: config.cardShape,
+    maxBodyBytes: config.maxBodyBytes,
+    sseHeartbeatMs: config.sseHeartbeatMs,
+    ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    cardSigningKey: { alg: 'ES256', secretKey: cardSigningSecret(config), jku: `${url}${JWKS_PATH}` },
+    apiKeys: new ApiKeys(config.apiKeys),
+    ...(payments ? { payments: paymentStore } : {}),
+    shutdown: shutdown.signal,
+    push,
+  });
+
+  return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
+}
+
+/**
+ * Stops accepting connections and waits for the open ones to finish, closing each as it goes idle (a stream that
+ * just ended leaves a keep-alive connection behind), for at most `graceMs`; then cuts whatever is left.
+ */
+function closeServer(server: ServerType, graceMs: number): Promise<void> {
+  const http = server as ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+  return new Promise<void>((resolve) => {
+    const sweep = setInterval(() => http.closeIdleConnections?.(), 50);
+    const deadline = setTimeout(() => http.closeAllConnections?.(), graceMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve();
+    });
+    http.closeIdleConnections?.();
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * Payment rails as the two sides need them: the gateway pays from its wallet (`Payer`), an agent checks what it
+ * was paid and pays refunds (`AgentPayments`). Thin adapters over one `PaymentRail`.
+ */
+import type { Payer, PayResult, VerifyResult } from '../bridge/task-payments.ts';
+import type { AgentPayments } from '../logos/agent-runtime.ts';
+import { ConfigError, type PaymentsConfig } from './config.ts';
+import { loadKeyFile } from '../lez/wallet-key-file.ts';
+import type { SigningKey } from '../lez/keys.ts';
+import { LezRail } from '../lez/rail/lez-rail.ts';
+import { SequencerClient } from '../lez/sequencer-client.ts';
+import type { PayOutcome, PaymentRail } from '../lez/rail/payment-rail.ts';
+
+function payResult(outcome: PayOutcome): PayResult {
+  switch (outcome.status) {
+    case 'paid':
+      return { status: 'paid', txHash: outcome.receipt.txHash, state: outcome.receipt };
+    case 'failed':
+      return { status: 'failed', message: outcome.message };
+    case 'in-doubt':
+      return { status: 'in-doubt', message: outcome.message };
+  }
+}
+
+export function gatewayPayer(rail: PaymentRail): Payer {
+  return {
+    rail: rail.rail,
+    account: rail.payer,
+    pay: async (paymentId, to, amount, record) => payResult(await rail.pay({ paymentId, to, amount, onSigned: (signed) => record(signed) })),
+    resume: async (state) => payResult(await rail.resume(state)),
+    verify: async (txHash, expect): Promise<VerifyResult> => {
+      const outcome = await rail.verify(txHash, { ...expect, purpose: `refund:${txHash}` });
+      return outcome.status === 'verified' ? { ok: true } : { ok: false, reason: outcome.reason, message: outcome.message };
+    },
+  };
+}
+
+export function agentPayments(rail: PaymentRail): AgentPayments {
+  return {
+    rail: rail.rail,
+    account: rail.payer,
+    verify: async (txHash, expect) => {
+      const outcome = await rail.verify(txHash, { from: expect.from, to: rail.payer, amount: expect.amount, purpose: `task-payment:${txHash}` });
+      return outcome.status === 'verified' ? { ok: true } : { ok: false, message: outcome.message };
+    },
+    refund: async (paymentId, to, amount) => {
+      const outcome = await rail.pay({ paymentId, to, amount });
+      return outcome.status === 'paid' ? { ok: true, txHash: outcome.receipt.txHash } : { ok: false, message: outcome.message };
+    },
+  };
+}
+
+/** A rail paying from `key` on the sequencer at `url`. */
+export function lezRail(url: string, key: SigningKey, signingMode: PaymentsConfig['signingMode']): PaymentRail {
+  // Poll for inclusion well inside a block interval: a paid task waits for its payment's block, no longer.
+  return new LezRail({ client: new SequencerClient({ url }), payer: key }, { signingMode, pollIntervalMs: 200 });
+}
+
+/** The gateway wallet's payer from the configuration; undefined when payments are off. */
+export async function payerFromConfig(config: PaymentsConfig, env: NodeJS.ProcessEnv = process.env): Promise<Payer | undefined> {
+  switch (config.rail) {
+    case 'none':
+      return undefined;
+    case 'memory':
+      throw new ConfigError('payments.rail "memory" is for tests, which pass their own ledger; use "lez" or "none".');
+    case 'lez': {
+      if (!config.sequencerUrl) throw new ConfigError('payments.sequencerUrl (env LOGOS_A2A_SEQUENCER_URL) is required with the lez rail.');
+      const passphrase = env.LOGOS_A2A_WALLET_PASSPHRASE;
+      if (!passphrase) throw new ConfigError('LOGOS_A2A_WALLET_PASSPHRASE must hold the passphrase of payments.walletKeyFile.');
+      const unlocked = await loadKeyFile(config.walletKeyFile, passphrase);
+      if (!unlocked.ok) throw new ConfigError(`payments.walletKeyFile ${config.walletKeyFile}: ${unlocked.message}`);
+      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, config.signingMode));
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The agent directory on disk: each agent's card (as JSON: what a card is, and whether a stored one still parses, is
+ * the directory's to say), when it last changed and when the agent was last heard.
+ */
+
+export interface StoredAgent {
+  id: string;
+  cardJson: string;
+  /** ISO 8601. */
+  updatedAt: string;
+  lastSeenAt: string;
+}
+
+export interface DirectoryStore {
+  save(agent: StoredAgent): void;
+  touch(id: string, lastSeenAt: string): void;
+  all(): StoredAgent[];
+  close(): void;
+}

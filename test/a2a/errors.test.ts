@@ -1,0 +1,169 @@
+/** Bad input gets the right JSON-RPC / HTTP error with a message a person can act on, and nothing is lost. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rpc, startTestBed, type TestBed } from '../support/gateway.ts';
+
+let bed: TestBed;
+beforeAll(async () => (bed = await startTestBed({ config: { maxBodyBytes: 4096 } })));
+afterAll(() => bed.close());
+
+const send = (params: Record<string, unknown> = {}) => ({
+  message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+  ...params,
+});
+
+async function post(path: string, body: string, headers: Record<string, string>) {
+  const response = await fetch(`${bed.gateway.url}${path}`, { method: 'POST', headers, body });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+describe('JSON-RPC guards and errors', () => {
+  it('a non-JSON Content-Type gets -32005 before the body is parsed', async () => {
+    const { status, json } = await post('/', 'not json at all', { 'Content-Type': 'text/plain', 'A2A-Version': '1.0' });
+    expect(status).toBe(200);
+    expect(json.error.code).toBe(-32005);
+    expect(json.error.message).toMatch(/application\/json/);
+  });
+
+  it('a body over the limit gets 413 and a message naming the limit', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: send({ pad: 'x'.repeat(10_000) }) });
+    const { status, json } = await post('/', big, { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
+    expect(status).toBe(413);
+    expect(json.error.code).toBe(-32600);
+    expect(json.error.message).toMatch(/4096 bytes/);
+  });
+
+  it('an unsupported A2A-Version gets -32009', async () => {
+    const { body } = await rpc(`${bed.gateway.url}/`, 'SendMessage', send(), { 'A2A-Version': '99.0' });
+    expect(body.error?.code).toBe(-32009);
+    expect(body.error?.message).toMatch(/99\.0/);
+  });
+
+  it('invalid JSON gets -32700', async () => {
+    const { json } = await post('/', '{"jsonrpc": "2.0", "id": 1,', { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
+    expect(json.error.code).toBe(-32700);
+    expect(json.id).toBeNull();
+  });
+
+  it.each([
+    ['not an object', '[1,2]'],
+    ['wrong jsonrpc', '{"jsonrpc":"1.0","id":1,"method":"GetTask","params":{}}'],
+    ['no method', '{"jsonrpc":"2.0","id":1,"params":{}}'],
+    ['fractional id', '{"jsonrpc":"2.0","id":1.5,"method":"GetTask","params":{}}'],
+    ['string params', '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":"x"}'],
+  ])('a bad envelope (%s) gets -32600', async (_name, body) => {
+    const { json } = await post('/', body, { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
+    expect(json.error.code).toBe(-32600);
+  });
+
+  it('params as an array is a well-formed request with params A2A cannot take: -32602', async () => {
+    const { json } = await post('/', '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":[]}', { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
+    expect(json.error.code).toBe(-32602);
+    expect(json.id).toBe(1);
+  });
+
+  it('bad params get -32602 with a message', async () => {
+    const noParts = await rpc(`${bed.gateway.url}/`, 'SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } });
+    expect(noParts.body.error?.code).toBe(-32602);
+    expect(noParts.body.error?.message).toMatch(/parts/);
+    const badSkill = await rpc(`${bed.gateway.url}/`, 'SendMessage', send({ metadata: {} , message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'nope' } } }));
+    expect(badSkill.body.error?.code).toBe(-32602);
+    expect(badSkill.body.error?.message).toMatch(/no skill "nope".*echo/);
+    const badPage = await rpc(`${bed.gateway.url}/`, 'ListTasks', { pageSize: 1000 });
+    expect(badPage.body.error?.code).toBe(-32602);
+    const badToken = await rpc(`${bed.gateway.url}/`, 'ListTasks', { pageToken: 'garbage' });
+    expect(badToken.body.error?.code).toBe(-32602);
+  });
+
+  it('an unknown method gets -32601; a method of the other version says which header to send', async () => {
+    const unknown = await rpc(`${bed.gateway.url}/`, 'DoMagic', {});
+    expect(unknown.body.error?.code).toBe(-32601);
+    const v1WithoutHeader = await rpc(`${bed.gateway.url}/`, 'SendMessage', send(), {});
+    expect(v1WithoutHeader.body.error?.code).toBe(-32601);
+    expect(v1WithoutHeader.body.error?.message).toMatch(/A2A-Version: 1\.0/);
+    const v03WithHeader = await rpc(`${bed.gateway.url}/`, 'message/send', {}, { 'A2A-Version': '1.0' });
+    expect(v03WithHeader.body.error?.code).toBe(-32601);
+  });
+
+  it('task errors: -32001 unknown, -32002 not cancelable, -32004 message to a terminal task', async () => {
+    // Push notification configs are covered with their implementation (test/push/push-service.test.ts and test/a2a/push.test.ts).
+    const url = `${bed.gateway.url}/`;
+    expect((await rpc(url, 'GetTask', { id: 'missing' })).body.error?.code).toBe(-32001);
+    const done = (await rpc(url, 'SendMessage', send())).body.result.task;
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await rpc(url, 'CancelTask', { id: done.id })).body.error?.code).toBe(-32002);
+    const again = await rpc(url, 'SendMessage', { message: { messageId: 'again', role: 'ROLE_USER', taskId: done.id, parts: [{ text: 'x' }] } });
+    expect(again.body.error?.code).toBe(-32004);
+    expect((await rpc(url, 'SubscribeToTask', { id: done.id })).body.error?.code).toBe(-32004);
+    expect((await rpc(url, 'GetExtendedAgentCard', {})).body.error?.code).toBe(-32004);
+    // Errors carry google.rpc.ErrorInfo details.
+    const notFound = (await rpc(url, 'GetTask', { id: 'missing' })).body.error as { data?: { reason?: string }[] };
+    expect(notFound.data?.[0]?.reason).toBe('TASK_NOT_FOUND');
+  });
+
+  it('trailing slashes route the same', async () => {
+    const withSlash = await rpc(`${bed.gateway.url}/agents/echo/`, 'SendMessage', send());
+    expect(withSlash.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const card = await fetch(`${bed.gateway.url}/agents/echo/.well-known/agent-card.json/`);
+    expect(card.status).toBe(200);
+  });
+
+  it('an unknown agent is a 404 that lists the agents', async () => {
+    const response = await fetch(`${bed.gateway.url}/agents/nobody/.well-known/agent-card.json`);
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.message).toMatch(/nobody.*echo/);
+  });
+});
+
+describe('HTTP+JSON errors', () => {
+  const rest = (path: string, init: RequestInit = {}) => fetch(`${bed.gateway.url}${path}`, init);
+
+  it('maps A2A errors to HTTP statuses with a REST error body', async () => {
+    const missing = await rest('/tasks/missing');
+    expect(missing.status).toBe(404);
+    const body = await missing.json();
+    expect(body.error.status).toBe('NOT_FOUND');
+    expect(body.error.details[0].reason).toBe('TASK_NOT_FOUND');
+
+    const wrongType = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'hi' });
+    expect(wrongType.status).toBe(415);
+    expect((await wrongType.json()).error.message).toMatch(/Content-Type/);
+
+    const badJson = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{' });
+    expect(badJson.status).toBe(400);
+
+    const tooBig = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(send({ pad: 'x'.repeat(10_000) })) });
+    expect(tooBig.status).toBe(413);
+
+    const badVersion = await rest('/tasks', { headers: { 'A2A-Version': '99.0' } });
+    expect(badVersion.status).toBe(400);
+
+    const wrongMethod = await rest('/message:send');
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+
+
+    const badHistory = await rest('/tasks/x?historyLength=abc');
+    expect(badHistory.status).toBe(400);
+  });
+
+  it('nothing is lost: the gateway keeps serving after every bad request', async () => {
+    const ok = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(send()) });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('HTTP+JSON ListTasks', () => {
+  it('always carries every field, with nextPageToken "" on the last page', async () => {
+    const response = await fetch(`${bed.gateway.url}/tasks?contextId=nothing-here`);
+    expect(await response.json()).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+  });
+});
+
+describe('ListTasks filters', () => {
+  it('an unknown status is a client error on both bindings, not an empty list', async () => {
+    expect((await rpc(`${bed.gateway.url}/`, 'ListTasks', { status: 'TASK_STATE_BOGUS' })).body.error?.code).toBe(-32602);
+    expect((await fetch(`${bed.gateway.url}/tasks?status=TASK_STATE_BOGUS`)).status).toBe(400);
+  });
+});

@@ -1,0 +1,331 @@
+/**
+ * The money flow of the binding through the whole path (HTTP → gateway → binding → agent), on an in-process
+ * ledger: pay on acceptance, exactly once; refund on cancel; the spending gate and the operator's approval; clear
+ * failures that charge nothing; a crash between recording and submitting a payment.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Payer } from '../../src/bridge/task-payments.ts';
+import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
+import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
+import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
+import { AGENT_ACCOUNT, GATEWAY_ACCOUNT, pricedWorld, type PricedWorld } from '../support/priced-agent.ts';
+
+const ADMIN = 'admin-token-for-tests-0123456789';
+let bed: TestBed;
+let world: PricedWorld;
+afterEach(() => bed?.close());
+
+async function start(options: { funds?: bigint; payer?: (world: PricedWorld) => Payer; limits?: Record<string, unknown> } = {}) {
+  world = pricedWorld(options.funds);
+  bed = await startTestBed({
+    config: { adminToken: ADMIN, payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000', ...options.limits } },
+    agents: (network) => [world.agent(network)],
+    payer: options.payer?.(world) ?? world.payer,
+  });
+}
+
+const shop = () => `${bed.gateway.url}/agents/shop`;
+const send = (skill: string, text = 'hi', extra: Record<string, unknown> = {}) =>
+  rpc(shop(), 'SendMessage', {
+    message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], metadata: { skill }, ...extra },
+  });
+const balances = () => ({ gateway: world.ledger.balanceOf(GATEWAY_ACCOUNT), agent: world.ledger.balanceOf(AGENT_ACCOUNT) });
+const admin = (path: string) => fetch(`${bed.gateway.url}/admin/approvals${path}`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` } });
+
+describe('paying agents', () => {
+  it('pays the price once on acceptance; the receipt is on the task', async () => {
+    await start();
+    const { body } = await send('quick');
+    const task = body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.metadata.lez).toMatchObject({ rail: 'memory', amount: '10', payee: AGENT_ACCOUNT, status: 'paid' });
+    expect(task.metadata.lez.txHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+
+  it('a client that retries the same message pays once', async () => {
+    await start();
+    const message = { messageId: 'same', role: 'ROLE_USER', parts: [{ text: 'once' }], metadata: { skill: 'quick' } };
+    const [a, b] = await Promise.all([rpc(shop(), 'SendMessage', { message }), rpc(shop(), 'SendMessage', { message })]);
+    const c = await rpc(shop(), 'SendMessage', { message });
+    expect(new Set([a.body.result.task.id, b.body.result.task.id, c.body.result.task.id]).size).toBe(1);
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+
+  it('a cancelled paid task is refunded by the agent, and the gateway checks the refund', async () => {
+    await start();
+    const { body } = await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'c1', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'slow' } },
+      configuration: { returnImmediately: true },
+    });
+    const taskId = body.result.task.id;
+    await eventually(async () => ((await rpc(shop(), 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined));
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+    const cancelled = (await rpc(shop(), 'CancelTask', { id: taskId })).body.result;
+    expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
+    expect(cancelled.metadata.lez).toMatchObject({ status: 'refunded' });
+    expect(cancelled.metadata.lez.refundTxHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+
+  it('above the per-transaction limit the task waits for an operator; approval pays and runs it', async () => {
+    await start({ funds: 10_000n });
+    const waiting = (await send('dear')).body.result.task;
+    expect(waiting.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(waiting.status.message.parts[0].text).toMatch(/5000.*per-transaction limit of 100.*operator/);
+    expect(balances()).toEqual({ gateway: 10_000n, agent: 0n });
+    // The client cannot talk its way past the gate.
+    const followUp = await rpc(shop(), 'SendMessage', { message: { messageId: 'f', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'please' }] } });
+    expect(followUp.body.error?.code).toBe(-32004);
+    const list = await (await fetch(`${bed.gateway.url}/admin/approvals?status=pending`, { headers: { Authorization: `Bearer ${ADMIN}` } })).json();
+    expect(list.approvals.map((a: { taskId: string }) => a.taskId)).toEqual([waiting.id]);
+    expect((await admin(`/${waiting.id}/approve`)).status).toBe(200);
+    const done = await eventually(async () => {
+      const now = (await rpc(shop(), 'GetTask', { id: waiting.id })).body.result;
+      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
+    });
+    expect(done.metadata.lez.status).toBe('paid');
+    expect(balances()).toEqual({ gateway: 5_000n, agent: 5_000n });
+    expect((await admin(`/${waiting.id}/approve`)).status).toBe(409);
+  });
+
+  it('an operator who rejects ends the task, charging nothing; the admin API wants its token', async () => {
+    await start({ funds: 10_000n });
+    const waiting = (await send('dear')).body.result.task;
+    expect((await fetch(`${bed.gateway.url}/admin/approvals/${waiting.id}/reject`, { method: 'POST' })).status).toBe(401);
+    expect((await admin(`/${waiting.id}/reject`)).status).toBe(200);
+    const task = (await rpc(shop(), 'GetTask', { id: waiting.id })).body.result;
+    expect(task.status.state).toBe('TASK_STATE_REJECTED');
+    expect(balances()).toEqual({ gateway: 10_000n, agent: 0n });
+  });
+
+  it('the per-period limit counts what was already spent', async () => {
+    await start({ limits: { perPeriodLimit: '25' } });
+    expect((await send('quick')).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await send('quick')).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const third = (await send('quick')).body.result.task;
+    expect(third.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(third.status.message.parts[0].text).toMatch(/30, above the limit of 25/);
+  });
+
+  it('insufficient funds: the task fails with a clear message and nothing is charged', async () => {
+    await start({ funds: 5n });
+    const task = (await send('quick')).body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.status.message.parts[0].text).toMatch(/payment of 10 .* failed: .*Nothing was charged/s);
+    expect(balances()).toEqual({ gateway: 5n, agent: 0n });
+  });
+
+  it('an uninitialised agent account: a clear failure, nothing charged', async () => {
+    await start();
+    bed.gateway.directory.register({ ...world.agent(bed.network).card, id: 'ghostshop', 'x-lez-identity': { account_id: 'an-account-nobody-has-initialised-yet' } });
+    const { body } = await rpc(`${bed.gateway.url}/agents/ghostshop`, 'SendMessage', { message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } });
+    expect(body.result.task.status.state).toBe('TASK_STATE_FAILED');
+    expect(body.result.task.status.message.parts[0].text).toMatch(/not initialised|uninitialised/);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+
+  it('a gateway that dies between recording and submitting a payment pays exactly once after restart', async () => {
+    // The first gateway records the signed transfer, then "dies" before submitting it.
+    await start({
+      payer: (w) => ({
+        ...w.payer,
+        pay: (paymentId, to, amount, record) =>
+          new Promise(() => {
+            void w.payer.pay(paymentId, to, amount, (state) => {
+              record(state);
+              throw new Error('killed before submitting');
+            });
+          }),
+      }),
+    });
+    const pending = rpc(shop(), 'SendMessage', {
+      message: { messageId: 'crash', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+      configuration: { returnImmediately: true },
+    });
+    void pending.catch(() => undefined);
+    await eventually(async () => ((await rpc(shop(), 'ListTasks', {})).body.result.totalSize === 1 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+    // A new gateway on the same database, with a working wallet, finishes the recorded payment once.
+    // (A fresh rail, as in a new process: the old one remembers its failed attempt.)
+    await bed.restartGateway({ payer: gatewayPayer(new MemoryRail({ ledger: world.ledger, payer: GATEWAY_ACCOUNT })) });
+    const taskId = (await rpc(shop(), 'ListTasks', {})).body.result.tasks[0].id;
+    const done = await eventually(async () => {
+      const now = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
+      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
+    });
+    expect(done.metadata.lez.status).toBe('paid');
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+});
+
+describe('API keys', () => {
+  it('when keys are configured every call needs one, cards say so, and each key is held to its budget', async () => {
+    world = pricedWorld(10_000n);
+    bed = await startTestBed({
+      config: {
+        apiKeys: [
+          { name: 'alice', key: 'alice-key-0123456789', budget: '15' },
+          { name: 'bob', key: 'bob-key-0123456789abc' },
+        ],
+      },
+      agents: (network) => [world.agent(network)],
+      payer: world.payer,
+    });
+    const call = (key: string | undefined, skill = 'quick') =>
+      rpc(shop(), 'SendMessage', { message: { messageId: `k-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill } } }, {
+        'A2A-Version': '1.0',
+        ...(key ? { Authorization: `Bearer ${key}` } : {}),
+      });
+    const anonymous = await call(undefined);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error?.message).toMatch(/API key/);
+    expect((await call('not-a-key-at-all-here')).status).toBe(401);
+    const rest = await fetch(`${shop()}/tasks`, { headers: { 'X-API-Key': 'wrong-key-0000000000' } });
+    expect(rest.status).toBe(401);
+    const card = await (await fetch(`${shop()}/.well-known/agent-card.json`)).json();
+    expect(card.securityRequirements).toEqual([{ schemes: { apiKey: {} } }]);
+
+    expect((await call('alice-key-0123456789')).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const over = (await call('alice-key-0123456789')).body.result.task;
+    expect(over.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(over.status.message.parts[0].text).toMatch(/API key "alice" has spent 10 of its budget of 15/);
+    const viaHeader = await rpc(shop(), 'SendMessage', { message: { messageId: 'b1', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } }, {
+      'A2A-Version': '1.0',
+      'X-API-Key': 'bob-key-0123456789abc',
+    });
+    expect(viaHeader.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(balances()).toEqual({ gateway: 9_980n, agent: 20n });
+
+    // Each key sees its own tasks only.
+    const as = (key: string) => ({ 'A2A-Version': '1.0', Authorization: `Bearer ${key}` });
+    const aliceTask = over.id as string;
+    expect((await rpc(shop(), 'GetTask', { id: aliceTask }, as('alice-key-0123456789'))).body.result.id).toBe(aliceTask);
+    expect((await rpc(shop(), 'GetTask', { id: aliceTask }, as('bob-key-0123456789abc'))).body.error?.code).toBe(-32001);
+    expect((await rpc(shop(), 'CancelTask', { id: aliceTask }, as('bob-key-0123456789abc'))).body.error?.code).toBe(-32001);
+    const bobs = (await rpc(shop(), 'ListTasks', {}, as('bob-key-0123456789abc'))).body.result;
+    expect(bobs.tasks.map((t: { id: string }) => t.id)).toEqual([viaHeader.body.result.task.id]);
+    expect((await rpc(shop(), 'ListTasks', {}, as('alice-key-0123456789'))).body.result.totalSize).toBe(2);
+  });
+});
+
+describe('cancelling while the agent checks the payment', () => {
+  it('refunds everything: the skill never started', async () => {
+    await start();
+    // Slow down the agent's check of the payment so that the cancel arrives during it.
+    const agent = bed.agents[0] as unknown as { payments: { verify: (...args: unknown[]) => Promise<unknown> } };
+    const verify = agent.payments.verify;
+    agent.payments.verify = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return verify(...args);
+    };
+    const task = (await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cv', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+      configuration: { returnImmediately: true },
+    })).body.result.task;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const cancelled = (await rpc(shop(), 'CancelTask', { id: task.id })).body.result;
+    expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
+    expect(cancelled.metadata.lez.status).toBe('refunded');
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+});
+
+describe('the client pays the agent itself (client-pays extension)', () => {
+  const EXTENSION = 'urn:logos-a2a:ext:lez-client-pays:v1';
+  const CLIENT = 'client-account-on-the-memory-ledger';
+
+  it('the task waits for the client’s transfer, checks it on chain, then runs; a cancel refunds the client', async () => {
+    await start();
+    world.ledger.fund(CLIENT, 100n);
+    const card = await (await fetch(`${shop()}/.well-known/agent-card.json`)).json();
+    expect(card.capabilities.extensions.map((e: { uri: string }) => e.uri)).toContain(EXTENSION);
+    const client = new MemoryRail({ ledger: world.ledger, payer: CLIENT });
+    const ask = (skill: string, id: string) =>
+      rpc(shop(), 'SendMessage', { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'mine' }], metadata: { skill } } }, {
+        'A2A-Version': '1.0',
+        'A2A-Extensions': EXTENSION,
+      });
+
+    const asked = await ask('quick', 'cp1');
+    expect(asked.headers.get('a2a-extensions')).toContain(EXTENSION);
+    const waiting = asked.body.result.task;
+    expect(waiting.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const required = waiting.status.message.metadata['lez.payment.required'];
+    expect(required).toMatchObject({ payTo: AGENT_ACCOUNT, amount: '10' });
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+
+    // An answer without a payment, and one with a transfer that does not pay this task, are refused.
+    const bare = await rpc(shop(), 'SendMessage', { message: { messageId: 'cp1b', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'here' }] } });
+    expect(bare.body.error?.code).toBe(-32602);
+    const tooLittle = await client.pay({ paymentId: 'little', to: AGENT_ACCOUNT, amount: 3n });
+    if (tooLittle.status !== 'paid') throw new Error('setup');
+    const wrong = (await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp1c', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: tooLittle.receipt.txHash, from: CLIENT } } },
+    })).body.result.task;
+    expect(wrong.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(wrong.status.message.metadata['lez.payment.status']).toBe('payment-rejected');
+
+    const paid = await client.pay({ paymentId: 'right', to: AGENT_ACCOUNT, amount: 10n });
+    if (paid.status !== 'paid') throw new Error('setup');
+    const done = (await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp1d', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } } },
+    })).body.result.task;
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(done.metadata.lez).toMatchObject({ status: 'paid', payer: CLIENT, txHash: paid.receipt.txHash });
+    // The gateway's wallet paid nothing; the client paid the agent 3 + 10.
+    expect(balances()).toEqual({ gateway: 1000n, agent: 13n });
+    expect(world.ledger.balanceOf(CLIENT)).toBe(87n);
+
+    // The same transfer cannot pay a second task.
+    const again = (await ask('quick', 'cp2')).body.result.task;
+    const reused = (await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp2b', role: 'ROLE_USER', taskId: again.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } } },
+    })).body.result.task;
+    expect(reused.status.message.metadata['lez.payment.status']).toBe('payment-rejected');
+
+    // A slow task paid by the client and then cancelled: the agent refunds the client, not the gateway.
+    const slow = (await ask('slow', 'cp3')).body.result.task;
+    const forSlow = await client.pay({ paymentId: 'slow', to: AGENT_ACCOUNT, amount: 10n });
+    if (forSlow.status !== 'paid') throw new Error('setup');
+    await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp3b', role: 'ROLE_USER', taskId: slow.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: forSlow.receipt.txHash, from: CLIENT } } },
+      configuration: { returnImmediately: true },
+    });
+    await eventually(async () => ((await rpc(shop(), 'GetTask', { id: slow.id })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined));
+    const cancelled = (await rpc(shop(), 'CancelTask', { id: slow.id })).body.result;
+    expect(cancelled.metadata.lez.status).toBe('refunded');
+    expect(world.ledger.balanceOf(CLIENT)).toBe(87n);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 13n });
+  });
+});
+
+describe('a payment in doubt when its task ended', () => {
+  it('is settled once at the next start, so the books say whether the money moved', async () => {
+    // The first gateway signs and records the transfer, then cannot confirm it: the task fails, "not confirmed".
+    await start({
+      payer: (w) => ({
+        ...w.payer,
+        pay: async (paymentId, to, amount, record) => {
+          void w.payer.pay(paymentId, to, amount, (state) => {
+            record(state);
+            throw new Error('connection lost before submitting');
+          });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return { status: 'in-doubt', message: 'the sequencer did not answer' };
+        },
+      }),
+    });
+    const task = (await rpc(shop(), 'SendMessage', { message: { messageId: 'doubt', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } })).body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.status.message.parts[0].text).toMatch(/not confirmed/);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+    // The next start finishes the recorded transfer exactly once (a fresh rail, as in a new process).
+    await bed.restartGateway({ payer: gatewayPayer(new MemoryRail({ ledger: world.ledger, payer: GATEWAY_ACCOUNT })) });
+    await eventually(() => (world.ledger.balanceOf(AGENT_ACCOUNT) === 10n ? true : undefined));
+    await bed.restartGateway({ payer: gatewayPayer(new MemoryRail({ ledger: world.ledger, payer: GATEWAY_ACCOUNT })) });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+});

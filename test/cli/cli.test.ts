@@ -1,0 +1,280 @@
+/** The main job out of the box: `logos-a2a demo` serves the echo agent, and the curl example it prints works. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVE_SETTINGS, describeFailure } from '../../src/cli/errors.ts';
+
+const cli = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+let child: ChildProcess;
+let output = '';
+let url = '';
+
+beforeAll(async () => {
+  const database = join(mkdtempSync(join(tmpdir(), 'logos-a2a-cli-')), 'demo.db');
+  child = spawn(process.execPath, [cli, 'demo'], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOGOS_A2A_DATABASE: database,
+      LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0',
+      LOGOS_A2A_DEVNET_PORT: '0',
+      LOGOS_A2A_WAKU_KEY_FILE: join(dirname(database), 'gateway.key'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`demo did not start:\n${output}`)), 15_000);
+    child.stdout!.on('data', () => {
+      const match = /listening at (http:\/\/\S+)/.exec(output);
+      if (match && output.includes('Ctrl-C')) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+  });
+});
+
+afterAll(() => {
+  if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('logos-a2a demo', () => {
+  it('prints the URLs and no experimental-feature noise', () => {
+    expect(output).toContain(`${url}/agents/conformance/.well-known/agent-card.json`);
+    expect(output).not.toMatch(/ExperimentalWarning/);
+  });
+
+  it('serves the echo card at the root, and the printed curl example returns a completed task with the echo', async () => {
+    const card = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    expect(card.name).toBe('Echo');
+    // Run exactly the example the demo printed.
+    const example = /curl -s (\S+) -H '([^']+)' -H '([^']+)' \\\n\s+-d '([^']+)'/.exec(output);
+    expect(example).not.toBeNull();
+    const [, target, h1, h2, body] = example!;
+    const headers = Object.fromEntries([h1!, h2!].map((h) => h.split(': ') as [string, string]));
+    const response = await (await fetch(target!, { method: 'POST', headers, body })).json();
+    expect(response.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(response.result.task.artifacts[0].parts[0].text).toBe('hello');
+  });
+
+  it('charges the paid agent’s price on the devnet, as the printed example shows', async () => {
+    const example = /(curl -s \S+\/agents\/paid .*\n.*"skill":"echo".*)/.exec(output);
+    expect(example).not.toBeNull();
+    const devnet = /LEZ devnet:\s+(\S+)/.exec(output)![1]!;
+    const agentAccount = /paid agent (\S+)/.exec(output)![1]!;
+    const balance = async () => {
+      const response = await fetch(devnet, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAccountBalance', params: [agentAccount] }) });
+      return Number((await response.json()).result);
+    };
+    const before = await balance();
+    const task = await (
+      await fetch(`${url}/agents/paid`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'cli-paid', role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill: 'echo' } } } }),
+      })
+    ).json();
+    expect(task.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.result.task.metadata.lez.status).toBe('paid');
+    expect(await balance()).toBe(before + 5);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('logos-a2a serve', () => {
+  it('refuses a bad setting with a message that names it, and exits 1', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const run = spawn(process.execPath, [cli, 'serve'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      run.stderr!.on('data', (chunk) => (stderr += chunk));
+      run.on('exit', (code) => resolve({ code, stderr }));
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/port \(env PORT\)/);
+  });
+
+  it('explains an unknown command', async () => {
+    const code = await new Promise<number | null>((resolve) => spawn(process.execPath, [cli, 'fly'], { stdio: 'ignore' }).on('exit', resolve));
+    expect(code).toBe(2);
+  });
+});
+
+/** Runs the CLI to its end; `stack` tells whether anything looking like a stack trace was printed. */
+function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string; stack: boolean }>((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`logos-a2a ${args.join(' ')} did not end:\n${stdout}${stderr}`))), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, stack: /\n\s+at /.test(stderr) });
+    });
+  });
+}
+
+/** A gateway start that fails before it serves anything: an in-memory database, no Waku unless asked for. */
+const quickServe = { PORT: '0', HOST: '127.0.0.1', LOGOS_A2A_DATABASE: ':memory:', LOGOS_A2A_TRANSPORT: 'memory' };
+
+describe('logos-a2a help', () => {
+  it('gives each command its own help, with the settings it reads', async () => {
+    const serve = await runCli(['serve', '--help']);
+    const agent = await runCli(['agent', '--help']);
+    const overview = await runCli(['--help']);
+    expect([serve.code, agent.code, overview.code]).toEqual([0, 0, 0]);
+    expect(serve.stdout).toMatch(/^Usage: logos-a2a serve/);
+    expect(serve.stdout).toMatch(/PORT/);
+    expect(serve.stdout).toMatch(/LOGOS_A2A_WAKU_PEERS/);
+    expect(agent.stdout).toMatch(/^Usage: logos-a2a agent KIND/);
+    expect(agent.stdout).toMatch(/--peer MULTIADDR/);
+    expect(agent.stdout).not.toEqual(serve.stdout);
+    expect(overview.stdout).toMatch(/Commands:/);
+    for (const command of ['demo', 'serve', 'agent', 'devnet', 'keys', 'card', 'registry']) {
+      const viaHelp = await runCli(['help', command]);
+      expect(viaHelp.stdout).toMatch(new RegExp(`^Usage: logos-a2a ${command}`));
+      expect(viaHelp.stdout).not.toEqual(overview.stdout);
+    }
+    expect((await runCli(['keys', '-h'])).stdout).toMatch(/LOGOS_A2A_WALLET_PASSPHRASE/);
+    expect((await runCli(['--version'])).stdout).toMatch(/^logos-a2a \d+\.\d+\.\d+/);
+  }, 60_000);
+});
+
+describe('logos-a2a mistakes: one line, no stack', () => {
+  it('an unknown option, or an option of another command, is a usage error (exit 2)', async () => {
+    const unknown = await runCli(['serve', '--bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('logos-a2a serve: unknown option --bogus; logos-a2a serve --help lists the options\n');
+    const elsewhere = await runCli(['serve', '--peer', '/ip4/127.0.0.1/tcp/1']);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toMatch(/unknown option --peer/);
+    const missing = await runCli(['agent', 'echo', '--peer']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--peer needs a value/);
+  }, 30_000);
+
+  it('a bad multiaddr names where it came from: --peer and --listen exit 2, the Waku settings exit 1', async () => {
+    const peer = await runCli(['agent', 'echo', '--peer', 'localhost:60000']);
+    expect(peer).toMatchObject({ code: 2, stack: false });
+    expect(peer.stderr).toMatch(/^logos-a2a agent: --peer "localhost:60000" is not a multiaddr .*write it like \/ip4\//);
+    const listen = await runCli(['agent', 'echo', '--listen', '/ip4/1.2.3/tcp/1']);
+    expect(listen).toMatchObject({ code: 2, stack: false });
+    expect(listen.stderr).toMatch(/--listen "\/ip4\/1.2.3\/tcp\/1" is not a multiaddr/);
+    const peers = await runCli(['serve'], { ...quickServe, LOGOS_A2A_TRANSPORT: 'waku', LOGOS_A2A_WAKU_PEERS: 'garbage' });
+    expect(peers).toMatchObject({ code: 1, stack: false });
+    expect(peers.stderr).toMatch(/"garbage" \(LOGOS_A2A_WAKU_PEERS/);
+    const listens = await runCli(['serve'], { ...quickServe, LOGOS_A2A_TRANSPORT: 'waku', LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/x' });
+    expect(listens).toMatchObject({ code: 1, stack: false });
+    expect(listens.stderr).toMatch(/LOGOS_A2A_WAKU_LISTEN/);
+    expect(listens.stderr.trim().split('\n')).toHaveLength(1);
+  }, 30_000);
+
+  it('a port in use names the setting (exit 1), for the gateway and for its Waku node', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const http = await runCli(['serve'], { ...quickServe, PORT: String(port) });
+      expect(http).toMatchObject({ code: 1, stack: false });
+      expect(http.stderr).toBe(`logos-a2a serve: port ${port} is in use (PORT or the config's "port"); pick another port, or stop what holds it\n`);
+      const waku = await runCli(['serve'], { ...quickServe, LOGOS_A2A_TRANSPORT: 'waku', LOGOS_A2A_WAKU_LISTEN: `/ip4/127.0.0.1/tcp/${port}` });
+      expect(waku).toMatchObject({ code: 1, stack: false });
+      expect(waku.stderr).toMatch(new RegExp(`^logos-a2a serve: the Logos network address /ip4/127.0.0.1/tcp/${port} is in use \\(LOGOS_A2A_WAKU_LISTEN`));
+      const devnet = await runCli(['devnet', '--port', String(port)]);
+      expect(devnet).toMatchObject({ code: 1, stack: false });
+      expect(devnet.stderr).toMatch(/port \d+ is in use \(--port\)/);
+    } finally {
+      holder.close();
+    }
+  }, 30_000);
+
+  it('a host that does not resolve, or is not this machine, names HOST', () => {
+    // Failures as the HTTP server reports them (no DNS query leaves this machine in the test).
+    const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND gateway.example'), { code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname: 'gateway.example' });
+    expect(describeFailure(lookup, { prefix: 'logos-a2a serve', ...SERVE_SETTINGS })).toEqual({
+      message: `logos-a2a serve: cannot resolve the host "gateway.example" (HOST or the config's "host"); use an IP address: 127.0.0.1 for this machine only, 0.0.0.0 for every interface`,
+      exitCode: 1,
+    });
+    const foreign = Object.assign(new Error('listen EADDRNOTAVAIL'), { code: 'EADDRNOTAVAIL', syscall: 'listen', address: '10.9.9.9', port: 8080 });
+    expect(describeFailure(foreign, { prefix: 'logos-a2a serve', ...SERVE_SETTINGS })?.message).toMatch(/10\.9\.9\.9 is not an address of this machine \(HOST/);
+    expect(describeFailure(new TypeError('a bug'), { prefix: 'logos-a2a serve' })).toBeUndefined();
+  });
+
+  it('a second signal while stopping ends the process at once', async () => {
+    // A gateway on Waku: stopping it takes a few network round trips, so the second signal comes while it stops.
+    const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-signal-'));
+    const child = spawn(process.execPath, [cli, 'serve'], {
+      env: { ...process.env, ...quickServe, LOGOS_A2A_TRANSPORT: 'waku', LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0', LOGOS_A2A_WAKU_KEY_FILE: join(folder, 'gateway.key') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000);
+      child.stdout!.on('data', () => output.includes('Ctrl-C') && (clearTimeout(timer), resolve()));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    child.kill('SIGINT');
+    expect([130, 143]).toContain(await exited);
+    expect(output).toMatch(/again, stopping at once/);
+  }, 30_000);
+});
+
+describe('logos-a2a keys', () => {
+  const run = (args: string[], env: Record<string, string>, input?: string) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [cli, 'keys', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (chunk) => (out += chunk));
+      child.stderr!.on('data', (chunk) => (out += chunk));
+      child.stdin!.end(input ?? '');
+      child.on('exit', (code) => resolve({ code, out }));
+    });
+
+  it('new over an existing file says so plainly, and creates a missing folder', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-keys-'));
+    const file = join(folder, 'nested', 'wallet.json');
+    const created = await run(['new', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'p' });
+    expect(created.code).toBe(0);
+    const again = await run(['new', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'p' });
+    expect(again.code).toBe(1);
+    expect(again.out).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} already exists`));
+    expect(again.out).toMatch(/keys show --file/);
+    expect(again.out).not.toMatch(/\.tmp|EEXIST/);
+  }, 30_000);
+
+  it('new, show and import agree on the account; a wrong passphrase is refused', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-keys-'));
+    const file = join(folder, 'wallet.json');
+    const created = await run(['new', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'correct horse' });
+    expect(created.code).toBe(0);
+    const account = /account\s+(\S+)/.exec(created.out)![1]!;
+    const phrase = /write it down[^\n]*\n\s+(.+)\n/.exec(created.out)![1]!;
+    expect(phrase.split(' ')).toHaveLength(24);
+    const shown = await run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'correct horse' });
+    expect(shown.out).toContain(account);
+    expect(shown.out).not.toContain(phrase);
+    const wrong = await run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'wrong' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toMatch(/passphrase/i);
+    const imported = await run(['import', '--file', join(folder, 'copy.json'), '--mnemonic-file', '-'], { LOGOS_A2A_WALLET_PASSPHRASE: 'other' }, phrase);
+    expect(imported.code).toBe(0);
+    expect(imported.out).toContain(account);
+    const noPassphrase = await run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: '' });
+    expect(noPassphrase.out).toMatch(/LOGOS_A2A_WALLET_PASSPHRASE/);
+  }, 30_000);
+});

@@ -1,0 +1,49 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/gateway/config.ts';
+
+describe('configuration', () => {
+  it('runs out of the box', () => {
+    const config = loadConfig({ env: {} });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/60000'], peers: [], clusterId: 2, shards: 8 },
+      agents: [{ builtin: 'echo' }],
+    });
+  });
+
+  it('takes the transport from the environment', () => {
+    expect(loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'memory' } }).transport).toEqual({ kind: 'memory' });
+    const waku = loadConfig({ env: { LOGOS_A2A_WAKU_PEERS: '/ip4/127.0.0.1/tcp/1, /ip4/127.0.0.1/tcp/2', LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0' } }).transport;
+    expect(waku).toMatchObject({ kind: 'waku', peers: ['/ip4/127.0.0.1/tcp/1', '/ip4/127.0.0.1/tcp/2'], listen: ['/ip4/127.0.0.1/tcp/0'] });
+    expect(() => loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'carrier-pigeon' } })).toThrow(/transport/);
+  });
+
+  it('reads a file, then lets environment variables override it', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'gateway.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, agentTimeoutMs: 1234, publicBaseUrl: 'https://a.example/x/' }));
+    const config = loadConfig({ file, env: { PORT: '9100' } });
+    expect(config.port).toBe(9100);
+    expect(config.agentTimeoutMs).toBe(1234);
+    expect(config.publicBaseUrl).toBe('https://a.example/x');
+  });
+
+  it('names the bad setting and where it came from', () => {
+    expect(() => loadConfig({ env: { PORT: 'eighty' } })).toThrow(/port \(env PORT\)/);
+    expect(() => loadConfig({ env: { PUBLIC_BASE_URL: 'ftp://x' } })).toThrow(ConfigError);
+    const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'bad.json');
+    writeFileSync(file, JSON.stringify({ prot: 1 }));
+    expect(() => loadConfig({ file, env: {} })).toThrow(/file .*bad\.json.*prot/s);
+    expect(() => loadConfig({ file: join(tmpdir(), 'does-not-exist.json'), env: {} })).toThrow(/Cannot read the config file/);
+  });
+});
+
+describe('the example configuration', () => {
+  it('examples/gateway.json is valid as shipped', () => {
+    const file = new URL('../../examples/gateway.json', import.meta.url).pathname;
+    expect(loadConfig({ file, env: {} })).toMatchObject({ port: 8080, transport: { kind: 'waku' }, payments: { rail: 'none' } });
+  });
+});

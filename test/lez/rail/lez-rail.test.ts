@@ -1,0 +1,510 @@
+/**
+ * LezRail end to end: real HTTP, the real SequencerClient, the devnet (src/devnet) as the sequencer. Between
+ * the two sits a small JSON-RPC proxy kept in this file, which can lose the sequencer's answers, answer garbage,
+ * refuse a transaction or go down, so every failure path runs against real block production.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hexToBytes } from '../../../src/lez/bytes.ts';
+import type { BlockSummary } from '../../../src/devnet/chain.ts';
+import { DEVNET_GENESIS, startDevnet, type Devnet, type DevnetOptions } from '../../../src/devnet/devnet.ts';
+import { signingKeyFromSecretKey, type SigningKey } from '../../../src/lez/keys.ts';
+import { LezRail, type LezRailSettings } from '../../../src/lez/rail/lez-rail.ts';
+import type { PayOutcome } from '../../../src/lez/rail/payment-rail.ts';
+import type { PaymentRecord } from '../../../src/lez/rail/payment-record.ts';
+import { SequencerClient } from '../../../src/lez/sequencer-client.ts';
+import { decodeBase64NssaTransaction } from '../../../src/lez/transaction.ts';
+
+const PAYER = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[0].secretKeyHex, 32)); // 10 000 at genesis
+const AGENT = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[1].secretKeyHex, 32)); // 20 000, initialised
+const PAYEES: SigningKey[] = ['01', '02', '03', '04'].map((b) => signingKeyFromSecretKey(hexToBytes(b.repeat(32), 32)));
+const STRANGER = signingKeyFromSecretKey(hexToBytes('aa'.repeat(32), 32)); // never initialised
+
+// ---- a JSON-RPC proxy that misbehaves on demand ------------------------------------------------------------------
+
+type Behaviour =
+  | 'pass'
+  | 'garbage' // answer nonsense, forward nothing
+  | 'forward-then-garbage' // the sequencer gets it, the client gets nonsense: an answer lost
+  | 'refuse' // a JSON-RPC error, forward nothing
+  | 'drop'; // cut the connection, forward nothing
+
+class RpcProxy {
+  private readonly target: string;
+  private server: Server | undefined;
+  port = 0;
+  behaviour: (method: string) => Behaviour = () => 'pass';
+  /** Off: every answer closes its connection, so after down() the next request is surely refused, not cut. */
+  keepAlive = true;
+  readonly methods: string[] = [];
+  /** The `tx` of every sendTransaction that was forwarded, in arrival order. */
+  readonly forwarded: string[] = [];
+
+  constructor(target: string) {
+    this.target = target;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async up(): Promise<void> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  /** Nothing listens on the port afterwards: connections are refused. */
+  async down(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  count(method: string): number {
+    return this.methods.filter((m) => m === method).length;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    let method = '?';
+    let id: unknown = null;
+    let params: unknown;
+    try {
+      ({ method, id, params } = JSON.parse(body) as { method: string; id: unknown; params: unknown });
+    } catch {
+      // forwarded as it is
+    }
+    this.methods.push(method);
+    const behaviour = this.behaviour(method);
+    const json: Record<string, string> = { 'content-type': 'application/json', ...(this.keepAlive ? {} : { connection: 'close' }) };
+    if (behaviour === 'drop') return void req.socket.destroy();
+    if (behaviour === 'garbage') return void res.writeHead(200, json).end('<html>502 upstream confused</html>');
+    if (behaviour === 'refuse') {
+      const error = { code: -32602, message: 'Invalid params', data: 'refused by the test proxy' };
+      return void res.writeHead(200, json).end(JSON.stringify({ jsonrpc: '2.0', id, error }));
+    }
+    if (method === 'sendTransaction' && Array.isArray(params)) this.forwarded.push(String(params[0]));
+    const answer = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const text = await answer.text();
+    if (behaviour === 'forward-then-garbage') return void res.writeHead(200, json).end(JSON.stringify({ jsonrpc: '2.0', id, result: 42 }));
+    res.writeHead(answer.status, json).end(text);
+  }
+}
+
+// ---- one devnet + proxy per test ---------------------------------------------------------------------------------
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const FAST: LezRailSettings = { signingMode: 'prehash-v0.3', pollIntervalMs: 100, resubmitAfterMs: 3_000, inclusionTimeoutMs: 8_000 };
+
+async function world(options: DevnetOptions = {}) {
+  const devnet = await startDevnet({
+    blockIntervalMs: 1_000,
+    genesis: PAYEES.map((key) => ({ account: key.account, balance: 0n })),
+    ...options,
+  });
+  const proxy = new RpcProxy(devnet.url);
+  await proxy.up();
+  cleanups.push(() => devnet.stop(), () => proxy.down());
+  const rail = (settings: Partial<LezRailSettings> = {}, payer: SigningKey = PAYER) => {
+    const client = new SequencerClient({ url: proxy.url, timeoutMs: 2_000 });
+    const created = new LezRail({ client, payer }, { ...FAST, network: 'devnet', ...settings });
+    cleanups.push(() => created.close());
+    return created;
+  };
+  return { devnet, proxy, rail };
+}
+
+function paid(outcome: PayOutcome) {
+  if (outcome.status !== 'paid') throw new Error(`expected paid, got ${JSON.stringify(outcome)}`);
+  return outcome.receipt;
+}
+
+/** A record as a store gives it back: plain JSON. */
+function stored(record: PaymentRecord): unknown {
+  return JSON.parse(JSON.stringify(record));
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+// ---- paying ------------------------------------------------------------------------------------------------------
+
+describe('LezRail on the devnet: paying', () => {
+  it('pays exactly once per paymentId, with one record', async () => {
+    const { devnet, rail: makeRail } = await world();
+    const rail = makeRail();
+    const records: PaymentRecord[] = [];
+    const request = { paymentId: 'task:1', to: PAYEES[0]!.account, amount: 25n, onSigned: (r: PaymentRecord) => void records.push(r) };
+
+    const outcomes = await Promise.all([rail.pay(request), rail.pay(request), rail.pay(request)]);
+    const later = await rail.pay(request);
+    const receipt = paid(outcomes[0]!);
+    for (const outcome of [...outcomes, later]) expect(outcome).toEqual(outcomes[0]);
+    expect(receipt).toMatchObject({ rail: 'lez', network: 'devnet', from: PAYER.account, to: PAYEES[0]!.account, amount: '25', nonce: '0', status: 'included' });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ txHash: receipt.txHash, nonce: '0', amount: '25' });
+    expect(devnet.receipt(receipt.txHash).status).toBe('included');
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(25n);
+    expect(devnet.balance(PAYER.account)).toBe(9_975n);
+    expect(devnet.nonce(PAYER.account)).toBe(1n);
+    expect(await rail.pay({ ...request, amount: 26n })).toMatchObject({ status: 'failed', reason: 'conflict' });
+  });
+
+  it('100 concurrent payments: consecutive nonces, no gap, in at most 3 blocks of 1 s', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    const rail = makeRail({ inclusionTimeoutMs: 15_000 });
+    const blocks: BlockSummary[] = [];
+    devnet.onBlock((block) => void blocks.push(block));
+    const started = Date.now();
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => rail.pay({ paymentId: `task:${i}`, to: PAYEES[i % 4]!.account, amount: BigInt(i + 1) })),
+    );
+    const elapsed = Date.now() - started;
+    const receipts = outcomes.map(paid);
+    const nonces = receipts.map((r) => Number(r.nonce)).sort((a, b) => a - b);
+    expect(nonces).toEqual(Array.from({ length: 100 }, (_, i) => i));
+
+    const blockOf = (hash: string) => {
+      const receipt = devnet.receipt(hash);
+      if (receipt.status !== 'included') throw new Error(`${hash} is ${receipt.status}`);
+      return receipt.blockId;
+    };
+    const used = [...new Set(receipts.map((r) => blockOf(r.txHash)))].sort();
+    const dropped = blocks.flatMap((b) => b.dropped);
+    console.info(`100 concurrent payments: ${used.length} block(s) (ids ${used.join(', ')}), ${elapsed} ms until all were paid, ${dropped.length} dropped`);
+    expect(used.length).toBeLessThanOrEqual(3);
+    // They reached the sequencer in nonce order, so a FIFO sequencer that does not park early nonces (the real
+    // one, unlike the devnet) would have taken every one of them too.
+    const arrival = proxy.forwarded.map((tx) => {
+      const decoded = decodeBase64NssaTransaction(tx);
+      if (!decoded.ok || decoded.value.kind !== 'public') throw new Error('not a public transaction');
+      return Number(decoded.value.transaction.message.nonces[0]);
+    });
+    expect(arrival).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(dropped).toEqual([]);
+    expect(devnet.nonce(PAYER.account)).toBe(100n);
+    expect(devnet.balance(PAYER.account)).toBe(10_000n - 5_050n);
+  });
+
+  it('insufficient funds: refused before signing, nothing moves; in-flight payments count against the balance', async () => {
+    const { devnet, rail: makeRail } = await world();
+    const rail = makeRail();
+    const records: PaymentRecord[] = [];
+    const onSigned = (r: PaymentRecord) => void records.push(r);
+    expect(await rail.pay({ paymentId: 'big', to: PAYEES[0]!.account, amount: 10_001n, onSigned })).toMatchObject({ status: 'failed', reason: 'insufficient-funds' });
+    expect(records).toEqual([]);
+    expect(devnet.nonce(PAYER.account)).toBe(0n);
+
+    const both = await Promise.all([
+      rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 6_000n, onSigned }),
+      rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 6_000n, onSigned }),
+    ]);
+    expect(both.map((o) => o.status).sort()).toEqual(['failed', 'paid']);
+    expect(both.find((o) => o.status === 'failed')).toMatchObject({ reason: 'insufficient-funds' });
+    expect(records).toHaveLength(1);
+    expect(devnet.balance(PAYER.account)).toBe(4_000n);
+  });
+
+  it('an uninitialised payee is refused before anything is signed', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    let signed = 0;
+    const outcome = await makeRail().pay({ paymentId: 'x', to: STRANGER.account, amount: 5n, onSigned: () => void signed++ });
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'payee-uninitialised' });
+    expect(outcome.status === 'failed' && outcome.message).toMatch(/auth-transfer init/);
+    expect(signed).toBe(0);
+    expect(proxy.count('sendTransaction')).toBe(0);
+    expect(devnet.balance(PAYER.account)).toBe(10_000n);
+  });
+});
+
+// ---- a sequencer that is down or talks nonsense --------------------------------------------------------------------
+
+describe('LezRail on the devnet: sequencer down or answering garbage', () => {
+  it('down from the start: a clear failure, at once, nothing signed', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    await proxy.down();
+    let signed = 0;
+    const started = Date.now();
+    const outcome = await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: () => void signed++ });
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'sequencer-unavailable' });
+    expect(outcome.status === 'failed' && outcome.message).toMatch(/unreachable/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(signed).toBe(0);
+    expect(devnet.balance(PAYER.account)).toBe(10_000n);
+  });
+
+  it('down after the payee was checked: the next payment fails unsigned; once back up, it pays once', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    const rail = makeRail();
+    paid(await rail.pay({ paymentId: 'first', to: PAYEES[0]!.account, amount: 5n }));
+    await proxy.down();
+    let signed = 0;
+    const request = { paymentId: 'second', to: PAYEES[0]!.account, amount: 7n, onSigned: () => void signed++ };
+    expect(await rail.pay(request)).toMatchObject({ status: 'failed', reason: 'sequencer-unavailable' });
+    expect(signed).toBe(0);
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(5n);
+
+    await proxy.up();
+    expect(paid(await rail.pay(request))).toMatchObject({ amount: '7', nonce: '1' });
+    expect(signed).toBe(1);
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(12n);
+  });
+
+  it('garbage from the start: a clear failure, nothing signed', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    proxy.behaviour = () => 'garbage';
+    let signed = 0;
+    const outcome = await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: () => void signed++ });
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'bad-response' });
+    expect(signed).toBe(0);
+    expect(devnet.balance(PAYER.account)).toBe(10_000n);
+  });
+
+  it('the sequencer took the transaction but its answer was lost: reconciled by nonce, paid once', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    proxy.behaviour = (method) => (method === 'sendTransaction' ? 'forward-then-garbage' : 'pass');
+    const records: PaymentRecord[] = [];
+    const receipt = paid(await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: (r) => void records.push(r) }));
+    expect(records.map((r) => r.txHash)).toEqual([receipt.txHash]);
+    expect(proxy.count('getAccountsNonces')).toBeGreaterThan(0);
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(5n);
+    expect(devnet.nonce(PAYER.account)).toBe(1n);
+  });
+
+  it('garbage for sendTransaction: in doubt, never re-signed, later payments wait unsigned; resume pays once', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    const rail = makeRail({ inclusionTimeoutMs: 1_500 });
+    proxy.behaviour = (method) => (method === 'sendTransaction' ? 'garbage' : 'pass');
+    const records: PaymentRecord[] = [];
+    const [first, second] = await Promise.all([
+      rail.pay({ paymentId: 'first', to: PAYEES[0]!.account, amount: 5n, onSigned: (r) => void records.push(r) }),
+      rail.pay({ paymentId: 'second', to: PAYEES[1]!.account, amount: 6n, onSigned: (r) => void records.push(r) }),
+    ]);
+    expect(first).toMatchObject({ status: 'in-doubt', reason: 'bad-response' });
+    expect(second).toMatchObject({ status: 'failed', reason: 'timeout' });
+    expect(records.map((r) => r.paymentId)).toEqual(['first']); // one signature, resent as the same bytes
+    expect(proxy.count('sendTransaction')).toBeGreaterThan(1);
+    expect(devnet.balance(PAYER.account)).toBe(10_000n);
+
+    proxy.behaviour = () => 'pass';
+    const receipt = paid(await rail.resume(stored(records[0]!)));
+    expect(receipt.txHash).toBe(records[0]!.txHash);
+    expect(paid(await rail.pay({ paymentId: 'second', to: PAYEES[1]!.account, amount: 6n }))).toMatchObject({ nonce: '1' });
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(5n);
+    expect(devnet.balance(PAYEES[1]!.account)).toBe(6n);
+    expect(devnet.nonce(PAYER.account)).toBe(2n);
+  });
+
+  it('down between recording and submitting: the signed transfer is void, its nonce goes to the next payment', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    proxy.keepAlive = false;
+    const rail = makeRail();
+    const records: PaymentRecord[] = [];
+    const outcome = await rail.pay({
+      paymentId: 'a',
+      to: PAYEES[0]!.account,
+      amount: 5n,
+      onSigned: async (r) => {
+        records.push(r);
+        await proxy.down(); // the connection for sendTransaction is refused: it never reached a sequencer
+      },
+    });
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'sequencer-unavailable' });
+    expect(outcome.status === 'failed' && outcome.message).toMatch(/void/);
+
+    await proxy.up();
+    const next = paid(await rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 6n, onSigned: (r) => void records.push(r) }));
+    expect(next.nonce).toBe('0');
+    // Even if a crashed gateway resumed the void record, it could no longer land.
+    expect(await makeRail().resume(stored(records[0]!))).toMatchObject({ status: 'failed', reason: 'superseded' });
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(0n);
+    expect(devnet.balance(PAYEES[1]!.account)).toBe(6n);
+  });
+
+  it('a refused submission frees its nonce for the next payment: no gap, no reuse on chain', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    let sends = 0;
+    proxy.behaviour = (method) => (method === 'sendTransaction' && ++sends === 2 ? 'refuse' : 'pass');
+    const records: PaymentRecord[] = [];
+    const rail = makeRail();
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => rail.pay({ paymentId: `p${i}`, to: PAYEES[i % 4]!.account, amount: 1n, onSigned: (r) => void records.push(r) })),
+    );
+    const refused = outcomes.filter((o) => o.status === 'failed');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ reason: 'rejected' });
+    const nonces = outcomes.flatMap((o) => (o.status === 'paid' ? [Number(o.receipt.nonce)] : [])).sort();
+    expect(nonces).toEqual([0, 1, 2, 3]);
+    // The refused payment's nonce went to the next payment, signed anew.
+    const refusedRecord = records.find((r) => r.paymentId === refused[0]!.paymentId)!;
+    expect(records.filter((r) => r.nonce === refusedRecord.nonce)).toHaveLength(2);
+    expect(devnet.nonce(PAYER.account)).toBe(4n);
+    expect(devnet.balance(PAYER.account)).toBe(9_996n);
+  });
+});
+
+// ---- crashes and resume ------------------------------------------------------------------------------------------
+
+describe('LezRail on the devnet: resume after a crash', () => {
+  it('killed between recording and submitting: a new process resumes the record and pays exactly once', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    let record: unknown;
+    const crashed = await makeRail().pay({
+      paymentId: 'task:1',
+      to: PAYEES[0]!.account,
+      amount: 40n,
+      onSigned: (r) => {
+        record = stored(r);
+        throw new Error('killed');
+      },
+    });
+    expect(crashed).toMatchObject({ status: 'failed', reason: 'record-failed' });
+    expect(proxy.count('sendTransaction')).toBe(0);
+    expect(devnet.balance(PAYER.account)).toBe(10_000n);
+
+    const restarted = makeRail();
+    const resumed = paid(await restarted.resume(record));
+    expect(resumed.txHash).toBe((record as PaymentRecord).txHash);
+    expect(await restarted.resume(record)).toEqual({ status: 'paid', paymentId: 'task:1', receipt: resumed });
+    expect(await makeRail().resume(record)).toEqual({ status: 'paid', paymentId: 'task:1', receipt: resumed });
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(40n);
+    expect(devnet.nonce(PAYER.account)).toBe(1n);
+  });
+
+  it('closed while the record was being written: nothing is sent, the caller hears in-doubt, resume pays once', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    const rail = makeRail();
+    let record: unknown;
+    let release!: () => void;
+    const written = new Promise<void>((resolve) => (release = resolve));
+    const pending = rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 8n, onSigned: (r) => ((record = stored(r)), written) });
+    await until(() => record !== undefined);
+    rail.close();
+    release();
+    expect(await pending).toMatchObject({ status: 'in-doubt', reason: 'closed' });
+    expect(proxy.count('sendTransaction')).toBe(0);
+    expect(paid(await makeRail().resume(record)).amount).toBe('8');
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(8n);
+  });
+
+  it('killed between submitting and inclusion: the resumed record is paid once, whether or not a block came first', async () => {
+    const { devnet, rail: makeRail } = await world({ blockIntervalMs: 0 });
+    const records: PaymentRecord[] = [];
+    const first = makeRail();
+    const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 3n, onSigned: (r) => void records.push(r) });
+    await until(() => devnet.mempoolSize() === 1);
+    first.close(); // the process dies; its transaction sits in the mempool
+    expect(await pending).toMatchObject({ status: 'in-doubt', reason: 'closed' });
+
+    const second = makeRail();
+    const resumed = second.resume(stored(records[0]!)); // resends the same bytes: a duplicate the sequencer ignores
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    devnet.produceBlock();
+    expect(paid(await resumed).txHash).toBe(records[0]!.txHash);
+
+    // Same story, but the block lands while the gateway is down.
+    const third = makeRail();
+    const pending2 = third.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 4n, onSigned: (r) => void records.push(r) });
+    await until(() => devnet.mempoolSize() === 1);
+    third.close();
+    await pending2;
+    devnet.produceBlock();
+    expect(paid(await makeRail().resume(stored(records[1]!))).nonce).toBe('1');
+
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(3n);
+    expect(devnet.balance(PAYEES[1]!.account)).toBe(4n);
+    expect(devnet.nonce(PAYER.account)).toBe(2n);
+    expect(devnet.mempoolSize()).toBe(0);
+  });
+
+  it('killed after a submission that never arrived: resume sends the same bytes, paid once', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    proxy.behaviour = (method) => (method === 'sendTransaction' ? 'drop' : 'pass');
+    const records: PaymentRecord[] = [];
+    const first = makeRail();
+    const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 9n, onSigned: (r) => void records.push(r) });
+    await until(() => proxy.count('sendTransaction') > 0);
+    first.close();
+    expect(await pending).toMatchObject({ status: 'in-doubt' });
+    expect(devnet.mempoolSize()).toBe(0);
+
+    proxy.behaviour = () => 'pass';
+    expect(paid(await makeRail().resume(stored(records[0]!))).txHash).toBe(records[0]!.txHash);
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(9n);
+    expect(devnet.nonce(PAYER.account)).toBe(1n);
+  });
+
+  it('a record whose nonce another payment used is superseded and never sent', async () => {
+    const { devnet, rail: makeRail } = await world();
+    const rail = makeRail();
+    let record: unknown;
+    await rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 10n, onSigned: (r) => ((record = stored(r)), Promise.reject(new Error('disk full'))) });
+    paid(await rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 20n }));
+    expect(await makeRail().resume(record)).toMatchObject({ status: 'failed', reason: 'superseded' });
+    expect(devnet.balance(PAYEES[0]!.account)).toBe(0n);
+    expect(devnet.balance(PAYEES[1]!.account)).toBe(20n);
+  });
+
+  it('a tampered or foreign record is refused and nothing is sent', async () => {
+    const { devnet, proxy, rail: makeRail } = await world();
+    let record: PaymentRecord | undefined;
+    await makeRail().pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 10n, onSigned: (r) => ((record = r), Promise.reject(new Error('x'))) });
+    const rail = makeRail();
+    for (const bad of [{ ...record!, amount: '1' }, { ...record!, to: PAYEES[1]!.account }, { ...record!, network: 'elsewhere' }, { ...record!, tx: 'AAAA' }, { nope: true }]) {
+      expect(await rail.resume(bad)).toMatchObject({ status: 'failed', reason: 'invalid-request' });
+    }
+    expect(await makeRail({}, AGENT).resume(record)).toMatchObject({ status: 'failed', reason: 'invalid-request' });
+    expect(proxy.count('sendTransaction')).toBe(0);
+    expect(devnet.balance(PAYER.account)).toBe(10_000n);
+  });
+});
+
+// ---- verifying payments and refunds ------------------------------------------------------------------------------
+
+describe('LezRail on the devnet: verify and refunds', () => {
+  it('verifies a payment once per purpose, and the agent\'s refund against the original', async () => {
+    const { devnet, rail: makeRail } = await world();
+    const gateway = makeRail();
+    const payment = paid(await gateway.pay({ paymentId: 'task:1', to: AGENT.account, amount: 100n }));
+
+    // The agent's view: it verifies what the gateway says it paid.
+    const agent = makeRail({}, AGENT);
+    expect(await agent.verify(payment, { from: PAYER.account, to: AGENT.account, amount: '100', purpose: 'task:1' })).toEqual({ status: 'verified', receipt: payment });
+    expect(await agent.verify(payment, { to: AGENT.account, amount: 100n, purpose: 'task:2' })).toMatchObject({ status: 'rejected', reason: 'reused' });
+    expect(await agent.verify(payment, { to: PAYEES[0]!.account, amount: 100n })).toMatchObject({ status: 'rejected', reason: 'wrong-payee' });
+    expect(await agent.verify(payment, { to: AGENT.account, amount: 99n })).toMatchObject({ status: 'rejected', reason: 'wrong-amount' });
+    expect(await agent.verify(payment, { from: PAYEES[0]!.account, to: AGENT.account, amount: 100n })).toMatchObject({ status: 'rejected', reason: 'wrong-payer' });
+    expect(await agent.verify({ ...payment, network: 'mainnet' }, { to: AGENT.account, amount: 100n })).toMatchObject({ status: 'rejected', reason: 'wrong-rail' });
+
+    // The task failed: the agent refunds with a new transfer back, and the gateway checks it.
+    const refund = paid(await agent.pay({ paymentId: 'refund:task:1', to: PAYER.account, amount: 100n }));
+    expect(await gateway.verifyRefund(payment, refund.txHash)).toEqual({
+      status: 'verified',
+      refund: { ...refund, refundOf: payment.txHash },
+      original: { ...payment, status: 'refunded' },
+    });
+    expect(await gateway.verify(refund, { to: PAYER.account, amount: 100n, purpose: 'task:9' })).toMatchObject({ status: 'rejected', reason: 'reused' });
+    expect(await gateway.verifyRefund(payment, payment.txHash)).toMatchObject({ status: 'rejected', reason: 'wrong-payer' });
+    expect(await gateway.verify('ab'.repeat(32), { to: AGENT.account, amount: 1n })).toMatchObject({ status: 'unconfirmed', reason: 'not-included' });
+    expect(await gateway.balance()).toEqual({ status: 'ok', account: PAYER.account, balance: '10000' });
+    expect(await gateway.balance(STRANGER.account)).toEqual({ status: 'ok', account: STRANGER.account, balance: '0' });
+    expect(devnet.balance(AGENT.account)).toBe(20_000n);
+  });
+});
