@@ -1,6 +1,6 @@
 /**
  * Chooses and executes the transactions of one block, as `build_block_from_mempool` does on the real
- * sequencer (lez.md §2), with one deliberate difference about nonce order.
+ * sequencer (docs/lez.md §2), with one deliberate difference about nonce order.
  *
  * Like the real one: the mempool is taken oldest first; each transaction executes against the state left by
  * the ones before it; a failing transaction is dropped (never enters a block, never changes state); the block

@@ -1,6 +1,6 @@
 /**
  * LEZ blocks in borsh, as `getBlock`/`getBlockRange` return them (base64 of these bytes). The layout is
- * `common/src/block.rs` on `main` (the research note names the type; the field order is from that file):
+ * `common/src/block.rs` on `main` (docs/lez.md §8.4):
  *
  * ```
  * Block             = header ‖ body ‖ bedrock_status u8 (0 Pending, 1 Safe, 2 Finalized) ‖ bedrock_parent_id [u8; 32]
@@ -71,7 +71,7 @@ export function encodeBlock(block: LezBlock): Uint8Array {
 
 /**
  * Where the public transaction starting at the reader's position ends: walks the counts of its five vectors
- * (lez.md §3 layout) without interpreting them. The bytes are then decoded by transaction.ts.
+ * (docs/lez.md §3.4–3.5) without interpreting them. The bytes are then decoded by transaction.ts.
  */
 function skipPublicTransaction(r: BorshReader): void {
   r.fixedBytes(32, 'program_id');

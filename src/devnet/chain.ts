@@ -2,7 +2,7 @@
  * The devnet's sequencer core, without HTTP: state, mempool, blocks, and the two things a sequencer does,
  * admitting transactions and building blocks. rpc-methods.ts puts the JSON-RPC face on it.
  *
- * Admission (`sendTransaction`) does what the real one does (lez.md §2; `sequencer/service/src/service.rs`):
+ * Admission (`sendTransaction`) does what the real one does (docs/lez.md §2; `sequencer/service/src/service.rs`):
  * size, then signatures, then into the mempool, answering the hash at once. Execution happens at block build;
  * a failing transaction is dropped and `getTransaction` never finds it. `admission: 'strict'` adds a devnet-only
  * check at admission: the transaction is executed against the state the mempool will leave behind and refused

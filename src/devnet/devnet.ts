@@ -1,5 +1,5 @@
 /**
- * `logos-a2a devnet`'s engine: a local LEZ sequencer emulator that speaks the real JSON-RPC (lez.md §2), so
+ * `logos-a2a devnet`'s engine: a local LEZ sequencer emulator that speaks the real JSON-RPC (docs/lez.md §2), so
  * `SequencerClient` and anything built on it run against it unchanged.
  *
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * Executes a public transaction against the devnet state, with the checks of LEZ's
- * `ValidatedStateDiff::from_public_transaction` and `apply_state_diff` (lez.md §3 "Rules checked"), in their
+ * `ValidatedStateDiff::from_public_transaction` and `apply_state_diff` (docs/lez.md §3.8), in their
  * order, so a transaction that breaks several rules fails for the same reason it would on a real sequencer:
  *
  * 1. no account id twice; 2. one nonce per signature; 3. each signer's nonce equals its current nonce;

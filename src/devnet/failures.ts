@@ -1,6 +1,6 @@
 /**
  * Why a transaction failed execution. The real sequencer logs these and drops the transaction at block time
- * (lez.md §2); the devnet records them too, so tests and `getTransactionReceipt` can say what happened.
+ * (docs/lez.md §2); the devnet records them too, so tests and `getTransactionReceipt` can say what happened.
  *
  * `message` is the text of LEZ's `NssaError` (`nssa/src/error.rs`) for the same failure, with the inner detail
  * appended where LEZ's own text hides it ("Program violated execution rules" says nothing about which rule).

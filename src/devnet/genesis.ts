@@ -1,7 +1,7 @@
 /**
  * The devnet's funded accounts at block 1.
  *
- * By default these are the two public accounts of LEZ's debug configs (lez.md §2: `configs/debug`, keys from
+ * By default these are the two public accounts of LEZ's debug configs (docs/lez.md §2: `configs/debug`, keys from
  * `wallet/configs/debug/wallet_config.json`), so a wallet set up for a debug sequencer works here too. Their
  * secret keys are public test keys, exported for tests and the demo; never fund them anywhere real.
  *

@@ -1,6 +1,6 @@
 /**
  * The mempool: transactions that passed sendTransaction's stateless checks, oldest first (the real one is a
- * FIFO channel, lez.md §2), indexed by hash so a resend is recognised. Bounded: the real sequencer's
+ * FIFO channel, docs/lez.md §2), indexed by hash so a resend is recognised. Bounded: the real sequencer's
  * `mempool_max_size` makes a sender wait; the devnet refuses instead (see rpc-errors.ts), since a JSON-RPC call
  * parked for minutes helps no one in a test.
  */

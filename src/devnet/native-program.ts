@@ -1,6 +1,6 @@
 /**
- * `authenticated_transfer`, the native token program, as it behaves on the `main` the research note read
- * (lez.md §3): the instruction is one u128 (4 risc0 serde words).
+ * `authenticated_transfer`, the native token program, as it behaves on LEZ `main`
+ * (docs/lez.md §3): the instruction is one u128 (4 risc0 serde words).
  *
  * - two accounts `[sender, recipient]`: move `amount`; the sender must be authorised (a signer); a recipient
  *   whose owner is still the default is claimed (`Claim::Authorized`), which the validator allows only when the

@@ -17,7 +17,7 @@ export const DevnetOptions = z
     host: z.string().min(1).default('127.0.0.1'),
     /** Time between blocks (the real debug config: 15 s). 0: no timer, blocks only from `produceBlock()`. */
     blockIntervalMs: z.number().int().min(0).default(1000),
-    /** What signatures must sign: `prehash-v0.3` as on LEZ `main`, `raw-borsh` as up to v0.2.0-rc3 (lez.md §3). */
+    /** What signatures must sign: `prehash-v0.3` as on LEZ `main`, `raw-borsh` as up to v0.2.0-rc3 (docs/lez.md §3). */
     signingMode: z.enum(SIGNING_MODES).default('prehash-v0.3'),
     /** `sequencer`: admit like the real one, drop failures at block time. `strict`: also refuse them at once (chain.ts). */
     admission: z.enum(ADMISSION_MODES).default('sequencer'),

@@ -1,9 +1,9 @@
 /**
  * The program ids the devnet answers `getProgramIds` with, and which of them it can run.
  *
- * A real sequencer's ids are the RISC Zero image ids of its program ELFs (lez.md §3), which we cannot compute
+ * A real sequencer's ids are the RISC Zero image ids of its program ELFs (docs/lez.md §3), which we cannot compute
  * without those binaries. The devnet derives stand-ins from the program names instead, so they are stable across
- * runs and obviously not real. Clients must fetch ids with `getProgramIds` anyway (lez.md §7a), so nothing depends
+ * runs and obviously not real. Clients must fetch ids with `getProgramIds` anyway (docs/lez.md §7.2), so nothing depends
  * on the values; an option can pin real ids when a test wants them.
  *
  * Only `authenticated_transfer` (the native token) is emulated. The other names are listed because the real

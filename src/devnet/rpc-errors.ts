@@ -1,7 +1,7 @@
 /**
  * The JSON-RPC errors the devnet answers with.
  *
- * Fixed by the real sequencer (jsonrpsee 0.26 and LEZ's `TransactionMalformationError`, lez.md §2 and the
+ * Fixed by the real sequencer (jsonrpsee 0.26 and LEZ's `TransactionMalformationError`, docs/lez.md §2 and the
  * sources it cites):
  * - -32700 Parse error, -32600 Invalid request, -32601 Method not found, -32602 Invalid params (with the reason
  *   as `data`), -32603 Internal error, -32007 Request is too big (HTTP 413): jsonrpsee's own codes and texts;

@@ -1,5 +1,5 @@
 /**
- * The sequencer's JSON-RPC methods (lez.md §2 table), over a DevnetChain, with results encoded as the real
+ * The sequencer's JSON-RPC methods (docs/lez.md §2.2), over a DevnetChain, with results encoded as the real
  * server's serde_json writes them: hashes as lowercase hex, blocks and transactions as base64(borsh), u64/u128
  * as bare JSON numbers (bigints here; rpc.ts writes them losslessly), an account as
  * `{program_owner, balance, data, nonce}`, program ids as `[u32 × 8]` keyed by name in sorted order.

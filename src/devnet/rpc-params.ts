@@ -1,5 +1,5 @@
 /**
- * Method params as jsonrpsee reads them (lez.md §2): a positional array, or an object keyed by the Rust
+ * Method params as jsonrpsee reads them (docs/lez.md §2): a positional array, or an object keyed by the Rust
  * parameter names; absent params are an empty list. Values are checked with zod, typed as the Rust parameter
  * types deserialize (u64 ids are JSON integers, account ids base58 strings, tx hashes hex, the transaction
  * base64(borsh)); any failure is -32602 Invalid params, as a serde error is on the real server.

@@ -1,5 +1,5 @@
 /**
- * LEZ account ids (lez.md §3, §4): 32 bytes, shown as base58.
+ * LEZ account ids (docs/lez.md §3.2, §4.4): 32 bytes, shown as base58.
  *
  * - Public:  SHA-256( "/LEE/v0.3/AccountId/Public/"  zero-padded to 32 ‖ x-only BIP-340 public key (32) )
  * - Private: SHA-256( "/LEE/v0.3/AccountId/Private/" zero-padded to 32 ‖ NPK (32) ‖ identifier as u128 LE )

@@ -1,5 +1,5 @@
 /**
- * A small borsh writer and reader: only what LEZ's public transactions need (lez.md §3).
+ * A small borsh writer and reader: only what LEZ's public transactions need (docs/lez.md §3).
  *
  * Borsh rules used here: integers little-endian at fixed width; `Vec<T>` and `String` are a u32 length then the
  * items; `[T; N]` is the N items with no length; `Option<T>` is a u8 0/1 tag then the value; an enum is a u8

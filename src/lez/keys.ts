@@ -1,5 +1,5 @@
 /**
- * Public-account keys exactly as the LEZ wallet derives them (lez.md §4 "Key derivation"; `key_protocol`'s
+ * Public-account keys exactly as the LEZ wallet derives them (docs/lez.md §4.2–4.3; `key_protocol`'s
  * `ChildKeysPublic`, `wallet/src/chain_storage.rs`):
  *
  * 1. a BIP-39 mnemonic (the wallet makes 24 words, 256-bit entropy);

@@ -1,5 +1,5 @@
 /**
- * Public native token transfers (lez.md §3 "Native token transfer", §7a/b): building a signed one, and reading
+ * Public native token transfers (docs/lez.md §3.7, §7.2, §7.3): building a signed one, and reading
  * one back to check it pays what was expected.
  *
  * - Transfer: `account_ids = [from, to]`, nonces `[nonce(from)]`, instruction = the u128 amount, signed by `from`.

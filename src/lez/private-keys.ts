@@ -1,5 +1,5 @@
 /**
- * Private-account keys as the LEZ wallet derives them (lez.md §4 table; `key_protocol`'s `ChildKeysPrivate`,
+ * Private-account keys as the LEZ wallet derives them (docs/lez.md §4.4; `key_protocol`'s `ChildKeysPrivate`,
  * `secret_holders.rs`, `nssa_core` nullifier). Payments here are public; these exist so a later receiver can
  * recognise notes sent to its own private account, and they pin the derivation against the repo's vectors.
  *

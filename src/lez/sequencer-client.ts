@@ -1,5 +1,5 @@
 /**
- * A JSON-RPC 2.0 client for the LEZ sequencer (lez.md §2: jsonrpsee over HTTP POST, camelCase methods, as on
+ * A JSON-RPC 2.0 client for the LEZ sequencer (docs/lez.md §2: jsonrpsee over HTTP POST, camelCase methods, as on
  * `main` and `v0.2.0-rc3`; default port 3040). Params go positionally, which jsonrpsee accepts as readily as
  * objects keyed by the Rust names.
  *
@@ -7,7 +7,7 @@
  * - `{ok:true, value}`
  * - `{ok:false, reason:'unreachable'}`: no answer (refused, DNS, reset, timed out, or a proxy's 502/503/504).
  *   `timedOut` says whether we gave up waiting; after a timed-out `sendTransaction` the transaction may still
- *   have reached the mempool, so a payer must look before it re-signs (lez.md §7a step 7).
+ *   have reached the mempool, so a payer must look before it re-signs (docs/lez.md §7.2).
  * - `{ok:false, reason:'rpc-error', code, message}`: the sequencer answered with a JSON-RPC error
  *   (e.g. -32602 InvalidSignature from `sendTransaction`).
  * - `{ok:false, reason:'bad-response', message}`: an answer that is not the JSON-RPC result we expect.
@@ -151,7 +151,7 @@ export class SequencerClient {
 
   /**
    * The transaction with this hash, or null. Non-null means included and successfully executed: the sequencer
-   * drops failing transactions at block time instead of recording them (lez.md §2).
+   * drops failing transactions at block time instead of recording them (docs/lez.md §2).
    */
   getTransaction(hashHex: string): Promise<RpcOutcome<FetchedTransaction | null>> {
     // Checked before anything async, so a bad hash throws here like every other bad argument.

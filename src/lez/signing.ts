@@ -1,5 +1,5 @@
 /**
- * BIP-340 Schnorr signatures over public LEZ messages, in the two forms LEZ has used (lez.md §3):
+ * BIP-340 Schnorr signatures over public LEZ messages, in the two forms LEZ has used (docs/lez.md §3):
  *
  * - `prehash-v0.3` (`main`, after "Refactor signatures", 2026-04-30): the signer signs the 32-byte
  *   `SHA-256("/LEE/v0.3/Message/Public/" zero-padded to 32 ‖ borsh(Message))`, as k256's

@@ -1,5 +1,5 @@
 /**
- * LEZ public transactions, byte-exact (lez.md §3; `nssa/src/public_transaction/*`, `common` on `main`).
+ * LEZ public transactions, byte-exact (docs/lez.md §3; `nssa/src/public_transaction/*`, `common` on `main`).
  *
  * ```
  * Message           = program_id [u32; 8] ‖ account_ids Vec<[u8; 32]> ‖ nonces Vec<u128> ‖ instruction_data Vec<u32>
@@ -10,7 +10,7 @@
  *
  * `sendTransaction` takes standard base64 (padded) of borsh(NSSATransaction); the sequencer's tx hash is
  * SHA-256 of borsh(PublicTransaction), without the enum tag. The privacy-preserving and deployment variants are
- * carried as opaque bodies: this gateway neither builds nor inspects them (lez.md §4: they need the Risc0 prover).
+ * carried as opaque bodies: this gateway neither builds nor inspects them (docs/lez.md §4.5: they need the Risc0 prover).
  */
 import { base64 } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';

@@ -1,7 +1,7 @@
 /**
  * The A2A-over-Logos-Messaging envelope: the JSON document that travels between the gateway and a Logos agent.
  *
- * The seed binding (A2A_BINDING.md) fixes `type`, `task_id`, `skill`, `params`, `lez_price`, `state`, `result` and
+ * The seed binding (its fields restated in docs/binding.md §1.3) fixes `type`, `task_id`, `skill`, `params`, `lez_price`, `state`, `result` and
  * `error`; every other field here is an additive extension, specified in docs/binding.md. Unknown fields are kept
  * out by zod's default stripping, so a newer peer can add fields without breaking this one.
  */

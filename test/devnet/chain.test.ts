@@ -1,6 +1,6 @@
 /**
  * The devnet's sequencer core without HTTP: block building order, nonce gaps, block limits, and the execution
- * rules of lez.md §3 one by one.
+ * rules of docs/lez.md §3 one by one.
  */
 import { describe, expect, it } from 'vitest';
 import { formatAccountId, publicAccountId } from '../../src/lez/account-id.ts';
@@ -166,7 +166,7 @@ describe('block building', () => {
   });
 });
 
-describe('execution rules (lez.md §3), each dropping the transaction and changing nothing', () => {
+describe('execution rules (docs/lez.md §3), each dropping the transaction and changing nothing', () => {
   function dropReason(c: DevnetChain, transaction: PublicTransaction) {
     const before = [c.account(ACCOUNT_1), c.account(ACCOUNT_2)];
     const outcome = submitPublic(c, transaction);

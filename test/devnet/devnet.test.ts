@@ -1,6 +1,6 @@
 /**
  * The devnet over real HTTP, driven by the project's SequencerClient exactly as a payer would drive a real
- * sequencer (lez.md §2, §3, §7): transfers, nonces, pipelining, the failure rules, supply, garbage, stop().
+ * sequencer (docs/lez.md §2, §3, §7, §8): transfers, nonces, pipelining, the failure rules, supply, garbage, stop().
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatAccountId, publicAccountId } from '../../src/lez/account-id.ts';
@@ -73,7 +73,7 @@ async function receipt(url: string, hash: string) {
   return json?.result;
 }
 
-describe('devnet: the real methods and encodings (lez.md §2)', () => {
+describe('devnet: the real methods and encodings (docs/lez.md §2)', () => {
   it('answers health, genesis accounts, program ids and the genesis block', async () => {
     const { devnet: d, client } = await devnet();
     expect(await client.checkHealth()).toEqual({ ok: true, value: null });

@@ -14,7 +14,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 const idOfSecret = (secretHex: string) => formatAccountId(publicAccountId(xOnlyPublicKey(hexToBytes(secretHex, 32))));
 
 describe('public account ids', () => {
-  // lez.md §2 "Funded accounts for local tests" / §3 "verified: reproduces both debug-config IDs from their keys".
+  // docs/lez.md §2.6, §3.2: both debug-config ids reproduced from their keys.
   // The note shortens the keys; the full values are in LEZ's wallet/configs/debug/wallet_config.json.
   it('reproduce the two debug genesis accounts from their signing keys', () => {
     expect(idOfSecret('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb')).toBe('CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r');
@@ -33,7 +33,7 @@ describe('public account ids', () => {
     ]);
   });
 
-  it('hash exactly the 32-byte zero-padded prefix and the x-only key (lez.md §3)', () => {
+  it('hash exactly the 32-byte zero-padded prefix and the x-only key (docs/lez.md §3)', () => {
     const pk = xOnlyPublicKey(new Uint8Array(32).fill(1));
     const prefix = new Uint8Array(32);
     prefix.set(new TextEncoder().encode('/LEE/v0.3/AccountId/Public/'));
@@ -42,7 +42,7 @@ describe('public account ids', () => {
 });
 
 describe('private account ids', () => {
-  // lez.md §4 step 6 ("verified against the debug config's GoKB6RuE…"): npk from wallet_config.json, identifier 0.
+  // docs/lez.md §3.2 ("verified against the debug config's GoKB6RuE…"): npk from wallet_config.json, identifier 0.
   it('reproduce the debug config private accounts from their nullifier public keys', () => {
     const npk1 = Uint8Array.from([
       122, 213, 113, 8, 118, 179, 235, 94, 5, 219, 131, 106, 246, 253, 14, 204, 65, 93, 0, 198, 100, 108, 57, 48, 6, 65,

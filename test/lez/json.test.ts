@@ -12,7 +12,7 @@ import {
 
 describe('parseJson', () => {
   it('keeps integers above 2^53 exact as bigints and leaves safe integers as numbers', () => {
-    // lez.md §2: serde_json writes u128 balances and nonces as bare numbers.
+    // docs/lez.md §2: serde_json writes u128 balances and nonces as bare numbers.
     const text = '{"balance":340282366920938463463374607431768211455,"nonce":9007199254740993,"small":150,"neg":-9007199254740993}';
     const parsed = parseJson(text);
     expect(parsed).toEqual({

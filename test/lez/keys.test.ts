@@ -19,7 +19,7 @@ import {
 const bytes = (values: number[]) => Uint8Array.from(values);
 
 /**
- * lez.md §4 "Key derivation" (public root and children, verified against the repo's vectors). The vectors are
+ * docs/lez.md §4.2–4.3 (public root and children, verified against the repo's vectors). The vectors are
  * LEZ's key_protocol/src/key_management/key_tree/keys_public.rs tests, all from this seed.
  */
 const SEED = bytes([
@@ -95,7 +95,7 @@ describe('public key tree vectors (keys_public.rs)', () => {
 
   // key_tree/mod.rs, test `simple_key_tree`: the root of the tree from seed [42; 64] is this account. (The
   // repository's history holds other values for this test, from revisions with other account-id rules; this is
-  // the one that goes with the "/LEE/v0.3/AccountId/Public/" prefix of lez.md §3.)
+  // the one that goes with the "/LEE/v0.3/AccountId/Public/" prefix of docs/lez.md §3.)
   it('simple_key_tree: the root account of seed [42; 64]', () => {
     expect(Array.from(publicRoot(new Uint8Array(64).fill(42)).accountId)).toEqual([
       172, 82, 222, 249, 164, 16, 148, 184, 219, 56, 92, 145, 203, 220, 251, 89, 214, 178, 38, 30, 108, 202, 251, 241, 148,
@@ -112,7 +112,7 @@ describe('public key tree vectors (keys_public.rs)', () => {
   });
 });
 
-describe('mnemonic to seed (lez.md §4: BIP-39 to_seed(""), the wallet password is ignored)', () => {
+describe('mnemonic to seed (docs/lez.md §4.2: BIP-39 to_seed(""), the wallet password is ignored)', () => {
   const mnemonic =
     'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon art';
 

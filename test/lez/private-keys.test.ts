@@ -12,7 +12,7 @@ import {
 
 const bytes = (values: number[]) => Uint8Array.from(values);
 
-/** lez.md §4 "Key derivation" (private side); vectors from LEZ key_protocol/src/key_management/key_tree/keys_private.rs. */
+/** docs/lez.md §4.2–4.3 (private side); vectors from LEZ key_protocol/src/key_management/key_tree/keys_private.rs. */
 const SEED = bytes([
   252, 56, 204, 83, 232, 123, 209, 188, 187, 167, 39, 213, 71, 39, 58, 65, 125, 134, 255, 49, 43, 108, 92, 53, 173, 164,
   94, 142, 150, 74, 21, 163, 43, 144, 226, 87, 199, 18, 129, 223, 176, 198, 5, 150, 157, 70, 210, 254, 14, 105, 89, 191,
@@ -74,7 +74,7 @@ describe('private key tree vectors (keys_private.rs)', () => {
 });
 
 /**
- * lez.md §2/§4: the debug wallet config's private accounts. Their key chains (LEZ wallet/configs/debug/
+ * docs/lez.md §2.6, §4.4: the debug wallet config's private accounts. Their key chains (LEZ wallet/configs/debug/
  * wallet_config.json) give ssk → nsk/vsk (index 0) → npk/vpk → the account ids the config lists.
  */
 describe('debug config private key chains', () => {

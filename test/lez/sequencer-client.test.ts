@@ -1,6 +1,6 @@
 /**
  * The sequencer client against a tiny canned JSON-RPC server on 127.0.0.1: real HTTP, real fetch, and answers a
- * real sequencer gives (lez.md §2) alongside the ones it should never give (garbage, 500s, hangs, wrong ids).
+ * real sequencer gives (docs/lez.md §2) alongside the ones it should never give (garbage, 500s, hangs, wrong ids).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -63,7 +63,7 @@ const PAYER = hexToBytes('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d994
 const PAYEE = '2RHZhw9h534Zr3eq2RGhQete2Hh667foECzXPmSkGni2';
 const AUTH_TRANSFER = [1, 2, 3, 4, 5, 6, 7, 8];
 
-describe('sequencer client: the methods of lez.md §2', () => {
+describe('sequencer client: the methods of docs/lez.md §2', () => {
   it('sendTransaction posts base64(borsh(NSSATransaction)) positionally and returns the hash', async () => {
     const built = buildNativeTransfer({
       programId: AUTH_TRANSFER,

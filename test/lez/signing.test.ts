@@ -15,7 +15,7 @@ import { encodePublicMessage, nativeTransferInstruction, type PublicMessage } fr
 
 /**
  * The official BIP-340 vectors (bitcoin/bips bip-0340/test-vectors.csv), which LEZ tests its signatures against
- * (lez.md §3, `nssa/src/signature/bip340_test_vectors.rs`). LEZ keeps 0–4 and 6–13; 5 and 14 (invalid public
+ * (docs/lez.md §3, `nssa/src/signature/bip340_test_vectors.rs`). LEZ keeps 0–4 and 6–13; 5 and 14 (invalid public
  * keys) and 15–18 (messages not 32 bytes long) are commented out there, but 5/14 are covered by its PublicKey
  * tests and 15–18 are exactly the raw-borsh mode's case (variable-length messages), so all 19 are checked here.
  */
@@ -189,7 +189,7 @@ const VECTORS: Vector[] = [
 
 const h = (hex: string) => hexToBytes(hex);
 
-describe('BIP-340 test vectors (lez.md §3)', () => {
+describe('BIP-340 test vectors (docs/lez.md §3)', () => {
   it.each(VECTORS.filter((v) => v.secretKey && v.auxRand))('vector $index: derives the public key and signs exactly', (v) => {
     expect(toHex(xOnlyPublicKey(h(v.secretKey!)))).toBe(v.publicKey.toLowerCase());
     expect(toHex(schnorrSign(h(v.message), h(v.secretKey!), h(v.auxRand!)))).toBe(v.signature.toLowerCase());

@@ -26,12 +26,12 @@ import {
 
 const fill = (n: number, length = 32) => new Uint8Array(length).fill(n);
 
-// The genesis keys of LEZ's debug configs (lez.md §2; full values from wallet/configs/debug/wallet_config.json).
+// The genesis keys of LEZ's debug configs (docs/lez.md §2; full values from wallet/configs/debug/wallet_config.json).
 const GENESIS_1 = hexToBytes('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb', 32);
 const GENESIS_2_ACCOUNT = '2RHZhw9h534Zr3eq2RGhQete2Hh667foECzXPmSkGni2';
 const AUTH_TRANSFER: readonly number[] = [0xdeadbeef, 1, 2, 3, 4, 5, 6, 0xffffffff];
 
-describe('public message layout (lez.md §3, the repo test `hash_public_pinned`)', () => {
+describe('public message layout (docs/lez.md §3, the repo test `hash_public_pinned`)', () => {
   // program_id [1u32; 8], account_ids [[42; 32]], nonces [5], instruction_data [].
   const pinned: PublicMessage = { programId: [1, 1, 1, 1, 1, 1, 1, 1], accountIds: [fill(42)], nonces: [5n], instructionData: [] };
   const expected = Uint8Array.from([
@@ -57,7 +57,7 @@ describe('public message layout (lez.md §3, the repo test `hash_public_pinned`)
   });
 });
 
-describe('native transfer instruction (lez.md §3: risc0 serde u128 = 4 LE words)', () => {
+describe('native transfer instruction (docs/lez.md §3: risc0 serde u128 = 4 LE words)', () => {
   it('is 04 00 00 00 ‖ amount as 16 little-endian bytes in borsh', () => {
     const amount = 0x0102030405060708090a0b0c0d0e0f10n;
     const words = nativeTransferInstruction(amount);
@@ -78,7 +78,7 @@ describe('native transfer instruction (lez.md §3: risc0 serde u128 = 4 LE words
   });
 });
 
-describe('witness set, transaction and NSSATransaction wrapping (lez.md §3)', () => {
+describe('witness set, transaction and NSSATransaction wrapping (docs/lez.md §3)', () => {
   const message: PublicMessage = {
     programId: AUTH_TRANSFER,
     accountIds: [fill(1), fill(2)],

@@ -1,6 +1,6 @@
 /**
  * The PaymentRail on LEZ: public native transfers from one payer key through the sequencer JSON-RPC
- * (lez.md §7a–d). Pay = check the payee is initialised → queue in the payer's NoncePipeline (balance, nonce,
+ * (docs/lez.md §7.2–7.6). Pay = check the payee is initialised → queue in the payer's NoncePipeline (balance, nonce,
  * sign, record, submit, wait for inclusion). Verify = read the included transaction and compare.
  *
  * Deadlines: `pay` and `resume` wait at most `inclusionTimeoutMs` (a few block intervals: 15 s on the debug

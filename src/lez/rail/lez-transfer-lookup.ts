@@ -1,5 +1,5 @@
 /**
- * Reads one transaction from the sequencer as transfer facts for verification.ts (lez.md §7b): it must be
+ * Reads one transaction from the sequencer as transfer facts for verification.ts (docs/lez.md §7.3): it must be
  * included (`getTransaction` is non-null only for included, successfully executed transactions), public, a call
  * of `authenticated_transfer` with accounts [from, to] and one u128, signed by `from`, and its signatures must
  * hold under our signing mode (the sequencer checked them already; checking again costs little and means a

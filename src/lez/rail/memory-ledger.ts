@@ -1,5 +1,5 @@
 /**
- * An in-process ledger with LEZ's rules for public native transfers (lez.md §3), for the MemoryRail: balances,
+ * An in-process ledger with LEZ's rules for public native transfers (docs/lez.md §3), for the MemoryRail: balances,
  * one nonce per sender that must match and then goes up by one, a recipient that must be initialised, no
  * overdraft. Transactions are serialised as JSON (no signatures: every account here is trusted in-process) and
  * hashed with SHA-256, so references and records have the same shape as on the LEZ rail.

@@ -1,5 +1,5 @@
 /**
- * One payer key's payments, in nonce order (lez.md §7a step 4: "one serialized payment queue per payer key").
+ * One payer key's payments, in nonce order (docs/lez.md §7.2 step 4: "one serialized payment queue per payer key").
  *
  * LEZ accepts a transaction only when its nonce equals the sender's on-chain nonce at block time, executes the
  * mempool in arrival order, and drops what fails. So:
@@ -21,7 +21,7 @@
  * - A waiter that reaches its deadline gets `in-doubt`; its transaction stays tracked and keeps being resent
  *   while anyone else waits, so a later `order`/`adopt` of the same payment picks it up. Nothing is abandoned.
  *
- * Assumes what lez.md §2 describes: a FIFO mempool and failing transactions dropped at block time. A transaction
+ * Assumes what docs/lez.md §2 describes: a FIFO mempool and failing transactions dropped at block time. A transaction
  * that is accepted but keeps being dropped (someone else spending from this key, say) leaves its nonce unused and
  * holds up every later one; that shows as `in-doubt` payments, never as a double payment.
  */

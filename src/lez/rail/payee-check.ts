@@ -1,6 +1,6 @@
 /**
  * Is this account payable? LEZ drops, at block time and silently, a transfer to an account that the
- * `authenticated_transfer` program has not claimed, unless the recipient co-signs (lez.md §3, "Catch"). So the
+ * `authenticated_transfer` program has not claimed, unless the recipient co-signs (docs/lez.md §3.8). So the
  * payee must already be initialised: its `program_owner` is the program's id. An initialised account never goes
  * back, so a yes is remembered; a no is asked again next time (the agent may initialise meanwhile).
  */

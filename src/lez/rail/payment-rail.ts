@@ -1,5 +1,5 @@
 /**
- * The one interface every payment rail implements (ARCHITECTURE.md "LEZ side", lez.md §7): the in-process
+ * The one interface every payment rail implements (docs/architecture.md, docs/lez.md §7): the in-process
  * MemoryRail for tests and dev, and the LezRail that pays through the LEZ sequencer. Every method resolves to an
  * outcome value; only a programming error throws.
  *
@@ -24,7 +24,7 @@ export interface PayRequest {
 export type PayFailureReason =
   | 'invalid-request' // bad amount or account, paying oneself
   | 'conflict' // the paymentId is already used for another payee or amount
-  | 'payee-uninitialised' // LEZ drops transfers to an account its program has not claimed (lez.md §3)
+  | 'payee-uninitialised' // LEZ drops transfers to an account its program has not claimed (docs/lez.md §3)
   | 'insufficient-funds'
   | 'record-failed' // onSigned threw: nothing was submitted
   | 'rejected' // the sequencer refused the signed transaction; it never entered the mempool

@@ -1,6 +1,6 @@
 /**
  * The `authenticated_transfer` program id (the native token program): configured, or fetched once with
- * `getProgramIds` (lez.md §7a says fetch rather than compute it). Only a successful answer is cached, so a
+ * `getProgramIds` (docs/lez.md §7.2 says fetch rather than compute it). Only a successful answer is cached, so a
  * sequencer that was down at start is asked again next time.
  */
 import type { RpcOutcome } from '../sequencer-client.ts';

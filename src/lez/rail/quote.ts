@@ -1,5 +1,5 @@
 /**
- * Pricing a task on a rail. LEZ has no fees on `main` (lez.md §3), so the total is the price; the fee field is
+ * Pricing a task on a rail. LEZ has no fees on `main` (docs/lez.md §3), so the total is the price; the fee field is
  * there so callers already budget for the total if a fee appears (some forks have `getFeeState`).
  */
 import { formatU128Decimal } from '../json.ts';

@@ -1,5 +1,5 @@
 /**
- * The payment reference every rail hands out and accepts (lez.md §7d): what a task's metadata carries under
+ * The payment reference every rail hands out and accepts (docs/lez.md §7.5): what a task's metadata carries under
  * `lez.payment`, what an agent is given to check, what a refund points back to.
  *
  * ```json

@@ -3,7 +3,7 @@
  * may ever be given to another transaction, so the classes are deliberately conservative:
  *
  * - `accepted`: the sequencer took it and answered the hash we computed.
- * - `refused`: a JSON-RPC error. `sendTransaction` only runs stateless checks (lez.md §2) and answers after
+ * - `refused`: a JSON-RPC error. `sendTransaction` only runs stateless checks (docs/lez.md §2) and answers after
  *   them, so an error means these bytes did not enter the mempool this time. Except -32603 Internal error: a
  *   handler that broke half-way may have queued the transaction first, so that one counts as `unknown`.
  * - `not-delivered`: the connection was refused; the request never reached a sequencer.

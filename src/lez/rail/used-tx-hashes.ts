@@ -1,5 +1,5 @@
 /**
- * Reuse protection for incoming transfers. A LEZ transfer has no memo (lez.md §3), so nothing on chain ties a
+ * Reuse protection for incoming transfers. A LEZ transfer has no memo (docs/lez.md §3), so nothing on chain ties a
  * payment to the task it pays for: the binding lives in the verifier's store, and one transfer must never be
  * accepted for two purposes. The rails own no storage, so the gateway passes a durable implementation (its
  * payment store); the in-memory one is for tests and for verifiers that do not outlive the process.

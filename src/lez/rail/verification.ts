@@ -1,5 +1,5 @@
 /**
- * The rail-independent half of verifying a transfer (lez.md §7b): parse the reference, ask the rail what the
+ * The rail-independent half of verifying a transfer (docs/lez.md §7.3): parse the reference, ask the rail what the
  * transaction really does, compare that with what is expected and with what the reference claims, then claim
  * the hash so it cannot pay for two things. Each rail supplies only `lookup`: how to read one transaction.
  */

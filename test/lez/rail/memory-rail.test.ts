@@ -1,5 +1,5 @@
 /**
- * MemoryRail: the PaymentRail semantics (lez.md §7) on an in-process ledger: quote, pay once per paymentId,
+ * MemoryRail: the PaymentRail semantics (docs/lez.md §7) on an in-process ledger: quote, pay once per paymentId,
  * LEZ's refusals, the durability hook and resume, verification and refunds.
  */
 import { describe, expect, it } from 'vitest';

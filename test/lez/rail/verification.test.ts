@@ -59,7 +59,7 @@ function railFor(...transactions: PublicTransaction[]) {
   return new LezRail({ client: scripted(transactions), payer: gateway }, { signingMode: 'prehash-v0.3' });
 }
 
-describe('LezRail.verify: reading the included transaction (lez.md §7b)', () => {
+describe('LezRail.verify: reading the included transaction (docs/lez.md §7.3)', () => {
   it('verifies a transfer and reports it as a §7d receipt', async () => {
     const tx = transfer(5n);
     const hash = publicTransactionHashHex(tx);
