@@ -3,6 +3,7 @@
  * LEZ itself, shaped like a2a-x402 (input-required with the requirement in the status message metadata, the
  * transaction back on the same task). The gateway verifies it on the sequencer before the task goes on.
  */
+import type { WireMessage } from '../logos/envelope.ts';
 export const CLIENT_PAYS_EXTENSION = 'urn:logos-a2a:ext:lez-client-pays:v1';
 
 /** The metadata key under which the client answers with its transaction: `{txHash, from}`. */
@@ -15,4 +16,25 @@ export function clientPaymentOf(metadata: Record<string, unknown> | undefined): 
   const { txHash, from } = payload as Record<string, unknown>;
   if (typeof txHash !== 'string' || !/^[0-9a-f]{64}$/.test(txHash) || typeof from !== 'string' || from.length === 0 || from.length > 128) return undefined;
   return { txHash, from };
+}
+
+/** What the client is asked to pay for a task: the price, to the agent's account, on a rail. */
+export interface ClientPaymentTerms {
+  taskId: string;
+  rail: string;
+  payTo: string;
+  /** LEZ base units, decimal. */
+  amount: string;
+}
+
+/** The status message asking the client to pay: the requirement travels in its metadata, a2a-x402 style. */
+export function clientPaymentRequest(terms: ClientPaymentTerms, problem?: string): Exclude<WireMessage, string> {
+  const { taskId, rail, payTo, amount } = terms;
+  return {
+    parts: [{ text: `${problem ? `${problem} ` : ''}This task costs ${amount} LEZ: pay ${payTo} and answer on this task with the transaction (metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash", "from"}).` }],
+    metadata: {
+      'lez.payment.status': problem ? 'payment-rejected' : 'payment-required',
+      'lez.payment.required': { rail, payTo, amount, taskId, extension: CLIENT_PAYS_EXTENSION },
+    },
+  };
 }

@@ -2,7 +2,7 @@
 import type { Task } from '@a2a-js/sdk';
 import type { AgentEnvelope, TaskRequest } from '../logos/envelope.ts';
 import type { Unsubscribe } from '../logos/transport.ts';
-import type { ChangeListener } from './task-engine.ts';
+import type { ChangeListener } from './task-change.ts';
 import { snapshotTask } from './task-events.ts';
 
 export class LiveTask {

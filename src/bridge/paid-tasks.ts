@@ -7,8 +7,9 @@ import { TaskState, type Message } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { encodeEnvelope, type AgentEnvelope } from '../logos/envelope.ts';
 import type { LiveTask } from './live-task.ts';
-import type { ChangeListener, TaskChange } from './task-engine.ts';
-import { clientPaymentRequest, statusEvent } from './task-events.ts';
+import type { ChangeListener, TaskChange } from './task-change.ts';
+import { clientPaymentRequest, type ClientPaymentTerms } from './client-pays.ts';
+import { statusEvent } from './task-events.ts';
 import type { TaskPayments } from './task-payments.ts';
 import type { toAgentMessage } from './mapping.ts';
 
@@ -52,7 +53,7 @@ export class PaidTasks {
       tx,
     );
     if (outcome.kind === 'rejected') {
-      this.ops.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(live, payments.payer.rail, `The payment was not accepted: ${outcome.message}.`));
+      this.ops.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(this.termsOf(live, payments), `The payment was not accepted: ${outcome.message}.`));
       await this.ops.persist(live);
       this.ops.emit(live, { events: [statusEvent(live.task)], task: live.task });
       return;
@@ -150,7 +151,7 @@ export class PaidTasks {
     const payments = this.payments;
     if (!payments || !live.payee) return this.payAndForward(live, false); // fails with the reason
     live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'awaiting-payment' } };
-    this.ops.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(live, payments.payer.rail));
+    this.ops.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(this.termsOf(live, payments)));
     clearTimeout(live.silenceTimer);
     const timer = setTimeout(() => {
       live.chain = live.chain.then(async () => {
@@ -180,6 +181,10 @@ export class PaidTasks {
       });
     }, Math.max(0, delayMs));
     live.approvalTimer.unref();
+  }
+
+  private termsOf(live: LiveTask, payments: TaskPayments): ClientPaymentTerms {
+    return { taskId: live.task.id, rail: payments.payer.rail, payTo: live.payee!, amount: live.request.lez_price };
   }
 
   lezOf(live: LiveTask): Record<string, unknown> {

@@ -39,7 +39,8 @@ import { CLIENT_PAYMENT_PAYLOAD, CLIENT_PAYS_EXTENSION, clientPaymentOf } from '
 import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
-import type { TaskChange, TaskEngine } from './task-engine.ts';
+import type { TaskChange } from './task-change.ts';
+import type { TaskEngine } from './task-engine.ts';
 import { directAnswer, snapshotTask, stateName, statusEvent } from './task-events.ts';
 
 export interface RequestHandlerOptions {

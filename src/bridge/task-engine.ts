@@ -31,6 +31,7 @@ import type { LogosTransport } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { LiveTask } from './live-task.ts';
+import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks } from './paid-tasks.ts';
 import { artifactEvent, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
 import {
@@ -44,16 +45,6 @@ import {
   userMessageJson,
   type SkillCall,
 } from './mapping.ts';
-
-/** What one applied agent reply (or a local change) produced. */
-export interface TaskChange {
-  events: StreamResponse[];
-  /** The agent's envelope behind the change; absent for changes the gateway made itself. */
-  envelope?: AgentEnvelope;
-  /** The task right after the change. Listeners must treat it as read-only. */
-  task: Task;
-}
-export type ChangeListener = (change: TaskChange) => void;
 
 export interface EngineOptions {
   store: TaskStore;

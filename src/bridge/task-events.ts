@@ -3,10 +3,7 @@
  * here, in one place.
  */
 import { Role, TaskState, type Artifact, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
-import type { WirePart } from '../logos/envelope.ts';
-import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
-import type { LiveTask } from './live-task.ts';
-import type { TaskChange } from './task-engine.ts';
+import type { TaskChange } from './task-change.ts';
 
 export function statusEvent(task: Task): StreamResponse {
   return {
@@ -29,18 +26,6 @@ export function replaceArtifact(artifacts: Artifact[], artifact: Artifact): Arti
   const copy = artifacts.slice();
   copy[index] = artifact;
   return copy;
-}
-
-/** The status message asking the client to pay: the requirement travels in its metadata, a2a-x402 style. */
-export function clientPaymentRequest(live: LiveTask, rail: string, problem?: string): { parts: WirePart[]; metadata: Record<string, unknown> } {
-  const amount = live.request.lez_price;
-  return {
-    parts: [{ text: `${problem ? `${problem} ` : ''}This task costs ${amount} LEZ: pay ${live.payee} and answer on this task with the transaction (metadata "lez.payment.payload": {"txHash", "from"}).` }],
-    metadata: {
-      'lez.payment.status': problem ? 'payment-rejected' : 'payment-required',
-      'lez.payment.required': { rail, payTo: live.payee, amount, taskId: live.task.id, extension: CLIENT_PAYS_EXTENSION },
-    },
-  };
 }
 
 /** A copy of the task that later changes do not affect: what listeners and readers are handed. */

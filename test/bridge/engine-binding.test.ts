@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Message, TaskState, type Task } from '@a2a-js/sdk';
-import { TaskEngine, type TaskChange } from '../../src/bridge/task-engine.ts';
+import type { TaskChange } from '../../src/bridge/task-change.ts';
+import { TaskEngine } from '../../src/bridge/task-engine.ts';
 import { decodeGatewayEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelopeInput, type GatewayEnvelope } from '../../src/logos/envelope.ts';
 import { seal } from '../../src/logos/status-seal.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
