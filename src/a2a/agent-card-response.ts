@@ -4,6 +4,7 @@
  * validators so clients and caches can revalidate cheaply (ETag / If-None-Match, Last-Modified / If-Modified-Since).
  */
 import { createHash } from 'node:crypto';
+import { A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import type { Context } from 'hono';
 import { respond } from './responses.ts';
 import { negotiateVersion } from './protocol-version.ts';
@@ -48,7 +49,7 @@ export function cardResponse(c: Context, card: CardDocument): Response {
     'Cache-Control': 'public, max-age=300',
     ETag: chosen.etag,
     'Last-Modified': card.lastModified.toUTCString(),
-    Vary: 'A2A-Version',
+    Vary: A2A_VERSION_HEADER,
   };
   const ifNoneMatch = c.req.header('if-none-match');
   const ifModifiedSince = c.req.header('if-modified-since');

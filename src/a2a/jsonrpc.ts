@@ -4,43 +4,25 @@
  */
 import { JsonRpcTransportHandler, ServerCallContext, type A2ARequestHandler } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { toJsonRpcError } from '@a2a-js/sdk/errors';
+import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
+import { A2A_ERROR_CODE, toJsonRpcError } from '@a2a-js/sdk/errors';
+import { A2A_VERSION_HEADER, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import type { Context } from 'hono';
-import { negotiateVersion, unsupportedVersionMessage, VERSION_HEADER, type ProtocolVersion } from './protocol-version.ts';
+import { negotiateVersion, unsupportedVersionMessage, type ProtocolVersion } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, MAX_JSON_DEPTH, parseJsonBody, readBody, unreadBodyHeaders } from './request-body.ts';
 import { jsonResponse, respond } from './responses.ts';
 import { sseResponse } from './sse.ts';
-import { paramsProblem } from './message-shape.ts';
+import { checkedMethods, paramsProblem } from './message-shape.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import type { ApiKeys } from './api-keys.ts';
 
 type JsonRpcId = string | number | null;
 
-const V1_METHODS = new Set([
-  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
-  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
-]);
-const V03_METHODS = new Set([
-  'message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe',
-  'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list',
-  'tasks/pushNotificationConfig/delete', 'agent/getAuthenticatedExtendedCard',
-]);
-
-export const JSON_RPC = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  CONTENT_TYPE_NOT_SUPPORTED: -32005,
-  VERSION_NOT_SUPPORTED: -32009,
-} as const;
-
 export function jsonRpcError(id: JsonRpcId, code: number, message: string, status = 200, headers: Record<string, string> = {}): Response {
   return jsonResponse({ jsonrpc: '2.0', id, error: { code, message } }, status, headers);
 }
 
-const INTERNAL_ERROR = -32603;
+const INTERNAL_ERROR = A2A_ERROR_CODE.INTERNAL_ERROR;
 /** What a caller is told of an internal error; what went wrong is logged, never sent (it may describe internals). */
 export const INTERNAL_ERROR_MESSAGE = 'Internal error; the gateway logged the details.';
 
@@ -69,35 +51,35 @@ export class JsonRpcBinding {
     // Refusals before the body is read say Connection: close (unreadBodyHeaders): the unread rest of the body
     // would otherwise be discarded behind a connection announced as reusable.
     const auth = this.options.apiKeys.authenticate(c);
-    if (!auth.ok) return jsonRpcError(null, JSON_RPC.INVALID_REQUEST, auth.message, 401, unreadBodyHeaders(c.req.raw));
+    if (!auth.ok) return jsonRpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, auth.message, 401, unreadBodyHeaders(c.req.raw));
     const contentType = c.req.header('content-type');
     if (!isJsonContentType(contentType)) {
-      return jsonRpcError(null, JSON_RPC.CONTENT_TYPE_NOT_SUPPORTED, contentTypeMessage(contentType), 200, unreadBodyHeaders(c.req.raw));
+      return jsonRpcError(null, A2A_ERROR_CODE.CONTENT_TYPE_NOT_SUPPORTED, contentTypeMessage(contentType), 200, unreadBodyHeaders(c.req.raw));
     }
     const body = await readBody(c.req.raw, this.options.maxBodyBytes);
     if (!body.ok) {
-      return jsonRpcError(null, JSON_RPC.INVALID_REQUEST, body.message, body.reason === 'too-large' ? 413 : 400, body.headers);
+      return jsonRpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, body.message, body.reason === 'too-large' ? 413 : 400, body.headers);
     }
     const negotiated = negotiateVersion(requestedVersionOf(c));
-    if (!negotiated.ok) return jsonRpcError(null, JSON_RPC.VERSION_NOT_SUPPORTED, unsupportedVersionMessage(negotiated.requested));
+    if (!negotiated.ok) return jsonRpcError(null, A2A_ERROR_CODE.VERSION_NOT_SUPPORTED, unsupportedVersionMessage(negotiated.requested));
 
     const parsed = parseJsonBody(body.text);
     if (!parsed.ok) {
       return parsed.reason === 'too-deep'
-        ? jsonRpcError(null, JSON_RPC.INVALID_REQUEST, `Invalid request: the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`)
-        : jsonRpcError(null, JSON_RPC.PARSE_ERROR, `Parse error: ${parsed.message.charAt(0).toLowerCase()}${parsed.message.slice(1)}`);
+        ? jsonRpcError(null, A2A_ERROR_CODE.INVALID_REQUEST, `Invalid request: the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`)
+        : jsonRpcError(null, A2A_ERROR_CODE.PARSE_ERROR, `Parse error: ${parsed.message.charAt(0).toLowerCase()}${parsed.message.slice(1)}`);
     }
     const request = parsed.value;
     const invalid = envelopeProblem(request);
-    if (invalid) return jsonRpcError(idOf(request), JSON_RPC.INVALID_REQUEST, `Invalid request: ${invalid}.`);
+    if (invalid) return jsonRpcError(idOf(request), A2A_ERROR_CODE.INVALID_REQUEST, `Invalid request: ${invalid}.`);
     const rpc = request as { id?: JsonRpcId; method: string; params?: unknown };
     const id = rpc.id ?? null;
     const wrongVersion = methodHint(rpc.method, negotiated.version);
-    if (wrongVersion) return jsonRpcError(id, JSON_RPC.METHOD_NOT_FOUND, wrongVersion);
+    if (wrongVersion) return jsonRpcError(id, A2A_ERROR_CODE.METHOD_NOT_FOUND, wrongVersion);
     const badParams = Array.isArray(rpc.params)
       ? 'params must be an object of named members, not an array'
       : paramsProblem(negotiated.version, rpc.method, rpc.params);
-    if (badParams) return jsonRpcError(id, JSON_RPC.INVALID_PARAMS, `Invalid params: ${badParams}.`);
+    if (badParams) return jsonRpcError(id, A2A_ERROR_CODE.INVALID_PARAMS, `Invalid params: ${badParams}.`);
 
     const abort = new AbortController();
     const context = callContext(c, negotiated.version, auth.user, abort.signal);
@@ -163,22 +145,29 @@ function idOf(request: unknown): JsonRpcId {
 
 /** A method of the other protocol version: say which header to send instead of a bare "not found". */
 function methodHint(method: string, version: ProtocolVersion): string | undefined {
-  if (version === '0.3' && V1_METHODS.has(method)) {
+  if (isMethodOf(version, method)) return undefined;
+  if (version === '0.3' && isMethodOf('1.0', method)) {
     return `Method "${method}" is A2A v1.0; this request was read as v0.3 because it has no A2A-Version header. Send A2A-Version: 1.0.`;
   }
-  if (version === '1.0' && V03_METHODS.has(method)) {
+  if (version === '1.0' && isMethodOf('0.3', method)) {
     return `Method "${method}" is A2A v0.3; with A2A-Version: 1.0 use the v1.0 name, or send the request without A2A-Version.`;
   }
-  if (!V1_METHODS.has(method) && !V03_METHODS.has(method)) {
-    return `Method "${method}" does not exist. A2A v1.0 methods: ${[...V1_METHODS].join(', ')}.`;
-  }
-  return undefined;
+  return `Method "${method}" does not exist. A2A v1.0 methods: ${checkedMethods('1.0').join(', ')}.`;
+}
+
+/**
+ * Whether `method` is a JSON-RPC method of `version`, by the SDK's tables. It looks names up with `in`, which
+ * Object.prototype's own (`toString`, `constructor`) pass too, so those are ruled out first.
+ */
+function isMethodOf(version: ProtocolVersion, method: string): boolean {
+  if (method in Object.prototype) return false;
+  return version === '1.0' ? isV1JsonRpcMethod(method) : isLegacyJsonRpcMethod(method);
 }
 
 function responseHeaders(context: ServerCallContext, version: ProtocolVersion): Record<string, string> {
-  const headers: Record<string, string> = { [VERSION_HEADER]: version };
+  const headers: Record<string, string> = { [A2A_VERSION_HEADER]: version };
   const activated = context.activatedExtensions;
-  if (activated && activated.length > 0) headers['A2A-Extensions'] = activated.join(', ');
+  if (activated && activated.length > 0) headers[HTTP_EXTENSION_HEADER] = activated.join(', ');
   return headers;
 }
 

@@ -6,8 +6,6 @@ export type ProtocolVersion = '1.0' | '0.3';
 
 export type VersionResult = { ok: true; version: ProtocolVersion } | { ok: false; requested: string };
 
-export const VERSION_HEADER = 'A2A-Version';
-
 export function negotiateVersion(raw: string | undefined, whenAbsent: ProtocolVersion = '0.3'): VersionResult {
   const requested = raw?.trim() ?? '';
   if (requested === '') return { ok: true, version: whenAbsent };

@@ -4,8 +4,9 @@
  * `LegacyRestTransportHandler`, over the same request handler as every other binding; the proto JSON on the wire is
  * read by rest-v03-requests.ts and written by rest-v03-codec.ts.
  */
+import { LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyA2AError, LegacyRestTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { RequestMalformedError, RestContentTypeNotSupportedError, RestRequestMalformedError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import { A2A_ERROR_CODE, RequestMalformedError, RestContentTypeNotSupportedError, RestRequestMalformedError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import type { ApiKeys } from './api-keys.ts';
@@ -22,15 +23,12 @@ import {
   taskToProto,
   type LegacyStreamEvent,
 } from './rest-v03-codec.ts';
-import { INVALID_REQUEST, legacyErrorBody, legacyErrorResponse, legacyErrorStatus } from './rest-v03-errors.ts';
+import { legacyErrorBody, legacyErrorResponse, legacyErrorStatus } from './rest-v03-errors.ts';
 import { parseSendMessageRequest, parseTaskPushConfig } from './rest-v03-requests.ts';
 import type { LegacyRestRoute } from './rest-v03-routes.ts';
 import { sseResponse } from './sse.ts';
 
 export { matchLegacyRestRoute, type LegacyRestRoute, type LegacyRestRouteMatch } from './rest-v03-routes.ts';
-
-/** v0.3 names the extensions header with an X- (v1.0: A2A-Extensions). */
-const EXTENSIONS_HEADER = 'X-A2A-Extensions';
 
 export interface LegacyRestBindingOptions {
   maxBodyBytes: number;
@@ -62,7 +60,7 @@ export class LegacyRestBinding {
       );
     }
     const auth = this.options.apiKeys.authenticate(c);
-    if (!auth.ok) return jsonResponse({ code: INVALID_REQUEST, message: auth.message }, 401, { 'WWW-Authenticate': 'Bearer' });
+    if (!auth.ok) return jsonResponse({ code: A2A_ERROR_CODE.INVALID_REQUEST, message: auth.message }, 401, { 'WWW-Authenticate': 'Bearer' });
     const abort = new AbortController();
     const context = callContext(c, '0.3', auth.user, abort.signal);
     try {
@@ -152,5 +150,5 @@ function historyLengthOf(c: Context): number | undefined {
 
 function extensionHeaders(context: ServerCallContext): Record<string, string> {
   const activated = context.activatedExtensions ?? [];
-  return activated.length > 0 ? { [EXTENSIONS_HEADER]: activated.join(', ') } : {};
+  return activated.length > 0 ? { [LEGACY_HTTP_EXTENSION_HEADER]: activated.join(', ') } : {};
 }

@@ -3,6 +3,8 @@
  * and error mapping. Paths are relative to the agent's base URL.
  */
 import {
+  A2A_PROTOCOL_VERSION,
+  A2A_VERSION_HEADER,
   CancelTaskRequest,
   GetTaskRequest,
   ListTaskPushNotificationConfigsResponse,
@@ -105,7 +107,8 @@ export function restError(error: unknown, headers?: Record<string, string>): Res
 
 // Responses are plain application/json (what HTTP+JSON clients and the conformance suite expect); requests may be
 // application/json or application/a2a+json.
-const ok = (json: unknown) => jsonResponse(json, 200, { 'A2A-Version': '1.0' });
+const VERSION_HEADERS = { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION };
+const ok = (json: unknown) => jsonResponse(json, 200, VERSION_HEADERS);
 
 export interface RestBindingOptions {
   maxBodyBytes: number;
@@ -233,7 +236,7 @@ export class RestBinding {
         heartbeatMs: this.options.heartbeatMs,
         format: (event) => StreamResponse.toJSON(event),
         formatError: (error) => toRestErrorBody(error, httpStatusOf(error)),
-        headers: { 'A2A-Version': '1.0' },
+        headers: VERSION_HEADERS,
         onCancel: () => abort.abort(),
       },
       (error) => restError(error),

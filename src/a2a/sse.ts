@@ -2,12 +2,15 @@
  * Server-Sent Events for A2A streams: one `data:` line of JSON per event, no buffering by proxies, a comment line
  * as heartbeat when the stream is idle, and the generator closed (never the task changed) when the client leaves.
  */
-export const SSE_HEADERS = {
+import { SSE_HEADERS as SDK_SSE_HEADERS } from '@a2a-js/sdk';
+import { respond } from './responses.ts';
+
+/** The SDK's SSE headers, with the charset named and proxies told not to transform (compress, buffer) the stream. */
+const SSE_HEADERS = {
+  ...SDK_SSE_HEADERS,
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',
-  Connection: 'keep-alive',
-  'X-Accel-Buffering': 'no',
-} as const;
+};
 
 export interface SseOptions<T> {
   heartbeatMs: number;
@@ -19,8 +22,6 @@ export interface SseOptions<T> {
   /** Called when the client goes away, so the producer can stop waiting. */
   onCancel?: () => void;
 }
-
-import { respond } from './responses.ts';
 
 const encoder = new TextEncoder();
 

@@ -83,6 +83,12 @@ describe('JSON-RPC guards and errors', () => {
     expect(v1WithoutHeader.body.error?.message).toMatch(/A2A-Version: 1\.0/);
     const v03WithHeader = await rpc(`${bed.gateway.url}/`, 'message/send', {}, { 'A2A-Version': '1.0' });
     expect(v03WithHeader.body.error?.code).toBe(-32601);
+    // The SDK's method tables answer `in`, so Object.prototype's names must not pass for methods.
+    for (const [method, headers] of [['toString', { 'A2A-Version': '1.0' }], ['constructor', {}]] as const) {
+      const inherited = await rpc(`${bed.gateway.url}/`, method, {}, headers);
+      expect(inherited.body.error?.code).toBe(-32601);
+      expect(inherited.body.error?.message).toMatch(/does not exist\. A2A v1\.0 methods: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask,/);
+    }
   });
 
   it('task errors: -32001 unknown, -32002 not cancelable, -32004 message to a terminal task', async () => {

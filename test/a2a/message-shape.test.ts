@@ -1,6 +1,7 @@
 /** The edge check of request params: which version's shapes, ProtoJSON aliases, the binding's limits, the wording. */
+import * as compat from '@a2a-js/sdk/compat/v0_3';
 import { describe, expect, it } from 'vitest';
-import { paramsProblem, sendParamsProblem } from '../../src/a2a/message-shape.ts';
+import { checkedMethods, paramsProblem, sendParamsProblem } from '../../src/a2a/message-shape.ts';
 import { MAX_CONTEXT_ID_CHARS, MAX_ID_CHARS, MAX_SKILL_CHARS } from '../../src/logos/envelope.ts';
 
 const v1 = (message: Record<string, unknown> = {}, rest: Record<string, unknown> = {}) => ({
@@ -90,5 +91,14 @@ describe('paramsProblem', () => {
 
   it('GetExtendedAgentCard takes no params at all', () => {
     expect(paramsProblem('1.0', 'GetExtendedAgentCard', undefined)).toBeUndefined();
+  });
+
+  it('has a schema for every method of the SDK, and for nothing else; names of Object.prototype are no method', () => {
+    const legacy = Object.entries(compat).flatMap(([name, value]) => (name.startsWith('LEGACY_METHOD_') ? [value as string] : []));
+    expect([...checkedMethods('0.3')].sort()).toEqual(legacy.sort());
+    expect(checkedMethods('1.0').every((method) => compat.isV1JsonRpcMethod(method))).toBe(true);
+    expect(checkedMethods('1.0')).toEqual(expect.arrayContaining(legacy.map((method) => compat.legacyJsonRpcToV1Method(method))));
+    expect(paramsProblem('1.0', 'toString', {})).toBeUndefined();
+    expect(paramsProblem('0.3', 'constructor', {})).toBeUndefined();
   });
 });
