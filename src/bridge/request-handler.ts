@@ -35,13 +35,13 @@ import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
 import { AsyncQueue } from './async-queue.ts';
 import { PushConfigError, type PushNotificationService } from '../push/push-service.ts';
 import type { PushConfigRecord } from '../store/push-store.ts';
-import { CLIENT_PAYMENT_PAYLOAD, CLIENT_PAYS_EXTENSION, clientPaymentOf } from './client-pays.ts';
+import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
 import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange } from './task-change.ts';
 import type { TaskEngine } from './task-engine.ts';
-import { directAnswer, snapshotTask, stateName, statusEvent } from './task-events.ts';
+import { snapshotTask, stateName, statusEvent } from './task-events.ts';
 
 export interface RequestHandlerOptions {
   agent: DirectoryEntry;
@@ -91,7 +91,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const outcome = new Promise<Message | Task>((resolve) => (resolveOutcome = resolve));
     let first = true;
     const listener = (change: TaskChange) => {
-      const direct = first && !message.taskId ? directAnswer(change) : undefined;
+      const direct = first && !message.taskId ? change.directAnswer : undefined;
       first = false;
       if (direct) resolveOutcome(direct);
       else if (isTerminal(change.task.status?.state) || isInterrupted(change.task.status?.state)) {
@@ -345,34 +345,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         ...(listener ? { listener } : {}),
       });
     }
-    const task = await this.engine.getTask(this.agent.id, message.taskId);
-    if (!task || !ownedBy(task, caller)) throw new TaskNotFoundError(`Task ${message.taskId} was not found.`);
-    if (message.contextId && message.contextId !== task.contextId) {
-      throw new RequestMalformedError(`message.contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId}.`);
-    }
-    if (isTerminal(task.status?.state)) {
-      throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
-    }
-    if (this.engine.awaitsApproval(this.agent.id, task.id)) {
-      throw new UnsupportedOperationError(`Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`);
-    }
-    if (push && pushConfig) push.createConfig(pushConfigInput(pushConfig, task.id, context));
-    if (this.engine.awaitsClientPayment(this.agent.id, task.id)) {
-      const payment = clientPaymentOf(message.metadata);
-      if (!payment) {
-        throw new RequestMalformedError(
-          `Task ${task.id} waits for your payment: answer with metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash": "<64 hex>", "from": "<your account>"}.`,
-        );
-      }
-      await this.engine.submitClientPayment(this.agent.id, task.id, message, payment, listener);
-      return (await this.engine.getTask(this.agent.id, task.id)) ?? task;
-    }
-    if (!isInterrupted(task.status?.state) || !this.engine.isLive(this.agent.id, task.id)) {
-      throw new UnsupportedOperationError(`Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`);
-    }
-    const call = { skill: String(task.metadata?.logos?.skill ?? ''), params: toSkillCall(message, this.agent.card).params };
-    await this.engine.provideInput(this.agent.id, task.id, message, call, listener);
-    return (await this.engine.getTask(this.agent.id, task.id)) ?? task;
+    // Ownership is this handler's to check; what the task makes of the message, the engine decides.
+    if (!(await this.visibleTask(message.taskId, context))) throw new TaskNotFoundError(`Task ${message.taskId} was not found.`);
+    return this.engine.followUp(this.agent.id, message.taskId, message, {
+      params: () => toSkillCall(message, this.agent.card).params,
+      ...(listener ? { listener } : {}),
+      ...(push && pushConfig ? { attach: () => push.createConfig(pushConfigInput(pushConfig, message.taskId, context)) } : {}),
+    });
   }
 
   /** The task, if it exists and this caller may see it (with API keys, only the key that created a task sees it). */

@@ -3,14 +3,16 @@
  * after it is on disk. A module of its own so that everything around the engine can name it without importing
  * the engine.
  */
-import type { StreamResponse, Task } from '@a2a-js/sdk';
-import type { AgentEnvelope } from '../logos/envelope.ts';
+import type { Message, StreamResponse, Task } from '@a2a-js/sdk';
 
 /** What one applied agent reply (or a local change) produced. */
 export interface TaskChange {
   events: StreamResponse[];
-  /** The agent's envelope behind the change; absent for changes the gateway made itself. */
-  envelope?: AgentEnvelope;
+  /**
+   * Set when the agent answered with a message instead of a task (binding §5.6): that message, for a blocking
+   * SendMessage to return.
+   */
+  directAnswer?: Message;
   /** The task right after the change. Listeners must treat it as read-only. */
   task: Task;
 }

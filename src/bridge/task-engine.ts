@@ -25,15 +25,16 @@ import {
   type TaskRequest,
   type WireArtifact,
 } from '../logos/envelope.ts';
-import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { newStatusKey, open } from '../logos/status-seal.ts';
 import type { LogosTransport } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
+import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks } from './paid-tasks.ts';
-import { artifactEvent, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
+import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
 import {
   isInterrupted,
   isTerminal,
@@ -279,27 +280,6 @@ export class TaskEngine {
     });
   }
 
-  /** Whether a task waits for the client to pay the agent itself. */
-  awaitsClientPayment(agentId: string, taskId: string): boolean {
-    const live = this.live.get(taskId);
-    return live?.agentId === agentId && live.clientPaymentTimer !== undefined;
-  }
-
-  /**
-   * The client's payment for a task that waits for it: verified on chain, then the task is forwarded with it. A
-   * payment that does not verify leaves the task waiting, saying why.
-   */
-  async submitClientPayment(agentId: string, taskId: string, message: Message, tx: { txHash: string; from: string }, listener?: ChangeListener): Promise<void> {
-    const live = this.requireLive(agentId, taskId);
-    await this.mutate(live, () => this.paid.acceptClientPayment(live, message, tx, listener));
-  }
-
-  /** Whether a task waits for an operator to approve its payment. */
-  awaitsApproval(agentId: string, taskId: string): boolean {
-    const live = this.live.get(taskId);
-    return live?.agentId === agentId && live.approvalTimer !== undefined;
-  }
-
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.live.get(taskId);
@@ -308,9 +288,53 @@ export class TaskEngine {
     return true;
   }
 
+  /**
+   * A caller's message on an existing task, decided here and nowhere else: the client's own payment for a task
+   * that waits for one (client-pays extension), or input for a task that waits for it; refused otherwise (ended,
+   * held for an operator's approval, or not waiting for anything). `attach` runs once the task is known to take
+   * messages, before the message is handled (a push config the send asked for is attached there). `params` are the
+   * follow-up's skill params, asked for only when the message is input. Resolves with the task as it then stands.
+   */
+  async followUp(
+    agentId: string,
+    taskId: string,
+    message: Message,
+    options: { params: () => Record<string, unknown>; listener?: ChangeListener; attach?: () => void },
+  ): Promise<Task> {
+    const task = await this.getTask(agentId, taskId);
+    if (!task) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
+    if (message.contextId && message.contextId !== task.contextId) {
+      throw new RequestMalformedError(`message.contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId}.`);
+    }
+    if (isTerminal(task.status?.state)) {
+      throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
+    }
+    const live = this.live.get(taskId);
+    if (live?.approvalTimer !== undefined) {
+      throw new UnsupportedOperationError(`Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`);
+    }
+    options.attach?.();
+    if (live?.clientPaymentTimer !== undefined) {
+      const payment = clientPaymentOf(message.metadata);
+      if (!payment) {
+        throw new RequestMalformedError(
+          `Task ${task.id} waits for your payment: answer with metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash": "<64 hex>", "from": "<your account>"}.`,
+        );
+      }
+      await this.mutate(live, () => this.paid.acceptClientPayment(live, message, payment, options.listener));
+    } else {
+      if (!live || !isInterrupted(task.status?.state)) {
+        throw new UnsupportedOperationError(`Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`);
+      }
+      const call = { skill: String(task.metadata?.logos?.skill ?? ''), params: options.params() };
+      await this.provideInput(live, message, call, options.listener);
+    }
+    return (await this.getTask(agentId, taskId)) ?? task;
+  }
+
   /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */
-  async provideInput(agentId: string, taskId: string, message: Message, call: SkillCall, listener?: ChangeListener): Promise<void> {
-    const live = this.requireLive(agentId, taskId);
+  private async provideInput(live: LiveTask, message: Message, call: SkillCall, listener?: ChangeListener): Promise<void> {
+    const taskId = live.task.id;
     const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
     const input = encodeEnvelope(this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }));
     this.assertFits(input.byteLength);
@@ -590,7 +614,9 @@ export class TaskEngine {
     if (isTerminal(task.status?.state)) this.retire(live);
     else if (isInterrupted(task.status?.state)) clearTimeout(live.silenceTimer);
     else this.armSilenceTimer(live); // working again, perhaps after an interruption the agent ended itself
-    this.emit(live, { events, envelope, task });
+    // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
+    const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
+    this.emit(live, { events, task, ...(answer ? { directAnswer: answer } : {}) });
   }
 
   private mergeArtifact(live: LiveTask, chunk: WireArtifact): StreamResponse {

@@ -3,7 +3,6 @@
  * here, in one place.
  */
 import { Role, TaskState, type Artifact, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
-import type { TaskChange } from './task-change.ts';
 
 export function statusEvent(task: Task): StreamResponse {
   return {
@@ -49,10 +48,8 @@ export function stateName(task: Task): string {
   return STATE_NAMES[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? 'in an unknown state';
 }
 
-/** The agent's direct answer (A2A Message) when it replied to a new task with `as_message`. */
-export function directAnswer(change: TaskChange): Message | undefined {
-  const envelope = change.envelope;
-  if (envelope?.type !== 'task_result' || !envelope.as_message) return undefined;
-  const message = change.task.status?.message;
+/** The task's final status message as the agent's direct answer (an A2A Message, bound to no task). */
+export function directAnswer(task: Task): Message | undefined {
+  const message = task.status?.message;
   return message && { ...message, taskId: '', role: Role.ROLE_AGENT };
 }

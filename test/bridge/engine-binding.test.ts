@@ -75,7 +75,8 @@ describe('the gateway side of the binding', () => {
     await reply(task.id, { seq: 2, type: 'task_result', state: 'completed', result: 'done' });
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working', message: 'on it' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
-    expect(changes.map((c) => c.envelope?.seq)).toEqual([1, 2]);
+    const states = changes.map((c) => c.events.flatMap((e) => (e.payload?.$case === 'statusUpdate' ? [e.payload.value.status?.state] : [])));
+    expect(states).toEqual([[TaskState.TASK_STATE_WORKING], [TaskState.TASK_STATE_COMPLETED]]);
   });
 
   it('drops repeats, replies for another task, malformed and oversized payloads, and counts them', async () => {
@@ -123,7 +124,7 @@ describe('the gateway side of the binding', () => {
     await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required', message: 'which?' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
     const followUp = Message.fromJSON({ messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'that one' }] });
-    await engine.provideInput('raw', task.id, followUp, { skill: 's', params: { text: 'that one' } });
+    await engine.followUp('raw', task.id, followUp, { params: () => ({ text: 'that one' }) });
     await eventually(() => (inbox.filter((e) => e.type === 'task_input').length === 1 ? true : undefined));
     // The agent's heartbeat repeats its last reply: it never got the input.
     await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required', message: 'which?' });
@@ -170,7 +171,7 @@ describe('the gateway side of the binding, after a restart', () => {
     const task = await newTask();
     await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required', message: 'which?' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
-    await engine.provideInput('raw', task.id, Message.fromJSON({ messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'x' }] }), { skill: 's', params: { text: 'x' } });
+    await engine.followUp('raw', task.id, Message.fromJSON({ messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'x' }] }), { params: () => ({ text: 'x' }) });
     await engine.stop();
     engine = newEngine();
     await engine.start();
@@ -184,7 +185,7 @@ describe('the gateway side of the binding, after a restart', () => {
     await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
     const big = 'x'.repeat(1_100_000);
-    await expect(engine.provideInput('raw', task.id, Message.fromJSON({ messageId: 'b', role: 'ROLE_USER', parts: [{ text: big }] }), { skill: 's', params: { text: big } })).rejects.toThrow(/Logos envelope/);
+    await expect(engine.followUp('raw', task.id, Message.fromJSON({ messageId: 'b', role: 'ROLE_USER', parts: [{ text: big }] }), { params: () => ({ text: big }) })).rejects.toThrow(/Logos envelope/);
     expect(await stateOf(task.id)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
   });
 });
