@@ -283,15 +283,15 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
 
   // ---------------------------------------------------------------------------------------------------------
 
-  /** Everything a send must satisfy before anything is created or forwarded. */
+  /**
+   * What a send must satisfy beyond its shape before anything is created or forwarded: the push config it asks
+   * for, and the agent's required extensions. The shape itself (messageId, role, at least one part, each with
+   * exactly one content, the binding's limits) every binding checked at the edge already (a2a/message-shape.ts).
+   */
   private checkSend(params: SendMessageRequest, context: ServerCallContext): Message {
     const message = params.message;
+    // Guaranteed by the edge; this narrows the type.
     if (!message) throw new RequestMalformedError('params.message is required.');
-    if (!message.messageId) throw new RequestMalformedError('message.messageId is required.');
-    if (message.parts.length === 0) throw new RequestMalformedError('message.parts must hold at least one part.');
-    if (message.parts.some((part) => !part.content)) {
-      throw new RequestMalformedError('Each part needs exactly one of text, raw, url or data.');
-    }
     const pushConfig = params.configuration?.taskPushNotificationConfig;
     if (pushConfig) {
       const problem = this.requirePush().configProblem(pushConfigInput(pushConfig, '', context));
