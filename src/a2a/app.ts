@@ -11,10 +11,13 @@ import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
 import type { TaskEngine } from '../bridge/task-engine.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import { cardDocument, cardResponse, type CardDocument } from './agent-card-response.ts';
-import { INTERNAL_ERROR_MESSAGE, JsonRpcBinding } from './jsonrpc.ts';
-import { matchRestRoute, RestBinding } from './rest.ts';
-import { LegacyRestBinding, matchLegacyRestRoute } from './rest-v03.ts';
-import { httpError, jsonResponse, preflightResponse, respond } from './responses.ts';
+import { consoleLog, gatewayErrorResponse, type ErrorLog } from './errors.ts';
+import { JsonRpcBinding } from './jsonrpc.ts';
+import { RestBinding } from './rest.ts';
+import { matchRestRoute } from './rest-routes.ts';
+import { LegacyRestBinding } from './rest-v03.ts';
+import { matchLegacyRestRoute } from './rest-v03-routes.ts';
+import { jsonResponse, preflightResponse, respond } from './responses.ts';
 import { mountAdmin } from './admin.ts';
 import { agentsIndex } from './agents-index.ts';
 import { directoryPageHeaders, prefersHtml, renderDirectoryPage } from './directory-page.ts';
@@ -22,7 +25,7 @@ import { ApiKeys } from './api-keys.ts';
 import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, type CardSigningKey } from './card-jws.ts';
 import { servedCards, type CardShape } from './served-cards.ts';
 import { logosSignatureParams } from '../logos/card-signature.ts';
-import type { PaymentStore } from '../store/payment-store.ts';
+import type { TaskPayments } from '../bridge/task-payments.ts';
 import type { PushNotificationService } from '../push/push-service.ts';
 
 export interface AppOptions {
@@ -43,7 +46,7 @@ export interface AppOptions {
   apiKeys?: ApiKeys;
   /** The operator API's bearer token; the API is off without one. */
   adminToken?: string;
-  payments?: PaymentStore;
+  payments?: TaskPayments;
   /**
    * Aborted when the gateway starts to shut down: /readyz turns 503, new calls get 503 with Retry-After, blocking
    * calls in flight return their task as it stands and open streams end with its current status.
@@ -51,7 +54,7 @@ export interface AppOptions {
   shutdown?: AbortSignal;
   /** Push notifications (the config methods and webhooks); absent: they answer PushNotificationNotSupported. */
   push?: PushNotificationService;
-  log?: (message: string, error?: unknown) => void;
+  log?: ErrorLog;
 }
 
 interface AgentEndpoint {
@@ -74,7 +77,7 @@ export function createApp(options: AppOptions): Hono {
       apiKeyRequired: apiKeys.required,
       ...(options.cardSigningKey ? { signingKey: options.cardSigningKey } : {}),
     });
-  const log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+  const log = options.log ?? consoleLog;
 
   const endpointFor = (entry: DirectoryEntry, baseUrl: string): AgentEndpoint => {
     const cached = endpoints.get(baseUrl);
@@ -121,15 +124,17 @@ export function createApp(options: AppOptions): Hono {
   const draining = () => options.shutdown?.aborted === true;
   // Probes answer while draining (that is how a load balancer learns of it); everything else is refused then.
   app.get('/livez', () => jsonResponse({ status: 'ok' }));
-  app.get('/readyz', () => (draining() ? httpError(503, 'UNAVAILABLE', 'The gateway is shutting down.') : jsonResponse({ status: 'ready' })));
+  app.get('/readyz', () =>
+    draining() ? gatewayErrorResponse({ kind: 'shutting-down', message: 'The gateway is shutting down.' }) : jsonResponse({ status: 'ready' }),
+  );
   app.get('/health', () =>
     jsonResponse({ status: draining() ? 'draining' : 'ok', agents: options.directory.all().length, activeTasks: options.engine.activeTaskCount }),
   );
   app.use('*', async (c, next) => {
     if (!draining()) return next();
-    return httpError(503, 'UNAVAILABLE', 'The gateway is shutting down; retry in a moment (another replica, or this one after its restart).', {
-      'Retry-After': '5',
-      Connection: 'close',
+    return gatewayErrorResponse({
+      kind: 'shutting-down',
+      message: 'The gateway is shutting down; retry in a moment (another replica, or this one after its restart).',
     });
   });
 
@@ -157,7 +162,7 @@ export function createApp(options: AppOptions): Hono {
   });
   app.get('/agents', (c) => {
     const result = agentsIndex(options.directory, indexOptions(c));
-    return result.ok ? jsonResponse(result.body) : httpError(400, 'INVALID_ARGUMENT', result.message);
+    return result.ok ? jsonResponse(result.body) : gatewayErrorResponse({ kind: 'bad-query', message: result.message });
   });
 
   app.all('/agents/:agentId/*', (c) => {
@@ -190,9 +195,9 @@ export function createApp(options: AppOptions): Hono {
     return serveAgent(c, entry, options.publicBaseUrl, normalise(c.req.path));
   });
 
-  app.onError((error) => {
-    log('unhandled error while serving a request', error);
-    return httpError(500, 'INTERNAL', INTERNAL_ERROR_MESSAGE);
+  app.onError((error, c) => {
+    log(`internal error while serving ${c.req.method} ${c.req.path}`, error);
+    return gatewayErrorResponse({ kind: 'internal', cause: error });
   });
   return app;
 }
@@ -204,11 +209,11 @@ function normalise(path: string): string {
 }
 
 function notFound(message: string): Response {
-  return httpError(404, 'NOT_FOUND', message);
+  return gatewayErrorResponse({ kind: 'not-found', message });
 }
 
-function methodNotAllowed(allow: string[]): Response {
-  return httpError(405, 'METHOD_NOT_ALLOWED', `Use ${allow.join(' or ')} here.`, { Allow: allow.join(', ') });
+function methodNotAllowed(allow: readonly string[]): Response {
+  return gatewayErrorResponse({ kind: 'method-not-allowed', allow });
 }
 
 function unknownAgent(agentId: string, directory: AgentDirectory): Response {

@@ -5,6 +5,8 @@ export type BodyResult =
   | {
       ok: false;
       reason: 'too-large' | 'unreadable';
+      /** The HTTP status to refuse it with: 413 for too large, 400 for a body that broke off. */
+      status: 413 | 400;
       message: string;
       /** The body was not read to its end, so the connection cannot carry another request: send these headers. */
       headers: Record<string, string>;
@@ -39,12 +41,14 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
   const tooLarge = (): BodyResult => ({
     ok: false,
     reason: 'too-large',
+    status: 413,
     message: `The request body exceeds the limit of ${maxBytes} bytes.`,
     headers: { ...CLOSE_CONNECTION },
   });
   const unreadable = (error: unknown): BodyResult => ({
     ok: false,
     reason: 'unreadable',
+    status: 400,
     message: `The request body could not be read: ${(error as Error).message}`,
     headers: { ...CLOSE_CONNECTION },
   });

@@ -36,7 +36,10 @@ export function jsonResponse(json: unknown, status = 200, headers: Record<string
   return respond(JSON.stringify(json), status, { 'Content-Type': 'application/json', ...headers }, cors);
 }
 
-/** The gateway's own errors (not A2A ones): `{error: {code, status, message}}` with the HTTP status as code. */
+/**
+ * The body of the gateway's own errors (not A2A ones), `{error: {code, status, message}}` with the HTTP status as
+ * code: written for the gateway's routes by gatewayErrorResponse (errors.ts), and by the operator API.
+ */
 export function httpError(
   status: number,
   name: string,

@@ -1,10 +1,11 @@
 /**
- * Errors on the v0.3 HTTP+JSON binding: v0.3's bare `{code, message, data?}` body, whose JSON-RPC error codes v0.3
- * REST clients map back to their error classes, under the HTTP status the SDK's own v0.3 REST router gives it.
+ * The v0.3 HTTP+JSON binding's one error-body builder (the error model: errors.ts): v0.3's bare
+ * `{code, message, data?}`, whose JSON-RPC error code v0.3 REST clients map back to their error classes, under the
+ * HTTP status the SDK's own v0.3 REST router gives it.
  */
 import { toLegacyHTTPError, type LegacyRestErrorBody } from '@a2a-js/sdk/compat/v0_3/server';
-import { A2A_ERROR_CODE, A2AError, isJsonRpcError, isRestError, restStatusFor } from '@a2a-js/sdk/errors';
-import { INTERNAL_ERROR_MESSAGE } from './jsonrpc.ts';
+import { A2A_ERROR_CODE, isJsonRpcError, restStatusFor, type A2AError } from '@a2a-js/sdk/errors';
+import { headersOf, INTERNAL_ERROR_MESSAGE, type BindingError } from './errors.ts';
 import { jsonResponse } from './responses.ts';
 
 /**
@@ -17,21 +18,28 @@ const STATUS_OF_JSON_RPC_CODE: Record<number, number> = {
   [A2A_ERROR_CODE.METHOD_NOT_FOUND]: 501,
 };
 
-export function legacyErrorStatus(error: unknown): number {
+function httpStatusOf(error: A2AError): number {
   return (isJsonRpcError(error) ? STATUS_OF_JSON_RPC_CODE[error.envelopeCode] : undefined) ?? restStatusFor(error);
 }
 
-export function legacyErrorBody(error: unknown): LegacyRestErrorBody {
-  // An A2A error says what the caller got wrong; anything else is the gateway's fault, and its message stays inside.
-  return error instanceof A2AError ? toLegacyHTTPError(error) : { code: A2A_ERROR_CODE.INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE };
+function statusAndBody(error: BindingError): { status: number; body: LegacyRestErrorBody } {
+  switch (error.kind) {
+    case 'a2a':
+      return { status: httpStatusOf(error.error), body: toLegacyHTTPError(error.error) };
+    case 'internal':
+      return { status: 500, body: { code: A2A_ERROR_CODE.INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } };
+    case 'unauthenticated':
+      return { status: 401, body: { code: A2A_ERROR_CODE.INVALID_REQUEST, message: error.message } };
+  }
 }
 
-export function legacyErrorResponse(error: unknown, headers: Record<string, string> = {}): Response {
-  return jsonResponse(legacyErrorBody(error), legacyErrorStatus(error), { ...headersOf(error), ...headers });
+/** The body of an SSE error frame: what the response would have carried. */
+export function legacyRestErrorBody(error: BindingError): LegacyRestErrorBody {
+  return statusAndBody(error).body;
 }
 
-/** Headers a REST error asks to be sent with it (Connection: close with a 413, say). */
-function headersOf(error: unknown): Record<string, string> {
-  if (!isRestError(error) || !error.headers) return {};
-  return Object.fromEntries(Object.entries(error.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]));
+/** The error response, with the headers the error asks for (errors.ts `headersOf`) and `headers`. */
+export function legacyRestErrorResponse(error: BindingError, headers: Record<string, string> = {}): Response {
+  const { status, body } = statusAndBody(error);
+  return jsonResponse(body, status, { ...headersOf(error), ...headers });
 }

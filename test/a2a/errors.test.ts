@@ -173,3 +173,34 @@ describe('ListTasks filters', () => {
     expect((await fetch(`${bed.gateway.url}/tasks?status=TASK_STATE_BOGUS`)).status).toBe(400);
   });
 });
+
+describe('one error model, one body per binding', () => {
+  let keyed: TestBed;
+  beforeAll(async () => (keyed = await startTestBed({ config: { apiKeys: [{ name: 'alice', key: 'alice-key-0123456789' }] } })));
+  afterAll(() => keyed.close());
+
+  it('without a valid API key every binding answers 401 with WWW-Authenticate, in its own error shape', async () => {
+    const json = { 'Content-Type': 'application/json' };
+    const jsonRpc = await keyed.gateway.app.request('/', { method: 'POST', headers: { ...json, 'A2A-Version': '1.0' }, body: '{}' });
+    const rest = await keyed.gateway.app.request('/tasks/x');
+    const legacyRest = await keyed.gateway.app.request('/v1/tasks/x');
+    for (const response of [jsonRpc, rest, legacyRest]) {
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    expect(await jsonRpc.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/API key/) } });
+    expect(await rest.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED', details: [] } });
+    expect(await legacyRest.json()).toMatchObject({ code: -32600, message: expect.stringMatching(/API key/) });
+  });
+
+  it('a JSON-RPC error takes the shape of the request\'s version: v1.0 with ErrorInfo, v0.3 without', async () => {
+    const url = `${bed.gateway.url}/`;
+    const v1 = await rpc(url, 'GetTask', { id: 5 });
+    expect(v1.body.error).toMatchObject({ code: -32602, data: [{ reason: 'INVALID_PARAMS' }] });
+    const v03 = await rpc(url, 'tasks/get', { id: 5 }, {});
+    expect(v03.body.error?.code).toBe(-32602);
+    expect(v03.body.error).not.toHaveProperty('data');
+    // Codes JSON-RPC has and A2A does not carry no ErrorInfo.
+    expect((await post('/', '{', { 'Content-Type': 'application/json', 'A2A-Version': '1.0' })).json.error).not.toHaveProperty('data');
+  });
+});

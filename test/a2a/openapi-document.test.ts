@@ -1,8 +1,8 @@
 /** The OpenAPI document stays in step with the routers: every agent route it lists exists, with the methods it lists. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { matchRestRoute } from '../../src/a2a/rest.ts';
-import { matchLegacyRestRoute } from '../../src/a2a/rest-v03.ts';
+import { matchRestRoute } from '../../src/a2a/rest-routes.ts';
+import { matchLegacyRestRoute } from '../../src/a2a/rest-v03-routes.ts';
 
 const document = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as {
   openapi: string;

@@ -10,7 +10,8 @@ import { ClientFactory, RestTransportFactory, type Client, type RestTransport } 
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeys } from '../../src/a2a/api-keys.ts';
-import { LegacyRestBinding, matchLegacyRestRoute } from '../../src/a2a/rest-v03.ts';
+import { LegacyRestBinding } from '../../src/a2a/rest-v03.ts';
+import { matchLegacyRestRoute } from '../../src/a2a/rest-v03-routes.ts';
 import { LogosAgentRequestHandler } from '../../src/bridge/request-handler.ts';
 import { projectCard } from '../../src/a2a/card-projection.ts';
 import { AgentCard as V1AgentCard } from '@a2a-js/sdk';
