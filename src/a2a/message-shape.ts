@@ -21,6 +21,7 @@ import {
   LEGACY_METHOD_TASKS_GET,
   LEGACY_METHOD_TASKS_RESUBSCRIBE,
 } from '@a2a-js/sdk/compat/v0_3';
+import { TaskState, taskStateFromJSON } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { isPlainObject } from '../json-object.ts';
 import { BASE64_PATTERN, MAX_CONTEXT_ID_CHARS, MAX_ID_CHARS, MAX_SKILL_CHARS } from '../logos/envelope.ts';
@@ -114,15 +115,38 @@ const V1Message = z
     checkSkill(message.parts, (part) => (part as { data?: unknown }).data, message.metadata, ctx);
   });
 
+const Tenant = { tenant: z.string().nullish() };
+const TaskIdParam = z.string().min(1);
+
+/**
+ * A TaskPushNotificationConfig: the params of CreateTaskPushNotificationConfig, the body of its HTTP+JSON route,
+ * and a send's `configuration.taskPushNotificationConfig`. The URL's policy and the lengths of the credentials are
+ * the push service's to check, alike on every binding.
+ */
+const V1PushConfig = z.object({
+  ...Tenant,
+  ...aliased('taskId', 'task_id', z.string().nullish()),
+  id: z.string().max(256).nullish(),
+  url: z.string().min(1),
+  token: z.string().nullish(),
+  authentication: z.object({ scheme: z.string().min(1), credentials: z.string().nullish() }).nullish(),
+});
+
+/** The most tasks one ListTasks page holds (absent: the request handler's default). */
+const MAX_PAGE_SIZE = 100;
+
+const TaskStateFilter = z
+  .union([z.string(), z.int()])
+  .refine((state) => taskStateFromJSON(state) !== TaskState.UNRECOGNIZED, { error: 'must be a task state such as TASK_STATE_WORKING or TASK_STATE_COMPLETED' });
+
+const Timestamp = z.string().refine((text) => !Number.isNaN(Date.parse(text)), { error: 'must be an ISO 8601 timestamp' });
+
 const V1Configuration = z.object({
   ...aliased('acceptedOutputModes', 'accepted_output_modes', Strings.nullish()),
-  ...aliased('taskPushNotificationConfig', 'task_push_notification_config', JsonObject.nullish()),
+  ...aliased('taskPushNotificationConfig', 'task_push_notification_config', V1PushConfig.nullish()),
   ...aliased('historyLength', 'history_length', NonNegativeInt.nullish()),
   ...aliased('returnImmediately', 'return_immediately', z.boolean().nullish()),
 });
-
-const Tenant = { tenant: z.string().nullish() };
-const TaskIdParam = z.string().min(1);
 
 const V1Send = z.object({
   ...Tenant,
@@ -139,24 +163,17 @@ const V1_PARAMS: Record<string, z.ZodType> = {
   ListTasks: z.object({
     ...Tenant,
     ...aliased('contextId', 'context_id', z.string().nullish()),
-    // A state name, or its ProtoJSON number; which states exist the request handler says.
-    status: z.union([z.string(), z.int()]).nullish(),
-    ...aliased('pageSize', 'page_size', z.int().nullish()),
+    // A state name, or its ProtoJSON number.
+    status: TaskStateFilter.nullish(),
+    ...aliased('pageSize', 'page_size', z.int().min(1).max(MAX_PAGE_SIZE).nullish()),
     ...aliased('pageToken', 'page_token', z.string().nullish()),
     ...aliased('historyLength', 'history_length', NonNegativeInt.nullish()),
-    ...aliased('statusTimestampAfter', 'status_timestamp_after', z.string().nullish()),
+    ...aliased('statusTimestampAfter', 'status_timestamp_after', Timestamp.nullish()),
     ...aliased('includeArtifacts', 'include_artifacts', z.boolean().nullish()),
   }),
   CancelTask: z.object({ ...Tenant, id: TaskIdParam, metadata: JsonObject.nullish() }),
   SubscribeToTask: z.object({ ...Tenant, id: TaskIdParam }),
-  CreateTaskPushNotificationConfig: z.object({
-    ...Tenant,
-    ...aliased('taskId', 'task_id', z.string().nullish()),
-    id: z.string().nullish(),
-    url: z.string().nullish(),
-    token: z.string().nullish(),
-    authentication: z.object({ scheme: z.string().nullish(), credentials: z.string().nullish() }).nullish(),
-  }),
+  CreateTaskPushNotificationConfig: V1PushConfig,
   GetTaskPushNotificationConfig: z.object({ ...Tenant, ...aliased('taskId', 'task_id', z.string().nullish()), id: z.string().nullish() }),
   ListTaskPushNotificationConfigs: z.object({
     ...Tenant,

@@ -5,19 +5,17 @@
 import {
   A2A_PROTOCOL_VERSION,
   A2A_VERSION_HEADER,
+  AgentCard,
   CancelTaskRequest,
-  GetTaskRequest,
   ListTaskPushNotificationConfigsResponse,
-  ListTasksRequest,
   ListTasksResponse,
-  SendMessageRequest,
   SendMessageResponse,
   StreamResponse,
   SubscribeToTaskRequest,
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { RequestMalformedError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { callContext, requestedVersionOf } from './call-context.ts';
@@ -28,10 +26,9 @@ import { unreadBodyHeaders } from './request-body.ts';
 import { jsonResponse } from './responses.ts';
 import { readRestBody } from './rest-body.ts';
 import { restErrorBody, restErrorResponse } from './rest-errors.ts';
+import { getTaskRequest, listTasksRequest, pushConfigRequest, sendMessageRequest } from './rest-requests.ts';
 import type { RestRoute } from './rest-routes.ts';
 import { sseResponse } from './sse.ts';
-import { sendParamsProblem } from './message-shape.ts';
-import { pushConfigProblem } from './push-config-shape.ts';
 
 // Responses are plain application/json (what HTTP+JSON clients and the conformance suite expect); requests may be
 // application/json or application/a2a+json.
@@ -84,29 +81,19 @@ export class RestBinding {
   private async dispatch(c: Context, route: RestRoute, context: ServerCallContext, abort: AbortController): Promise<Response> {
     switch (route.name) {
       case 'send': {
-        const request = SendMessageRequest.fromJSON(await this.sendBody(c));
+        const request = sendMessageRequest(await this.body(c));
         const result = await this.handler.sendMessage(request, context);
         const payload = 'messageId' in result ? { $case: 'message' as const, value: result } : { $case: 'task' as const, value: result };
         return ok(SendMessageResponse.toJSON({ payload }));
       }
       case 'stream': {
-        const request = SendMessageRequest.fromJSON(await this.sendBody(c));
+        const request = sendMessageRequest(await this.body(c));
         return this.stream(c, this.handler.sendMessageStream(request, context), abort);
       }
-      case 'get': {
-        const historyLength = optionalInteger(c.req.query('historyLength'), 'historyLength');
-        const request = GetTaskRequest.fromJSON({ id: route.taskId, ...(historyLength !== undefined ? { historyLength } : {}) });
-        return ok(Task.toJSON(await this.handler.getTask(request, context)));
-      }
+      case 'get':
+        return ok(Task.toJSON(await this.handler.getTask(getTaskRequest(route.taskId, c.req.query()), context)));
       case 'list': {
-        const query = c.req.query();
-        const request = ListTasksRequest.fromJSON({
-          ...query,
-          ...(query.pageSize !== undefined ? { pageSize: optionalInteger(query.pageSize, 'pageSize') } : {}),
-          ...(query.historyLength !== undefined ? { historyLength: optionalInteger(query.historyLength, 'historyLength') } : {}),
-          ...(query.includeArtifacts !== undefined ? { includeArtifacts: query.includeArtifacts === 'true' } : {}),
-        });
-        const response = await this.handler.listTasks(request, context);
+        const response = await this.handler.listTasks(listTasksRequest(c.req.query()), context);
         // ProtoJSON drops default values; the spec wants every field, with nextPageToken "" on the last page.
         const json = ListTasksResponse.toJSON(response) as Record<string, unknown>;
         const { nextPageToken, pageSize, totalSize } = response;
@@ -121,10 +108,7 @@ export class RestBinding {
           const listed = await this.handler.listTaskPushNotificationConfigs({ tenant: '', taskId: route.taskId, pageSize: 0, pageToken: '' }, context);
           return ok({ ...(ListTaskPushNotificationConfigsResponse.toJSON(listed) as object), configs: listed.configs.map((config) => TaskPushNotificationConfig.toJSON(config)), nextPageToken: listed.nextPageToken });
         }
-        const body = await readRestBody(c.req.raw, this.options.maxBodyBytes, '1.0');
-        const problem = pushConfigProblem(body);
-        if (problem) throw new RequestMalformedError(`Invalid push notification config: ${problem}.`);
-        const config = TaskPushNotificationConfig.fromJSON({ ...(body as object), taskId: route.taskId });
+        const config = pushConfigRequest(route.taskId, await this.body(c));
         return ok(TaskPushNotificationConfig.toJSON(await this.handler.createTaskPushNotificationConfig(config, context)));
       }
       case 'pushConfig': {
@@ -136,16 +120,12 @@ export class RestBinding {
         return ok(TaskPushNotificationConfig.toJSON(await this.handler.getTaskPushNotificationConfig(params, context)));
       }
       case 'extendedCard':
-        await this.handler.getAuthenticatedExtendedAgentCard({ tenant: '' }, context);
-        return ok({});
+        return ok(AgentCard.toJSON(await this.handler.getAuthenticatedExtendedAgentCard({ tenant: '' }, context)));
     }
   }
 
-  private async sendBody(c: Context): Promise<unknown> {
-    const body = await readRestBody(c.req.raw, this.options.maxBodyBytes, '1.0');
-    const problem = sendParamsProblem(body);
-    if (problem) throw new RequestMalformedError(`Invalid request body: ${problem}.`);
-    return body;
+  private body(c: Context): Promise<unknown> {
+    return readRestBody(c.req.raw, this.options.maxBodyBytes, '1.0');
   }
 
   private stream(c: Context, events: AsyncGenerator<StreamResponse, void, undefined>, abort: AbortController): Promise<Response> {
@@ -161,10 +141,4 @@ export class RestBinding {
       (thrown) => restErrorResponse(this.failed(c, thrown)),
     );
   }
-}
-
-function optionalInteger(value: string | undefined, name: string): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^-?\d+$/.test(value)) throw new RequestMalformedError(`${name} must be an integer; got "${value}".`);
-  return Number(value);
 }

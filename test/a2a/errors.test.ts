@@ -174,6 +174,30 @@ describe('ListTasks filters', () => {
   });
 });
 
+describe('one edge check for both bindings', () => {
+  it('HTTP+JSON path, query and body go through the same params schema as JSON-RPC', async () => {
+    const url = `${bed.gateway.url}/`;
+    const cases: [string, Record<string, unknown>, string, RegExp][] = [
+      ['GetTask', { id: 'x', historyLength: -1 }, '/tasks/x?historyLength=-1', /historyLength: must be 0 or more/],
+      ['ListTasks', { pageSize: 1000 }, '/tasks?pageSize=1000', /pageSize: at most 100/],
+      ['ListTasks', { includeArtifacts: 'yes' }, '/tasks?includeArtifacts=yes', /includeArtifacts: must be true or false/],
+      ['ListTasks', { statusTimestampAfter: 'yesterday' }, '/tasks?statusTimestampAfter=yesterday', /ISO 8601/],
+    ];
+    for (const [method, params, path, message] of cases) {
+      const jsonRpc = await rpc(url, method, params);
+      expect(jsonRpc.body.error?.code, method).toBe(-32602);
+      expect(jsonRpc.body.error?.message).toMatch(message);
+      const rest = await fetch(`${bed.gateway.url}${path}`);
+      expect(rest.status, path).toBe(400);
+      expect((await rest.json()).error.message).toMatch(message);
+    }
+    const noUrl = await fetch(`${bed.gateway.url}/tasks/x/pushNotificationConfigs`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"token":"t"}' });
+    expect(noUrl.status).toBe(400);
+    expect((await noUrl.json()).error.message).toBe('Invalid push notification config: url: is required.');
+    expect((await rpc(url, 'CreateTaskPushNotificationConfig', { taskId: 'x', token: 't' })).body.error?.message).toBe('Invalid params: url: is required.');
+  });
+});
+
 describe('one error model, one body per binding', () => {
   let keyed: TestBed;
   beforeAll(async () => (keyed = await startTestBed({ config: { apiKeys: [{ name: 'alice', key: 'alice-key-0123456789' }] } })));

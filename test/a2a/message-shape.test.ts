@@ -89,6 +89,23 @@ describe('paramsProblem', () => {
     expect(paramsProblem('1.0', 'ListTasks', { include_artifacts: 'true' })).toBe('include_artifacts: must be true or false (got a string)');
   });
 
+  it('ListTasks: a page of 1 to 100 tasks, a known task state, an ISO 8601 time', () => {
+    expect(paramsProblem('1.0', 'ListTasks', { pageSize: 100, status: 3, statusTimestampAfter: '2026-05-01T12:00:00Z' })).toBeUndefined();
+    expect(paramsProblem('1.0', 'ListTasks', { pageSize: 1000 })).toBe('pageSize: at most 100 (got 1000)');
+    expect(paramsProblem('1.0', 'ListTasks', { page_size: 0 })).toBe('page_size: must be 1 or more (got 0)');
+    expect(paramsProblem('1.0', 'ListTasks', { status: 'TASK_STATE_BOGUS' })).toBe('status: must be a task state such as TASK_STATE_WORKING or TASK_STATE_COMPLETED');
+    expect(paramsProblem('1.0', 'ListTasks', { statusTimestampAfter: 'yesterday' })).toBe('statusTimestampAfter: must be an ISO 8601 timestamp');
+  });
+
+  it('a push config has one shape wherever it comes: the create params and a send\'s configuration', () => {
+    expect(paramsProblem('1.0', 'CreateTaskPushNotificationConfig', { taskId: 't', url: 'https://hooks.example/a', authentication: { scheme: 'Bearer' } })).toBeUndefined();
+    expect(paramsProblem('1.0', 'CreateTaskPushNotificationConfig', { taskId: 't' })).toBe('url: is required');
+    expect(paramsProblem('1.0', 'CreateTaskPushNotificationConfig', { url: 'https://hooks.example/a', id: 'i'.repeat(257) })).toBe('id: at most 256 characters (got 257)');
+    expect(sendParamsProblem(v1({}, { configuration: { taskPushNotificationConfig: { url: 7 } } }))).toBe(
+      'configuration.taskPushNotificationConfig.url: must be a string (got a number)',
+    );
+  });
+
   it('GetExtendedAgentCard takes no params at all', () => {
     expect(paramsProblem('1.0', 'GetExtendedAgentCard', undefined)).toBeUndefined();
   });
