@@ -6,7 +6,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { TaskEngine } from '../bridge/task-engine.ts';
-import type { ApprovalStatus, PaymentStore } from '../store/payment-store.ts';
+import type { TaskPayments } from '../bridge/task-payments.ts';
+import type { ApprovalStatus } from '../store/payment-store.ts';
 import { httpError as corsHttpError, jsonResponse as corsJsonResponse } from './responses.ts';
 
 const httpError = (status: number, name: string, message: string, headers: Record<string, string> = {}) =>
@@ -16,7 +17,8 @@ const jsonResponse = (json: unknown, status = 200) => corsJsonResponse(json, sta
 export interface AdminOptions {
   token: string | undefined;
   engine: TaskEngine;
-  payments: PaymentStore | undefined;
+  /** The gateway's payments; absent when no payment rail is configured. */
+  payments: TaskPayments | undefined;
 }
 
 const STATUSES = new Set<ApprovalStatus>(['pending', 'approved', 'rejected', 'expired']);
@@ -42,13 +44,13 @@ export function mountAdmin(app: Hono, options: AdminOptions): void {
   for (const verdict of ['approve', 'reject'] as const) {
     app.post(`/admin/approvals/:taskId/${verdict}`, async (c) => {
       const taskId = c.req.param('taskId');
-      const approval = options.payments!.getApproval(taskId);
+      const approval = options.payments!.approval(taskId);
       if (!approval) return httpError(404, 'NOT_FOUND', `No approval is asked for task ${taskId}.`);
       if (approval.status !== 'pending') return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId}'s approval is already ${approval.status}.`);
       if (!(await options.engine.decideApproval(taskId, verdict === 'approve'))) {
         return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId} no longer waits for approval.`);
       }
-      return jsonResponse({ approval: options.payments!.getApproval(taskId) });
+      return jsonResponse({ approval: options.payments!.approval(taskId) });
     });
   }
 }

@@ -20,10 +20,6 @@ export class LiveTask {
   readonly agentAddress: string;
   /** The task_request as sent (with its payment, once paid): resent when the agent may never have had it. */
   request: TaskRequest;
-  /** The agent's LEZ account, for priced tasks. */
-  payee?: string;
-  /** The API key that sent the task. */
-  caller?: string;
   approvalTimer?: NodeJS.Timeout;
   /** Set while the task waits for the client's own payment (client-pays extension). */
   clientPaymentTimer?: NodeJS.Timeout;

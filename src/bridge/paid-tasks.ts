@@ -1,202 +1,165 @@
 /**
- * Paid tasks on the gateway's side: paying through the spending gate and forwarding, holding a task for an
- * operator's approval, the client paying the agent itself, and checking refunds. The engine owns the task and its
- * chain; this flow changes a task only through the engine's operations (`TaskOps`), always on the task's chain.
+ * Paid tasks on the gateway's side, as decisions: paying through the spending gate, holding a task for an
+ * operator's approval, the client paying the agent itself, and checking refunds. For a priced task the engine asks
+ * what comes next and gets a `PaidStep`, which it applies to the task itself (status, receipt, timers, forwarding).
+ * This flow changes no task and calls nothing of the engine's; money and its records it reaches only through
+ * `TaskPayments`.
  */
-import { TaskState, type Message } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { encodeEnvelope, type AgentEnvelope } from '../logos/envelope.ts';
-import type { LiveTask } from './live-task.ts';
-import type { ChangeListener, TaskChange } from './task-change.ts';
+import type { WireMessage, WirePaymentReference } from '../logos/envelope.ts';
+import type { ApprovalRecord } from '../store/payment-store.ts';
 import { clientPaymentRequest, type ClientPaymentTerms } from './client-pays.ts';
-import { statusEvent } from './task-events.ts';
-import type { TaskPayments } from './task-payments.ts';
-import type { toAgentMessage } from './mapping.ts';
+import type { TaskReceipt } from './task-metadata.ts';
+import type { ChargeOutcome, TaskPayments, TaskToPay } from './task-payments.ts';
 
-/** What the flow may do to a live task: the engine's own operations. */
-export interface TaskOps {
-  setStatus(live: LiveTask, state: TaskState, message?: Parameters<typeof toAgentMessage>[0]): void;
-  persist(live: LiveTask): Promise<void>;
-  emit(live: LiveTask, change: TaskChange): void;
-  finishLocally(live: LiveTask): Promise<void>;
-  sendRaw(live: LiveTask, payload: Uint8Array): Promise<void>;
-  armSilenceTimer(live: LiveTask): void;
-  updateRequest(taskId: string, request: string): Promise<void>;
-  /** Whether `live` is still the engine's record of its task (not finished or replaced). */
-  isCurrent(live: LiveTask): boolean;
+/** What the flow needs to know of a priced task. */
+export interface PricedTask {
+  taskId: string;
+  agentId: string;
+  /** The price as the task_request states it (`lez_price`): LEZ base units, decimal. */
+  price: string;
+  /** The agent's account (card `x-lez-identity`); absent when the agent publishes none. */
+  payee?: string;
+  /** The API key the task was sent with. */
+  caller?: string;
+  /** The task's receipt as it stands (`metadata.lez`). */
+  receipt?: TaskReceipt;
 }
+
+/**
+ * What comes next for a priced task. `receipt`, when given, becomes the task's `metadata.lez`; `note` is the
+ * status message to show.
+ */
+export type PaidStep =
+  /** Paid: the task goes to the agent with `payment`; with a `note`, the task shows it as working first. */
+  | { kind: 'forward'; payment: WirePaymentReference; receipt: TaskReceipt; note?: string }
+  /** Above the spending limits: input-required until an operator decides or the approval times out. */
+  | { kind: 'hold'; receipt: TaskReceipt; note: string }
+  /** The operator approved: working while the payment is made (then `pay` with approval). */
+  | { kind: 'paying'; note: string }
+  /** The client is to pay the agent itself (client-pays): input-required, the requirement in `request`. */
+  | { kind: 'await-payment'; request: WireMessage; receipt?: TaskReceipt }
+  /** The task ends without reaching the agent. */
+  | { kind: 'end'; state: 'failed' | 'rejected'; note: string; receipt?: TaskReceipt };
 
 export class PaidTasks {
   private readonly payments: TaskPayments | undefined;
-  private readonly ops: TaskOps;
   private readonly approvalTimeoutMs: number;
 
-  constructor(payments: TaskPayments | undefined, ops: TaskOps, approvalTimeoutMs: number) {
+  constructor(payments: TaskPayments | undefined, approvalTimeoutMs: number) {
     this.payments = payments;
-    this.ops = ops;
     this.approvalTimeoutMs = approvalTimeoutMs;
   }
 
-  /** The client's payment for a task waiting for it (client-pays extension); runs on the task's chain. */
-  async acceptClientPayment(live: LiveTask, message: Message, tx: { txHash: string; from: string }, listener?: ChangeListener): Promise<void> {
+  /** Pays for a task through the gate (skipped when an operator `approved` it), or holds it, or fails it. */
+  async pay(task: PricedTask, approved: boolean): Promise<PaidStep> {
     const payments = this.payments;
-    const taskId = live.task.id;
-    const agentId = live.agentId;
-    if (live.clientPaymentTimer === undefined || !payments || !live.payee) {
-      throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
-    }
-    if (listener) live.listeners.add(listener);
-    live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
-    const amount = BigInt(live.request.lez_price);
-    const outcome = await payments.acceptClientPayment(
-      { taskId, agentId, payee: live.payee, amount, ...(live.caller ? { caller: live.caller } : {}) },
-      tx,
-    );
-    if (outcome.kind === 'rejected') {
-      this.ops.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(this.termsOf(live, payments), `The payment was not accepted: ${outcome.message}.`));
-      await this.ops.persist(live);
-      this.ops.emit(live, { events: [statusEvent(live.task)], task: live.task });
-      return;
-    }
-    clearTimeout(live.clientPaymentTimer);
-    live.clientPaymentTimer = undefined;
-    live.request = { ...live.request, payment: outcome.reference };
-    await this.ops.updateRequest(taskId, JSON.stringify(live.request));
-    live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
-    this.ops.setStatus(live, TaskState.TASK_STATE_WORKING, 'Payment verified; the task goes to the agent.');
-    await this.ops.persist(live);
-    this.ops.emit(live, { events: [statusEvent(live.task)], task: live.task });
-    this.ops.armSilenceTimer(live);
-    await this.ops.sendRaw(live, encodeEnvelope(live.request));
-  }
-
-  /** Records an operator's decision; false when the task's approval is no longer pending. */
-  recordDecision(taskId: string, approve: boolean): boolean {
-    return this.payments?.store.decideApproval(taskId, approve ? 'approved' : 'rejected') !== undefined;
-  }
-
-  /** Carries out an operator's decision on a held task; runs on the task's chain. */
-  async applyDecision(live: LiveTask, approve: boolean): Promise<void> {
-    clearTimeout(live.approvalTimer);
-    live.approvalTimer = undefined;
-    if (!approve) {
-      this.ops.setStatus(live, TaskState.TASK_STATE_REJECTED, 'An operator rejected the payment for this task; nothing was charged.');
-      live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'rejected' } };
-      await this.ops.finishLocally(live);
-      return;
-    }
-    this.ops.setStatus(live, TaskState.TASK_STATE_WORKING, 'An operator approved the payment; paying the agent.');
-    await this.ops.persist(live);
-    this.ops.emit(live, { events: [statusEvent(live.task)], task: live.task });
-    await this.payAndForward(live, true);
-  }
-
-  /** Pays for a priced task through the gate, then forwards it; or holds it for approval; or fails it. */
-  async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
-    const payments = this.payments;
-    const amount = BigInt(live.request.lez_price);
-    const refuse = async (message: string) => {
-      this.ops.setStatus(live, TaskState.TASK_STATE_FAILED, message);
-      await this.ops.finishLocally(live);
-    };
-    if (!payments) return refuse(`This skill costs ${amount} LEZ and this gateway has no payment rail configured; nothing was sent to the agent.`);
-    if (!live.payee) return refuse(`The agent prices this skill at ${amount} LEZ but publishes no LEZ account (x-lez-identity); nothing was paid.`);
-    const outcome = await payments.charge(
-      { taskId: live.task.id, agentId: live.agentId, payee: live.payee, amount, ...(live.caller ? { caller: live.caller } : {}) },
-      approved,
-    );
-    switch (outcome.kind) {
-      case 'paid': {
-        live.request = { ...live.request, payment: outcome.reference };
-        await this.ops.updateRequest(live.task.id, JSON.stringify(live.request));
-        live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
-        await this.ops.persist(live);
-        // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
-        this.ops.armSilenceTimer(live);
-        await this.ops.sendRaw(live, encodeEnvelope(live.request));
-        return;
-      }
-      case 'needs-approval': {
-        payments.store.createApproval({
-          taskId: live.task.id,
-          agentId: live.agentId,
-          amount: amount.toString(),
-          reason: outcome.reason,
-          status: 'pending',
-          createdAt: new Date().toISOString(),
-        });
-        live.task.metadata = {
-          ...live.task.metadata,
-          lez: { ...this.lezOf(live), rail: payments.payer.rail, amount: amount.toString(), payee: live.payee, status: 'awaiting-approval' },
-        };
-        this.ops.setStatus(
-          live,
-          TaskState.TASK_STATE_INPUT_REQUIRED,
-          `This task costs ${amount} LEZ: ${outcome.reason}. It waits for an operator to approve or reject the payment.`,
-        );
-        clearTimeout(live.silenceTimer);
-        this.armApprovalTimer(live, this.approvalTimeoutMs);
-        await this.ops.persist(live);
-        this.ops.emit(live, { events: [statusEvent(live.task)], task: live.task });
-        return;
-      }
-      case 'failed':
-        live.task.metadata = { ...live.task.metadata, lez: outcome.receipt };
-        return refuse(outcome.message);
-    }
+    if (!payments || !task.payee) return this.unpayable(task);
+    const outcome = await payments.charge(this.toPay(task, task.payee), approved);
+    return this.charged(task, task.payee, outcome);
   }
 
   /** Client-pays: the task waits in input-required with the payment requirement in its status message. */
-  async askClientToPay(live: LiveTask): Promise<void> {
+  async askClient(task: PricedTask): Promise<PaidStep> {
     const payments = this.payments;
-    if (!payments || !live.payee) return this.payAndForward(live, false); // fails with the reason
-    live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'awaiting-payment' } };
-    this.ops.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, clientPaymentRequest(this.termsOf(live, payments)));
-    clearTimeout(live.silenceTimer);
-    const timer = setTimeout(() => {
-      live.chain = live.chain.then(async () => {
-        if (live.clientPaymentTimer !== timer || !this.ops.isCurrent(live)) return;
-        live.clientPaymentTimer = undefined;
-        this.ops.setStatus(live, TaskState.TASK_STATE_FAILED, 'No payment arrived in time; the task was not sent to the agent.');
-        live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'expired' } };
-        await this.ops.finishLocally(live);
-      });
-    }, this.approvalTimeoutMs);
-    timer.unref();
-    live.clientPaymentTimer = timer;
-    await this.ops.persist(live);
-    this.ops.emit(live, { events: [statusEvent(live.task)], task: live.task });
+    if (!payments || !task.payee) return this.unpayable(task);
+    const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'awaiting-payment' };
+    return { kind: 'await-payment', request: clientPaymentRequest(this.termsOf(task, task.payee, payments)), receipt };
   }
 
-  armApprovalTimer(live: LiveTask, delayMs: number): void {
-    clearTimeout(live.approvalTimer);
-    live.approvalTimer = setTimeout(() => {
-      live.chain = live.chain.then(async () => {
-        if (live.approvalTimer === undefined || !this.payments?.store.decideApproval(live.task.id, 'expired')) return;
-        live.approvalTimer = undefined;
-        const minutes = Math.round(this.approvalTimeoutMs / 6000) / 10;
-        this.ops.setStatus(live, TaskState.TASK_STATE_FAILED, `No operator approved the payment within ${minutes} min; nothing was charged.`);
-        live.task.metadata = { ...live.task.metadata, lez: { ...this.lezOf(live), status: 'expired' } };
-        await this.ops.finishLocally(live);
-      });
-    }, Math.max(0, delayMs));
-    live.approvalTimer.unref();
-  }
-
-  private termsOf(live: LiveTask, payments: TaskPayments): ClientPaymentTerms {
-    return { taskId: live.task.id, rail: payments.payer.rail, payTo: live.payee!, amount: live.request.lez_price };
-  }
-
-  lezOf(live: LiveTask): Record<string, unknown> {
-    return (live.task.metadata?.lez as Record<string, unknown> | undefined) ?? {};
-  }
-
-  /** A paid task ended without completing: record whether the agent paid the money back. */
-  async settleRefund(live: LiveTask, envelope: AgentEnvelope | undefined): Promise<void> {
+  /** The client's payment for a task waiting for it (client-pays extension). */
+  async acceptClientPayment(task: PricedTask, tx: { txHash: string; from: string }): Promise<PaidStep> {
     const payments = this.payments;
-    if (!payments || !live.request.payment) return;
-    const refund = envelope && envelope.type !== 'task_status' ? envelope.refund : undefined;
-    const receipt = await payments.settleRefund(live.task.id, refund);
-    if (receipt) live.task.metadata = { ...live.task.metadata, lez: receipt };
+    if (!payments || !task.payee) throw new UnsupportedOperationError(`Task ${task.taskId} does not wait for a payment.`);
+    const outcome = await payments.acceptClientPayment(this.toPay(task, task.payee), tx);
+    if (outcome.kind === 'rejected') {
+      const request = clientPaymentRequest(this.termsOf(task, task.payee, payments), `The payment was not accepted: ${outcome.message}.`);
+      return { kind: 'await-payment', request };
+    }
+    return { kind: 'forward', payment: outcome.reference, receipt: outcome.receipt, note: 'Payment verified; the task goes to the agent.' };
+  }
+
+  /** Nobody paid within the approval timeout. */
+  clientPaymentExpired(task: PricedTask): PaidStep {
+    const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'expired' };
+    return { kind: 'end', state: 'failed', note: 'No payment arrived in time; the task was not sent to the agent.', receipt };
+  }
+
+  /** The approval asked for a task, if any (a restarted gateway holds the task again, or pays it if approved). */
+  approval(taskId: string): ApprovalRecord | undefined {
+    return this.payments?.approval(taskId);
+  }
+
+  /** Records an operator's decision (or a cancel's: rejected); false when the task's approval is not pending. */
+  recordDecision(taskId: string, approve: boolean): boolean {
+    return this.payments?.decideApproval(taskId, approve ? 'approved' : 'rejected') !== undefined;
+  }
+
+  /** What an operator's recorded decision does to the held task. */
+  decided(task: PricedTask, approve: boolean): PaidStep {
+    if (approve) return { kind: 'paying', note: 'An operator approved the payment; paying the agent.' };
+    const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'rejected' };
+    return { kind: 'end', state: 'rejected', note: 'An operator rejected the payment for this task; nothing was charged.', receipt };
+  }
+
+  /** Nobody decided within the approval timeout; undefined when the approval was decided meanwhile. */
+  approvalExpired(task: PricedTask): PaidStep | undefined {
+    if (!this.payments?.decideApproval(task.taskId, 'expired')) return undefined;
+    const minutes = Math.round(this.approvalTimeoutMs / 6000) / 10;
+    const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'expired' };
+    return { kind: 'end', state: 'failed', note: `No operator approved the payment within ${minutes} min; nothing was charged.`, receipt };
+  }
+
+  /** A paid task ended without completing: the receipt saying whether the agent paid the money back. */
+  async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
+    return this.payments?.settleRefund(taskId, refund);
+  }
+
+  /** Settles payments left pending by tasks that are no longer live (TaskPayments.settleStranded). */
+  async settleStranded(isLive: (taskId: string) => boolean): Promise<Map<string, ChargeOutcome>> {
+    return this.payments ? this.payments.settleStranded(isLive) : new Map();
+  }
+
+  private charged(task: PricedTask, payee: string, outcome: ChargeOutcome): PaidStep {
+    switch (outcome.kind) {
+      case 'paid':
+        return { kind: 'forward', payment: outcome.reference, receipt: outcome.receipt };
+      case 'needs-approval': {
+        const amount = BigInt(task.price);
+        const receipt: TaskReceipt = {
+          ...this.receiptOf(task),
+          rail: this.payments!.payer.rail,
+          amount: amount.toString(),
+          payee,
+          status: 'awaiting-approval',
+        };
+        const note = `This task costs ${amount} LEZ: ${outcome.reason}. It waits for an operator to approve or reject the payment.`;
+        return { kind: 'hold', receipt, note };
+      }
+      case 'failed':
+        return { kind: 'end', state: 'failed', note: outcome.message, receipt: outcome.receipt };
+    }
+  }
+
+  /** No rail, or nobody to pay: the task fails before anything is paid or sent. */
+  private unpayable(task: PricedTask): PaidStep {
+    const amount = BigInt(task.price);
+    const note = this.payments
+      ? `The agent prices this skill at ${amount} LEZ but publishes no LEZ account (x-lez-identity); nothing was paid.`
+      : `This skill costs ${amount} LEZ and this gateway has no payment rail configured; nothing was sent to the agent.`;
+    return { kind: 'end', state: 'failed', note };
+  }
+
+  private toPay(task: PricedTask, payee: string): TaskToPay {
+    return { taskId: task.taskId, agentId: task.agentId, payee, amount: BigInt(task.price), ...(task.caller ? { caller: task.caller } : {}) };
+  }
+
+  /** The receipt as it stands; every priced task has one from its creation on. */
+  private receiptOf(task: PricedTask): TaskReceipt {
+    return task.receipt ?? { amount: task.price, status: 'pending' };
+  }
+
+  private termsOf(task: PricedTask, payee: string, payments: TaskPayments): ClientPaymentTerms {
+    return { taskId: task.taskId, rail: payments.payer.rail, payTo: payee, amount: task.price };
   }
 }

@@ -33,7 +33,8 @@ import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
-import { PaidTasks } from './paid-tasks.ts';
+import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
+import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
 import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
 import {
   isInterrupted,
@@ -82,28 +83,14 @@ export class TaskEngine {
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
   private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange'>> & Pick<EngineOptions, 'log' | 'payments' | 'onChange'>;
-  /** The paid-task flows (gate, approval, client payment, refunds), working through this engine's operations. */
+  /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
 
   constructor(options: EngineOptions) {
     this.options = { reorderWaitMs: 2_000, maxEnvelopeBytes: 1024 * 1024, approvalTimeoutMs: 3_600_000, ...options };
-    this.paid = new PaidTasks(
-      this.options.payments,
-      {
-        setStatus: (live, state, message) => this.setStatus(live, state, message),
-        persist: (live) => this.persist(live),
-        emit: (live, change) => this.emit(live, change),
-        finishLocally: (live) => this.finishLocally(live),
-        sendRaw: (live, payload) => this.sendRaw(live, payload),
-        armSilenceTimer: (live) => this.armSilenceTimer(live),
-        updateRequest: (taskId, request) => this.options.store.updateRequest(taskId, request),
-        isCurrent: (live) => this.live.get(live.task.id) === live,
-      },
-      this.options.approvalTimeoutMs,
-    );
+    this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
   }
-
 
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
@@ -113,10 +100,8 @@ export class TaskEngine {
   }
 
   private async settleStrandedPayments(): Promise<void> {
-    const payments = this.options.payments;
-    if (!payments) return;
     try {
-      const outcomes = await payments.settleStranded((taskId) => this.live.has(taskId));
+      const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId));
       for (const [taskId, outcome] of outcomes) {
         if (outcome.kind === 'paid') {
           this.log(`task ${taskId} had ended before its payment was confirmed; the payment did land (${outcome.receipt.txHash}): the agent holds ${outcome.receipt.amount} for a task it never received`);
@@ -174,19 +159,18 @@ export class TaskEngine {
     if (retryKey) this.pricedByRetryKey.set(retryKey, { taskId, at: Date.now() });
     const contextId = input.message.contextId || randomUUID();
     const userMessage: Message = { ...input.message, taskId, contextId };
+    const logos: LogosMetadata = { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price, ...(input.caller ? { caller: input.caller } : {}) };
+    // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
+    const receipt: TaskReceipt | undefined = priced
+      ? { amount: input.price, ...(input.payee ? { payee: input.payee } : {}), ...(input.caller ? { caller: input.caller } : {}), status: 'pending' }
+      : undefined;
     const task: Task = {
       id: taskId,
       contextId,
       status: statusOf(TaskState.TASK_STATE_SUBMITTED),
       artifacts: [],
       history: [userMessage],
-      metadata: {
-        logos: { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price, ...(input.caller ? { caller: input.caller } : {}) },
-        // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
-        ...(priced
-          ? { lez: { amount: input.price, ...(input.payee ? { payee: input.payee } : {}), ...(input.caller ? { caller: input.caller } : {}), status: 'pending' } }
-          : {}),
-      },
+      metadata: { logos, ...(receipt ? { lez: receipt } : {}) },
     };
     const request: TaskRequest = {
       v: BINDING_VERSION,
@@ -204,8 +188,6 @@ export class TaskEngine {
     const requestJson = JSON.stringify(request);
     this.assertFits(Buffer.byteLength(requestJson));
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
-    if (input.payee) live.payee = input.payee;
-    if (input.caller) live.caller = input.caller;
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
@@ -224,7 +206,7 @@ export class TaskEngine {
       // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
       await recorded;
       input.onRecorded?.(snapshot);
-      await this.mutate(live, () => (input.clientPays ? this.paid.askClientToPay(live) : this.paid.payAndForward(live, false)));
+      await this.mutate(live, () => (input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false)));
       return snapshot;
     }
     try {
@@ -284,7 +266,11 @@ export class TaskEngine {
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.live.get(taskId);
     if (!live || live.approvalTimer === undefined || !this.paid.recordDecision(taskId, approve)) return false;
-    await this.mutate(live, () => this.paid.applyDecision(live, approve));
+    await this.mutate(live, async () => {
+      clearTimeout(live.approvalTimer);
+      live.approvalTimer = undefined;
+      await this.applyPaid(live, this.paid.decided(this.pricedOf(live), approve));
+    });
     return true;
   }
 
@@ -321,12 +307,17 @@ export class TaskEngine {
           `Task ${task.id} waits for your payment: answer with metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash": "<64 hex>", "from": "<your account>"}.`,
         );
       }
-      await this.mutate(live, () => this.paid.acceptClientPayment(live, message, payment, options.listener));
+      await this.mutate(live, async () => {
+        if (live.clientPaymentTimer === undefined) throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
+        if (options.listener) live.listeners.add(options.listener);
+        live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
+        await this.applyPaid(live, await this.paid.acceptClientPayment(this.pricedOf(live), payment));
+      });
     } else {
       if (!live || !isInterrupted(task.status?.state)) {
         throw new UnsupportedOperationError(`Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`);
       }
-      const call = { skill: String(task.metadata?.logos?.skill ?? ''), params: options.params() };
+      const call = { skill: logosMetadataOf(task)?.skill ?? '', params: options.params() };
       await this.provideInput(live, message, call, options.listener);
     }
     return (await this.getTask(agentId, taskId)) ?? task;
@@ -380,7 +371,7 @@ export class TaskEngine {
     if (live.approvalTimer !== undefined) {
       // Held for approval: the agent never heard of it, and nothing was paid.
       await this.mutate(live, async () => {
-        this.options.payments?.store.decideApproval(taskId, 'rejected');
+        this.paid.recordDecision(taskId, false);
         clearTimeout(live.approvalTimer);
         live.approvalTimer = undefined;
         this.setStatus(live, TaskState.TASK_STATE_CANCELED, 'Cancelled while waiting for payment approval; nothing was charged.');
@@ -438,23 +429,20 @@ export class TaskEngine {
   private resume(stored: StoredTask): void {
     const request = JSON.parse(stored.link.request) as TaskRequest;
     const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
-    const lez = stored.task.metadata?.lez as { payee?: string; caller?: string; status?: string } | undefined;
-    if (lez?.payee) live.payee = lez.payee;
-    if (lez?.caller) live.caller = lez.caller;
     this.attach(live);
-    const approval = this.options.payments?.store.getApproval(live.task.id);
+    const approval = this.paid.approval(live.task.id);
     if (approval?.status === 'pending') {
-      this.paid.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
+      this.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
       return;
     }
-    if (lez?.status === 'awaiting-payment') {
+    if (receiptOf(live.task)?.status === 'awaiting-payment') {
       // Still waiting for the client's own payment: wait again (a full period).
-      live.chain = live.chain.then(() => this.paid.askClientToPay(live));
+      live.chain = live.chain.then(() => this.askClientToPay(live));
       return;
     }
     if (BigInt(request.lez_price) > 0n && !request.payment) {
       // Stopped between recording the payment and forwarding the task: finish the payment (exactly once), go on.
-      live.chain = live.chain.then(() => this.paid.payAndForward(live, approval?.status === 'approved'));
+      live.chain = live.chain.then(() => this.payAndForward(live, approval?.status === 'approved'));
       return;
     }
     this.askAgain(live);
@@ -609,7 +597,7 @@ export class TaskEngine {
         events.push(statusEvent(task));
         break;
     }
-    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.paid.settleRefund(live, envelope);
+    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, envelope);
     await this.persist(live);
     if (isTerminal(task.status?.state)) this.retire(live);
     else if (isInterrupted(task.status?.state)) clearTimeout(live.silenceTimer);
@@ -659,10 +647,115 @@ export class TaskEngine {
   }
 
   private async finishLocally(live: LiveTask): Promise<void> {
-    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.paid.settleRefund(live, undefined);
+    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, undefined);
     await this.persist(live);
     this.retire(live);
     this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+  }
+
+  // --- priced tasks: the paid flow decides, the engine applies ---------------------------------------------
+
+  /** What the paid flow is told of a task. */
+  private pricedOf(live: LiveTask): PricedTask {
+    const receipt = receiptOf(live.task);
+    const caller = logosMetadataOf(live.task)?.caller;
+    return {
+      taskId: live.task.id,
+      agentId: live.agentId,
+      price: live.request.lez_price,
+      ...(receipt?.payee ? { payee: receipt.payee } : {}),
+      ...(caller ? { caller } : {}),
+      ...(receipt ? { receipt } : {}),
+    };
+  }
+
+  /** Pays for a priced task, then forwards it; or holds it for approval; or fails it. Runs on the task's chain. */
+  private async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
+    await this.applyPaid(live, await this.paid.pay(this.pricedOf(live), approved));
+  }
+
+  /** Client-pays: the task waits for the client's own payment. Runs on the task's chain. */
+  private async askClientToPay(live: LiveTask): Promise<void> {
+    await this.applyPaid(live, await this.paid.askClient(this.pricedOf(live)));
+  }
+
+  /** Carries out what the paid flow decided for a task. Runs on the task's chain. */
+  private async applyPaid(live: LiveTask, step: PaidStep): Promise<void> {
+    if ('receipt' in step && step.receipt) live.task.metadata = withReceipt(live.task.metadata, step.receipt);
+    switch (step.kind) {
+      case 'forward': {
+        clearTimeout(live.clientPaymentTimer);
+        live.clientPaymentTimer = undefined;
+        live.request = { ...live.request, payment: step.payment };
+        await this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
+        if (step.note !== undefined) this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
+        await this.persist(live);
+        if (step.note !== undefined) this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
+        this.armSilenceTimer(live);
+        await this.sendRaw(live, encodeEnvelope(live.request));
+        return;
+      }
+      case 'hold':
+        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.note);
+        clearTimeout(live.silenceTimer);
+        this.armApprovalTimer(live, this.options.approvalTimeoutMs);
+        await this.persist(live);
+        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        return;
+      case 'paying':
+        this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
+        await this.persist(live);
+        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        await this.payAndForward(live, true);
+        return;
+      case 'await-payment':
+        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.request);
+        clearTimeout(live.silenceTimer);
+        // Asked again after a payment that did not verify: the wait that started with the first request goes on.
+        if (live.clientPaymentTimer === undefined) this.armClientPaymentTimer(live);
+        await this.persist(live);
+        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        return;
+      case 'end':
+        this.setStatus(live, step.state === 'rejected' ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED, step.note);
+        await this.finishLocally(live);
+        return;
+    }
+  }
+
+  private armApprovalTimer(live: LiveTask, delayMs: number): void {
+    clearTimeout(live.approvalTimer);
+    live.approvalTimer = setTimeout(() => {
+      live.chain = live.chain.then(async () => {
+        if (live.approvalTimer === undefined) return;
+        const step = this.paid.approvalExpired(this.pricedOf(live));
+        if (!step) return;
+        live.approvalTimer = undefined;
+        await this.applyPaid(live, step);
+      });
+    }, Math.max(0, delayMs));
+    live.approvalTimer.unref();
+  }
+
+  private armClientPaymentTimer(live: LiveTask): void {
+    const timer = setTimeout(() => {
+      live.chain = live.chain.then(async () => {
+        if (live.clientPaymentTimer !== timer || this.live.get(live.task.id) !== live) return;
+        live.clientPaymentTimer = undefined;
+        await this.applyPaid(live, this.paid.clientPaymentExpired(this.pricedOf(live)));
+      });
+    }, this.options.approvalTimeoutMs);
+    timer.unref();
+    live.clientPaymentTimer = timer;
+  }
+
+  /** A paid task ended without completing: record whether the agent paid the money back. */
+  private async settleRefund(live: LiveTask, envelope: AgentEnvelope | undefined): Promise<void> {
+    if (!live.request.payment) return;
+    const refund = envelope && envelope.type !== 'task_status' ? envelope.refund : undefined;
+    const receipt = await this.paid.settleRefund(live.task.id, refund);
+    if (receipt) live.task.metadata = withReceipt(live.task.metadata, receipt);
   }
 
   private armSilenceTimer(live: LiveTask): void {

@@ -198,7 +198,7 @@ async function open(config: GatewayConfig, deps: GatewayDeps, onClose: (close: (
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
     cardSigningKey: { alg: 'ES256', secretKey: cardSigningSecret(config), jku: `${url}${JWKS_PATH}` },
     apiKeys: new ApiKeys(config.apiKeys),
-    ...(payments ? { payments: paymentStore } : {}),
+    ...(payments ? { payments } : {}),
     shutdown: shutdown.signal,
     push,
   });

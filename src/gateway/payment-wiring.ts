@@ -2,36 +2,22 @@
  * Payment rails as the two sides need them: the gateway pays from its wallet (`Payer`), an agent checks what it
  * was paid and pays refunds (`AgentPayments`). Thin adapters over one `PaymentRail`.
  */
-import type { Payer, PayResult, VerifyResult } from '../bridge/task-payments.ts';
+import type { Payer } from '../bridge/task-payments.ts';
 import type { AgentPayments } from '../logos/agent-runtime.ts';
 import { ConfigError, type PaymentsConfig } from './config.ts';
 import { loadKeyFile } from '../lez/wallet-key-file.ts';
 import type { SigningKey } from '../lez/keys.ts';
 import { LezRail } from '../lez/rail/lez-rail.ts';
 import { SequencerClient } from '../lez/sequencer-client.ts';
-import type { PayOutcome, PaymentRail } from '../lez/rail/payment-rail.ts';
-
-function payResult(outcome: PayOutcome): PayResult {
-  switch (outcome.status) {
-    case 'paid':
-      return { status: 'paid', txHash: outcome.receipt.txHash, state: outcome.receipt };
-    case 'failed':
-      return { status: 'failed', message: outcome.message };
-    case 'in-doubt':
-      return { status: 'in-doubt', message: outcome.message };
-  }
-}
+import type { PaymentRail } from '../lez/rail/payment-rail.ts';
 
 export function gatewayPayer(rail: PaymentRail): Payer {
   return {
     rail: rail.rail,
     account: rail.payer,
-    pay: async (paymentId, to, amount, record) => payResult(await rail.pay({ paymentId, to, amount, onSigned: (signed) => record(signed) })),
-    resume: async (state) => payResult(await rail.resume(state)),
-    verify: async (txHash, expect): Promise<VerifyResult> => {
-      const outcome = await rail.verify(txHash, { ...expect, purpose: `refund:${txHash}` });
-      return outcome.status === 'verified' ? { ok: true } : { ok: false, reason: outcome.reason, message: outcome.message };
-    },
+    pay: (paymentId, to, amount, record) => rail.pay({ paymentId, to, amount, onSigned: (signed) => record(signed) }),
+    resume: (state) => rail.resume(state),
+    verify: (txHash, expect) => rail.verify(txHash, { ...expect, purpose: `refund:${txHash}` }),
   };
 }
 

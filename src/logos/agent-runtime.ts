@@ -11,7 +11,7 @@ import {
   taskStatusTopic,
   type AgentEnvelope,
   type GatewayEnvelope,
-  type PaymentReference,
+  type WirePaymentReference,
   type TaskRequest,
   type WireArtifact,
   type WireError,
@@ -152,7 +152,7 @@ interface TaskRun {
   /** Serialises publication so replies leave in seq order. */
   outbox: Promise<void>;
   /** The verified payment for this task, owed back if the task does not complete. */
-  paid?: PaymentReference;
+  paid?: WirePaymentReference;
   /** The payment is being checked; the skill has not started. */
   admitting?: boolean;
   awaitingInput?: (input: { params: Record<string, unknown>; message?: Record<string, unknown> }) => void;
@@ -439,7 +439,7 @@ export class LogosAgent {
     void this.refund(run, run.paid).then((refund) => this.reply(run, refund && reply.type !== 'task_status' ? { ...reply, refund } : reply));
   }
 
-  private async refund(run: TaskRun, paid: PaymentReference): Promise<PaymentReference | undefined> {
+  private async refund(run: TaskRun, paid: WirePaymentReference): Promise<WirePaymentReference | undefined> {
     const result = await this.payments!.refund(`refund:${run.taskId}`, paid.from, BigInt(paid.amount)).catch((error: unknown) => ({
       ok: false as const,
       message: String(error),

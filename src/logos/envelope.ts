@@ -75,8 +75,11 @@ export type WireArtifact = z.infer<typeof WireArtifact>;
 
 export const WireError = z.object({ code: z.string(), message: z.string() });
 
-/** A transfer on a payment rail, as a reference the other side verifies on chain itself. */
-export const PaymentReference = z.object({
+/**
+ * A transfer on a payment rail, as a reference the other side verifies on chain itself (binding §10.2): the wire
+ * form, snake_case like the envelope. The rails' own reference is `TransferReference` (lez/rail/receipt.ts).
+ */
+export const WirePaymentReference = z.object({
   /** `lez` (the LEZ sequencer) or `memory` (an in-process ledger, tests only). */
   rail: z.string().min(1).max(32),
   tx_hash: z.string().regex(/^[0-9a-f]{64}$/, 'tx_hash: 64 lowercase hex'),
@@ -84,7 +87,7 @@ export const PaymentReference = z.object({
   to: z.string().min(1).max(128),
   amount: z.string().regex(/^\d{1,39}$/),
 });
-export type PaymentReference = z.infer<typeof PaymentReference>;
+export type WirePaymentReference = z.infer<typeof WirePaymentReference>;
 export type WireError = z.infer<typeof WireError>;
 
 const Common = {
@@ -117,7 +120,7 @@ export const TaskRequest = z.object({
   /** Price the gateway accepted, in LEZ base units as a decimal string ("0" when free). */
   lez_price: z.string().regex(/^\d+$/).default('0'),
   /** The gateway's payment of `lez_price` to the agent, already on chain; absent when the price is 0. */
-  payment: PaymentReference.optional(),
+  payment: WirePaymentReference.optional(),
   /** The caller's A2A message in v1.0 JSON, for agents that want more than skill and params. */
   message: z.record(z.string(), z.unknown()).optional(),
 });
@@ -154,14 +157,14 @@ export const TaskResult = z.object({
   /** The agent answers with a message instead of a task (A2A's Message response). */
   as_message: z.boolean().optional(),
   /** A failed or rejected paid task: the agent's transfer back to the payer. */
-  refund: PaymentReference.optional(),
+  refund: WirePaymentReference.optional(),
 });
 export const Cancelled = z.object({
   ...FromAgent,
   type: z.literal('cancelled'),
   message: WireMessage.optional(),
   /** A cancelled paid task: the agent's transfer back to the payer. */
-  refund: PaymentReference.optional(),
+  refund: WirePaymentReference.optional(),
 });
 
 export const GatewayEnvelope = z.discriminatedUnion('type', [TaskRequest, TaskInput, TaskGet, Cancel]);

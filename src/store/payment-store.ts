@@ -12,14 +12,19 @@ export type PaymentStatus =
   /** The task ended after payment and no valid refund was seen. */
   | 'refund-missing';
 
-export interface PaymentRecord {
+/**
+ * The gateway's record of paying for one task. (The rail's own record of a signed transfer, `RailPaymentRecord` in
+ * lez/rail/payment-record.ts, is kept inside it as `railState`.)
+ */
+export interface TaskPaymentRecord {
   taskId: string;
   agentId: string;
   /** u128 base units, decimal string. */
   amount: string;
   payee: string;
-  /** The rail's own durable state for this payment (signed bytes, hash, nonce…), opaque here. */
+  /** The rail paid on: `lez`, or `memory` in tests. */
   rail: string;
+  /** The rail's own durable state for this payment (signed bytes, hash, nonce…), opaque here. */
   railState: unknown;
   status: PaymentStatus;
   txHash?: string;
@@ -47,11 +52,11 @@ export interface ApprovalRecord {
 
 export interface PaymentStore {
   /** Creates the record; false when the task already has one (a retry: the existing record stands). */
-  create(record: PaymentRecord): boolean;
-  get(taskId: string): PaymentRecord | undefined;
-  update(taskId: string, change: Partial<Pick<PaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>): void;
+  create(record: TaskPaymentRecord): boolean;
+  get(taskId: string): TaskPaymentRecord | undefined;
+  update(taskId: string, change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>): void;
   /** Payments still pending (resumed at start). */
-  pending(): PaymentRecord[];
+  pending(): TaskPaymentRecord[];
   /** Sum of what was paid or is pending since `sinceIso`: what the per-period limit counts. */
   spentSince(sinceIso: string): bigint;
   /** What tasks sent with this API key have spent (paid, pending, or never refunded). */

@@ -4,7 +4,7 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-file.ts';
-import type { ApprovalRecord, ApprovalStatus, PaymentRecord, PaymentStore } from './payment-store.ts';
+import type { ApprovalRecord, ApprovalStatus, TaskPaymentRecord, PaymentStore } from './payment-store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS payments (
@@ -42,7 +42,7 @@ interface PaymentRow {
   payee: string;
   rail: string;
   rail_state: string;
-  status: PaymentRecord['status'];
+  status: TaskPaymentRecord['status'];
   tx_hash: string | null;
   refund_tx: string | null;
   caller: string | null;
@@ -70,7 +70,7 @@ export class SqlitePaymentStore implements PaymentStore {
     this.db.exec(SCHEMA);
   }
 
-  create(record: PaymentRecord): boolean {
+  create(record: TaskPaymentRecord): boolean {
     const result = this.db
       .prepare(
         `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
@@ -94,12 +94,12 @@ export class SqlitePaymentStore implements PaymentStore {
     return result.changes === 1;
   }
 
-  get(taskId: string): PaymentRecord | undefined {
+  get(taskId: string): TaskPaymentRecord | undefined {
     const row = this.db.prepare('SELECT * FROM payments WHERE task_id = ?').get(taskId) as PaymentRow | undefined;
     return row && paymentFromRow(row);
   }
 
-  update(taskId: string, change: Partial<Pick<PaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>): void {
+  update(taskId: string, change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>): void {
     const current = this.get(taskId);
     if (!current) throw new Error(`no payment for task ${taskId}`);
     const next = { ...current, ...change };
@@ -108,7 +108,7 @@ export class SqlitePaymentStore implements PaymentStore {
       .run(next.status, JSON.stringify(next.railState ?? null), next.txHash ?? null, next.refundTxHash ?? null, new Date().toISOString(), taskId);
   }
 
-  pending(): PaymentRecord[] {
+  pending(): TaskPaymentRecord[] {
     return (this.db.prepare("SELECT * FROM payments WHERE status = 'pending'").all() as unknown as PaymentRow[]).map(paymentFromRow);
   }
 
@@ -163,7 +163,7 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 }
 
-function paymentFromRow(row: PaymentRow): PaymentRecord {
+function paymentFromRow(row: PaymentRow): TaskPaymentRecord {
   return {
     taskId: row.task_id,
     agentId: row.agent_id,

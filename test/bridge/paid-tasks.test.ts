@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Payer } from '../../src/bridge/task-payments.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
+import type { PaymentRecord as RailPaymentRecord } from '../../src/lez/rail/payment-record.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 import { AGENT_ACCOUNT, GATEWAY_ACCOUNT, pricedWorld, type PricedWorld } from '../support/priced-agent.ts';
@@ -308,12 +309,16 @@ describe('a payment in doubt when its task ended', () => {
       payer: (w) => ({
         ...w.payer,
         pay: async (paymentId, to, amount, record) => {
+          let signed: RailPaymentRecord | undefined;
           void w.payer.pay(paymentId, to, amount, (state) => {
+            signed = state as RailPaymentRecord;
             record(state);
             throw new Error('connection lost before submitting');
           });
           await new Promise((resolve) => setTimeout(resolve, 50));
-          return { status: 'in-doubt', message: 'the sequencer did not answer' };
+          const { rail, network, txHash, from, nonce } = signed!;
+          const receipt = { rail, network, txHash, from, to, amount: amount.toString(), nonce, status: 'submitted' as const };
+          return { status: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message: 'the sequencer did not answer', receipt };
         },
       }),
     });
