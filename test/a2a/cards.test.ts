@@ -11,7 +11,8 @@ afterAll(() => bed.close());
 
 const V1_FIELDS = ['name', 'description', 'supportedInterfaces', 'provider', 'version', 'documentationUrl', 'capabilities', 'securitySchemes', 'securityRequirements', 'defaultInputModes', 'defaultOutputModes', 'skills', 'signatures', 'iconUrl'];
 
-const get = (path: string, headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${bed.gateway.port}${path}`, { headers });
+// Cards are plain GETs: the app is called in-process, no socket needed.
+const get = (path: string, headers: Record<string, string> = {}) => bed.gateway.app.request(path, { headers });
 
 describe('agent cards', () => {
   it('the root serves the default agent; A2A-Version: 1.0 (or ?v=1.0) gets the pure v1.0 card with public interface URLs', async () => {
@@ -89,7 +90,7 @@ describe('agent cards', () => {
   it('CORS lets browsers read cards and call the API', async () => {
     const card = await get('/.well-known/agent-card.json', { Origin: 'https://app.example' });
     expect(card.headers.get('access-control-allow-origin')).toBe('*');
-    const preflight = await fetch(`http://127.0.0.1:${bed.gateway.port}/`, {
+    const preflight = await bed.gateway.app.request('/', {
       method: 'OPTIONS',
       headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,a2a-version' },
     });
@@ -114,7 +115,7 @@ describe('card shapes and security', () => {
   let keyed: TestBed;
   beforeAll(async () => (keyed = await startTestBed({ config: { cardShape: 'v1', apiKeys: [{ name: 'alice', key: 'alice-key-0123456789' }] } })));
   afterAll(() => keyed.close());
-  const cardOf = async (query = '') => (await fetch(`${keyed.gateway.url}/agents/echo/.well-known/agent-card.json${query}`)).json();
+  const cardOf = async (query = '') => (await keyed.gateway.app.request(`/agents/echo/.well-known/agent-card.json${query}`)).json();
 
   it('cardShape v1 serves the pure v1.0 card to a client that names no version', async () => {
     const card = await cardOf();
@@ -136,7 +137,7 @@ describe('card shapes and security', () => {
     expect(union.security).toBeUndefined(); // the open gateway
     const bedWithKeys = await startTestBed({ config: { apiKeys: [{ name: 'bob', key: 'bob-key-0123456789ab' }] } });
     try {
-      const card = await (await fetch(`${bedWithKeys.gateway.url}/.well-known/agent-card.json`)).json();
+      const card = await (await bedWithKeys.gateway.app.request('/.well-known/agent-card.json')).json();
       expect(card.securitySchemes.apiKey).toMatchObject({ httpAuthSecurityScheme: { scheme: 'Bearer' }, type: 'http', scheme: 'bearer' });
       expect(card.security).toEqual([{ apiKey: [] }]);
       expect(Object.keys(card.securityRequirements[0].schemes)).toEqual(['apiKey']);

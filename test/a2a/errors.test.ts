@@ -1,6 +1,6 @@
 /** Bad input gets the right JSON-RPC / HTTP error with a message a person can act on, and nothing is lost. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpc, startTestBed, type TestBed } from '../support/gateway.ts';
+import { startTestBed, type TestBed } from '../support/gateway.ts';
 
 let bed: TestBed;
 beforeAll(async () => (bed = await startTestBed({ config: { maxBodyBytes: 4096 } })));
@@ -11,10 +11,18 @@ const send = (params: Record<string, unknown> = {}) => ({
   ...params,
 });
 
+// Nothing here needs a socket: the app is called in-process.
+const request = (path: string, init?: RequestInit) => bed.gateway.app.request(path, init);
+
 async function post(path: string, body: string, headers: Record<string, string>) {
-  const response = await fetch(`${bed.gateway.url}${path}`, { method: 'POST', headers, body });
+  const response = await request(path, { method: 'POST', headers, body });
   const text = await response.text();
   return { status: response.status, json: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+async function rpc(path: string, method: string, params: unknown, headers: Record<string, string> = { 'A2A-Version': '1.0' }) {
+  const { status, json } = await post(path, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { 'Content-Type': 'application/json', ...headers });
+  return { status, body: json as { result?: any; error?: { code: number; message: string; data?: unknown } } };
 }
 
 describe('JSON-RPC guards and errors', () => {
@@ -34,7 +42,7 @@ describe('JSON-RPC guards and errors', () => {
   });
 
   it('an unsupported A2A-Version gets -32009', async () => {
-    const { body } = await rpc(`${bed.gateway.url}/`, 'SendMessage', send(), { 'A2A-Version': '99.0' });
+    const { body } = await rpc('/', 'SendMessage', send(), { 'A2A-Version': '99.0' });
     expect(body.error?.code).toBe(-32009);
     expect(body.error?.message).toMatch(/99\.0/);
   });
@@ -63,29 +71,29 @@ describe('JSON-RPC guards and errors', () => {
   });
 
   it('bad params get -32602 with a message', async () => {
-    const noParts = await rpc(`${bed.gateway.url}/`, 'SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } });
+    const noParts = await rpc('/', 'SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } });
     expect(noParts.body.error?.code).toBe(-32602);
     expect(noParts.body.error?.message).toMatch(/parts/);
-    const badSkill = await rpc(`${bed.gateway.url}/`, 'SendMessage', send({ metadata: {} , message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'nope' } } }));
+    const badSkill = await rpc('/', 'SendMessage', send({ metadata: {} , message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'nope' } } }));
     expect(badSkill.body.error?.code).toBe(-32602);
     expect(badSkill.body.error?.message).toMatch(/no skill "nope".*echo/);
-    const badPage = await rpc(`${bed.gateway.url}/`, 'ListTasks', { pageSize: 1000 });
+    const badPage = await rpc('/', 'ListTasks', { pageSize: 1000 });
     expect(badPage.body.error?.code).toBe(-32602);
-    const badToken = await rpc(`${bed.gateway.url}/`, 'ListTasks', { pageToken: 'garbage' });
+    const badToken = await rpc('/', 'ListTasks', { pageToken: 'garbage' });
     expect(badToken.body.error?.code).toBe(-32602);
   });
 
   it('an unknown method gets -32601; a method of the other version says which header to send', async () => {
-    const unknown = await rpc(`${bed.gateway.url}/`, 'DoMagic', {});
+    const unknown = await rpc('/', 'DoMagic', {});
     expect(unknown.body.error?.code).toBe(-32601);
-    const v1WithoutHeader = await rpc(`${bed.gateway.url}/`, 'SendMessage', send(), {});
+    const v1WithoutHeader = await rpc('/', 'SendMessage', send(), {});
     expect(v1WithoutHeader.body.error?.code).toBe(-32601);
     expect(v1WithoutHeader.body.error?.message).toMatch(/A2A-Version: 1\.0/);
-    const v03WithHeader = await rpc(`${bed.gateway.url}/`, 'message/send', {}, { 'A2A-Version': '1.0' });
+    const v03WithHeader = await rpc('/', 'message/send', {}, { 'A2A-Version': '1.0' });
     expect(v03WithHeader.body.error?.code).toBe(-32601);
     // The SDK's method tables answer `in`, so Object.prototype's names must not pass for methods.
     for (const [method, headers] of [['toString', { 'A2A-Version': '1.0' }], ['constructor', {}]] as const) {
-      const inherited = await rpc(`${bed.gateway.url}/`, method, {}, headers);
+      const inherited = await rpc('/', method, {}, headers);
       expect(inherited.body.error?.code).toBe(-32601);
       expect(inherited.body.error?.message).toMatch(/does not exist\. A2A v1\.0 methods: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask,/);
     }
@@ -93,7 +101,7 @@ describe('JSON-RPC guards and errors', () => {
 
   it('task errors: -32001 unknown, -32002 not cancelable, -32004 message to a terminal task', async () => {
     // Push notification configs are covered with their implementation (test/push/push-service.test.ts and test/a2a/push.test.ts).
-    const url = `${bed.gateway.url}/`;
+    const url = '/';
     expect((await rpc(url, 'GetTask', { id: 'missing' })).body.error?.code).toBe(-32001);
     const done = (await rpc(url, 'SendMessage', send())).body.result.task;
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
@@ -108,21 +116,21 @@ describe('JSON-RPC guards and errors', () => {
   });
 
   it('trailing slashes route the same', async () => {
-    const withSlash = await rpc(`${bed.gateway.url}/agents/echo/`, 'SendMessage', send());
+    const withSlash = await rpc('/agents/echo/', 'SendMessage', send());
     expect(withSlash.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
-    const card = await fetch(`${bed.gateway.url}/agents/echo/.well-known/agent-card.json/`);
+    const card = await request('/agents/echo/.well-known/agent-card.json/');
     expect(card.status).toBe(200);
   });
 
   it('an unknown agent is a 404 that lists the agents', async () => {
-    const response = await fetch(`${bed.gateway.url}/agents/nobody/.well-known/agent-card.json`);
+    const response = await request('/agents/nobody/.well-known/agent-card.json');
     expect(response.status).toBe(404);
     expect((await response.json()).error.message).toMatch(/nobody.*echo/);
   });
 });
 
 describe('HTTP+JSON errors', () => {
-  const rest = (path: string, init: RequestInit = {}) => fetch(`${bed.gateway.url}${path}`, init);
+  const rest = request;
 
   it('maps A2A errors to HTTP statuses with a REST error body', async () => {
     const missing = await rest('/tasks/missing');
@@ -162,21 +170,21 @@ describe('HTTP+JSON errors', () => {
 
 describe('HTTP+JSON ListTasks', () => {
   it('always carries every field, with nextPageToken "" on the last page', async () => {
-    const response = await fetch(`${bed.gateway.url}/tasks?contextId=nothing-here`);
+    const response = await request('/tasks?contextId=nothing-here');
     expect(await response.json()).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
   });
 });
 
 describe('ListTasks filters', () => {
   it('an unknown status is a client error on both bindings, not an empty list', async () => {
-    expect((await rpc(`${bed.gateway.url}/`, 'ListTasks', { status: 'TASK_STATE_BOGUS' })).body.error?.code).toBe(-32602);
-    expect((await fetch(`${bed.gateway.url}/tasks?status=TASK_STATE_BOGUS`)).status).toBe(400);
+    expect((await rpc('/', 'ListTasks', { status: 'TASK_STATE_BOGUS' })).body.error?.code).toBe(-32602);
+    expect((await request('/tasks?status=TASK_STATE_BOGUS')).status).toBe(400);
   });
 });
 
 describe('one edge check for both bindings', () => {
   it('HTTP+JSON path, query and body go through the same params schema as JSON-RPC', async () => {
-    const url = `${bed.gateway.url}/`;
+    const url = '/';
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
       ['GetTask', { id: 'x', historyLength: -1 }, '/tasks/x?historyLength=-1', /historyLength: must be 0 or more/],
       ['ListTasks', { pageSize: 1000 }, '/tasks?pageSize=1000', /pageSize: at most 100/],
@@ -187,11 +195,11 @@ describe('one edge check for both bindings', () => {
       const jsonRpc = await rpc(url, method, params);
       expect(jsonRpc.body.error?.code, method).toBe(-32602);
       expect(jsonRpc.body.error?.message).toMatch(message);
-      const rest = await fetch(`${bed.gateway.url}${path}`);
+      const rest = await request(path);
       expect(rest.status, path).toBe(400);
       expect((await rest.json()).error.message).toMatch(message);
     }
-    const noUrl = await fetch(`${bed.gateway.url}/tasks/x/pushNotificationConfigs`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"token":"t"}' });
+    const noUrl = await request('/tasks/x/pushNotificationConfigs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"token":"t"}' });
     expect(noUrl.status).toBe(400);
     expect((await noUrl.json()).error.message).toBe('Invalid push notification config: url: is required.');
     expect((await rpc(url, 'CreateTaskPushNotificationConfig', { taskId: 'x', token: 't' })).body.error?.message).toBe('Invalid params: url: is required.');
@@ -218,7 +226,7 @@ describe('one error model, one body per binding', () => {
   });
 
   it('a JSON-RPC error takes the shape of the request\'s version: v1.0 with ErrorInfo, v0.3 without', async () => {
-    const url = `${bed.gateway.url}/`;
+    const url = '/';
     const v1 = await rpc(url, 'GetTask', { id: 5 });
     expect(v1.body.error).toMatchObject({ code: -32602, data: [{ reason: 'INVALID_PARAMS' }] });
     const v03 = await rpc(url, 'tasks/get', { id: 5 }, {});

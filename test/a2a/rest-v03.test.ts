@@ -1,7 +1,8 @@
 /**
  * The v0.3 HTTP+JSON binding (`{base}/v1/…`) over a real request handler and task engine, called by the real
- * v0.3 client (@a2a-js/sdk 0.3.14 over its REST transport) and by raw fetch for the wire and the guards. A small
- * Hono app mounts the binding per agent, as the gateway's app does.
+ * v0.3 client (@a2a-js/sdk 0.3.14 over its REST transport) and by raw requests for the wire and the guards. A small
+ * Hono app mounts the binding per agent, as the gateway's app does, over a request handler without push
+ * notifications; the raw requests call it in-process where no socket is needed.
  */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -24,6 +25,8 @@ import { dataOf, openSse } from '../support/sse.ts';
 
 interface BindingServer {
   url: string;
+  /** The server's app, for the tests that need no socket. */
+  app: Hono;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,7 @@ async function startBindingServer(gateway: Gateway, options: { maxBodyBytes: num
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    app,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -198,14 +202,16 @@ describe('the v0.3 client over HTTP+JSON', () => {
   });
 });
 
-const post = (url: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
-  fetch(url, { method: 'POST', headers, body });
+/** The raw wire, in-process (the stream and the 413's Connection: close go over the socket). */
+const echo = (path: string, init?: RequestInit) => open.app.request(`/agents/echo${path}`, init);
+const post = (path: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }, server = open) =>
+  server.app.request(`/agents/echo${path}`, { method: 'POST', headers, body });
 
 const sendBody = (text: string) => JSON.stringify({ message: { messageId: `raw-${++counter}-${Date.now()}`, role: 'ROLE_USER', content: [{ text }] } });
 
 describe('the v0.3 REST wire', () => {
   it('message:send answers 201 with a SendMessageResponse in v0.3 proto JSON', async () => {
-    const response = await post(`${agentUrl('echo')}/v1/message:send`, sendBody('on the wire'));
+    const response = await post('/v1/message:send', sendBody('on the wire'));
     expect(response.status).toBe(201);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const { task } = (await response.json()) as { task: any };
@@ -228,7 +234,7 @@ describe('the v0.3 REST wire', () => {
   });
 
   it('a body that is not application/json is refused with 415', async () => {
-    const response = await post(`${agentUrl('echo')}/v1/message:send`, sendBody('x'), { 'Content-Type': 'text/plain' });
+    const response = await post('/v1/message:send', sendBody('x'), { 'Content-Type': 'text/plain' });
     expect(response.status).toBe(415);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toMatchObject({ code: -32005, message: expect.stringContaining('application/json') });
@@ -236,42 +242,42 @@ describe('the v0.3 REST wire', () => {
 
   it('a wrongly typed body is a 400 naming the field, never a 500', async () => {
     const wrong = JSON.stringify({ message: { messageId: 42, role: 'ROLE_USER', content: [{ text: 'x' }] } });
-    const response = await post(`${agentUrl('echo')}/v1/message:send`, wrong);
+    const response = await post('/v1/message:send', wrong);
     expect(response.status).toBe(400);
     const body = (await response.json()) as { code: number; message: string };
     expect(body.code).toBe(-32602);
     expect(body.message).toContain('message.messageId');
 
     const badPart = JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'a', data: { data: {} } }] } });
-    const partResponse = await post(`${agentUrl('echo')}/v1/message:send`, badPart);
+    const partResponse = await post('/v1/message:send', badPart);
     expect(partResponse.status).toBe(400);
     expect(((await partResponse.json()) as { message: string }).message).toContain('message.content[0]');
 
     for (const body of ['not json', 'null', '[]']) {
-      const response = await post(`${agentUrl('echo')}/v1/message:send`, body);
+      const response = await post('/v1/message:send', body);
       expect(response.status).toBe(400);
     }
   });
 
   it('a bad historyLength is a 400', async () => {
-    const response = await fetch(`${agentUrl('echo')}/v1/tasks/some-task?historyLength=lots`);
+    const response = await echo('/v1/tasks/some-task?historyLength=lots');
     expect(response.status).toBe(400);
     expect(((await response.json()) as { message: string }).message).toContain('historyLength');
   });
 
   it('a task that does not exist is a 404 with code -32001', async () => {
-    const response = await fetch(`${agentUrl('echo')}/v1/tasks/no-such-task`);
+    const response = await echo('/v1/tasks/no-such-task');
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: -32001 });
   });
 
   it('push config routes map the handler\'s "not supported" to 400 with code -32003', async () => {
-    const base = `${agentUrl('echo')}/v1/tasks/some-task/pushNotificationConfigs`;
+    const base = '/v1/tasks/some-task/pushNotificationConfigs';
     const responses = [
       await post(base, JSON.stringify({ name: 'tasks/some-task/pushNotificationConfigs/h', pushNotificationConfig: { url: 'http://127.0.0.1:9/h' } })),
-      await fetch(base),
-      await fetch(`${base}/h`),
-      await fetch(`${base}/h`, { method: 'DELETE' }),
+      await echo(base),
+      await echo(`${base}/h`),
+      await echo(`${base}/h`, { method: 'DELETE' }),
     ];
     for (const response of responses) {
       expect(response.status).toBe(400);
@@ -280,35 +286,34 @@ describe('the v0.3 REST wire', () => {
   });
 
   it('an A2A-Version other than 0.3 is refused with -32009', async () => {
-    const response = await post(`${agentUrl('echo')}/v1/message:send`, sendBody('x'), { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
+    const response = await post('/v1/message:send', sendBody('x'), { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: -32009 });
   });
 
   it('a body over the limit is a 413 that closes the connection', async () => {
-    const response = await post(`${agentUrl('echo')}/v1/message:send`, sendBody('x'.repeat(100 * 1024)));
+    const response = await fetch(`${agentUrl('echo')}/v1/message:send`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: sendBody('x'.repeat(100 * 1024)) });
     expect(response.status).toBe(413);
     expect(response.headers.get('connection')).toBe('close');
     expect(await response.json()).toMatchObject({ code: -32602 });
   });
 
   it('with API keys configured a call without one is a 401 with WWW-Authenticate, and one with a key goes through', async () => {
-    const url = `${keyed.url}/agents/echo/v1/message:send`;
-    const refused = await post(url, sendBody('x'));
+    const refused = await post('/v1/message:send', sendBody('x'), { 'Content-Type': 'application/json' }, keyed);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toBe('Bearer');
     expect(await refused.json()).toMatchObject({ code: -32600 });
-    const allowed = await post(url, sendBody('x'), { 'Content-Type': 'application/json', Authorization: 'Bearer alice-key' });
+    const allowed = await post('/v1/message:send', sendBody('x'), { 'Content-Type': 'application/json', Authorization: 'Bearer alice-key' }, keyed);
     expect(allowed.status).toBe(201);
   });
 
   it('unknown routes are 404 and known routes with the wrong method 405 with Allow', async () => {
     expect(matchLegacyRestRoute('GET', '/v1/nothing')).toBeUndefined();
-    expect((await fetch(`${agentUrl('echo')}/v1/nothing`)).status).toBe(404);
-    const wrongMethod = await fetch(`${agentUrl('echo')}/v1/message:send`);
+    expect((await echo('/v1/nothing')).status).toBe(404);
+    const wrongMethod = await echo('/v1/message:send');
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
-    expect((await fetch(`${agentUrl('echo')}/v1/tasks/x`, { method: 'DELETE' })).headers.get('allow')).toBe('GET');
+    expect((await echo('/v1/tasks/x', { method: 'DELETE' })).headers.get('allow')).toBe('GET');
   });
 
   it('routes read ids from the path, percent-decoded', () => {

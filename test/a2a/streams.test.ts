@@ -100,7 +100,8 @@ describe('SSE', () => {
   });
 
   it('subscribing to an unknown task is a plain JSON error, not a stream', async () => {
-    const response = await fetch(`${bed.gateway.url}/`, {
+    // No stream is opened, so no socket is needed: the app in-process.
+    const response = await bed.gateway.app.request('/', {
       method: 'POST',
       headers: jsonRpc,
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: 'missing' } }),
