@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Payer } from '../../src/bridge/task-payments.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
-import type { PaymentRecord as RailPaymentRecord } from '../../src/lez/rail/payment-record.ts';
+import type { RailPaymentRecord } from '../../src/lez/rail/payment-record.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 import { AGENT_ACCOUNT, GATEWAY_ACCOUNT, pricedWorld, type PricedWorld } from '../support/priced-agent.ts';

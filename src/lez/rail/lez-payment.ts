@@ -8,8 +8,8 @@ import { publicTransactionHashHex } from '../transaction.ts';
 import { readNativeTransfer } from '../native-transfer.ts';
 import { verifyPublicTransactionSignatures, type SigningMode } from '../signing.ts';
 import { formatU128Decimal } from '../json.ts';
-import { PAYMENT_RECORD_FORMAT, PAYMENT_RECORD_VERSION, type PaymentRecord } from './payment-record.ts';
-import type { PaymentReceipt, ReceiptStatus } from './receipt.ts';
+import { RAIL_PAYMENT_RECORD_FORMAT, RAIL_PAYMENT_RECORD_VERSION, type RailPaymentRecord } from './payment-record.ts';
+import type { TransferReceipt, TransferReceiptStatus } from './receipt.ts';
 
 export interface SignedPayment {
   paymentId: string;
@@ -24,10 +24,10 @@ export interface SignedPayment {
   signedAt: string;
 }
 
-export function toRecord(payment: SignedPayment, network: string): PaymentRecord {
+export function toRecord(payment: SignedPayment, network: string): RailPaymentRecord {
   return {
-    format: PAYMENT_RECORD_FORMAT,
-    version: PAYMENT_RECORD_VERSION,
+    format: RAIL_PAYMENT_RECORD_FORMAT,
+    version: RAIL_PAYMENT_RECORD_VERSION,
     rail: 'lez',
     network,
     paymentId: payment.paymentId,
@@ -41,7 +41,7 @@ export function toRecord(payment: SignedPayment, network: string): PaymentRecord
   };
 }
 
-export function toReceipt(payment: SignedPayment, network: string, status: ReceiptStatus): PaymentReceipt {
+export function toReceipt(payment: SignedPayment, network: string, status: TransferReceiptStatus): TransferReceipt {
   return {
     rail: 'lez',
     network,
@@ -65,7 +65,7 @@ export interface RecordContext {
  * A stored record back into a payment, if its bytes really are a transfer signed by our payer that says what the
  * record says. A record that fails here is never resubmitted: a corrupted or foreign record must not move money.
  */
-export function fromRecord(record: PaymentRecord, context: RecordContext): { ok: true; payment: SignedPayment } | { ok: false; message: string } {
+export function fromRecord(record: RailPaymentRecord, context: RecordContext): { ok: true; payment: SignedPayment } | { ok: false; message: string } {
   if (record.rail !== 'lez') return { ok: false, message: `the record is for the ${record.rail} rail` };
   if (record.network !== context.network) return { ok: false, message: `the record is for network ${record.network}, this rail is on ${context.network}` };
   const decoded = decodeBase64NssaTransaction(record.tx);

@@ -17,10 +17,10 @@ import { lookupLezTransfer } from './lez-transfer-lookup.ts';
 import { NoncePipeline, type PipelineOutcome } from './nonce-pipeline.ts';
 import { PayeeCheck } from './payee-check.ts';
 import type { BalanceOutcome, PayOutcome, PayRequest, PaymentRail, QuoteOutcome, VerifyExpectation, VerifyOutcome, VerifyRefundOutcome } from './payment-rail.ts';
-import { parsePaymentRecord } from './payment-record.ts';
+import { parseRailPaymentRecord } from './payment-record.ts';
 import { AuthenticatedTransferProgram } from './program-ids.ts';
 import { quotePrice } from './quote.ts';
-import { parseAmount, type PaymentReceipt, type PaymentReference } from './receipt.ts';
+import { parseAmount, type TransferReceipt, type TransferReference } from './receipt.ts';
 import { sequencerProblem, type SequencerApi } from './sequencer-api.ts';
 import { MemoryUsedTxHashes, type UsedTxHashes } from './used-tx-hashes.ts';
 import { verifyRefundTransfer, verifyTransfer, type VerifierContext } from './verification.ts';
@@ -124,14 +124,14 @@ export class LezRail implements PaymentRail {
   }
 
   async resume(input: unknown): Promise<PayOutcome> {
-    const parsed = parsePaymentRecord(input);
+    const parsed = parseRailPaymentRecord(input);
     if (!parsed.ok) return { status: 'failed', paymentId: '', reason: 'invalid-request', message: parsed.message };
     const record = parsed.record;
     const programId = await this.program.id();
     if (!programId.ok) {
       // The record cannot be checked, so nothing is sent; but it may have landed already, so this is no failure.
       const problem = sequencerProblem(programId);
-      const receipt: PaymentReceipt = { rail: 'lez', network: this.network, txHash: record.txHash, from: record.from, to: record.to, amount: record.amount, nonce: record.nonce, status: 'submitted' };
+      const receipt: TransferReceipt = { rail: 'lez', network: this.network, txHash: record.txHash, from: record.from, to: record.to, amount: record.amount, nonce: record.nonce, status: 'submitted' };
       return { status: 'in-doubt', paymentId: record.paymentId, reason: problem.reason, message: problem.message, receipt };
     }
     const restored = fromRecord(record, { network: this.network, payer: this.payer, programId: programId.value, signingMode: this.signingMode });
@@ -140,11 +140,11 @@ export class LezRail implements PaymentRail {
     return this.payOutcome(record.paymentId, outcome);
   }
 
-  verify(ref: PaymentReference | string, expect: VerifyExpectation): Promise<VerifyOutcome> {
+  verify(ref: TransferReference | string, expect: VerifyExpectation): Promise<VerifyOutcome> {
     return verifyTransfer(this.verifier, ref, expect);
   }
 
-  verifyRefund(original: PaymentReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome> {
+  verifyRefund(original: TransferReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome> {
     return verifyRefundTransfer(this.verifier, original, refundTxHash, options);
   }
 

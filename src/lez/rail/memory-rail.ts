@@ -8,9 +8,9 @@ import { formatU128Decimal } from '../json.ts';
 import { Lane } from './lane.ts';
 import { decodeMemoryTransfer, encodeMemoryTransfer, type MemoryLedger, type MemoryTransfer } from './memory-ledger.ts';
 import type { BalanceOutcome, PayOutcome, PayRequest, PaymentRail, QuoteOutcome, VerifyExpectation, VerifyOutcome, VerifyRefundOutcome } from './payment-rail.ts';
-import { parsePaymentRecord, PAYMENT_RECORD_FORMAT, PAYMENT_RECORD_VERSION, type PaymentRecord } from './payment-record.ts';
+import { parseRailPaymentRecord, RAIL_PAYMENT_RECORD_FORMAT, RAIL_PAYMENT_RECORD_VERSION, type RailPaymentRecord } from './payment-record.ts';
 import { quotePrice } from './quote.ts';
-import { parseAmount, type PaymentReceipt, type PaymentReference } from './receipt.ts';
+import { parseAmount, type TransferReceipt, type TransferReference } from './receipt.ts';
 import { MemoryUsedTxHashes, type UsedTxHashes } from './used-tx-hashes.ts';
 import { verifyRefundTransfer, verifyTransfer, type VerifierContext } from './verification.ts';
 import { errorText } from './error-text.ts';
@@ -102,9 +102,9 @@ export class MemoryRail implements PaymentRail {
     }
     const signed = { ...transfer, nonce: this.ledger.nonceOf(this.payer) };
     const { tx, txHash } = encodeMemoryTransfer(signed);
-    const record: PaymentRecord = {
-      format: PAYMENT_RECORD_FORMAT,
-      version: PAYMENT_RECORD_VERSION,
+    const record: RailPaymentRecord = {
+      format: RAIL_PAYMENT_RECORD_FORMAT,
+      version: RAIL_PAYMENT_RECORD_VERSION,
       rail: this.rail,
       network: this.network,
       paymentId,
@@ -132,7 +132,7 @@ export class MemoryRail implements PaymentRail {
   }
 
   async resume(input: unknown): Promise<PayOutcome> {
-    const parsed = parsePaymentRecord(input);
+    const parsed = parseRailPaymentRecord(input);
     const paymentId = parsed.ok ? parsed.record.paymentId : '';
     if (!parsed.ok) return { status: 'failed', paymentId, reason: 'invalid-request', message: parsed.message };
     const record = parsed.record;
@@ -158,7 +158,7 @@ export class MemoryRail implements PaymentRail {
   }
 
   /** A record is applied only if its bytes are a transfer from this payer saying what the record says. */
-  private checkRecord(record: PaymentRecord): { ok: true; transfer: MemoryTransfer } | { ok: false; message: string } {
+  private checkRecord(record: RailPaymentRecord): { ok: true; transfer: MemoryTransfer } | { ok: false; message: string } {
     if (record.rail !== this.rail || record.network !== this.network) return { ok: false, message: `the record is for ${record.rail} on ${record.network}` };
     const decoded = decodeMemoryTransfer(record.tx);
     if (!decoded.ok) return decoded;
@@ -171,11 +171,11 @@ export class MemoryRail implements PaymentRail {
     return { ok: true, transfer: decoded.transfer };
   }
 
-  verify(ref: PaymentReference | string, expect: VerifyExpectation): Promise<VerifyOutcome> {
+  verify(ref: TransferReference | string, expect: VerifyExpectation): Promise<VerifyOutcome> {
     return verifyTransfer(this.verifier, ref, expect);
   }
 
-  verifyRefund(original: PaymentReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome> {
+  verifyRefund(original: TransferReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome> {
     return verifyRefundTransfer(this.verifier, original, refundTxHash, options);
   }
 
@@ -185,7 +185,7 @@ export class MemoryRail implements PaymentRail {
     return { status: 'ok', account, balance: formatU128Decimal(this.ledger.balanceOf(account)) };
   }
 
-  private receipt(txHash: string, transfer: MemoryTransfer, status: 'submitted' | 'included'): PaymentReceipt {
+  private receipt(txHash: string, transfer: MemoryTransfer, status: 'submitted' | 'included'): TransferReceipt {
     return {
       rail: this.rail,
       network: this.network,

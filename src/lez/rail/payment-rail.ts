@@ -8,7 +8,7 @@
  * `verifyRefund(original, refundTxHash)`: `verify` with payer and payee swapped and the hash bound to the original.
  */
 import type { OnSigned } from './payment-record.ts';
-import type { PaymentReceipt, PaymentReference, RailKind } from './receipt.ts';
+import type { TransferReceipt, TransferReference, RailKind } from './receipt.ts';
 
 export interface PayRequest {
   /** Idempotency key (e.g. `task:<taskId>`): a second `pay` with it joins or returns the first, never pays again. */
@@ -39,9 +39,9 @@ export type PayFailureReason =
 export type DoubtReason = 'not-included' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response' | 'closed';
 
 export type PayOutcome =
-  | { status: 'paid'; paymentId: string; receipt: PaymentReceipt }
+  | { status: 'paid'; paymentId: string; receipt: TransferReceipt }
   | { status: 'failed'; paymentId: string; reason: PayFailureReason; message: string }
-  | { status: 'in-doubt'; paymentId: string; reason: DoubtReason; message: string; receipt: PaymentReceipt };
+  | { status: 'in-doubt'; paymentId: string; reason: DoubtReason; message: string; receipt: TransferReceipt };
 
 export type QuoteOutcome =
   | { status: 'quoted'; rail: RailKind; network: string; amount: string; fee: string; total: string }
@@ -77,12 +77,12 @@ export type VerifyRejection =
 export type VerifyUncertainty = 'not-included' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response';
 
 export type VerifyOutcome =
-  | { status: 'verified'; receipt: PaymentReceipt }
+  | { status: 'verified'; receipt: TransferReceipt }
   | { status: 'rejected'; reason: VerifyRejection; message: string }
   | { status: 'unconfirmed'; reason: VerifyUncertainty; message: string };
 
 export type VerifyRefundOutcome =
-  | { status: 'verified'; refund: PaymentReceipt; original: PaymentReceipt }
+  | { status: 'verified'; refund: TransferReceipt; original: TransferReceipt }
   | Exclude<VerifyOutcome, { status: 'verified' }>;
 
 export type BalanceOutcome =
@@ -106,12 +106,12 @@ export interface PaymentRail {
    * Checks that a referenced transaction is included and pays exactly what is expected. `ref` is a bare tx hash
    * or a reference (checked at run time too: it usually comes from a peer's metadata).
    */
-  verify(ref: PaymentReference | string, expect: VerifyExpectation): Promise<VerifyOutcome>;
+  verify(ref: TransferReference | string, expect: VerifyExpectation): Promise<VerifyOutcome>;
   /**
    * Checks an agent's refund: an included transfer from `original.to` back to `original.from` of `amount`
    * (default: the whole original amount), bound to the original so it cannot be counted twice.
    */
-  verifyRefund(original: PaymentReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome>;
+  verifyRefund(original: TransferReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome>;
   /** An account's balance (default: the payer's). */
   balance(account?: string): Promise<BalanceOutcome>;
 }

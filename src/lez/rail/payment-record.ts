@@ -1,6 +1,7 @@
 /**
- * The durability hook's unit: what a rail hands its caller (through `onSigned`) BEFORE a signed transfer is first
- * submitted, and what `resume` takes back after a restart. The rail owns no storage; the caller keeps this record
+ * The rail's payment record (`RailPaymentRecord`), the durability hook's unit: what a rail hands its caller (through
+ * `onSigned`) BEFORE a signed transfer is first submitted, and what `resume` takes back after a restart. (The
+ * gateway keeps it inside its own record of paying for a task, `TaskPaymentRecord` in store/payment-store.ts.) The rail owns no storage; the caller keeps this record
  * next to whatever the payment is for (the task), so a gateway killed between recording and submitting, or
  * between submitting and inclusion, can finish the payment exactly once: `resume(record)` looks on chain and
  * resubmits the very same bytes if they have not landed, and never signs anything new.
@@ -26,12 +27,12 @@ import { z } from 'zod';
 import { RAIL_KINDS, TxHash, type RailKind } from './receipt.ts';
 import { formatU128Decimal, U128Decimal } from '../json.ts';
 
-export const PAYMENT_RECORD_FORMAT = 'logos-a2a/rail-payment';
-export const PAYMENT_RECORD_VERSION = 1;
+export const RAIL_PAYMENT_RECORD_FORMAT = 'logos-a2a/rail-payment';
+export const RAIL_PAYMENT_RECORD_VERSION = 1;
 
-export interface PaymentRecord {
-  format: typeof PAYMENT_RECORD_FORMAT;
-  version: typeof PAYMENT_RECORD_VERSION;
+export interface RailPaymentRecord {
+  format: typeof RAIL_PAYMENT_RECORD_FORMAT;
+  version: typeof RAIL_PAYMENT_RECORD_VERSION;
   rail: RailKind;
   network: string;
   paymentId: string;
@@ -46,9 +47,9 @@ export interface PaymentRecord {
 
 const Decimal = U128Decimal.transform(formatU128Decimal);
 
-export const PaymentRecordSchema = z.object({
-  format: z.literal(PAYMENT_RECORD_FORMAT),
-  version: z.literal(PAYMENT_RECORD_VERSION),
+export const RailPaymentRecordSchema = z.object({
+  format: z.literal(RAIL_PAYMENT_RECORD_FORMAT),
+  version: z.literal(RAIL_PAYMENT_RECORD_VERSION),
   rail: z.enum(RAIL_KINDS),
   network: z.string().min(1).max(512),
   paymentId: z.string().min(1).max(256),
@@ -60,14 +61,14 @@ export const PaymentRecordSchema = z.object({
   // 1 MiB of base64 is far above any transfer; the bound keeps a corrupted record from being huge.
   tx: z.string().min(4).max(1 << 20).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tx must be standard base64'),
   signedAt: z.iso.datetime(),
-}) satisfies z.ZodType<PaymentRecord, unknown>;
+}) satisfies z.ZodType<RailPaymentRecord, unknown>;
 
 /** Called with each record before its bytes are first submitted. May be sync or async; throwing stops the payment. */
-export type OnSigned = (record: PaymentRecord) => void | Promise<void>;
+export type OnSigned = (record: RailPaymentRecord) => void | Promise<void>;
 
 /** A record as it comes back from storage (any JSON). Never throws. */
-export function parsePaymentRecord(input: unknown): { ok: true; record: PaymentRecord } | { ok: false; message: string } {
-  const parsed = PaymentRecordSchema.safeParse(input);
+export function parseRailPaymentRecord(input: unknown): { ok: true; record: RailPaymentRecord } | { ok: false; message: string } {
+  const parsed = RailPaymentRecordSchema.safeParse(input);
   if (parsed.success) return { ok: true, record: parsed.data };
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';

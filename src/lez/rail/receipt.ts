@@ -1,6 +1,6 @@
 /**
- * The payment reference every rail hands out and accepts (docs/lez.md §7.5): what a task's metadata carries under
- * `lez.payment`, what an agent is given to check, what a refund points back to.
+ * A rail's receipt for one transfer (`TransferReceipt`, docs/lez.md §7.5), and the reference `verify` accepts
+ * (`TransferReference`: a receipt of which only the hash is required). What a refund receipt points back to.
  *
  * ```json
  * { "rail": "lez", "network": "<sequencer URL or chain label>", "txHash": "<64 hex>",
@@ -9,7 +9,9 @@
  * ```
  *
  * Amounts and nonces are decimal strings, never JS numbers (u128). `txHash` is the dedup key. The memory rail uses
- * the same shape with `rail: "memory"`.
+ * the same shape with `rail: "memory"`. Not to be confused with the payment reference on the wire between gateway
+ * and agent (`WirePaymentReference`, logos/envelope.ts, snake_case), nor with a task's receipt in `metadata.lez`
+ * (`TaskReceipt`, bridge/task-metadata.ts).
  */
 import { z } from 'zod';
 import { formatU128Decimal, parseU128Decimal, U128Decimal } from '../json.ts';
@@ -18,13 +20,11 @@ export const RAIL_KINDS = ['lez', 'memory'] as const;
 export type RailKind = (typeof RAIL_KINDS)[number];
 
 /** `submitted`: sent, not yet seen in a block. `included`: in a block. `refunded`: the payee paid it back. */
-export const RECEIPT_STATUSES = ['submitted', 'included', 'refunded'] as const;
-export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
+export const TRANSFER_RECEIPT_STATUSES = ['submitted', 'included', 'refunded'] as const;
+export type TransferReceiptStatus = (typeof TRANSFER_RECEIPT_STATUSES)[number];
 
-/** The metadata key a payment reference travels under. */
-export const PAYMENT_METADATA_KEY = 'lez.payment';
-
-export interface PaymentReceipt {
+/** A rail's receipt for one transfer. */
+export interface TransferReceipt {
   rail: RailKind;
   network: string;
   txHash: string;
@@ -32,7 +32,7 @@ export interface PaymentReceipt {
   to: string;
   amount: string;
   nonce: string;
-  status: ReceiptStatus;
+  status: TransferReceiptStatus;
   /** Set on a refund: the hash of the payment it gives back. */
   refundOf?: string;
 }
@@ -46,7 +46,7 @@ export const TxHash = z
 const Account = z.string().min(1).max(128);
 const Decimal = U128Decimal.transform(formatU128Decimal);
 
-export const PaymentReceiptSchema = z.object({
+export const TransferReceiptSchema = z.object({
   rail: z.enum(RAIL_KINDS),
   network: z.string().min(1).max(512),
   txHash: TxHash,
@@ -54,16 +54,16 @@ export const PaymentReceiptSchema = z.object({
   to: Account,
   amount: Decimal,
   nonce: Decimal,
-  status: z.enum(RECEIPT_STATUSES),
+  status: z.enum(TRANSFER_RECEIPT_STATUSES),
   refundOf: TxHash.optional(),
-}) satisfies z.ZodType<PaymentReceipt, unknown>;
+}) satisfies z.ZodType<TransferReceipt, unknown>;
 
 /**
  * What a verifier may be handed: at least the hash. Every other field, when present, must match what the chain
  * says, so a reference cannot claim more than its transaction pays.
  */
-export const PaymentReferenceSchema = PaymentReceiptSchema.partial().required({ txHash: true });
-export type PaymentReference = z.infer<typeof PaymentReferenceSchema>;
+export const TransferReferenceSchema = TransferReceiptSchema.partial().required({ txHash: true });
+export type TransferReference = z.infer<typeof TransferReferenceSchema>;
 
 /** An amount as callers hand it in: a bigint or the decimal string of a price. Never throws. */
 export function parseAmount(amount: bigint | string): { ok: true; value: bigint } | { ok: false; reason: string } {

@@ -5,7 +5,7 @@
  */
 import { formatU128Decimal } from '../json.ts';
 import type { VerifyExpectation, VerifyOutcome, VerifyRefundOutcome, VerifyRejection, VerifyUncertainty } from './payment-rail.ts';
-import { parseAmount, PaymentReferenceSchema, TxHash, type PaymentReceipt, type PaymentReference, type RailKind } from './receipt.ts';
+import { parseAmount, TransferReferenceSchema, TxHash, type TransferReceipt, type TransferReference, type RailKind } from './receipt.ts';
 import type { UsedTxHashes } from './used-tx-hashes.ts';
 
 /** What an included transfer does, as read from the chain (or the memory ledger). */
@@ -35,10 +35,10 @@ const reject = (reason: VerifyRejection, message: string): VerifyOutcome => ({ s
 
 export async function verifyTransfer(
   context: VerifierContext,
-  ref: PaymentReference | string,
+  ref: TransferReference | string,
   expect: VerifyExpectation,
 ): Promise<VerifyOutcome> {
-  const parsedRef = PaymentReferenceSchema.safeParse(typeof ref === 'string' ? { txHash: ref } : ref);
+  const parsedRef = TransferReferenceSchema.safeParse(typeof ref === 'string' ? { txHash: ref } : ref);
   if (!parsedRef.success) return reject('invalid-reference', `bad payment reference: ${parsedRef.error.issues[0]?.message ?? 'invalid'}`);
   const reference = parsedRef.data;
   if (reference.rail !== undefined && reference.rail !== context.rail) {
@@ -67,7 +67,7 @@ export async function verifyTransfer(
     return reject('wrong-amount', `transaction ${facts.txHash} pays ${facts.amount}, expected exactly ${amount.value}`);
   }
   // A reference that claims more than its transaction does is not taken at its word for the rest either.
-  const claims: [keyof PaymentReference, string | undefined, string][] = [
+  const claims: [keyof TransferReference, string | undefined, string][] = [
     ['from', reference.from, facts.from],
     ['to', reference.to, facts.to],
     ['amount', reference.amount, formatU128Decimal(facts.amount)],
@@ -84,7 +84,7 @@ export async function verifyTransfer(
     if (!claim.ok) return reject('reused', `transaction ${facts.txHash} was already accepted for ${claim.claimedFor}`);
   }
 
-  const receipt: PaymentReceipt = {
+  const receipt: TransferReceipt = {
     rail: context.rail,
     network: context.network,
     txHash: facts.txHash,
@@ -103,7 +103,7 @@ export async function verifyTransfer(
  */
 export async function verifyRefundTransfer(
   context: VerifierContext,
-  original: PaymentReceipt,
+  original: TransferReceipt,
   refundTxHash: string,
   options: { amount?: bigint | string } = {},
 ): Promise<VerifyRefundOutcome> {

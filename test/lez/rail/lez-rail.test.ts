@@ -12,7 +12,7 @@ import { DEVNET_GENESIS, startDevnet, type Devnet, type DevnetOptions } from '..
 import { signingKeyFromSecretKey, type SigningKey } from '../../../src/lez/keys.ts';
 import { LezRail, type LezRailSettings } from '../../../src/lez/rail/lez-rail.ts';
 import type { PayOutcome } from '../../../src/lez/rail/payment-rail.ts';
-import type { PaymentRecord } from '../../../src/lez/rail/payment-record.ts';
+import type { RailPaymentRecord } from '../../../src/lez/rail/payment-record.ts';
 import { SequencerClient } from '../../../src/lez/sequencer-client.ts';
 import { decodeBase64NssaTransaction } from '../../../src/lez/transaction.ts';
 
@@ -131,7 +131,7 @@ function paid(outcome: PayOutcome) {
 }
 
 /** A record as a store gives it back: plain JSON. */
-function stored(record: PaymentRecord): unknown {
+function stored(record: RailPaymentRecord): unknown {
   return JSON.parse(JSON.stringify(record));
 }
 
@@ -149,8 +149,8 @@ describe('LezRail on the devnet: paying', () => {
   it('pays exactly once per paymentId, with one record', async () => {
     const { devnet, rail: makeRail } = await world();
     const rail = makeRail();
-    const records: PaymentRecord[] = [];
-    const request = { paymentId: 'task:1', to: PAYEES[0]!.account, amount: 25n, onSigned: (r: PaymentRecord) => void records.push(r) };
+    const records: RailPaymentRecord[] = [];
+    const request = { paymentId: 'task:1', to: PAYEES[0]!.account, amount: 25n, onSigned: (r: RailPaymentRecord) => void records.push(r) };
 
     const outcomes = await Promise.all([rail.pay(request), rail.pay(request), rail.pay(request)]);
     const later = await rail.pay(request);
@@ -206,8 +206,8 @@ describe('LezRail on the devnet: paying', () => {
   it('insufficient funds: refused before signing, nothing moves; in-flight payments count against the balance', async () => {
     const { devnet, rail: makeRail } = await world();
     const rail = makeRail();
-    const records: PaymentRecord[] = [];
-    const onSigned = (r: PaymentRecord) => void records.push(r);
+    const records: RailPaymentRecord[] = [];
+    const onSigned = (r: RailPaymentRecord) => void records.push(r);
     expect(await rail.pay({ paymentId: 'big', to: PAYEES[0]!.account, amount: 10_001n, onSigned })).toMatchObject({ status: 'failed', reason: 'insufficient-funds' });
     expect(records).toEqual([]);
     expect(devnet.nonce(PAYER.account)).toBe(0n);
@@ -280,7 +280,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
   it('the sequencer took the transaction but its answer was lost: reconciled by nonce, paid once', async () => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'forward-then-garbage' : 'pass');
-    const records: PaymentRecord[] = [];
+    const records: RailPaymentRecord[] = [];
     const receipt = paid(await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: (r) => void records.push(r) }));
     expect(records.map((r) => r.txHash)).toEqual([receipt.txHash]);
     expect(proxy.count('getAccountsNonces')).toBeGreaterThan(0);
@@ -292,7 +292,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     const { devnet, proxy, rail: makeRail } = await world();
     const rail = makeRail({ inclusionTimeoutMs: 1_500 });
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'garbage' : 'pass');
-    const records: PaymentRecord[] = [];
+    const records: RailPaymentRecord[] = [];
     const [first, second] = await Promise.all([
       rail.pay({ paymentId: 'first', to: PAYEES[0]!.account, amount: 5n, onSigned: (r) => void records.push(r) }),
       rail.pay({ paymentId: 'second', to: PAYEES[1]!.account, amount: 6n, onSigned: (r) => void records.push(r) }),
@@ -316,7 +316,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.keepAlive = false;
     const rail = makeRail();
-    const records: PaymentRecord[] = [];
+    const records: RailPaymentRecord[] = [];
     const outcome = await rail.pay({
       paymentId: 'a',
       to: PAYEES[0]!.account,
@@ -342,7 +342,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     const { devnet, proxy, rail: makeRail } = await world();
     let sends = 0;
     proxy.behaviour = (method) => (method === 'sendTransaction' && ++sends === 2 ? 'refuse' : 'pass');
-    const records: PaymentRecord[] = [];
+    const records: RailPaymentRecord[] = [];
     const rail = makeRail();
     const outcomes = await Promise.all(
       Array.from({ length: 5 }, (_, i) => rail.pay({ paymentId: `p${i}`, to: PAYEES[i % 4]!.account, amount: 1n, onSigned: (r) => void records.push(r) })),
@@ -381,7 +381,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
 
     const restarted = makeRail();
     const resumed = paid(await restarted.resume(record));
-    expect(resumed.txHash).toBe((record as PaymentRecord).txHash);
+    expect(resumed.txHash).toBe((record as RailPaymentRecord).txHash);
     expect(await restarted.resume(record)).toEqual({ status: 'paid', paymentId: 'task:1', receipt: resumed });
     expect(await makeRail().resume(record)).toEqual({ status: 'paid', paymentId: 'task:1', receipt: resumed });
     expect(devnet.balance(PAYEES[0]!.account)).toBe(40n);
@@ -406,7 +406,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
 
   it('killed between submitting and inclusion: the resumed record is paid once, whether or not a block came first', async () => {
     const { devnet, rail: makeRail } = await world({ blockIntervalMs: 0 });
-    const records: PaymentRecord[] = [];
+    const records: RailPaymentRecord[] = [];
     const first = makeRail();
     const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 3n, onSigned: (r) => void records.push(r) });
     await until(() => devnet.mempoolSize() === 1);
@@ -437,7 +437,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
   it('killed after a submission that never arrived: resume sends the same bytes, paid once', async () => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'drop' : 'pass');
-    const records: PaymentRecord[] = [];
+    const records: RailPaymentRecord[] = [];
     const first = makeRail();
     const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 9n, onSigned: (r) => void records.push(r) });
     await until(() => proxy.count('sendTransaction') > 0);
@@ -464,7 +464,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
 
   it('a tampered or foreign record is refused and nothing is sent', async () => {
     const { devnet, proxy, rail: makeRail } = await world();
-    let record: PaymentRecord | undefined;
+    let record: RailPaymentRecord | undefined;
     await makeRail().pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 10n, onSigned: (r) => ((record = r), Promise.reject(new Error('x'))) });
     const rail = makeRail();
     for (const bad of [{ ...record!, amount: '1' }, { ...record!, to: PAYEES[1]!.account }, { ...record!, network: 'elsewhere' }, { ...record!, tx: 'AAAA' }, { nope: true }]) {

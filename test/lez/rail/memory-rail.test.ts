@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLedger } from '../../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../../src/lez/rail/memory-rail.ts';
-import type { PaymentRecord } from '../../../src/lez/rail/payment-record.ts';
-import { PaymentReceiptSchema } from '../../../src/lez/rail/receipt.ts';
+import type { RailPaymentRecord } from '../../../src/lez/rail/payment-record.ts';
+import { TransferReceiptSchema } from '../../../src/lez/rail/receipt.ts';
 
 function setup(balance = 1_000n) {
   const ledger = new MemoryLedger();
@@ -33,7 +33,7 @@ describe('MemoryRail: pay', () => {
     const outcome = await rail.pay({ paymentId: 'task:1', to: 'agent', amount: '150' });
     expect(outcome.status).toBe('paid');
     if (outcome.status !== 'paid') return;
-    expect(PaymentReceiptSchema.parse(outcome.receipt)).toEqual(outcome.receipt);
+    expect(TransferReceiptSchema.parse(outcome.receipt)).toEqual(outcome.receipt);
     expect(outcome.receipt).toMatchObject({ rail: 'memory', network: 'memory', from: 'gateway', to: 'agent', amount: '150', nonce: '0', status: 'included' });
     expect(ledger.balanceOf('gateway')).toBe(850n);
     expect(ledger.balanceOf('agent')).toBe(150n);
@@ -90,7 +90,7 @@ describe('MemoryRail: pay', () => {
 describe('MemoryRail: durability hook and resume', () => {
   it('records before anything moves', async () => {
     const { ledger, rail } = setup();
-    const seen: { record: PaymentRecord; balance: bigint }[] = [];
+    const seen: { record: RailPaymentRecord; balance: bigint }[] = [];
     const outcome = await rail.pay({
       paymentId: 'task:1',
       to: 'agent',
@@ -138,7 +138,7 @@ describe('MemoryRail: durability hook and resume', () => {
 
   it('refuses a record that is not one, or was tampered with', async () => {
     const { ledger, rail } = setup();
-    let stored: PaymentRecord | undefined;
+    let stored: RailPaymentRecord | undefined;
     await rail.pay({ paymentId: 'a', to: 'agent', amount: 10n, onSigned: (r) => ((stored = r), Promise.reject(new Error('crash'))) });
     expect(await rail.resume({ hello: 'world' })).toMatchObject({ status: 'failed', reason: 'invalid-request' });
     expect(await rail.resume({ ...stored!, amount: '1' })).toMatchObject({ status: 'failed', reason: 'invalid-request' });
