@@ -197,7 +197,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.onError((error, c) => {
     log(`internal error while serving ${c.req.method} ${c.req.path}`, error);
-    return gatewayErrorResponse({ kind: 'internal', cause: error });
+    return gatewayErrorResponse({ kind: 'internal' });
   });
   return app;
 }

@@ -28,8 +28,8 @@ import { httpError } from './responses.ts';
 /** What a caller is told of an internal error; what went wrong is logged, never sent (it may describe internals). */
 export const INTERNAL_ERROR_MESSAGE = 'Internal error; the gateway logged the details.';
 
-/** What was thrown while serving a call: an A2A error, or anything else, which is internal. */
-export type ThrownError = { kind: 'a2a'; error: A2AError } | { kind: 'internal'; cause: unknown };
+/** What was thrown while serving a call: an A2A error, or anything else, which is internal (and logged). */
+export type ThrownError = { kind: 'a2a'; error: A2AError } | { kind: 'internal' };
 
 /** The gateway's own refusals: none of them is an A2A error. Each message says what to do instead. */
 export type GatewayError =
@@ -44,25 +44,20 @@ export type FaceError = ThrownError | GatewayError;
 /** What an A2A binding answers with an error: what a call threw, or the refusal of a call without a valid API key. */
 export type BindingError = ThrownError | Extract<GatewayError, { kind: 'unauthenticated' }>;
 
-/**
- * What was thrown, sorted. An `A2AError` the spec does not name (the bare base class, or a JSON-RPC error with the
- * code -32603) says nothing a caller can act on, so it counts as internal like any other exception.
- */
-export function classify(thrown: unknown): ThrownError {
-  if (thrown instanceof A2AError && toJsonRpcError(thrown).code !== A2A_ERROR_CODE.INTERNAL_ERROR) return { kind: 'a2a', error: thrown };
-  return { kind: 'internal', cause: thrown };
-}
-
 export type ErrorLog = (message: string, error?: unknown) => void;
 
 /** Where internal errors go when no log is given. */
 export const consoleLog: ErrorLog = (message, error) => console.error(message, error ?? '');
 
-/** `classify`, with an internal error's cause logged along with what was being served (`what`). */
-export function classifyAndLog(thrown: unknown, log: ErrorLog, what: string): ThrownError {
-  const error = classify(thrown);
-  if (error.kind === 'internal') log(`internal error while serving ${what}`, thrown);
-  return error;
+/**
+ * What was thrown while serving `what`, sorted, an internal error's cause logged. An `A2AError` the spec does not
+ * name (the bare base class, or a JSON-RPC error with the code -32603) says nothing a caller can act on, so it
+ * counts as internal like any other exception.
+ */
+export function classifyThrown(thrown: unknown, log: ErrorLog, what: string): ThrownError {
+  if (thrown instanceof A2AError && toJsonRpcError(thrown).code !== A2A_ERROR_CODE.INTERNAL_ERROR) return { kind: 'a2a', error: thrown };
+  log(`internal error while serving ${what}`, thrown);
+  return { kind: 'internal' };
 }
 
 /**

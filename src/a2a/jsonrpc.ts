@@ -10,7 +10,7 @@ import { JsonRpcTransportHandler, ServerCallContext, type A2ARequestHandler } fr
 import type { Context } from 'hono';
 import type { ApiKeys } from './api-keys.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
-import { classifyAndLog, consoleLog, jsonRpcProtocolError, type BindingError, type ErrorLog } from './errors.ts';
+import { classifyThrown, consoleLog, jsonRpcProtocolError, type BindingError, type ErrorLog } from './errors.ts';
 import { jsonRpcErrorObject, jsonRpcErrorResponse, type JsonRpcId } from './jsonrpc-errors.ts';
 import { readJsonRpcRequest } from './jsonrpc-request.ts';
 import { negotiateVersion, unsupportedVersionMessage, type ProtocolVersion } from './protocol-version.ts';
@@ -65,7 +65,7 @@ export class JsonRpcBinding {
     const read = readJsonRpcRequest(body.text, version);
     if (!read.ok) return refuse(read.id, { kind: 'a2a', error: read.error });
     const { id, method, request } = read.call;
-    const failed = (thrown: unknown) => classifyAndLog(thrown, this.log, `JSON-RPC ${method}`);
+    const failed = (thrown: unknown) => classifyThrown(thrown, this.log, `JSON-RPC ${method}`);
 
     const abort = new AbortController();
     const context = callContext(c, version, auth.user, abort.signal);

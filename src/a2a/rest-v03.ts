@@ -11,7 +11,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import type { ApiKeys } from './api-keys.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
-import { classifyAndLog, consoleLog, type ErrorLog } from './errors.ts';
+import { classifyThrown, consoleLog, type ErrorLog } from './errors.ts';
 import { negotiateVersion } from './protocol-version.ts';
 import { unreadBodyHeaders } from './request-body.ts';
 import { jsonResponse, respond } from './responses.ts';
@@ -73,7 +73,7 @@ export class LegacyRestBinding {
   }
 
   private failed(c: Context, thrown: unknown) {
-    return classifyAndLog(thrown, this.log, `${c.req.method} ${c.req.path}`);
+    return classifyThrown(thrown, this.log, `${c.req.method} ${c.req.path}`);
   }
 
   private async dispatch(c: Context, route: LegacyRestRoute, context: ServerCallContext, abort: AbortController): Promise<Response> {

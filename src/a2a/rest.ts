@@ -20,7 +20,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import type { ApiKeys } from './api-keys.ts';
-import { classifyAndLog, consoleLog, type ErrorLog } from './errors.ts';
+import { classifyThrown, consoleLog, type ErrorLog } from './errors.ts';
 import { negotiateVersion, unsupportedVersionMessage } from './protocol-version.ts';
 import { unreadBodyHeaders } from './request-body.ts';
 import { jsonResponse } from './responses.ts';
@@ -75,7 +75,7 @@ export class RestBinding {
   }
 
   private failed(c: Context, thrown: unknown) {
-    return classifyAndLog(thrown, this.log, `${c.req.method} ${c.req.path}`);
+    return classifyThrown(thrown, this.log, `${c.req.method} ${c.req.path}`);
   }
 
   private async dispatch(c: Context, route: RestRoute, context: ServerCallContext, abort: AbortController): Promise<Response> {
