@@ -3,19 +3,22 @@
  * LEZ itself, shaped like a2a-x402 (input-required with the requirement in the status message metadata, the
  * transaction back on the same task). The gateway verifies it on the sequencer before the task goes on.
  */
+import { z } from 'zod';
+import { LowercaseTxHash } from '../lez/tx-hash.ts';
 import type { WireMessage } from '../logos/envelope.ts';
 export const CLIENT_PAYS_EXTENSION = 'urn:logos-a2a:ext:lez-client-pays:v1';
 
 /** The metadata key under which the client answers with its transaction: `{txHash, from}`. */
 export const CLIENT_PAYMENT_PAYLOAD = 'lez.payment.payload';
 
+/** What the client answers under `CLIENT_PAYMENT_PAYLOAD`: its transaction, and the account it paid from. */
+const ClientPayment = z.object({ txHash: LowercaseTxHash, from: z.string().min(1).max(128) });
+export type ClientPayment = z.infer<typeof ClientPayment>;
+
 /** The client's payment from its follow-up message, if it carries one. */
-export function clientPaymentOf(metadata: Record<string, unknown> | undefined): { txHash: string; from: string } | undefined {
-  const payload = metadata?.[CLIENT_PAYMENT_PAYLOAD];
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const { txHash, from } = payload as Record<string, unknown>;
-  if (typeof txHash !== 'string' || !/^[0-9a-f]{64}$/.test(txHash) || typeof from !== 'string' || from.length === 0 || from.length > 128) return undefined;
-  return { txHash, from };
+export function clientPaymentOf(metadata: Record<string, unknown> | undefined): ClientPayment | undefined {
+  const parsed = ClientPayment.safeParse(metadata?.[CLIENT_PAYMENT_PAYLOAD]);
+  return parsed.success ? { txHash: parsed.data.txHash, from: parsed.data.from } : undefined;
 }
 
 /** What the client is asked to pay for a task: the price, to the agent's account, on a rail. */

@@ -6,7 +6,7 @@
 import type { Task } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { LezAmount } from '../logos/card.ts';
-import { TxHash } from '../lez/rail/receipt.ts';
+import { TxHash } from '../lez/tx-hash.ts';
 
 /** `metadata.logos` (binding §7.10). */
 export const LogosMetadata = z.object({

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { parseAccountId } from '../lez/account-id.ts';
 import { U64, type JsonValue } from '../lez/json.ts';
 import { decodeNssaTransaction, type NssaTransaction } from '../lez/transaction.ts';
+import { TxHash } from '../lez/tx-hash.ts';
 
 export type ParamsOutcome<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -59,12 +60,6 @@ export const AccountIdParam = z.string().transform((text, ctx) => {
   return parsed.id;
 });
 
-/** A 32-byte hash in hex; the `hex` crate takes either case. */
-export const TxHashParam = z
-  .string()
-  .regex(/^[0-9a-fA-F]{64}$/, 'a tx hash is 64 hex characters')
-  .transform((text) => text.toLowerCase());
-
 export const params = {
   sendTransaction: { names: ['tx'], schema: z.object({ tx: TxParam }) },
   getBlock: { names: ['block_id'], schema: z.object({ block_id: U64 }) },
@@ -74,7 +69,7 @@ export const params = {
   },
   account: { names: ['account_id'], schema: z.object({ account_id: AccountIdParam }) },
   getAccountsNonces: { names: ['account_ids'], schema: z.object({ account_ids: z.array(AccountIdParam) }) },
-  txHash: { names: ['tx_hash'], schema: z.object({ tx_hash: TxHashParam }) },
+  txHash: { names: ['tx_hash'], schema: z.object({ tx_hash: TxHash }) },
   /** The devnet has no private state; any commitment is accepted and none is found. */
   getProofForCommitment: { names: ['commitment'], schema: z.object({ commitment: z.unknown().refine((value) => value !== undefined, 'missing') }) },
   none: { names: [], schema: z.object({}) },

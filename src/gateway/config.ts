@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { LezAmount } from '../logos/card.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import { parseNetwork } from '../push/address-policy.ts';
 
@@ -28,7 +29,6 @@ const WakuTransportConfig = z
   .strict();
 export type WakuTransportConfig = z.infer<typeof WakuTransportConfig>;
 
-const Amount = z.string().regex(/^\d{1,39}$/, 'a LEZ amount in base units, as a decimal string');
 const PaymentsConfig = z
   .object({
     /** none: priced skills are refused; lez: pay on a LEZ sequencer; memory: an in-process ledger (tests). */
@@ -38,8 +38,8 @@ const PaymentsConfig = z
     signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).default('prehash-v0.3'),
     /** The gateway wallet: an encrypted key file (logos-a2a keys new); its passphrase in LOGOS_A2A_WALLET_PASSPHRASE. */
     walletKeyFile: z.string().min(1).default('.data/wallet.json'),
-    perTransactionLimit: Amount.default('100'),
-    perPeriodLimit: Amount.default('1000'),
+    perTransactionLimit: LezAmount.default('100'),
+    perPeriodLimit: LezAmount.default('1000'),
     periodMs: z.number().int().positive().default(86_400_000),
     approvalTimeoutMs: z.number().int().positive().default(3_600_000),
   })
@@ -101,7 +101,7 @@ export const GatewayConfig = z
      * in total (base units); above it a task waits for an operator, as above the wallet's limits.
      */
     apiKeys: z
-      .array(z.object({ name: z.string().min(1).max(64), key: z.string().min(16, 'an API key has at least 16 characters'), budget: Amount.optional() }).strict())
+      .array(z.object({ name: z.string().min(1).max(64), key: z.string().min(16, 'an API key has at least 16 characters'), budget: LezAmount.optional() }).strict())
       .default([]),
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),

@@ -86,7 +86,13 @@ export function buildAccountInitialisation(input: AccountInitialisationInput): {
   return { account, ...seal(message, input.secretKey, input.mode, input.auxRand) };
 }
 
-export interface NativeTransferView {
+/**
+ * A public native transfer (docs/lez.md §3.7): `amount` base units from `from` to `to`, under the sender's `nonce`.
+ * The one shape of a transfer here: the memory ledger applies it, the verifier reads it from the chain (with its
+ * hash), and a rail's signed payment is one (with its id and bytes).
+ */
+export interface NativeTransfer {
+  /** The sending account, base58 (a label on the memory ledger). */
   from: string;
   to: string;
   amount: bigint;
@@ -103,7 +109,7 @@ export interface NativeTransferView {
 export function readNativeTransfer(
   tx: PublicTransaction,
   authenticatedTransferProgramId: ProgramId,
-): ({ ok: true } & NativeTransferView) | { ok: false; reason: string } {
+): ({ ok: true } & NativeTransfer) | { ok: false; reason: string } {
   const { message, witnesses } = tx;
   if (!programIdEquals(message.programId, authenticatedTransferProgramId)) {
     return { ok: false, reason: 'not an authenticated_transfer program call' };

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { formatAccountId, parseAccountId } from './account-id.ts';
 import { parseJson, stringifyJson, U128, U64, type JsonValue } from './json.ts';
 import { decodeNssaTransaction, nssaTransactionToBase64, type NssaTransaction, type ProgramId } from './transaction.ts';
+import { isTxHash, TxHash } from './tx-hash.ts';
 
 export type RpcOutcome<T> =
   | { ok: true; value: T }
@@ -61,10 +62,6 @@ export type ProgramIds = { authenticated_transfer: ProgramId } & Record<string, 
 
 const U32 = z.number().int().min(0).max(0xffff_ffff);
 const ProgramIdSchema = z.array(U32).length(8);
-const TxHashSchema = z
-  .string()
-  .regex(/^[0-9a-fA-F]{64}$/, 'a tx hash is 64 hex characters')
-  .transform((s) => s.toLowerCase());
 const Base64Schema = z.string().transform((text, ctx) => {
   try {
     return base64.decode(text);
@@ -113,7 +110,7 @@ export class SequencerClient {
   /** Submits a transaction (stateless checks only) and returns its hash as lowercase hex. */
   sendTransaction(tx: NssaTransaction | string): Promise<RpcOutcome<string>> {
     const encoded = typeof tx === 'string' ? tx : nssaTransactionToBase64(tx);
-    return this.call('sendTransaction', [encoded], TxHashSchema);
+    return this.call('sendTransaction', [encoded], TxHash);
   }
 
   /** `null` result means healthy. */
@@ -155,7 +152,7 @@ export class SequencerClient {
    */
   getTransaction(hashHex: string): Promise<RpcOutcome<FetchedTransaction | null>> {
     // Checked before anything async, so a bad hash throws here like every other bad argument.
-    if (!/^[0-9a-fA-F]{64}$/.test(hashHex)) throw new RangeError('a tx hash is 64 hex characters');
+    if (!isTxHash(hashHex)) throw new RangeError('a tx hash is 64 hex characters');
     return this.fetchTransaction(hashHex.toLowerCase());
   }
 

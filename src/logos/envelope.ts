@@ -6,6 +6,8 @@
  * out by zod's default stripping, so a newer peer can add fields without breaking this one.
  */
 import { z } from 'zod';
+import { LowercaseTxHash } from '../lez/tx-hash.ts';
+import { LezAmount } from './card.ts';
 import { STATUS_KEY_PATTERN } from './status-seal.ts';
 
 export const BINDING_VERSION = 1;
@@ -82,10 +84,10 @@ export const WireError = z.object({ code: z.string(), message: z.string() });
 export const WirePaymentReference = z.object({
   /** `lez` (the LEZ sequencer) or `memory` (an in-process ledger, tests only). */
   rail: z.string().min(1).max(32),
-  tx_hash: z.string().regex(/^[0-9a-f]{64}$/, 'tx_hash: 64 lowercase hex'),
+  tx_hash: LowercaseTxHash,
   from: z.string().min(1).max(128),
   to: z.string().min(1).max(128),
-  amount: z.string().regex(/^\d{1,39}$/),
+  amount: LezAmount,
 });
 export type WirePaymentReference = z.infer<typeof WirePaymentReference>;
 export type WireError = z.infer<typeof WireError>;

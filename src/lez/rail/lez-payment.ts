@@ -5,18 +5,15 @@
  */
 import { decodeBase64NssaTransaction, type ProgramId } from '../transaction.ts';
 import { publicTransactionHashHex } from '../transaction.ts';
-import { readNativeTransfer } from '../native-transfer.ts';
+import { readNativeTransfer, type NativeTransfer } from '../native-transfer.ts';
 import { verifyPublicTransactionSignatures, type SigningMode } from '../signing.ts';
 import { formatU128Decimal } from '../json.ts';
 import { RAIL_PAYMENT_RECORD_FORMAT, RAIL_PAYMENT_RECORD_VERSION, type RailPaymentRecord } from './payment-record.ts';
 import type { TransferReceipt, TransferReceiptStatus } from './receipt.ts';
 
-export interface SignedPayment {
+/** A transfer this rail signed for one payment. */
+export interface SignedPayment extends NativeTransfer {
   paymentId: string;
-  from: string;
-  to: string;
-  amount: bigint;
-  nonce: bigint;
   /** sha256(borsh(PublicTransaction)), lowercase hex. */
   txHash: string;
   /** base64(borsh(NSSATransaction)): the exact `sendTransaction` argument, resent byte for byte. */

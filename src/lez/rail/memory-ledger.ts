@@ -9,15 +9,9 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { z } from 'zod';
 import { toHex } from '../bytes.ts';
 import { parseJson, stringifyJson, U128Decimal } from '../json.ts';
+import type { NativeTransfer } from '../native-transfer.ts';
 
-export interface MemoryTransfer {
-  from: string;
-  to: string;
-  amount: bigint;
-  nonce: bigint;
-}
-
-export interface IncludedMemoryTransfer extends MemoryTransfer {
+export interface IncludedMemoryTransfer extends NativeTransfer {
   txHash: string;
   /** Position in the ledger: the n-th transaction applied. */
   sequence: number;
@@ -42,13 +36,13 @@ const MemoryTransferJson = z.object({
 });
 
 /** The signed-transaction stand-in: base64 of canonical JSON, and its hash. */
-export function encodeMemoryTransfer(transfer: MemoryTransfer): { tx: string; txHash: string } {
+export function encodeMemoryTransfer(transfer: NativeTransfer): { tx: string; txHash: string } {
   const json = stringifyJson({ kind: 'memory-transfer', ...transfer }, { bigints: 'string' });
   const bytes = new TextEncoder().encode(json);
   return { tx: base64.encode(bytes), txHash: toHex(sha256(bytes)) };
 }
 
-export function decodeMemoryTransfer(tx: string): { ok: true; transfer: MemoryTransfer; txHash: string } | { ok: false; message: string } {
+export function decodeMemoryTransfer(tx: string): { ok: true; transfer: NativeTransfer; txHash: string } | { ok: false; message: string } {
   let bytes: Uint8Array;
   try {
     bytes = base64.decode(tx);
@@ -98,7 +92,7 @@ export class MemoryLedger {
   }
 
   /** Applies a transfer all or nothing, as a LEZ block applies one transaction. */
-  apply(transfer: MemoryTransfer): ApplyOutcome {
+  apply(transfer: NativeTransfer): ApplyOutcome {
     const { from, to, amount, nonce } = transfer;
     if (from === to) return { ok: false, reason: 'invalid-request', message: 'sender and recipient are the same account' };
     if (amount <= 0n) return { ok: false, reason: 'invalid-request', message: 'a transfer amount must be positive' };

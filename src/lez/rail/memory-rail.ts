@@ -6,7 +6,8 @@
  */
 import { formatU128Decimal } from '../json.ts';
 import { Lane } from './lane.ts';
-import { decodeMemoryTransfer, encodeMemoryTransfer, type MemoryLedger, type MemoryTransfer } from './memory-ledger.ts';
+import { decodeMemoryTransfer, encodeMemoryTransfer, type MemoryLedger } from './memory-ledger.ts';
+import type { NativeTransfer } from '../native-transfer.ts';
 import type { BalanceOutcome, PayOutcome, PayRequest, PaymentRail, QuoteOutcome, VerifyExpectation, VerifyOutcome, VerifyRefundOutcome } from './payment-rail.ts';
 import { parseRailPaymentRecord, RAIL_PAYMENT_RECORD_FORMAT, RAIL_PAYMENT_RECORD_VERSION, type RailPaymentRecord } from './payment-record.ts';
 import { quotePrice } from './quote.ts';
@@ -92,7 +93,7 @@ export class MemoryRail implements PaymentRail {
     return outcome;
   }
 
-  private async payNow(paymentId: string, transfer: MemoryTransfer, request: PayRequest): Promise<PayOutcome> {
+  private async payNow(paymentId: string, transfer: NativeTransfer, request: PayRequest): Promise<PayOutcome> {
     if (!this.ledger.isInitialised(transfer.to)) {
       return { status: 'failed', paymentId, reason: 'payee-uninitialised', message: `payee ${transfer.to} is not initialised, so it cannot be paid` };
     }
@@ -124,7 +125,7 @@ export class MemoryRail implements PaymentRail {
     return this.applyRecorded(paymentId, signed);
   }
 
-  private applyRecorded(paymentId: string, transfer: MemoryTransfer): PayOutcome {
+  private applyRecorded(paymentId: string, transfer: NativeTransfer): PayOutcome {
     const applied = this.ledger.apply(transfer);
     if (applied.ok) return { status: 'paid', paymentId, receipt: this.receipt(applied.transfer.txHash, transfer, 'included') };
     if (applied.reason === 'bad-nonce') return { status: 'failed', paymentId, reason: 'superseded', message: applied.message };
@@ -158,7 +159,7 @@ export class MemoryRail implements PaymentRail {
   }
 
   /** A record is applied only if its bytes are a transfer from this payer saying what the record says. */
-  private checkRecord(record: RailPaymentRecord): { ok: true; transfer: MemoryTransfer } | { ok: false; message: string } {
+  private checkRecord(record: RailPaymentRecord): { ok: true; transfer: NativeTransfer } | { ok: false; message: string } {
     if (record.rail !== this.rail || record.network !== this.network) return { ok: false, message: `the record is for ${record.rail} on ${record.network}` };
     const decoded = decodeMemoryTransfer(record.tx);
     if (!decoded.ok) return decoded;
@@ -185,7 +186,7 @@ export class MemoryRail implements PaymentRail {
     return { status: 'ok', account, balance: formatU128Decimal(this.ledger.balanceOf(account)) };
   }
 
-  private receipt(txHash: string, transfer: MemoryTransfer, status: 'submitted' | 'included'): TransferReceipt {
+  private receipt(txHash: string, transfer: NativeTransfer, status: 'submitted' | 'included'): TransferReceipt {
     return {
       rail: this.rail,
       network: this.network,

@@ -24,7 +24,8 @@
  * - After a restart, `resume` every unresolved record (together, in any order) before paying anything new.
  */
 import { z } from 'zod';
-import { RAIL_KINDS, TxHash, type RailKind } from './receipt.ts';
+import { RAIL_KINDS, type RailKind } from './receipt.ts';
+import { TxHash } from '../tx-hash.ts';
 import { formatU128Decimal, U128Decimal } from '../json.ts';
 
 export const RAIL_PAYMENT_RECORD_FORMAT = 'logos-a2a/rail-payment';

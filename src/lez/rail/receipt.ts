@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { formatU128Decimal, parseU128Decimal, U128Decimal } from '../json.ts';
+import { TxHash } from '../tx-hash.ts';
 
 export const RAIL_KINDS = ['lez', 'memory'] as const;
 export type RailKind = (typeof RAIL_KINDS)[number];
@@ -36,11 +37,6 @@ export interface TransferReceipt {
   /** Set on a refund: the hash of the payment it gives back. */
   refundOf?: string;
 }
-
-export const TxHash = z
-  .string()
-  .regex(/^[0-9a-fA-F]{64}$/, 'a tx hash is 64 hex characters')
-  .transform((s) => s.toLowerCase());
 
 // Accounts stay loosely typed here: base58 on the LEZ rail, any label on the memory rail. Each rail checks its own.
 const Account = z.string().min(1).max(128);

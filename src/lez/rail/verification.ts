@@ -5,16 +5,14 @@
  */
 import { formatU128Decimal } from '../json.ts';
 import type { VerifyExpectation, VerifyOutcome, VerifyRefundOutcome, VerifyRejection, VerifyUncertainty } from './payment-rail.ts';
-import { parseAmount, TransferReferenceSchema, TxHash, type TransferReceipt, type TransferReference, type RailKind } from './receipt.ts';
+import { parseAmount, TransferReferenceSchema, type TransferReceipt, type TransferReference, type RailKind } from './receipt.ts';
+import { TxHash } from '../tx-hash.ts';
 import type { UsedTxHashes } from './used-tx-hashes.ts';
+import type { NativeTransfer } from '../native-transfer.ts';
 
 /** What an included transfer does, as read from the chain (or the memory ledger). */
-export interface TransferFacts {
+export interface TransferFacts extends NativeTransfer {
   txHash: string;
-  from: string;
-  to: string;
-  amount: bigint;
-  nonce: bigint;
 }
 
 export type TransferLookup =
