@@ -10,21 +10,21 @@ export interface SpendingLimits {
   periodMs: number;
 }
 
-export type GateDecision = { decision: 'allow' } | { decision: 'needs-approval'; reason: string };
+export type GateDecision = { kind: 'allow' } | { kind: 'needs-approval'; reason: string };
 
 export function checkSpend(amount: bigint, spentInPeriod: bigint, limits: SpendingLimits): GateDecision {
   if (amount > limits.perTransaction) {
     return {
-      decision: 'needs-approval',
+      kind: 'needs-approval',
       reason: `the price ${amount} is above the gateway's per-transaction limit of ${limits.perTransaction}`,
     };
   }
   if (spentInPeriod + amount > limits.perPeriod) {
     const hours = Math.round((limits.periodMs / 3_600_000) * 10) / 10;
     return {
-      decision: 'needs-approval',
+      kind: 'needs-approval',
       reason: `paying ${amount} would bring this period's spending to ${spentInPeriod + amount}, above the limit of ${limits.perPeriod} per ${hours} h`,
     };
   }
-  return { decision: 'allow' };
+  return { kind: 'allow' };
 }

@@ -2,9 +2,10 @@
  * Paying agents for tasks, on the gateway's side: the spending gate, a durable record before any transfer, the
  * transfer itself through a `Payer` (an adapter over a payment rail), the check of the agent's refund, and the
  * operator's approvals. This module alone owns the `PaymentStore`: everyone else (the paid flow, the admin API)
- * goes through its methods. Outcomes are values; only misconfiguration throws.
+ * goes through its methods. Outcomes are values discriminated by `kind` (the convention of
+ * lez/rail/payment-rail.ts); only misconfiguration throws.
  */
-import { checkSpend, type SpendingLimits } from './spending-gate.ts';
+import { checkSpend, type GateDecision, type SpendingLimits } from './spending-gate.ts';
 import type { WirePaymentReference } from '../logos/envelope.ts';
 import type { PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from '../store/payment-store.ts';
@@ -75,15 +76,15 @@ export class TaskPayments {
   }
 
   /** The gate: may this task be paid now, or does an operator have to approve it first? */
-  gate(amount: bigint, caller?: string): { decision: 'allow' } | { decision: 'needs-approval'; reason: string } {
+  gate(amount: bigint, caller?: string): GateDecision {
     const since = new Date(Date.now() - this.options.limits.periodMs).toISOString();
     const wallet = checkSpend(amount, this.store.spentSince(since), this.options.limits);
-    if (wallet.decision === 'needs-approval') return wallet;
+    if (wallet.kind === 'needs-approval') return wallet;
     const budget = caller === undefined ? undefined : this.options.budgets?.get(caller);
     if (budget !== undefined) {
       const spent = this.store.spentByCaller(caller!);
       if (spent + amount > budget) {
-        return { decision: 'needs-approval', reason: `API key "${caller}" has spent ${spent} of its budget of ${budget}; this task needs ${amount} more` };
+        return { kind: 'needs-approval', reason: `API key "${caller}" has spent ${spent} of its budget of ${budget}; this task needs ${amount} more` };
       }
     }
     return wallet;
@@ -98,7 +99,7 @@ export class TaskPayments {
     if (existing) return this.finish(existing, existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined);
     if (!approved) {
       const gate = this.gate(task.amount, task.caller);
-      if (gate.decision === 'needs-approval') {
+      if (gate.kind === 'needs-approval') {
         this.store.createApproval({
           taskId: task.taskId,
           agentId: task.agentId,
@@ -139,7 +140,7 @@ export class TaskPayments {
     let status: 'refunded' | 'refund-missing' = 'refund-missing';
     if (refund && !this.store.txHashUsed(refund.tx_hash)) {
       const verified = await this.payer.verify(refund.tx_hash, { from: record.payee, to: record.payer ?? this.payer.account, amount: BigInt(record.amount) });
-      if (verified.status === 'verified') status = 'refunded';
+      if (verified.kind === 'verified') status = 'refunded';
     }
     this.store.update(taskId, { status, ...(status === 'refunded' ? { refundTxHash: refund!.tx_hash } : {}) });
     return this.receipt(this.store.get(taskId)!);
@@ -152,7 +153,7 @@ export class TaskPayments {
   async acceptClientPayment(task: TaskToPay, tx: { txHash: string; from: string }): Promise<ClientPaymentOutcome> {
     if (this.store.txHashUsed(tx.txHash)) return { kind: 'rejected', message: `transaction ${tx.txHash} already paid for something else` };
     const verified = await this.payer.verify(tx.txHash, { from: tx.from, to: task.payee, amount: task.amount });
-    if (verified.status !== 'verified') return { kind: 'rejected', message: verified.message };
+    if (verified.kind !== 'verified') return { kind: 'rejected', message: verified.message };
     const created = this.store.create(this.newRecord(task, { status: 'paid', txHash: tx.txHash, payer: tx.from }));
     if (!created) return { kind: 'rejected', message: 'this task is already paid' };
     const record = this.store.get(task.taskId)!;
@@ -199,9 +200,9 @@ export class TaskPayments {
   }
 
   private finish(record: TaskPaymentRecord, outcome: PayOutcome | undefined): ChargeOutcome {
-    if (outcome?.status === 'paid') {
+    if (outcome?.kind === 'paid') {
       this.store.update(record.taskId, { status: 'paid', txHash: outcome.receipt.txHash, railState: outcome.receipt });
-    } else if (outcome?.status === 'failed') {
+    } else if (outcome?.kind === 'failed') {
       this.store.update(record.taskId, { status: 'failed' });
     }
     const current = this.store.get(record.taskId)!;
@@ -215,10 +216,10 @@ export class TaskPayments {
     }
     if (current.status === 'pending') {
       // In doubt: the record stays pending and is settled at the next start; the task does not go ahead unpaid.
-      const why = outcome?.status === 'in-doubt' ? outcome.message : 'not confirmed';
+      const why = outcome?.kind === 'in-doubt' ? outcome.message : 'not confirmed';
       return { kind: 'failed', message: `The payment of ${current.amount} to the agent is not confirmed (${why}); the gateway keeps the record and settles it, so it is never paid twice. The task was not sent.`, receipt };
     }
-    const why = outcome?.status === 'failed' ? outcome.message : `the payment is ${current.status}`;
+    const why = outcome?.kind === 'failed' ? outcome.message : `the payment is ${current.status}`;
     return { kind: 'failed', message: `The payment of ${current.amount} to the agent failed: ${why}. Nothing was charged.`, receipt };
   }
 

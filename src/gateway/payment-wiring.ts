@@ -27,11 +27,11 @@ export function agentPayments(rail: PaymentRail): AgentPayments {
     account: rail.payer,
     verify: async (txHash, expect) => {
       const outcome = await rail.verify(txHash, { from: expect.from, to: rail.payer, amount: expect.amount, purpose: `task-payment:${txHash}` });
-      return outcome.status === 'verified' ? { ok: true } : { ok: false, message: outcome.message };
+      return outcome.kind === 'verified' ? { ok: true } : { ok: false, message: outcome.message };
     },
     refund: async (paymentId, to, amount) => {
       const outcome = await rail.pay({ paymentId, to, amount });
-      return outcome.status === 'paid' ? { ok: true, txHash: outcome.receipt.txHash } : { ok: false, message: outcome.message };
+      return outcome.kind === 'paid' ? { ok: true, txHash: outcome.receipt.txHash } : { ok: false, message: outcome.message };
     },
   };
 }

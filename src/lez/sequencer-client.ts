@@ -3,14 +3,14 @@
  * `main` and `v0.2.0-rc3`; default port 3040). Params go positionally, which jsonrpsee accepts as readily as
  * objects keyed by the Rust names.
  *
- * Every call resolves, never rejects, to one of:
- * - `{ok:true, value}`
- * - `{ok:false, reason:'unreachable'}`: no answer (refused, DNS, reset, timed out, or a proxy's 502/503/504).
- *   `timedOut` says whether we gave up waiting; after a timed-out `sendTransaction` the transaction may still
- *   have reached the mempool, so a payer must look before it re-signs (docs/lez.md §7.2).
- * - `{ok:false, reason:'rpc-error', code, message}`: the sequencer answered with a JSON-RPC error
+ * Every call resolves, never rejects, to one of (an `RpcOutcome`, discriminated by `kind`):
+ * - `{kind:'result', value}`: the JSON-RPC result, checked.
+ * - `{kind:'unreachable', message, timedOut}`: no answer (refused, DNS, reset, timed out, or a proxy's
+ *   502/503/504). `timedOut` says whether we gave up waiting; after a timed-out `sendTransaction` the transaction
+ *   may still have reached the mempool, so a payer must look before it re-signs (docs/lez.md §7.2).
+ * - `{kind:'rpc-error', code, message}`: the sequencer answered with a JSON-RPC error
  *   (e.g. -32602 InvalidSignature from `sendTransaction`).
- * - `{ok:false, reason:'bad-response', message}`: an answer that is not the JSON-RPC result we expect.
+ * - `{kind:'bad-response', message}`: an answer that is not the JSON-RPC result we expect.
  *
  * Answers are parsed with json.ts, so u64/u128 numbers above 2^53 stay exact; results are checked with zod.
  * Not covered: the `v0.1` snake_case API (`send_tx`, …), and `getProofForCommitment` (private transfers only).
@@ -23,12 +23,12 @@ import { decodeNssaTransaction, nssaTransactionToBase64, type NssaTransaction, t
 import { isTxHash, TxHash } from './tx-hash.ts';
 
 export type RpcOutcome<T> =
-  | { ok: true; value: T }
-  | { ok: false; reason: 'unreachable'; message: string; timedOut: boolean }
-  | { ok: false; reason: 'rpc-error'; code: number; message: string; data?: JsonValue }
-  | { ok: false; reason: 'bad-response'; message: string };
+  | { kind: 'result'; value: T }
+  | { kind: 'unreachable'; message: string; timedOut: boolean }
+  | { kind: 'rpc-error'; code: number; message: string; data?: JsonValue }
+  | { kind: 'bad-response'; message: string };
 
-export type RpcFailure = Exclude<RpcOutcome<never>, { ok: true }>;
+export type RpcFailure = Exclude<RpcOutcome<never>, { kind: 'result' }>;
 
 export const SequencerClientOptions = z.object({
   /** e.g. http://127.0.0.1:3040 */
@@ -158,10 +158,10 @@ export class SequencerClient {
 
   private async fetchTransaction(hashHex: string): Promise<RpcOutcome<FetchedTransaction | null>> {
     const outcome = await this.call('getTransaction', [hashHex], Base64Schema.nullable());
-    if (!outcome.ok || outcome.value === null) return outcome as RpcOutcome<null>;
+    if (outcome.kind !== 'result' || outcome.value === null) return outcome as RpcOutcome<null>;
     const decoded = decodeNssaTransaction(outcome.value);
     if (!decoded.ok) return badResponse(`getTransaction: ${decoded.reason}`);
-    return { ok: true, value: { bytes: outcome.value, transaction: decoded.value } };
+    return { kind: 'result', value: { bytes: outcome.value, transaction: decoded.value } };
   }
 
   getProgramIds(): Promise<RpcOutcome<ProgramIds>> {
@@ -182,7 +182,7 @@ export class SequencerClient {
       const response = await fetch(this.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
       status = response.status;
       const read = await readBody(response, this.maxResponseBytes);
-      if (!read.ok) return badResponse(`${method}: ${read.reason}`);
+      if (read.kind === 'refused') return badResponse(`${method}: ${read.reason}`);
       text = read.text;
     } catch (error) {
       return unreachable(method, error, this.timeoutMs);
@@ -196,7 +196,7 @@ export class SequencerClient {
       if (envelope?.kind === 'error') return rpcError(envelope.error);
       if (status === 502 || status === 503 || status === 504) {
         const message = `${method}: HTTP ${status} from ${this.url}`;
-        return { ok: false, reason: 'unreachable', message, timedOut: status === 504 };
+        return { kind: 'unreachable', message, timedOut: status === 504 };
       }
       const hint = status === 401 || status === 403 ? ' (the sequencer wants credentials: set basicAuth)' : '';
       return badResponse(`${method}: HTTP ${status}${hint}: ${snippet(text)}`);
@@ -212,7 +212,7 @@ export class SequencerClient {
       const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
       return badResponse(`${method}: unexpected result${where}: ${issue?.message ?? 'invalid'}`);
     }
-    return { ok: true, value: result.data };
+    return { kind: 'result', value: result.data };
   }
 }
 
@@ -239,11 +239,11 @@ function readEnvelope(value: JsonValue, id: number): Envelope | undefined {
 }
 
 function badResponse(message: string): RpcOutcome<never> {
-  return { ok: false, reason: 'bad-response', message };
+  return { kind: 'bad-response', message };
 }
 
 function rpcError(error: z.infer<typeof ErrorObject>): RpcOutcome<never> {
-  const outcome: RpcOutcome<never> = { ok: false, reason: 'rpc-error', code: error.code, message: error.message };
+  const outcome: RpcOutcome<never> = { kind: 'rpc-error', code: error.code, message: error.message };
   if (error.data !== undefined) outcome.data = error.data as JsonValue;
   return outcome;
 }
@@ -251,21 +251,21 @@ function rpcError(error: z.infer<typeof ErrorObject>): RpcOutcome<never> {
 function unreachable(method: string, error: unknown, timeoutMs: number): RpcOutcome<never> {
   const name = error instanceof Error ? error.name : '';
   if (name === 'TimeoutError' || name === 'AbortError') {
-    return { ok: false, reason: 'unreachable', message: `${method}: no answer within ${timeoutMs} ms`, timedOut: true };
+    return { kind: 'unreachable', message: `${method}: no answer within ${timeoutMs} ms`, timedOut: true };
   }
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
   const message = error instanceof Error ? error.message : String(error);
-  return { ok: false, reason: 'unreachable', message: `${method}: ${message}${cause}`, timedOut: false };
+  return { kind: 'unreachable', message: `${method}: ${message}${cause}`, timedOut: false };
 }
 
 /** Reads the body as UTF-8 up to a size cap, so a runaway or hostile answer cannot exhaust memory. */
-async function readBody(response: Response, maxBytes: number): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+async function readBody(response: Response, maxBytes: number): Promise<{ kind: 'read'; text: string } | { kind: 'refused'; reason: string }> {
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) {
     await response.body?.cancel();
-    return { ok: false, reason: `answer of ${declared} bytes exceeds the ${maxBytes}-byte limit` };
+    return { kind: 'refused', reason: `answer of ${declared} bytes exceeds the ${maxBytes}-byte limit` };
   }
-  if (!response.body) return { ok: true, text: '' };
+  if (!response.body) return { kind: 'read', text: '' };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -275,14 +275,14 @@ async function readBody(response: Response, maxBytes: number): Promise<{ ok: tru
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel();
-      return { ok: false, reason: `answer exceeds the ${maxBytes}-byte limit` };
+      return { kind: 'refused', reason: `answer exceeds the ${maxBytes}-byte limit` };
     }
     chunks.push(value);
   }
   try {
-    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)) };
+    return { kind: 'read', text: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)) };
   } catch {
-    return { ok: false, reason: 'answer is not UTF-8' };
+    return { kind: 'refused', reason: 'answer is not UTF-8' };
   }
 }
 
@@ -305,7 +305,7 @@ function accountText(account: string | Uint8Array): string {
 
 /** Failures narrowed for callers that only report them. */
 export function describeRpcFailure(failure: RpcFailure): string {
-  switch (failure.reason) {
+  switch (failure.kind) {
     case 'unreachable':
       return `sequencer unreachable: ${failure.message}`;
     case 'rpc-error':

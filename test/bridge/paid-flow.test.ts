@@ -81,7 +81,7 @@ describe('the paid flow', () => {
     ledger.fund('client', 100n);
     const client = new MemoryRail({ ledger, payer: 'client' });
     const tooLittle = await client.pay({ paymentId: 'p', to: AGENT, amount: 9n });
-    if (tooLittle.status !== 'paid') throw new Error('setup');
+    if (tooLittle.kind !== 'paid') throw new Error('setup');
     const refused = await paid.acceptClientPayment(task, { txHash: tooLittle.receipt.txHash, from: 'client' });
     expect(refused).toMatchObject({ kind: 'await-payment', request: { metadata: { 'lez.payment.status': 'payment-rejected' } } });
     expect(refused).not.toHaveProperty('receipt');

@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const balanceOf = async (account: string) => {
   const result = await sequencer.getAccountBalance(account);
-  if (!result.ok) throw new Error(`balance: ${result.message}`);
+  if (result.kind !== 'result') throw new Error(`balance: ${result.message}`);
   return result.value;
 };
 const send = (skill: string, extra: Record<string, unknown> = {}) =>
@@ -52,7 +52,7 @@ describe('paying on LEZ', () => {
     expect(await balanceOf(wallet.account)).toBe(walletBefore - 5n);
     expect(await balanceOf(agentKey.account)).toBe(agentBefore + 5n);
     const tx = await sequencer.getTransaction(task.metadata.lez.txHash);
-    expect(tx.ok && tx.value !== null).toBe(true);
+    expect(tx.kind === 'result' && tx.value !== null).toBe(true);
   });
 
   it('a cancelled paid task is refunded on chain, and the refund is verified', async () => {

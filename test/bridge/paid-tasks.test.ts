@@ -261,7 +261,7 @@ describe('the client pays the agent itself (client-pays extension)', () => {
     const bare = await rpc(shop(), 'SendMessage', { message: { messageId: 'cp1b', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'here' }] } });
     expect(bare.body.error?.code).toBe(-32602);
     const tooLittle = await client.pay({ paymentId: 'little', to: AGENT_ACCOUNT, amount: 3n });
-    if (tooLittle.status !== 'paid') throw new Error('setup');
+    if (tooLittle.kind !== 'paid') throw new Error('setup');
     const wrong = (await rpc(shop(), 'SendMessage', {
       message: { messageId: 'cp1c', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: tooLittle.receipt.txHash, from: CLIENT } } },
     })).body.result.task;
@@ -269,7 +269,7 @@ describe('the client pays the agent itself (client-pays extension)', () => {
     expect(wrong.status.message.metadata['lez.payment.status']).toBe('payment-rejected');
 
     const paid = await client.pay({ paymentId: 'right', to: AGENT_ACCOUNT, amount: 10n });
-    if (paid.status !== 'paid') throw new Error('setup');
+    if (paid.kind !== 'paid') throw new Error('setup');
     const done = (await rpc(shop(), 'SendMessage', {
       message: { messageId: 'cp1d', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } } },
     })).body.result.task;
@@ -289,7 +289,7 @@ describe('the client pays the agent itself (client-pays extension)', () => {
     // A slow task paid by the client and then cancelled: the agent refunds the client, not the gateway.
     const slow = (await ask('slow', 'cp3')).body.result.task;
     const forSlow = await client.pay({ paymentId: 'slow', to: AGENT_ACCOUNT, amount: 10n });
-    if (forSlow.status !== 'paid') throw new Error('setup');
+    if (forSlow.kind !== 'paid') throw new Error('setup');
     await rpc(shop(), 'SendMessage', {
       message: { messageId: 'cp3b', role: 'ROLE_USER', taskId: slow.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: forSlow.receipt.txHash, from: CLIENT } } },
       configuration: { returnImmediately: true },
@@ -318,7 +318,7 @@ describe('a payment in doubt when its task ended', () => {
           await new Promise((resolve) => setTimeout(resolve, 50));
           const { rail, network, txHash, from, nonce } = signed!;
           const receipt = { rail, network, txHash, from, to, amount: amount.toString(), nonce, status: 'submitted' as const };
-          return { status: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message: 'the sequencer did not answer', receipt };
+          return { kind: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message: 'the sequencer did not answer', receipt };
         },
       }),
     });

@@ -76,38 +76,38 @@ async function receipt(url: string, hash: string) {
 describe('devnet: the real methods and encodings (docs/lez.md §2)', () => {
   it('answers health, genesis accounts, program ids and the genesis block', async () => {
     const { devnet: d, client } = await devnet();
-    expect(await client.checkHealth()).toEqual({ ok: true, value: null });
-    expect(await client.getLastBlockId()).toEqual({ ok: true, value: 1n });
-    expect(await client.getProgramIds()).toEqual({ ok: true, value: d.programIds });
+    expect(await client.checkHealth()).toEqual({ kind: 'result', value: null });
+    expect(await client.getLastBlockId()).toEqual({ kind: 'result', value: 1n });
+    expect(await client.getProgramIds()).toEqual({ kind: 'result', value: d.programIds });
 
     expect(await client.getAccount(ACCOUNT_1)).toEqual({
-      ok: true,
+      kind: 'result',
       value: { programOwner: d.programIds.authenticated_transfer, balance: 10_000n, data: new Uint8Array(0), nonce: 0n },
     });
-    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ ok: true, value: 20_000n });
+    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_000n });
     const stranger = accountOf(freshKey(9));
-    expect(await client.getAccountsNonces([ACCOUNT_1, ACCOUNT_2, stranger])).toEqual({ ok: true, value: [0n, 0n, 0n] });
+    expect(await client.getAccountsNonces([ACCOUNT_1, ACCOUNT_2, stranger])).toEqual({ kind: 'result', value: [0n, 0n, 0n] });
     expect(await client.getAccount(stranger)).toEqual({
-      ok: true,
+      kind: 'result',
       value: { programOwner: [0, 0, 0, 0, 0, 0, 0, 0], balance: 0n, data: new Uint8Array(0), nonce: 0n },
     });
 
     const genesis = await client.getBlock(1n);
-    if (!genesis.ok || !genesis.value) throw new Error('no genesis block');
+    if (genesis.kind !== 'result' || !genesis.value) throw new Error('no genesis block');
     const block = decodeBlock(genesis.value);
     if (!block.ok) throw new Error(block.reason);
     expect(block.value).toMatchObject({ blockId: 1n, timestampMs: 0n, transactions: [], bedrockStatus: 'pending' });
     expect(block.value.prevBlockHash).toEqual(new Uint8Array(32));
     expect(block.value.hash).toEqual(blockHash(block.value));
-    expect(await client.getBlock(0n)).toEqual({ ok: true, value: null });
-    expect(await client.getBlock(2n)).toEqual({ ok: true, value: null });
+    expect(await client.getBlock(0n)).toEqual({ kind: 'result', value: null });
+    expect(await client.getBlock(2n)).toEqual({ kind: 'result', value: null });
   });
 
   it('writes u128 numbers losslessly', async () => {
     const big = (1n << 100n) + 1n;
     const rich = accountOf(freshKey(3));
     const { client } = await devnet({ genesis: [{ account: formatAccountId(rich), balance: big }] });
-    expect(await client.getAccountBalance(rich)).toEqual({ ok: true, value: big });
+    expect(await client.getAccountBalance(rich)).toEqual({ kind: 'result', value: big });
   });
 
   it('takes params by position or by Rust name', async () => {
@@ -122,10 +122,10 @@ describe('devnet: the real methods and encodings (docs/lez.md §2)', () => {
     const { devnet: d, client } = await devnet();
     d.produceBlock();
     const range = await client.getBlockRange(1n, 2n);
-    expect(range.ok && range.value.map((bytes) => decodeBlock(bytes).ok && (decodeBlock(bytes) as { value: { blockId: bigint } }).value.blockId)).toEqual([1n, 2n]);
-    expect(await client.getBlockRange(1n, 5n)).toEqual({ ok: false, reason: 'rpc-error', code: -31999, message: 'Block with id 3 not found' });
+    expect(range.kind === 'result' && range.value.map((bytes) => decodeBlock(bytes).ok && (decodeBlock(bytes) as { value: { blockId: bigint } }).value.blockId)).toEqual([1n, 2n]);
+    expect(await client.getBlockRange(1n, 5n)).toEqual({ kind: 'rpc-error', code: -31999, message: 'Block with id 3 not found' });
     expect(await client.getBlockRange(0n, 1n)).toMatchObject({ code: -31999, message: 'Block with id 0 not found' });
-    expect(await client.getBlockRange(2n, 1n)).toEqual({ ok: true, value: [] });
+    expect(await client.getBlockRange(2n, 1n)).toEqual({ kind: 'result', value: [] });
   });
 });
 
@@ -134,27 +134,27 @@ describe('devnet: transfers', () => {
     const { devnet: d, client } = await devnet();
     const built = transfer(d, { amount: 150n, nonce: 0n });
 
-    expect(await client.sendTransaction(built.base64)).toEqual({ ok: true, value: built.hashHex });
+    expect(await client.sendTransaction(built.base64)).toEqual({ kind: 'result', value: built.hashHex });
     // Accepted is not included: nothing moves before the block.
-    expect(await client.getTransaction(built.hashHex)).toEqual({ ok: true, value: null });
+    expect(await client.getTransaction(built.hashHex)).toEqual({ kind: 'result', value: null });
     expect(await receipt(d.url, built.hashHex)).toEqual({ tx_hash: built.hashHex, status: 'Pending', timestamp_ms: null });
-    expect(await client.getAccountBalance(ACCOUNT_1)).toEqual({ ok: true, value: 10_000n });
+    expect(await client.getAccountBalance(ACCOUNT_1)).toEqual({ kind: 'result', value: 10_000n });
 
     const block = d.produceBlock();
     expect(block).toMatchObject({ blockId: 2n, transactions: [built.hashHex], dropped: [] });
 
     const fetched = await client.getTransaction(built.hashHex);
-    expect(fetched.ok && fetched.value?.transaction).toEqual({ kind: 'public', transaction: built.transaction });
-    expect(await client.getAccountBalance(ACCOUNT_1)).toEqual({ ok: true, value: 9_850n });
-    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ ok: true, value: 20_150n });
-    expect(await client.getAccountsNonces([ACCOUNT_1, ACCOUNT_2])).toEqual({ ok: true, value: [1n, 0n] });
-    expect(await client.getLastBlockId()).toEqual({ ok: true, value: 2n });
+    expect(fetched.kind === 'result' && fetched.value?.transaction).toEqual({ kind: 'public', transaction: built.transaction });
+    expect(await client.getAccountBalance(ACCOUNT_1)).toEqual({ kind: 'result', value: 9_850n });
+    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_150n });
+    expect(await client.getAccountsNonces([ACCOUNT_1, ACCOUNT_2])).toEqual({ kind: 'result', value: [1n, 0n] });
+    expect(await client.getLastBlockId()).toEqual({ kind: 'result', value: 2n });
     expect(await receipt(d.url, built.hashHex)).toEqual({ tx_hash: built.hashHex, status: { Included: { block_id: 2 } }, timestamp_ms: Number(block.timestampMs) });
 
     const raw = await client.getBlock(2n);
-    const decoded = raw.ok && raw.value ? decodeBlock(raw.value) : undefined;
+    const decoded = raw.kind === 'result' && raw.value ? decodeBlock(raw.value) : undefined;
     if (!decoded?.ok) throw new Error('block 2 does not decode');
-    expect(decoded.value.transactions).toEqual([fetched.ok && fetched.value?.bytes]);
+    expect(decoded.value.transactions).toEqual([fetched.kind === 'result' && fetched.value?.bytes]);
     expect(decoded.value.prevBlockHash).toEqual(d.chain.block(1n)!.hash);
     expect(toHex(decoded.value.hash)).toBe(block.hash);
 
@@ -162,18 +162,18 @@ describe('devnet: transfers', () => {
     const second = transfer(d, { amount: 1n, nonce: 1n });
     await client.sendTransaction(second.base64);
     d.produceBlock();
-    expect(await client.getAccountsNonces([ACCOUNT_1])).toEqual({ ok: true, value: [2n] });
-    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ ok: true, value: 20_151n });
+    expect(await client.getAccountsNonces([ACCOUNT_1])).toEqual({ kind: 'result', value: [2n] });
+    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_151n });
   });
 
   it('verifies in the configured signing mode (raw-borsh, as up to v0.2.0-rc3)', async () => {
     const { devnet: d, client } = await devnet({ signingMode: 'raw-borsh' });
     const raw = transfer(d, { amount: 5n, nonce: 0n, mode: 'raw-borsh' });
     const prehash = transfer(d, { amount: 5n, nonce: 0n, mode: 'prehash-v0.3' });
-    expect(await client.sendTransaction(prehash.base64)).toMatchObject({ ok: false, code: -32602, message: 'Invalid signature(-s)' });
-    expect(await client.sendTransaction(raw.base64)).toEqual({ ok: true, value: raw.hashHex });
+    expect(await client.sendTransaction(prehash.base64)).toMatchObject({ kind: 'rpc-error', code: -32602, message: 'Invalid signature(-s)' });
+    expect(await client.sendTransaction(raw.base64)).toEqual({ kind: 'result', value: raw.hashHex });
     d.produceBlock();
-    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ ok: true, value: 20_005n });
+    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_005n });
   });
 
   it('100 pipelined transfers with consecutive nonces land in one block, whatever order they arrive in', async () => {
@@ -181,14 +181,14 @@ describe('devnet: transfers', () => {
     const transfers = Array.from({ length: 100 }, (_, i) => transfer(d, { amount: BigInt(i + 1), nonce: BigInt(i) }));
     // All at once over several connections: the server sees them in no particular order.
     const answers = await Promise.all(transfers.map((built) => client.sendTransaction(built.base64)));
-    expect(answers).toEqual(transfers.map((built) => ({ ok: true, value: built.hashHex })));
+    expect(answers).toEqual(transfers.map((built) => ({ kind: 'result', value: built.hashHex })));
 
     const block = d.produceBlock();
     expect(block.dropped).toEqual([]);
     expect(block.transactions).toEqual(transfers.map((built) => built.hashHex)); // in nonce order
-    expect(await client.getAccountsNonces([ACCOUNT_1])).toEqual({ ok: true, value: [100n] });
-    expect(await client.getAccountBalance(ACCOUNT_1)).toEqual({ ok: true, value: 10_000n - 5_050n });
-    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ ok: true, value: 20_000n + 5_050n });
+    expect(await client.getAccountsNonces([ACCOUNT_1])).toEqual({ kind: 'result', value: [100n] });
+    expect(await client.getAccountBalance(ACCOUNT_1)).toEqual({ kind: 'result', value: 10_000n - 5_050n });
+    expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_000n + 5_050n });
   });
 
   it('with the block timer running, 100 pipelined transfers land in one or two blocks', async () => {
@@ -196,13 +196,13 @@ describe('devnet: transfers', () => {
     const { devnet: d, client } = await devnet({ blockIntervalMs: 2_000 });
     const transfers = Array.from({ length: 100 }, (_, i) => transfer(d, { amount: 1n, nonce: BigInt(i) }));
     // Pipelined: each send waits only for the hash, never for inclusion.
-    for (const built of transfers) expect(await client.sendTransaction(built.base64)).toMatchObject({ ok: true });
+    for (const built of transfers) expect(await client.sendTransaction(built.base64)).toMatchObject({ kind: 'result' });
 
     const last = transfers.at(-1)!.hashHex;
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       const found = await client.getTransaction(last);
-      if (found.ok && found.value) break;
+      if (found.kind === 'result' && found.value) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const blocks = new Set(
@@ -233,7 +233,7 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     const before = await snapshot(client, [ACCOUNT_1, ACCOUNT_2]);
 
     // Like the real sequencer, a resend is answered with its hash; its nonce is spent, so it never applies again.
-    expect(await client.sendTransaction(built.base64)).toEqual({ ok: true, value: built.hashHex });
+    expect(await client.sendTransaction(built.base64)).toEqual({ kind: 'result', value: built.hashHex });
     const block = d.produceBlock();
     expect(block.transactions).toEqual([]);
     expect(await snapshot(client, [ACCOUNT_1, ACCOUNT_2])).toEqual(before);
@@ -249,8 +249,7 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     const before = await snapshot(client, [ACCOUNT_1, ACCOUNT_2]);
 
     expect(await client.sendTransaction({ kind: 'public', transaction: forged })).toEqual({
-      ok: false,
-      reason: 'rpc-error',
+      kind: 'rpc-error',
       code: -32602,
       message: 'Invalid signature(-s)',
     });
@@ -268,10 +267,10 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     const before = await snapshot(client, [ACCOUNT_1, ACCOUNT_2]);
     const ahead = transfer(d, { amount: 100n, nonce: 1n });
 
-    expect(await client.sendTransaction(ahead.base64)).toEqual({ ok: true, value: ahead.hashHex });
+    expect(await client.sendTransaction(ahead.base64)).toEqual({ kind: 'result', value: ahead.hashHex });
     const block = d.produceBlock();
     expect(block.dropped).toEqual([{ hash: ahead.hashHex, failure: { reason: 'nonce-mismatch', message: 'Invalid input: Nonce mismatch' } }]);
-    expect(await client.getTransaction(ahead.hashHex)).toEqual({ ok: true, value: null });
+    expect(await client.getTransaction(ahead.hashHex)).toEqual({ kind: 'result', value: null });
     expect(await receipt(d.url, ahead.hashHex)).toEqual({
       tx_hash: ahead.hashHex,
       status: { Rejected: { reason: 'Invalid input: Nonce mismatch' } },
@@ -296,7 +295,7 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     expect(d.produceBlock().dropped).toEqual([
       { hash: overspend.hashHex, failure: { reason: 'insufficient-balance', message: 'Failed to execute program: Sender has insufficient balance' } },
     ]);
-    expect(await client.getTransaction(overspend.hashHex)).toEqual({ ok: true, value: null });
+    expect(await client.getTransaction(overspend.hashHex)).toEqual({ kind: 'result', value: null });
     // A dropped transaction spends no nonce.
     expect(await snapshot(client, [ACCOUNT_1, ACCOUNT_2])).toEqual(before);
 
@@ -331,7 +330,7 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     await client.sendTransaction(init.base64);
     expect(d.produceBlock().transactions).toEqual([init.hashHex]);
     expect(await client.getAccount(payee)).toEqual({
-      ok: true,
+      kind: 'result',
       value: { programOwner: d.programIds.authenticated_transfer, balance: 0n, data: new Uint8Array(0), nonce: 1n },
     });
 
@@ -343,7 +342,7 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     const paid = transfer(d, { to: payee, amount: 50n, nonce: 0n });
     await client.sendTransaction(paid.base64);
     expect(d.produceBlock().transactions).toEqual([paid.hashHex]);
-    expect(await client.getAccountBalance(payee)).toEqual({ ok: true, value: 50n });
+    expect(await client.getAccountBalance(payee)).toEqual({ kind: 'result', value: 50n });
   });
 
   it('a transfer the uninitialised recipient co-signs claims it (what the wallet does for its own accounts)', async () => {
@@ -361,12 +360,12 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
       witnesses: [signPublicMessage(message, KEY_1, 'prehash-v0.3'), signPublicMessage(message, payeeKey, 'prehash-v0.3')],
     };
     expect(await client.sendTransaction(nssaTransactionToBase64({ kind: 'public', transaction }))).toEqual({
-      ok: true,
+      kind: 'result',
       value: publicTransactionHashHex(transaction),
     });
     expect(d.produceBlock().dropped).toEqual([]);
     expect(await client.getAccount(payee)).toEqual({
-      ok: true,
+      kind: 'result',
       value: { programOwner: d.programIds.authenticated_transfer, balance: 25n, data: new Uint8Array(0), nonce: 1n },
     });
     expect(d.nonce(ACCOUNT_1)).toBe(1n);
@@ -383,7 +382,7 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     expect(block.transactions).toHaveLength(20);
     expect(block.dropped).toHaveLength(1);
     const balances = await Promise.all([client.getAccountBalance(ACCOUNT_1), client.getAccountBalance(ACCOUNT_2)]);
-    expect(balances.reduce((sum, b) => sum + (b.ok ? b.value : 0n), 0n)).toBe(SUPPLY);
+    expect(balances.reduce((sum, b) => sum + (b.kind === 'result' ? b.value : 0n), 0n)).toBe(SUPPLY);
     expect(d.balance(ACCOUNT_1)).toBe(10_000n - 7n * 55n + 3n * 55n);
   });
 });
@@ -392,18 +391,18 @@ describe("devnet: admission 'strict' refuses at once what would fail", () => {
   it('duplicate, wrong nonce, overspend and uninitialised recipient are JSON-RPC errors, and nothing changes', async () => {
     const { devnet: d, client } = await devnet({ admission: 'strict' });
     const first = transfer(d, { amount: 100n, nonce: 0n });
-    expect(await client.sendTransaction(first.base64)).toEqual({ ok: true, value: first.hashHex });
+    expect(await client.sendTransaction(first.base64)).toEqual({ kind: 'result', value: first.hashHex });
     // Pending or included, the same transaction is already known.
-    expect(await client.sendTransaction(first.base64)).toMatchObject({ ok: false, code: -32001, message: `Transaction already known: ${first.hashHex}` });
+    expect(await client.sendTransaction(first.base64)).toMatchObject({ kind: 'rpc-error', code: -32001, message: `Transaction already known: ${first.hashHex}` });
     // Pipelining still works: the next nonce is checked against the state the mempool will leave.
     const second = transfer(d, { amount: 100n, nonce: 1n });
-    expect(await client.sendTransaction(second.base64)).toEqual({ ok: true, value: second.hashHex });
+    expect(await client.sendTransaction(second.base64)).toEqual({ kind: 'result', value: second.hashHex });
     d.produceBlock();
-    expect(await client.sendTransaction(first.base64)).toMatchObject({ ok: false, code: -32001 });
+    expect(await client.sendTransaction(first.base64)).toMatchObject({ kind: 'rpc-error', code: -32001 });
     const before = await snapshot(client, [ACCOUNT_1, ACCOUNT_2]);
 
     expect(await client.sendTransaction(transfer(d, { amount: 1n, nonce: 5n }).base64)).toMatchObject({
-      ok: false,
+      kind: 'rpc-error',
       code: -32002,
       message: 'Invalid input: Nonce mismatch',
       data: { reason: 'nonce-mismatch' },
@@ -454,7 +453,7 @@ describe('devnet: garbage gets a JSON-RPC error, never a crash', () => {
     const answer = await rpc(d.url, body);
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ jsonrpc: '2.0', error: { code } });
-    expect(await client.checkHealth()).toEqual({ ok: true, value: null });
+    expect(await client.checkHealth()).toEqual({ kind: 'result', value: null });
   });
 
   it('refuses privacy-preserving and deployment transactions it cannot verify (-32003)', async () => {
@@ -502,7 +501,7 @@ describe('devnet: garbage gets a JSON-RPC error, never a crash', () => {
     expect(big.json).toMatchObject({ error: { code: -32007, message: 'Request is too big' } });
     const response = await fetch(d.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Uint8Array.of(0xff, 0xfe, 0x7b) });
     expect(await response.json()).toMatchObject({ error: { code: -32700 } });
-    expect(await client.checkHealth()).toEqual({ ok: true, value: null });
+    expect(await client.checkHealth()).toEqual({ kind: 'result', value: null });
   });
 });
 
@@ -513,7 +512,7 @@ describe('devnet: stop()', () => {
     const client = new SequencerClient({ url: started.url, timeoutMs: 2_000 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(started.lastBlockId()).toBeGreaterThan(1n); // the timer was building blocks
-    expect(await client.checkHealth()).toEqual({ ok: true, value: null }); // and a keep-alive connection is open
+    expect(await client.checkHealth()).toEqual({ kind: 'result', value: null }); // and a keep-alive connection is open
 
     const t0 = Date.now();
     await started.stop();
@@ -524,7 +523,7 @@ describe('devnet: stop()', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(started.lastBlockId()).toBe(height);
     expect(() => started.produceBlock()).toThrow(/stopped/);
-    expect(await client.checkHealth()).toMatchObject({ ok: false, reason: 'unreachable' });
+    expect(await client.checkHealth()).toMatchObject({ kind: 'unreachable' });
     expect(process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length).toBeLessThanOrEqual(timeoutsBefore);
     expect(process.getActiveResourcesInfo()).not.toContain('TCPServerWrap');
   });

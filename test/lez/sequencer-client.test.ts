@@ -75,7 +75,7 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
     });
     if (!built.ok) throw new Error(built.reason);
     handler = ({ id }, res) => result(res, id, JSON.stringify(built.hashHex.toUpperCase()));
-    expect(await client().sendTransaction(built.base64)).toEqual({ ok: true, value: built.hashHex });
+    expect(await client().sendTransaction(built.base64)).toEqual({ kind: 'result', value: built.hashHex });
     const request = JSON.parse(seen[0]!.raw);
     expect(request).toMatchObject({ jsonrpc: '2.0', method: 'sendTransaction', params: [built.base64] });
     expect(seen[0]!.headers['content-type']).toBe('application/json');
@@ -84,8 +84,8 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
   it('sendTransaction surfaces InvalidSignature as an rpc-error', async () => {
     handler = ({ id }, res) => rpcError(res, id, -32602, 'InvalidSignature');
     const outcome = await client().sendTransaction({ kind: 'privacy-preserving', body: new Uint8Array([1]) });
-    expect(outcome).toEqual({ ok: false, reason: 'rpc-error', code: -32602, message: 'InvalidSignature' });
-    if (!outcome.ok) expect(describeRpcFailure(outcome)).toBe('sequencer error -32602: InvalidSignature');
+    expect(outcome).toEqual({ kind: 'rpc-error', code: -32602, message: 'InvalidSignature' });
+    if (outcome.kind !== 'result') expect(describeRpcFailure(outcome)).toBe('sequencer error -32602: InvalidSignature');
     expect(JSON.parse(seen[0]!.raw).params).toEqual(['AQE=']);
   });
 
@@ -95,8 +95,7 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
       res.end(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,"message":"Invalid params","data":{"reason":"InvalidSignature","nonce":18446744073709551616}}}`);
     };
     expect(await client().sendTransaction('AA==')).toEqual({
-      ok: false,
-      reason: 'rpc-error',
+      kind: 'rpc-error',
       code: -32602,
       message: 'Invalid params',
       data: { reason: 'InvalidSignature', nonce: 2n ** 64n },
@@ -105,7 +104,7 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
 
   it('checkHealth: null means healthy', async () => {
     handler = ({ id }, res) => result(res, id, 'null');
-    expect(await client().checkHealth()).toEqual({ ok: true, value: null });
+    expect(await client().checkHealth()).toEqual({ kind: 'result', value: null });
   });
 
   it('keeps u64 and u128 numbers above 2^53 exact, both ways', async () => {
@@ -116,10 +115,10 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
       else if (method === 'getBlock') result(res, id, 'null');
     };
     const c = client();
-    expect(await c.getLastBlockId()).toEqual({ ok: true, value: 2n ** 64n - 1n });
-    expect(await c.getAccountBalance(PAYEE)).toEqual({ ok: true, value: 2n ** 128n - 1n });
-    expect(await c.getAccountsNonces([PAYEE, publicAccountId(xOnlyPublicKey(PAYER))])).toEqual({ ok: true, value: [0n, 9007199254740993n] });
-    expect(await c.getBlock(9007199254740993n)).toEqual({ ok: true, value: null });
+    expect(await c.getLastBlockId()).toEqual({ kind: 'result', value: 2n ** 64n - 1n });
+    expect(await c.getAccountBalance(PAYEE)).toEqual({ kind: 'result', value: 2n ** 128n - 1n });
+    expect(await c.getAccountsNonces([PAYEE, publicAccountId(xOnlyPublicKey(PAYER))])).toEqual({ kind: 'result', value: [0n, 9007199254740993n] });
+    expect(await c.getBlock(9007199254740993n)).toEqual({ kind: 'result', value: null });
     // The block id went out as bare digits, not rounded, not a string.
     expect(seen.at(-1)!.raw).toContain('"params":[9007199254740993]');
     expect(JSON.parse(seen[1]!.raw).params).toEqual([PAYEE]);
@@ -130,11 +129,11 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
     handler = ({ id }, res) =>
       result(res, id, '{"program_owner":[1,2,3,4,5,6,7,4294967295],"balance":150,"data":[1,2],"nonce":36893488147419103232}');
     expect(await client().getAccount(PAYEE)).toEqual({
-      ok: true,
+      kind: 'result',
       value: { programOwner: [1, 2, 3, 4, 5, 6, 7, 4294967295], balance: 150n, data: Uint8Array.of(1, 2), nonce: 2n ** 65n },
     });
     handler = ({ id }, res) => result(res, id, '{"program_owner":[0,0,0,0,0,0,0,0],"balance":0,"data":[],"nonce":0}');
-    expect(await client().getAccount(PAYEE)).toMatchObject({ ok: true, value: { balance: 0n, nonce: 0n } });
+    expect(await client().getAccount(PAYEE)).toMatchObject({ kind: 'result', value: { balance: 0n, nonce: 0n } });
   });
 
   it('getTransaction decodes what the sequencer stored, and null means not included', async () => {
@@ -142,32 +141,32 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
     if (!built.ok) throw new Error(built.reason);
     handler = ({ id }, res) => result(res, id, JSON.stringify(built.base64));
     const found = await client().getTransaction(built.hashHex);
-    expect(found.ok).toBe(true);
-    if (found.ok && found.value) expect(found.value.transaction).toEqual({ kind: 'public', transaction: built.transaction });
+    expect(found.kind === 'result').toBe(true);
+    if (found.kind === 'result' && found.value) expect(found.value.transaction).toEqual({ kind: 'public', transaction: built.transaction });
     expect(JSON.parse(seen[0]!.raw)).toMatchObject({ method: 'getTransaction', params: [built.hashHex] });
 
     handler = ({ id }, res) => result(res, id, 'null');
-    expect(await client().getTransaction(built.hashHex)).toEqual({ ok: true, value: null });
+    expect(await client().getTransaction(built.hashHex)).toEqual({ kind: 'result', value: null });
 
     handler = ({ id }, res) => result(res, id, '"AAAA"'); // tag 0 and then nothing
-    expect(await client().getTransaction(built.hashHex)).toMatchObject({ ok: false, reason: 'bad-response', message: expect.stringContaining('getTransaction') });
+    expect(await client().getTransaction(built.hashHex)).toMatchObject({ kind: 'bad-response', message: expect.stringContaining('getTransaction') });
   });
 
   it('getBlock and getBlockRange return the raw borsh blocks', async () => {
     handler = ({ method, id }, res) => result(res, id, method === 'getBlock' ? '"AQID"' : '["AQ==","Ag=="]');
-    expect(await client().getBlock(1n)).toEqual({ ok: true, value: Uint8Array.of(1, 2, 3) });
-    expect(await client().getBlockRange(1n, 2n)).toEqual({ ok: true, value: [Uint8Array.of(1), Uint8Array.of(2)] });
+    expect(await client().getBlock(1n)).toEqual({ kind: 'result', value: Uint8Array.of(1, 2, 3) });
+    expect(await client().getBlockRange(1n, 2n)).toEqual({ kind: 'result', value: [Uint8Array.of(1), Uint8Array.of(2)] });
     expect(JSON.parse(seen[1]!.raw).params).toEqual([1, 2]);
   });
 
   it('getProgramIds requires authenticated_transfer', async () => {
     handler = ({ id }, res) => result(res, id, '{"authenticated_transfer":[1,2,3,4,5,6,7,8],"token":[8,7,6,5,4,3,2,1]}');
     expect(await client().getProgramIds()).toEqual({
-      ok: true,
+      kind: 'result',
       value: { authenticated_transfer: [1, 2, 3, 4, 5, 6, 7, 8], token: [8, 7, 6, 5, 4, 3, 2, 1] },
     });
     handler = ({ id }, res) => result(res, id, '{"token":[8,7,6,5,4,3,2,1]}');
-    expect(await client().getProgramIds()).toMatchObject({ ok: false, reason: 'bad-response' });
+    expect(await client().getProgramIds()).toMatchObject({ kind: 'bad-response' });
   });
 
   it('sends HTTP Basic credentials when configured', async () => {
@@ -192,17 +191,17 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
       res.end(body);
     };
     const outcome = await client().getAccountBalance(PAYEE);
-    expect(outcome).toMatchObject({ ok: false, reason: 'bad-response', message: expect.stringContaining(message) });
+    expect(outcome).toMatchObject({ kind: 'bad-response', message: expect.stringContaining(message) });
   });
 
   it('a response to another request id → bad-response', async () => {
     handler = ({ id }, res) => result(res, Number(id) + 1, '0');
-    expect(await client().getLastBlockId()).toMatchObject({ ok: false, reason: 'bad-response', message: expect.stringContaining('id') });
+    expect(await client().getLastBlockId()).toMatchObject({ kind: 'bad-response', message: expect.stringContaining('id') });
   });
 
   it('the nonce list must be as long as the request', async () => {
     handler = ({ id }, res) => result(res, id, '[1]');
-    expect(await client().getAccountsNonces([PAYEE, PAYEE])).toMatchObject({ ok: false, reason: 'bad-response' });
+    expect(await client().getAccountsNonces([PAYEE, PAYEE])).toMatchObject({ kind: 'bad-response' });
   });
 
   it('HTTP 500 with a non-JSON-RPC body → bad-response naming the status', async () => {
@@ -210,12 +209,12 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end('internal error');
     };
-    expect(await client().checkHealth()).toEqual({ ok: false, reason: 'bad-response', message: 'checkHealth: HTTP 500: internal error' });
+    expect(await client().checkHealth()).toEqual({ kind: 'bad-response', message: 'checkHealth: HTTP 500: internal error' });
   });
 
   it('HTTP 500 carrying a JSON-RPC error → rpc-error', async () => {
     handler = ({ id }, res) => rpcError(res, id, -32603, 'Internal error', 500);
-    expect(await client().checkHealth()).toEqual({ ok: false, reason: 'rpc-error', code: -32603, message: 'Internal error' });
+    expect(await client().checkHealth()).toEqual({ kind: 'rpc-error', code: -32603, message: 'Internal error' });
   });
 
   it('HTTP 401 → bad-response that mentions credentials', async () => {
@@ -223,7 +222,7 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
       res.writeHead(401);
       res.end();
     };
-    expect(await client().checkHealth()).toMatchObject({ ok: false, reason: 'bad-response', message: expect.stringContaining('basicAuth') });
+    expect(await client().checkHealth()).toMatchObject({ kind: 'bad-response', message: expect.stringContaining('basicAuth') });
   });
 
   it('a proxy saying 503 → unreachable', async () => {
@@ -231,7 +230,7 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
       res.writeHead(503);
       res.end('upstream down');
     };
-    expect(await client().checkHealth()).toMatchObject({ ok: false, reason: 'unreachable', timedOut: false });
+    expect(await client().checkHealth()).toMatchObject({ kind: 'unreachable', timedOut: false });
   });
 
   it('a server that never answers → unreachable with timedOut, after the timeout', async () => {
@@ -240,7 +239,7 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
     };
     const started = Date.now();
     const outcome = await new SequencerClient({ url, timeoutMs: 300 }).sendTransaction('AA==');
-    expect(outcome).toEqual({ ok: false, reason: 'unreachable', timedOut: true, message: 'sendTransaction: no answer within 300 ms' });
+    expect(outcome).toEqual({ kind: 'unreachable', timedOut: true, message: 'sendTransaction: no answer within 300 ms' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
@@ -251,7 +250,7 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"jsonrpc":"2.0","id":1,"res');
     };
-    expect(await new SequencerClient({ url, timeoutMs: 300 }).checkHealth()).toMatchObject({ ok: false, reason: 'unreachable', timedOut: true });
+    expect(await new SequencerClient({ url, timeoutMs: 300 }).checkHealth()).toMatchObject({ kind: 'unreachable', timedOut: true });
   });
 
   it('a closed port → unreachable, not timed out', async () => {
@@ -260,15 +259,14 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const outcome = await new SequencerClient({ url: `http://127.0.0.1:${port}`, timeoutMs: 2_000 }).checkHealth();
-    expect(outcome).toMatchObject({ ok: false, reason: 'unreachable', timedOut: false });
-    if (!outcome.ok) expect(describeRpcFailure(outcome)).toMatch(/^sequencer unreachable: checkHealth: /);
+    expect(outcome).toMatchObject({ kind: 'unreachable', timedOut: false });
+    if (outcome.kind !== 'result') expect(describeRpcFailure(outcome)).toMatch(/^sequencer unreachable: checkHealth: /);
   });
 
   it('an answer over the size limit → bad-response', async () => {
     handler = ({ id }, res) => result(res, id, JSON.stringify('A'.repeat(4096)));
     expect(await new SequencerClient({ url, maxResponseBytes: 1024 }).getBlock(1n)).toMatchObject({
-      ok: false,
-      reason: 'bad-response',
+      kind: 'bad-response',
       message: expect.stringContaining('limit'),
     });
   });

@@ -97,7 +97,7 @@ export class LezRail implements PaymentRail {
 
   async pay(request: PayRequest): Promise<PayOutcome> {
     const { paymentId } = request;
-    const fail = (reason: 'invalid-request', message: string): PayOutcome => ({ status: 'failed', paymentId, reason, message });
+    const fail = (reason: 'invalid-request', message: string): PayOutcome => ({ kind: 'failed', paymentId, reason, message });
     if (typeof paymentId !== 'string' || paymentId.length === 0 || paymentId.length > 256) {
       return fail('invalid-request', 'paymentId must be a string of 1 to 256 characters');
     }
@@ -111,7 +111,7 @@ export class LezRail implements PaymentRail {
     // A repeat of a known payment goes straight to the pipeline, which joins it or reports a conflict.
     if (!this.pipeline.knows(paymentId)) {
       const check = await this.payees.check(payee.text);
-      if (!check.ok) return { status: 'failed', paymentId, reason: check.reason, message: check.message };
+      if (check.kind !== 'payable') return { kind: 'failed', paymentId, reason: check.reason, message: check.message };
     }
     const outcome = await this.pipeline.order({
       paymentId,
@@ -125,17 +125,17 @@ export class LezRail implements PaymentRail {
 
   async resume(input: unknown): Promise<PayOutcome> {
     const parsed = parseRailPaymentRecord(input);
-    if (!parsed.ok) return { status: 'failed', paymentId: '', reason: 'invalid-request', message: parsed.message };
+    if (!parsed.ok) return { kind: 'failed', paymentId: '', reason: 'invalid-request', message: parsed.message };
     const record = parsed.record;
     const programId = await this.program.id();
-    if (!programId.ok) {
+    if (programId.kind !== 'result') {
       // The record cannot be checked, so nothing is sent; but it may have landed already, so this is no failure.
       const problem = sequencerProblem(programId);
       const receipt: TransferReceipt = { rail: 'lez', network: this.network, txHash: record.txHash, from: record.from, to: record.to, amount: record.amount, nonce: record.nonce, status: 'submitted' };
-      return { status: 'in-doubt', paymentId: record.paymentId, reason: problem.reason, message: problem.message, receipt };
+      return { kind: 'in-doubt', paymentId: record.paymentId, reason: problem.reason, message: problem.message, receipt };
     }
     const restored = fromRecord(record, { network: this.network, payer: this.payer, programId: programId.value, signingMode: this.signingMode });
-    if (!restored.ok) return { status: 'failed', paymentId: record.paymentId, reason: 'invalid-request', message: restored.message };
+    if (!restored.ok) return { kind: 'failed', paymentId: record.paymentId, reason: 'invalid-request', message: restored.message };
     const outcome = await this.pipeline.adopt(restored.payment, Date.now() + this.inclusionTimeoutMs);
     return this.payOutcome(record.paymentId, outcome);
   }
@@ -150,10 +150,10 @@ export class LezRail implements PaymentRail {
 
   async balance(account: string = this.payer): Promise<BalanceOutcome> {
     const parsed = parseAccountId(account);
-    if (!parsed.ok) return { status: 'failed', reason: 'invalid-request', message: `account: ${parsed.reason}` };
+    if (!parsed.ok) return { kind: 'failed', reason: 'invalid-request', message: `account: ${parsed.reason}` };
     const balance = await this.client.getAccountBalance(parsed.text);
-    if (!balance.ok) return { status: 'failed', ...sequencerProblem(balance) };
-    return { status: 'ok', account: parsed.text, balance: formatU128Decimal(balance.value) };
+    if (balance.kind !== 'result') return { kind: 'failed', ...sequencerProblem(balance) };
+    return { kind: 'ok', account: parsed.text, balance: formatU128Decimal(balance.value) };
   }
 
   /** Stops polling; payments not yet signed fail, signed ones come back in doubt (resume their records later). */
@@ -162,13 +162,13 @@ export class LezRail implements PaymentRail {
   }
 
   private payOutcome(paymentId: string, outcome: PipelineOutcome): PayOutcome {
-    switch (outcome.status) {
+    switch (outcome.kind) {
       case 'included':
-        return { status: 'paid', paymentId, receipt: toReceipt(outcome.payment, this.network, 'included') };
+        return { kind: 'paid', paymentId, receipt: toReceipt(outcome.payment, this.network, 'included') };
       case 'failed':
-        return { status: 'failed', paymentId, reason: outcome.reason, message: outcome.message };
+        return { kind: 'failed', paymentId, reason: outcome.reason, message: outcome.message };
       case 'in-doubt':
-        return { status: 'in-doubt', paymentId, reason: outcome.reason, message: outcome.message, receipt: toReceipt(outcome.payment, this.network, 'submitted') };
+        return { kind: 'in-doubt', paymentId, reason: outcome.reason, message: outcome.message, receipt: toReceipt(outcome.payment, this.network, 'submitted') };
     }
   }
 }

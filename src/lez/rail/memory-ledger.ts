@@ -18,8 +18,8 @@ export interface IncludedMemoryTransfer extends NativeTransfer {
 }
 
 export type ApplyOutcome =
-  | { ok: true; transfer: IncludedMemoryTransfer }
-  | { ok: false; reason: 'insufficient-funds' | 'payee-uninitialised' | 'bad-nonce' | 'invalid-request'; message: string };
+  | { kind: 'applied'; transfer: IncludedMemoryTransfer }
+  | { kind: 'refused'; reason: 'insufficient-funds' | 'payee-uninitialised' | 'bad-nonce' | 'invalid-request'; message: string };
 
 interface AccountState {
   balance: bigint;
@@ -94,20 +94,20 @@ export class MemoryLedger {
   /** Applies a transfer all or nothing, as a LEZ block applies one transaction. */
   apply(transfer: NativeTransfer): ApplyOutcome {
     const { from, to, amount, nonce } = transfer;
-    if (from === to) return { ok: false, reason: 'invalid-request', message: 'sender and recipient are the same account' };
-    if (amount <= 0n) return { ok: false, reason: 'invalid-request', message: 'a transfer amount must be positive' };
+    if (from === to) return { kind: 'refused', reason: 'invalid-request', message: 'sender and recipient are the same account' };
+    if (amount <= 0n) return { kind: 'refused', reason: 'invalid-request', message: 'a transfer amount must be positive' };
     const sender = this.state(from);
     const recipient = this.state(to);
-    if (nonce !== sender.nonce) return { ok: false, reason: 'bad-nonce', message: `nonce ${nonce} is not ${from}'s current nonce ${sender.nonce}` };
-    if (!recipient.initialised) return { ok: false, reason: 'payee-uninitialised', message: `account ${to} is not initialised` };
+    if (nonce !== sender.nonce) return { kind: 'refused', reason: 'bad-nonce', message: `nonce ${nonce} is not ${from}'s current nonce ${sender.nonce}` };
+    if (!recipient.initialised) return { kind: 'refused', reason: 'payee-uninitialised', message: `account ${to} is not initialised` };
     if (sender.balance < amount) {
-      return { ok: false, reason: 'insufficient-funds', message: `${from} holds ${sender.balance}, the transfer needs ${amount}` };
+      return { kind: 'refused', reason: 'insufficient-funds', message: `${from} holds ${sender.balance}, the transfer needs ${amount}` };
     }
     const { txHash } = encodeMemoryTransfer(transfer);
     this.accounts.set(from, { ...sender, balance: sender.balance - amount, nonce: sender.nonce + 1n });
     this.accounts.set(to, { ...recipient, balance: recipient.balance + amount });
     const included = { ...transfer, txHash, sequence: this.transactions.size + 1 };
     this.transactions.set(txHash, included);
-    return { ok: true, transfer: included };
+    return { kind: 'applied', transfer: included };
   }
 }

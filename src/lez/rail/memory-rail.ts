@@ -50,8 +50,8 @@ export class MemoryRail implements PaymentRail {
       checkAccount: checkMemoryAccount,
       lookup: async (txHash) => {
         const found = this.ledger.transaction(txHash);
-        if (!found) return { status: 'unconfirmed', reason: 'not-included', message: `no transaction ${txHash} in the ledger` };
-        return { status: 'found', facts: found };
+        if (!found) return { kind: 'unconfirmed', reason: 'not-included', message: `no transaction ${txHash} in the ledger` };
+        return { kind: 'found', facts: found };
       },
     };
   }
@@ -63,7 +63,7 @@ export class MemoryRail implements PaymentRail {
   pay(request: PayRequest): Promise<PayOutcome> {
     const { paymentId } = request;
     const failed = (reason: 'invalid-request' | 'conflict', message: string): Promise<PayOutcome> =>
-      Promise.resolve({ status: 'failed', paymentId, reason, message });
+      Promise.resolve({ kind: 'failed', paymentId, reason, message });
     if (typeof paymentId !== 'string' || paymentId.length === 0) return failed('invalid-request', 'paymentId must be a non-empty string');
     const amount = parseAmount(request.amount);
     if (!amount.ok) return failed('invalid-request', `amount: ${amount.reason}`);
@@ -88,18 +88,18 @@ export class MemoryRail implements PaymentRail {
     const entry = { to, amount, outcome };
     this.payments.set(paymentId, entry);
     void outcome.then((o) => {
-      if (o.status === 'failed' && this.payments.get(paymentId) === entry) this.payments.delete(paymentId);
+      if (o.kind === 'failed' && this.payments.get(paymentId) === entry) this.payments.delete(paymentId);
     });
     return outcome;
   }
 
   private async payNow(paymentId: string, transfer: NativeTransfer, request: PayRequest): Promise<PayOutcome> {
     if (!this.ledger.isInitialised(transfer.to)) {
-      return { status: 'failed', paymentId, reason: 'payee-uninitialised', message: `payee ${transfer.to} is not initialised, so it cannot be paid` };
+      return { kind: 'failed', paymentId, reason: 'payee-uninitialised', message: `payee ${transfer.to} is not initialised, so it cannot be paid` };
     }
     const balance = this.ledger.balanceOf(this.payer);
     if (balance < transfer.amount) {
-      return { status: 'failed', paymentId, reason: 'insufficient-funds', message: `${this.payer} holds ${balance}, the payment needs ${transfer.amount}` };
+      return { kind: 'failed', paymentId, reason: 'insufficient-funds', message: `${this.payer} holds ${balance}, the payment needs ${transfer.amount}` };
     }
     const signed = { ...transfer, nonce: this.ledger.nonceOf(this.payer) };
     const { tx, txHash } = encodeMemoryTransfer(signed);
@@ -120,38 +120,38 @@ export class MemoryRail implements PaymentRail {
     try {
       await request.onSigned?.(record);
     } catch (error) {
-      return { status: 'failed', paymentId, reason: 'record-failed', message: `recording the payment failed, nothing was paid: ${errorText(error)}` };
+      return { kind: 'failed', paymentId, reason: 'record-failed', message: `recording the payment failed, nothing was paid: ${errorText(error)}` };
     }
     return this.applyRecorded(paymentId, signed);
   }
 
   private applyRecorded(paymentId: string, transfer: NativeTransfer): PayOutcome {
     const applied = this.ledger.apply(transfer);
-    if (applied.ok) return { status: 'paid', paymentId, receipt: this.receipt(applied.transfer.txHash, transfer, 'included') };
-    if (applied.reason === 'bad-nonce') return { status: 'failed', paymentId, reason: 'superseded', message: applied.message };
-    return { status: 'failed', paymentId, reason: applied.reason, message: applied.message };
+    if (applied.kind === 'applied') return { kind: 'paid', paymentId, receipt: this.receipt(applied.transfer.txHash, transfer, 'included') };
+    if (applied.reason === 'bad-nonce') return { kind: 'failed', paymentId, reason: 'superseded', message: applied.message };
+    return { kind: 'failed', paymentId, reason: applied.reason, message: applied.message };
   }
 
   async resume(input: unknown): Promise<PayOutcome> {
     const parsed = parseRailPaymentRecord(input);
     const paymentId = parsed.ok ? parsed.record.paymentId : '';
-    if (!parsed.ok) return { status: 'failed', paymentId, reason: 'invalid-request', message: parsed.message };
+    if (!parsed.ok) return { kind: 'failed', paymentId, reason: 'invalid-request', message: parsed.message };
     const record = parsed.record;
     const checked = this.checkRecord(record);
-    if (!checked.ok) return { status: 'failed', paymentId, reason: 'invalid-request', message: checked.message };
+    if (!checked.ok) return { kind: 'failed', paymentId, reason: 'invalid-request', message: checked.message };
     const transfer = checked.transfer;
 
     const existing = this.payments.get(paymentId);
     if (existing) return existing.outcome;
     const outcome = this.lane.run(async (): Promise<PayOutcome> => {
-      if (this.ledger.transaction(record.txHash)) return { status: 'paid', paymentId, receipt: this.receipt(record.txHash, transfer, 'included') };
+      if (this.ledger.transaction(record.txHash)) return { kind: 'paid', paymentId, receipt: this.receipt(record.txHash, transfer, 'included') };
       const current = this.ledger.nonceOf(this.payer);
       if (current > transfer.nonce) {
-        return { status: 'failed', paymentId, reason: 'superseded', message: `nonce ${transfer.nonce} was used by another transaction` };
+        return { kind: 'failed', paymentId, reason: 'superseded', message: `nonce ${transfer.nonce} was used by another transaction` };
       }
       if (current < transfer.nonce) {
         const message = `nonce ${transfer.nonce} is ahead of the ledger's ${current}: an earlier payment has not landed`;
-        return { status: 'in-doubt', paymentId, reason: 'not-included', message, receipt: this.receipt(record.txHash, transfer, 'submitted') };
+        return { kind: 'in-doubt', paymentId, reason: 'not-included', message, receipt: this.receipt(record.txHash, transfer, 'submitted') };
       }
       return this.applyRecorded(paymentId, transfer);
     });
@@ -182,8 +182,8 @@ export class MemoryRail implements PaymentRail {
 
   async balance(account: string = this.payer): Promise<BalanceOutcome> {
     const problem = checkMemoryAccount(account);
-    if (problem) return { status: 'failed', reason: 'invalid-request', message: problem };
-    return { status: 'ok', account, balance: formatU128Decimal(this.ledger.balanceOf(account)) };
+    if (problem) return { kind: 'failed', reason: 'invalid-request', message: problem };
+    return { kind: 'ok', account, balance: formatU128Decimal(this.ledger.balanceOf(account)) };
   }
 
   private receipt(txHash: string, transfer: NativeTransfer, status: 'submitted' | 'included'): TransferReceipt {

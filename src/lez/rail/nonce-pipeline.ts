@@ -65,9 +65,9 @@ export interface PaymentOrder {
 }
 
 export type PipelineOutcome =
-  | { status: 'included'; payment: SignedPayment }
-  | { status: 'failed'; reason: PayFailureReason; message: string }
-  | { status: 'in-doubt'; reason: DoubtReason; message: string; payment: SignedPayment };
+  | { kind: 'included'; payment: SignedPayment }
+  | { kind: 'failed'; reason: PayFailureReason; message: string }
+  | { kind: 'in-doubt'; reason: DoubtReason; message: string; payment: SignedPayment };
 
 interface Waiter {
   deadline: number;
@@ -135,7 +135,7 @@ export class NoncePipeline {
   order(order: PaymentOrder): Promise<PipelineOutcome> {
     if (this.closed) return Promise.resolve(failed('closed', 'the payment rail is closed'));
     const done = this.included.get(order.paymentId);
-    if (done) return Promise.resolve(sameTerms(done, order) ?? { status: 'included', payment: done });
+    if (done) return Promise.resolve(sameTerms(done, order) ?? { kind: 'included', payment: done });
     const existing = this.active.get(order.paymentId);
     if (existing) {
       const terms = 'payment' in existing ? existing.payment : existing;
@@ -157,8 +157,8 @@ export class NoncePipeline {
    * nonce used by another transaction → superseded; otherwise the same bytes are sent again. Never signs.
    */
   adopt(payment: SignedPayment, deadline: number): Promise<PipelineOutcome> {
-    if (this.closed) return Promise.resolve({ status: 'in-doubt', reason: 'closed', message: 'the payment rail is closed', payment });
-    if (this.included.get(payment.paymentId)?.txHash === payment.txHash) return Promise.resolve({ status: 'included', payment });
+    if (this.closed) return Promise.resolve({ kind: 'in-doubt', reason: 'closed', message: 'the payment rail is closed', payment });
+    if (this.included.get(payment.paymentId)?.txHash === payment.txHash) return Promise.resolve({ kind: 'included', payment });
     const same = this.slots.find((s) => s.payment.txHash === payment.txHash);
     if (same) return this.wait(same, deadline);
     const slot: Slot = {
@@ -244,9 +244,9 @@ export class NoncePipeline {
     if (this.slots.some((s) => s.resend && s.delivery !== 'accepted')) return;
 
     const account = await this.options.client.getAccount(this.options.key.account);
-    if (!account.ok) return this.failQueue(sequencerProblem(account));
+    if (account.kind !== 'result') return this.failQueue(sequencerProblem(account));
     const programId = await this.options.programId();
-    if (!programId.ok) return this.failQueue(sequencerProblem(programId));
+    if (programId.kind !== 'result') return this.failQueue(sequencerProblem(programId));
     const chainNonce = account.value.nonce;
     // The balance already reflects every transaction that landed; what is still pending is committed on top.
     const committed = this.slots.filter((s) => s.payment.nonce >= chainNonce).reduce((sum, s) => sum + s.payment.amount, 0n);
@@ -363,14 +363,14 @@ export class NoncePipeline {
     if (this.slots.length === 0) return this.processQueue();
 
     const nonces = await this.options.client.getAccountsNonces([this.options.key.account]);
-    if (!nonces.ok) return this.noteProblem(sequencerProblem(nonces));
+    if (nonces.kind !== 'result') return this.noteProblem(sequencerProblem(nonces));
     const chainNonce = nonces.value[0]!;
 
     for (const slot of this.slots.filter((s) => s.payment.nonce < chainNonce)) {
       const found = await this.options.client.getTransaction(slot.payment.txHash);
-      if (!found.ok) return this.noteProblem(sequencerProblem(found));
+      if (found.kind !== 'result') return this.noteProblem(sequencerProblem(found));
       if (found.value !== null) {
-        this.settleSlot(slot, { status: 'included', payment: slot.payment });
+        this.settleSlot(slot, { kind: 'included', payment: slot.payment });
       } else if (++slot.missing >= 2) {
         // Asked twice, a poll apart, so an index that lags the nonce is not mistaken for a lost payment.
         const message = `nonce ${slot.payment.nonce} was used by another transaction, so ${slot.payment.txHash} can never land`;
@@ -450,7 +450,7 @@ export class NoncePipeline {
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
     if (this.active.get(slot.payment.paymentId) === slot) this.active.delete(slot.payment.paymentId);
-    if (outcome.status === 'included') {
+    if (outcome.kind === 'included') {
       this.included.set(slot.payment.paymentId, slot.payment);
       // Idempotency beyond this many payments is the caller's durable record's job (resume), not memory's.
       if (this.included.size > REMEMBERED_PAYMENTS) this.included.delete(this.included.keys().next().value!);
@@ -466,11 +466,11 @@ export class NoncePipeline {
 }
 
 function failed(reason: PayFailureReason, message: string): PipelineOutcome {
-  return { status: 'failed', reason, message };
+  return { kind: 'failed', reason, message };
 }
 
 function inDoubt(slot: Slot, reason: DoubtReason, message: string): PipelineOutcome {
-  return { status: 'in-doubt', reason, message, payment: slot.payment };
+  return { kind: 'in-doubt', reason, message, payment: slot.payment };
 }
 
 function sameTerms(existing: { to: string; amount: bigint }, order: PaymentOrder): PipelineOutcome | undefined {

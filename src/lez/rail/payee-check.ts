@@ -9,9 +9,10 @@ import type { AuthenticatedTransferProgram } from './program-ids.ts';
 import { sequencerProblem, type SequencerApi, type SequencerProblem } from './sequencer-api.ts';
 
 export type PayeeCheckOutcome =
-  | { ok: true }
-  | { ok: false; reason: 'payee-uninitialised'; message: string }
-  | ({ ok: false } & SequencerProblem);
+  | { kind: 'payable' }
+  | { kind: 'uninitialised'; reason: 'payee-uninitialised'; message: string }
+  /** The sequencer could not be asked: nothing is known. */
+  | ({ kind: 'unchecked' } & SequencerProblem);
 
 export class PayeeCheck {
   private readonly client: SequencerApi;
@@ -24,18 +25,18 @@ export class PayeeCheck {
   }
 
   async check(account: string): Promise<PayeeCheckOutcome> {
-    if (this.payable.has(account)) return { ok: true };
+    if (this.payable.has(account)) return { kind: 'payable' };
     const program = await this.program.id();
-    if (!program.ok) return { ok: false, ...sequencerProblem(program) };
+    if (program.kind !== 'result') return { kind: 'unchecked', ...sequencerProblem(program) };
     const state = await this.client.getAccount(account);
-    if (!state.ok) return { ok: false, ...sequencerProblem(state) };
+    if (state.kind !== 'result') return { kind: 'unchecked', ...sequencerProblem(state) };
     if (!programIdEquals(state.value.programOwner, program.value)) {
       const message =
         `payee ${account} is not initialised for the native token program, so a transfer to it would be dropped; ` +
         'its owner must run `wallet auth-transfer init` first';
-      return { ok: false, reason: 'payee-uninitialised', message };
+      return { kind: 'uninitialised', reason: 'payee-uninitialised', message };
     }
     this.payable.add(account);
-    return { ok: true };
+    return { kind: 'payable' };
   }
 }

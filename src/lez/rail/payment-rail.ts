@@ -3,6 +3,14 @@
  * MemoryRail for tests and dev, and the LezRail that pays through the LEZ sequencer. Every method resolves to an
  * outcome value; only a programming error throws.
  *
+ * The outcome convention, here and in all the payments code (src/lez, the sequencer client, the bridge's paid
+ * tasks): an operation that can end in more than one expected way resolves to a union discriminated by `kind`
+ * (`PayOutcome`: `{ kind: 'paid', … } | { kind: 'failed', reason, message } | { kind: 'in-doubt', … }`), and
+ * the caller switches on `kind`; finer causes within one kind go in `reason`. Only pure parsers and decoders of a
+ * value or a file (`parseX`, `decodeX`, `readNativeTransfer`, `loadKeyFile`) answer the plain result
+ * `{ ok: true, … } | { ok: false, reason }`, as validators do across the project. Nothing throws for an expected
+ * ending: exceptions are for misconfiguration (bad settings, found before anything runs) and bugs.
+ *
  * Refunds: a LEZ transfer cannot be reversed, and only the payee's key can send money back, so a rail does not
  * "refund". The agent refunds with a NEW transfer back to the gateway, and the gateway checks it with
  * `verifyRefund(original, refundTxHash)`: `verify` with payer and payee swapped and the hash bound to the original.
@@ -39,13 +47,13 @@ export type PayFailureReason =
 export type DoubtReason = 'not-included' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response' | 'closed';
 
 export type PayOutcome =
-  | { status: 'paid'; paymentId: string; receipt: TransferReceipt }
-  | { status: 'failed'; paymentId: string; reason: PayFailureReason; message: string }
-  | { status: 'in-doubt'; paymentId: string; reason: DoubtReason; message: string; receipt: TransferReceipt };
+  | { kind: 'paid'; paymentId: string; receipt: TransferReceipt }
+  | { kind: 'failed'; paymentId: string; reason: PayFailureReason; message: string }
+  | { kind: 'in-doubt'; paymentId: string; reason: DoubtReason; message: string; receipt: TransferReceipt };
 
 export type QuoteOutcome =
-  | { status: 'quoted'; rail: RailKind; network: string; amount: string; fee: string; total: string }
-  | { status: 'invalid'; reason: 'invalid-price'; message: string };
+  | { kind: 'quoted'; rail: RailKind; network: string; amount: string; fee: string; total: string }
+  | { kind: 'invalid'; reason: 'invalid-price'; message: string };
 
 export interface VerifyExpectation {
   /** The expected payer; omitted when any payer will do. */
@@ -77,17 +85,17 @@ export type VerifyRejection =
 export type VerifyUncertainty = 'not-included' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response';
 
 export type VerifyOutcome =
-  | { status: 'verified'; receipt: TransferReceipt }
-  | { status: 'rejected'; reason: VerifyRejection; message: string }
-  | { status: 'unconfirmed'; reason: VerifyUncertainty; message: string };
+  | { kind: 'verified'; receipt: TransferReceipt }
+  | { kind: 'rejected'; reason: VerifyRejection; message: string }
+  | { kind: 'unconfirmed'; reason: VerifyUncertainty; message: string };
 
 export type VerifyRefundOutcome =
-  | { status: 'verified'; refund: TransferReceipt; original: TransferReceipt }
-  | Exclude<VerifyOutcome, { status: 'verified' }>;
+  | { kind: 'verified'; refund: TransferReceipt; original: TransferReceipt }
+  | Exclude<VerifyOutcome, { kind: 'verified' }>;
 
 export type BalanceOutcome =
-  | { status: 'ok'; account: string; balance: string }
-  | { status: 'failed'; reason: 'invalid-request' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response'; message: string };
+  | { kind: 'ok'; account: string; balance: string }
+  | { kind: 'failed'; reason: 'invalid-request' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response'; message: string };
 
 export interface PaymentRail {
   readonly rail: RailKind;

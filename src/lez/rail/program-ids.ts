@@ -18,13 +18,13 @@ export class AuthenticatedTransferProgram {
   }
 
   id(): Promise<RpcOutcome<ProgramId>> {
-    if (this.known) return Promise.resolve({ ok: true, value: this.known });
+    if (this.known) return Promise.resolve({ kind: 'result', value: this.known });
     // Concurrent first payments share one request.
     this.inFlight ??= this.client.getProgramIds().then((outcome) => {
       this.inFlight = undefined;
-      if (!outcome.ok) return outcome;
+      if (outcome.kind !== 'result') return outcome;
       this.known = outcome.value.authenticated_transfer;
-      return { ok: true, value: this.known };
+      return { kind: 'result', value: this.known };
     });
     return this.inFlight;
   }

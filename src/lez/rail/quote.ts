@@ -9,8 +9,8 @@ import { parseAmount, type RailKind } from './receipt.ts';
 export function quotePrice(rail: RailKind, network: string, price: bigint | string): QuoteOutcome {
   const parsed = parseAmount(price);
   if (!parsed.ok) {
-    return { status: 'invalid', reason: 'invalid-price', message: `price ${String(price)}: ${parsed.reason} (LEZ prices are whole base units)` };
+    return { kind: 'invalid', reason: 'invalid-price', message: `price ${String(price)}: ${parsed.reason} (LEZ prices are whole base units)` };
   }
   const amount = formatU128Decimal(parsed.value);
-  return { status: 'quoted', rail, network, amount, fee: '0', total: amount };
+  return { kind: 'quoted', rail, network, amount, fee: '0', total: amount };
 }

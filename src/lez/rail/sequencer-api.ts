@@ -18,6 +18,6 @@ export interface SequencerProblem {
 
 export function sequencerProblem(failure: RpcFailure): SequencerProblem {
   const reason: SequencerProblemReason =
-    failure.reason === 'unreachable' ? 'sequencer-unavailable' : failure.reason === 'rpc-error' ? 'sequencer-error' : 'bad-response';
+    failure.kind === 'unreachable' ? 'sequencer-unavailable' : failure.kind === 'rpc-error' ? 'sequencer-error' : 'bad-response';
   return { reason, message: describeRpcFailure(failure) };
 }

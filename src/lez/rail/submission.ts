@@ -23,16 +23,16 @@ export type Submission =
 
 export async function submitTransaction(client: SequencerApi, txBase64: string, expectedHash: string): Promise<Submission> {
   const answer = await client.sendTransaction(txBase64);
-  if (answer.ok) {
+  if (answer.kind === 'result') {
     if (answer.value === expectedHash) return { kind: 'accepted' };
     // Our encoding and the sequencer's disagree: it may have taken the bytes under another hash, so not "refused".
     const message = `sendTransaction answered hash ${answer.value}, expected ${expectedHash}: the transaction encoding does not match the sequencer's`;
     return { kind: 'unknown', problem: { reason: 'bad-response', message } };
   }
   const problem = sequencerProblem(answer);
-  if (answer.reason === 'rpc-error' && answer.code !== INTERNAL_ERROR) return { kind: 'refused', problem };
+  if (answer.kind === 'rpc-error' && answer.code !== INTERNAL_ERROR) return { kind: 'refused', problem };
   // Node's fetch reports a refused connection as ECONNREFUSED in the cause, which the client keeps in the message.
-  if (answer.reason === 'unreachable' && !answer.timedOut && /\bECONNREFUSED\b/.test(answer.message)) {
+  if (answer.kind === 'unreachable' && !answer.timedOut && /\bECONNREFUSED\b/.test(answer.message)) {
     return { kind: 'not-delivered', problem };
   }
   return { kind: 'unknown', problem };

@@ -5,7 +5,7 @@
  * payment store); the in-memory one is for tests and for verifiers that do not outlive the process.
  */
 
-export type ClaimOutcome = { ok: true } | { ok: false; claimedFor: string };
+export type ClaimOutcome = { kind: 'claimed' } | { kind: 'taken'; claimedFor: string };
 
 export interface UsedTxHashes {
   /**
@@ -21,8 +21,8 @@ export class MemoryUsedTxHashes implements UsedTxHashes {
   async claim(txHash: string, purpose: string): Promise<ClaimOutcome> {
     const key = txHash.toLowerCase();
     const holder = this.claims.get(key);
-    if (holder !== undefined && holder !== purpose) return { ok: false, claimedFor: holder };
+    if (holder !== undefined && holder !== purpose) return { kind: 'taken', claimedFor: holder };
     this.claims.set(key, purpose);
-    return { ok: true };
+    return { kind: 'claimed' };
   }
 }

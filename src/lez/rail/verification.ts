@@ -16,9 +16,9 @@ export interface TransferFacts extends NativeTransfer {
 }
 
 export type TransferLookup =
-  | { status: 'found'; facts: TransferFacts }
-  | { status: 'rejected'; reason: VerifyRejection; message: string }
-  | { status: 'unconfirmed'; reason: VerifyUncertainty; message: string };
+  | { kind: 'found'; facts: TransferFacts }
+  | { kind: 'rejected'; reason: VerifyRejection; message: string }
+  | { kind: 'unconfirmed'; reason: VerifyUncertainty; message: string };
 
 export interface VerifierContext {
   rail: RailKind;
@@ -29,7 +29,7 @@ export interface VerifierContext {
   lookup(txHash: string): Promise<TransferLookup>;
 }
 
-const reject = (reason: VerifyRejection, message: string): VerifyOutcome => ({ status: 'rejected', reason, message });
+const reject = (reason: VerifyRejection, message: string): VerifyOutcome => ({ kind: 'rejected', reason, message });
 
 export async function verifyTransfer(
   context: VerifierContext,
@@ -54,7 +54,7 @@ export async function verifyTransfer(
   }
 
   const found = await context.lookup(reference.txHash);
-  if (found.status !== 'found') return found;
+  if (found.kind !== 'found') return found;
   const facts = found.facts;
 
   if (expect.from !== undefined && facts.from !== expect.from) {
@@ -79,7 +79,7 @@ export async function verifyTransfer(
 
   if (expect.purpose !== undefined) {
     const claim = await context.usedTxHashes.claim(facts.txHash, expect.purpose);
-    if (!claim.ok) return reject('reused', `transaction ${facts.txHash} was already accepted for ${claim.claimedFor}`);
+    if (claim.kind === 'taken') return reject('reused', `transaction ${facts.txHash} was already accepted for ${claim.claimedFor}`);
   }
 
   const receipt: TransferReceipt = {
@@ -92,7 +92,7 @@ export async function verifyTransfer(
     nonce: facts.nonce.toString(),
     status: 'included',
   };
-  return { status: 'verified', receipt };
+  return { kind: 'verified', receipt };
 }
 
 /**
@@ -116,9 +116,9 @@ export async function verifyRefundTransfer(
     amount: options.amount ?? original.amount,
     purpose: `refund:${originalHash.data}`,
   });
-  if (outcome.status !== 'verified') return outcome;
+  if (outcome.kind !== 'verified') return outcome;
   return {
-    status: 'verified',
+    kind: 'verified',
     refund: { ...outcome.receipt, refundOf: originalHash.data },
     original: { ...original, status: 'refunded' },
   };

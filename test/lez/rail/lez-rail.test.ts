@@ -126,7 +126,7 @@ async function world(options: DevnetOptions = {}) {
 }
 
 function paid(outcome: PayOutcome) {
-  if (outcome.status !== 'paid') throw new Error(`expected paid, got ${JSON.stringify(outcome)}`);
+  if (outcome.kind !== 'paid') throw new Error(`expected paid, got ${JSON.stringify(outcome)}`);
   return outcome.receipt;
 }
 
@@ -163,7 +163,7 @@ describe('LezRail on the devnet: paying', () => {
     expect(devnet.balance(PAYEES[0]!.account)).toBe(25n);
     expect(devnet.balance(PAYER.account)).toBe(9_975n);
     expect(devnet.nonce(PAYER.account)).toBe(1n);
-    expect(await rail.pay({ ...request, amount: 26n })).toMatchObject({ status: 'failed', reason: 'conflict' });
+    expect(await rail.pay({ ...request, amount: 26n })).toMatchObject({ kind: 'failed', reason: 'conflict' });
   });
 
   it('100 concurrent payments: consecutive nonces, no gap, in at most 3 blocks of 1 s', async () => {
@@ -208,7 +208,7 @@ describe('LezRail on the devnet: paying', () => {
     const rail = makeRail();
     const records: RailPaymentRecord[] = [];
     const onSigned = (r: RailPaymentRecord) => void records.push(r);
-    expect(await rail.pay({ paymentId: 'big', to: PAYEES[0]!.account, amount: 10_001n, onSigned })).toMatchObject({ status: 'failed', reason: 'insufficient-funds' });
+    expect(await rail.pay({ paymentId: 'big', to: PAYEES[0]!.account, amount: 10_001n, onSigned })).toMatchObject({ kind: 'failed', reason: 'insufficient-funds' });
     expect(records).toEqual([]);
     expect(devnet.nonce(PAYER.account)).toBe(0n);
 
@@ -216,8 +216,8 @@ describe('LezRail on the devnet: paying', () => {
       rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 6_000n, onSigned }),
       rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 6_000n, onSigned }),
     ]);
-    expect(both.map((o) => o.status).sort()).toEqual(['failed', 'paid']);
-    expect(both.find((o) => o.status === 'failed')).toMatchObject({ reason: 'insufficient-funds' });
+    expect(both.map((o) => o.kind).sort()).toEqual(['failed', 'paid']);
+    expect(both.find((o) => o.kind === 'failed')).toMatchObject({ reason: 'insufficient-funds' });
     expect(records).toHaveLength(1);
     expect(devnet.balance(PAYER.account)).toBe(4_000n);
   });
@@ -226,8 +226,8 @@ describe('LezRail on the devnet: paying', () => {
     const { devnet, proxy, rail: makeRail } = await world();
     let signed = 0;
     const outcome = await makeRail().pay({ paymentId: 'x', to: STRANGER.account, amount: 5n, onSigned: () => void signed++ });
-    expect(outcome).toMatchObject({ status: 'failed', reason: 'payee-uninitialised' });
-    expect(outcome.status === 'failed' && outcome.message).toMatch(/auth-transfer init/);
+    expect(outcome).toMatchObject({ kind: 'failed', reason: 'payee-uninitialised' });
+    expect(outcome.kind === 'failed' && outcome.message).toMatch(/auth-transfer init/);
     expect(signed).toBe(0);
     expect(proxy.count('sendTransaction')).toBe(0);
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
@@ -243,8 +243,8 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     let signed = 0;
     const started = Date.now();
     const outcome = await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: () => void signed++ });
-    expect(outcome).toMatchObject({ status: 'failed', reason: 'sequencer-unavailable' });
-    expect(outcome.status === 'failed' && outcome.message).toMatch(/unreachable/);
+    expect(outcome).toMatchObject({ kind: 'failed', reason: 'sequencer-unavailable' });
+    expect(outcome.kind === 'failed' && outcome.message).toMatch(/unreachable/);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(signed).toBe(0);
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
@@ -257,7 +257,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     await proxy.down();
     let signed = 0;
     const request = { paymentId: 'second', to: PAYEES[0]!.account, amount: 7n, onSigned: () => void signed++ };
-    expect(await rail.pay(request)).toMatchObject({ status: 'failed', reason: 'sequencer-unavailable' });
+    expect(await rail.pay(request)).toMatchObject({ kind: 'failed', reason: 'sequencer-unavailable' });
     expect(signed).toBe(0);
     expect(devnet.balance(PAYEES[0]!.account)).toBe(5n);
 
@@ -272,7 +272,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     proxy.behaviour = () => 'garbage';
     let signed = 0;
     const outcome = await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: () => void signed++ });
-    expect(outcome).toMatchObject({ status: 'failed', reason: 'bad-response' });
+    expect(outcome).toMatchObject({ kind: 'failed', reason: 'bad-response' });
     expect(signed).toBe(0);
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
   });
@@ -297,8 +297,8 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
       rail.pay({ paymentId: 'first', to: PAYEES[0]!.account, amount: 5n, onSigned: (r) => void records.push(r) }),
       rail.pay({ paymentId: 'second', to: PAYEES[1]!.account, amount: 6n, onSigned: (r) => void records.push(r) }),
     ]);
-    expect(first).toMatchObject({ status: 'in-doubt', reason: 'bad-response' });
-    expect(second).toMatchObject({ status: 'failed', reason: 'timeout' });
+    expect(first).toMatchObject({ kind: 'in-doubt', reason: 'bad-response' });
+    expect(second).toMatchObject({ kind: 'failed', reason: 'timeout' });
     expect(records.map((r) => r.paymentId)).toEqual(['first']); // one signature, resent as the same bytes
     expect(proxy.count('sendTransaction')).toBeGreaterThan(1);
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
@@ -326,14 +326,14 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
         await proxy.down(); // the connection for sendTransaction is refused: it never reached a sequencer
       },
     });
-    expect(outcome).toMatchObject({ status: 'failed', reason: 'sequencer-unavailable' });
-    expect(outcome.status === 'failed' && outcome.message).toMatch(/void/);
+    expect(outcome).toMatchObject({ kind: 'failed', reason: 'sequencer-unavailable' });
+    expect(outcome.kind === 'failed' && outcome.message).toMatch(/void/);
 
     await proxy.up();
     const next = paid(await rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 6n, onSigned: (r) => void records.push(r) }));
     expect(next.nonce).toBe('0');
     // Even if a crashed gateway resumed the void record, it could no longer land.
-    expect(await makeRail().resume(stored(records[0]!))).toMatchObject({ status: 'failed', reason: 'superseded' });
+    expect(await makeRail().resume(stored(records[0]!))).toMatchObject({ kind: 'failed', reason: 'superseded' });
     expect(devnet.balance(PAYEES[0]!.account)).toBe(0n);
     expect(devnet.balance(PAYEES[1]!.account)).toBe(6n);
   });
@@ -347,10 +347,10 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     const outcomes = await Promise.all(
       Array.from({ length: 5 }, (_, i) => rail.pay({ paymentId: `p${i}`, to: PAYEES[i % 4]!.account, amount: 1n, onSigned: (r) => void records.push(r) })),
     );
-    const refused = outcomes.filter((o) => o.status === 'failed');
+    const refused = outcomes.filter((o) => o.kind === 'failed');
     expect(refused).toHaveLength(1);
     expect(refused[0]).toMatchObject({ reason: 'rejected' });
-    const nonces = outcomes.flatMap((o) => (o.status === 'paid' ? [Number(o.receipt.nonce)] : [])).sort();
+    const nonces = outcomes.flatMap((o) => (o.kind === 'paid' ? [Number(o.receipt.nonce)] : [])).sort();
     expect(nonces).toEqual([0, 1, 2, 3]);
     // The refused payment's nonce went to the next payment, signed anew.
     const refusedRecord = records.find((r) => r.paymentId === refused[0]!.paymentId)!;
@@ -375,15 +375,15 @@ describe('LezRail on the devnet: resume after a crash', () => {
         throw new Error('killed');
       },
     });
-    expect(crashed).toMatchObject({ status: 'failed', reason: 'record-failed' });
+    expect(crashed).toMatchObject({ kind: 'failed', reason: 'record-failed' });
     expect(proxy.count('sendTransaction')).toBe(0);
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
 
     const restarted = makeRail();
     const resumed = paid(await restarted.resume(record));
     expect(resumed.txHash).toBe((record as RailPaymentRecord).txHash);
-    expect(await restarted.resume(record)).toEqual({ status: 'paid', paymentId: 'task:1', receipt: resumed });
-    expect(await makeRail().resume(record)).toEqual({ status: 'paid', paymentId: 'task:1', receipt: resumed });
+    expect(await restarted.resume(record)).toEqual({ kind: 'paid', paymentId: 'task:1', receipt: resumed });
+    expect(await makeRail().resume(record)).toEqual({ kind: 'paid', paymentId: 'task:1', receipt: resumed });
     expect(devnet.balance(PAYEES[0]!.account)).toBe(40n);
     expect(devnet.nonce(PAYER.account)).toBe(1n);
   });
@@ -398,7 +398,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
     await until(() => record !== undefined);
     rail.close();
     release();
-    expect(await pending).toMatchObject({ status: 'in-doubt', reason: 'closed' });
+    expect(await pending).toMatchObject({ kind: 'in-doubt', reason: 'closed' });
     expect(proxy.count('sendTransaction')).toBe(0);
     expect(paid(await makeRail().resume(record)).amount).toBe('8');
     expect(devnet.balance(PAYEES[0]!.account)).toBe(8n);
@@ -411,7 +411,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
     const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 3n, onSigned: (r) => void records.push(r) });
     await until(() => devnet.mempoolSize() === 1);
     first.close(); // the process dies; its transaction sits in the mempool
-    expect(await pending).toMatchObject({ status: 'in-doubt', reason: 'closed' });
+    expect(await pending).toMatchObject({ kind: 'in-doubt', reason: 'closed' });
 
     const second = makeRail();
     const resumed = second.resume(stored(records[0]!)); // resends the same bytes: a duplicate the sequencer ignores
@@ -442,7 +442,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
     const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 9n, onSigned: (r) => void records.push(r) });
     await until(() => proxy.count('sendTransaction') > 0);
     first.close();
-    expect(await pending).toMatchObject({ status: 'in-doubt' });
+    expect(await pending).toMatchObject({ kind: 'in-doubt' });
     expect(devnet.mempoolSize()).toBe(0);
 
     proxy.behaviour = () => 'pass';
@@ -457,7 +457,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
     let record: unknown;
     await rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 10n, onSigned: (r) => ((record = stored(r)), Promise.reject(new Error('disk full'))) });
     paid(await rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 20n }));
-    expect(await makeRail().resume(record)).toMatchObject({ status: 'failed', reason: 'superseded' });
+    expect(await makeRail().resume(record)).toMatchObject({ kind: 'failed', reason: 'superseded' });
     expect(devnet.balance(PAYEES[0]!.account)).toBe(0n);
     expect(devnet.balance(PAYEES[1]!.account)).toBe(20n);
   });
@@ -468,9 +468,9 @@ describe('LezRail on the devnet: resume after a crash', () => {
     await makeRail().pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 10n, onSigned: (r) => ((record = r), Promise.reject(new Error('x'))) });
     const rail = makeRail();
     for (const bad of [{ ...record!, amount: '1' }, { ...record!, to: PAYEES[1]!.account }, { ...record!, network: 'elsewhere' }, { ...record!, tx: 'AAAA' }, { nope: true }]) {
-      expect(await rail.resume(bad)).toMatchObject({ status: 'failed', reason: 'invalid-request' });
+      expect(await rail.resume(bad)).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
     }
-    expect(await makeRail({}, AGENT).resume(record)).toMatchObject({ status: 'failed', reason: 'invalid-request' });
+    expect(await makeRail({}, AGENT).resume(record)).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
     expect(proxy.count('sendTransaction')).toBe(0);
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
   });
@@ -486,25 +486,25 @@ describe('LezRail on the devnet: verify and refunds', () => {
 
     // The agent's view: it verifies what the gateway says it paid.
     const agent = makeRail({}, AGENT);
-    expect(await agent.verify(payment, { from: PAYER.account, to: AGENT.account, amount: '100', purpose: 'task:1' })).toEqual({ status: 'verified', receipt: payment });
-    expect(await agent.verify(payment, { to: AGENT.account, amount: 100n, purpose: 'task:2' })).toMatchObject({ status: 'rejected', reason: 'reused' });
-    expect(await agent.verify(payment, { to: PAYEES[0]!.account, amount: 100n })).toMatchObject({ status: 'rejected', reason: 'wrong-payee' });
-    expect(await agent.verify(payment, { to: AGENT.account, amount: 99n })).toMatchObject({ status: 'rejected', reason: 'wrong-amount' });
-    expect(await agent.verify(payment, { from: PAYEES[0]!.account, to: AGENT.account, amount: 100n })).toMatchObject({ status: 'rejected', reason: 'wrong-payer' });
-    expect(await agent.verify({ ...payment, network: 'mainnet' }, { to: AGENT.account, amount: 100n })).toMatchObject({ status: 'rejected', reason: 'wrong-rail' });
+    expect(await agent.verify(payment, { from: PAYER.account, to: AGENT.account, amount: '100', purpose: 'task:1' })).toEqual({ kind: 'verified', receipt: payment });
+    expect(await agent.verify(payment, { to: AGENT.account, amount: 100n, purpose: 'task:2' })).toMatchObject({ kind: 'rejected', reason: 'reused' });
+    expect(await agent.verify(payment, { to: PAYEES[0]!.account, amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-payee' });
+    expect(await agent.verify(payment, { to: AGENT.account, amount: 99n })).toMatchObject({ kind: 'rejected', reason: 'wrong-amount' });
+    expect(await agent.verify(payment, { from: PAYEES[0]!.account, to: AGENT.account, amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-payer' });
+    expect(await agent.verify({ ...payment, network: 'mainnet' }, { to: AGENT.account, amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-rail' });
 
     // The task failed: the agent refunds with a new transfer back, and the gateway checks it.
     const refund = paid(await agent.pay({ paymentId: 'refund:task:1', to: PAYER.account, amount: 100n }));
     expect(await gateway.verifyRefund(payment, refund.txHash)).toEqual({
-      status: 'verified',
+      kind: 'verified',
       refund: { ...refund, refundOf: payment.txHash },
       original: { ...payment, status: 'refunded' },
     });
-    expect(await gateway.verify(refund, { to: PAYER.account, amount: 100n, purpose: 'task:9' })).toMatchObject({ status: 'rejected', reason: 'reused' });
-    expect(await gateway.verifyRefund(payment, payment.txHash)).toMatchObject({ status: 'rejected', reason: 'wrong-payer' });
-    expect(await gateway.verify('ab'.repeat(32), { to: AGENT.account, amount: 1n })).toMatchObject({ status: 'unconfirmed', reason: 'not-included' });
-    expect(await gateway.balance()).toEqual({ status: 'ok', account: PAYER.account, balance: '10000' });
-    expect(await gateway.balance(STRANGER.account)).toEqual({ status: 'ok', account: STRANGER.account, balance: '0' });
+    expect(await gateway.verify(refund, { to: PAYER.account, amount: 100n, purpose: 'task:9' })).toMatchObject({ kind: 'rejected', reason: 'reused' });
+    expect(await gateway.verifyRefund(payment, payment.txHash)).toMatchObject({ kind: 'rejected', reason: 'wrong-payer' });
+    expect(await gateway.verify('ab'.repeat(32), { to: AGENT.account, amount: 1n })).toMatchObject({ kind: 'unconfirmed', reason: 'not-included' });
+    expect(await gateway.balance()).toEqual({ kind: 'ok', account: PAYER.account, balance: '10000' });
+    expect(await gateway.balance(STRANGER.account)).toEqual({ kind: 'ok', account: STRANGER.account, balance: '0' });
     expect(devnet.balance(AGENT.account)).toBe(20_000n);
   });
 });
