@@ -42,6 +42,7 @@ import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange } from './task-change.ts';
 import type { TaskEngine } from './task-engine.ts';
 import { snapshotTask, stateName, statusEvent } from './task-events.ts';
+import { logosMetadataOf } from './task-metadata.ts';
 
 export interface RequestHandlerOptions {
   agent: DirectoryEntry;
@@ -59,7 +60,6 @@ export interface RequestHandlerOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 100;
 
 export class LogosAgentRequestHandler implements A2ARequestHandler {
   private readonly card: AgentCard;
@@ -162,20 +162,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return withHistoryLength(task, params.historyLength);
   }
 
+  /** The params' ranges (page size 1 to 100, a known state, a timestamp, historyLength) the edge checked already. */
   async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-      throw new RequestMalformedError(`pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}; got ${pageSize}.`);
-    }
-    if (params.historyLength !== undefined && params.historyLength < 0) {
-      throw new RequestMalformedError('historyLength must not be negative.');
-    }
-    if (params.status === TaskState.UNRECOGNIZED) {
-      throw new RequestMalformedError('status must be a task state such as TASK_STATE_WORKING or TASK_STATE_COMPLETED.');
-    }
-    if (params.statusTimestampAfter !== undefined && Number.isNaN(Date.parse(params.statusTimestampAfter))) {
-      throw new RequestMalformedError(`statusTimestampAfter "${params.statusTimestampAfter}" is not an ISO 8601 timestamp.`);
-    }
     try {
       const caller = callerOf(context);
       const page = await this.store.list(this.agent.id, {
@@ -381,7 +370,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
 
 /** With API keys, a task belongs to the key that created it; an open gateway (no caller) sees every task. */
 function ownedBy(task: Task, caller: string | undefined): boolean {
-  return caller === undefined || task.metadata?.logos?.caller === caller;
+  return caller === undefined || logosMetadataOf(task)?.caller === caller;
 }
 
 /** The name of the API key the call came with, if any: what the spending gate holds to a budget. */
