@@ -4,6 +4,7 @@
  * streaming methods. Every error it answers is written by jsonrpc-errors.ts.
  */
 import { A2A_VERSION_HEADER, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
+import { LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { A2A_ERROR_CODE, ContentTypeNotSupportedError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, type A2ARequestHandler } from '@a2a-js/sdk/server';
@@ -98,7 +99,8 @@ export class JsonRpcBinding {
 function responseHeaders(context: ServerCallContext, version: ProtocolVersion): Record<string, string> {
   const headers: Record<string, string> = { [A2A_VERSION_HEADER]: version };
   const activated = context.activatedExtensions;
-  if (activated && activated.length > 0) headers[HTTP_EXTENSION_HEADER] = activated.join(', ');
+  // Each generation reads its own header name: v0.3 clients X-A2A-Extensions, v1.0 clients A2A-Extensions.
+  if (activated && activated.length > 0) headers[version === '0.3' ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER] = activated.join(', ');
   return headers;
 }
 

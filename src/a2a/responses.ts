@@ -8,7 +8,7 @@
  */
 export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'ETag, Last-Modified, A2A-Version, A2A-Extensions',
+  'Access-Control-Expose-Headers': 'ETag, Last-Modified, A2A-Version, A2A-Extensions, X-A2A-Extensions',
 } as const;
 
 const PREFLIGHT_HEADERS = {

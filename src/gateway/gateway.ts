@@ -8,7 +8,7 @@ import { createApp } from '../a2a/app.ts';
 import { AgentDirectory } from '../logos/directory.ts';
 import { DiscoveryListener } from '../logos/discovery.ts';
 import { TaskEngine } from '../bridge/task-engine.ts';
-import { publicBaseUrlOf, type GatewayConfig } from './config.ts';
+import { ConfigError, publicBaseUrlOf, type GatewayConfig } from './config.ts';
 import type { AgentPayments, LogosAgent } from '../logos/agent-runtime.ts';
 import { paidAgent } from '../logos/agents/paid.ts';
 import { conformanceAgent } from '../logos/agents/conformance.ts';
@@ -65,7 +65,8 @@ function builtinAgent(kind: GatewayConfig['agents'][number]['builtin'], network:
     case 'conformance':
       return conformanceAgent(transport, { discoveryTopic, cardKey: network.agentCardKey(kind) });
     case 'paid':
-      if (!deps.paidAgent) throw new Error('the built-in "paid" agent needs a LEZ account to be paid on (the demo runs it on the devnet)');
+      // startGateway refuses a configuration with "paid" and no paidAgent before anything opens.
+      if (!deps.paidAgent) throw new Error('unreachable: the "paid" agent without a paidAgent');
       // Its card names the account it is paid to, so that account's key signs it.
       return paidAgent(transport, deps.paidAgent.payments, { discoveryTopic, cardKey: deps.paidAgent.key });
   }
@@ -94,15 +95,27 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
       }
     }
   };
+  // What the configuration alone can get wrong is found before anything opens, as a ConfigError.
+  if (config.agents.some((agent) => agent.builtin === 'paid') && !deps.paidAgent) {
+    throw new ConfigError('agents: the built-in "paid" agent needs a LEZ account to be paid on; it runs in the demo (logos-a2a demo), on the devnet.');
+  }
+  const payer = deps.payer ?? (await payerFromConfig(config.payments));
+  const cardSecret = cardSigningSecret(config);
   try {
-    return await open(config, deps, (close) => opened.push(close), closeAll);
+    return await open(config, { ...deps, ...(payer ? { payer } : {}) }, cardSecret, (close) => opened.push(close), closeAll);
   } catch (error) {
     await closeAll();
     throw error;
   }
 }
 
-async function open(config: GatewayConfig, deps: GatewayDeps, onClose: (close: () => unknown) => void, closeAll: () => Promise<void>): Promise<Gateway> {
+async function open(
+  config: GatewayConfig,
+  deps: GatewayDeps,
+  cardSecret: Uint8Array,
+  onClose: (close: () => unknown) => void,
+  closeAll: () => Promise<void>,
+): Promise<Gateway> {
   const store = new SqliteTaskStore(config.database);
   onClose(() => store.close());
   const network = await openNetwork(config.transport, deps.network);
@@ -131,7 +144,7 @@ async function open(config: GatewayConfig, deps: GatewayDeps, onClose: (close: (
 
   const paymentStore = new SqlitePaymentStore(config.database);
   onClose(() => paymentStore.close());
-  const payer = deps.payer ?? (await payerFromConfig(config.payments));
+  const payer = deps.payer;
   const payments = payer
     ? new TaskPayments({
         payer,
@@ -196,7 +209,7 @@ async function open(config: GatewayConfig, deps: GatewayDeps, onClose: (close: (
     maxBodyBytes: config.maxBodyBytes,
     sseHeartbeatMs: config.sseHeartbeatMs,
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
-    cardSigningKey: { alg: 'ES256', secretKey: cardSigningSecret(config), jku: `${url}${JWKS_PATH}` },
+    cardSigningKey: { alg: 'ES256', secretKey: cardSecret, jku: `${url}${JWKS_PATH}` },
     apiKeys: new ApiKeys(config.apiKeys),
     ...(payments ? { payments } : {}),
     shutdown: shutdown.signal,

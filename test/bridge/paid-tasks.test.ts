@@ -237,6 +237,18 @@ describe('the client pays the agent itself (client-pays extension)', () => {
   const EXTENSION = 'urn:logos-a2a:ext:lez-client-pays:v1';
   const CLIENT = 'client-account-on-the-memory-ledger';
 
+  it('a v0.3 client activates it with X-A2A-Extensions and hears it back under that name', async () => {
+    await start();
+    const asked = await rpc(
+      shop(),
+      'message/send',
+      { message: { kind: 'message', messageId: 'cp-v03', role: 'user', parts: [{ kind: 'text', text: 'mine' }], metadata: { skill: 'quick' } } },
+      { 'X-A2A-Extensions': EXTENSION },
+    );
+    expect(asked.headers.get('x-a2a-extensions')).toContain(EXTENSION);
+    expect(asked.body.result.status.state).toBe('input-required');
+  });
+
   it('the task waits for the client’s transfer, checks it on chain, then runs; a cancel refunds the client', async () => {
     await start();
     world.ledger.fund(CLIENT, 100n);

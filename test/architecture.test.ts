@@ -1,0 +1,66 @@
+/**
+ * The layering of docs/architecture.md, enforced: every import in src/ stays in its folder or points to a folder
+ * below it, and no module imports itself through others (no import cycles).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const src = fileURLToPath(new URL('../src', import.meta.url));
+
+/** Top to bottom. `agent.ts` (the package's public module) sits on top; `json-object.ts` is a shared leaf. */
+const LAYERS = ['agent.ts', 'cli', 'gateway', 'a2a', 'bridge', 'push', 'logos', 'devnet', 'lez', 'store', 'json-object.ts'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Relative imports and re-exports, resolved to files (type-only ones count too: they are dependencies of meaning). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) => resolve(dirname(file), match[1]!));
+}
+
+const layerOf = (file: string) => relative(src, file).split('/')[0]!;
+const files = sourceFiles(src);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+describe('architecture', () => {
+  it('every source file belongs to a known layer', () => {
+    expect(files.map(layerOf).filter((layer) => !LAYERS.includes(layer))).toEqual([]);
+  });
+
+  it('imports point down the layers only', () => {
+    const upward: string[] = [];
+    for (const [file, imports] of graph) {
+      for (const target of imports) {
+        const from = LAYERS.indexOf(layerOf(file));
+        const to = LAYERS.indexOf(layerOf(target));
+        if (to < from) upward.push(`${relative(src, file)} → ${relative(src, target)}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('no import cycles', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'visiting') {
+        cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(src, f)).join(' → '));
+        return;
+      }
+      state.set(file, 'visiting');
+      for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of files) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});
