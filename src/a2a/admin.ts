@@ -3,11 +3,11 @@
  * disabled when no token is configured. Not for browsers on other origins: no response here carries CORS headers
  * (and preflights under /admin are granted nothing, responses.ts).
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { TaskEngine } from '../bridge/task-engine.ts';
 import type { TaskPayments } from '../bridge/task-payments.ts';
 import type { ApprovalStatus } from '../store/payment-store.ts';
+import { bearerToken, sameDigest, secretDigest } from './bearer.ts';
 import { httpError as corsHttpError, jsonResponse as corsJsonResponse } from './responses.ts';
 
 const httpError = (status: number, name: string, message: string, headers: Record<string, string> = {}) =>
@@ -24,9 +24,11 @@ export interface AdminOptions {
 const STATUSES = new Set<ApprovalStatus>(['pending', 'approved', 'rejected', 'expired']);
 
 export function mountAdmin(app: Hono, options: AdminOptions): void {
+  const token = options.token === undefined ? undefined : secretDigest(options.token);
   app.use('/admin/*', async (c, next) => {
-    if (!options.token) return httpError(404, 'NOT_FOUND', 'The admin API is off; set LOGOS_A2A_ADMIN_TOKEN to turn it on.');
-    if (!bearerMatches(c.req.header('authorization'), options.token)) {
+    if (!token) return httpError(404, 'NOT_FOUND', 'The admin API is off; set LOGOS_A2A_ADMIN_TOKEN to turn it on.');
+    const presented = bearerToken(c.req.header('authorization'));
+    if (presented === undefined || !sameDigest(secretDigest(presented), token)) {
       return httpError(401, 'UNAUTHENTICATED', 'Send the admin token as Authorization: Bearer <token>.', { 'WWW-Authenticate': 'Bearer' });
     }
     if (!options.payments) return httpError(404, 'NOT_FOUND', 'No payment rail is configured, so nothing ever waits for approval.');
@@ -53,12 +55,4 @@ export function mountAdmin(app: Hono, options: AdminOptions): void {
       return jsonResponse({ approval: options.payments!.approval(taskId) });
     });
   }
-}
-
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const presented = header?.match(/^Bearer\s+(.+)$/i)?.[1];
-  if (!presented) return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -3,9 +3,9 @@
  * `X-API-Key: <key>`), and the key's name travels with the call so the spending gate can hold it to its budget.
  * Cards stay public: discovery needs no key.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { User } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
+import { bearerToken, sameDigest, secretDigest } from './bearer.ts';
 
 export interface ApiKeyConfig {
   name: string;
@@ -33,7 +33,7 @@ export class ApiKeys {
   readonly #keys: { name: string; digest: Buffer }[];
 
   constructor(keys: readonly ApiKeyConfig[]) {
-    this.#keys = keys.map(({ name, key }) => ({ name, digest: digest(key) }));
+    this.#keys = keys.map(({ name, key }) => ({ name, digest: secretDigest(key) }));
   }
 
   get required(): boolean {
@@ -42,14 +42,10 @@ export class ApiKeys {
 
   authenticate(c: Context): Authentication {
     if (!this.required) return { ok: true, user: undefined };
-    const presented = c.req.header('x-api-key') ?? c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+    const presented = c.req.header('x-api-key') ?? bearerToken(c.req.header('authorization'));
     if (!presented) return { ok: false, message: 'This gateway needs an API key: send Authorization: Bearer <key> (or X-API-Key: <key>).' };
-    const candidate = digest(presented);
-    const match = this.#keys.find((entry) => timingSafeEqual(entry.digest, candidate));
+    const candidate = secretDigest(presented);
+    const match = this.#keys.find((entry) => sameDigest(entry.digest, candidate));
     return match ? { ok: true, user: new ApiKeyUser(match.name) } : { ok: false, message: 'The API key is not valid.' };
   }
-}
-
-function digest(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
 }
