@@ -303,7 +303,7 @@ function verifyEntry(entry: unknown, payload: string, jwks: { keys: unknown[] })
     return { ok: false, reason: 'malformed', message: 'signature is not base64url' };
   }
   if (signature.byteLength !== 64) return { ok: false, reason: 'malformed', message: `signature must be 64 bytes (r ‖ s), got ${signature.byteLength}` };
-  let valid = false;
+  let valid: boolean;
   try {
     valid = curve.verify(signature, sha256(signingInput(protectedB64, payload)), publicKey, { prehash: false, lowS: false, format: 'compact' });
   } catch {

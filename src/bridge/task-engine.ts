@@ -10,7 +10,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   TaskState,
-  type Artifact,
   type Message,
   type StreamResponse,
   type Task,

@@ -14,7 +14,6 @@ import { paidAgent } from '../logos/agents/paid.ts';
 import { conformanceAgent } from '../logos/agents/conformance.ts';
 import { echoAgent } from '../logos/agents/echo.ts';
 import { openNetwork, type LogosNetwork } from '../logos/network.ts';
-import type { LogosTransport } from '../logos/transport.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { SqliteTaskStore } from '../store/sqlite-task-store.ts';
 import { SqlitePaymentStore } from '../store/sqlite-payment-store.ts';

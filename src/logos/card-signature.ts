@@ -34,7 +34,7 @@ import { bytesEqual, parseHex, toHex } from '../lez/bytes.ts';
 import { isValidXOnlyPublicKey, xOnlyPublicKey } from '../lez/public-key.ts';
 import { schnorrSign, schnorrVerify } from '../lez/signing.ts';
 import { LogosAgentCard } from './card.ts';
-import { canonicalBytes, canonicalize } from './jcs.ts';
+import { canonicalize } from './jcs.ts';
 import { isPlainObject } from '../json-object.ts';
 
 export const LOGOS_CARD_SIGNATURE_ALG = 'bip340-sha256-jcs';

@@ -157,10 +157,14 @@ export class SqliteTaskStore implements TaskStore {
   async list(agentId: string, query: TaskQuery): Promise<TaskPage> {
     const where = ['agent_id = ?'];
     const args: (string | number)[] = [agentId];
-    if (query.owner !== undefined) (where.push('owner = ?'), args.push(query.owner));
-    if (query.contextId) (where.push('context_id = ?'), args.push(query.contextId));
-    if (query.state !== undefined) (where.push('state = ?'), args.push(query.state));
-    if (query.statusAfter) (where.push('status_ts > ?'), args.push(query.statusAfter));
+    const filterBy = (clause: string, value: string | number) => {
+      where.push(clause);
+      args.push(value);
+    };
+    if (query.owner !== undefined) filterBy('owner = ?', query.owner);
+    if (query.contextId) filterBy('context_id = ?', query.contextId);
+    if (query.state !== undefined) filterBy('state = ?', query.state);
+    if (query.statusAfter) filterBy('status_ts > ?', query.statusAfter);
     const filter = where.join(' AND ');
     const { total } = this.db.prepare(`SELECT count(*) AS total FROM tasks WHERE ${filter}`).get(...args) as { total: number };
 

@@ -39,7 +39,6 @@ import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
 import type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
 import {
-  DIRECT_HEADER_BYTES,
   PUBLICATION_HEADER_BYTES,
   openDirect,
   openPublication,

@@ -24,7 +24,6 @@
  * Version 0x01 is the first byte of both plaintexts; a receiver drops anything else.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { decryptAsymmetric, encryptAsymmetric, postCipher, preCipher } from '@waku/message-encryption/ecies';
 import { addressFromPublicKey } from './identity.ts';
@@ -162,7 +161,7 @@ export function openPublication(contentTopic: string, payload: Uint8Array): Open
   const timestamp = payload.subarray(at, (at += TIMESTAMP_BYTES));
   const signature = payload.subarray(at, (at += SIGNATURE_BYTES));
   const body = payload.subarray(at);
-  let valid = false;
+  let valid: boolean;
   try {
     valid = secp256k1.verify(signature, publicationDigestInput(contentTopic, timestamp, body), publicKey);
   } catch {
