@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it as base } from 'vitest';
 import { hexToBytes } from '../../../src/lez/bytes.ts';
 import type { BlockSummary } from '../../../src/devnet/chain.ts';
 import { DEVNET_GENESIS, startDevnet, type Devnet, type DevnetOptions } from '../../../src/devnet/devnet.ts';
@@ -40,6 +40,8 @@ class RpcProxy {
   readonly methods: string[] = [];
   /** The `tx` of every sendTransaction that was forwarded, in arrival order. */
   readonly forwarded: string[] = [];
+  /** The method of every request the sequencer has answered, in the order of its answers. */
+  readonly answered: string[] = [];
 
   constructor(target: string) {
     this.target = target;
@@ -93,6 +95,7 @@ class RpcProxy {
     if (method === 'sendTransaction' && Array.isArray(params)) this.forwarded.push(String(params[0]));
     const answer = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const text = await answer.text();
+    this.answered.push(method);
     if (behaviour === 'forward-then-garbage') return void res.writeHead(200, json).end(JSON.stringify({ jsonrpc: '2.0', id, result: 42 }));
     res.writeHead(answer.status, json).end(text);
   }
@@ -100,22 +103,22 @@ class RpcProxy {
 
 // ---- one devnet + proxy per test ---------------------------------------------------------------------------------
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 const FAST: LezRailSettings = { signingMode: 'prehash-v0.3', pollIntervalMs: 100, resubmitAfterMs: 3_000, inclusionTimeoutMs: 8_000 };
 
-async function world(options: DevnetOptions = {}) {
+/**
+ * Blocks every 100 ms: a payment waits for the next block, and nothing here depends on how long that is, except the
+ * test of how many blocks 100 payments take, which sets the devnet's default of 1 s.
+ */
+async function startWorld(cleanups: (() => Promise<void> | void)[], options: DevnetOptions = {}) {
   const devnet = await startDevnet({
-    blockIntervalMs: 1_000,
+    blockIntervalMs: 100,
     genesis: PAYEES.map((key) => ({ account: key.account, balance: 0n })),
     ...options,
   });
+  cleanups.push(() => devnet.stop());
   const proxy = new RpcProxy(devnet.url);
   await proxy.up();
-  cleanups.push(() => devnet.stop(), () => proxy.down());
+  cleanups.push(() => proxy.down());
   const rail = (settings: Partial<LezRailSettings> = {}, payer: SigningKey = PAYER) => {
     const client = new SequencerClient({ url: proxy.url, timeoutMs: 2_000 });
     const created = new LezRail({ client, payer }, { ...FAST, network: 'devnet', ...settings });
@@ -124,6 +127,19 @@ async function world(options: DevnetOptions = {}) {
   };
   return { devnet, proxy, rail };
 }
+
+/** Each test's own world, torn down after it: the tests share nothing, so they run concurrently. */
+const it = base.extend<{ world: (options?: DevnetOptions) => ReturnType<typeof startWorld> }>({
+  // eslint-disable-next-line no-empty-pattern
+  world: async ({}, use) => {
+    const cleanups: (() => Promise<void> | void)[] = [];
+    try {
+      await use((options) => startWorld(cleanups, options));
+    } finally {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    }
+  },
+});
 
 function paid(outcome: PayOutcome) {
   if (outcome.kind !== 'paid') throw new Error(`expected paid, got ${JSON.stringify(outcome)}`);
@@ -145,8 +161,10 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
 
 // ---- paying ------------------------------------------------------------------------------------------------------
 
+// First, and with nothing else running beside the test of how many 1 s blocks 100 payments take; the other tests of
+// the file run concurrently, as they share nothing.
 describe('LezRail on the devnet: paying', () => {
-  it('pays exactly once per paymentId, with one record', async () => {
+  it.concurrent('pays exactly once per paymentId, with one record', async ({ world }) => {
     const { devnet, rail: makeRail } = await world();
     const rail = makeRail();
     const records: RailPaymentRecord[] = [];
@@ -166,8 +184,8 @@ describe('LezRail on the devnet: paying', () => {
     expect(await rail.pay({ ...request, amount: 26n })).toMatchObject({ kind: 'failed', reason: 'conflict' });
   });
 
-  it('100 concurrent payments: consecutive nonces, no gap, in at most 3 blocks of 1 s', async () => {
-    const { devnet, proxy, rail: makeRail } = await world();
+  it('100 concurrent payments: consecutive nonces, no gap, in at most 3 blocks of 1 s', async ({ world }) => {
+    const { devnet, proxy, rail: makeRail } = await world({ blockIntervalMs: 1_000 });
     const rail = makeRail({ inclusionTimeoutMs: 15_000 });
     const blocks: BlockSummary[] = [];
     devnet.onBlock((block) => void blocks.push(block));
@@ -203,7 +221,7 @@ describe('LezRail on the devnet: paying', () => {
     expect(devnet.balance(PAYER.account)).toBe(10_000n - 5_050n);
   });
 
-  it('insufficient funds: refused before signing, nothing moves; in-flight payments count against the balance', async () => {
+  it.concurrent('insufficient funds: refused before signing, nothing moves; in-flight payments count against the balance', async ({ world }) => {
     const { devnet, rail: makeRail } = await world();
     const rail = makeRail();
     const records: RailPaymentRecord[] = [];
@@ -222,7 +240,7 @@ describe('LezRail on the devnet: paying', () => {
     expect(devnet.balance(PAYER.account)).toBe(4_000n);
   });
 
-  it('an uninitialised payee is refused before anything is signed', async () => {
+  it.concurrent('an uninitialised payee is refused before anything is signed', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     let signed = 0;
     const outcome = await makeRail().pay({ paymentId: 'x', to: STRANGER.account, amount: 5n, onSigned: () => void signed++ });
@@ -236,8 +254,8 @@ describe('LezRail on the devnet: paying', () => {
 
 // ---- a sequencer that is down or talks nonsense --------------------------------------------------------------------
 
-describe('LezRail on the devnet: sequencer down or answering garbage', () => {
-  it('down from the start: a clear failure, at once, nothing signed', async () => {
+describe.concurrent('LezRail on the devnet: sequencer down or answering garbage', () => {
+  it('down from the start: a clear failure, at once, nothing signed', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     await proxy.down();
     let signed = 0;
@@ -250,7 +268,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
   });
 
-  it('down after the payee was checked: the next payment fails unsigned; once back up, it pays once', async () => {
+  it('down after the payee was checked: the next payment fails unsigned; once back up, it pays once', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     const rail = makeRail();
     paid(await rail.pay({ paymentId: 'first', to: PAYEES[0]!.account, amount: 5n }));
@@ -267,7 +285,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     expect(devnet.balance(PAYEES[0]!.account)).toBe(12n);
   });
 
-  it('garbage from the start: a clear failure, nothing signed', async () => {
+  it('garbage from the start: a clear failure, nothing signed', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.behaviour = () => 'garbage';
     let signed = 0;
@@ -277,7 +295,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
   });
 
-  it('the sequencer took the transaction but its answer was lost: reconciled by nonce, paid once', async () => {
+  it('the sequencer took the transaction but its answer was lost: reconciled by nonce, paid once', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'forward-then-garbage' : 'pass');
     const records: RailPaymentRecord[] = [];
@@ -288,7 +306,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     expect(devnet.nonce(PAYER.account)).toBe(1n);
   });
 
-  it('garbage for sendTransaction: in doubt, never re-signed, later payments wait unsigned; resume pays once', async () => {
+  it('garbage for sendTransaction: in doubt, never re-signed, later payments wait unsigned; resume pays once', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     const rail = makeRail({ inclusionTimeoutMs: 1_500 });
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'garbage' : 'pass');
@@ -312,7 +330,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     expect(devnet.nonce(PAYER.account)).toBe(2n);
   });
 
-  it('down between recording and submitting: the signed transfer is void, its nonce goes to the next payment', async () => {
+  it('down between recording and submitting: the signed transfer is void, its nonce goes to the next payment', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.keepAlive = false;
     const rail = makeRail();
@@ -338,7 +356,7 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
     expect(devnet.balance(PAYEES[1]!.account)).toBe(6n);
   });
 
-  it('a refused submission frees its nonce for the next payment: no gap, no reuse on chain', async () => {
+  it('a refused submission frees its nonce for the next payment: no gap, no reuse on chain', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     let sends = 0;
     proxy.behaviour = (method) => (method === 'sendTransaction' && ++sends === 2 ? 'refuse' : 'pass');
@@ -362,8 +380,8 @@ describe('LezRail on the devnet: sequencer down or answering garbage', () => {
 
 // ---- crashes and resume ------------------------------------------------------------------------------------------
 
-describe('LezRail on the devnet: resume after a crash', () => {
-  it('killed between recording and submitting: a new process resumes the record and pays exactly once', async () => {
+describe.concurrent('LezRail on the devnet: resume after a crash', () => {
+  it('killed between recording and submitting: a new process resumes the record and pays exactly once', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     let record: unknown;
     const crashed = await makeRail().pay({
@@ -388,7 +406,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
     expect(devnet.nonce(PAYER.account)).toBe(1n);
   });
 
-  it('closed while the record was being written: nothing is sent, the caller hears in-doubt, resume pays once', async () => {
+  it('closed while the record was being written: nothing is sent, the caller hears in-doubt, resume pays once', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     const rail = makeRail();
     let record: unknown;
@@ -404,8 +422,8 @@ describe('LezRail on the devnet: resume after a crash', () => {
     expect(devnet.balance(PAYEES[0]!.account)).toBe(8n);
   });
 
-  it('killed between submitting and inclusion: the resumed record is paid once, whether or not a block came first', async () => {
-    const { devnet, rail: makeRail } = await world({ blockIntervalMs: 0 });
+  it('killed between submitting and inclusion: the resumed record is paid once, whether or not a block came first', async ({ world }) => {
+    const { devnet, proxy, rail: makeRail } = await world({ blockIntervalMs: 0 });
     const records: RailPaymentRecord[] = [];
     const first = makeRail();
     const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 3n, onSigned: (r) => void records.push(r) });
@@ -415,7 +433,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
 
     const second = makeRail();
     const resumed = second.resume(stored(records[0]!)); // resends the same bytes: a duplicate the sequencer ignores
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => proxy.answered.filter((m) => m === 'sendTransaction').length === 2); // the sequencer has the resend
     devnet.produceBlock();
     expect(paid(await resumed).txHash).toBe(records[0]!.txHash);
 
@@ -434,7 +452,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
     expect(devnet.mempoolSize()).toBe(0);
   });
 
-  it('killed after a submission that never arrived: resume sends the same bytes, paid once', async () => {
+  it('killed after a submission that never arrived: resume sends the same bytes, paid once', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'drop' : 'pass');
     const records: RailPaymentRecord[] = [];
@@ -451,7 +469,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
     expect(devnet.nonce(PAYER.account)).toBe(1n);
   });
 
-  it('a record whose nonce another payment used is superseded and never sent', async () => {
+  it('a record whose nonce another payment used is superseded and never sent', async ({ world }) => {
     const { devnet, rail: makeRail } = await world();
     const rail = makeRail();
     let record: unknown;
@@ -462,7 +480,7 @@ describe('LezRail on the devnet: resume after a crash', () => {
     expect(devnet.balance(PAYEES[1]!.account)).toBe(20n);
   });
 
-  it('a tampered or foreign record is refused and nothing is sent', async () => {
+  it('a tampered or foreign record is refused and nothing is sent', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     let record: RailPaymentRecord | undefined;
     await makeRail().pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 10n, onSigned: (r) => ((record = r), Promise.reject(new Error('x'))) });
@@ -478,8 +496,8 @@ describe('LezRail on the devnet: resume after a crash', () => {
 
 // ---- verifying payments and refunds ------------------------------------------------------------------------------
 
-describe('LezRail on the devnet: verify and refunds', () => {
-  it('verifies a payment once per purpose, and the agent\'s refund against the original', async () => {
+describe.concurrent('LezRail on the devnet: verify and refunds', () => {
+  it('verifies a payment once per purpose, and the agent\'s refund against the original', async ({ world }) => {
     const { devnet, rail: makeRail } = await world();
     const gateway = makeRail();
     const payment = paid(await gateway.pay({ paymentId: 'task:1', to: AGENT.account, amount: 100n }));
