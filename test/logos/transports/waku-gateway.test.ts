@@ -13,8 +13,10 @@ import { encodeEnvelope, taskStatusTopic } from '../../../src/logos/envelope.ts'
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { verifyProjectedCard } from '../../../src/a2a/card-jws.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../../support/gateway.ts';
+import { cliEntry } from '../../cli/dist.ts';
 
-const cli = new URL('../../../src/cli/main.ts', import.meta.url).pathname;
+// dist/cli/main.js when dist/ is the build of the sources as they are (it starts quicker), else src/cli/main.ts.
+const cli = cliEntry();
 let dir: string;
 let gateway: Gateway;
 let relay: WakuTransport;
