@@ -36,7 +36,9 @@ export async function startTestBed(
   await Promise.all(agents.map((agent) => agent.start()));
   const config = loadConfig({
     env: {},
-    overrides: { port: 0, host: '127.0.0.1', database, agents: [], sseHeartbeatMs: 1_000, transport: { kind: 'memory' }, ...options.config },
+    // A stop waits at most 1 s (not the 10 s default) for calls still open, such as a call a test leaves hanging to
+    // play a crash; the calls a stop answers itself end at once. A test may set its own grace in options.config.
+    overrides: { port: 0, host: '127.0.0.1', database, agents: [], sseHeartbeatMs: 1_000, shutdownGraceMs: 1_000, transport: { kind: 'memory' }, ...options.config },
   });
   const deps = { network, agents, log: () => undefined, ...(options.payer ? { payer: options.payer } : {}) };
   let gateway = await startGateway(config, deps);
