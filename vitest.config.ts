@@ -3,21 +3,23 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest, longest first. They start before all others, so that with two workers none of them is
- * left running alone at the end. The rest follow in vitest's own order (by their last duration when vitest has a
- * cache of it, else larger files first).
+ * The files that take longest, roughly longest first. They start before all others, so that with two workers none of
+ * them is left running alone at the end. The rest follow in vitest's own order (by their last duration when vitest has
+ * a cache of it, else larger files first). lez-rail comes last of them: its test of how many 1 s blocks 100 payments
+ * take wants the CPU, so it should not overlap the type check (npm test runs it beside vitest at the start) or the
+ * files that start many processes (cli, package, directory-page with its browser, waku-gateway with its agents).
  */
 const SLOWEST_FIRST = [
   'test/cli/cli.test.ts',
-  'test/bridge/paid-tasks.test.ts',
   'test/regression/payments.test.ts',
-  'test/package.test.ts',
   'test/a2a/client-generations.test.ts',
-  'test/lez/rail/lez-rail.test.ts',
+  'test/package.test.ts',
+  'test/a2a/directory-page.test.ts',
+  'test/bridge/paid-tasks.test.ts',
+  'test/logos/transports/waku-gateway.test.ts',
   'test/devnet/devnet.test.ts',
   'test/logos/transports/waku.test.ts',
-  'test/a2a/directory-page.test.ts',
-  'test/logos/transports/waku-gateway.test.ts',
+  'test/lez/rail/lez-rail.test.ts',
 ];
 
 class SlowestFirst extends BaseSequencer {
