@@ -15,7 +15,12 @@ export default tseslint.config(
       // `_name` marks what is unused on purpose (a destructured-away member, a required parameter).
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          caughtErrors: 'none',
+        },
       ],
       // A variable assigned once, after a closure that reads it later was made (the app the server hands requests
       // to, say), cannot be const.

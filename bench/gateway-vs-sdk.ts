@@ -53,7 +53,11 @@ const GOALS = [
 ] as const satisfies readonly { label: string; numerator: TargetName; denominator: TargetName; min?: number }[];
 
 const ECHO_TEXT = 'hello';
-const REQUEST_BODY = sendMessageBody(1, { messageId: 'bench-message-1', role: 'ROLE_USER', parts: [{ text: ECHO_TEXT }] });
+const REQUEST_BODY = sendMessageBody(1, {
+  messageId: 'bench-message-1',
+  role: 'ROLE_USER',
+  parts: [{ text: ECHO_TEXT }],
+});
 
 interface Measurement {
   target: TargetName;
@@ -104,7 +108,10 @@ async function main(): Promise<void> {
   if (failed.length > 0) {
     throw new FunctionalFailure(
       `Errors under load (the numbers above are not valid for these targets): ${failed
-        .map((r) => `${r.target}: ${r.errors} errors (${r.timeouts} timeouts), ${r.non2xx} non-2xx, ${r.badBodies} bad bodies`)
+        .map(
+          (r) =>
+            `${r.target}: ${r.errors} errors (${r.timeouts} timeouts), ${r.non2xx} non-2xx, ${r.badBodies} bad bodies`,
+        )
         .join('; ')}`,
     );
   }
@@ -172,7 +179,10 @@ async function startInWorker(target: TargetName): Promise<RunningTarget> {
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   const next = (type: string, timeoutMs: number) =>
     new Promise<{ type: string; url?: string; error?: string }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new FunctionalFailure(`${target} worker: no "${type}" within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new FunctionalFailure(`${target} worker: no "${type}" within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const onMessage = (message: { type: string }) => {
         if (message.type !== type) return;
         cleanup();
@@ -184,7 +194,11 @@ async function startInWorker(target: TargetName): Promise<RunningTarget> {
       };
       const onExit = (code: number) => {
         cleanup();
-        reject(new FunctionalFailure(`${target} worker exited (code ${code}) before "${type}"${workerError ? `: ${workerError.stack}` : ''}`));
+        reject(
+          new FunctionalFailure(
+            `${target} worker exited (code ${code}) before "${type}"${workerError ? `: ${workerError.stack}` : ''}`,
+          ),
+        );
       };
       const cleanup = () => {
         clearTimeout(timer);
@@ -241,7 +255,8 @@ function printGoals(results: Measurement[]): void {
       continue;
     }
     const ratio = numerator / denominator;
-    const verdict = 'min' in goal ? `goal ≥ ${goal.min.toFixed(1)}   ${ratio >= goal.min ? 'PASS' : 'MISS'}` : '(for information)';
+    const verdict =
+      'min' in goal ? `goal ≥ ${goal.min.toFixed(1)}   ${ratio >= goal.min ? 'PASS' : 'MISS'}` : '(for information)';
     console.log(`${goal.label.padEnd(30)} ${ratio.toFixed(2).padStart(6)}   ${verdict}`);
   }
 }

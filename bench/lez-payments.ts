@@ -98,7 +98,9 @@ async function main(): Promise<void> {
   );
   const needed = PRICE * BigInt(TASKS + SEQ_TASKS);
   if (needed > walletGenesis.balance) {
-    throw new Error(`the gateway wallet (debug genesis 1) holds ${walletGenesis.balance}; ${TASKS + SEQ_TASKS} tasks need ${needed}: lower BENCH_TASKS / BENCH_SEQ_TASKS`);
+    throw new Error(
+      `the gateway wallet (debug genesis 1) holds ${walletGenesis.balance}; ${TASKS + SEQ_TASKS} tasks need ${needed}: lower BENCH_TASKS / BENCH_SEQ_TASKS`,
+    );
   }
 
   const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-lez-bench-'));
@@ -118,7 +120,12 @@ async function main(): Promise<void> {
     const config = await benchGatewayConfig(folder, {
       agents: [{ builtin: 'paid' }],
       transport: { kind: 'memory' },
-      payments: { rail: 'none', perTransactionLimit: '1000000', perPeriodLimit: '1000000000', sequencerUrl: devnet.url },
+      payments: {
+        rail: 'none',
+        perTransactionLimit: '1000000',
+        perPeriodLimit: '1000000000',
+        sequencerUrl: devnet.url,
+      },
     });
     gateway = await startGateway(config, {
       payer: gatewayPayer(lezRail(devnet.url, walletKey, SIGNING_MODE)),
@@ -127,7 +134,10 @@ async function main(): Promise<void> {
     });
     console.log(`ok (devnet ${devnet.url}, gateway http://127.0.0.1:${gateway.port}/agents/paid)`);
 
-    for (const [mode, tasks] of [['concurrent', TASKS], ['sequential', SEQ_TASKS]] as const) {
+    for (const [mode, tasks] of [
+      ['concurrent', TASKS],
+      ['sequential', SEQ_TASKS],
+    ] as const) {
       process.stdout.write(`${LABELS[mode]} ×${tasks}: `);
       const result = await runPhase(devnet, gateway.port, mode, tasks, seenInBlock);
       results.push(result);
@@ -157,7 +167,13 @@ const LABELS: Record<Mode, string> = {
   sequential: '(b) sequential',
 };
 
-async function runPhase(devnet: Devnet, port: number, mode: Mode, tasks: number, seenInBlock: Map<string, bigint>): Promise<PhaseResult> {
+async function runPhase(
+  devnet: Devnet,
+  port: number,
+  mode: Mode,
+  tasks: number,
+  seenInBlock: Map<string, bigint>,
+): Promise<PhaseResult> {
   const walletBefore = devnet.balance(walletKey.account);
   const agentBefore = devnet.balance(agentKey.account);
   const blockBefore = devnet.lastBlockId();
@@ -176,7 +192,10 @@ async function runPhase(devnet: Devnet, port: number, mode: Mode, tasks: number,
         metadata: { skill: SKILL },
       });
       const t0 = performance.now();
-      const response = await postJson(`http://127.0.0.1:${port}/agents/paid`, body, { agent, timeoutMs: REQUEST_TIMEOUT_MS });
+      const response = await postJson(`http://127.0.0.1:${port}/agents/paid`, body, {
+        agent,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+      });
       latencies.push(performance.now() - t0);
       txHashes.push(checkPaidTask(response, id, `${mode} ${id}`));
     };
@@ -185,7 +204,9 @@ async function runPhase(devnet: Devnet, port: number, mode: Mode, tasks: number,
       const settled = await Promise.allSettled(Array.from({ length: tasks }, (_, i) => one(i)));
       const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failures.length > 0) {
-        throw new FunctionalFailure(`${failures.length} of ${tasks} concurrent task(s) failed; the first: ${String((failures[0]!.reason as Error)?.message ?? failures[0]!.reason)}`);
+        throw new FunctionalFailure(
+          `${failures.length} of ${tasks} concurrent task(s) failed; the first: ${String((failures[0]!.reason as Error)?.message ?? failures[0]!.reason)}`,
+        );
       }
     } else {
       for (let i = 0; i < tasks; i++) await one(i);
@@ -196,20 +217,29 @@ async function runPhase(devnet: Devnet, port: number, mode: Mode, tasks: number,
   }
   const blockAfter = devnet.lastBlockId();
 
-  if (new Set(txHashes).size !== txHashes.length) throw new FunctionalFailure(`${mode}: ${txHashes.length - new Set(txHashes).size} txHash(es) repeated across tasks`);
+  if (new Set(txHashes).size !== txHashes.length)
+    throw new FunctionalFailure(
+      `${mode}: ${txHashes.length - new Set(txHashes).size} txHash(es) repeated across tasks`,
+    );
   const walletDrop = walletBefore - devnet.balance(walletKey.account);
   const agentGain = devnet.balance(agentKey.account) - agentBefore;
   const expected = PRICE * BigInt(tasks);
-  if (walletDrop !== expected) throw new FunctionalFailure(`${mode}: the gateway wallet dropped by ${walletDrop}, expected exactly ${expected}`);
-  if (agentGain !== expected) throw new FunctionalFailure(`${mode}: the agent's account rose by ${agentGain}, expected exactly ${expected}`);
+  if (walletDrop !== expected)
+    throw new FunctionalFailure(`${mode}: the gateway wallet dropped by ${walletDrop}, expected exactly ${expected}`);
+  if (agentGain !== expected)
+    throw new FunctionalFailure(`${mode}: the agent's account rose by ${agentGain}, expected exactly ${expected}`);
 
   // txHash → block: the devnet's receipt, cross-checked against the blocks seen by the onBlock listener.
   const perBlock = new Map<bigint, number>();
   for (const hash of txHashes) {
     const receipt = devnet.receipt(hash);
-    if (receipt.status !== 'included') throw new FunctionalFailure(`${mode}: payment ${hash} is ${receipt.status}, not included`);
+    if (receipt.status !== 'included')
+      throw new FunctionalFailure(`${mode}: payment ${hash} is ${receipt.status}, not included`);
     const seen = seenInBlock.get(hash);
-    if (seen !== receipt.blockId) throw new FunctionalFailure(`${mode}: payment ${hash}: receipt says block ${receipt.blockId}, the block listener saw it in ${seen ?? 'none'}`);
+    if (seen !== receipt.blockId)
+      throw new FunctionalFailure(
+        `${mode}: payment ${hash}: receipt says block ${receipt.blockId}, the block listener saw it in ${seen ?? 'none'}`,
+      );
     perBlock.set(receipt.blockId, (perBlock.get(receipt.blockId) ?? 0) + 1);
   }
   const sorted = new Map([...perBlock].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
@@ -237,12 +267,15 @@ interface TaskLike {
 /** The response must be a completed task whose payment was made; returns the payment's txHash (lowercase). */
 function checkPaidTask(response: HttpResponse, id: number, what: string): string {
   const { task, fail } = sendMessageTask<TaskLike>(response, id, `SendMessage ${what}`);
-  if (task.status?.state !== 'TASK_STATE_COMPLETED') fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
+  if (task.status?.state !== 'TASK_STATE_COMPLETED')
+    fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
   const lez = task.metadata?.lez;
   if (lez?.status !== 'paid') fail(`metadata.lez.status is ${JSON.stringify(lez?.status)}, not "paid"`);
   if (lez?.amount !== PRICE.toString()) fail(`metadata.lez.amount is ${JSON.stringify(lez?.amount)}, not "${PRICE}"`);
-  if (lez?.payee !== agentKey.account) fail(`metadata.lez.payee is ${JSON.stringify(lez?.payee)}, not the agent's account ${agentKey.account}`);
-  if (typeof lez?.txHash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(lez.txHash)) fail(`metadata.lez.txHash is ${JSON.stringify(lez?.txHash)}, not a 64-hex hash`);
+  if (lez?.payee !== agentKey.account)
+    fail(`metadata.lez.payee is ${JSON.stringify(lez?.payee)}, not the agent's account ${agentKey.account}`);
+  if (typeof lez?.txHash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(lez.txHash))
+    fail(`metadata.lez.txHash is ${JSON.stringify(lez?.txHash)}, not a 64-hex hash`);
   return (lez!.txHash as string).toLowerCase();
 }
 
@@ -250,7 +283,20 @@ function checkPaidTask(response: HttpResponse, id: number, what: string): string
 // Report
 
 function printTable(results: PhaseResult[]): void {
-  const header = ['phase', 'tasks', 'blocks', 'block span', 'blocks built', 'tx/block', 'wall s', 'blocks/task', 's/task', 'p50 ms', 'max ms', 'wallet Δ'];
+  const header = [
+    'phase',
+    'tasks',
+    'blocks',
+    'block span',
+    'blocks built',
+    'tx/block',
+    'wall s',
+    'blocks/task',
+    's/task',
+    'p50 ms',
+    'max ms',
+    'wallet Δ',
+  ];
   const rows = results.map((r) => {
     const sorted = ascending(r.latencies);
     const p50 = percentile(sorted, 0.5);

@@ -41,9 +41,13 @@ function positiveSetting(name: string, fallback: number, kind: string, valid: (v
 export function subsetFromEnv<T extends string>(name: string, all: readonly T[], noun: string): T[] {
   const raw = process.env[name];
   if (!raw) return [...all];
-  const names = raw.split(',').map((item) => item.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   const unknown = names.filter((item) => !(all as readonly string[]).includes(item));
-  if (unknown.length > 0 || names.length === 0) throw new Error(`${name}: unknown ${noun}(s) ${unknown.join(', ')}; use ${all.join(',')}`);
+  if (unknown.length > 0 || names.length === 0)
+    throw new Error(`${name}: unknown ${noun}(s) ${unknown.join(', ')}; use ${all.join(',')}`);
   return all.filter((item) => names.includes(item));
 }
 
@@ -57,7 +61,10 @@ export function subsetFromEnv<T extends string>(name: string, all: readonly T[],
  */
 export async function benchGatewayConfig(folder: string, overrides: GatewayConfigInput): Promise<GatewayConfig> {
   const { loadConfig } = await import('../src/gateway/config.ts');
-  return loadConfig({ env: {}, overrides: { port: 0, host: '127.0.0.1', database: join(folder, 'tasks.db'), ...overrides } });
+  return loadConfig({
+    env: {},
+    overrides: { port: 0, host: '127.0.0.1', database: join(folder, 'tasks.db'), ...overrides },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -120,7 +127,11 @@ export function postJson(
  * object in it. Returns the task and `fail`, which throws a FunctionalFailure "`what`: why" quoting the response;
  * `fail` is what rejects a response that is not such an answer.
  */
-export function sendMessageTask<T extends object>({ status, body }: HttpResponse, id: number, what: string): { task: T; fail: (why: string) => never } {
+export function sendMessageTask<T extends object>(
+  { status, body }: HttpResponse,
+  id: number,
+  what: string,
+): { task: T; fail: (why: string) => never } {
   const fail = (why: string): never => {
     throw new FunctionalFailure(`${what}: ${why}\n  HTTP ${status}, body: ${body.slice(0, 2000)}`);
   };
@@ -150,9 +161,11 @@ interface EchoTask {
 export function checkCompletedEcho(response: HttpResponse, id: number, what: string, text: string): void {
   const { task, fail } = sendMessageTask<EchoTask>(response, id, what);
   if (typeof task.id !== 'string' || task.id === '') fail('task.id is missing');
-  if (task.status?.state !== 'TASK_STATE_COMPLETED') fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
+  if (task.status?.state !== 'TASK_STATE_COMPLETED')
+    fail(`task state is ${JSON.stringify(task.status?.state)}, not TASK_STATE_COMPLETED`);
   const texts = (task.artifacts ?? []).flatMap((artifact) => (artifact.parts ?? []).map((part) => part.text));
-  if (!texts.includes(text)) fail(`no artifact part echoes ${JSON.stringify(text)} (artifact texts: ${JSON.stringify(texts)})`);
+  if (!texts.includes(text))
+    fail(`no artifact part echoes ${JSON.stringify(text)} (artifact texts: ${JSON.stringify(texts)})`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -198,7 +211,8 @@ export function summarize(values: readonly number[]): Summary {
 /** Prints a table: the header, a rule, then the rows; the first `leftAligned` columns padded right, the rest left. */
 export function printRows(header: string[], rows: string[][], leftAligned: number): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i < leftAligned ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i < leftAligned ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) console.log(line(row));
@@ -213,7 +227,9 @@ export async function stopAll(folder: string, stop: () => unknown[]): Promise<vo
   const outcomes = await Promise.allSettled(stop());
   rmSync(folder, { recursive: true, force: true });
   const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
-  console.log(failed.length === 0 ? 'done' : `${failed.length} stop(s) failed: ${failed.map((o) => String(o.reason)).join('; ')}`);
+  console.log(
+    failed.length === 0 ? 'done' : `${failed.length} stop(s) failed: ${failed.map((o) => String(o.reason)).join('; ')}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -229,10 +245,15 @@ export async function runMain(main: () => Promise<void>): Promise<void> {
     await main();
   } catch (error) {
     process.exitCode = 1;
-    console.error(`\nFAILED: ${error instanceof FunctionalFailure ? error.message : ((error as Error)?.stack ?? String(error))}`);
+    console.error(
+      `\nFAILED: ${error instanceof FunctionalFailure ? error.message : ((error as Error)?.stack ?? String(error))}`,
+    );
   }
   setTimeout(() => {
-    console.error('warning: the process did not exit by itself 5 s after the run; open resources:', process.getActiveResourcesInfo());
+    console.error(
+      'warning: the process did not exit by itself 5 s after the run; open resources:',
+      process.getActiveResourcesInfo(),
+    );
     process.exit(process.exitCode ?? 0);
   }, 5_000).unref();
 }

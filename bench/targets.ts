@@ -213,7 +213,9 @@ function portOf(server: { address(): unknown }): number {
   throw new Error(`Server is not listening on a TCP port: ${String(address)}`);
 }
 
-function closeServer(server: Server | { close(cb?: (err?: Error) => void): unknown; closeAllConnections?: () => void }): Promise<void> {
+function closeServer(
+  server: Server | { close(cb?: (err?: Error) => void): unknown; closeAllConnections?: () => void },
+): Promise<void> {
   return new Promise((resolve, reject) => {
     server.close((error?: Error) => (error ? reject(error) : resolve()));
     (server as { closeAllConnections?: () => void }).closeAllConnections?.();

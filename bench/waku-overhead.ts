@@ -76,7 +76,6 @@ const BINDING_TOPIC = '/logos-a2a/1/mesh/proto';
 const REPLY_TOPIC = '/logos-a2a/1/bench-replies/proto';
 const ECHO_TEXT = 'hello';
 
-
 interface Stats extends Summary {
   phase: Phase;
   round: number;
@@ -108,7 +107,10 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const phase of PHASES) {
         process.stdout.write(`round ${round} ${LABELS[phase]}: `);
-        const timings = phase === 'gateway' ? await measureGateway(gateway!.port) : await measureRaw(raw!, phase === 'raw' ? 'direct' : 'publication');
+        const timings =
+          phase === 'gateway'
+            ? await measureGateway(gateway!.port)
+            : await measureRaw(raw!, phase === 'raw' ? 'direct' : 'publication');
         const stats = statsOf(phase, round, timings);
         results.push(stats);
         console.log(`p50 ${ms(stats.p50)} ms, p99 ${ms(stats.p99)} ms`);
@@ -153,12 +155,17 @@ async function startRawPair(): Promise<RawPair> {
     const echoer = b;
     echoer.onDirect((payload, delivery) => {
       if (delivery.sender === undefined) return;
-      const sent = pair.replyPath === 'direct' ? echoer.send(delivery.sender, payload) : echoer.publish(REPLY_TOPIC, payload);
+      const sent =
+        pair.replyPath === 'direct' ? echoer.send(delivery.sender, payload) : echoer.publish(REPLY_TOPIC, payload);
       void sent.catch((error: unknown) => console.error('\nraw echo: reply failed', error));
     });
     a.onDirect((payload, delivery) => pair.onReply?.(payload, delivery.sender, 'direct'));
     a.subscribe(REPLY_TOPIC, (payload, delivery) => pair.onReply?.(payload, delivery.sender, 'publication'));
-    await until(() => a.meshPeerCount(BINDING_TOPIC) > 0 && echoer.meshPeerCount(BINDING_TOPIC) > 0, 15_000, 'the raw pair to form a relay mesh');
+    await until(
+      () => a.meshPeerCount(BINDING_TOPIC) > 0 && echoer.meshPeerCount(BINDING_TOPIC) > 0,
+      15_000,
+      'the raw pair to form a relay mesh',
+    );
     return pair;
   } catch (error) {
     await Promise.allSettled([a.stop(), b?.stop()]);
@@ -168,7 +175,8 @@ async function startRawPair(): Promise<RawPair> {
 
 async function measureRaw(pair: RawPair, replyPath: ReplyPath): Promise<number[]> {
   const { a, b } = pair;
-  let pending: { seq: number; body: Uint8Array; resolve: (at: number) => void; reject: (error: Error) => void } | undefined;
+  let pending:
+    { seq: number; body: Uint8Array; resolve: (at: number) => void; reject: (error: Error) => void } | undefined;
   let strays = 0;
   pair.replyPath = replyPath;
   pair.onReply = (payload, sender, path) => {
@@ -182,8 +190,10 @@ async function measureRaw(pair: RawPair, replyPath: ReplyPath): Promise<number[]
     pending = undefined;
     // (The transport swallows what a handler throws, so a wrong reply fails the request in flight instead.)
     if (sender !== b.address) done.reject(new FunctionalFailure(`raw reply ${seq}: sender ${sender}, not B`));
-    else if (path !== replyPath) done.reject(new FunctionalFailure(`raw reply ${seq}: came as ${path}, not ${replyPath}`));
-    else if (!sameBytes(payload, done.body)) done.reject(new FunctionalFailure(`raw reply ${seq}: the body differs from what was sent`));
+    else if (path !== replyPath)
+      done.reject(new FunctionalFailure(`raw reply ${seq}: came as ${path}, not ${replyPath}`));
+    else if (!sameBytes(payload, done.body))
+      done.reject(new FunctionalFailure(`raw reply ${seq}: the body differs from what was sent`));
     else done.resolve(at);
   };
   const timings: number[] = [];
@@ -280,16 +290,27 @@ function printOverhead(results: Stats[]): void {
       if (!base || !gateway) continue;
       const p50 = gateway.p50 - base.p50;
       const verdict = p50 < GOAL_P50_MS ? 'PASS' : 'MISS';
-      rows.push([label, String(round), ms(p50), ms(gateway.p99 - base.p99), ms(gateway.mean - base.mean), goal ? verdict : `(${verdict})`]);
+      rows.push([
+        label,
+        String(round),
+        ms(p50),
+        ms(gateway.p99 - base.p99),
+        ms(gateway.mean - base.mean),
+        goal ? verdict : `(${verdict})`,
+      ]);
     }
   }
   if (rows.length === 0) {
     console.log('(b) − (a): n/a (needs gateway and raw or raw-pub in BENCH_PHASES)');
     return;
   }
-  console.log(`The gateway's own cost (HTTP + JSON-RPC + task engine + SQLite + envelope work); goal: (b) − (a) p50 < ${GOAL_P50_MS} ms`);
+  console.log(
+    `The gateway's own cost (HTTP + JSON-RPC + task engine + SQLite + envelope work); goal: (b) − (a) p50 < ${GOAL_P50_MS} ms`,
+  );
   printRows(['difference', 'round', 'p50 ms', 'p99 ms', 'mean ms', `p50 < ${GOAL_P50_MS} ms`], rows, 2);
-  console.log("(in parentheses: the same threshold against (a′), for information; a′ has the binding's mix of 1:1 and publication)");
+  console.log(
+    "(in parentheses: the same threshold against (a′), for information; a′ has the binding's mix of 1:1 and publication)",
+  );
 }
 
 function ms(value: number): string {

@@ -12,7 +12,10 @@ const agent = new LogosAgent({
   transport,
   cardKey: loadOrCreateKey('.data/upper.lez.key'), // the LEZ key that signs the card: gateways list signed cards only
   card: {
-    id: 'upper', name: 'Upper', description: 'Shouts.', version: '1.0.0',
+    id: 'upper',
+    name: 'Upper',
+    description: 'Shouts.',
+    version: '1.0.0',
     skills: [{ id: 'shout', name: 'Shout', description: 'Upper-cases text' }],
     agentInterfaces: [{ type: 'logos-messaging', version: '1', address: transport.address }],
   },

@@ -10,7 +10,19 @@ import { describe, expect, it } from 'vitest';
 const src = fileURLToPath(new URL('../src', import.meta.url));
 
 /** Top to bottom. `agent.ts` (the package's public module) sits on top; `json-object.ts` is a shared leaf. */
-const LAYERS = ['agent.ts', 'cli', 'gateway', 'a2a', 'bridge', 'push', 'logos', 'devnet', 'lez', 'store', 'json-object.ts'];
+const LAYERS = [
+  'agent.ts',
+  'cli',
+  'gateway',
+  'a2a',
+  'bridge',
+  'push',
+  'logos',
+  'devnet',
+  'lez',
+  'store',
+  'json-object.ts',
+];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -23,7 +35,9 @@ function sourceFiles(dir: string): string[] {
 /** Relative imports and re-exports, resolved to files (type-only ones count too: they are dependencies of meaning). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) => resolve(dirname(file), match[1]!));
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) =>
+    resolve(dirname(file), match[1]!),
+  );
 }
 
 const layerOf = (file: string) => relative(src, file).split('/')[0]!;

@@ -43,8 +43,17 @@ function run(command: string, args: string[], cwd: string): Promise<Run> {
 }
 
 /** A long-running process whose output is collected; resolves once `ready` matches it. */
-function start(args: string[], env: Record<string, string>, ready: RegExp, what: string): Promise<{ child: ChildProcess; output: () => string; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, args, { cwd: project, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  what: string,
+): Promise<{ child: ChildProcess; output: () => string; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, args, {
+    cwd: project,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -119,15 +128,28 @@ describe.concurrent('the packed package', () => {
   it('holds the README example as examples/upper-agent.ts, and exposes only its public modules', async () => {
     expect(readFileSync(join(installed, 'examples/upper-agent.ts'), 'utf8')).toBe(readmeSnippet());
     expect(Object.keys(manifest.exports).sort()).toEqual(['./agent', './package.json']);
-    const probe = (specifier: string) => run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`], project);
+    const probe = (specifier: string) =>
+      run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`], project);
     const surface = await run(
       process.execPath,
-      ['--input-type=module', '-e', "const m = await import('logos-a2a/agent'); console.log(Object.keys(m).sort().join(' '))"],
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('logos-a2a/agent'); console.log(Object.keys(m).sort().join(' '))",
+      ],
       project,
     );
     expect(surface.stderr).toBe('');
     expect(surface.stdout.trim().split(' ')).toEqual(
-      expect.arrayContaining(['LogosAgent', 'SkillRejected', 'WakuTransport', 'loadOrCreateKey', 'signLogosCard', 'verifyLogosCard', 'DEFAULT_DISCOVERY_TOPIC']),
+      expect.arrayContaining([
+        'LogosAgent',
+        'SkillRejected',
+        'WakuTransport',
+        'loadOrCreateKey',
+        'signLogosCard',
+        'verifyLogosCard',
+        'DEFAULT_DISCOVERY_TOPIC',
+      ]),
     );
     const internal = await probe('logos-a2a/dist/gateway.js');
     expect(internal.code).not.toBe(0);
@@ -138,7 +160,15 @@ describe.concurrent('the packed package', () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2023', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
         include: ['*.ts'],
       }),
     );
@@ -188,7 +218,12 @@ describe.concurrent('the packed package', () => {
     const response = await fetch(`${url}/agents/upper`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'u1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'u1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
+      }),
     });
     const { result } = await response.json();
     expect(result.task.status.state).toBe('TASK_STATE_COMPLETED');

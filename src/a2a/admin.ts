@@ -29,9 +29,12 @@ export function mountAdmin(app: Hono, options: AdminOptions): void {
     if (!token) return httpError(404, 'NOT_FOUND', 'The admin API is off; set LOGOS_A2A_ADMIN_TOKEN to turn it on.');
     const presented = bearerToken(c.req.header('authorization'));
     if (presented === undefined || !sameDigest(secretDigest(presented), token)) {
-      return httpError(401, 'UNAUTHENTICATED', 'Send the admin token as Authorization: Bearer <token>.', { 'WWW-Authenticate': 'Bearer' });
+      return httpError(401, 'UNAUTHENTICATED', 'Send the admin token as Authorization: Bearer <token>.', {
+        'WWW-Authenticate': 'Bearer',
+      });
     }
-    if (!options.payments) return httpError(404, 'NOT_FOUND', 'No payment rail is configured, so nothing ever waits for approval.');
+    if (!options.payments)
+      return httpError(404, 'NOT_FOUND', 'No payment rail is configured, so nothing ever waits for approval.');
     await next();
   });
 
@@ -48,7 +51,8 @@ export function mountAdmin(app: Hono, options: AdminOptions): void {
       const taskId = c.req.param('taskId');
       const approval = options.payments!.approval(taskId);
       if (!approval) return httpError(404, 'NOT_FOUND', `No approval is asked for task ${taskId}.`);
-      if (approval.status !== 'pending') return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId}'s approval is already ${approval.status}.`);
+      if (approval.status !== 'pending')
+        return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId}'s approval is already ${approval.status}.`);
       if (!(await options.engine.decideApproval(taskId, verdict === 'approve'))) {
         return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId} no longer waits for approval.`);
       }

@@ -105,7 +105,12 @@ const IndexQuery = z.object({
     .string()
     .regex(/^\d{1,3}$/, `a whole number from 1 to ${MAX_PAGE_SIZE}`)
     .transform(Number)
-    .pipe(z.number().min(1, `a whole number from 1 to ${MAX_PAGE_SIZE}`).max(MAX_PAGE_SIZE, `a whole number from 1 to ${MAX_PAGE_SIZE}`))
+    .pipe(
+      z
+        .number()
+        .min(1, `a whole number from 1 to ${MAX_PAGE_SIZE}`)
+        .max(MAX_PAGE_SIZE, `a whole number from 1 to ${MAX_PAGE_SIZE}`),
+    )
     .optional(),
   pageToken: z
     .string()
@@ -121,7 +126,9 @@ const IndexQuery = z.object({
 });
 
 /** Parses and checks the query; `pageToken` comes back decoded (the id the page starts after). */
-export function parseIndexQuery(query: AgentsIndexOptions['query']): { ok: true; filters: IndexFilters & { after?: string } } | { ok: false; message: string } {
+export function parseIndexQuery(
+  query: AgentsIndexOptions['query'],
+): { ok: true; filters: IndexFilters & { after?: string } } | { ok: false; message: string } {
   const raw: Record<string, string> = {};
   for (const name of QUERY_PARAMETERS) {
     let value: string | undefined;
@@ -164,7 +171,9 @@ export function agentsIndex(directory: IndexedDirectory, options: AgentsIndexOpt
 
   const matching = directory
     .all()
-    .map((entry) => indexAgent(entry, base, isOnline(entry.id), verifiedAt(entry.id) !== undefined, directory.lastSeen(entry.id)))
+    .map((entry) =>
+      indexAgent(entry, base, isOnline(entry.id), verifiedAt(entry.id) !== undefined, directory.lastSeen(entry.id)),
+    )
     .filter((agent) => matches(agent, filters))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
@@ -184,10 +193,21 @@ export function agentsIndex(directory: IndexedDirectory, options: AgentsIndexOpt
 }
 
 /** One agent as the index lists it. */
-export function indexAgent(entry: DirectoryEntry, publicBaseUrl: string, online: boolean, verified: boolean, lastSeen: Date | undefined): IndexAgent {
+export function indexAgent(
+  entry: DirectoryEntry,
+  publicBaseUrl: string,
+  online: boolean,
+  verified: boolean,
+  lastSeen: Date | undefined,
+): IndexAgent {
   const card: LogosAgentCard = entry.card;
   const url = `${publicBaseUrl.replace(/\/+$/, '')}/agents/${encodeURIComponent(entry.id)}`;
-  const skills = card.skills.map((skill) => ({ id: skill.id, name: skill.name, price: skillPrice(card, skill.id), tags: [...skill.tags] }));
+  const skills = card.skills.map((skill) => ({
+    id: skill.id,
+    name: skill.name,
+    price: skillPrice(card, skill.id),
+    tags: [...skill.tags],
+  }));
   return {
     id: entry.id,
     name: card.name,

@@ -43,7 +43,11 @@ export class ApiKeys {
   authenticate(c: Context): Authentication {
     if (!this.required) return { ok: true, user: undefined };
     const presented = c.req.header('x-api-key') ?? bearerToken(c.req.header('authorization'));
-    if (!presented) return { ok: false, message: 'This gateway needs an API key: send Authorization: Bearer <key> (or X-API-Key: <key>).' };
+    if (!presented)
+      return {
+        ok: false,
+        message: 'This gateway needs an API key: send Authorization: Bearer <key> (or X-API-Key: <key>).',
+      };
     const candidate = secretDigest(presented);
     const match = this.#keys.find((entry) => sameDigest(entry.digest, candidate));
     return match ? { ok: true, user: new ApiKeyUser(match.name) } : { ok: false, message: 'The API key is not valid.' };

@@ -102,7 +102,12 @@ export function createApp(options: AppOptions): Hono {
     return endpoint;
   };
 
-  const serveAgent = (c: Context, entry: DirectoryEntry, baseUrl: string, path: string): Promise<Response> | Response => {
+  const serveAgent = (
+    c: Context,
+    entry: DirectoryEntry,
+    baseUrl: string,
+    path: string,
+  ): Promise<Response> | Response => {
     const endpoint = endpointFor(entry, baseUrl);
     const method = c.req.method;
     if (CARD_PATHS.has(path)) {
@@ -116,7 +121,8 @@ export function createApp(options: AppOptions): Hono {
     const legacy = matchLegacyRestRoute(method, path);
     if (legacy) return 'allow' in legacy ? methodNotAllowed(legacy.allow) : endpoint.legacyRest.handle(c, legacy.route);
     const match = matchRestRoute(method, path);
-    if (!match) return notFound(`No route ${method} ${path} for agent "${entry.id}". See ${options.publicBaseUrl}/openapi.json.`);
+    if (!match)
+      return notFound(`No route ${method} ${path} for agent "${entry.id}". See ${options.publicBaseUrl}/openapi.json.`);
     if ('allow' in match) return methodNotAllowed(match.allow);
     return endpoint.rest.handle(c, match.route);
   };
@@ -125,10 +131,16 @@ export function createApp(options: AppOptions): Hono {
   // Probes answer while draining (that is how a load balancer learns of it); everything else is refused then.
   app.get('/livez', () => jsonResponse({ status: 'ok' }));
   app.get('/readyz', () =>
-    draining() ? gatewayErrorResponse({ kind: 'shutting-down', message: 'The gateway is shutting down.' }) : jsonResponse({ status: 'ready' }),
+    draining()
+      ? gatewayErrorResponse({ kind: 'shutting-down', message: 'The gateway is shutting down.' })
+      : jsonResponse({ status: 'ready' }),
   );
   app.get('/health', () =>
-    jsonResponse({ status: draining() ? 'draining' : 'ok', agents: options.directory.all().length, activeTasks: options.engine.activeTaskCount }),
+    jsonResponse({
+      status: draining() ? 'draining' : 'ok',
+      agents: options.directory.all().length,
+      activeTasks: options.engine.activeTaskCount,
+    }),
   );
   app.use('*', async (c, next) => {
     if (!draining()) return next();
@@ -146,7 +158,9 @@ export function createApp(options: AppOptions): Hono {
   if (options.cardSigningKey) {
     const key = options.cardSigningKey;
     const jwks = JSON.stringify(gatewayJwks(cardSigningPublicKey(key), cardSigningKid(key), key.alg));
-    app.get(JWKS_PATH, () => respond(jwks, 200, { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': 'public, max-age=3600' }));
+    app.get(JWKS_PATH, () =>
+      respond(jwks, 200, { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': 'public, max-age=3600' }),
+    );
   }
 
   mountAdmin(app, { token: options.adminToken, engine: options.engine, payments: options.payments });
@@ -180,7 +194,11 @@ export function createApp(options: AppOptions): Hono {
   });
   app.all('*', (c) => {
     // People get the directory page at the root; A2A clients and curl get the default agent.
-    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && normalise(c.req.path) === '/' && prefersHtml(c.req.header('Accept'))) {
+    if (
+      (c.req.method === 'GET' || c.req.method === 'HEAD') &&
+      normalise(c.req.path) === '/' &&
+      prefersHtml(c.req.header('Accept'))
+    ) {
       const { status, html } = renderDirectoryPage(options.directory, indexOptions(c));
       return respond(c.req.method === 'HEAD' ? null : html, status, directoryPageHeaders(options.publicBaseUrl));
     }
@@ -223,6 +241,9 @@ function unknownAgent(agentId: string, directory: AgentDirectory): Response {
 
 function loadOpenApi(publicBaseUrl: string): string {
   // Two levels up from src/a2a (tests) and from dist/a2a (built) alike.
-  const document = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  const document = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   return JSON.stringify({ ...document, servers: [{ url: publicBaseUrl, description: 'This gateway' }] });
 }

@@ -200,7 +200,10 @@ export function signProjectedCard<T extends Record<string, unknown>>(
  * v1.0 (the v0.3 and union cards) gets a second signature over the whole served card (`projectedCardPayload`), so
  * that those members, `url` among them, are signed too.
  */
-export function signServedCard<T extends Record<string, unknown>>(cardJson: T, gatewayKey: CardSigningKey): T & { signatures: AgentCardSignatureJson[] } {
+export function signServedCard<T extends Record<string, unknown>>(
+  cardJson: T,
+  gatewayKey: CardSigningKey,
+): T & { signatures: AgentCardSignatureJson[] } {
   const v1Payload = canonicalizeAgentCard(cardJson as unknown as AgentCard);
   const signed = signProjectedCard(cardJson, gatewayKey, { payload: v1Payload });
   return v1Payload === projectedCardPayload(cardJson) ? signed : signProjectedCard(signed, gatewayKey);
@@ -214,10 +217,17 @@ export type ProjectedCardVerification =
   | { ok: true; kid: string; alg: CardJwsAlg; jku?: string; index: number }
   | { ok: false; reason: ProjectedCardRejection; message: string };
 
-type EntryResult = { ok: true; kid: string; alg: CardJwsAlg; jku?: string } | { ok: false; reason: Exclude<ProjectedCardRejection, 'unsigned'>; message: string };
+type EntryResult =
+  | { ok: true; kid: string; alg: CardJwsAlg; jku?: string }
+  | { ok: false; reason: Exclude<ProjectedCardRejection, 'unsigned'>; message: string };
 
 /** Worst to best: the reported failure is the most informative one among the signatures. */
-const RANK: Record<Exclude<ProjectedCardRejection, 'unsigned'>, number> = { malformed: 0, unsupported: 1, 'unknown-key': 2, 'bad-signature': 3 };
+const RANK: Record<Exclude<ProjectedCardRejection, 'unsigned'>, number> = {
+  malformed: 0,
+  unsupported: 1,
+  'unknown-key': 2,
+  'bad-signature': 3,
+};
 
 /**
  * Checks a served card against a JWKS: true when at least one entry of `signatures` is a valid JWS by a key of the
@@ -264,25 +274,35 @@ function verifyEntry(entry: unknown, payload: string, jwks: { keys: unknown[] })
   }
   const header = decodeJsonObject(protectedB64);
   if (!header) return { ok: false, reason: 'malformed', message: 'protected is not a base64url JSON object' };
-  if (unprotected !== undefined && !isPlainObject(unprotected)) return { ok: false, reason: 'malformed', message: 'header must be an object' };
+  if (unprotected !== undefined && !isPlainObject(unprotected))
+    return { ok: false, reason: 'malformed', message: 'header must be an object' };
   if (unprotected) {
     const clash = Object.keys(unprotected).filter((name) => Object.hasOwn(header, name));
-    if (clash.length > 0) return { ok: false, reason: 'malformed', message: `header repeats protected members: ${clash.join(', ')}` };
+    if (clash.length > 0)
+      return { ok: false, reason: 'malformed', message: `header repeats protected members: ${clash.join(', ')}` };
   }
   const { alg, kid, typ, jku, crit } = header;
   if (typeof alg !== 'string' || typeof kid !== 'string' || kid.length === 0) {
     return { ok: false, reason: 'malformed', message: 'the protected header needs alg and kid' };
   }
-  if (typeof typ !== 'string' || typ.toUpperCase() !== 'JOSE') return { ok: false, reason: 'malformed', message: 'the protected header needs typ "JOSE"' };
-  if (crit !== undefined) return { ok: false, reason: 'unsupported', message: 'crit header parameters are not understood' };
-  if (jku !== undefined && typeof jku !== 'string') return { ok: false, reason: 'malformed', message: 'jku must be a string' };
-  if (!isCardJwsAlg(alg)) return { ok: false, reason: 'unsupported', message: `alg ${alg} is not supported (ES256K, ES256)` };
+  if (typeof typ !== 'string' || typ.toUpperCase() !== 'JOSE')
+    return { ok: false, reason: 'malformed', message: 'the protected header needs typ "JOSE"' };
+  if (crit !== undefined)
+    return { ok: false, reason: 'unsupported', message: 'crit header parameters are not understood' };
+  if (jku !== undefined && typeof jku !== 'string')
+    return { ok: false, reason: 'malformed', message: 'jku must be a string' };
+  if (!isCardJwsAlg(alg))
+    return { ok: false, reason: 'unsupported', message: `alg ${alg} is not supported (ES256K, ES256)` };
   const { curve, crv } = CURVES[alg];
   const jwk = jwks.keys.find((k) => isPlainObject(k) && k.kid === kid);
-  if (!jwk || !isPlainObject(jwk)) return { ok: false, reason: 'unknown-key', message: `no key "${kid}" in the key set` };
-  if (jwk.kty !== 'EC' || jwk.crv !== crv) return { ok: false, reason: 'unknown-key', message: `key "${kid}" is not an EC ${crv} key` };
-  if (jwk.alg !== undefined && jwk.alg !== alg) return { ok: false, reason: 'unknown-key', message: `key "${kid}" is for ${String(jwk.alg)}, not ${alg}` };
-  if (jwk.use !== undefined && jwk.use !== 'sig') return { ok: false, reason: 'unknown-key', message: `key "${kid}" is not a signing key` };
+  if (!jwk || !isPlainObject(jwk))
+    return { ok: false, reason: 'unknown-key', message: `no key "${kid}" in the key set` };
+  if (jwk.kty !== 'EC' || jwk.crv !== crv)
+    return { ok: false, reason: 'unknown-key', message: `key "${kid}" is not an EC ${crv} key` };
+  if (jwk.alg !== undefined && jwk.alg !== alg)
+    return { ok: false, reason: 'unknown-key', message: `key "${kid}" is for ${String(jwk.alg)}, not ${alg}` };
+  if (jwk.use !== undefined && jwk.use !== 'sig')
+    return { ok: false, reason: 'unknown-key', message: `key "${kid}" is not a signing key` };
   let publicKey: Uint8Array;
   try {
     const x = base64urlnopad.decode(String(jwk.x));
@@ -294,7 +314,11 @@ function verifyEntry(entry: unknown, payload: string, jwks: { keys: unknown[] })
     publicKey.set(y, 33);
     curve.Point.fromBytes(publicKey).assertValidity();
   } catch (error) {
-    return { ok: false, reason: 'unknown-key', message: `key "${kid}" is not a valid ${crv} point: ${(error as Error).message}` };
+    return {
+      ok: false,
+      reason: 'unknown-key',
+      message: `key "${kid}" is not a valid ${crv} point: ${(error as Error).message}`,
+    };
   }
   let signature: Uint8Array;
   try {
@@ -302,13 +326,23 @@ function verifyEntry(entry: unknown, payload: string, jwks: { keys: unknown[] })
   } catch {
     return { ok: false, reason: 'malformed', message: 'signature is not base64url' };
   }
-  if (signature.byteLength !== 64) return { ok: false, reason: 'malformed', message: `signature must be 64 bytes (r ‖ s), got ${signature.byteLength}` };
+  if (signature.byteLength !== 64)
+    return {
+      ok: false,
+      reason: 'malformed',
+      message: `signature must be 64 bytes (r ‖ s), got ${signature.byteLength}`,
+    };
   let valid: boolean;
   try {
-    valid = curve.verify(signature, sha256(signingInput(protectedB64, payload)), publicKey, { prehash: false, lowS: false, format: 'compact' });
+    valid = curve.verify(signature, sha256(signingInput(protectedB64, payload)), publicKey, {
+      prehash: false,
+      lowS: false,
+      format: 'compact',
+    });
   } catch {
     valid = false;
   }
-  if (!valid) return { ok: false, reason: 'bad-signature', message: `the signature by "${kid}" does not match the card` };
+  if (!valid)
+    return { ok: false, reason: 'bad-signature', message: `the signature by "${kid}" does not match the card` };
   return { ok: true, kid, alg, ...(typeof jku === 'string' ? { jku } : {}) };
 }

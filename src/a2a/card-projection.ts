@@ -15,7 +15,8 @@ function logosExtension(card: LogosAgentCard, extra: Record<string, unknown>) {
   );
   return {
     uri: LOGOS_AGENT_EXTENSION,
-    description: 'This agent lives on the Logos network; the gateway reaches it over the A2A-over-Logos-Messaging binding.',
+    description:
+      'This agent lives on the Logos network; the gateway reaches it over the A2A-over-Logos-Messaging binding.',
     required: false,
     params: {
       agentId: card.id,
@@ -67,7 +68,11 @@ function clientPaysExtension(card: LogosAgentCard) {
 
 /** `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. */
 /** `logosParams`: more facts for the Logos extension (the agent's own signature, when verified). */
-export function projectCard(card: LogosAgentCard, baseUrl: string, logosParams: Record<string, unknown> = {}): Record<string, unknown> {
+export function projectCard(
+  card: LogosAgentCard,
+  baseUrl: string,
+  logosParams: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     name: card.name,
     description: card.description,
@@ -92,7 +97,11 @@ export function projectCard(card: LogosAgentCard, baseUrl: string, logosParams: 
 }
 
 /** The v0.3 shape: `url` + `preferredTransport` + `additionalInterfaces` and a card-level `protocolVersion`. */
-export function projectLegacyCard(card: LogosAgentCard, baseUrl: string, logosParams: Record<string, unknown> = {}): Record<string, unknown> {
+export function projectLegacyCard(
+  card: LogosAgentCard,
+  baseUrl: string,
+  logosParams: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     protocolVersion: '0.3.0',
     name: card.name,

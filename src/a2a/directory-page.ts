@@ -8,7 +8,15 @@
  * href (only the gateway's own URLs), so a card cannot smuggle a `javascript:` link either.
  */
 import { createHash } from 'node:crypto';
-import { agentsIndex, parseIndexQuery, type AgentsIndex, type AgentsIndexOptions, type IndexAgent, type IndexedDirectory, type IndexFilters } from './agents-index.ts';
+import {
+  agentsIndex,
+  parseIndexQuery,
+  type AgentsIndex,
+  type AgentsIndexOptions,
+  type IndexAgent,
+  type IndexedDirectory,
+  type IndexFilters,
+} from './agents-index.ts';
 
 export interface DirectoryPageOptions {
   /** The gateway's public base URL (a trailing slash is ignored): the form posts to it, links start with it. */
@@ -23,7 +31,9 @@ export interface DirectoryPageOptions {
 export function directoryPage(index: AgentsIndex, options: DirectoryPageOptions): string {
   const base = options.publicBaseUrl.replace(/\/+$/, '');
   const filters = options.filters ?? {};
-  const filtered = [filters.skill, filters.tag, filters.text, filters.maxPrice, filters.online].some((value) => value !== undefined);
+  const filtered = [filters.skill, filters.tag, filters.text, filters.maxPrice, filters.online].some(
+    (value) => value !== undefined,
+  );
   const count = `${index.totalSize} ${index.totalSize === 1 ? 'agent' : 'agents'}${filtered ? ' match these filters' : ''}`;
   return `<!doctype html>
 <html lang="en">
@@ -65,12 +75,18 @@ ${index.nextPageToken ? pager(base, filters, index.nextPageToken) : ''}
  * Everything `GET /` needs for a browser: the filters from the query, the index, the page. A bad filter gives a 400
  * whose page says what was wrong and lists every agent.
  */
-export function renderDirectoryPage(directory: IndexedDirectory, options: AgentsIndexOptions): { status: 200 | 400; html: string } {
+export function renderDirectoryPage(
+  directory: IndexedDirectory,
+  options: AgentsIndexOptions,
+): { status: 200 | 400; html: string } {
   const index = agentsIndex(directory, options);
   if (index.ok) {
     const parsed = parseIndexQuery(options.query);
     const filters = parsed.ok ? parsed.filters : undefined;
-    return { status: 200, html: directoryPage(index.body, { publicBaseUrl: options.publicBaseUrl, ...(filters ? { filters } : {}) }) };
+    return {
+      status: 200,
+      html: directoryPage(index.body, { publicBaseUrl: options.publicBaseUrl, ...(filters ? { filters } : {}) }),
+    };
   }
   const all = agentsIndex(directory, { ...options, query: {} });
   const body = all.ok ? all.body : { agents: [], nextPageToken: '', totalSize: 0, pageSize: 0 };
@@ -138,7 +154,8 @@ ${agent.lastSeen ? `<div><dt>Last seen</dt><dd><time datetime="${escapeHtml(agen
 <ul class="skills">
 ${agent.skills
   .map(
-    (skill) => `<li><span class="skill-name">${escapeHtml(skill.name)}</span> <span class="price${skill.price === '0' ? ' free' : ''}">${escapeHtml(formatPrice(skill.price))}</span></li>`,
+    (skill) =>
+      `<li><span class="skill-name">${escapeHtml(skill.name)}</span> <span class="price${skill.price === '0' ? ' free' : ''}">${escapeHtml(formatPrice(skill.price))}</span></li>`,
   )
   .join('\n')}
 </ul>
@@ -175,7 +192,8 @@ function searchForm(base: string, filters: Partial<IndexFilters>): string {
   const field = (name: string, label: string, value: string | undefined, extra = '') =>
     `<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" type="text" value="${escapeHtml(value ?? '')}"${extra}></div>`;
   const online = filters.online === undefined ? '' : String(filters.online);
-  const option = (value: string, label: string) => `<option value="${value}"${online === value ? ' selected' : ''}>${label}</option>`;
+  const option = (value: string, label: string) =>
+    `<option value="${value}"${online === value ? ' selected' : ''}>${label}</option>`;
   return `<section aria-labelledby="search-heading" class="search">
 <h2 id="search-heading">Find an agent</h2>
 <form method="get" action="${escapeHtml(`${base}/`)}" role="search" aria-labelledby="search-heading">
@@ -195,7 +213,8 @@ ${field('maxPrice', 'Max price', filters.maxPrice, ' inputmode="numeric" pattern
 
 function pager(base: string, filters: Partial<IndexFilters>, token: string): string {
   const params = new URLSearchParams();
-  for (const name of ['text', 'skill', 'tag', 'maxPrice'] as const) if (filters[name] !== undefined) params.set(name, filters[name]);
+  for (const name of ['text', 'skill', 'tag', 'maxPrice'] as const)
+    if (filters[name] !== undefined) params.set(name, filters[name]);
   if (filters.online !== undefined) params.set('online', String(filters.online));
   if (filters.pageSize !== undefined) params.set('pageSize', String(filters.pageSize));
   params.set('pageToken', token);

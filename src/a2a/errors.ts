@@ -55,7 +55,8 @@ export const consoleLog: ErrorLog = (message, error) => console.error(message, e
  * counts as internal like any other exception.
  */
 export function classifyThrown(thrown: unknown, log: ErrorLog, what: string): ThrownError {
-  if (thrown instanceof A2AError && toJsonRpcError(thrown).code !== A2A_ERROR_CODE.INTERNAL_ERROR) return { kind: 'a2a', error: thrown };
+  if (thrown instanceof A2AError && toJsonRpcError(thrown).code !== A2A_ERROR_CODE.INTERNAL_ERROR)
+    return { kind: 'a2a', error: thrown };
   log(`internal error while serving ${what}`, thrown);
   return { kind: 'internal' };
 }
@@ -67,7 +68,9 @@ export function classifyThrown(thrown: unknown, log: ErrorLog, what: string): Th
 export function headersOf(error: BindingError): Record<string, string> {
   if (error.kind === 'unauthenticated') return { 'WWW-Authenticate': 'Bearer' };
   if (error.kind !== 'a2a' || !isRestError(error.error) || !error.error.headers) return {};
-  return Object.fromEntries(Object.entries(error.error.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]));
+  return Object.fromEntries(
+    Object.entries(error.error.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]),
+  );
 }
 
 /**
@@ -86,7 +89,9 @@ export function gatewayErrorResponse(error: Exclude<FaceError, { kind: 'a2a' }>)
     case 'not-found':
       return httpError(404, 'NOT_FOUND', error.message);
     case 'method-not-allowed':
-      return httpError(405, 'METHOD_NOT_ALLOWED', `Use ${error.allow.join(' or ')} here.`, { Allow: error.allow.join(', ') });
+      return httpError(405, 'METHOD_NOT_ALLOWED', `Use ${error.allow.join(' or ')} here.`, {
+        Allow: error.allow.join(', '),
+      });
     case 'bad-query':
       return httpError(400, 'INVALID_ARGUMENT', error.message);
     case 'shutting-down':

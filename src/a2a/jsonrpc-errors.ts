@@ -41,5 +41,8 @@ export function jsonRpcErrorResponse(
   http: { status?: number; headers?: Record<string, string> } = {},
 ): Response {
   const status = http.status ?? (error.kind === 'internal' ? 500 : error.kind === 'unauthenticated' ? 401 : 200);
-  return jsonResponse({ jsonrpc: '2.0', id, error: jsonRpcErrorObject(error, version) }, status, { ...headersOf(error), ...http.headers });
+  return jsonResponse({ jsonrpc: '2.0', id, error: jsonRpcErrorObject(error, version) }, status, {
+    ...headersOf(error),
+    ...http.headers,
+  });
 }

@@ -24,20 +24,33 @@ export type JsonRpcRequestResult = { ok: true; call: JsonRpcCall } | { ok: false
 export function readJsonRpcRequest(text: string, version: ProtocolVersion): JsonRpcRequestResult {
   const parsed = parseJsonBody(text);
   if (!parsed.ok) {
-    const error = parsed.reason === 'too-deep'
-      ? jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, `Invalid request: the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`)
-      : jsonRpcProtocolError(A2A_ERROR_CODE.PARSE_ERROR, `Parse error: ${parsed.message.charAt(0).toLowerCase()}${parsed.message.slice(1)}`);
+    const error =
+      parsed.reason === 'too-deep'
+        ? jsonRpcProtocolError(
+            A2A_ERROR_CODE.INVALID_REQUEST,
+            `Invalid request: the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
+          )
+        : jsonRpcProtocolError(
+            A2A_ERROR_CODE.PARSE_ERROR,
+            `Parse error: ${parsed.message.charAt(0).toLowerCase()}${parsed.message.slice(1)}`,
+          );
     return { ok: false, id: null, error };
   }
   const request = parsed.value;
   const invalid = envelopeProblem(request);
   if (invalid !== undefined) {
-    return { ok: false, id: idOf(request), error: jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, `Invalid request: ${invalid}.`) };
+    return {
+      ok: false,
+      id: idOf(request),
+      error: jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, `Invalid request: ${invalid}.`),
+    };
   }
   const { id = null, method, params } = request as { id?: JsonRpcId; method: string; params?: unknown };
   const wrongMethod = methodProblem(method, version);
   if (wrongMethod) return { ok: false, id, error: jsonRpcProtocolError(A2A_ERROR_CODE.METHOD_NOT_FOUND, wrongMethod) };
-  const badParams = Array.isArray(params) ? 'params must be an object of named members, not an array' : paramsProblem(version, method, params);
+  const badParams = Array.isArray(params)
+    ? 'params must be an object of named members, not an array'
+    : paramsProblem(version, method, params);
   if (badParams) return { ok: false, id, error: new RequestMalformedError(`Invalid params: ${badParams}.`) };
   return { ok: true, call: { id, method, request: request as Record<string, unknown> } };
 }

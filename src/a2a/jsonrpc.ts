@@ -51,7 +51,12 @@ export class JsonRpcBinding {
     // Refusals before the body is read say Connection: close (unreadBodyHeaders): the unread rest of the body
     // would otherwise be discarded behind a connection announced as reusable.
     const auth = this.options.apiKeys.authenticate(c);
-    if (!auth.ok) return refuse(null, { kind: 'unauthenticated', message: auth.message }, { headers: unreadBodyHeaders(c.req.raw) });
+    if (!auth.ok)
+      return refuse(
+        null,
+        { kind: 'unauthenticated', message: auth.message },
+        { headers: unreadBodyHeaders(c.req.raw) },
+      );
     const contentType = c.req.header('content-type');
     if (!isJsonContentType(contentType)) {
       const error = new ContentTypeNotSupportedError(contentTypeMessage(contentType));
@@ -62,7 +67,11 @@ export class JsonRpcBinding {
       const error = jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, body.message);
       return refuse(null, { kind: 'a2a', error }, { status: body.status, headers: body.headers });
     }
-    if (!negotiated.ok) return refuse(null, { kind: 'a2a', error: new VersionNotSupportedError(unsupportedVersionMessage(negotiated.requested)) });
+    if (!negotiated.ok)
+      return refuse(null, {
+        kind: 'a2a',
+        error: new VersionNotSupportedError(unsupportedVersionMessage(negotiated.requested)),
+      });
     const read = readJsonRpcRequest(body.text, version);
     if (!read.ok) return refuse(read.id, { kind: 'a2a', error: read.error });
     const { id, method, request } = read.call;
@@ -100,7 +109,8 @@ function responseHeaders(context: ServerCallContext, version: ProtocolVersion): 
   const headers: Record<string, string> = { [A2A_VERSION_HEADER]: version };
   const activated = context.activatedExtensions;
   // Each generation reads its own header name: v0.3 clients X-A2A-Extensions, v1.0 clients A2A-Extensions.
-  if (activated && activated.length > 0) headers[version === '0.3' ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER] = activated.join(', ');
+  if (activated && activated.length > 0)
+    headers[version === '0.3' ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER] = activated.join(', ');
   return headers;
 }
 

@@ -36,7 +36,11 @@ const NonNegativeInt = z.int().min(0);
 const Base64 = z.string().regex(BASE64_PATTERN, { error: 'must be base64' });
 
 /** A field the SDK reads under its camelCase name, else under its ProtoJSON snake_case one: both are checked. */
-function aliased<C extends string, N extends string, S extends z.ZodType>(camel: C, snake: N, schema: S): Record<C | N, S> {
+function aliased<C extends string, N extends string, S extends z.ZodType>(
+  camel: C,
+  snake: N,
+  schema: S,
+): Record<C | N, S> {
   return { [camel]: schema, [snake]: schema } as Record<C | N, S>;
 }
 
@@ -91,9 +95,10 @@ const V1Part = z
     if (present.length === 1) return;
     ctx.addIssue({
       code: 'custom',
-      message: present.length === 0
-        ? 'needs one of text, raw, url or data'
-        : `exactly one of text, raw, url or data (got ${present.join(', ')})`,
+      message:
+        present.length === 0
+          ? 'needs one of text, raw, url or data'
+          : `exactly one of text, raw, url or data (got ${present.join(', ')})`,
     });
   });
 
@@ -137,9 +142,13 @@ const MAX_PAGE_SIZE = 100;
 
 const TaskStateFilter = z
   .union([z.string(), z.int()])
-  .refine((state) => taskStateFromJSON(state) !== TaskState.UNRECOGNIZED, { error: 'must be a task state such as TASK_STATE_WORKING or TASK_STATE_COMPLETED' });
+  .refine((state) => taskStateFromJSON(state) !== TaskState.UNRECOGNIZED, {
+    error: 'must be a task state such as TASK_STATE_WORKING or TASK_STATE_COMPLETED',
+  });
 
-const Timestamp = z.string().refine((text) => !Number.isNaN(Date.parse(text)), { error: 'must be an ISO 8601 timestamp' });
+const Timestamp = z
+  .string()
+  .refine((text) => !Number.isNaN(Date.parse(text)), { error: 'must be an ISO 8601 timestamp' });
 
 const V1Configuration = z.object({
   ...aliased('acceptedOutputModes', 'accepted_output_modes', Strings.nullish()),
@@ -159,7 +168,11 @@ const V1Send = z.object({
 const V1_PARAMS: Record<string, z.ZodType> = {
   SendMessage: V1Send,
   SendStreamingMessage: V1Send,
-  GetTask: z.object({ ...Tenant, id: TaskIdParam, ...aliased('historyLength', 'history_length', NonNegativeInt.nullish()) }),
+  GetTask: z.object({
+    ...Tenant,
+    id: TaskIdParam,
+    ...aliased('historyLength', 'history_length', NonNegativeInt.nullish()),
+  }),
   ListTasks: z.object({
     ...Tenant,
     ...aliased('contextId', 'context_id', z.string().nullish()),
@@ -174,14 +187,22 @@ const V1_PARAMS: Record<string, z.ZodType> = {
   CancelTask: z.object({ ...Tenant, id: TaskIdParam, metadata: JsonObject.nullish() }),
   SubscribeToTask: z.object({ ...Tenant, id: TaskIdParam }),
   CreateTaskPushNotificationConfig: V1PushConfig,
-  GetTaskPushNotificationConfig: z.object({ ...Tenant, ...aliased('taskId', 'task_id', z.string().nullish()), id: z.string().nullish() }),
+  GetTaskPushNotificationConfig: z.object({
+    ...Tenant,
+    ...aliased('taskId', 'task_id', z.string().nullish()),
+    id: z.string().nullish(),
+  }),
   ListTaskPushNotificationConfigs: z.object({
     ...Tenant,
     ...aliased('taskId', 'task_id', z.string().nullish()),
     ...aliased('pageSize', 'page_size', z.int().nullish()),
     ...aliased('pageToken', 'page_token', z.string().nullish()),
   }),
-  DeleteTaskPushNotificationConfig: z.object({ ...Tenant, ...aliased('taskId', 'task_id', z.string().nullish()), id: z.string().nullish() }),
+  DeleteTaskPushNotificationConfig: z.object({
+    ...Tenant,
+    ...aliased('taskId', 'task_id', z.string().nullish()),
+    id: z.string().nullish(),
+  }),
   GetExtendedAgentCard: z.object({ ...Tenant }).nullish(),
 };
 
@@ -199,7 +220,10 @@ const V03File = z
   .superRefine((file, ctx) => {
     const present = (['bytes', 'uri'] as const).filter((field) => file[field] !== undefined);
     if (present.length === 1) return;
-    ctx.addIssue({ code: 'custom', message: present.length === 0 ? 'needs bytes or uri' : 'exactly one of bytes or uri (got both)' });
+    ctx.addIssue({
+      code: 'custom',
+      message: present.length === 0 ? 'needs bytes or uri' : 'exactly one of bytes or uri (got both)',
+    });
   });
 
 const V03Part = z.discriminatedUnion('kind', [
@@ -212,7 +236,8 @@ const V03Part = z.discriminatedUnion('kind', [
 function v03DataOf(part: unknown): unknown {
   const { kind, data, metadata } = part as { kind?: unknown; data?: unknown; metadata?: unknown };
   if (kind !== 'data') return undefined;
-  const wrapped = isPlainObject(metadata) && metadata.data_part_compat === true && isPlainObject(data) && 'value' in data;
+  const wrapped =
+    isPlainObject(metadata) && metadata.data_part_compat === true && isPlainObject(data) && 'value' in data;
   return wrapped ? (data as { value: unknown }).value : data;
 }
 
@@ -249,16 +274,33 @@ const V03TaskId = z.object({ id: TaskIdParam, metadata: JsonObject.nullish() });
 const V03_PARAMS: Record<string, z.ZodType> = {
   [LEGACY_METHOD_MESSAGE_SEND]: V03Send,
   [LEGACY_METHOD_MESSAGE_STREAM]: V03Send,
-  [LEGACY_METHOD_TASKS_GET]: z.object({ id: TaskIdParam, historyLength: NonNegativeInt.nullish(), metadata: JsonObject.nullish() }),
+  [LEGACY_METHOD_TASKS_GET]: z.object({
+    id: TaskIdParam,
+    historyLength: NonNegativeInt.nullish(),
+    metadata: JsonObject.nullish(),
+  }),
   [LEGACY_METHOD_TASKS_CANCEL]: V03TaskId,
   [LEGACY_METHOD_TASKS_RESUBSCRIBE]: V03TaskId,
   [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_SET]: z.object({
     taskId: z.string(),
-    pushNotificationConfig: z.object({ url: z.string(), id: z.string().nullish(), token: z.string().nullish(), authentication: JsonObject.nullish() }),
+    pushNotificationConfig: z.object({
+      url: z.string(),
+      id: z.string().nullish(),
+      token: z.string().nullish(),
+      authentication: JsonObject.nullish(),
+    }),
   }),
-  [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_GET]: z.object({ id: TaskIdParam, pushNotificationConfigId: z.string().nullish(), metadata: JsonObject.nullish() }),
+  [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_GET]: z.object({
+    id: TaskIdParam,
+    pushNotificationConfigId: z.string().nullish(),
+    metadata: JsonObject.nullish(),
+  }),
   [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_LIST]: V03TaskId,
-  [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_DELETE]: z.object({ id: TaskIdParam, pushNotificationConfigId: z.string(), metadata: JsonObject.nullish() }),
+  [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_DELETE]: z.object({
+    id: TaskIdParam,
+    pushNotificationConfigId: z.string(),
+    metadata: JsonObject.nullish(),
+  }),
   [LEGACY_METHOD_GET_AUTHENTICATED_EXTENDED_CARD]: z.unknown(),
 };
 
@@ -347,8 +389,10 @@ function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
       if (issue.origin === 'array') return `at most ${issue.maximum} items (got ${(input as unknown[]).length})`;
       return `at most ${issue.maximum} (got ${short(input)})`;
     case 'too_small':
-      if (issue.origin === 'string') return issue.minimum === 1 ? 'must not be empty' : `at least ${issue.minimum} characters`;
-      if (issue.origin === 'array') return `at least ${issue.minimum} item${issue.minimum === 1 ? '' : 's'} (got ${(input as unknown[]).length})`;
+      if (issue.origin === 'string')
+        return issue.minimum === 1 ? 'must not be empty' : `at least ${issue.minimum} characters`;
+      if (issue.origin === 'array')
+        return `at least ${issue.minimum} item${issue.minimum === 1 ? '' : 's'} (got ${(input as unknown[]).length})`;
       return `must be ${issue.minimum} or more (got ${short(input)})`;
     default:
       return undefined;

@@ -120,7 +120,11 @@ export type JsonResult = { ok: true; value: unknown } | { ok: false; reason: 'to
 /** JSON.parse behind the depth check: what both HTTP bindings use on a request body. */
 export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonResult {
   if (jsonTooDeep(text, maxDepth)) {
-    return { ok: false, reason: 'too-deep', message: `The body nests arrays and objects more than ${maxDepth} levels deep.` };
+    return {
+      ok: false,
+      reason: 'too-deep',
+      message: `The body nests arrays and objects more than ${maxDepth} levels deep.`,
+    };
   }
   try {
     return { ok: true, value: JSON.parse(text) };

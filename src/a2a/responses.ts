@@ -14,7 +14,8 @@ export const CORS_HEADERS = {
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   'Access-Control-Allow-Methods': 'GET, HEAD, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, A2A-Version, A2A-Extensions, X-A2A-Extensions, Authorization, X-API-Key, If-None-Match, If-Modified-Since',
+  'Access-Control-Allow-Headers':
+    'Content-Type, A2A-Version, A2A-Extensions, X-A2A-Extensions, Authorization, X-API-Key, If-None-Match, If-Modified-Since',
   'Access-Control-Max-Age': '600',
 } as const;
 
@@ -28,11 +29,21 @@ export function isOperatorPath(path: string): boolean {
 /** Whether a response is for browsers on any origin (`cors`) or for the operator's own tools only (`none`). */
 export type CorsPolicy = 'cors' | 'none';
 
-export function respond(body: BodyInit | null, status: number, headers: Record<string, string> = {}, cors: CorsPolicy = 'cors'): Response {
+export function respond(
+  body: BodyInit | null,
+  status: number,
+  headers: Record<string, string> = {},
+  cors: CorsPolicy = 'cors',
+): Response {
   return new Response(body, { status, headers: cors === 'cors' ? { ...CORS_HEADERS, ...headers } : headers });
 }
 
-export function jsonResponse(json: unknown, status = 200, headers: Record<string, string> = {}, cors: CorsPolicy = 'cors'): Response {
+export function jsonResponse(
+  json: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+  cors: CorsPolicy = 'cors',
+): Response {
   return respond(JSON.stringify(json), status, { 'Content-Type': 'application/json', ...headers }, cors);
 }
 

@@ -15,11 +15,15 @@ import { contentTypeMessage, isJsonContentType, parseJsonBody, readBody, unreadB
 export async function readRestBody(request: Request, maxBytes: number, version: ProtocolVersion): Promise<unknown> {
   const contentType = request.headers.get('content-type') ?? undefined;
   if (!acceptsContentType(contentType, version)) {
-    const message = version === '1.0' ? contentTypeMessage(contentType) : `Content-Type must be application/json; got ${contentType ? `"${contentType}"` : 'none'}.`;
+    const message =
+      version === '1.0'
+        ? contentTypeMessage(contentType)
+        : `Content-Type must be application/json; got ${contentType ? `"${contentType}"` : 'none'}.`;
     throw new RestContentTypeNotSupportedError({ message, statusCode: 415, headers: unreadBodyHeaders(request) });
   }
   const body = await readBody(request, maxBytes);
-  if (!body.ok) throw new RestRequestMalformedError({ message: body.message, statusCode: body.status, headers: body.headers });
+  if (!body.ok)
+    throw new RestRequestMalformedError({ message: body.message, statusCode: body.status, headers: body.headers });
   const json = parseJsonBody(body.text);
   if (json.ok) return json.value;
   if (json.reason === 'not-json' && version === '0.3') throw LegacyA2AError.parseError(json.message);

@@ -3,7 +3,13 @@
  * `{error: {code, status, message, details}}`, with `code` the HTTP status and google.rpc.ErrorInfo in `details`,
  * by the SDK's REST mapping.
  */
-import { ContentTypeNotSupportedError, restStatusFor, TaskNotCancelableError, toRestErrorBody, type RestErrorBody } from '@a2a-js/sdk/errors';
+import {
+  ContentTypeNotSupportedError,
+  restStatusFor,
+  TaskNotCancelableError,
+  toRestErrorBody,
+  type RestErrorBody,
+} from '@a2a-js/sdk/errors';
 import { headersOf, INTERNAL_ERROR_MESSAGE, type BindingError } from './errors.ts';
 import { jsonResponse } from './responses.ts';
 
@@ -25,9 +31,15 @@ function statusAndBody(error: BindingError): { status: number; body: RestErrorBo
       return { status, body: toRestErrorBody(error.error, status) };
     }
     case 'internal':
-      return { status: 500, body: { error: { code: 500, status: 'INTERNAL', message: INTERNAL_ERROR_MESSAGE, details: [] } } };
+      return {
+        status: 500,
+        body: { error: { code: 500, status: 'INTERNAL', message: INTERNAL_ERROR_MESSAGE, details: [] } },
+      };
     case 'unauthenticated':
-      return { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: error.message, details: [] } } };
+      return {
+        status: 401,
+        body: { error: { code: 401, status: 'UNAUTHENTICATED', message: error.message, details: [] } },
+      };
   }
 }
 

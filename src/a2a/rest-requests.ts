@@ -19,7 +19,9 @@ export function sendMessageRequest(body: unknown): SendMessageRequest {
 
 /** GET /tasks/{id}?historyLength=… */
 export function getTaskRequest(taskId: string, query: Query): GetTaskRequest {
-  return GetTaskRequest.fromJSON(checked('GetTask', { id: taskId, ...typed(query, { historyLength: 'integer' }) }, 'Invalid request'));
+  return GetTaskRequest.fromJSON(
+    checked('GetTask', { id: taskId, ...typed(query, { historyLength: 'integer' }) }, 'Invalid request'),
+  );
 }
 
 /** GET /tasks?contextId=…&status=…&pageSize=… */
@@ -39,8 +41,13 @@ export function listTasksRequest(query: Query): ListTasksRequest {
 
 /** The body of POST /tasks/{id}/pushNotificationConfigs: a TaskPushNotificationConfig, its task the path's. */
 export function pushConfigRequest(taskId: string, body: unknown): TaskPushNotificationConfig {
-  if (!isPlainObject(body)) throw new RequestMalformedError('Invalid push notification config: the push notification config must be a JSON object with a url.');
-  return TaskPushNotificationConfig.fromJSON(checked('CreateTaskPushNotificationConfig', { ...body, taskId }, 'Invalid push notification config'));
+  if (!isPlainObject(body))
+    throw new RequestMalformedError(
+      'Invalid push notification config: the push notification config must be a JSON object with a url.',
+    );
+  return TaskPushNotificationConfig.fromJSON(
+    checked('CreateTaskPushNotificationConfig', { ...body, taskId }, 'Invalid push notification config'),
+  );
 }
 
 function checked(method: string, params: unknown, what: string): unknown {
@@ -61,7 +68,12 @@ function typed(query: Query, fields: Record<string, QueryType>): Record<string, 
   for (const [field, type] of Object.entries(fields)) {
     const value = query[field] ?? query[field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)];
     if (value === undefined || value === '') continue;
-    params[field] = type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : type === 'boolean' && (value === 'true' || value === 'false') ? value === 'true' : value;
+    params[field] =
+      type === 'integer' && /^-?\d+$/.test(value)
+        ? Number(value)
+        : type === 'boolean' && (value === 'true' || value === 'false')
+          ? value === 'true'
+          : value;
   }
   return params;
 }

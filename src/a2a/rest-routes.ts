@@ -20,7 +20,11 @@ const ROUTES: RouteSpec[] = [
   { pattern: /^\/extendedAgentCard$/, methods: ['GET'], build: () => ({ name: 'extendedCard' }) },
   { pattern: /^\/tasks\/([^/:]+):cancel$/, methods: ['POST'], build: (m) => ({ name: 'cancel', taskId: m[1]! }) },
   // Subscribe is POST in spec §5.3 and GET in the proto's HTTP annotation: accept both.
-  { pattern: /^\/tasks\/([^/:]+):subscribe$/, methods: ['POST', 'GET'], build: (m) => ({ name: 'subscribe', taskId: m[1]! }) },
+  {
+    pattern: /^\/tasks\/([^/:]+):subscribe$/,
+    methods: ['POST', 'GET'],
+    build: (m) => ({ name: 'subscribe', taskId: m[1]! }),
+  },
   { pattern: /^\/tasks\/([^/:]+)$/, methods: ['GET'], build: (m) => ({ name: 'get', taskId: m[1]! }) },
   {
     pattern: /^\/tasks\/([^/:]+)\/pushNotificationConfigs$/,

@@ -25,7 +25,11 @@ export function agentCardToProto(card: LegacyAgentCard): ProtoJson {
     documentationUrl: card.documentationUrl,
     // stateTransitionHistory has no field in the proto.
     capabilities: { streaming, pushNotifications, extensions },
-    securitySchemes: card.securitySchemes && Object.fromEntries(Object.entries(card.securitySchemes).map(([name, scheme]) => [name, securitySchemeToProto(scheme)])),
+    securitySchemes:
+      card.securitySchemes &&
+      Object.fromEntries(
+        Object.entries(card.securitySchemes).map(([name, scheme]) => [name, securitySchemeToProto(scheme)]),
+      ),
     security: card.security?.map(requirementToProto),
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
@@ -40,7 +44,13 @@ function securitySchemeToProto(scheme: LegacySecurityScheme): ProtoJson {
     case 'apiKey':
       return { apiKeySecurityScheme: { description: scheme.description, location: scheme.in, name: scheme.name } };
     case 'http':
-      return { httpAuthSecurityScheme: { description: scheme.description, scheme: scheme.scheme, bearerFormat: scheme.bearerFormat } };
+      return {
+        httpAuthSecurityScheme: {
+          description: scheme.description,
+          scheme: scheme.scheme,
+          bearerFormat: scheme.bearerFormat,
+        },
+      };
     case 'oauth2': {
       // The proto holds one flow where the JSON card may list several: the first one declared goes.
       const [flow, settings] = Object.entries(scheme.flows).find(([, settings]) => settings !== undefined) ?? [];
@@ -53,7 +63,9 @@ function securitySchemeToProto(scheme: LegacySecurityScheme): ProtoJson {
       };
     }
     case 'openIdConnect':
-      return { openIdConnectSecurityScheme: { description: scheme.description, openIdConnectUrl: scheme.openIdConnectUrl } };
+      return {
+        openIdConnectSecurityScheme: { description: scheme.description, openIdConnectUrl: scheme.openIdConnectUrl },
+      };
     case 'mutualTLS':
       return { mtlsSecurityScheme: { description: scheme.description } };
   }

@@ -16,7 +16,13 @@ export type LegacyPart = LegacyMessage['parts'][number];
 export type LegacyTaskPushConfig = Parameters<LegacyRestTransportHandler['setTaskPushNotificationConfig']>[0];
 export type LegacyPushConfig = LegacyTaskPushConfig['pushNotificationConfig'];
 export type LegacyStreamEvent =
-  Awaited<ReturnType<LegacyRestTransportHandler['sendMessageStream']>> extends AsyncGenerator<infer Event, void, undefined> ? Event : never;
+  Awaited<ReturnType<LegacyRestTransportHandler['sendMessageStream']>> extends AsyncGenerator<
+    infer Event,
+    void,
+    undefined
+  >
+    ? Event
+    : never;
 type LegacyArtifact = NonNullable<LegacyTask['artifacts']>[number];
 type LegacyStatus = LegacyTask['status'];
 
@@ -50,7 +56,11 @@ export function taskToProto(task: LegacyTask): ProtoJson {
 }
 
 function statusToProto(status: LegacyStatus): ProtoJson {
-  return { state: TASK_STATES[status.state], message: status.message && messageToProto(status.message), timestamp: status.timestamp };
+  return {
+    state: TASK_STATES[status.state],
+    message: status.message && messageToProto(status.message),
+    timestamp: status.timestamp,
+  };
 }
 
 function messageToProto(message: LegacyMessage): ProtoJson {
@@ -135,7 +145,10 @@ export function taskPushConfigToProto(config: LegacyTaskPushConfig): ProtoJson {
       id: push.id,
       url: push.url,
       token: push.token,
-      authentication: push.authentication && { schemes: push.authentication.schemes, credentials: push.authentication.credentials },
+      authentication: push.authentication && {
+        schemes: push.authentication.schemes,
+        credentials: push.authentication.credentials,
+      },
     },
   };
 }

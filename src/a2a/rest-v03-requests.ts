@@ -10,7 +10,13 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { z } from 'zod';
 import { isPlainObject } from '../json-object.ts';
 import { sendParamsProblem } from './message-shape.ts';
-import type { LegacyMessage, LegacyPart, LegacyPushConfig, LegacySendParams, LegacyTaskPushConfig } from './rest-v03-codec.ts';
+import type {
+  LegacyMessage,
+  LegacyPart,
+  LegacyPushConfig,
+  LegacySendParams,
+  LegacyTaskPushConfig,
+} from './rest-v03-codec.ts';
 
 /**
  * The send body: SendMessageRequest. Once decoded it must also pass the edge check every binding shares (the Logos
@@ -28,7 +34,10 @@ export function parseSendMessageRequest(body: unknown): LegacySendParams {
  * the Python one the whole CreateTaskPushNotificationConfigRequest (`{parent, configId, config}`): both are read.
  */
 export function parseTaskPushConfig(body: unknown, taskId: string): LegacyTaskPushConfig {
-  const request = isPlainObject(body) && 'config' in body ? parse(createPushConfigRequest, body) : { config: parse(taskPushConfig, body) };
+  const request =
+    isPlainObject(body) && 'config' in body
+      ? parse(createPushConfigRequest, body)
+      : { config: parse(taskPushConfig, body) };
   const push = request.config.pushNotificationConfig;
   const id = push.id ?? request.configId;
   return { taskId, pushNotificationConfig: { ...push, ...(id ? { id } : {}) } };
@@ -49,7 +58,10 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** A proto message: its fields by JSON or proto name, null fields dropped. */
-function protoMessage<Shape extends z.ZodRawShape>(shape: Shape, otherNames: Record<string, keyof Shape & string> = {}) {
+function protoMessage<Shape extends z.ZodRawShape>(
+  shape: Shape,
+  otherNames: Record<string, keyof Shape & string> = {},
+) {
   const fieldOf = new Map<string, string>(Object.keys(shape).map((field) => [snakeCase(field), field]));
   for (const [name, field] of Object.entries(otherNames)) fieldOf.set(name, field);
   return z.preprocess((value) => {
@@ -82,12 +94,16 @@ const count = z.preprocess(
 
 const file = protoMessage({
   fileWithUri: z.string().optional(),
-  fileWithBytes: z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64').optional(),
+  fileWithBytes: z
+    .string()
+    .regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64')
+    .optional(),
   mimeType: z.string().optional(),
   name: z.string().optional(),
 }).transform((file, ctx) => {
   const about = { ...when('mimeType', file.mimeType), ...when('name', file.name) };
-  if (file.fileWithBytes !== undefined && file.fileWithUri === undefined) return { bytes: file.fileWithBytes, ...about };
+  if (file.fileWithBytes !== undefined && file.fileWithUri === undefined)
+    return { bytes: file.fileWithBytes, ...about };
   if (file.fileWithUri !== undefined && file.fileWithBytes === undefined) return { uri: file.fileWithUri, ...about };
   ctx.addIssue({ code: 'custom', message: 'a file needs exactly one of fileWithUri or fileWithBytes' });
   return z.NEVER;
@@ -110,7 +126,9 @@ const part = protoMessage({
 });
 
 const role = z
-  .union([z.literal('ROLE_USER'), z.literal(1), z.literal('ROLE_AGENT'), z.literal(2)], { error: 'must be ROLE_USER or ROLE_AGENT' })
+  .union([z.literal('ROLE_USER'), z.literal(1), z.literal('ROLE_AGENT'), z.literal(2)], {
+    error: 'must be ROLE_USER or ROLE_AGENT',
+  })
   .transform((role) => (role === 'ROLE_USER' || role === 1 ? 'user' : 'agent'));
 
 const message = protoMessage({
@@ -121,32 +139,34 @@ const message = protoMessage({
   content: z.array(part).min(1, 'must hold at least one part'),
   metadata: struct.optional(),
   extensions: strings.optional(),
-}).transform(
-  (message): LegacyMessage => ({
-    kind: 'message',
-    messageId: message.messageId,
-    role: message.role,
-    parts: message.content,
-    ...when('contextId', message.contextId),
-    ...when('taskId', message.taskId),
-    ...when('metadata', message.metadata),
-    ...when('extensions', message.extensions),
-  }),
-);
+}).transform((message): LegacyMessage => ({
+  kind: 'message',
+  messageId: message.messageId,
+  role: message.role,
+  parts: message.content,
+  ...when('contextId', message.contextId),
+  ...when('taskId', message.taskId),
+  ...when('metadata', message.metadata),
+  ...when('extensions', message.extensions),
+}));
 
 const pushConfig = protoMessage({
   id: z.string().optional(),
   url: z.url(),
   token: z.string().optional(),
   authentication: protoMessage({ schemes: strings.optional(), credentials: z.string().optional() }).optional(),
-}).transform(
-  (config): LegacyPushConfig => ({
-    url: config.url,
-    ...when('id', config.id),
-    ...when('token', config.token),
-    ...when('authentication', config.authentication && { schemes: config.authentication.schemes ?? [], ...when('credentials', config.authentication.credentials) }),
-  }),
-);
+}).transform((config): LegacyPushConfig => ({
+  url: config.url,
+  ...when('id', config.id),
+  ...when('token', config.token),
+  ...when(
+    'authentication',
+    config.authentication && {
+      schemes: config.authentication.schemes ?? [],
+      ...when('credentials', config.authentication.credentials),
+    },
+  ),
+}));
 
 const configuration = protoMessage({
   acceptedOutputModes: strings.optional(),
@@ -162,13 +182,18 @@ const configuration = protoMessage({
   ...when('historyLength', configuration.historyLength || undefined),
 }));
 
-const sendMessageRequest = protoMessage({ message, configuration: configuration.optional(), metadata: struct.optional() }, { request: 'message' }).transform(
-  (request): LegacySendParams => ({
-    message: request.message,
-    ...when('configuration', request.configuration),
-    ...when('metadata', request.metadata),
-  }),
-);
+const sendMessageRequest = protoMessage(
+  { message, configuration: configuration.optional(), metadata: struct.optional() },
+  { request: 'message' },
+).transform((request): LegacySendParams => ({
+  message: request.message,
+  ...when('configuration', request.configuration),
+  ...when('metadata', request.metadata),
+}));
 
 const taskPushConfig = protoMessage({ name: z.string().optional(), pushNotificationConfig: pushConfig });
-const createPushConfigRequest = protoMessage({ parent: z.string().optional(), configId: z.string().optional(), config: taskPushConfig });
+const createPushConfigRequest = protoMessage({
+  parent: z.string().optional(),
+  configId: z.string().optional(),
+  config: taskPushConfig,
+});

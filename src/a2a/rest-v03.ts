@@ -62,7 +62,8 @@ export class LegacyRestBinding {
       return legacyRestErrorResponse({ kind: 'a2a', error }, unreadBodyHeaders(c.req.raw));
     }
     const auth = this.options.apiKeys.authenticate(c);
-    if (!auth.ok) return legacyRestErrorResponse({ kind: 'unauthenticated', message: auth.message }, unreadBodyHeaders(c.req.raw));
+    if (!auth.ok)
+      return legacyRestErrorResponse({ kind: 'unauthenticated', message: auth.message }, unreadBodyHeaders(c.req.raw));
     const abort = new AbortController();
     const context = callContext(c, '0.3', auth.user, abort.signal);
     try {
@@ -76,7 +77,12 @@ export class LegacyRestBinding {
     return classifyThrown(thrown, this.log, `${c.req.method} ${c.req.path}`);
   }
 
-  private async dispatch(c: Context, route: LegacyRestRoute, context: ServerCallContext, abort: AbortController): Promise<Response> {
+  private async dispatch(
+    c: Context,
+    route: LegacyRestRoute,
+    context: ServerCallContext,
+    abort: AbortController,
+  ): Promise<Response> {
     // Status codes as the SDK's v0.3 router sends them: 201 for what a POST creates, 204 for a delete.
     const reply = (status: number, json: unknown) => jsonResponse(json, status, extensionHeaders(context));
     switch (route.name) {
@@ -97,13 +103,24 @@ export class LegacyRestBinding {
       case 'subscribe':
         return this.stream(c, await this.transport.resubscribe(route.taskId, context), context, abort);
       case 'createPushConfig': {
-        const config = parseTaskPushConfig(await readRestBody(c.req.raw, this.options.maxBodyBytes, '0.3'), route.taskId);
+        const config = parseTaskPushConfig(
+          await readRestBody(c.req.raw, this.options.maxBodyBytes, '0.3'),
+          route.taskId,
+        );
         return reply(201, taskPushConfigToProto(await this.transport.setTaskPushNotificationConfig(config, context)));
       }
       case 'listPushConfigs':
-        return reply(200, pushConfigListToProto(await this.transport.listTaskPushNotificationConfigs(route.taskId, context)));
+        return reply(
+          200,
+          pushConfigListToProto(await this.transport.listTaskPushNotificationConfigs(route.taskId, context)),
+        );
       case 'getPushConfig':
-        return reply(200, taskPushConfigToProto(await this.transport.getTaskPushNotificationConfig(route.taskId, route.configId, context)));
+        return reply(
+          200,
+          taskPushConfigToProto(
+            await this.transport.getTaskPushNotificationConfig(route.taskId, route.configId, context),
+          ),
+        );
       case 'deletePushConfig':
         await this.transport.deleteTaskPushNotificationConfig(route.taskId, route.configId, context);
         return respond(null, 204, extensionHeaders(context));
@@ -135,7 +152,8 @@ export class LegacyRestBinding {
 function historyLengthOf(c: Context): number | undefined {
   const value = c.req.query('historyLength') ?? c.req.query('history_length');
   if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw new RequestMalformedError(`historyLength must be a whole number, 0 or more; got "${value}".`);
+  if (!/^\d+$/.test(value))
+    throw new RequestMalformedError(`historyLength must be a whole number, 0 or more; got "${value}".`);
   return Number(value);
 }
 

@@ -60,11 +60,14 @@ export class RestBinding {
     const negotiated = negotiateVersion(requestedVersionOf(c), '1.0');
     if (!negotiated.ok || negotiated.version !== '1.0') {
       const requested = negotiated.ok ? negotiated.version : negotiated.requested;
-      const error = new VersionNotSupportedError(`${unsupportedVersionMessage(requested)} v0.3 clients: use the /v1/ paths or JSON-RPC.`);
+      const error = new VersionNotSupportedError(
+        `${unsupportedVersionMessage(requested)} v0.3 clients: use the /v1/ paths or JSON-RPC.`,
+      );
       return restErrorResponse({ kind: 'a2a', error }, unreadBodyHeaders(c.req.raw));
     }
     const auth = this.options.apiKeys.authenticate(c);
-    if (!auth.ok) return restErrorResponse({ kind: 'unauthenticated', message: auth.message }, unreadBodyHeaders(c.req.raw));
+    if (!auth.ok)
+      return restErrorResponse({ kind: 'unauthenticated', message: auth.message }, unreadBodyHeaders(c.req.raw));
     const abort = new AbortController();
     const context = callContext(c, '1.0', auth.user, abort.signal);
     try {
@@ -78,12 +81,20 @@ export class RestBinding {
     return classifyThrown(thrown, this.log, `${c.req.method} ${c.req.path}`);
   }
 
-  private async dispatch(c: Context, route: RestRoute, context: ServerCallContext, abort: AbortController): Promise<Response> {
+  private async dispatch(
+    c: Context,
+    route: RestRoute,
+    context: ServerCallContext,
+    abort: AbortController,
+  ): Promise<Response> {
     switch (route.name) {
       case 'send': {
         const request = sendMessageRequest(await this.body(c));
         const result = await this.handler.sendMessage(request, context);
-        const payload = 'messageId' in result ? { $case: 'message' as const, value: result } : { $case: 'task' as const, value: result };
+        const payload =
+          'messageId' in result
+            ? { $case: 'message' as const, value: result }
+            : { $case: 'task' as const, value: result };
         return ok(SendMessageResponse.toJSON({ payload }));
       }
       case 'stream': {
@@ -100,16 +111,31 @@ export class RestBinding {
         return ok({ ...json, tasks: json.tasks ?? [], nextPageToken, pageSize, totalSize });
       }
       case 'cancel':
-        return ok(Task.toJSON(await this.handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.taskId }), context)));
+        return ok(
+          Task.toJSON(await this.handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.taskId }), context)),
+        );
       case 'subscribe':
-        return this.stream(c, this.handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id: route.taskId }), context), abort);
+        return this.stream(
+          c,
+          this.handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id: route.taskId }), context),
+          abort,
+        );
       case 'pushConfigs': {
         if (c.req.method === 'GET') {
-          const listed = await this.handler.listTaskPushNotificationConfigs({ tenant: '', taskId: route.taskId, pageSize: 0, pageToken: '' }, context);
-          return ok({ ...(ListTaskPushNotificationConfigsResponse.toJSON(listed) as object), configs: listed.configs.map((config) => TaskPushNotificationConfig.toJSON(config)), nextPageToken: listed.nextPageToken });
+          const listed = await this.handler.listTaskPushNotificationConfigs(
+            { tenant: '', taskId: route.taskId, pageSize: 0, pageToken: '' },
+            context,
+          );
+          return ok({
+            ...(ListTaskPushNotificationConfigsResponse.toJSON(listed) as object),
+            configs: listed.configs.map((config) => TaskPushNotificationConfig.toJSON(config)),
+            nextPageToken: listed.nextPageToken,
+          });
         }
         const config = pushConfigRequest(route.taskId, await this.body(c));
-        return ok(TaskPushNotificationConfig.toJSON(await this.handler.createTaskPushNotificationConfig(config, context)));
+        return ok(
+          TaskPushNotificationConfig.toJSON(await this.handler.createTaskPushNotificationConfig(config, context)),
+        );
       }
       case 'pushConfig': {
         const params = { tenant: '', taskId: route.taskId, id: route.configId };
@@ -128,7 +154,11 @@ export class RestBinding {
     return readRestBody(c.req.raw, this.options.maxBodyBytes, '1.0');
   }
 
-  private stream(c: Context, events: AsyncGenerator<StreamResponse, void, undefined>, abort: AbortController): Promise<Response> {
+  private stream(
+    c: Context,
+    events: AsyncGenerator<StreamResponse, void, undefined>,
+    abort: AbortController,
+  ): Promise<Response> {
     return sseResponse(
       events,
       {

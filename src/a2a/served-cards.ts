@@ -52,17 +52,32 @@ export function servedCards(card: LogosAgentCard, baseUrl: string, options: Serv
   // Through the SDK's codec first (what v1.0 clients parse: ProtoJSON, defaults omitted), then signed: signing last
   // keeps the signed bytes exactly the served ones.
   const v1 = AgentCard.toJSON(
-    AgentCard.fromJSON({ ...projectCard(card, baseUrl, options.logosParams), ...(options.apiKeyRequired ? V1_SECURITY : {}) }),
+    AgentCard.fromJSON({
+      ...projectCard(card, baseUrl, options.logosParams),
+      ...(options.apiKeyRequired ? V1_SECURITY : {}),
+    }),
   ) as Record<string, unknown>;
-  const v03: Record<string, unknown> = { ...projectLegacyCard(card, baseUrl, options.logosParams), ...(options.apiKeyRequired ? V03_SECURITY : {}) };
+  const v03: Record<string, unknown> = {
+    ...projectLegacyCard(card, baseUrl, options.logosParams),
+    ...(options.apiKeyRequired ? V03_SECURITY : {}),
+  };
   const union = {
     ...v1,
     ...Object.fromEntries(V03_ONLY_FIELDS.map((field) => [field, v03[field]])),
     // Each scheme object holds its v1.0 member and the v0.3 members side by side: they do not collide.
     ...(options.apiKeyRequired
-      ? { securitySchemes: { apiKey: { ...(v1.securitySchemes as typeof V1_SECURITY.securitySchemes).apiKey, ...V03_SECURITY.securitySchemes.apiKey } }, security: V03_SECURITY.security }
+      ? {
+          securitySchemes: {
+            apiKey: {
+              ...(v1.securitySchemes as typeof V1_SECURITY.securitySchemes).apiKey,
+              ...V03_SECURITY.securitySchemes.apiKey,
+            },
+          },
+          security: V03_SECURITY.security,
+        }
       : {}),
   };
-  const sign = (json: Record<string, unknown>) => (options.signingKey ? signServedCard(json, options.signingKey) : json);
+  const sign = (json: Record<string, unknown>) =>
+    options.signingKey ? signServedCard(json, options.signingKey) : json;
   return { v1: sign(v1), v03: sign(v03), union: sign(union) };
 }

@@ -34,7 +34,11 @@ export interface ClientPaymentTerms {
 export function clientPaymentRequest(terms: ClientPaymentTerms, problem?: string): Exclude<WireMessage, string> {
   const { taskId, rail, payTo, amount } = terms;
   return {
-    parts: [{ text: `${problem ? `${problem} ` : ''}This task costs ${amount} LEZ: pay ${payTo} and answer on this task with the transaction (metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash", "from"}).` }],
+    parts: [
+      {
+        text: `${problem ? `${problem} ` : ''}This task costs ${amount} LEZ: pay ${payTo} and answer on this task with the transaction (metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash", "from"}).`,
+      },
+    ],
     metadata: {
       'lez.payment.status': problem ? 'payment-rejected' : 'payment-required',
       'lez.payment.required': { rail, payTo, amount, taskId, extension: CLIENT_PAYS_EXTENSION },

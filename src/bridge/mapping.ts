@@ -23,7 +23,10 @@ export interface SkillCall {
  */
 export function toSkillCall(message: Message, card: LogosAgentCard): SkillCall {
   const explicit = message.parts.find(
-    (part) => part.content?.$case === 'data' && isPlainObject(part.content.value) && typeof part.content.value.skill === 'string',
+    (part) =>
+      part.content?.$case === 'data' &&
+      isPlainObject(part.content.value) &&
+      typeof part.content.value.skill === 'string',
   );
   const metadataSkill = typeof message.metadata?.skill === 'string' ? message.metadata.skill : undefined;
   let skill: string;
@@ -67,7 +70,9 @@ export function paramsFromParts(parts: Part[]): Record<string, unknown> {
         files.push({
           ...(part.filename ? { name: part.filename } : {}),
           ...(part.mediaType ? { mediaType: part.mediaType } : {}),
-          ...(content.$case === 'raw' ? { bytes: Buffer.from(content.value).toString('base64') } : { url: content.value }),
+          ...(content.$case === 'raw'
+            ? { bytes: Buffer.from(content.value).toString('base64') }
+            : { url: content.value }),
         });
         break;
     }

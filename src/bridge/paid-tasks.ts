@@ -70,19 +70,33 @@ export class PaidTasks {
   /** The client's payment for a task waiting for it (client-pays extension). */
   async acceptClientPayment(task: PricedTask, tx: { txHash: string; from: string }): Promise<PaidStep> {
     const payments = this.payments;
-    if (!payments || !task.payee) throw new UnsupportedOperationError(`Task ${task.taskId} does not wait for a payment.`);
+    if (!payments || !task.payee)
+      throw new UnsupportedOperationError(`Task ${task.taskId} does not wait for a payment.`);
     const outcome = await payments.acceptClientPayment(this.toPay(task, task.payee), tx);
     if (outcome.kind === 'rejected') {
-      const request = clientPaymentRequest(this.termsOf(task, task.payee, payments), `The payment was not accepted: ${outcome.message}.`);
+      const request = clientPaymentRequest(
+        this.termsOf(task, task.payee, payments),
+        `The payment was not accepted: ${outcome.message}.`,
+      );
       return { kind: 'await-payment', request };
     }
-    return { kind: 'forward', payment: outcome.reference, receipt: outcome.receipt, note: 'Payment verified; the task goes to the agent.' };
+    return {
+      kind: 'forward',
+      payment: outcome.reference,
+      receipt: outcome.receipt,
+      note: 'Payment verified; the task goes to the agent.',
+    };
   }
 
   /** Nobody paid within the approval timeout. */
   clientPaymentExpired(task: PricedTask): PaidStep {
     const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'expired' };
-    return { kind: 'end', state: 'failed', note: 'No payment arrived in time; the task was not sent to the agent.', receipt };
+    return {
+      kind: 'end',
+      state: 'failed',
+      note: 'No payment arrived in time; the task was not sent to the agent.',
+      receipt,
+    };
   }
 
   /** The approval asked for a task, if any (a restarted gateway holds the task again, or pays it if approved). */
@@ -99,7 +113,12 @@ export class PaidTasks {
   decided(task: PricedTask, approve: boolean): PaidStep {
     if (approve) return { kind: 'paying', note: 'An operator approved the payment; paying the agent.' };
     const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'rejected' };
-    return { kind: 'end', state: 'rejected', note: 'An operator rejected the payment for this task; nothing was charged.', receipt };
+    return {
+      kind: 'end',
+      state: 'rejected',
+      note: 'An operator rejected the payment for this task; nothing was charged.',
+      receipt,
+    };
   }
 
   /** Nobody decided within the approval timeout; undefined when the approval was decided meanwhile. */
@@ -107,7 +126,12 @@ export class PaidTasks {
     if (!this.payments?.decideApproval(task.taskId, 'expired')) return undefined;
     const minutes = Math.round(this.approvalTimeoutMs / 6000) / 10;
     const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'expired' };
-    return { kind: 'end', state: 'failed', note: `No operator approved the payment within ${minutes} min; nothing was charged.`, receipt };
+    return {
+      kind: 'end',
+      state: 'failed',
+      note: `No operator approved the payment within ${minutes} min; nothing was charged.`,
+      receipt,
+    };
   }
 
   /** A paid task ended without completing: the receipt saying whether the agent paid the money back. */
@@ -151,7 +175,13 @@ export class PaidTasks {
   }
 
   private toPay(task: PricedTask, payee: string): TaskToPay {
-    return { taskId: task.taskId, agentId: task.agentId, payee, amount: BigInt(task.price), ...(task.caller ? { caller: task.caller } : {}) };
+    return {
+      taskId: task.taskId,
+      agentId: task.agentId,
+      payee,
+      amount: BigInt(task.price),
+      ...(task.caller ? { caller: task.caller } : {}),
+    };
   }
 
   /** The receipt as it stands; every priced task has one from its creation on. */

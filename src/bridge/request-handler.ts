@@ -81,8 +81,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return this.card;
   }
 
-  async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest, _context: ServerCallContext): Promise<AgentCard> {
-    throw new UnsupportedOperationError('This agent declares no extended agent card (capabilities.extendedAgentCard is false).');
+  async getAuthenticatedExtendedAgentCard(
+    _params: GetExtendedAgentCardRequest,
+    _context: ServerCallContext,
+  ): Promise<AgentCard> {
+    throw new UnsupportedOperationError(
+      'This agent declares no extended agent card (capabilities.extendedAgentCard is false).',
+    );
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -116,7 +121,10 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     }
   }
 
-  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     this.requireStreaming();
     const message = this.checkSend(params, context);
     const queue = new AsyncQueue<TaskChange>();
@@ -127,7 +135,12 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     try {
       if (message.taskId) {
         // A follow-up: the task as it is now, working again, once the engine took the input.
-        taskId = (await this.submit(message, context, { listener, pushConfig: params.configuration?.taskPushNotificationConfig })).id;
+        taskId = (
+          await this.submit(message, context, {
+            listener,
+            pushConfig: params.configuration?.taskPushNotificationConfig,
+          })
+        ).id;
         const first = await queue[Symbol.asyncIterator]().next();
         if (first.done) return;
         yield { payload: { $case: 'task', value: first.value.task } };
@@ -138,7 +151,11 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         // stream as the task's final status; blocking SendMessage still returns it as a Message.)
         let onRecorded!: (task: Task) => void;
         const recorded = new Promise<Task>((resolve) => (onRecorded = resolve));
-        const submission = this.submit(message, context, { listener, onRecorded, pushConfig: params.configuration?.taskPushNotificationConfig });
+        const submission = this.submit(message, context, {
+          listener,
+          onRecorded,
+          pushConfig: params.configuration?.taskPushNotificationConfig,
+        });
         const submitted = await Promise.race([recorded, submission]);
         taskId = submitted.id;
         yield { payload: { $case: 'task', value: submitted } };
@@ -176,7 +193,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         ...(params.pageToken ? { pageToken: params.pageToken } : {}),
       });
       // Artifacts can be large: a listing carries them only when asked to.
-      const tasks = page.tasks.map((task) => withHistoryLength(params.includeArtifacts ? task : { ...task, artifacts: [] }, params.historyLength));
+      const tasks = page.tasks.map((task) =>
+        withHistoryLength(params.includeArtifacts ? task : { ...task, artifacts: [] }, params.historyLength),
+      );
       return { ...page, pageSize, tasks };
     } catch (error) {
       if (error instanceof InvalidPageTokenError) throw new RequestMalformedError(error.message);
@@ -195,18 +214,25 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return this.engine.cancel(this.agent.id, id);
   }
 
-  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+  async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     this.requireStreaming();
     const id = requireId(params.id);
     if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
     const queue = new AsyncQueue<TaskChange>();
     callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
     const stopWaiting = onAbort(this.options.shutdown, () => queue.close());
-    const handle = this.engine.listen(this.agent.id, id, (change) => queue.push({ ...change, task: snapshotTask(change.task) }));
+    const handle = this.engine.listen(this.agent.id, id, (change) =>
+      queue.push({ ...change, task: snapshotTask(change.task) }),
+    );
     if (!handle) {
       const task = await this.engine.getTask(this.agent.id, id);
       if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
-      throw new UnsupportedOperationError(`Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`);
+      throw new UnsupportedOperationError(
+        `Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`,
+      );
     }
     try {
       // A subscription follows the task to its end: unlike a send's stream it stays open while the task waits for
@@ -231,19 +257,26 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (task) yield statusEvent(task);
   }
 
-  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     const push = this.requirePush();
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
     try {
       return wireConfig(push.createConfig(pushConfigInput(params, taskId, context)));
     } catch (error) {
-      if (error instanceof PushConfigError) throw new RequestMalformedError(`Push notification config: ${error.message}.`);
+      if (error instanceof PushConfigError)
+        throw new RequestMalformedError(`Push notification config: ${error.message}.`);
       throw error;
     }
   }
 
-  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     const push = this.requirePush();
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
@@ -263,11 +296,15 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return { configs: push.listConfigs(taskId).map(wireConfig), nextPageToken: '' };
   }
 
-  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+  async deleteTaskPushNotificationConfig(
+    params: DeleteTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<void> {
     const push = this.requirePush();
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    if (!push.deleteConfig(taskId, params.id)) throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${params.id}".`);
+    if (!push.deleteConfig(taskId, params.id))
+      throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${params.id}".`);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -319,7 +356,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         ...(clientPays ? { clientPays } : {}),
         // The webhook is attached before the request leaves, so it cannot miss the agent's first reply; it hears
         // of the task itself once the task is on disk.
-        ...(push && pushConfig ? { onCreated: (task: Task) => push.createConfig(pushConfigInput(pushConfig, task.id, context)) } : {}),
+        ...(push && pushConfig
+          ? { onCreated: (task: Task) => push.createConfig(pushConfigInput(pushConfig, task.id, context)) }
+          : {}),
         onRecorded: (task: Task) => {
           push?.notify(task, [{ payload: { $case: 'task', value: task } }]);
           extras.onRecorded?.(task);
@@ -335,11 +374,14 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       });
     }
     // Ownership is this handler's to check; what the task makes of the message, the engine decides.
-    if (!(await this.visibleTask(message.taskId, context))) throw new TaskNotFoundError(`Task ${message.taskId} was not found.`);
+    if (!(await this.visibleTask(message.taskId, context)))
+      throw new TaskNotFoundError(`Task ${message.taskId} was not found.`);
     return this.engine.followUp(this.agent.id, message.taskId, message, {
       params: () => toSkillCall(message, this.agent.card).params,
       ...(listener ? { listener } : {}),
-      ...(push && pushConfig ? { attach: () => push.createConfig(pushConfigInput(pushConfig, message.taskId, context)) } : {}),
+      ...(push && pushConfig
+        ? { attach: () => push.createConfig(pushConfigInput(pushConfig, message.taskId, context)) }
+        : {}),
     });
   }
 
@@ -351,7 +393,8 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
 
   /** Whether the caller activated the client-pays extension (and this agent can be paid that way). */
   private clientPays(context: ServerCallContext): boolean {
-    if (!(context.requestedExtensions ?? []).includes(CLIENT_PAYS_EXTENSION) || !this.agent.card['x-lez-identity']) return false;
+    if (!(context.requestedExtensions ?? []).includes(CLIENT_PAYS_EXTENSION) || !this.agent.card['x-lez-identity'])
+      return false;
     context.addActivatedExtension(CLIENT_PAYS_EXTENSION);
     return true;
   }
@@ -391,7 +434,10 @@ function pushNotSupported() {
 function pushConfigInput(config: TaskPushNotificationConfig, taskId: string, context: ServerCallContext) {
   const caller = callerOf(context);
   const authentication = config.authentication?.scheme
-    ? { scheme: config.authentication.scheme, ...(config.authentication.credentials ? { credentials: config.authentication.credentials } : {}) }
+    ? {
+        scheme: config.authentication.scheme,
+        ...(config.authentication.credentials ? { credentials: config.authentication.credentials } : {}),
+      }
     : undefined;
   return {
     taskId,
@@ -412,7 +458,9 @@ function wireConfig(record: PushConfigRecord): TaskPushNotificationConfig {
     taskId: record.taskId,
     url: record.url,
     token: record.token ?? '',
-    authentication: record.authentication ? { scheme: record.authentication.scheme, credentials: record.authentication.credentials ?? '' } : undefined,
+    authentication: record.authentication
+      ? { scheme: record.authentication.scheme, credentials: record.authentication.credentials ?? '' }
+      : undefined,
   };
 }
 

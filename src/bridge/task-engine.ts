@@ -8,12 +8,7 @@
  * in place; a change replaces them. A snapshot therefore copies only the task and its arrays.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  TaskState,
-  type Message,
-  type StreamResponse,
-  type Task,
-} from '@a2a-js/sdk';
+import { TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import {
   BINDING_VERSION,
   decodeAgentEnvelope,
@@ -81,7 +76,8 @@ export class TaskEngine {
    * retries the same message joins the task it already paid for instead of paying again.
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
-  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange'>> & Pick<EngineOptions, 'log' | 'payments' | 'onChange'>;
+  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange'>> &
+    Pick<EngineOptions, 'log' | 'payments' | 'onChange'>;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
@@ -103,7 +99,9 @@ export class TaskEngine {
       const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId));
       for (const [taskId, outcome] of outcomes) {
         if (outcome.kind === 'paid') {
-          this.log(`task ${taskId} had ended before its payment was confirmed; the payment did land (${outcome.receipt.txHash}): the agent holds ${outcome.receipt.amount} for a task it never received`);
+          this.log(
+            `task ${taskId} had ended before its payment was confirmed; the payment did land (${outcome.receipt.txHash}): the agent holds ${outcome.receipt.amount} for a task it never received`,
+          );
         }
       }
     } catch (error) {
@@ -158,10 +156,20 @@ export class TaskEngine {
     if (retryKey) this.pricedByRetryKey.set(retryKey, { taskId, at: Date.now() });
     const contextId = input.message.contextId || randomUUID();
     const userMessage: Message = { ...input.message, taskId, contextId };
-    const logos: LogosMetadata = { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price, ...(input.caller ? { caller: input.caller } : {}) };
+    const logos: LogosMetadata = {
+      agentId: input.agentId,
+      skill: input.call.skill,
+      lezPrice: input.price,
+      ...(input.caller ? { caller: input.caller } : {}),
+    };
     // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
     const receipt: TaskReceipt | undefined = priced
-      ? { amount: input.price, ...(input.payee ? { payee: input.payee } : {}), ...(input.caller ? { caller: input.caller } : {}), status: 'pending' }
+      ? {
+          amount: input.price,
+          ...(input.payee ? { payee: input.payee } : {}),
+          ...(input.caller ? { caller: input.caller } : {}),
+          status: 'pending',
+        }
       : undefined;
     const task: Task = {
       id: taskId,
@@ -220,11 +228,21 @@ export class TaskEngine {
   /** The same message to the same agent from the same caller (API key) is a retry; anyone else's is not. */
   private retryKeyOf(agentId: string, message: Message, caller: string | undefined): string {
     const { taskId: _t, contextId: _c, ...content } = userMessageJson(message);
-    return createHash('sha256').update(agentId).update('\0').update(caller ?? '').update('\0').update(JSON.stringify(content)).digest('base64url');
+    return createHash('sha256')
+      .update(agentId)
+      .update('\0')
+      .update(caller ?? '')
+      .update('\0')
+      .update(JSON.stringify(content))
+      .digest('base64url');
   }
 
   /** The task an identical earlier message created, if it is live or finished within the retry window. */
-  private async earlierAttempt(agentId: string, retryKey: string, listener: ChangeListener | undefined): Promise<Task | undefined> {
+  private async earlierAttempt(
+    agentId: string,
+    retryKey: string,
+    listener: ChangeListener | undefined,
+  ): Promise<Task | undefined> {
     const now = Date.now();
     for (const [key, entry] of this.pricedByRetryKey) {
       if (now - entry.at < RETRY_WINDOW_MS) break;
@@ -289,14 +307,18 @@ export class TaskEngine {
     const task = await this.getTask(agentId, taskId);
     if (!task) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
     if (message.contextId && message.contextId !== task.contextId) {
-      throw new RequestMalformedError(`message.contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId}.`);
+      throw new RequestMalformedError(
+        `message.contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId}.`,
+      );
     }
     if (isTerminal(task.status?.state)) {
       throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
     }
     const live = this.live.get(taskId);
     if (live?.approvalTimer !== undefined) {
-      throw new UnsupportedOperationError(`Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`);
+      throw new UnsupportedOperationError(
+        `Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`,
+      );
     }
     options.attach?.();
     if (live?.clientPaymentTimer !== undefined) {
@@ -307,14 +329,17 @@ export class TaskEngine {
         );
       }
       await this.mutate(live, async () => {
-        if (live.clientPaymentTimer === undefined) throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
+        if (live.clientPaymentTimer === undefined)
+          throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
         if (options.listener) live.listeners.add(options.listener);
         live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
         await this.applyPaid(live, await this.paid.acceptClientPayment(this.pricedOf(live), payment));
       });
     } else {
       if (!live || !isInterrupted(task.status?.state)) {
-        throw new UnsupportedOperationError(`Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`);
+        throw new UnsupportedOperationError(
+          `Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`,
+        );
       }
       const call = { skill: logosMetadataOf(task)?.skill ?? '', params: options.params() };
       await this.provideInput(live, message, call, options.listener);
@@ -323,10 +348,17 @@ export class TaskEngine {
   }
 
   /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */
-  private async provideInput(live: LiveTask, message: Message, call: SkillCall, listener?: ChangeListener): Promise<void> {
+  private async provideInput(
+    live: LiveTask,
+    message: Message,
+    call: SkillCall,
+    listener?: ChangeListener,
+  ): Promise<void> {
     const taskId = live.task.id;
     const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
-    const input = encodeEnvelope(this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }));
+    const input = encodeEnvelope(
+      this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }),
+    );
     this.assertFits(input.byteLength);
     await this.mutate(live, async () => {
       // The task may have ended (or moved on) while this waited its turn.
@@ -373,7 +405,11 @@ export class TaskEngine {
         this.paid.recordDecision(taskId, false);
         clearTimeout(live.approvalTimer);
         live.approvalTimer = undefined;
-        this.setStatus(live, TaskState.TASK_STATE_CANCELED, 'Cancelled while waiting for payment approval; nothing was charged.');
+        this.setStatus(
+          live,
+          TaskState.TASK_STATE_CANCELED,
+          'Cancelled while waiting for payment approval; nothing was charged.',
+        );
         await this.finishLocally(live);
       });
       return live.committed;
@@ -397,7 +433,11 @@ export class TaskEngine {
     if (!isTerminal(live.task.status?.state)) {
       await this.mutate(live, async () => {
         if (isTerminal(live.task.status?.state)) return;
-        this.setStatus(live, TaskState.TASK_STATE_CANCELED, 'Cancelled by the gateway; the agent did not confirm in time.');
+        this.setStatus(
+          live,
+          TaskState.TASK_STATE_CANCELED,
+          'Cancelled by the gateway; the agent did not confirm in time.',
+        );
         await this.finishLocally(live);
       });
     }
@@ -469,7 +509,9 @@ export class TaskEngine {
       live.lastSeq === 0
         ? encodeEnvelope({ ...live.request, id: randomUUID() })
         : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
-    void this.sendRaw(live, payload).catch((error: unknown) => this.log(`asking again about task ${live.task.id}: ${String(error)}`));
+    void this.sendRaw(live, payload).catch((error: unknown) =>
+      this.log(`asking again about task ${live.task.id}: ${String(error)}`),
+    );
   }
 
   private attach(live: LiveTask): void {
@@ -480,9 +522,11 @@ export class TaskEngine {
         this.dropped.wrongSender++;
         return;
       }
-      live.chain = live.chain.then(() => this.receive(live, payload)).catch((error: unknown) => {
-        this.log(`task ${live.task.id}: ${String(error)}`);
-      });
+      live.chain = live.chain
+        .then(() => this.receive(live, payload))
+        .catch((error: unknown) => {
+          this.log(`task ${live.task.id}: ${String(error)}`);
+        });
     });
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
   }
@@ -517,11 +561,16 @@ export class TaskEngine {
     if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
       this.dropped.duplicate++;
       // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
-      const stillWaiting = envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required';
+      const stillWaiting =
+        envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required';
       if (stillWaiting && live.sentInput) await this.sendRaw(live, live.sentInput);
       else if (stillWaiting && live.task.status?.state === TaskState.TASK_STATE_WORKING) {
         // The input was lost before a restart, and with it the envelope to resend: ask the caller again.
-        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, envelope.message ?? 'The agent did not receive the input; please send it again.');
+        this.setStatus(
+          live,
+          TaskState.TASK_STATE_INPUT_REQUIRED,
+          envelope.message ?? 'The agent did not receive the input; please send it again.',
+        );
         clearTimeout(live.silenceTimer);
         await this.persist(live);
         this.emit(live, { events: [statusEvent(live.task)], task: live.task });
@@ -580,7 +629,8 @@ export class TaskEngine {
       }
       case 'task_result': {
         const artifacts = (envelope.artifacts ?? []).map(toArtifact);
-        if (envelope.result !== undefined && envelope.result !== null) artifacts.unshift(resultArtifact(envelope.result));
+        if (envelope.result !== undefined && envelope.result !== null)
+          artifacts.unshift(resultArtifact(envelope.result));
         for (const artifact of artifacts) {
           task.artifacts = replaceArtifact(task.artifacts, artifact);
           events.push(artifactEvent(task, artifact, false, true));
@@ -596,7 +646,8 @@ export class TaskEngine {
         events.push(statusEvent(task));
         break;
     }
-    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, envelope);
+    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED)
+      await this.settleRefund(live, envelope);
     await this.persist(live);
     if (isTerminal(task.status?.state)) this.retire(live);
     else if (isInterrupted(task.status?.state)) clearTimeout(live.silenceTimer);
@@ -717,7 +768,11 @@ export class TaskEngine {
         this.emit(live, { events: [statusEvent(live.task)], task: live.task });
         return;
       case 'end':
-        this.setStatus(live, step.state === 'rejected' ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED, step.note);
+        this.setStatus(
+          live,
+          step.state === 'rejected' ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED,
+          step.note,
+        );
         await this.finishLocally(live);
         return;
     }
@@ -725,15 +780,18 @@ export class TaskEngine {
 
   private armApprovalTimer(live: LiveTask, delayMs: number): void {
     clearTimeout(live.approvalTimer);
-    live.approvalTimer = setTimeout(() => {
-      live.chain = live.chain.then(async () => {
-        if (live.approvalTimer === undefined) return;
-        const step = this.paid.approvalExpired(this.pricedOf(live));
-        if (!step) return;
-        live.approvalTimer = undefined;
-        await this.applyPaid(live, step);
-      });
-    }, Math.max(0, delayMs));
+    live.approvalTimer = setTimeout(
+      () => {
+        live.chain = live.chain.then(async () => {
+          if (live.approvalTimer === undefined) return;
+          const step = this.paid.approvalExpired(this.pricedOf(live));
+          if (!step) return;
+          live.approvalTimer = undefined;
+          await this.applyPaid(live, step);
+        });
+      },
+      Math.max(0, delayMs),
+    );
     live.approvalTimer.unref();
   }
 
@@ -766,8 +824,15 @@ export class TaskEngine {
         if (live.silenceTimer !== timer) return;
         if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
         const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
-        this.setStatus(live, TaskState.TASK_STATE_FAILED, `The agent did not answer within ${seconds} s; the gateway gave up on the task.`);
-        live.task.metadata = { ...live.task.metadata, error: { code: 'agent_timeout', message: `no reply for ${seconds} s` } };
+        this.setStatus(
+          live,
+          TaskState.TASK_STATE_FAILED,
+          `The agent did not answer within ${seconds} s; the gateway gave up on the task.`,
+        );
+        live.task.metadata = {
+          ...live.task.metadata,
+          error: { code: 'agent_timeout', message: `no reply for ${seconds} s` },
+        };
         await this.finishLocally(live);
       });
     }, this.options.agentTimeoutMs);
@@ -796,7 +861,10 @@ export class TaskEngine {
     return live;
   }
 
-  private envelope(live: LiveTask, body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>): GatewayEnvelopeInput {
+  private envelope(
+    live: LiveTask,
+    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>,
+  ): GatewayEnvelopeInput {
     return {
       ...body,
       v: BINDING_VERSION,
@@ -807,7 +875,10 @@ export class TaskEngine {
     } as GatewayEnvelopeInput;
   }
 
-  private send(live: LiveTask, body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>): Promise<void> {
+  private send(
+    live: LiveTask,
+    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>,
+  ): Promise<void> {
     return this.sendRaw(live, encodeEnvelope(this.envelope(live, body)));
   }
 

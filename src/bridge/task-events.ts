@@ -6,7 +6,10 @@ import { Role, TaskState, type Artifact, type Message, type StreamResponse, type
 
 export function statusEvent(task: Task): StreamResponse {
   return {
-    payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } },
+    payload: {
+      $case: 'statusUpdate',
+      value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined },
+    },
   };
 }
 

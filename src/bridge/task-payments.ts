@@ -59,8 +59,7 @@ export type ChargeOutcome =
 
 /** What came of a client's own payment for a task (client-pays extension). */
 export type ClientPaymentOutcome =
-  | { kind: 'paid'; reference: WirePaymentReference; receipt: TaskReceipt }
-  | { kind: 'rejected'; message: string };
+  { kind: 'paid'; reference: WirePaymentReference; receipt: TaskReceipt } | { kind: 'rejected'; message: string };
 
 export class TaskPayments {
   private readonly options: TaskPaymentsOptions;
@@ -84,7 +83,10 @@ export class TaskPayments {
     if (budget !== undefined) {
       const spent = this.store.spentByCaller(caller!);
       if (spent + amount > budget) {
-        return { kind: 'needs-approval', reason: `API key "${caller}" has spent ${spent} of its budget of ${budget}; this task needs ${amount} more` };
+        return {
+          kind: 'needs-approval',
+          reason: `API key "${caller}" has spent ${spent} of its budget of ${budget}; this task needs ${amount} more`,
+        };
       }
     }
     return wallet;
@@ -96,7 +98,11 @@ export class TaskPayments {
    */
   async charge(task: TaskToPay, approved = false): Promise<ChargeOutcome> {
     const existing = this.store.get(task.taskId);
-    if (existing) return this.finish(existing, existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined);
+    if (existing)
+      return this.finish(
+        existing,
+        existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined,
+      );
     if (!approved) {
       const gate = this.gate(task.amount, task.caller);
       if (gate.kind === 'needs-approval') {
@@ -113,7 +119,9 @@ export class TaskPayments {
     }
     const record = this.newRecord(task, { status: 'pending' });
     this.store.create(record);
-    const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) => this.store.update(task.taskId, { railState: state }));
+    const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
+      this.store.update(task.taskId, { railState: state }),
+    );
     return this.finish(this.store.get(task.taskId)!, outcome);
   }
 
@@ -139,7 +147,11 @@ export class TaskPayments {
     if (!record || record.status !== 'paid') return record && this.receipt(record);
     let status: 'refunded' | 'refund-missing' = 'refund-missing';
     if (refund && !this.store.txHashUsed(refund.tx_hash)) {
-      const verified = await this.payer.verify(refund.tx_hash, { from: record.payee, to: record.payer ?? this.payer.account, amount: BigInt(record.amount) });
+      const verified = await this.payer.verify(refund.tx_hash, {
+        from: record.payee,
+        to: record.payer ?? this.payer.account,
+        amount: BigInt(record.amount),
+      });
       if (verified.kind === 'verified') status = 'refunded';
     }
     this.store.update(taskId, { status, ...(status === 'refunded' ? { refundTxHash: refund!.tx_hash } : {}) });
@@ -151,7 +163,8 @@ export class TaskPayments {
    * the price from `from` to the agent, used for nothing else. Nothing is paid from the gateway's wallet.
    */
   async acceptClientPayment(task: TaskToPay, tx: { txHash: string; from: string }): Promise<ClientPaymentOutcome> {
-    if (this.store.txHashUsed(tx.txHash)) return { kind: 'rejected', message: `transaction ${tx.txHash} already paid for something else` };
+    if (this.store.txHashUsed(tx.txHash))
+      return { kind: 'rejected', message: `transaction ${tx.txHash} already paid for something else` };
     const verified = await this.payer.verify(tx.txHash, { from: tx.from, to: task.payee, amount: task.amount });
     if (verified.kind !== 'verified') return { kind: 'rejected', message: verified.message };
     const created = this.store.create(this.newRecord(task, { status: 'paid', txHash: tx.txHash, payer: tx.from }));
@@ -183,7 +196,10 @@ export class TaskPayments {
 
   // -------------------------------------------------------------------------------------------------------
 
-  private newRecord(task: TaskToPay, fields: Pick<TaskPaymentRecord, 'status' | 'txHash' | 'payer'>): TaskPaymentRecord {
+  private newRecord(
+    task: TaskToPay,
+    fields: Pick<TaskPaymentRecord, 'status' | 'txHash' | 'payer'>,
+  ): TaskPaymentRecord {
     const now = new Date().toISOString();
     return {
       taskId: task.taskId,
@@ -211,16 +227,30 @@ export class TaskPayments {
       return {
         kind: 'paid',
         receipt,
-        reference: { rail: current.rail, tx_hash: current.txHash, from: this.payer.account, to: current.payee, amount: current.amount },
+        reference: {
+          rail: current.rail,
+          tx_hash: current.txHash,
+          from: this.payer.account,
+          to: current.payee,
+          amount: current.amount,
+        },
       };
     }
     if (current.status === 'pending') {
       // In doubt: the record stays pending and is settled at the next start; the task does not go ahead unpaid.
       const why = outcome?.kind === 'in-doubt' ? outcome.message : 'not confirmed';
-      return { kind: 'failed', message: `The payment of ${current.amount} to the agent is not confirmed (${why}); the gateway keeps the record and settles it, so it is never paid twice. The task was not sent.`, receipt };
+      return {
+        kind: 'failed',
+        message: `The payment of ${current.amount} to the agent is not confirmed (${why}); the gateway keeps the record and settles it, so it is never paid twice. The task was not sent.`,
+        receipt,
+      };
     }
     const why = outcome?.kind === 'failed' ? outcome.message : `the payment is ${current.status}`;
-    return { kind: 'failed', message: `The payment of ${current.amount} to the agent failed: ${why}. Nothing was charged.`, receipt };
+    return {
+      kind: 'failed',
+      message: `The payment of ${current.amount} to the agent failed: ${why}. Nothing was charged.`,
+      receipt,
+    };
   }
 
   private receipt(record: TaskPaymentRecord): TaskReceipt {

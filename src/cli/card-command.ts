@@ -52,7 +52,9 @@ function verifyCommand(file: string, out: (text: string) => void, fail: Fail): n
   if (typeof text !== 'string') return fail(text.error);
   const result = verifyLogosCard(text);
   if (!result.ok) return fail(`${file}: ${result.reason}: ${result.message}`);
-  out(`OK ${file}: agent ${result.card.id} (${result.card.name})\n  account    ${result.accountId}\n  public key ${result.publicKey}\n`);
+  out(
+    `OK ${file}: agent ${result.card.id} (${result.card.name})\n  account    ${result.accountId}\n  public key ${result.publicKey}\n`,
+  );
   return 0;
 }
 
@@ -67,14 +69,16 @@ async function signCommand(
   const text = readCard(file);
   if (typeof text !== 'string') return fail(text.error);
   const size = Buffer.byteLength(text);
-  if (size > MAX_SIGNED_CARD_BYTES) return fail(`${file} is ${size} bytes; a signed card is at most ${MAX_SIGNED_CARD_BYTES}`);
+  if (size > MAX_SIGNED_CARD_BYTES)
+    return fail(`${file} is ${size} bytes; a signed card is at most ${MAX_SIGNED_CARD_BYTES}`);
   let card: unknown;
   try {
     card = JSON.parse(text);
   } catch (error) {
     return fail(`${file} is not JSON: ${(error as Error).message}`);
   }
-  if (typeof card !== 'object' || card === null || Array.isArray(card)) return fail(`${file} does not hold a JSON object`);
+  if (typeof card !== 'object' || card === null || Array.isArray(card))
+    return fail(`${file} does not hold a JSON object`);
   const unlocked = await loadKeyFile(keyFile, passphrase);
   if (!unlocked.ok) return fail(unlocked.message);
 

@@ -27,7 +27,10 @@ export interface DemoOptions {
 }
 
 export async function startDemo(configFile: string | undefined, options: DemoOptions = {}): Promise<Demo> {
-  const devnet = await startDevnet({ port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040), host: '127.0.0.1' });
+  const devnet = await startDevnet({
+    port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040),
+    host: '127.0.0.1',
+  });
   try {
     const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
     const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
@@ -47,7 +50,10 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
     options.checkConfig?.(config);
     const gateway = await startGateway(config, {
       payer: gatewayPayer(lezRail(devnet.url, wallet, config.payments.signingMode)),
-      paidAgent: { payments: agentPayments(lezRail(devnet.url, agentKey, config.payments.signingMode)), key: agentKey.secretKey },
+      paidAgent: {
+        payments: agentPayments(lezRail(devnet.url, agentKey, config.payments.signingMode)),
+        key: agentKey.secretKey,
+      },
     });
     const balance = (account: string) =>
       `curl -s ${devnet.url} -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"getAccountBalance","params":["${account}"]}'`;

@@ -50,7 +50,12 @@ const EXAMPLE_MULTIADDR = '/ip4/127.0.0.1/tcp/60000';
  * Throws a one-line error when a value is not a multiaddr: a UsageError for a command-line option (exit 2), a
  * CliFailure for a setting (exit 1).
  */
-export function checkMultiaddrs(values: readonly string[], setting: string, prefix: string, kind: 'option' | 'setting'): void {
+export function checkMultiaddrs(
+  values: readonly string[],
+  setting: string,
+  prefix: string,
+  kind: 'option' | 'setting',
+): void {
   for (const value of values) {
     try {
       multiaddr(value);
@@ -80,7 +85,10 @@ export function describeFailure(error: unknown, context: FailureContext): Failur
   if (error instanceof CliFailure) return { message: error.message, exitCode: 1 };
   // config.ts's ConfigError: its message names the setting already (matched by name, so this module needs no config).
   if (error.name === 'ConfigError') return { message: error.message, exitCode: 1 };
-  if (typeof (error as ErrnoLike).code === 'string' && String((error as ErrnoLike).code).startsWith('ERR_PARSE_ARGS_')) {
+  if (
+    typeof (error as ErrnoLike).code === 'string' &&
+    String((error as ErrnoLike).code).startsWith('ERR_PARSE_ARGS_')
+  ) {
     return { message: `${prefix}: ${error.message.split('. ')[0]}; see ${prefix} --help`, exitCode: 2 };
   }
   const errno = error as Error & ErrnoLike;
@@ -89,9 +97,16 @@ export function describeFailure(error: unknown, context: FailureContext): Failur
     const port = typeof errno.port === 'number' ? errno.port : undefined;
     const setting = context.ports?.find((p) => p.port === port)?.setting ?? context.portSetting;
     const named = setting ? ` (${setting})` : '';
-    if (code === 'EADDRINUSE') return { message: `${prefix}: port ${port} is in use${named}; pick another port, or stop what holds it`, exitCode: 1 };
+    if (code === 'EADDRINUSE')
+      return {
+        message: `${prefix}: port ${port} is in use${named}; pick another port, or stop what holds it`,
+        exitCode: 1,
+      };
     if (code === 'EACCES') {
-      return { message: `${prefix}: not allowed to listen on port ${port}${named}; ports below 1024 need privileges, pick one above`, exitCode: 1 };
+      return {
+        message: `${prefix}: not allowed to listen on port ${port}${named}; ports below 1024 need privileges, pick one above`,
+        exitCode: 1,
+      };
     }
     if (code === 'EADDRNOTAVAIL') {
       const hostNamed = context.hostSetting ? ` (${context.hostSetting})` : '';
@@ -113,10 +128,20 @@ export function describeFailure(error: unknown, context: FailureContext): Failur
   if (listen) return listen;
   if (error.name === 'InvalidMultiaddrError' || /multiaddr/i.test(error.name)) {
     const settings = [context.listenSetting, context.peerSetting].filter(Boolean).join(' or ');
-    return { message: `${prefix}: a multiaddr is not valid (${error.message})${settings ? ` in ${settings}` : ''}; write it like ${EXAMPLE_MULTIADDR}`, exitCode: 1 };
+    return {
+      message: `${prefix}: a multiaddr is not valid (${error.message})${settings ? ` in ${settings}` : ''}; write it like ${EXAMPLE_MULTIADDR}`,
+      exitCode: 1,
+    };
   }
-  if (code && typeof errno.path === 'string' && ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'ENOTDIR', 'EISDIR'].includes(code)) {
-    return { message: `${prefix}: cannot ${String(errno.syscall ?? 'use')} ${errno.path} (${code}); check the path and its permissions`, exitCode: 1 };
+  if (
+    code &&
+    typeof errno.path === 'string' &&
+    ['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'ENOTDIR', 'EISDIR'].includes(code)
+  ) {
+    return {
+      message: `${prefix}: cannot ${String(errno.syscall ?? 'use')} ${errno.path} (${code}); check the path and its permissions`,
+      exitCode: 1,
+    };
   }
   return undefined;
 }
@@ -133,7 +158,11 @@ function describeListenFailure(error: Error, context: FailureContext): Failure |
       exitCode: 1,
     };
   }
-  if (failed) return { message: `${prefix}: cannot listen on the Logos network address ${failed[1]} (${failed[2]})${named}`, exitCode: 1 };
+  if (failed)
+    return {
+      message: `${prefix}: cannot listen on the Logos network address ${failed[1]} (${failed[2]})${named}`,
+      exitCode: 1,
+    };
   // Each refused address on a line of its own: "  /ip4/…/udp/5000: UnsupportedListenAddressError: No transport was …".
   const refused = /^\s*(\/\S+): \w*Error: (.+)$/m.exec(error.message);
   const what = refused ? `address ${refused[1]} (${refused[2]})` : 'addresses';

@@ -52,7 +52,9 @@ export async function runKeysCommand(options: KeysCommandOptions): Promise<numbe
     case 'show': {
       const unlocked = await loadKeyFile(options.file, options.passphrase);
       if (!unlocked.ok) return fail(unlocked.message);
-      options.out(`${options.file}\n  account    ${unlocked.key.account}\n  public key ${toHex(compressedPublicKey(unlocked.key.secretKey))}\n`);
+      options.out(
+        `${options.file}\n  account    ${unlocked.key.account}\n  public key ${toHex(compressedPublicKey(unlocked.key.secretKey))}\n`,
+      );
       return 0;
     }
     default:
@@ -60,8 +62,14 @@ export async function runKeysCommand(options: KeysCommandOptions): Promise<numbe
   }
 }
 
-async function save(secret: KeySecret, options: KeysCommandOptions): Promise<{ account: string; publicKey: string } | string> {
-  const key = secret.type === 'secret-key' ? signingKeyFromSecretKey(secret.secretKey) : signingKeyFromMnemonic(secret.mnemonic, secret.path);
+async function save(
+  secret: KeySecret,
+  options: KeysCommandOptions,
+): Promise<{ account: string; publicKey: string } | string> {
+  const key =
+    secret.type === 'secret-key'
+      ? signingKeyFromSecretKey(secret.secretKey)
+      : signingKeyFromMnemonic(secret.mnemonic, secret.path);
   if ('ok' in key && !key.ok) return `cannot use this key: ${key.reason}`;
   if (!('secretKey' in key)) return 'cannot use this key';
   try {
@@ -71,7 +79,9 @@ async function save(secret: KeySecret, options: KeysCommandOptions): Promise<{ a
     // The file is written under a temporary name, then linked: never name that temporary file to the user.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return alreadyThere(options.file);
-    return code ? `cannot write ${options.file} (${code}); check that its folder is writable` : `cannot write ${options.file}: ${(error as Error).message}`;
+    return code
+      ? `cannot write ${options.file} (${code}); check that its folder is writable`
+      : `cannot write ${options.file}: ${(error as Error).message}`;
   }
   return { account: key.account, publicKey: toHex(compressedPublicKey(key.secretKey)) };
 }

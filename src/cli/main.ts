@@ -2,7 +2,14 @@
 /** `logos-a2a`: the Node entry point. */
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CliFailure, SERVE_SETTINGS, UsageError, checkMultiaddrs, describeFailure, type FailureContext } from './errors.ts';
+import {
+  CliFailure,
+  SERVE_SETTINGS,
+  UsageError,
+  checkMultiaddrs,
+  describeFailure,
+  type FailureContext,
+} from './errors.ts';
 import { ENVIRONMENT, loadConfig, type GatewayConfig } from '../gateway/config.ts';
 import type { Gateway } from '../gateway/gateway.ts';
 
@@ -232,7 +239,8 @@ Settings: none besides these options.
     options: { gateway: { type: 'string' }, out: { type: 'string' }, author: { type: 'string' } },
     positionals: 1,
     async run(positionals, values) {
-      if (positionals[0] !== 'export') throw new UsageError('logos-a2a registry: the action is export: logos-a2a registry export [options]');
+      if (positionals[0] !== 'export')
+        throw new UsageError('logos-a2a registry: the action is export: logos-a2a registry export [options]');
       const { runRegistryExport } = await import('./registry-export.ts');
       return runRegistryExport({
         gatewayUrl: str(values.gateway) ?? 'http://localhost:8080',
@@ -244,7 +252,7 @@ Settings: none besides these options.
   help: {
     synopsis: '[COMMAND]',
     summary: "this overview, or a command's own help",
-    help: () => 'Prints the overview of the commands, or with a command name that command\'s help.\n',
+    help: () => "Prints the overview of the commands, or with a command name that command's help.\n",
     options: {},
     positionals: 1,
     async run(positionals) {
@@ -300,7 +308,9 @@ function settingsTable(): string {
 }
 
 function unknownCommand(name: string): UsageError {
-  return new UsageError(`logos-a2a: unknown command "${name}"; the commands are ${Object.keys(COMMANDS).join(', ')} (logos-a2a help)`);
+  return new UsageError(
+    `logos-a2a: unknown command "${name}"; the commands are ${Object.keys(COMMANDS).join(', ')} (logos-a2a help)`,
+  );
 }
 
 function str(value: Values[string]): string | undefined {
@@ -309,7 +319,8 @@ function str(value: Values[string]): string | undefined {
 
 function version(): string {
   // dist/cli/main.js and src/cli/main.ts both sit two folders below package.json.
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 /** Parses a command's own options; anything else is a usage error naming the option. */
@@ -317,16 +328,25 @@ function parseCommand(name: string, command: Command, args: string[]): { positio
   const prefix = `logos-a2a ${name}`;
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: { ...command.options, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     const code = (error as { code?: string }).code;
     const option = /'([^']+)'/.exec((error as Error).message)?.[1]?.split(' ')[0];
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`${prefix}: unknown option ${option}; ${prefix} --help lists the options`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(`${prefix}: ${option} needs a value; ${prefix} --help lists the options`);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      throw new UsageError(`${prefix}: unknown option ${option}; ${prefix} --help lists the options`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      throw new UsageError(`${prefix}: ${option} needs a value; ${prefix} --help lists the options`);
     throw error;
   }
   if (parsed.positionals.length > command.positionals) {
-    throw new UsageError(`${prefix}: unexpected argument "${parsed.positionals[command.positionals]}"; usage: ${prefix} ${command.synopsis}`);
+    throw new UsageError(
+      `${prefix}: unexpected argument "${parsed.positionals[command.positionals]}"; usage: ${prefix} ${command.synopsis}`,
+    );
   }
   return { positionals: parsed.positionals, values: parsed.values as Values };
 }
@@ -341,7 +361,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`logos-a2a ${version()}\n`);
     return 0;
   }
-  if (first.startsWith('-')) throw new UsageError(`logos-a2a: the command comes first, then its options: logos-a2a <command> [options] (logos-a2a help)`);
+  if (first.startsWith('-'))
+    throw new UsageError(
+      `logos-a2a: the command comes first, then its options: logos-a2a <command> [options] (logos-a2a help)`,
+    );
   const command = COMMANDS[first];
   if (!command) throw unknownCommand(first);
   failureContext = { prefix: `logos-a2a ${first}` };
@@ -356,7 +379,10 @@ async function main(argv: string[]): Promise<number> {
 async function runGateway(command: 'demo' | 'serve', values: Values): Promise<number> {
   const prefix = `logos-a2a ${command}`;
   const file = str(values.config) ?? process.env.LOGOS_A2A_CONFIG;
-  const devnetPort = command === 'demo' ? devnetPortSetting(process.env.LOGOS_A2A_DEVNET_PORT, 'LOGOS_A2A_DEVNET_PORT', prefix) : undefined;
+  const devnetPort =
+    command === 'demo'
+      ? devnetPortSetting(process.env.LOGOS_A2A_DEVNET_PORT, 'LOGOS_A2A_DEVNET_PORT', prefix)
+      : undefined;
   failureContext = {
     prefix,
     ...SERVE_SETTINGS,
@@ -394,7 +420,12 @@ function checkTransportSettings(config: GatewayConfig, prefix: string): void {
   checkMultiaddrs(config.transport.peers, SERVE_SETTINGS.peerSetting, prefix, 'setting');
 }
 
-function devnetPortSetting(value: string | undefined, setting: string, prefix: string, kind: 'option' | 'setting' = 'setting'): number {
+function devnetPortSetting(
+  value: string | undefined,
+  setting: string,
+  prefix: string,
+  kind: 'option' | 'setting' = 'setting',
+): number {
   if (value === undefined || value === '') return 3040;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -479,7 +510,9 @@ function printWelcome(gateway: Gateway, command: string): void {
     `logos-a2a ${command}: A2A gateway listening at ${gateway.url}`,
     '',
     'Agents:',
-    ...gateway.directory.all().map((entry) => `  ${entry.id.padEnd(12)} ${gateway.url}/agents/${entry.id}/.well-known/agent-card.json`),
+    ...gateway.directory
+      .all()
+      .map((entry) => `  ${entry.id.padEnd(12)} ${gateway.url}/agents/${entry.id}/.well-known/agent-card.json`),
     `  (default)    ${gateway.url}/.well-known/agent-card.json`,
     '',
     `OpenAPI:      ${gateway.url}/openapi.json`,
@@ -537,7 +570,9 @@ function report(error: unknown): number {
     process.stderr.write(`${failure.message}\n`);
     return failure.exitCode;
   }
-  process.stderr.write(`${failureContext.prefix}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `${failureContext.prefix}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   return 1;
 }
 

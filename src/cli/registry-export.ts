@@ -84,7 +84,10 @@ const LegacyCard = z.object({
   ),
 });
 
-const LezPrices = z.object({ default: z.string().regex(/^\d+$/), perSkill: z.record(z.string(), z.string().regex(/^\d+$/)).default({}) });
+const LezPrices = z.object({
+  default: z.string().regex(/^\d+$/),
+  perSkill: z.record(z.string(), z.string().regex(/^\d+$/)).default({}),
+});
 
 /** One registry entry from an agent's v0.3 card (throws, naming the field, when the card lacks what the registry needs). */
 export function registryEntry(card: unknown, options: RegistryEntryOptions): RegistryEntry {
@@ -127,14 +130,20 @@ export interface RegistryEntriesOptions {
 }
 
 /** Every agent of the directory as a registry entry, in id order. */
-export function registryEntries(directory: { all(): readonly DirectoryEntry[] }, options: RegistryEntriesOptions): RegistryEntry[] {
+export function registryEntries(
+  directory: { all(): readonly DirectoryEntry[] },
+  options: RegistryEntriesOptions,
+): RegistryEntry[] {
   const base = options.publicBaseUrl.replace(/\/+$/, '');
   const legacyCard = options.legacyCard ?? ((entry: DirectoryEntry, url: string) => projectLegacyCard(entry.card, url));
   return [...directory.all()]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map((entry) => {
       const url = `${base}/agents/${encodeURIComponent(entry.id)}`;
-      return registryEntry(legacyCard(entry, url), { wellKnownURI: `${url}/.well-known/agent-card.json`, author: options.author });
+      return registryEntry(legacyCard(entry, url), {
+        wellKnownURI: `${url}/.well-known/agent-card.json`,
+        author: options.author,
+      });
     });
 }
 
@@ -168,7 +177,10 @@ export async function runRegistryExport(options: RegistryExportOptions): Promise
   const gateway = options.gatewayUrl.replace(/\/+$/, '');
 
   const getJson = async (url: string): Promise<unknown> => {
-    const response = await doFetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await doFetch(url, {
+      headers: { Accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
     try {
       return await response.json();
@@ -184,7 +196,10 @@ export async function runRegistryExport(options: RegistryExportOptions): Promise
     do {
       const url = `${gateway}/agents?pageSize=100${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
       const page = IndexPage.safeParse(await getJson(url));
-      if (!page.success) throw new Error(`GET ${url} is not an agent index: ${page.error.issues[0]!.path.join('.')}: ${page.error.issues[0]!.message}`);
+      if (!page.success)
+        throw new Error(
+          `GET ${url} is not an agent index: ${page.error.issues[0]!.path.join('.')}: ${page.error.issues[0]!.message}`,
+        );
       agents.push(...page.data.agents);
       token = page.data.nextPageToken ?? '';
       if (token && seen.has(token)) throw new Error(`GET ${url} repeated a page token`);
@@ -223,7 +238,9 @@ export async function runRegistryExport(options: RegistryExportOptions): Promise
     }
   }
   const written = agents.length - failed;
-  out(`registry export: ${written} of ${agents.length} ${agents.length === 1 ? 'agent' : 'agents'} written to ${options.outDir}.`);
+  out(
+    `registry export: ${written} of ${agents.length} ${agents.length === 1 ? 'agent' : 'agents'} written to ${options.outDir}.`,
+  );
   if (local > 0) {
     err(
       'registry export: some URLs are not public (http, localhost or a private address); the registry fetches wellKnownURI and ' +
@@ -235,7 +252,10 @@ export async function runRegistryExport(options: RegistryExportOptions): Promise
 
 function pricingOf(capabilities: Record<string, unknown>, skills: { id: string; name: string }[]): string | undefined {
   const extensions = Array.isArray(capabilities.extensions) ? (capabilities.extensions as unknown[]) : [];
-  const logos = extensions.find((e): e is { params?: { lezPrice?: unknown } } => typeof e === 'object' && e !== null && (e as { uri?: unknown }).uri === LOGOS_AGENT_EXTENSION);
+  const logos = extensions.find(
+    (e): e is { params?: { lezPrice?: unknown } } =>
+      typeof e === 'object' && e !== null && (e as { uri?: unknown }).uri === LOGOS_AGENT_EXTENSION,
+  );
   const prices = LezPrices.safeParse(logos?.params?.lezPrice);
   if (!prices.success) return undefined;
   const priceOf = (id: string) => BigInt(prices.data.perSkill[id] ?? prices.data.default);
@@ -276,6 +296,11 @@ function isPublicUrl(url: string): boolean {
 }
 
 function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.name === 'TimeoutError' ? 'timed out' : error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
+  if (error instanceof Error)
+    return error.name === 'TimeoutError'
+      ? 'timed out'
+      : error.cause instanceof Error
+        ? `${error.message} (${error.cause.message})`
+        : error.message;
   return String(error);
 }

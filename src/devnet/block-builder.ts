@@ -39,7 +39,12 @@ export interface BuildResult {
  * Executes into `ledger`, its only side effect: the caller passes a working copy and commits it only if it likes
  * the block. Queue entries are not modified; `remaining` holds updated copies.
  */
-export function buildBlock(ledger: Ledger, queue: readonly MempoolEntry[], programs: DevnetProgramIds, limits: BuildLimits): BuildResult {
+export function buildBlock(
+  ledger: Ledger,
+  queue: readonly MempoolEntry[],
+  programs: DevnetProgramIds,
+  limits: BuildLimits,
+): BuildResult {
   const result: BuildResult = { included: [], dropped: [], remaining: [] };
   let parked: MempoolEntry[] = [];
   let bytes = BLOCK_OVERHEAD_BYTES;
@@ -85,7 +90,8 @@ export function buildBlock(ledger: Ledger, queue: readonly MempoolEntry[], progr
   for (const entry of parked) {
     // A full block may have cut off the earlier nonce: that is no gap, so the wait does not count.
     if (full) result.remaining.push(entry);
-    else if (entry.waitedBlocks >= limits.nonceGapBlocks) result.dropped.push({ entry, failure: invalidInput('nonce-mismatch', 'Nonce mismatch') });
+    else if (entry.waitedBlocks >= limits.nonceGapBlocks)
+      result.dropped.push({ entry, failure: invalidInput('nonce-mismatch', 'Nonce mismatch') });
     else result.remaining.push({ ...entry, waitedBlocks: entry.waitedBlocks + 1 });
   }
   return result;

@@ -75,9 +75,15 @@ export function encodeBlock(block: LezBlock): Uint8Array {
  */
 function skipPublicTransaction(r: BorshReader): void {
   r.fixedBytes(32, 'program_id');
-  for (const [what, size] of [['account_ids', 32], ['nonces', 16], ['instruction_data', 4], ['witness set', 96]] as const) {
+  for (const [what, size] of [
+    ['account_ids', 32],
+    ['nonces', 16],
+    ['instruction_data', 4],
+    ['witness set', 96],
+  ] as const) {
     const count = r.u32(`${what} length`);
-    if (count * size > r.remaining) throw new BorshDecodeError(`${what}: ${count} items cannot fit in the ${r.remaining} bytes left`);
+    if (count * size > r.remaining)
+      throw new BorshDecodeError(`${what}: ${count} items cannot fit in the ${r.remaining} bytes left`);
     r.fixedBytes(count * size, what);
   }
 }
@@ -97,7 +103,10 @@ export function decodeBlock(bytes: Uint8Array): DecodeResult<DecodedBlock> {
       (r, i) => {
         const start = r.position;
         const tag = r.enumTag('NSSATransaction tag');
-        if (tag !== 0) throw new BorshDecodeError(`transaction ${i}: only public transactions (tag 0) can be read inside a block, got ${tag}`);
+        if (tag !== 0)
+          throw new BorshDecodeError(
+            `transaction ${i}: only public transactions (tag 0) can be read inside a block, got ${tag}`,
+          );
         skipPublicTransaction(r);
         const txBytes = bytes.slice(start, r.position);
         const decoded = decodeNssaTransaction(txBytes);
@@ -114,7 +123,17 @@ export function decodeBlock(bytes: Uint8Array): DecodeResult<DecodedBlock> {
     r.end('block');
     return {
       ok: true,
-      value: { blockId, prevBlockHash, hash, timestampMs, signature, transactions, decodedTransactions, bedrockStatus, bedrockParentId },
+      value: {
+        blockId,
+        prevBlockHash,
+        hash,
+        timestampMs,
+        signature,
+        transactions,
+        decodedTransactions,
+        bedrockStatus,
+        bedrockParentId,
+      },
     };
   } catch (error) {
     if (error instanceof BorshDecodeError) return { ok: false, reason: `block: ${error.message}` };

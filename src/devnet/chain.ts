@@ -105,7 +105,12 @@ export class DevnetChain {
       })),
     );
     this.genesisSupply = this.ledger.totalSupply();
-    this.commitBlock({ blockId: GENESIS_BLOCK_ID, prevBlockHash: new Uint8Array(32), timestampMs: 0n, transactions: [] });
+    this.commitBlock({
+      blockId: GENESIS_BLOCK_ID,
+      prevBlockHash: new Uint8Array(32),
+      timestampMs: 0n,
+      transactions: [],
+    });
   }
 
   // ---- admission ------------------------------------------------------------------------------------------------
@@ -115,10 +120,15 @@ export class DevnetChain {
     if (tx.kind !== 'public') return { ok: false, reason: 'unsupported-kind', kind: tx.kind };
     const max = Math.max(0, this.config.limits.maxBlockBytes - BLOCK_HEADER_RESERVE);
     if (bytes.byteLength > max) return { ok: false, reason: 'too-large', size: bytes.byteLength, max };
-    if (!verifyPublicTransactionSignatures(tx.transaction, this.config.signingMode)) return { ok: false, reason: 'invalid-signature' };
+    if (!verifyPublicTransactionSignatures(tx.transaction, this.config.signingMode))
+      return { ok: false, reason: 'invalid-signature' };
 
     const hash = publicTransactionHashHex(tx.transaction);
-    const known = this.includedTxs.has(hash) ? 'already-included' : this.mempool.has(hash) ? 'already-pending' : undefined;
+    const known = this.includedTxs.has(hash)
+      ? 'already-included'
+      : this.mempool.has(hash)
+        ? 'already-pending'
+        : undefined;
     if (known) {
       // The real sequencer queues the copy and drops it at block time (its nonce is spent); not queueing it
       // shows the client the same thing, without a second receipt overwriting the first.
@@ -161,7 +171,9 @@ export class DevnetChain {
     const result = buildBlock(working, this.mempool.list(), this.config.programIds, this.config.limits);
     const supply = working.totalSupply();
     if (supply !== this.genesisSupply) {
-      throw new Error(`devnet invariant broken: total supply would be ${supply} after block ${this.lastBlockId + 1n}, genesis had ${this.genesisSupply}`);
+      throw new Error(
+        `devnet invariant broken: total supply would be ${supply} after block ${this.lastBlockId + 1n}, genesis had ${this.genesisSupply}`,
+      );
     }
 
     const previous = this.blocks.at(-1)!.block;
@@ -170,14 +182,20 @@ export class DevnetChain {
     this.ledger = working;
     this.projection = undefined;
     this.mempool.replace(result.remaining);
-    this.commitBlock({ blockId, prevBlockHash: previous.hash, timestampMs, transactions: result.included.map((entry) => entry.bytes) });
+    this.commitBlock({
+      blockId,
+      prevBlockHash: previous.hash,
+      timestampMs,
+      transactions: result.included.map((entry) => entry.bytes),
+    });
 
     for (const entry of result.included) {
       this.includedTxs.set(entry.hash, { bytes: entry.bytes, blockId, timestampMs });
       this.receipts.set(entry.hash, { status: 'included', blockId, timestampMs });
     }
     for (const { entry, failure } of result.dropped) {
-      if (!this.includedTxs.has(entry.hash)) this.receipts.set(entry.hash, { status: 'dropped', failure, blockId, timestampMs });
+      if (!this.includedTxs.has(entry.hash))
+        this.receipts.set(entry.hash, { status: 'dropped', failure, blockId, timestampMs });
       this.config.log(`devnet: dropped transaction ${entry.hash}: ${failure.message}`);
     }
 
@@ -189,7 +207,9 @@ export class DevnetChain {
       dropped: result.dropped.map(({ entry, failure }) => ({ hash: entry.hash, failure })),
     };
     if (summary.transactions.length > 0 || summary.dropped.length > 0) {
-      this.config.log(`devnet: block ${blockId} with ${summary.transactions.length} transaction(s), ${summary.dropped.length} dropped`);
+      this.config.log(
+        `devnet: block ${blockId} with ${summary.transactions.length} transaction(s), ${summary.dropped.length} dropped`,
+      );
     }
     for (const listener of this.listeners) {
       try {

@@ -28,10 +28,15 @@ export function signerAccountIds(tx: PublicTransaction): Uint8Array[] {
   return tx.witnesses.map((witness) => publicAccountId(witness.publicKey));
 }
 
-export function executePublicTransaction(tx: PublicTransaction, state: AccountView, programs: DevnetProgramIds): ExecutionOutcome {
+export function executePublicTransaction(
+  tx: PublicTransaction,
+  state: AccountView,
+  programs: DevnetProgramIds,
+): ExecutionOutcome {
   const { message } = tx;
   const keys = message.accountIds.map(toHex);
-  if (new Set(keys).size !== keys.length) return fail(invalidInput('duplicate-account-ids', 'Duplicate account_ids found in message'));
+  if (new Set(keys).size !== keys.length)
+    return fail(invalidInput('duplicate-account-ids', 'Duplicate account_ids found in message'));
   if (message.nonces.length !== tx.witnesses.length) {
     return fail(invalidInput('nonce-count-mismatch', 'Mismatch between number of nonces and signatures/public keys'));
   }
@@ -46,12 +51,19 @@ export function executePublicTransaction(tx: PublicTransaction, state: AccountVi
     case 'unknown':
       return fail(invalidInput('unknown-program', 'Unknown program'));
     case 'not-emulated':
-      return fail({ reason: 'program-not-emulated', message: 'Failed to execute program: the devnet emulates only authenticated_transfer' });
+      return fail({
+        reason: 'program-not-emulated',
+        message: 'Failed to execute program: the devnet emulates only authenticated_transfer',
+      });
     case 'native-transfer':
       break;
   }
 
-  const pre: PreState[] = message.accountIds.map((id, i) => ({ id, account: state.get(id), authorized: signerKeys.has(keys[i]!) }));
+  const pre: PreState[] = message.accountIds.map((id, i) => ({
+    id,
+    account: state.get(id),
+    authorized: signerKeys.has(keys[i]!),
+  }));
   const run = runAuthenticatedTransfer(pre, message.instructionData);
   if (!run.ok) return run;
 
@@ -63,7 +75,12 @@ export function executePublicTransaction(tx: PublicTransaction, state: AccountVi
     before += account.balance;
     after += post.account.balance;
     if (post.account.balance < account.balance && !programIdEquals(account.programOwner, message.programId)) {
-      return fail(programMisbehaved('balance-lowered-by-non-owner', `program lowered the balance of ${formatAccountId(id)}, which it does not own`));
+      return fail(
+        programMisbehaved(
+          'balance-lowered-by-non-owner',
+          `program lowered the balance of ${formatAccountId(id)}, which it does not own`,
+        ),
+      );
     }
   }
   if (before !== after) return fail(programMisbehaved('balance-not-conserved', 'total balance changed'));
@@ -74,10 +91,20 @@ export function executePublicTransaction(tx: PublicTransaction, state: AccountVi
     let next = post.account;
     if (post.claim) {
       if (!isDefaultOwner(account.programOwner)) {
-        return fail(programMisbehaved('claimed-non-default-account', `Trying to claim account ${formatAccountId(id)} which is not default`));
+        return fail(
+          programMisbehaved(
+            'claimed-non-default-account',
+            `Trying to claim account ${formatAccountId(id)} which is not default`,
+          ),
+        );
       }
       if (!pre[i]!.authorized) {
-        return fail(programMisbehaved('claimed-unauthorized-account', `Trying to claim account ${formatAccountId(id)} which is not authorized`));
+        return fail(
+          programMisbehaved(
+            'claimed-unauthorized-account',
+            `Trying to claim account ${formatAccountId(id)} which is not authorized`,
+          ),
+        );
       }
       next = { ...next, programOwner: message.programId };
     }
@@ -86,7 +113,12 @@ export function executePublicTransaction(tx: PublicTransaction, state: AccountVi
   for (const [i, { id, account }] of pre.entries()) {
     const post = posts.get(keys[i]!)!.account;
     if (isDefaultOwner(account.programOwner) && !accountsEqual(account, post) && isDefaultOwner(post.programOwner)) {
-      return fail(programMisbehaved('default-account-modified-without-claim', `Default account ${formatAccountId(id)} was modified without being claimed`));
+      return fail(
+        programMisbehaved(
+          'default-account-modified-without-claim',
+          `Default account ${formatAccountId(id)} was modified without being claimed`,
+        ),
+      );
     }
   }
 

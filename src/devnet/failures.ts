@@ -29,7 +29,10 @@ export interface ExecutionFailure {
   message: string;
 }
 
-export const invalidInput = (reason: DropReason, text: string): ExecutionFailure => ({ reason, message: `Invalid input: ${text}` });
+export const invalidInput = (reason: DropReason, text: string): ExecutionFailure => ({
+  reason,
+  message: `Invalid input: ${text}`,
+});
 
 /** A program panic: risc0 reports the guest's panic message. */
 export const programPanic = (reason: DropReason, text: string): ExecutionFailure => ({

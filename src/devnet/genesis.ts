@@ -65,7 +65,10 @@ export interface GenesisAccount {
  * The debug accounts (unless left out) followed by the extra ones. An account listed twice, or balances adding
  * up past u128 (which would let a credit overflow), is a configuration error and throws.
  */
-export function resolveGenesis(extra: readonly z.output<typeof GenesisAccountInput>[], includeDebugAccounts: boolean): GenesisAccount[] {
+export function resolveGenesis(
+  extra: readonly z.output<typeof GenesisAccountInput>[],
+  includeDebugAccounts: boolean,
+): GenesisAccount[] {
   const debug = includeDebugAccounts
     ? DEVNET_GENESIS.map((key) => {
         const parsed = parseAccountId(key.account);
@@ -73,7 +76,15 @@ export function resolveGenesis(extra: readonly z.output<typeof GenesisAccountInp
         return { id: parsed.id, account: key.account, balance: key.balance, initialised: true };
       })
     : [];
-  const accounts = [...debug, ...extra.map((entry) => ({ id: entry.account.id, account: entry.account.text, balance: entry.balance, initialised: entry.initialised }))];
+  const accounts = [
+    ...debug,
+    ...extra.map((entry) => ({
+      id: entry.account.id,
+      account: entry.account.text,
+      balance: entry.balance,
+      initialised: entry.initialised,
+    })),
+  ];
   const seen = new Set<string>();
   let supply = 0n;
   for (const entry of accounts) {

@@ -31,7 +31,12 @@ export interface RpcHttpServer {
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
-function sendError(res: ServerResponse, status: number, error: RpcError, extraHeaders: Record<string, string> = {}): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  error: RpcError,
+  extraHeaders: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...JSON_HEADERS, ...extraHeaders });
   res.end(stringifyJson({ jsonrpc: '2.0', id: null, error }, { bigints: 'number' }));
 }

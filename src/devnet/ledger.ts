@@ -29,7 +29,12 @@ export function isDefaultOwner(owner: ProgramId): boolean {
 
 /** `Account::default()` in full: unowned, empty, no balance, nonce 0. */
 export function isDefaultAccount(account: LezAccount): boolean {
-  return isDefaultOwner(account.programOwner) && account.balance === 0n && account.nonce === 0n && account.data.byteLength === 0;
+  return (
+    isDefaultOwner(account.programOwner) &&
+    account.balance === 0n &&
+    account.nonce === 0n &&
+    account.data.byteLength === 0
+  );
 }
 
 export function accountsEqual(a: LezAccount, b: LezAccount): boolean {
@@ -65,7 +70,10 @@ export class Ledger implements AccountView {
 
   apply(writes: readonly AccountWrite[]): void {
     for (const { id, account } of writes) {
-      this.accounts.set(toHex(id), Object.freeze({ ...account, programOwner: Object.freeze([...account.programOwner]) }));
+      this.accounts.set(
+        toHex(id),
+        Object.freeze({ ...account, programOwner: Object.freeze([...account.programOwner]) }),
+      );
     }
   }
 

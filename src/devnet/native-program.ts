@@ -42,7 +42,8 @@ export function runAuthenticatedTransfer(pre: readonly PreState[], instruction: 
     return { ok: true, posts: [{ account: target.account, claim: true }] };
   }
 
-  if (pre.length !== 2) return fail('invalid-instruction', `expected 1 account (initialise) or 2 (transfer), got ${pre.length}`);
+  if (pre.length !== 2)
+    return fail('invalid-instruction', `expected 1 account (initialise) or 2 (transfer), got ${pre.length}`);
   const [sender, recipient] = pre as [PreState, PreState];
   if (!sender.authorized) return fail('sender-not-authorized', 'Sender must be authorized');
   if (sender.account.balance < amount) return fail('insufficient-balance', 'Sender has insufficient balance');

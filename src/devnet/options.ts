@@ -23,12 +23,20 @@ export const DevnetOptions = z
     admission: z.enum(ADMISSION_MODES).default('sequencer'),
     maxTransactionsPerBlock: z.number().int().positive().default(10_000),
     /** A block's borsh size cap (the debug config's 1 MiB); a transaction may use it all but 200 bytes. */
-    maxBlockBytes: z.number().int().min(1024).default(1024 * 1024),
+    maxBlockBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
     mempoolMaxSize: z.number().int().positive().default(10_000),
     /** Extra block builds a transaction with a future nonce waits for its turn before it is dropped (block-builder.ts). */
     nonceGapBlocks: z.number().int().min(0).default(0),
     /** The real sequencer's body limit: 10 MiB. */
-    maxBodyBytes: z.number().int().min(1024).default(10 * 1024 * 1024),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(10 * 1024 * 1024),
     /** Fund the two debug genesis accounts (DEVNET_GENESIS). */
     debugAccounts: z.boolean().default(true),
     /** Further funded (or unfunded, uninitialised) accounts at genesis. */

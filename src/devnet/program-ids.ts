@@ -13,7 +13,13 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { assertProgramId, programIdEquals, type ProgramId } from '../lez/transaction.ts';
 
 /** In the order the real method writes them (a Rust BTreeMap: sorted by name). */
-export const PROGRAM_NAMES = ['amm', 'authenticated_transfer', 'pinata', 'privacy_preserving_circuit', 'token'] as const;
+export const PROGRAM_NAMES = [
+  'amm',
+  'authenticated_transfer',
+  'pinata',
+  'privacy_preserving_circuit',
+  'token',
+] as const;
 export type ProgramName = (typeof PROGRAM_NAMES)[number];
 
 export type DevnetProgramIds = Readonly<Record<ProgramName, ProgramId>>;

@@ -37,9 +37,14 @@ export const RPC_CODES = {
 } as const;
 
 export const parseError = (): RpcError => ({ code: RPC_CODES.parseError, message: 'Parse error' });
-export const invalidRequest = (data?: string): RpcError => withData({ code: RPC_CODES.invalidRequest, message: 'Invalid request' }, data);
+export const invalidRequest = (data?: string): RpcError =>
+  withData({ code: RPC_CODES.invalidRequest, message: 'Invalid request' }, data);
 export const methodNotFound = (): RpcError => ({ code: RPC_CODES.methodNotFound, message: 'Method not found' });
-export const invalidParams = (data: string): RpcError => ({ code: RPC_CODES.invalidParams, message: 'Invalid params', data });
+export const invalidParams = (data: string): RpcError => ({
+  code: RPC_CODES.invalidParams,
+  message: 'Invalid params',
+  data,
+});
 export const internalError = (): RpcError => ({ code: RPC_CODES.internalError, message: 'Internal error' });
 export const requestTooBig = (): RpcError => ({ code: RPC_CODES.requestTooBig, message: 'Request is too big' });
 

@@ -23,7 +23,10 @@ export type MethodOutcome = { ok: true; result: unknown } | { ok: false; error: 
 type Method = (chain: DevnetChain, raw: JsonValue | undefined) => MethodOutcome;
 
 /** Reads the params with `spec`, then runs `body` on them; bad params are -32602. */
-function method<S extends z.ZodTypeAny>(spec: { names: readonly string[]; schema: S }, body: (chain: DevnetChain, p: z.output<S>) => MethodOutcome): Method {
+function method<S extends z.ZodTypeAny>(
+  spec: { names: readonly string[]; schema: S },
+  body: (chain: DevnetChain, p: z.output<S>) => MethodOutcome,
+): Method {
   return (chain, raw) => {
     const read = readParams(raw, spec.names, spec.schema);
     if (!read.ok) return { ok: false, error: invalidParams(read.reason) };
@@ -32,10 +35,18 @@ function method<S extends z.ZodTypeAny>(spec: { names: readonly string[]; schema
 }
 
 const ok = (result: unknown): MethodOutcome => ({ ok: true, result });
-const err = (code: number, message: string, data?: JsonValue): MethodOutcome => ({ ok: false, error: data === undefined ? { code, message } : { code, message, data } });
+const err = (code: number, message: string, data?: JsonValue): MethodOutcome => ({
+  ok: false,
+  error: data === undefined ? { code, message } : { code, message, data },
+});
 
 function accountJson(account: LezAccount): unknown {
-  return { program_owner: [...account.programOwner], balance: account.balance, data: [...account.data], nonce: account.nonce };
+  return {
+    program_owner: [...account.programOwner],
+    balance: account.balance,
+    data: [...account.data],
+    nonce: account.nonce,
+  };
 }
 
 function submitted(outcome: SubmitOutcome): MethodOutcome {
@@ -44,7 +55,10 @@ function submitted(outcome: SubmitOutcome): MethodOutcome {
     case 'invalid-signature':
       return err(RPC_CODES.invalidParams, 'Invalid signature(-s)');
     case 'too-large':
-      return err(RPC_CODES.invalidParams, `Transaction size ${outcome.size} exceeds maximum allowed size of ${outcome.max} bytes`);
+      return err(
+        RPC_CODES.invalidParams,
+        `Transaction size ${outcome.size} exceeds maximum allowed size of ${outcome.max} bytes`,
+      );
     case 'unsupported-kind':
       return err(RPC_CODES.unsupported, `devnet: ${outcome.kind} transactions are not supported (only public ones)`);
     case 'mempool-full':
@@ -52,7 +66,10 @@ function submitted(outcome: SubmitOutcome): MethodOutcome {
     case 'already-known':
       return err(RPC_CODES.alreadyKnown, `Transaction already known: ${outcome.hash}`, { tx_hash: outcome.hash });
     case 'rejected':
-      return err(RPC_CODES.rejected, outcome.failure.message, { tx_hash: outcome.hash, reason: outcome.failure.reason });
+      return err(RPC_CODES.rejected, outcome.failure.message, {
+        tx_hash: outcome.hash,
+        reason: outcome.failure.reason,
+      });
   }
 }
 
@@ -65,7 +82,11 @@ function receiptJson(hash: string, receipt: TransactionReceipt): unknown {
     case 'included':
       return { tx_hash: hash, status: { Included: { block_id: receipt.blockId } }, timestamp_ms: receipt.timestampMs };
     case 'dropped':
-      return { tx_hash: hash, status: { Rejected: { reason: receipt.failure.message } }, timestamp_ms: receipt.timestampMs };
+      return {
+        tx_hash: hash,
+        status: { Rejected: { reason: receipt.failure.message } },
+        timestamp_ms: receipt.timestampMs,
+      };
   }
 }
 
@@ -81,14 +102,23 @@ const METHODS: Record<string, Method> = {
     const { start_block_id: start, end_block_id: end } = p;
     if (start > end) return ok([]);
     // The real server walks start..=end and fails at the first missing id; find that id without the walk.
-    const missing = start < GENESIS_BLOCK_ID ? start : end > chain.lastBlockId ? (start > chain.lastBlockId ? start : chain.lastBlockId + 1n) : undefined;
+    const missing =
+      start < GENESIS_BLOCK_ID
+        ? start
+        : end > chain.lastBlockId
+          ? start > chain.lastBlockId
+            ? start
+            : chain.lastBlockId + 1n
+          : undefined;
     if (missing !== undefined) return err(RPC_CODES.notFound, `Block with id ${missing} not found`);
     const blocks: string[] = [];
     for (let id = start; id <= end; id++) blocks.push(base64.encode(chain.blockBytes(id)!));
     return ok(blocks);
   }),
   getAccountBalance: method(params.account, (chain, p) => ok(chain.account(p.account_id).balance)),
-  getAccountsNonces: method(params.getAccountsNonces, (chain, p) => ok(p.account_ids.map((id) => chain.account(id).nonce))),
+  getAccountsNonces: method(params.getAccountsNonces, (chain, p) =>
+    ok(p.account_ids.map((id) => chain.account(id).nonce)),
+  ),
   getAccount: method(params.account, (chain, p) => ok(accountJson(chain.account(p.account_id)))),
   getTransaction: method(params.txHash, (chain, p) => {
     const bytes = chain.transactionBytes(p.tx_hash);

@@ -14,11 +14,16 @@ import { TxHash } from '../lez/tx-hash.ts';
 export type ParamsOutcome<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /** Picks the declared params, by position or by name, then validates them together. */
-export function readParams<T extends z.ZodTypeAny>(params: JsonValue | undefined, names: readonly string[], schema: T): ParamsOutcome<z.output<T>> {
+export function readParams<T extends z.ZodTypeAny>(
+  params: JsonValue | undefined,
+  names: readonly string[],
+  schema: T,
+): ParamsOutcome<z.output<T>> {
   let values: (JsonValue | undefined)[];
   if (params === undefined || params === null) values = [];
   else if (Array.isArray(params)) values = params;
-  else if (typeof params === 'object') values = names.map((name) => (Object.hasOwn(params, name) ? params[name] : undefined));
+  else if (typeof params === 'object')
+    values = names.map((name) => (Object.hasOwn(params, name) ? params[name] : undefined));
   else return { ok: false, reason: 'params must be an array or an object' };
 
   const named = Object.fromEntries(names.map((name, i) => [name, values[i]]));
@@ -71,6 +76,9 @@ export const params = {
   getAccountsNonces: { names: ['account_ids'], schema: z.object({ account_ids: z.array(AccountIdParam) }) },
   txHash: { names: ['tx_hash'], schema: z.object({ tx_hash: TxHash }) },
   /** The devnet has no private state; any commitment is accepted and none is found. */
-  getProofForCommitment: { names: ['commitment'], schema: z.object({ commitment: z.unknown().refine((value) => value !== undefined, 'missing') }) },
+  getProofForCommitment: {
+    names: ['commitment'],
+    schema: z.object({ commitment: z.unknown().refine((value) => value !== undefined, 'missing') }),
+  },
   none: { names: [], schema: z.object({}) },
 } as const;

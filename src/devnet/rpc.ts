@@ -29,7 +29,8 @@ function readId(value: JsonValue | undefined): { ok: true; id: Id } | { ok: fals
 }
 
 function handleOne(chain: DevnetChain, request: JsonValue, log: (line: string) => void): JsonValue | undefined {
-  if (typeof request !== 'object' || request === null || Array.isArray(request)) return errorResponse(null, invalidRequest('a request is a JSON object'));
+  if (typeof request !== 'object' || request === null || Array.isArray(request))
+    return errorResponse(null, invalidRequest('a request is a JSON object'));
   const hasId = Object.hasOwn(request, 'id');
   const id = hasId ? readId(request.id) : { ok: true as const, id: null };
   if (!id.ok) return errorResponse(null, invalidRequest('id must be a string, an unsigned integer or null'));
@@ -44,7 +45,9 @@ function handleOne(chain: DevnetChain, request: JsonValue, log: (line: string) =
     outcome = { ok: false, error: internalError() };
   }
   if (!hasId) return undefined;
-  return outcome.ok ? { jsonrpc: '2.0', id: id.id, result: outcome.result as JsonValue } : errorResponse(id.id, outcome.error);
+  return outcome.ok
+    ? { jsonrpc: '2.0', id: id.id, result: outcome.result as JsonValue }
+    : errorResponse(id.id, outcome.error);
 }
 
 /** The body of the HTTP answer, or undefined when there is nothing to answer (notifications only). */
@@ -57,7 +60,8 @@ export function handleRpcText(chain: DevnetChain, text: string, log: (line: stri
     return answer === undefined ? undefined : write(answer);
   }
   if (body.length === 0) return write(errorResponse(null, invalidRequest('empty batch')));
-  if (body.length > MAX_BATCH) return write(errorResponse(null, invalidRequest(`a batch holds at most ${MAX_BATCH} requests`)));
+  if (body.length > MAX_BATCH)
+    return write(errorResponse(null, invalidRequest(`a batch holds at most ${MAX_BATCH} requests`)));
   const answers = body.map((request) => handleOne(chain, request, log)).filter((answer) => answer !== undefined);
   return answers.length === 0 ? undefined : write(answers);
 }

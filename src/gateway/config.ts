@@ -61,7 +61,11 @@ export const GatewayConfig = z
     database: z.string().min(1).default('.data/logos-a2a.db'),
     /** The key the gateway signs served cards with (ES256, JWKS at /.well-known/jwks.json). Default: beside the database. */
     cardSigningKeyFile: z.string().min(1).optional(),
-    maxBodyBytes: z.coerce.number().int().min(1024).default(1024 * 1024),
+    maxBodyBytes: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
     agentTimeoutMs: positiveMs.default(60_000),
     cancelTimeoutMs: positiveMs.default(5_000),
     sseHeartbeatMs: positiveMs.default(15_000),
@@ -84,7 +88,15 @@ export const GatewayConfig = z
       .default(false),
     /** CIDR networks whose webhook receivers are allowed although not public (the operator's own network). */
     pushAllowNetworks: z
-      .union([z.array(z.string()), z.string().transform((list) => list.split(',').map((item) => item.trim()).filter(Boolean))])
+      .union([
+        z.array(z.string()),
+        z.string().transform((list) =>
+          list
+            .split(',')
+            .map((item) => item.trim())
+            .filter(Boolean),
+        ),
+      ])
       .pipe(z.array(z.string().refine(isNetwork, 'a CIDR network such as 10.20.0.0/16 or fd00:1::/64')))
       .default([]),
     /** The Logos network: an embedded Waku relay node (default), or the in-process memory network. */
@@ -92,7 +104,10 @@ export const GatewayConfig = z
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     /** An agent not heard on the discovery topic for this long is listed as offline. */
     offlineAfterMs: z.coerce.number().int().positive().default(90_000),
-    discoveryTopic: z.string().regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding').default(DEFAULT_DISCOVERY_TOPIC),
+    discoveryTopic: z
+      .string()
+      .regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding')
+      .default(DEFAULT_DISCOVERY_TOPIC),
     payments: PaymentsConfig.prefault({}),
     /** Bearer token of the operator API (/admin/…); the API is off without one. */
     adminToken: z.string().min(16, 'adminToken: at least 16 characters').optional(),
@@ -101,7 +116,15 @@ export const GatewayConfig = z
      * in total (base units); above it a task waits for an operator, as above the wallet's limits.
      */
     apiKeys: z
-      .array(z.object({ name: z.string().min(1).max(64), key: z.string().min(16, 'an API key has at least 16 characters'), budget: LezAmount.optional() }).strict())
+      .array(
+        z
+          .object({
+            name: z.string().min(1).max(64),
+            key: z.string().min(16, 'an API key has at least 16 characters'),
+            budget: LezAmount.optional(),
+          })
+          .strict(),
+      )
       .default([]),
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
@@ -136,7 +159,9 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: GatewayConfigInput } = {}): GatewayConfig {
+export function loadConfig(
+  options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: GatewayConfigInput } = {},
+): GatewayConfig {
   const env = options.env ?? process.env;
   let fromFile: Record<string, unknown> = {};
   if (options.file) {
@@ -167,7 +192,9 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const key = issue.path.join('.') || '(config)';
-      const envName = Object.entries(ENVIRONMENT).find(([name, k]) => k === issue.path[0] && fromEnvNames.has(name))?.[0];
+      const envName = Object.entries(ENVIRONMENT).find(
+        ([name, k]) => k === issue.path[0] && fromEnvNames.has(name),
+      )?.[0];
       const source = envName ? `env ${envName}` : options.file ? `file ${options.file}` : 'settings';
       return `  ${key} (${source}): ${issue.message}`;
     });
@@ -181,7 +208,11 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
  * multiaddrs) and LOGOS_A2A_WAKU_KEY_FILE, over what the file says.
  */
 function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
-  const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
+  const list = (value: string | undefined) =>
+    value
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   const listen = list(env.LOGOS_A2A_WAKU_LISTEN);
   const peers = list(env.LOGOS_A2A_WAKU_PEERS);
   const keyFile = env.LOGOS_A2A_WAKU_KEY_FILE || undefined;

@@ -56,7 +56,12 @@ export interface GatewayDeps {
   log?: (message: string) => void;
 }
 
-function builtinAgent(kind: GatewayConfig['agents'][number]['builtin'], network: LogosNetwork, discoveryTopic: string, deps: GatewayDeps): LogosAgent {
+function builtinAgent(
+  kind: GatewayConfig['agents'][number]['builtin'],
+  network: LogosNetwork,
+  discoveryTopic: string,
+  deps: GatewayDeps,
+): LogosAgent {
   const transport = network.agentNode(kind);
   switch (kind) {
     case 'echo':
@@ -76,7 +81,9 @@ function builtinAgent(kind: GatewayConfig['agents'][number]['builtin'], network:
  * start with an in-memory database. ES256 (P-256), which the A2A SDKs' verifiers (WebCrypto, jose) can check.
  */
 function cardSigningSecret(config: GatewayConfig): Uint8Array {
-  const file = config.cardSigningKeyFile ?? (config.database === ':memory:' ? undefined : join(dirname(config.database), 'card-signing.key'));
+  const file =
+    config.cardSigningKeyFile ??
+    (config.database === ':memory:' ? undefined : join(dirname(config.database), 'card-signing.key'));
   return file ? loadOrCreateKey(file) : Uint8Array.from(randomBytes(32));
 }
 
@@ -96,12 +103,20 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
   };
   // What the configuration alone can get wrong is found before anything opens, as a ConfigError.
   if (config.agents.some((agent) => agent.builtin === 'paid') && !deps.paidAgent) {
-    throw new ConfigError('agents: the built-in "paid" agent needs a LEZ account to be paid on; it runs in the demo (logos-a2a demo), on the devnet.');
+    throw new ConfigError(
+      'agents: the built-in "paid" agent needs a LEZ account to be paid on; it runs in the demo (logos-a2a demo), on the devnet.',
+    );
   }
   const payer = deps.payer ?? (await payerFromConfig(config.payments));
   const cardSecret = cardSigningSecret(config);
   try {
-    return await open(config, { ...deps, ...(payer ? { payer } : {}) }, cardSecret, (close) => opened.push(close), closeAll);
+    return await open(
+      config,
+      { ...deps, ...(payer ? { payer } : {}) },
+      cardSecret,
+      (close) => opened.push(close),
+      closeAll,
+    );
   } catch (error) {
     await closeAll();
     throw error;
@@ -138,7 +153,9 @@ async function open(
   // directory happens to list first (a stale entry from an earlier run, offline, would hang every call at the root).
   const defaultAgentId = config.defaultAgent ?? [...ownAgents, ...(deps.agents ?? [])][0]?.card.id;
   if (config.defaultAgent && !directory.get(config.defaultAgent)) {
-    deps.log?.(`defaultAgent "${config.defaultAgent}" has not announced itself yet; the root answers 404 until it does`);
+    deps.log?.(
+      `defaultAgent "${config.defaultAgent}" has not announced itself yet; the root answers 404 until it does`,
+    );
   }
 
   const paymentStore = new SqlitePaymentStore(config.database);
@@ -149,7 +166,9 @@ async function open(
         payer,
         store: paymentStore,
         network: config.payments.sequencerUrl ?? payer.rail,
-        budgets: new Map(config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const]))),
+        budgets: new Map(
+          config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const])),
+        ),
         limits: {
           perTransaction: BigInt(config.payments.perTransactionLimit),
           perPeriod: BigInt(config.payments.perPeriodLimit),
@@ -179,7 +198,9 @@ async function open(
   // Deliveries not made by the time it stops stay in the outbox for the next start.
   onClose(() => push.stop(config.shutdownGraceMs));
   push.start();
-  const discovery = new DiscoveryListener(transport, directory, config.discoveryTopic, (address) => engine.agentRestarted(address));
+  const discovery = new DiscoveryListener(transport, directory, config.discoveryTopic, (address) =>
+    engine.agentRestarted(address),
+  );
   onClose(() => discovery.stop());
   discovery.start();
 
@@ -187,7 +208,10 @@ async function open(
   // The public URL depends on the bound port when port 0 asks for any free one, so listen first.
   let app: Hono | undefined;
   const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: (request, env) => app!.fetch(request, env), port: config.port, hostname: config.host }, () => resolve(s));
+    const s = serve(
+      { fetch: (request, env) => app!.fetch(request, env), port: config.port, hostname: config.host },
+      () => resolve(s),
+    );
     s.once('error', reject);
   });
   // Drain first: calls in flight answer with their task as it stands and streams end, then the server closes.

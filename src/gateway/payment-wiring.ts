@@ -26,12 +26,19 @@ export function agentPayments(rail: PaymentRail): AgentPayments {
     rail: rail.rail,
     account: rail.payer,
     verify: async (txHash, expect) => {
-      const outcome = await rail.verify(txHash, { from: expect.from, to: rail.payer, amount: expect.amount, purpose: `task-payment:${txHash}` });
+      const outcome = await rail.verify(txHash, {
+        from: expect.from,
+        to: rail.payer,
+        amount: expect.amount,
+        purpose: `task-payment:${txHash}`,
+      });
       return outcome.kind === 'verified' ? { ok: true } : { ok: false, message: outcome.message };
     },
     refund: async (paymentId, to, amount) => {
       const outcome = await rail.pay({ paymentId, to, amount });
-      return outcome.kind === 'paid' ? { ok: true, txHash: outcome.receipt.txHash } : { ok: false, message: outcome.message };
+      return outcome.kind === 'paid'
+        ? { ok: true, txHash: outcome.receipt.txHash }
+        : { ok: false, message: outcome.message };
     },
   };
 }
@@ -43,16 +50,21 @@ export function lezRail(url: string, key: SigningKey, signingMode: PaymentsConfi
 }
 
 /** The gateway wallet's payer from the configuration; undefined when payments are off. */
-export async function payerFromConfig(config: PaymentsConfig, env: NodeJS.ProcessEnv = process.env): Promise<Payer | undefined> {
+export async function payerFromConfig(
+  config: PaymentsConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Payer | undefined> {
   switch (config.rail) {
     case 'none':
       return undefined;
     case 'memory':
       throw new ConfigError('payments.rail "memory" is for tests, which pass their own ledger; use "lez" or "none".');
     case 'lez': {
-      if (!config.sequencerUrl) throw new ConfigError('payments.sequencerUrl (env LOGOS_A2A_SEQUENCER_URL) is required with the lez rail.');
+      if (!config.sequencerUrl)
+        throw new ConfigError('payments.sequencerUrl (env LOGOS_A2A_SEQUENCER_URL) is required with the lez rail.');
       const passphrase = env.LOGOS_A2A_WALLET_PASSPHRASE;
-      if (!passphrase) throw new ConfigError('LOGOS_A2A_WALLET_PASSPHRASE must hold the passphrase of payments.walletKeyFile.');
+      if (!passphrase)
+        throw new ConfigError('LOGOS_A2A_WALLET_PASSPHRASE must hold the passphrase of payments.walletKeyFile.');
       const unlocked = await loadKeyFile(config.walletKeyFile, passphrase);
       if (!unlocked.ok) throw new ConfigError(`payments.walletKeyFile ${config.walletKeyFile}: ${unlocked.message}`);
       return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, config.signingMode));

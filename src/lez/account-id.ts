@@ -39,14 +39,16 @@ export type ParsedAccountId = { ok: true; id: Uint8Array; text: string } | { ok:
 /** A bare base58 account id, as the sequencer RPC and agent cards carry it. Never throws. */
 export function parseAccountId(text: string): ParsedAccountId {
   // 32 bytes are 32..44 base58 characters; the bound also keeps the decoder off long garbage.
-  if (text.length < 32 || text.length > 44) return { ok: false, reason: 'account id must be 32 to 44 base58 characters' };
+  if (text.length < 32 || text.length > 44)
+    return { ok: false, reason: 'account id must be 32 to 44 base58 characters' };
   let id: Uint8Array;
   try {
     id = base58.decode(text);
   } catch {
     return { ok: false, reason: 'account id is not base58' };
   }
-  if (id.byteLength !== ACCOUNT_ID_BYTES) return { ok: false, reason: `account id must decode to 32 bytes, got ${id.byteLength}` };
+  if (id.byteLength !== ACCOUNT_ID_BYTES)
+    return { ok: false, reason: `account id must decode to 32 bytes, got ${id.byteLength}` };
   return { ok: true, id, text };
 }
 

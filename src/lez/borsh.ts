@@ -127,7 +127,9 @@ export class BorshReader {
 
   private take(length: number, what: string): number {
     if (length > this.remaining) {
-      throw new BorshDecodeError(`${what}: needs ${length} bytes at offset ${this.offset}, only ${this.remaining} left`);
+      throw new BorshDecodeError(
+        `${what}: needs ${length} bytes at offset ${this.offset}, only ${this.remaining} left`,
+      );
     }
     const at = this.offset;
     this.offset += length;

@@ -6,7 +6,10 @@
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 
 /** Hex text (no 0x, even length; optionally an exact byte length) to bytes. Never throws. */
-export function parseHex(text: string, length?: number): { ok: true; bytes: Uint8Array } | { ok: false; reason: string } {
+export function parseHex(
+  text: string,
+  length?: number,
+): { ok: true; bytes: Uint8Array } | { ok: false; reason: string } {
   if (!HEX.test(text)) return { ok: false, reason: 'not hex (expected an even number of 0-9a-f characters, no 0x)' };
   if (length !== undefined && text.length !== length * 2) {
     return { ok: false, reason: `expected ${length} bytes (${length * 2} hex characters), got ${text.length / 2}` };

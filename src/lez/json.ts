@@ -241,7 +241,8 @@ function write(value: unknown, bigints: BigIntEncoding): string {
     case 'string':
       return JSON.stringify(value);
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : write(item, bigints))).join(',')}]`;
+      if (Array.isArray(value))
+        return `[${value.map((item) => (item === undefined ? 'null' : write(item, bigints))).join(',')}]`;
       const members: string[] = [];
       for (const [key, member] of Object.entries(value)) {
         if (member === undefined) continue;
@@ -272,7 +273,8 @@ const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
 
 /** A u128 amount in its text form: plain decimal digits, no sign, no fraction, no leading zeros, ≤ 2^128-1. */
 export function parseU128Decimal(text: string): { ok: true; value: bigint } | { ok: false; reason: string } {
-  if (!DECIMAL.test(text)) return { ok: false, reason: 'not a plain decimal integer (digits only, no sign, fraction or leading zero)' };
+  if (!DECIMAL.test(text))
+    return { ok: false, reason: 'not a plain decimal integer (digits only, no sign, fraction or leading zero)' };
   // 2^128-1 has 39 digits; anything longer is out of range, and this keeps BigInt() off huge strings.
   if (text.length > 39) return { ok: false, reason: 'larger than a u128' };
   const value = BigInt(text);

@@ -30,7 +30,12 @@ export interface SignedTransaction {
   hashHex: string;
 }
 
-function seal(message: PublicMessage, secretKey: Uint8Array, mode: SigningMode, auxRand?: Uint8Array): SignedTransaction {
+function seal(
+  message: PublicMessage,
+  secretKey: Uint8Array,
+  mode: SigningMode,
+  auxRand?: Uint8Array,
+): SignedTransaction {
   const transaction: PublicTransaction = { message, witnesses: [signPublicMessage(message, secretKey, mode, auxRand)] };
   const nssa: NssaTransaction = { kind: 'public', transaction };
   return { transaction, base64: nssaTransactionToBase64(nssa), hashHex: publicTransactionHashHex(transaction) };
@@ -75,7 +80,9 @@ export interface AccountInitialisationInput {
 }
 
 /** Claims the signer's own account for `authenticated_transfer`, so that others can pay it. */
-export function buildAccountInitialisation(input: AccountInitialisationInput): { account: Uint8Array } & SignedTransaction {
+export function buildAccountInitialisation(
+  input: AccountInitialisationInput,
+): { account: Uint8Array } & SignedTransaction {
   const account = publicAccountId(xOnlyPublicKey(input.secretKey));
   const message: PublicMessage = {
     programId: input.programId,
@@ -114,7 +121,8 @@ export function readNativeTransfer(
   if (!programIdEquals(message.programId, authenticatedTransferProgramId)) {
     return { ok: false, reason: 'not an authenticated_transfer program call' };
   }
-  if (message.accountIds.length !== 2) return { ok: false, reason: `expected 2 accounts, found ${message.accountIds.length}` };
+  if (message.accountIds.length !== 2)
+    return { ok: false, reason: `expected 2 accounts, found ${message.accountIds.length}` };
   const amount = nativeTransferAmount(message.instructionData);
   if (amount === undefined) return { ok: false, reason: 'instruction is not a single u128 amount' };
   const [from, to] = message.accountIds as [Uint8Array, Uint8Array];

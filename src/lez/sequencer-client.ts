@@ -38,7 +38,11 @@ export const SequencerClientOptions = z.object({
   /** HTTP Basic credentials, for sequencers run with `--auth user[:password]`. */
   basicAuth: z.object({ user: z.string().min(1), password: z.string().optional() }).optional(),
   /** Larger answers are refused as bad responses (a block range can be big; garbage should not be unbounded). */
-  maxResponseBytes: z.number().int().positive().default(64 * 1024 * 1024),
+  maxResponseBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
 });
 export type SequencerClientOptions = z.input<typeof SequencerClientOptions>;
 
@@ -77,9 +81,12 @@ const AccountSchema = z
     data: z.array(z.number().int().min(0).max(255)),
     nonce: U128,
   })
-  .transform(
-    (a): LezAccount => ({ programOwner: a.program_owner, balance: a.balance, data: Uint8Array.from(a.data), nonce: a.nonce }),
-  );
+  .transform((a): LezAccount => ({
+    programOwner: a.program_owner,
+    balance: a.balance,
+    data: Uint8Array.from(a.data),
+    nonce: a.nonce,
+  }));
 const ProgramIdsSchema = z
   .record(z.string(), ProgramIdSchema)
   .refine((ids) => Object.hasOwn(ids, 'authenticated_transfer'), 'authenticated_transfer is missing')
@@ -179,7 +186,12 @@ export class SequencerClient {
     let status: number;
     let text: string;
     try {
-      const response = await fetch(this.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      const response = await fetch(this.url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
       status = response.status;
       const read = await readBody(response, this.maxResponseBytes);
       if (read.kind === 'refused') return badResponse(`${method}: ${read.reason}`);
@@ -217,9 +229,7 @@ export class SequencerClient {
 }
 
 type Envelope =
-  | { kind: 'result'; result: JsonValue }
-  | { kind: 'error'; error: z.infer<typeof ErrorObject> }
-  | { kind: 'wrong-id' };
+  { kind: 'result'; result: JsonValue } | { kind: 'error'; error: z.infer<typeof ErrorObject> } | { kind: 'wrong-id' };
 
 function readEnvelope(value: JsonValue, id: number): Envelope | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
@@ -259,7 +269,10 @@ function unreachable(method: string, error: unknown, timeoutMs: number): RpcOutc
 }
 
 /** Reads the body as UTF-8 up to a size cap, so a runaway or hostile answer cannot exhaust memory. */
-async function readBody(response: Response, maxBytes: number): Promise<{ kind: 'read'; text: string } | { kind: 'refused'; reason: string }> {
+async function readBody(
+  response: Response,
+  maxBytes: number,
+): Promise<{ kind: 'read'; text: string } | { kind: 'refused'; reason: string }> {
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) {
     await response.body?.cancel();

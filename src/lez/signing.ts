@@ -54,7 +54,10 @@ export function signPublicMessage(
   mode: SigningMode,
   auxRand?: Uint8Array,
 ): Witness {
-  return { signature: schnorrSign(signingPayload(message, mode), secretKey, auxRand), publicKey: xOnlyPublicKey(secretKey) };
+  return {
+    signature: schnorrSign(signingPayload(message, mode), secretKey, auxRand),
+    publicKey: xOnlyPublicKey(secretKey),
+  };
 }
 
 export function verifyWitness(message: PublicMessage, witness: Witness, mode: SigningMode): boolean {

@@ -148,7 +148,8 @@ function readWitnesses(r: BorshReader): Witness[] {
       const signature = r.fixedBytes(64, 'signature');
       const publicKey = r.fixedBytes(32, 'public key');
       // As LEZ's PublicKey deserializer: a key that is not a curve point makes the whole transaction invalid.
-      if (!isValidXOnlyPublicKey(publicKey)) throw new BorshDecodeError(`witness ${i}: public key is not a secp256k1 x coordinate`);
+      if (!isValidXOnlyPublicKey(publicKey))
+        throw new BorshDecodeError(`witness ${i}: public key is not a secp256k1 x coordinate`);
       return { signature, publicKey };
     },
     'witness set',

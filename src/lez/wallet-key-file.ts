@@ -37,7 +37,8 @@ export const DEFAULT_SCRYPT: ScryptParams = { logN: 17, r: 8, p: 1 };
 const MAX_LOG_N = 20;
 const MIN_LOG_N = 10;
 
-export type KeySecret = { type: 'mnemonic'; mnemonic: string; path: string } | { type: 'secret-key'; secretKey: Uint8Array };
+export type KeySecret =
+  { type: 'mnemonic'; mnemonic: string; path: string } | { type: 'secret-key'; secretKey: Uint8Array };
 
 const base64Bytes = (length: number) =>
   z
@@ -57,7 +58,10 @@ const KeyFileSchema = z.object({
   salt: base64Bytes(16),
   cipher: z.literal('aes-256-gcm'),
   nonce: base64Bytes(12),
-  ciphertext: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64').min(24),
+  ciphertext: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')
+    .min(24),
   account: z.string().refine((s) => parseAccountId(s).ok, 'must be a base58 account id'),
 });
 export type KeyFile = z.infer<typeof KeyFileSchema>;
@@ -78,7 +82,13 @@ function normalisePassphrase(passphrase: string): Uint8Array {
 }
 
 async function deriveKey(passphrase: string, salt: Uint8Array, kdf: ScryptParams): Promise<Uint8Array> {
-  return scryptAsync(normalisePassphrase(passphrase), salt, { N: 2 ** kdf.logN, r: kdf.r, p: kdf.p, dkLen: 32, maxmem: 2 ** 31 });
+  return scryptAsync(normalisePassphrase(passphrase), salt, {
+    N: 2 ** kdf.logN,
+    r: kdf.r,
+    p: kdf.p,
+    dkLen: 32,
+    maxmem: 2 ** 31,
+  });
 }
 
 /** The header fields, in a fixed order, authenticated as GCM associated data. */
@@ -97,10 +107,16 @@ function keyOf(secret: KeySecret): SigningKey {
 }
 
 /** Encrypts a key. A bad key or an empty passphrase is a caller error (thrown). */
-export async function encryptKeyFile(secret: KeySecret, passphrase: string, kdf: ScryptParams = DEFAULT_SCRYPT): Promise<KeyFile> {
+export async function encryptKeyFile(
+  secret: KeySecret,
+  passphrase: string,
+  kdf: ScryptParams = DEFAULT_SCRYPT,
+): Promise<KeyFile> {
   if (passphrase.length === 0) throw new RangeError('a key file needs a non-empty passphrase');
-  if (kdf.logN < MIN_LOG_N || kdf.logN > MAX_LOG_N) throw new RangeError(`scrypt logN must be ${MIN_LOG_N}..${MAX_LOG_N}`);
-  if (secret.type === 'secret-key' && !isValidSecretKey(secret.secretKey)) throw new RangeError('invalid secp256k1 secret key');
+  if (kdf.logN < MIN_LOG_N || kdf.logN > MAX_LOG_N)
+    throw new RangeError(`scrypt logN must be ${MIN_LOG_N}..${MAX_LOG_N}`);
+  if (secret.type === 'secret-key' && !isValidSecretKey(secret.secretKey))
+    throw new RangeError('invalid secp256k1 secret key');
   const key = keyOf(secret);
   const salt = randomBytes(16);
   const nonce = randomBytes(12);

@@ -40,7 +40,9 @@ export interface SkillContext {
   /** Streams an artifact, or a chunk of one (`append`, `last_chunk`). */
   artifact(artifact: Omit<WireArtifact, 'artifact_id'> & { artifact_id?: string }): Promise<void>;
   /** Asks the caller for more input (state `input-required`) and resolves with the follow-up. */
-  requestInput(prompt: WireMessage): Promise<{ params: Record<string, unknown>; text: string; message?: Record<string, unknown> }>;
+  requestInput(
+    prompt: WireMessage,
+  ): Promise<{ params: Record<string, unknown>; text: string; message?: Record<string, unknown> }>;
   /** Builds a completion with more than a bare result (see `Completion`). */
   complete(completion: CompletionFields): Completion;
 }
@@ -75,9 +77,16 @@ export interface AgentPayments {
   /** The agent's own account (its card's `x-lez-identity.account_id`). */
   readonly account: string;
   /** Is `txHash` an included transfer of exactly `amount` from `from` to this agent? */
-  verify(txHash: string, expect: { from: string; amount: bigint }): Promise<{ ok: true } | { ok: false; message: string }>;
+  verify(
+    txHash: string,
+    expect: { from: string; amount: bigint },
+  ): Promise<{ ok: true } | { ok: false; message: string }>;
   /** A new transfer back to the payer; once per `paymentId`. */
-  refund(paymentId: string, to: string, amount: bigint): Promise<{ ok: true; txHash: string } | { ok: false; message: string }>;
+  refund(
+    paymentId: string,
+    to: string,
+    amount: bigint,
+  ): Promise<{ ok: true; txHash: string } | { ok: false; message: string }>;
 }
 
 /** What the built-in agents let their host choose. */
@@ -96,7 +105,9 @@ export interface BuiltinAgentOptions {
  * A built-in agent announces its card when it has a key to sign it with (gateways list signed cards only); without
  * one it stays quiet unless told otherwise, as its host then registers it with a gateway directly.
  */
-export function builtinOptions(options: BuiltinAgentOptions): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'announce' | 'cardKey'> {
+export function builtinOptions(
+  options: BuiltinAgentOptions,
+): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'announce' | 'cardKey'> {
   return {
     ...(options.cardKey ? { cardKey: options.cardKey } : {}),
     ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
@@ -192,7 +203,9 @@ export class LogosAgent {
     const parsed = LogosAgentCard.parse({ 'x-issued-at': new Date().toISOString(), ...options.card });
     // A fixed aux value keeps the signature, and so the card's ETag at gateways, stable across restarts (BIP-340
     // stays secure with it: the nonce still depends on the key and the message).
-    this.signedCard = options.cardKey ? signLogosCard(parsed, options.cardKey, { auxRand: new Uint8Array(32) }) : undefined;
+    this.signedCard = options.cardKey
+      ? signLogosCard(parsed, options.cardKey, { auxRand: new Uint8Array(32) })
+      : undefined;
     this.card = this.signedCard ? LogosAgentCard.parse(this.signedCard) : parsed;
     for (const skill of this.card.skills) {
       if (!options.skills[skill.id]) throw new Error(`agent ${this.card.id}: skill "${skill.id}" has no handler`);
@@ -235,7 +248,10 @@ export class LogosAgent {
   async announce(): Promise<void> {
     if (!this.discoveryTopic) return;
     try {
-      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.signedCard ?? this.card, this.instance));
+      await this.transport.publish(
+        this.discoveryTopic,
+        encodeAnnouncement(this.signedCard ?? this.card, this.instance),
+      );
     } catch (error) {
       console.error(`agent ${this.card.id}: announcing the card failed`, error);
     }
@@ -333,12 +349,18 @@ export class LogosAgent {
     const price = BigInt(skillPrice(this.card, request.skill));
     if (price > 0n) {
       run.admitting = true;
-      const problem = BigInt(request.lez_price) < price
-        ? `This skill costs ${price}; the request offers ${request.lez_price}.`
-        : await this.checkPayment(request, price);
+      const problem =
+        BigInt(request.lez_price) < price
+          ? `This skill costs ${price}; the request offers ${request.lez_price}.`
+          : await this.checkPayment(request, price);
       run.admitting = false;
       if (problem) {
-        this.finish(run, { type: 'task_result', state: 'rejected', error: { code: 'payment_invalid', message: problem }, message: problem });
+        this.finish(run, {
+          type: 'task_result',
+          state: 'rejected',
+          error: { code: 'payment_invalid', message: problem },
+          message: problem,
+        });
         return;
       }
       run.paid = request.payment;
@@ -392,15 +414,24 @@ export class LogosAgent {
       text: typeof params.text === 'string' ? params.text : '',
       message: request.message,
       signal: run.controller.signal,
-      progress: (message) => this.reply(run, { type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
+      progress: (message) =>
+        this.reply(run, { type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
       artifact: (artifact) =>
-        this.reply(run, { type: 'task_status', state: 'working', artifact: { ...artifact, artifact_id: artifact.artifact_id ?? randomUUID() } }),
+        this.reply(run, {
+          type: 'task_status',
+          state: 'working',
+          artifact: { ...artifact, artifact_id: artifact.artifact_id ?? randomUUID() },
+        }),
       requestInput: (prompt) =>
         new Promise((resolve, reject) => {
           if (run.controller.signal.aborted) return reject(run.controller.signal.reason);
           run.awaitingInput = ({ params: next, message }) => {
             void this.reply(run, { type: 'task_status', state: 'working' });
-            resolve({ params: next, text: typeof next.text === 'string' ? next.text : '', ...(message ? { message } : {}) });
+            resolve({
+              params: next,
+              text: typeof next.text === 'string' ? next.text : '',
+              ...(message ? { message } : {}),
+            });
           };
           run.controller.signal.addEventListener('abort', () => reject(run.controller.signal.reason), { once: true });
           void this.reply(run, { type: 'task_status', state: 'input-required', message: prompt });
@@ -413,7 +444,11 @@ export class LogosAgent {
     const payment = request.payment;
     if (!this.payments) return 'This agent takes no payments.';
     if (!payment) return `This task costs ${price} and came without a payment.`;
-    if (payment.rail !== this.payments.rail || payment.to !== this.payments.account || BigInt(payment.amount) !== price) {
+    if (
+      payment.rail !== this.payments.rail ||
+      payment.to !== this.payments.account ||
+      BigInt(payment.amount) !== price
+    ) {
       return `The payment reference does not pay ${price} to ${this.payments.account} on ${this.payments.rail}.`;
     }
     if (this.usedPayments.has(payment.tx_hash)) return `Transaction ${payment.tx_hash} already paid for another task.`;
@@ -436,14 +471,18 @@ export class LogosAgent {
       return;
     }
     // Paid and not completed: pay the money back, then say so in the final reply.
-    void this.refund(run, run.paid).then((refund) => this.reply(run, refund && reply.type !== 'task_status' ? { ...reply, refund } : reply));
+    void this.refund(run, run.paid).then((refund) =>
+      this.reply(run, refund && reply.type !== 'task_status' ? { ...reply, refund } : reply),
+    );
   }
 
   private async refund(run: TaskRun, paid: WirePaymentReference): Promise<WirePaymentReference | undefined> {
-    const result = await this.payments!.refund(`refund:${run.taskId}`, paid.from, BigInt(paid.amount)).catch((error: unknown) => ({
-      ok: false as const,
-      message: String(error),
-    }));
+    const result = await this.payments!.refund(`refund:${run.taskId}`, paid.from, BigInt(paid.amount)).catch(
+      (error: unknown) => ({
+        ok: false as const,
+        message: String(error),
+      }),
+    );
     if (!result.ok) {
       console.error(`agent ${this.card.id}: refunding task ${run.taskId} failed: ${result.message}`);
       return undefined;
@@ -463,16 +502,24 @@ export class LogosAgent {
   }
 
   private reply(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): Promise<void> {
-    const envelope = { ...reply, v: BINDING_VERSION, id: randomUUID(), task_id: run.taskId, seq: ++run.seq } as AgentEnvelope;
+    const envelope = {
+      ...reply,
+      v: BINDING_VERSION,
+      id: randomUUID(),
+      task_id: run.taskId,
+      seq: ++run.seq,
+    } as AgentEnvelope;
     run.log.push(envelope);
     return this.enqueue(run, envelope);
   }
 
   private enqueue(run: TaskRun, envelope: AgentEnvelope): Promise<void> {
     const payload = sealFor(this.transport.privatePublications, run.statusKey, encodeEnvelope(envelope));
-    run.outbox = run.outbox.then(() => this.transport.publish(run.topic, payload)).catch((error: unknown) => {
-      console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
-    });
+    run.outbox = run.outbox
+      .then(() => this.transport.publish(run.topic, payload))
+      .catch((error: unknown) => {
+        console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
+      });
     return run.outbox;
   }
 
@@ -498,7 +545,10 @@ export class LogosAgent {
       error: { code: 'unknown_task', message: 'The agent has no record of this task; it may have restarted.' },
       message: 'The agent has no record of this task; it may have restarted.',
     };
-    void this.transport.publish(taskStatusTopic(taskId), sealFor(this.transport.privatePublications, request.status_key, encodeEnvelope(envelope)));
+    void this.transport.publish(
+      taskStatusTopic(taskId),
+      sealFor(this.transport.privatePublications, request.status_key, encodeEnvelope(envelope)),
+    );
   }
 }
 

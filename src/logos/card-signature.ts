@@ -104,7 +104,11 @@ export interface SignLogosCardOptions {
  * is not a valid Logos card or is larger than 64 KiB, this throws: signing must never produce a card that
  * verification would refuse.
  */
-export function signLogosCard<T extends object>(card: T, secretKey: Uint8Array, options: SignLogosCardOptions = {}): SignedLogosCard<T> {
+export function signLogosCard<T extends object>(
+  card: T,
+  secretKey: Uint8Array,
+  options: SignLogosCardOptions = {},
+): SignedLogosCard<T> {
   if (!isPlainObject(card)) throw new TypeError('a card is a JSON object');
   const publicKey = xOnlyPublicKey(secretKey); // RangeError on an invalid key
   const account = formatAccountId(publicAccountId(publicKey));
@@ -128,7 +132,8 @@ export function signLogosCard<T extends object>(card: T, secretKey: Uint8Array, 
   };
   const signed = { ...body, signature };
   const size = utf8.encode(JSON.stringify(signed)).byteLength;
-  if (size > MAX_SIGNED_CARD_BYTES) throw new RangeError(`the signed card is ${size} bytes, more than ${MAX_SIGNED_CARD_BYTES}`);
+  if (size > MAX_SIGNED_CARD_BYTES)
+    throw new RangeError(`the signed card is ${size} bytes, more than ${MAX_SIGNED_CARD_BYTES}`);
   return signed as unknown as SignedLogosCard<T>;
 }
 
@@ -159,7 +164,8 @@ export function verifyLogosCard(input: unknown): LogosCardVerification {
     }
     if (text === undefined) return fail('malformed', 'the card is not a JSON object');
     const size = utf8.encode(text).byteLength;
-    if (size > MAX_SIGNED_CARD_BYTES) return fail('oversized', `the card is ${size} bytes, more than ${MAX_SIGNED_CARD_BYTES}`);
+    if (size > MAX_SIGNED_CARD_BYTES)
+      return fail('oversized', `the card is ${size} bytes, more than ${MAX_SIGNED_CARD_BYTES}`);
   }
   if (!isPlainObject(json)) return fail('malformed', 'the card is not a JSON object');
   if (!Object.hasOwn(json, 'signature')) return fail('unsigned', 'the card has no signature');
@@ -174,14 +180,18 @@ export function verifyLogosCard(input: unknown): LogosCardVerification {
     return fail('malformed', `the card cannot be canonicalized: ${(error as Error).message}`);
   }
   const parsed = LogosAgentCard.safeParse(withoutSignature(json));
-  if (!parsed.success) return fail('malformed', `not a valid Logos agent card: ${describeIssue(parsed.error.issues[0])}`);
+  if (!parsed.success)
+    return fail('malformed', `not a valid Logos agent card: ${describeIssue(parsed.error.issues[0])}`);
   const named = parsed.data['x-lez-identity']?.account_id;
   if (named === undefined) return fail('malformed', 'a signed card must name its account in x-lez-identity.account_id');
   const account = parseAccountId(named);
   if (!account.ok) return fail('malformed', `x-lez-identity.account_id: ${account.reason}`);
 
   if (!schnorrVerify(signature.sig, payload.digest, signature.publicKey)) {
-    return fail('bad-signature', 'the signature does not match the card (the card was changed after signing, or signed by another key)');
+    return fail(
+      'bad-signature',
+      'the signature does not match the card (the card was changed after signing, or signed by another key)',
+    );
   }
   const keyAccount = publicAccountId(signature.publicKey);
   if (!bytesEqual(keyAccount, account.id)) {
@@ -206,9 +216,12 @@ function parseSignature(value: unknown): { json: LogosCardSignature; publicKey: 
   const extra = Object.keys(value).filter((k) => k !== 'alg' && k !== 'public_key' && k !== 'sig');
   if (extra.length > 0) return `signature has unknown members: ${extra.join(', ')}`;
   const { alg, public_key: publicKeyHex, sig: sigHex } = value;
-  if (alg !== LOGOS_CARD_SIGNATURE_ALG) return `signature.alg must be "${LOGOS_CARD_SIGNATURE_ALG}", got ${JSON.stringify(alg) ?? 'nothing'}`;
-  if (typeof publicKeyHex !== 'string' || !HEX_32.test(publicKeyHex)) return 'signature.public_key must be 32 bytes as 64 lowercase hex characters';
-  if (typeof sigHex !== 'string' || !HEX_64.test(sigHex)) return 'signature.sig must be 64 bytes as 128 lowercase hex characters';
+  if (alg !== LOGOS_CARD_SIGNATURE_ALG)
+    return `signature.alg must be "${LOGOS_CARD_SIGNATURE_ALG}", got ${JSON.stringify(alg) ?? 'nothing'}`;
+  if (typeof publicKeyHex !== 'string' || !HEX_32.test(publicKeyHex))
+    return 'signature.public_key must be 32 bytes as 64 lowercase hex characters';
+  if (typeof sigHex !== 'string' || !HEX_64.test(sigHex))
+    return 'signature.sig must be 64 bytes as 128 lowercase hex characters';
   const publicKey = (parseHex(publicKeyHex, 32) as { ok: true; bytes: Uint8Array }).bytes;
   if (!isValidXOnlyPublicKey(publicKey)) return 'signature.public_key is not a point on secp256k1';
   const sig = (parseHex(sigHex, 64) as { ok: true; bytes: Uint8Array }).bytes;

@@ -37,7 +37,12 @@ export class AgentDirectory {
       const parsed = LogosAgentCard.safeParse(JSON.parse(stored.cardJson));
       if (!parsed.success) continue;
       const card = parsed.data;
-      const entry: DirectoryEntry = { id: card.id, card, address: logosAddressOf(card), updatedAt: new Date(stored.updatedAt) };
+      const entry: DirectoryEntry = {
+        id: card.id,
+        card,
+        address: logosAddressOf(card),
+        updatedAt: new Date(stored.updatedAt),
+      };
       this.entries.set(entry.id, entry);
       this.cardJson.set(entry.id, JSON.stringify(card));
       this.seen.set(entry.id, new Date(stored.lastSeenAt));
@@ -61,10 +66,21 @@ export class AgentDirectory {
       }
       return existing;
     }
-    const entry: DirectoryEntry = { id: card.id, card, address: logosAddressOf(card), updatedAt: at, ...(verified ? { verified } : {}) };
+    const entry: DirectoryEntry = {
+      id: card.id,
+      card,
+      address: logosAddressOf(card),
+      updatedAt: at,
+      ...(verified ? { verified } : {}),
+    };
     this.entries.set(card.id, entry);
     this.cardJson.set(card.id, json);
-    this.store?.save({ id: card.id, cardJson: JSON.stringify(card), updatedAt: at.toISOString(), lastSeenAt: at.toISOString() });
+    this.store?.save({
+      id: card.id,
+      cardJson: JSON.stringify(card),
+      updatedAt: at.toISOString(),
+      lastSeenAt: at.toISOString(),
+    });
     this.seenWritten.set(card.id, at.getTime());
     return entry;
   }

@@ -71,7 +71,12 @@ export class DiscoveryListener {
   private readonly onRestart: (address: string) => void;
 
   /** `onRestart` hears of an agent that announces a new instance (it restarted and forgot its tasks). */
-  constructor(transport: LogosTransport, directory: AgentDirectory, topic = DEFAULT_DISCOVERY_TOPIC, onRestart: (address: string) => void = () => undefined) {
+  constructor(
+    transport: LogosTransport,
+    directory: AgentDirectory,
+    topic = DEFAULT_DISCOVERY_TOPIC,
+    onRestart: (address: string) => void = () => undefined,
+  ) {
     this.transport = transport;
     this.directory = directory;
     this.topic = topic;

@@ -171,7 +171,15 @@ export const Cancelled = z.object({
 
 export const GatewayEnvelope = z.discriminatedUnion('type', [TaskRequest, TaskInput, TaskGet, Cancel]);
 export const AgentEnvelope = z.discriminatedUnion('type', [TaskStatus, TaskResult, Cancelled]);
-export const Envelope = z.discriminatedUnion('type', [TaskRequest, TaskInput, TaskGet, Cancel, TaskStatus, TaskResult, Cancelled]);
+export const Envelope = z.discriminatedUnion('type', [
+  TaskRequest,
+  TaskInput,
+  TaskGet,
+  Cancel,
+  TaskStatus,
+  TaskResult,
+  Cancelled,
+]);
 
 export type TaskRequest = z.infer<typeof TaskRequest>;
 export type TaskInput = z.infer<typeof TaskInput>;
@@ -202,7 +210,8 @@ export function encodeEnvelope(envelope: GatewayEnvelopeInput | AgentEnvelopeInp
   return encoder.encode(JSON.stringify(envelope));
 }
 
-export type DecodeResult<T> = { ok: true; envelope: T } | { ok: false; reason: 'too-large' | 'not-json' | 'invalid'; detail: string };
+export type DecodeResult<T> =
+  { ok: true; envelope: T } | { ok: false; reason: 'too-large' | 'not-json' | 'invalid'; detail: string };
 
 function decodeWith<S extends z.ZodType>(schema: S, bytes: Uint8Array, maxBytes: number): DecodeResult<z.infer<S>> {
   if (bytes.byteLength > maxBytes) {

@@ -109,7 +109,15 @@ function serializeNumber(n: number, path: string): string {
   return String(n);
 }
 
-const SHORT_ESCAPES: Record<number, string> = { 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0c: '\\f', 0x0d: '\\r', 0x22: '\\"', 0x5c: '\\\\' };
+const SHORT_ESCAPES: Record<number, string> = {
+  0x08: '\\b',
+  0x09: '\\t',
+  0x0a: '\\n',
+  0x0c: '\\f',
+  0x0d: '\\r',
+  0x22: '\\"',
+  0x5c: '\\\\',
+};
 
 function serializeString(s: string, path: string): string {
   let out = '"';

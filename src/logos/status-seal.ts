@@ -53,7 +53,10 @@ export function open(key: string, sealed: Uint8Array): Uint8Array | undefined {
   try {
     const decipher = createDecipheriv('aes-256-gcm', Buffer.from(key, 'base64url'), sealed.subarray(0, NONCE_BYTES));
     decipher.setAuthTag(sealed.subarray(sealed.byteLength - TAG_BYTES));
-    return Buffer.concat([decipher.update(sealed.subarray(NONCE_BYTES, sealed.byteLength - TAG_BYTES)), decipher.final()]);
+    return Buffer.concat([
+      decipher.update(sealed.subarray(NONCE_BYTES, sealed.byteLength - TAG_BYTES)),
+      decipher.final(),
+    ]);
   } catch {
     return undefined;
   }

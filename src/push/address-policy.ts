@@ -96,13 +96,15 @@ export class AddressPolicy {
     const value = parseAddress(address);
     if (value === undefined) return `${address} is not an IP address`;
     const embedded = embeddedIPv4(value);
-    const metadata = METADATA_ADDRESSES.get(value) ?? (embedded === undefined ? undefined : METADATA_ADDRESSES.get(embedded));
+    const metadata =
+      METADATA_ADDRESSES.get(value) ?? (embedded === undefined ? undefined : METADATA_ADDRESSES.get(embedded));
     if (metadata !== undefined) return `${address} is a cloud metadata address (${metadata})`;
     if (this.allowPrivate || this.allowNetworks.some((network) => contains(network, value))) return undefined;
     const range = refusedRange(value);
     if (range) return `${address} is ${range.kind} (${range.cidr})`;
     const embeddedRange = embedded === undefined ? undefined : refusedRange(embedded);
-    if (embeddedRange) return `${address} embeds ${formatIPv4(embedded!)}, ${embeddedRange.kind} (${embeddedRange.cidr})`;
+    if (embeddedRange)
+      return `${address} embeds ${formatIPv4(embedded!)}, ${embeddedRange.kind} (${embeddedRange.cidr})`;
     return undefined;
   }
 }
@@ -114,7 +116,7 @@ function refusedRange(value: bigint): SpecialRange | undefined {
 /** The IPv4 address (in mapped form) an IPv6 address carries, if it has one of the forms that reach it. */
 function embeddedIPv4(value: bigint): bigint | undefined {
   const form = EMBEDDING_FORMS.find((candidate) => contains(candidate.network, value));
-  return form && (MAPPED_PREFIX | ((value >> form.shift) & 0xffffffffn));
+  return form && MAPPED_PREFIX | ((value >> form.shift) & 0xffffffffn);
 }
 
 function contains(network: Network, value: bigint): boolean {

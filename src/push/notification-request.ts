@@ -26,7 +26,12 @@ const SERIALIZERS: Record<PushProtocolVersion, PushNotificationSerializer> = {
  * The request body and headers. `task` is the task as it stands after the event: a v0.3 webhook receives the whole
  * task for status and artifact updates, as the SDK sends it (v0.3 push notifications carry the Task).
  */
-export function notificationRequest(config: PushConfigRecord, event: StreamResponse, task: Task, eventId: string): { headers: Record<string, string>; body: string } {
+export function notificationRequest(
+  config: PushConfigRecord,
+  event: StreamResponse,
+  task: Task,
+  eventId: string,
+): { headers: Record<string, string>; body: string } {
   const { body, contentType } = SERIALIZERS[config.protocolVersion].serialize(event, task);
   const headers: Record<string, string> = { 'content-type': contentType, [EVENT_ID_HEADER]: eventId };
   // Both when both are given (the SDK sends only the Authorization then): the token lets the receiver check the

@@ -76,7 +76,9 @@ export class PushNotificationService {
   readonly counters: PushCounters = { delivered: 0, failed: 0, retried: 0 };
   private readonly store: PushStore;
   private readonly guard: WebhookGuard;
-  private readonly settings: Required<Omit<PushServiceOptions, 'allowPrivate' | 'allowNetworks' | 'requireHttps' | 'resolver'>>;
+  private readonly settings: Required<
+    Omit<PushServiceOptions, 'allowPrivate' | 'allowNetworks' | 'requireHttps' | 'resolver'>
+  >;
   /** In-flight attempts by config queue (at most one per config). */
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Set while running: aborting it cuts short the attempts `stop` stopped waiting for. */
@@ -101,8 +103,11 @@ export class PushNotificationService {
   /** Why this config cannot be accepted, or undefined: lets a caller refuse a request before it creates anything. */
   configProblem(input: Pick<PushConfigInput, 'url' | 'token' | 'authentication'>): string | undefined {
     if (input.url.length > MAX_URL_CHARS) return `the webhook URL is longer than ${MAX_URL_CHARS} characters`;
-    const lengths = [input.token, input.authentication?.scheme, input.authentication?.credentials].map((value) => value?.length ?? 0);
-    if (Math.max(...lengths) > MAX_SECRET_CHARS) return `the token and the authentication are at most ${MAX_SECRET_CHARS} characters each`;
+    const lengths = [input.token, input.authentication?.scheme, input.authentication?.credentials].map(
+      (value) => value?.length ?? 0,
+    );
+    if (Math.max(...lengths) > MAX_SECRET_CHARS)
+      return `the token and the authentication are at most ${MAX_SECRET_CHARS} characters each`;
     const problem = this.guard.urlProblem(input.url);
     if (problem) return problem;
     const secrets = [input.token, input.authentication?.scheme, input.authentication?.credentials];
@@ -152,7 +157,13 @@ export class PushNotificationService {
     if (configs.length === 0 || events.length === 0) return;
     const deliveries = events.flatMap((event) => {
       const eventId = randomUUID();
-      return configs.map((config) => ({ eventId, taskId: task.id, configId: config.id, url: config.url, ...notificationRequest(config, event, task, eventId) }));
+      return configs.map((config) => ({
+        eventId,
+        taskId: task.id,
+        configId: config.id,
+        url: config.url,
+        ...notificationRequest(config, event, task, eventId),
+      }));
     });
     this.store.enqueue(deliveries, Date.now());
     this.schedulePump();
@@ -211,7 +222,9 @@ export class PushNotificationService {
         const queue = `${delivery.taskId}\n${delivery.configId}`;
         if (this.inFlight.has(queue)) continue;
         const attempt = this.attempt(delivery, running)
-          .catch((error: unknown) => this.settings.log(`[push] recording a delivery of task ${delivery.taskId}: ${String(error)}`))
+          .catch((error: unknown) =>
+            this.settings.log(`[push] recording a delivery of task ${delivery.taskId}: ${String(error)}`),
+          )
           .finally(() => {
             this.inFlight.delete(queue);
             this.schedulePump();

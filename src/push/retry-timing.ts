@@ -4,7 +4,12 @@
  * Exponential backoff with jitter: after the nth failed attempt, between half and all of base·2^(n-1), capped.
  * The jitter spreads the retries of many deliveries that failed together (a receiver that was down for everyone).
  */
-export function backoffDelay(failedAttempts: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  failedAttempts: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, failedAttempts - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }

@@ -53,7 +53,8 @@ export class WebhookGuard {
     } catch {
       return 'the webhook URL is not a valid absolute URL';
     }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `the webhook URL must use https, not ${parsed.protocol}`;
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+      return `the webhook URL must use https, not ${parsed.protocol}`;
     if (this.requireHttps && parsed.protocol !== 'https:') return 'the webhook URL must use https';
     // The URL parser has already normalised literal addresses (0x7f.1 is 127.0.0.1); IPv6 ones keep their brackets.
     const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -82,13 +83,21 @@ export class WebhookGuard {
   private readonly lookup: LookupFunction = (hostname, options, callback) => {
     this.resolver(hostname).then(
       (resolved) => {
-        const problems = resolved.map((entry) => this.addressProblem(entry.address)).filter((problem) => problem !== undefined);
+        const problems = resolved
+          .map((entry) => this.addressProblem(entry.address))
+          .filter((problem) => problem !== undefined);
         const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
         const usable = resolved.filter((entry) => !family || entry.family === family);
         if (problems.length > 0) {
-          callback(new WebhookRefusedError(`webhook host ${hostname} resolves to a refused address: ${problems.join('; ')}`), '');
+          callback(
+            new WebhookRefusedError(`webhook host ${hostname} resolves to a refused address: ${problems.join('; ')}`),
+            '',
+          );
         } else if (usable.length === 0) {
-          callback(Object.assign(new Error(`webhook host ${hostname} has no usable address`), { code: 'ENOTFOUND' }), '');
+          callback(
+            Object.assign(new Error(`webhook host ${hostname} has no usable address`), { code: 'ENOTFOUND' }),
+            '',
+          );
         } else if (options.all) {
           callback(null, usable);
         } else {

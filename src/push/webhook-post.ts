@@ -26,7 +26,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Past this much, a receiver's answer body is not read (the status is all that matters). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export async function postWebhook(target: { url: string; headers: Record<string, string>; body: string }, options: PostOptions): Promise<PostOutcome> {
+export async function postWebhook(
+  target: { url: string; headers: Record<string, string>; body: string },
+  options: PostOptions,
+): Promise<PostOutcome> {
   let url = target.url;
   let headers = target.headers;
   let method: 'POST' | 'GET' = 'POST';
@@ -70,7 +73,11 @@ export async function postWebhook(target: { url: string; headers: Record<string,
     }
     if (status === 408 || status === 429 || status >= 500) {
       const retryAfterMs = retryAfterDelay(header(answer.headers['retry-after']), Date.now());
-      return { kind: 'retry', reason: `the receiver answered ${status}`, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      return {
+        kind: 'retry',
+        reason: `the receiver answered ${status}`,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      };
     }
     return { kind: 'failed', reason: `the receiver answered ${status}` };
   }

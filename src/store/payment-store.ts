@@ -54,7 +54,10 @@ export interface PaymentStore {
   /** Creates the record; false when the task already has one (a retry: the existing record stands). */
   create(record: TaskPaymentRecord): boolean;
   get(taskId: string): TaskPaymentRecord | undefined;
-  update(taskId: string, change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>): void;
+  update(
+    taskId: string,
+    change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
+  ): void;
   /** Payments still pending (resumed at start). */
   pending(): TaskPaymentRecord[];
   /** Sum of what was paid or is pending since `sinceIso`: what the per-period limit counts. */

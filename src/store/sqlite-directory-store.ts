@@ -30,8 +30,18 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   all(): StoredAgent[] {
-    const rows = this.db.prepare('SELECT * FROM agents ORDER BY id').all() as { id: string; card_json: string; updated_at: string; last_seen_at: string }[];
-    return rows.map((row) => ({ id: row.id, cardJson: row.card_json, updatedAt: row.updated_at, lastSeenAt: row.last_seen_at }));
+    const rows = this.db.prepare('SELECT * FROM agents ORDER BY id').all() as {
+      id: string;
+      card_json: string;
+      updated_at: string;
+      last_seen_at: string;
+    }[];
+    return rows.map((row) => ({
+      id: row.id,
+      cardJson: row.card_json,
+      updatedAt: row.updated_at,
+      lastSeenAt: row.last_seen_at,
+    }));
   }
 
   close(): void {

@@ -99,17 +99,31 @@ export class SqlitePaymentStore implements PaymentStore {
     return row && paymentFromRow(row);
   }
 
-  update(taskId: string, change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>): void {
+  update(
+    taskId: string,
+    change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
+  ): void {
     const current = this.get(taskId);
     if (!current) throw new Error(`no payment for task ${taskId}`);
     const next = { ...current, ...change };
     this.db
-      .prepare('UPDATE payments SET status = ?, rail_state = ?, tx_hash = ?, refund_tx = ?, updated_at = ? WHERE task_id = ?')
-      .run(next.status, JSON.stringify(next.railState ?? null), next.txHash ?? null, next.refundTxHash ?? null, new Date().toISOString(), taskId);
+      .prepare(
+        'UPDATE payments SET status = ?, rail_state = ?, tx_hash = ?, refund_tx = ?, updated_at = ? WHERE task_id = ?',
+      )
+      .run(
+        next.status,
+        JSON.stringify(next.railState ?? null),
+        next.txHash ?? null,
+        next.refundTxHash ?? null,
+        new Date().toISOString(),
+        taskId,
+      );
   }
 
   pending(): TaskPaymentRecord[] {
-    return (this.db.prepare("SELECT * FROM payments WHERE status = 'pending'").all() as unknown as PaymentRow[]).map(paymentFromRow);
+    return (this.db.prepare("SELECT * FROM payments WHERE status = 'pending'").all() as unknown as PaymentRow[]).map(
+      paymentFromRow,
+    );
   }
 
   spentSince(sinceIso: string): bigint {
@@ -129,13 +143,25 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   txHashUsed(txHash: string): boolean {
-    return this.db.prepare('SELECT 1 FROM payments WHERE tx_hash = ? OR refund_tx = ?').get(txHash, txHash) !== undefined;
+    return (
+      this.db.prepare('SELECT 1 FROM payments WHERE tx_hash = ? OR refund_tx = ?').get(txHash, txHash) !== undefined
+    );
   }
 
   createApproval(record: ApprovalRecord): void {
     this.db
-      .prepare('INSERT OR IGNORE INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(record.taskId, record.agentId, record.amount, record.reason, record.status, record.createdAt, record.decidedAt ?? null);
+      .prepare(
+        'INSERT OR IGNORE INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        record.taskId,
+        record.agentId,
+        record.amount,
+        record.reason,
+        record.status,
+        record.createdAt,
+        record.decidedAt ?? null,
+      );
   }
 
   getApproval(taskId: string): ApprovalRecord | undefined {

@@ -109,19 +109,26 @@ export class SqlitePushStore implements PushStore {
   }
 
   getConfig(taskId: string, configId: string): PushConfigRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM push_configs WHERE task_id = ? AND config_id = ?').get(taskId, configId) as ConfigRow | undefined;
+    const row = this.db
+      .prepare('SELECT * FROM push_configs WHERE task_id = ? AND config_id = ?')
+      .get(taskId, configId) as ConfigRow | undefined;
     return row && configFromRow(row);
   }
 
   listConfigs(taskId: string): PushConfigRecord[] {
-    const rows = this.db.prepare('SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, config_id').all(taskId) as unknown as ConfigRow[];
+    const rows = this.db
+      .prepare('SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, config_id')
+      .all(taskId) as unknown as ConfigRow[];
     return rows.map(configFromRow);
   }
 
   deleteConfig(taskId: string, configId: string): boolean {
     return this.transaction(() => {
       this.db.prepare('DELETE FROM push_outbox WHERE task_id = ? AND config_id = ?').run(taskId, configId);
-      return this.db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?').run(taskId, configId).changes === 1;
+      return (
+        this.db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?').run(taskId, configId)
+          .changes === 1
+      );
     });
   }
 
@@ -159,15 +166,21 @@ export class SqlitePushStore implements PushStore {
   }
 
   scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): void {
-    this.db.prepare('UPDATE push_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?').run(attempts, nextAttemptAt, error, seq);
+    this.db
+      .prepare('UPDATE push_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?')
+      .run(attempts, nextAttemptAt, error, seq);
   }
 
   markFailed(seq: number, attempts: number, error: string): void {
-    this.db.prepare("UPDATE push_outbox SET state = 'failed', attempts = ?, last_error = ? WHERE seq = ?").run(attempts, error, seq);
+    this.db
+      .prepare("UPDATE push_outbox SET state = 'failed', attempts = ?, last_error = ? WHERE seq = ?")
+      .run(attempts, error, seq);
   }
 
   deliveries(taskId: string): OutboxDelivery[] {
-    return (this.db.prepare('SELECT * FROM push_outbox WHERE task_id = ? ORDER BY seq').all(taskId) as unknown as OutboxRow[]).map(deliveryFromRow);
+    return (
+      this.db.prepare('SELECT * FROM push_outbox WHERE task_id = ? ORDER BY seq').all(taskId) as unknown as OutboxRow[]
+    ).map(deliveryFromRow);
   }
 
   close(): void {
@@ -194,7 +207,12 @@ function configFromRow(row: ConfigRow): PushConfigRecord {
     url: row.url,
     ...(row.token !== null ? { token: row.token } : {}),
     ...(row.auth_scheme !== null
-      ? { authentication: { scheme: row.auth_scheme, ...(row.auth_credentials !== null ? { credentials: row.auth_credentials } : {}) } }
+      ? {
+          authentication: {
+            scheme: row.auth_scheme,
+            ...(row.auth_credentials !== null ? { credentials: row.auth_credentials } : {}),
+          },
+        }
       : {}),
     protocolVersion: row.protocol_version,
     ...(row.owner !== null ? { owner: row.owner } : {}),

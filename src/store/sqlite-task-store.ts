@@ -13,7 +13,12 @@ import { openSqlite } from './sqlite-file.ts';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { InvalidPageTokenError, type StoredTask, type TaskPage, type TaskQuery, type TaskStore } from './task-store.ts';
 
-const TERMINAL_STATES = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED];
+const TERMINAL_STATES = [
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+];
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tasks (
@@ -80,7 +85,19 @@ export class SqliteTaskStore implements TaskStore {
 
   insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
     // Values are taken now: the caller goes on changing the task before the batch commits.
-    const row = [task.id, agentId, task.contextId, stateOf(task), timestampOf(task), serialize(task), link.agentAddress, link.lastSeq, link.request, retryKey ?? null, owner ?? null];
+    const row = [
+      task.id,
+      agentId,
+      task.contextId,
+      stateOf(task),
+      timestampOf(task),
+      serialize(task),
+      link.agentAddress,
+      link.lastSeq,
+      link.request,
+      retryKey ?? null,
+      owner ?? null,
+    ];
     return this.enqueue(task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
   }
 
@@ -166,7 +183,9 @@ export class SqliteTaskStore implements TaskStore {
     if (query.state !== undefined) filterBy('state = ?', query.state);
     if (query.statusAfter) filterBy('status_ts > ?', query.statusAfter);
     const filter = where.join(' AND ');
-    const { total } = this.db.prepare(`SELECT count(*) AS total FROM tasks WHERE ${filter}`).get(...args) as { total: number };
+    const { total } = this.db.prepare(`SELECT count(*) AS total FROM tasks WHERE ${filter}`).get(...args) as {
+      total: number;
+    };
 
     const pageWhere = [filter];
     const pageArgs = [...args];
@@ -190,7 +209,9 @@ export class SqliteTaskStore implements TaskStore {
 
   async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
     const row = this.db
-      .prepare('SELECT id FROM tasks WHERE retry_key = ? AND agent_id = ? AND status_ts >= ? ORDER BY status_ts DESC LIMIT 1')
+      .prepare(
+        'SELECT id FROM tasks WHERE retry_key = ? AND agent_id = ? AND status_ts >= ? ORDER BY status_ts DESC LIMIT 1',
+      )
       .get(retryKey, agentId, sinceIso) as { id: string } | undefined;
     return row?.id;
   }

@@ -1,6 +1,11 @@
 /** GET /agents: the searchable, paged agent index. */
 import { describe, expect, it } from 'vitest';
-import { agentsIndex, type AgentsIndex, type AgentsIndexOptions, type IndexedDirectory } from '../../src/a2a/agents-index.ts';
+import {
+  agentsIndex,
+  type AgentsIndex,
+  type AgentsIndexOptions,
+  type IndexedDirectory,
+} from '../../src/a2a/agents-index.ts';
 import { minimalCard } from '../support/cards.ts';
 import { AgentDirectory } from '../../src/logos/directory.ts';
 
@@ -25,7 +30,15 @@ function directory(): AgentDirectory {
     }),
     SEEN,
   );
-  d.register(minimalCard({ id: 'echo', name: 'Echo', description: 'Says it back.', skills: [{ id: 'echo', name: 'Echo', description: '', tags: ['demo'] }] }), SEEN);
+  d.register(
+    minimalCard({
+      id: 'echo',
+      name: 'Echo',
+      description: 'Says it back.',
+      skills: [{ id: 'echo', name: 'Echo', description: '', tags: ['demo'] }],
+    }),
+    SEEN,
+  );
   d.register(
     minimalCard({
       id: 'weather',
@@ -42,7 +55,11 @@ function directory(): AgentDirectory {
 
 const online = (id: string) => id !== 'weather';
 
-function index(query: AgentsIndexOptions['query'], options: Partial<AgentsIndexOptions> = {}, dir: IndexedDirectory = directory()): AgentsIndex {
+function index(
+  query: AgentsIndexOptions['query'],
+  options: Partial<AgentsIndexOptions> = {},
+  dir: IndexedDirectory = directory(),
+): AgentsIndex {
   const result = agentsIndex(dir, { publicBaseUrl: BASE, query, isOnline: online, ...options });
   if (!result.ok) throw new Error(`unexpected error: ${result.message}`);
   return result.body;
@@ -121,7 +138,11 @@ describe('agent index', () => {
 
   it('online defaults to the directory’s own isOnline, else to true', () => {
     const d = directory();
-    const withLiveness: IndexedDirectory = { all: () => d.all(), lastSeen: (id) => d.lastSeen(id), isOnline: (id) => id === 'echo' };
+    const withLiveness: IndexedDirectory = {
+      all: () => d.all(),
+      lastSeen: (id) => d.lastSeen(id),
+      isOnline: (id) => id === 'echo',
+    };
     expect(index({ online: 'true' }, { isOnline: undefined }, withLiveness).agents.map((a) => a.id)).toEqual(['echo']);
     const bare: IndexedDirectory = { all: () => d.all(), lastSeen: () => undefined };
     const body = index({}, { isOnline: undefined }, bare);
@@ -129,7 +150,10 @@ describe('agent index', () => {
   });
 
   it('empty and blank parameters count as absent (as a search form sends them); unknown ones are ignored', () => {
-    expect(index({ skill: '', tag: ' ', text: '', maxPrice: '', online: '', pageSize: '', pageToken: '', other: 'x' }).totalSize).toBe(3);
+    expect(
+      index({ skill: '', tag: ' ', text: '', maxPrice: '', online: '', pageSize: '', pageToken: '', other: 'x' })
+        .totalSize,
+    ).toBe(3);
     expect(index(new URLSearchParams('text=&online=&v=1')).totalSize).toBe(3);
     expect(ids(index(new URLSearchParams('text=%20echo%20')))).toEqual(['echo']);
   });

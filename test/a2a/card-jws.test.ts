@@ -19,10 +19,19 @@ import {
 import { LOGOS_AGENT_EXTENSION, projectCard } from '../../src/a2a/card-projection.ts';
 import { hexToBytes } from '../../src/lez/bytes.ts';
 import { LogosAgentCard } from '../../src/logos/card.ts';
-import { logosSignatureParams, signLogosCard, verifyLogosCard, type VerifiedLogosCard } from '../../src/logos/card-signature.ts';
+import {
+  logosSignatureParams,
+  signLogosCard,
+  verifyLogosCard,
+  type VerifiedLogosCard,
+} from '../../src/logos/card-signature.ts';
 
 const JKU = 'https://gateway.example/.well-known/jwks.json';
-const K1: CardSigningKey = { alg: 'ES256K', secretKey: hexToBytes('c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721', 32), jku: JKU };
+const K1: CardSigningKey = {
+  alg: 'ES256K',
+  secretKey: hexToBytes('c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721', 32),
+  jku: JKU,
+};
 const P256: CardSigningKey = { alg: 'ES256', secretKey: generateCardSigningSecret('ES256'), jku: JKU };
 const AGENT_SECRET = hexToBytes('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb', 32);
 
@@ -92,10 +101,21 @@ describe('signing the projected card (A2A §8.4)', () => {
     const signed = signProjectedCard(card, K1);
     expect(signed.signatures).toHaveLength(1);
     const [entry] = signed.signatures;
-    expect(decodeHeader(entry!.protected)).toEqual({ alg: 'ES256K', jku: JKU, kid: jwksOf(K1).keys[0]!.kid, typ: 'JOSE' });
+    expect(decodeHeader(entry!.protected)).toEqual({
+      alg: 'ES256K',
+      jku: JKU,
+      kid: jwksOf(K1).keys[0]!.kid,
+      typ: 'JOSE',
+    });
     expect(base64urlnopad.decode(entry!.signature)).toHaveLength(64);
     expect(entry).not.toHaveProperty('header');
-    expect(verifyProjectedCard(signed, jwksOf(K1))).toEqual({ ok: true, kid: jwksOf(K1).keys[0]!.kid, alg: 'ES256K', jku: JKU, index: 0 });
+    expect(verifyProjectedCard(signed, jwksOf(K1))).toEqual({
+      ok: true,
+      kid: jwksOf(K1).keys[0]!.kid,
+      alg: 'ES256K',
+      jku: JKU,
+      index: 0,
+    });
     // Everything but the signatures is left as it was.
     const { signatures: _s, ...rest } = signed;
     expect(rest).toEqual(card);
@@ -107,7 +127,10 @@ describe('signing the projected card (A2A §8.4)', () => {
     const sig = base64urlnopad.decode(entry!.signature);
     expect(secp256k1.Signature.fromBytes(sig).hasHighS()).toBe(false);
     const input = `${entry!.protected}.${base64urlnopad.encode(new TextEncoder().encode(projectedCardPayload(signed)))}`;
-    const key = createPublicKey({ key: jwksOf(K1).keys[0]! as unknown as import('node:crypto').JsonWebKey, format: 'jwk' });
+    const key = createPublicKey({
+      key: jwksOf(K1).keys[0]! as unknown as import('node:crypto').JsonWebKey,
+      format: 'jwk',
+    });
     expect(nodeVerify('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }, sig)).toBe(true);
   });
 
@@ -127,10 +150,17 @@ describe('signing the projected card (A2A §8.4)', () => {
     const jwk = jwksOf(P256).keys[0]!;
     const privateJwk = { ...jwk, d: base64urlnopad.encode(P256.secretKey) };
     const sdkSigned = AgentCard.toJSON(
-      await generateAgentCardSignature(privateJwk, { alg: 'ES256', kid: jwk.kid, typ: 'JOSE' }, { note: 'unprotected' })(AgentCard.fromJSON(servedCard())),
+      await generateAgentCardSignature(
+        privateJwk,
+        { alg: 'ES256', kid: jwk.kid, typ: 'JOSE' },
+        { note: 'unprotected' },
+      )(AgentCard.fromJSON(servedCard())),
     ) as Record<string, unknown>;
     expect(verifyProjectedCard(sdkSigned, jwksOf(P256))).toMatchObject({ ok: true, alg: 'ES256' });
-    expect(verifyProjectedCard({ ...sdkSigned, name: 'Other' }, jwksOf(P256))).toMatchObject({ ok: false, reason: 'bad-signature' });
+    expect(verifyProjectedCard({ ...sdkSigned, name: 'Other' }, jwksOf(P256))).toMatchObject({
+      ok: false,
+      reason: 'bad-signature',
+    });
   });
 
   it('still verifies after a client re-encodes the card with the SDK codec, and without empty members', () => {
@@ -157,7 +187,13 @@ describe('signing the projected card (A2A §8.4)', () => {
       ['a zero made false', (c) => (c.capabilities.extensions[0].params.zero = false)],
       ['added member', (c) => (c.iconUrl = 'https://evil.example/icon.png')],
       ['removed skill', (c) => (c.skills = [])],
-      ['protected header', (c) => (c.signatures[0].protected = base64urlnopad.encode(new TextEncoder().encode('{"alg":"ES256K","typ":"JOSE","kid":"' + jwksOf(K1).keys[0]!.kid + '"}')))],
+      [
+        'protected header',
+        (c) =>
+          (c.signatures[0].protected = base64urlnopad.encode(
+            new TextEncoder().encode('{"alg":"ES256K","typ":"JOSE","kid":"' + jwksOf(K1).keys[0]!.kid + '"}'),
+          )),
+      ],
     ];
     for (const [what, mutate] of mutations) {
       const tampered = clone(signed);
@@ -195,28 +231,55 @@ describe('rejections', () => {
 
   it('unsigned: no signatures, or an empty list', () => {
     expect(verifyProjectedCard(servedCard(), jwksOf(K1))).toMatchObject({ ok: false, reason: 'unsigned' });
-    expect(verifyProjectedCard({ ...servedCard(), signatures: [] }, jwksOf(K1))).toMatchObject({ ok: false, reason: 'unsigned' });
+    expect(verifyProjectedCard({ ...servedCard(), signatures: [] }, jwksOf(K1))).toMatchObject({
+      ok: false,
+      reason: 'unsigned',
+    });
   });
 
   it('unknown-key: a kid not in the set, or a key of the wrong curve or alg', () => {
     expect(verifyProjectedCard(signed, jwksOf(P256))).toMatchObject({ ok: false, reason: 'unknown-key' });
     expect(verifyProjectedCard(signed, { keys: [] })).toMatchObject({ ok: false, reason: 'unknown-key' });
     const k = jwksOf(K1).keys[0]!;
-    expect(verifyProjectedCard(signed, { keys: [{ ...k, crv: 'P-256' }] })).toMatchObject({ ok: false, reason: 'unknown-key' });
-    expect(verifyProjectedCard(signed, { keys: [{ ...k, alg: 'ES256' }] })).toMatchObject({ ok: false, reason: 'unknown-key' });
-    expect(verifyProjectedCard(signed, { keys: [{ ...k, use: 'enc' }] })).toMatchObject({ ok: false, reason: 'unknown-key' });
-    expect(verifyProjectedCard(signed, { keys: [{ ...k, y: k.x }] })).toMatchObject({ ok: false, reason: 'unknown-key' });
+    expect(verifyProjectedCard(signed, { keys: [{ ...k, crv: 'P-256' }] })).toMatchObject({
+      ok: false,
+      reason: 'unknown-key',
+    });
+    expect(verifyProjectedCard(signed, { keys: [{ ...k, alg: 'ES256' }] })).toMatchObject({
+      ok: false,
+      reason: 'unknown-key',
+    });
+    expect(verifyProjectedCard(signed, { keys: [{ ...k, use: 'enc' }] })).toMatchObject({
+      ok: false,
+      reason: 'unknown-key',
+    });
+    expect(verifyProjectedCard(signed, { keys: [{ ...k, y: k.x }] })).toMatchObject({
+      ok: false,
+      reason: 'unknown-key',
+    });
   });
 
   it('bad-signature: the right key id, but another key', () => {
-    const impostor = gatewayJwks(cardSigningPublicKey({ alg: 'ES256K', secretKey: generateCardSigningSecret('ES256K') }), header.kid as string);
+    const impostor = gatewayJwks(
+      cardSigningPublicKey({ alg: 'ES256K', secretKey: generateCardSigningSecret('ES256K') }),
+      header.kid as string,
+    );
     expect(verifyProjectedCard(signed, impostor)).toMatchObject({ ok: false, reason: 'bad-signature' });
   });
 
   it('unsupported: alg none or other algorithms, crit parameters', () => {
-    expect(verifyProjectedCard(withHeader({ ...header, alg: 'none' }), jwksOf(K1))).toMatchObject({ ok: false, reason: 'unsupported' });
-    expect(verifyProjectedCard(withHeader({ ...header, alg: 'HS256' }), jwksOf(K1))).toMatchObject({ ok: false, reason: 'unsupported' });
-    expect(verifyProjectedCard(withHeader({ ...header, crit: ['b64'], b64: false }), jwksOf(K1))).toMatchObject({ ok: false, reason: 'unsupported' });
+    expect(verifyProjectedCard(withHeader({ ...header, alg: 'none' }), jwksOf(K1))).toMatchObject({
+      ok: false,
+      reason: 'unsupported',
+    });
+    expect(verifyProjectedCard(withHeader({ ...header, alg: 'HS256' }), jwksOf(K1))).toMatchObject({
+      ok: false,
+      reason: 'unsupported',
+    });
+    expect(verifyProjectedCard(withHeader({ ...header, crit: ['b64'], b64: false }), jwksOf(K1))).toMatchObject({
+      ok: false,
+      reason: 'unsupported',
+    });
   });
 
   it('malformed: missing header members, bad encodings, wrong shapes', () => {
@@ -236,7 +299,8 @@ describe('rejections', () => {
       ['header repeats kid', { ...signed, signatures: [{ ...entry, header: { kid: 'other' } }] }],
       ['header not an object', { ...signed, signatures: [{ ...entry, header: 'x' }] }],
     ];
-    for (const [what, input] of cases) expect(verifyProjectedCard(input, jwksOf(K1)), what).toMatchObject({ ok: false, reason: 'malformed' });
+    for (const [what, input] of cases)
+      expect(verifyProjectedCard(input, jwksOf(K1)), what).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
   it('reports the most telling failure among several signatures', () => {

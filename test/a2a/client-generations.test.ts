@@ -10,7 +10,15 @@ import { conformanceAgent, TCK_VALUES } from '../../src/logos/agents/conformance
 import { echoAgent } from '../../src/logos/agents/echo.ts';
 import { gatedAgent, type GatedAgent } from '../support/gated-agent.ts';
 import { collect, eventually, startTestBed, type TestBed } from '../support/gateway.ts';
-import { v03Generation, v1Generation, type Binding, type EventView, type Failure, type Generation, type Session } from '../support/sdk-generations.ts';
+import {
+  v03Generation,
+  v1Generation,
+  type Binding,
+  type EventView,
+  type Failure,
+  type Generation,
+  type Session,
+} from '../support/sdk-generations.ts';
 
 /** How long the conformance agent's `test-resubscribe-message-id` scenario works before it completes. */
 const SCENARIO_RUNS_MS = 1_000;
@@ -113,7 +121,14 @@ const bases: BaseCase[] = [
 const bindings: Binding[] = ['JSONRPC', 'HTTP+JSON'];
 
 const matrix = generations.flatMap((generation) =>
-  bindings.flatMap((binding) => bases.map((base) => ({ ...generation, binding, base, name: `${generation.generation.name} over ${binding} at ${base.name}` }))),
+  bindings.flatMap((binding) =>
+    bases.map((base) => ({
+      ...generation,
+      binding,
+      base,
+      name: `${generation.generation.name} over ${binding} at ${base.name}`,
+    })),
+  ),
 );
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -159,13 +174,22 @@ describe.each(matrix)('$name', ({ generation, binding, base, versionHeader, rest
 
   it('starts from the union card, talks to the forced binding at its endpoint, and reads the card', async () => {
     const session = await connect();
-    expect(session.requests[0]).toMatchObject({ method: 'GET', path: `${pathOf(base.agentUrl())}/.well-known/agent-card.json` });
+    expect(session.requests[0]).toMatchObject({
+      method: 'GET',
+      path: `${pathOf(base.agentUrl())}/.well-known/agent-card.json`,
+    });
     const card = await session.card();
-    expect(card).toEqual({ name: 'A2A conformance agent', streaming: true, pushNotifications: true, endpoint: base.agentUrl() });
+    expect(card).toEqual({
+      name: 'A2A conformance agent',
+      streaming: true,
+      pushNotifications: true,
+      endpoint: base.agentUrl(),
+    });
 
     const reply = await session.send('where do you go?');
     expect(reply.kind).toBe('task');
-    const expectedPath = binding === 'JSONRPC' ? pathOf(base.agentUrl()) || '/' : `${pathOf(base.agentUrl())}${restPrefix}/message:send`;
+    const expectedPath =
+      binding === 'JSONRPC' ? pathOf(base.agentUrl()) || '/' : `${pathOf(base.agentUrl())}${restPrefix}/message:send`;
     expect(session.requests.at(-1)).toEqual({ method: 'POST', path: expectedPath, version: versionHeader });
   });
 
@@ -255,7 +279,9 @@ describe.each(matrix)('$name', ({ generation, binding, base, versionHeader, rest
     running.release();
     const events = [first.value as EventView, ...(await rest)];
     expectTaskStream(events, 'completed', marksFinal);
-    expect(events.flatMap((event) => (event.kind === 'artifact' ? [event.artifactId] : []))).toEqual(expect.arrayContaining(running.artifactIds));
+    expect(events.flatMap((event) => (event.kind === 'artifact' ? [event.artifactId] : []))).toEqual(
+      expect.arrayContaining(running.artifactIds),
+    );
     expect((await session.getTask(reply.task.id)).state).toBe('completed');
   });
 
@@ -270,7 +296,9 @@ describe.each(matrix)('$name', ({ generation, binding, base, versionHeader, rest
     const fetched = await session.getTask(asked.task.id);
     expect(fetched.state).toBe('completed');
     expect(fetched.history).toEqual(expect.arrayContaining(['start', 'here you go']));
-    expect([fetched.statusText, ...fetched.artifacts.map((artifact) => artifact.text)]).toContain('Received: here you go');
+    expect([fetched.statusText, ...fetched.artifacts.map((artifact) => artifact.text)]).toContain(
+      'Received: here you go',
+    );
   });
 
   it('push-notification configs: create, get, list and delete on a finished task; http and private receivers refused', async () => {
@@ -280,14 +308,21 @@ describe.each(matrix)('$name', ({ generation, binding, base, versionHeader, rest
     const taskId = reply.task.id;
     // The task is finished: it sends no more events, so nothing is ever delivered to this address.
     const url = 'https://hooks.example.com/a2a';
-    expect(await session.createPushConfig(taskId, 'hook-1', url, 'tok-1')).toEqual({ taskId, id: 'hook-1', url, token: 'tok-1' });
+    expect(await session.createPushConfig(taskId, 'hook-1', url, 'tok-1')).toEqual({
+      taskId,
+      id: 'hook-1',
+      url,
+      token: 'tok-1',
+    });
     expect(await session.getPushConfig(taskId, 'hook-1')).toEqual({ taskId, id: 'hook-1', url, token: 'tok-1' });
     expect((await session.listPushConfigs(taskId)).map((config) => config.id)).toEqual(['hook-1']);
     await session.deletePushConfig(taskId, 'hook-1');
     expect(await session.listPushConfigs(taskId)).toEqual([]);
     expect(await failureOf(session, session.getPushConfig(taskId, 'hook-1'))).toBe('task-not-found');
     for (const refused of ['http://hooks.example.com/a2a', 'https://127.0.0.1/hook']) {
-      expect(await failureOf(session, session.createPushConfig(taskId, 'hook-2', refused, 'tok-2'))).toBe('invalid-params');
+      expect(await failureOf(session, session.createPushConfig(taskId, 'hook-2', refused, 'tok-2'))).toBe(
+        'invalid-params',
+      );
     }
     expect(await session.listPushConfigs(taskId)).toEqual([]);
   });

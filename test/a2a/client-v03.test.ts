@@ -11,7 +11,13 @@ beforeAll(async () => (bed = await startTestBed()));
 afterAll(() => bed.close());
 
 const message = (text: string, messageId: string, taskId?: string) => ({
-  message: { kind: 'message' as const, messageId, role: 'user' as const, parts: [{ kind: 'text' as const, text }], ...(taskId ? { taskId } : {}) },
+  message: {
+    kind: 'message' as const,
+    messageId,
+    role: 'user' as const,
+    parts: [{ kind: 'text' as const, text }],
+    ...(taskId ? { taskId } : {}),
+  },
 });
 
 async function legacyClient(agentPath = '') {

@@ -1,8 +1,23 @@
 /** Every A2A v1.0 method through the official client, over both bindings, through the whole Logos path. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CancelTaskRequest, GetTaskRequest, ListTasksRequest, SubscribeToTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
+import {
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  SubscribeToTaskRequest,
+  TaskState,
+  type Task,
+} from '@a2a-js/sdk';
 import { echoAgent } from '../../src/logos/agents/echo.ts';
-import { clientFor, collect, eventually, startTestBed, textMessage, type Binding, type TestBed } from '../support/gateway.ts';
+import {
+  clientFor,
+  collect,
+  eventually,
+  startTestBed,
+  textMessage,
+  type Binding,
+  type TestBed,
+} from '../support/gateway.ts';
 import { gatedAgent, type GatedAgent } from '../support/gated-agent.ts';
 
 let bed: TestBed;
@@ -18,7 +33,11 @@ beforeAll(async () => {
 });
 afterAll(() => bed.close());
 
-const textOf = (task: Task) => task.artifacts.flatMap((a) => a.parts).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+const textOf = (task: Task) =>
+  task.artifacts
+    .flatMap((a) => a.parts)
+    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+    .join('');
 
 describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('official v1.0 client over %s', (binding) => {
   it('SendMessage blocks until the echo agent completes and returns its text as an artifact', async () => {
@@ -71,7 +90,9 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('official v1.0 client over %s',
     expect(first.tasks).toHaveLength(2);
     expect(first.nextPageToken).not.toBe('');
     expect(first.tasks.every((t) => t.artifacts.length === 0)).toBe(true);
-    const second = await client.listTasks(ListTasksRequest.fromJSON({ contextId, pageSize: 2, pageToken: first.nextPageToken, includeArtifacts: true }));
+    const second = await client.listTasks(
+      ListTasksRequest.fromJSON({ contextId, pageSize: 2, pageToken: first.nextPageToken, includeArtifacts: true }),
+    );
     expect(second.tasks).toHaveLength(1);
     expect(second.nextPageToken).toBe('');
     expect(second.tasks[0]!.artifacts.length).toBe(1);
@@ -83,7 +104,9 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('official v1.0 client over %s',
 
   it('CancelTask cancels a working task on the agent, and SubscribeToTask follows it to the end', async () => {
     const client = await clientFor(`${bed.gateway.url}/agents/slow`, binding);
-    const task = (await client.sendMessage(textMessage('cancel me', { configuration: { returnImmediately: true } }))) as Task;
+    const task = (await client.sendMessage(
+      textMessage('cancel me', { configuration: { returnImmediately: true } }),
+    )) as Task;
     const stream = client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: task.id }));
     const first = await stream.next();
     expect(first.value?.payload?.$case).toBe('task');
@@ -98,19 +121,46 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('official v1.0 client over %s',
 
   it('unknown tasks give TaskNotFound; push configs are created, read, listed and deleted, unsafe webhooks refused', async () => {
     const client = await clientFor(bed.gateway.url, binding);
-    await expect(client.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' }))).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await expect(client.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' }))).rejects.toMatchObject({
+      name: 'TaskNotFoundError',
+    });
     const task = (await client.sendMessage(textMessage('push me'))) as Task;
     // A finished task: registering a webhook sends nothing, so the public URL below is never called.
-    const config = { tenant: '', id: 'c1', taskId: task.id, url: 'https://hooks.example.com/a2a', token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'secret' } };
-    expect(await client.createTaskPushNotificationConfig(config)).toMatchObject({ id: 'c1', taskId: task.id, url: config.url, token: 'tok-1' });
-    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'c1' })).toMatchObject({ id: 'c1', url: config.url });
-    expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).configs.map((c) => c.id)).toEqual(['c1']);
+    const config = {
+      tenant: '',
+      id: 'c1',
+      taskId: task.id,
+      url: 'https://hooks.example.com/a2a',
+      token: 'tok-1',
+      authentication: { scheme: 'Bearer', credentials: 'secret' },
+    };
+    expect(await client.createTaskPushNotificationConfig(config)).toMatchObject({
+      id: 'c1',
+      taskId: task.id,
+      url: config.url,
+      token: 'tok-1',
+    });
+    expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'c1' })).toMatchObject({
+      id: 'c1',
+      url: config.url,
+    });
+    expect(
+      (
+        await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })
+      ).configs.map((c) => c.id),
+    ).toEqual(['c1']);
     await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'c1' });
-    await expect(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'c1' })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await expect(client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'c1' })).rejects.toMatchObject(
+      { name: 'TaskNotFoundError' },
+    );
     // Plain http, and private addresses, are refused unless the operator allows them (pushAllowPrivate).
     for (const url of ['http://hooks.example.com/a2a', 'https://127.0.0.1/hook', 'https://169.254.169.254/latest']) {
-      await expect(client.createTaskPushNotificationConfig({ ...config, url })).rejects.toMatchObject({ name: 'RequestMalformedError' });
+      await expect(client.createTaskPushNotificationConfig({ ...config, url })).rejects.toMatchObject({
+        name: 'RequestMalformedError',
+      });
     }
-    await expect(client.createTaskPushNotificationConfig({ ...config, taskId: 'no-such-task' })).rejects.toMatchObject({ name: 'TaskNotFoundError' });
+    await expect(client.createTaskPushNotificationConfig({ ...config, taskId: 'no-such-task' })).rejects.toMatchObject({
+      name: 'TaskNotFoundError',
+    });
   });
 });

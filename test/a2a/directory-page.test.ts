@@ -18,7 +18,14 @@ import { Hono } from 'hono';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentsIndex } from '../../src/a2a/agents-index.ts';
-import { curlExample, directoryPage, directoryPageHeaders, formatPrice, prefersHtml, renderDirectoryPage } from '../../src/a2a/directory-page.ts';
+import {
+  curlExample,
+  directoryPage,
+  directoryPageHeaders,
+  formatPrice,
+  prefersHtml,
+  renderDirectoryPage,
+} from '../../src/a2a/directory-page.ts';
 import { minimalCard } from '../support/cards.ts';
 import { AgentDirectory } from '../../src/logos/directory.ts';
 import { startTestBed } from '../support/gateway.ts';
@@ -33,7 +40,10 @@ const HAVE_CURL = (() => {
     return false;
   }
 })();
-if (!HAVE_CHROMIUM) console.warn(`directory-page: ${CHROMIUM} not found, so the browser checks are SKIPPED. Install it with: apt-get install -y chromium`);
+if (!HAVE_CHROMIUM)
+  console.warn(
+    `directory-page: ${CHROMIUM} not found, so the browser checks are SKIPPED. Install it with: apt-get install -y chromium`,
+  );
 
 const HOSTILE_NAME = '<script>alert(1)</script>';
 const HOSTILE_DESCRIPTION = `"><img src=x onerror="window.__pwned=1"></code></pre> & a very long word: ${'Supercalifragilistic'.repeat(5)}`;
@@ -61,11 +71,21 @@ function threeAgents(): AgentDirectory {
       name: HOSTILE_NAME,
       description: HOSTILE_DESCRIPTION,
       'x-lez-identity': { account_id: 'Z'.repeat(64) },
-      skills: [{ id: "it's", name: '<b>bold</b> skill', description: '', tags: ['<i>tag</i>', `${'long-tag-'.repeat(8)}end`] }],
+      skills: [
+        { id: "it's", name: '<b>bold</b> skill', description: '', tags: ['<i>tag</i>', `${'long-tag-'.repeat(8)}end`] },
+      ],
     }),
     seen,
   );
-  directory.register(minimalCard({ id: 'zeta', name: 'Zeta', description: 'Sleeps a lot.', skills: [{ id: 'nap', name: 'Nap', description: '', tags: ['rest'] }] }), seen);
+  directory.register(
+    minimalCard({
+      id: 'zeta',
+      name: 'Zeta',
+      description: 'Sleeps a lot.',
+      skills: [{ id: 'nap', name: 'Nap', description: '', tags: ['rest'] }],
+    }),
+    seen,
+  );
   return directory;
 }
 
@@ -109,7 +129,15 @@ describe(BROWSER_SUITE, () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
       viewport: { width: 1280, height: 900 },
     });
     page = context.pages()[0] ?? (await context.newPage());
@@ -147,9 +175,14 @@ describe(BROWSER_SUITE, () => {
     expect(await page.locator('.badge.verified').count()).toBe(1);
     expect(await alpha.locator('.badge.verified').textContent()).toBe('✓ Verified');
     expect(await alpha.locator('.badge.online').isVisible()).toBe(true);
-    expect(await alpha.locator('.skills li').allTextContents()).toEqual(['Translate text 250 LEZ base units', 'Detect language 1,000,000 LEZ base units']);
+    expect(await alpha.locator('.skills li').allTextContents()).toEqual([
+      'Translate text 250 LEZ base units',
+      'Detect language 1,000,000 LEZ base units',
+    ]);
     expect(await alpha.locator('.tags li').allTextContents()).toEqual(['language', 'text']);
-    expect(await alpha.getByRole('link', { name: 'Agent card of Polyglot' }).getAttribute('href')).toBe(`${base}/agents/alpha/.well-known/agent-card.json`);
+    expect(await alpha.getByRole('link', { name: 'Agent card of Polyglot' }).getAttribute('href')).toBe(
+      `${base}/agents/alpha/.well-known/agent-card.json`,
+    );
     const curl = await alpha.locator('pre.curl code').textContent();
     expect(curl).toBe(curlExample(`${base}/agents/alpha`));
     expect(curl).toContain(`curl -s '${base}/agents/alpha' \\`);
@@ -183,7 +216,9 @@ describe(BROWSER_SUITE, () => {
   browserIt('its Content-Security-Policy lets the inline style apply and blocks nothing the page uses', async () => {
     const response = await open();
     expect(response.headers()['content-security-policy']).toMatch(/default-src 'none'; style-src 'sha256-/);
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('header')!).backgroundColor)).toBe('rgb(20, 33, 61)');
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('header')!).backgroundColor)).toBe(
+      'rgb(20, 33, 61)',
+    );
     expect(consoleErrors).toEqual([]);
   });
 
@@ -204,7 +239,10 @@ describe(BROWSER_SUITE, () => {
           if (clipped) continue;
           const box = element.getBoundingClientRect();
           if (box.width === 0 && box.height === 0) continue;
-          if (box.right > viewport + 0.5 || box.left < -0.5) offenders.push(`${element.tagName.toLowerCase()}.${element.className} ${Math.round(box.left)}..${Math.round(box.right)}`);
+          if (box.right > viewport + 0.5 || box.left < -0.5)
+            offenders.push(
+              `${element.tagName.toLowerCase()}.${element.className} ${Math.round(box.left)}..${Math.round(box.right)}`,
+            );
         }
         return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, offenders };
       });
@@ -218,66 +256,84 @@ describe(BROWSER_SUITE, () => {
     });
   }
 
-  browserIt('is structured for assistive technology: lang, landmarks, headings in order, labelled fields, visible focus', async () => {
-    await open();
-    const structure = await page.evaluate(() => ({
-      lang: document.documentElement.lang,
-      title: document.title,
-      landmarks: ['header', 'main', 'footer', 'form[role=search]', 'nav'].map((selector) => document.querySelectorAll(selector).length),
-      headings: [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')].map((h) => Number(h.tagName[1])),
-      unlabelled: [...document.querySelectorAll('input,select,textarea')].filter((field) => (field as HTMLInputElement).labels?.length === 0).length,
-    }));
-    expect(structure.lang).toBe('en');
-    expect(structure.title).toMatch(/agents/i);
-    expect(structure.landmarks.slice(0, 4)).toEqual([1, 1, 1, 1]);
-    expect(structure.headings[0]).toBe(1);
-    expect(structure.headings.filter((level) => level === 1)).toHaveLength(1);
-    structure.headings.forEach((level, i) => i > 0 && expect(level - structure.headings[i - 1]!).toBeLessThanOrEqual(1));
-    expect(structure.unlabelled).toBe(0);
+  browserIt(
+    'is structured for assistive technology: lang, landmarks, headings in order, labelled fields, visible focus',
+    async () => {
+      await open();
+      const structure = await page.evaluate(() => ({
+        lang: document.documentElement.lang,
+        title: document.title,
+        landmarks: ['header', 'main', 'footer', 'form[role=search]', 'nav'].map(
+          (selector) => document.querySelectorAll(selector).length,
+        ),
+        headings: [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')].map((h) => Number(h.tagName[1])),
+        unlabelled: [...document.querySelectorAll('input,select,textarea')].filter(
+          (field) => (field as HTMLInputElement).labels?.length === 0,
+        ).length,
+      }));
+      expect(structure.lang).toBe('en');
+      expect(structure.title).toMatch(/agents/i);
+      expect(structure.landmarks.slice(0, 4)).toEqual([1, 1, 1, 1]);
+      expect(structure.headings[0]).toBe(1);
+      expect(structure.headings.filter((level) => level === 1)).toHaveLength(1);
+      structure.headings.forEach(
+        (level, i) => i > 0 && expect(level - structure.headings[i - 1]!).toBeLessThanOrEqual(1),
+      );
+      expect(structure.unlabelled).toBe(0);
 
-    // Every piece of text against its actual background: at least 4.5:1 (WCAG AA for body text).
-    const lowContrast = await page.evaluate(() => {
-      const rgb = (css: string) => (css.match(/[\d.]+/g) ?? []).map(Number);
-      const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
-        const [R, G, B] = [r, g, b].map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
-        return 0.2126 * R! + 0.7152 * G! + 0.0722 * B!;
-      };
-      const background = (element: Element | null): number[] => {
-        for (let e = element; e; e = e.parentElement) {
-          const color = rgb(getComputedStyle(e).backgroundColor);
-          if (color.length === 3 || (color.length === 4 && color[3]! > 0)) return color.slice(0, 3);
+      // Every piece of text against its actual background: at least 4.5:1 (WCAG AA for body text).
+      const lowContrast = await page.evaluate(() => {
+        const rgb = (css: string) => (css.match(/[\d.]+/g) ?? []).map(Number);
+        const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
+          const [R, G, B] = [r, g, b].map((v) =>
+            v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4,
+          );
+          return 0.2126 * R! + 0.7152 * G! + 0.0722 * B!;
+        };
+        const background = (element: Element | null): number[] => {
+          for (let e = element; e; e = e.parentElement) {
+            const color = rgb(getComputedStyle(e).backgroundColor);
+            if (color.length === 3 || (color.length === 4 && color[3]! > 0)) return color.slice(0, 3);
+          }
+          return [255, 255, 255];
+        };
+        const failures: string[] = [];
+        for (const element of document.body.querySelectorAll('*')) {
+          const hasText = [...element.childNodes].some(
+            (node) => node.nodeType === Node.TEXT_NODE && node.textContent!.trim() !== '',
+          );
+          const box = element.getBoundingClientRect();
+          if (!hasText || box.width <= 1 || box.height <= 1) continue;
+          const fg = luminance(rgb(getComputedStyle(element).color));
+          const bg = luminance(background(element));
+          const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+          if (ratio < 4.5) failures.push(`${element.tagName.toLowerCase()}.${element.className}: ${ratio.toFixed(2)}`);
         }
-        return [255, 255, 255];
-      };
-      const failures: string[] = [];
-      for (const element of document.body.querySelectorAll('*')) {
-        const hasText = [...element.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && node.textContent!.trim() !== '');
-        const box = element.getBoundingClientRect();
-        if (!hasText || box.width <= 1 || box.height <= 1) continue;
-        const fg = luminance(rgb(getComputedStyle(element).color));
-        const bg = luminance(background(element));
-        const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
-        if (ratio < 4.5) failures.push(`${element.tagName.toLowerCase()}.${element.className}: ${ratio.toFixed(2)}`);
-      }
-      return failures;
-    });
-    expect(lowContrast).toEqual([]);
+        return failures;
+      });
+      expect(lowContrast).toEqual([]);
 
-    // The first Tab lands on the skip link, which then shows with an outline.
-    await page.keyboard.press('Tab');
-    const focus = await page.evaluate(() => {
-      const element = document.activeElement as HTMLElement;
-      const style = getComputedStyle(element);
-      return { text: element.textContent, top: element.getBoundingClientRect().top, outline: style.outlineStyle, width: style.outlineWidth };
-    });
-    expect(focus).toMatchObject({ text: 'Skip to the agents', outline: 'solid', width: '3px' });
-    expect(focus.top).toBeGreaterThanOrEqual(0);
-    // Tab on into the search field: focused, outlined.
-    await page.getByLabel('Text', { exact: true }).focus();
-    await page.keyboard.press('Shift+Tab');
-    await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
-  });
+      // The first Tab lands on the skip link, which then shows with an outline.
+      await page.keyboard.press('Tab');
+      const focus = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement;
+        const style = getComputedStyle(element);
+        return {
+          text: element.textContent,
+          top: element.getBoundingClientRect().top,
+          outline: style.outlineStyle,
+          width: style.outlineWidth,
+        };
+      });
+      expect(focus).toMatchObject({ text: 'Skip to the agents', outline: 'solid', width: '3px' });
+      expect(focus.top).toBeGreaterThanOrEqual(0);
+      // Tab on into the search field: focused, outlined.
+      await page.getByLabel('Text', { exact: true }).focus();
+      await page.keyboard.press('Shift+Tab');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
+    },
+  );
 
   browserIt('the search form filters with the index filters, and a bad filter says so', async () => {
     await open();
@@ -324,24 +380,38 @@ describe('directory page HTML (no browser needed)', () => {
     const html = directoryPage(index.body, { publicBaseUrl: 'https://gw.example' });
     expect(html).not.toMatch(/<script|<img|<b>|<i>/i);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(html).toContain('&quot;&gt;&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;&lt;/code&gt;&lt;/pre&gt; &amp; a very long word');
+    expect(html).toContain(
+      '&quot;&gt;&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;&lt;/code&gt;&lt;/pre&gt; &amp; a very long word',
+    );
     expect(html).toContain('aria-label="curl example for &lt;script&gt;alert(1)&lt;/script&gt;"');
     expect(html.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
   });
 
   it('a bad filter renders every agent with the reason, as a 400', () => {
-    const { status, html } = renderDirectoryPage(threeAgents(), { publicBaseUrl: 'https://gw.example', query: { online: 'maybe' } });
+    const { status, html } = renderDirectoryPage(threeAgents(), {
+      publicBaseUrl: 'https://gw.example',
+      query: { online: 'maybe' },
+    });
     expect(status).toBe(400);
-    expect(html).toMatch(/role="alert"><strong>Not applied:<\/strong> Bad query parameter &quot;online&quot;: true or false\.</);
+    expect(html).toMatch(
+      /role="alert"><strong>Not applied:<\/strong> Bad query parameter &quot;online&quot;: true or false\.</,
+    );
     expect(html.match(/<article /g)).toHaveLength(3);
   });
 
   it('prices read "free" for 0, else grouped base units', () => {
-    expect([formatPrice('0'), formatPrice('1'), formatPrice('250'), formatPrice('1000000')]).toEqual(['free', '1 LEZ base unit', '250 LEZ base units', '1,000,000 LEZ base units']);
+    expect([formatPrice('0'), formatPrice('1'), formatPrice('250'), formatPrice('1000000')]).toEqual([
+      'free',
+      '1 LEZ base unit',
+      '250 LEZ base units',
+      '1,000,000 LEZ base units',
+    ]);
   });
 
   it('browsers get the page, API clients do not', () => {
-    expect(prefersHtml('text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8')).toBe(true);
+    expect(prefersHtml('text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8')).toBe(
+      true,
+    );
     expect(prefersHtml('text/html')).toBe(true);
     expect(prefersHtml('application/json')).toBe(false);
     expect(prefersHtml('application/json, text/html;q=0.5')).toBe(false);
@@ -367,7 +437,9 @@ describe.skipIf(!HAVE_CURL)('the curl example', () => {
       const html = directoryPage(index.body, { publicBaseUrl: bed.gateway.url });
       const echo = index.body.agents.find((agent) => agent.id === 'echo')!;
       // The command as a reader copies it off the page: the <code> text, entities decoded.
-      const blocks = [...html.matchAll(/<pre class="curl"[^>]*><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) => decodeEntities(m[1]!));
+      const blocks = [...html.matchAll(/<pre class="curl"[^>]*><code>([\s\S]*?)<\/code><\/pre>/g)].map((m) =>
+        decodeEntities(m[1]!),
+      );
       const command = blocks.find((block) => block.includes(`${echo.url}'`))!;
       expect(command).toBeDefined();
       const { stdout } = await run('sh', ['-c', command], { timeout: 15_000 });
@@ -381,5 +453,8 @@ describe.skipIf(!HAVE_CURL)('the curl example', () => {
 });
 
 function decodeEntities(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!);
+  return text.replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!,
+  );
 }

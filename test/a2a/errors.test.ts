@@ -20,8 +20,16 @@ async function post(path: string, body: string, headers: Record<string, string>)
   return { status: response.status, json: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
 
-async function rpc(path: string, method: string, params: unknown, headers: Record<string, string> = { 'A2A-Version': '1.0' }) {
-  const { status, json } = await post(path, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { 'Content-Type': 'application/json', ...headers });
+async function rpc(
+  path: string,
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = { 'A2A-Version': '1.0' },
+) {
+  const { status, json } = await post(path, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), {
+    'Content-Type': 'application/json',
+    ...headers,
+  });
   return { status, body: json as { result?: any; error?: { code: number; message: string; data?: unknown } } };
 }
 
@@ -34,7 +42,12 @@ describe('JSON-RPC guards and errors', () => {
   });
 
   it('a body over the limit gets 413 and a message naming the limit', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: send({ pad: 'x'.repeat(10_000) }) });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: send({ pad: 'x'.repeat(10_000) }),
+    });
     const { status, json } = await post('/', big, { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
     expect(status).toBe(413);
     expect(json.error.code).toBe(-32600);
@@ -48,7 +61,10 @@ describe('JSON-RPC guards and errors', () => {
   });
 
   it('invalid JSON gets -32700', async () => {
-    const { json } = await post('/', '{"jsonrpc": "2.0", "id": 1,', { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
+    const { json } = await post('/', '{"jsonrpc": "2.0", "id": 1,', {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+    });
     expect(json.error.code).toBe(-32700);
     expect(json.id).toBeNull();
   });
@@ -65,7 +81,10 @@ describe('JSON-RPC guards and errors', () => {
   });
 
   it('params as an array is a well-formed request with params A2A cannot take: -32602', async () => {
-    const { json } = await post('/', '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":[]}', { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
+    const { json } = await post('/', '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":[]}', {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+    });
     expect(json.error.code).toBe(-32602);
     expect(json.id).toBe(1);
   });
@@ -74,7 +93,14 @@ describe('JSON-RPC guards and errors', () => {
     const noParts = await rpc('/', 'SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } });
     expect(noParts.body.error?.code).toBe(-32602);
     expect(noParts.body.error?.message).toMatch(/parts/);
-    const badSkill = await rpc('/', 'SendMessage', send({ metadata: {} , message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'nope' } } }));
+    const badSkill = await rpc(
+      '/',
+      'SendMessage',
+      send({
+        metadata: {},
+        message: { messageId: 'm2', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'nope' } },
+      }),
+    );
     expect(badSkill.body.error?.code).toBe(-32602);
     expect(badSkill.body.error?.message).toMatch(/no skill "nope".*echo/);
     const badPage = await rpc('/', 'ListTasks', { pageSize: 1000 });
@@ -92,10 +118,15 @@ describe('JSON-RPC guards and errors', () => {
     const v03WithHeader = await rpc('/', 'message/send', {}, { 'A2A-Version': '1.0' });
     expect(v03WithHeader.body.error?.code).toBe(-32601);
     // The SDK's method tables answer `in`, so Object.prototype's names must not pass for methods.
-    for (const [method, headers] of [['toString', { 'A2A-Version': '1.0' }], ['constructor', {}]] as const) {
+    for (const [method, headers] of [
+      ['toString', { 'A2A-Version': '1.0' }],
+      ['constructor', {}],
+    ] as const) {
       const inherited = await rpc('/', method, {}, headers);
       expect(inherited.body.error?.code).toBe(-32601);
-      expect(inherited.body.error?.message).toMatch(/does not exist\. A2A v1\.0 methods: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask,/);
+      expect(inherited.body.error?.message).toMatch(
+        /does not exist\. A2A v1\.0 methods: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask,/,
+      );
     }
   });
 
@@ -106,7 +137,9 @@ describe('JSON-RPC guards and errors', () => {
     const done = (await rpc(url, 'SendMessage', send())).body.result.task;
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
     expect((await rpc(url, 'CancelTask', { id: done.id })).body.error?.code).toBe(-32002);
-    const again = await rpc(url, 'SendMessage', { message: { messageId: 'again', role: 'ROLE_USER', taskId: done.id, parts: [{ text: 'x' }] } });
+    const again = await rpc(url, 'SendMessage', {
+      message: { messageId: 'again', role: 'ROLE_USER', taskId: done.id, parts: [{ text: 'x' }] },
+    });
     expect(again.body.error?.code).toBe(-32004);
     expect((await rpc(url, 'SubscribeToTask', { id: done.id })).body.error?.code).toBe(-32004);
     expect((await rpc(url, 'GetExtendedAgentCard', {})).body.error?.code).toBe(-32004);
@@ -139,14 +172,26 @@ describe('HTTP+JSON errors', () => {
     expect(body.error.status).toBe('NOT_FOUND');
     expect(body.error.details[0].reason).toBe('TASK_NOT_FOUND');
 
-    const wrongType = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'hi' });
+    const wrongType = await rest('/message:send', {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'hi',
+    });
     expect(wrongType.status).toBe(415);
     expect((await wrongType.json()).error.message).toMatch(/Content-Type/);
 
-    const badJson = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{' });
+    const badJson = await rest('/message:send', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{',
+    });
     expect(badJson.status).toBe(400);
 
-    const tooBig = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(send({ pad: 'x'.repeat(10_000) })) });
+    const tooBig = await rest('/message:send', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(send({ pad: 'x'.repeat(10_000) })),
+    });
     expect(tooBig.status).toBe(413);
 
     const badVersion = await rest('/tasks', { headers: { 'A2A-Version': '99.0' } });
@@ -156,13 +201,16 @@ describe('HTTP+JSON errors', () => {
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
 
-
     const badHistory = await rest('/tasks/x?historyLength=abc');
     expect(badHistory.status).toBe(400);
   });
 
   it('nothing is lost: the gateway keeps serving after every bad request', async () => {
-    const ok = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(send()) });
+    const ok = await rest('/message:send', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(send()),
+    });
     expect(ok.status).toBe(200);
     expect((await ok.json()).task.status.state).toBe('TASK_STATE_COMPLETED');
   });
@@ -188,7 +236,12 @@ describe('one edge check for both bindings', () => {
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
       ['GetTask', { id: 'x', historyLength: -1 }, '/tasks/x?historyLength=-1', /historyLength: must be 0 or more/],
       ['ListTasks', { pageSize: 1000 }, '/tasks?pageSize=1000', /pageSize: at most 100/],
-      ['ListTasks', { includeArtifacts: 'yes' }, '/tasks?includeArtifacts=yes', /includeArtifacts: must be true or false/],
+      [
+        'ListTasks',
+        { includeArtifacts: 'yes' },
+        '/tasks?includeArtifacts=yes',
+        /includeArtifacts: must be true or false/,
+      ],
       ['ListTasks', { statusTimestampAfter: 'yesterday' }, '/tasks?statusTimestampAfter=yesterday', /ISO 8601/],
     ];
     for (const [method, params, path, message] of cases) {
@@ -199,33 +252,49 @@ describe('one edge check for both bindings', () => {
       expect(rest.status, path).toBe(400);
       expect((await rest.json()).error.message).toMatch(message);
     }
-    const noUrl = await request('/tasks/x/pushNotificationConfigs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"token":"t"}' });
+    const noUrl = await request('/tasks/x/pushNotificationConfigs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"token":"t"}',
+    });
     expect(noUrl.status).toBe(400);
     expect((await noUrl.json()).error.message).toBe('Invalid push notification config: url: is required.');
-    expect((await rpc(url, 'CreateTaskPushNotificationConfig', { taskId: 'x', token: 't' })).body.error?.message).toBe('Invalid params: url: is required.');
+    expect((await rpc(url, 'CreateTaskPushNotificationConfig', { taskId: 'x', token: 't' })).body.error?.message).toBe(
+      'Invalid params: url: is required.',
+    );
   });
 });
 
 describe('one error model, one body per binding', () => {
   let keyed: TestBed;
-  beforeAll(async () => (keyed = await startTestBed({ config: { apiKeys: [{ name: 'alice', key: 'alice-key-0123456789' }] } })));
+  beforeAll(
+    async () => (keyed = await startTestBed({ config: { apiKeys: [{ name: 'alice', key: 'alice-key-0123456789' }] } })),
+  );
   afterAll(() => keyed.close());
 
   it('without a valid API key every binding answers 401 with WWW-Authenticate, in its own error shape', async () => {
     const json = { 'Content-Type': 'application/json' };
-    const jsonRpc = await keyed.gateway.app.request('/', { method: 'POST', headers: { ...json, 'A2A-Version': '1.0' }, body: '{}' });
+    const jsonRpc = await keyed.gateway.app.request('/', {
+      method: 'POST',
+      headers: { ...json, 'A2A-Version': '1.0' },
+      body: '{}',
+    });
     const rest = await keyed.gateway.app.request('/tasks/x');
     const legacyRest = await keyed.gateway.app.request('/v1/tasks/x');
     for (const response of [jsonRpc, rest, legacyRest]) {
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
     }
-    expect(await jsonRpc.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/API key/) } });
+    expect(await jsonRpc.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/API key/) },
+    });
     expect(await rest.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED', details: [] } });
     expect(await legacyRest.json()).toMatchObject({ code: -32600, message: expect.stringMatching(/API key/) });
   });
 
-  it('a JSON-RPC error takes the shape of the request\'s version: v1.0 with ErrorInfo, v0.3 without', async () => {
+  it("a JSON-RPC error takes the shape of the request's version: v1.0 with ErrorInfo, v0.3 without", async () => {
     const url = '/';
     const v1 = await rpc(url, 'GetTask', { id: 5 });
     expect(v1.body.error).toMatchObject({ code: -32602, data: [{ reason: 'INVALID_PARAMS' }] });
@@ -233,6 +302,8 @@ describe('one error model, one body per binding', () => {
     expect(v03.body.error?.code).toBe(-32602);
     expect(v03.body.error).not.toHaveProperty('data');
     // Codes JSON-RPC has and A2A does not carry no ErrorInfo.
-    expect((await post('/', '{', { 'Content-Type': 'application/json', 'A2A-Version': '1.0' })).json.error).not.toHaveProperty('data');
+    expect(
+      (await post('/', '{', { 'Content-Type': 'application/json', 'A2A-Version': '1.0' })).json.error,
+    ).not.toHaveProperty('data');
   });
 });

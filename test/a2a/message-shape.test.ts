@@ -16,47 +16,73 @@ describe('sendParamsProblem (v1.0 by default, as the HTTP+JSON binding calls it)
   it('accepts every part kind with its optional fields, nulls as absent', () => {
     expect(
       sendParamsProblem(
-        v1({
-          parts: [
-            { text: 'a', metadata: { k: 1 } },
-            { raw: 'aGVsbG8=', filename: 'h.txt', mediaType: 'text/plain' },
-            { url: 'https://example.com/x', media_type: 'application/pdf' },
-            { data: [1, 2] },
-            { data: { skill: 'echo', params: {} } },
-          ],
-          contextId: null,
-          taskId: 't',
-          metadata: { skill: 'echo' },
-          extensions: ['urn:x'],
-          referenceTaskIds: ['r'],
-        }, { configuration: { historyLength: 0, returnImmediately: true, acceptedOutputModes: ['text/plain'] }, metadata: {}, tenant: '' }),
+        v1(
+          {
+            parts: [
+              { text: 'a', metadata: { k: 1 } },
+              { raw: 'aGVsbG8=', filename: 'h.txt', mediaType: 'text/plain' },
+              { url: 'https://example.com/x', media_type: 'application/pdf' },
+              { data: [1, 2] },
+              { data: { skill: 'echo', params: {} } },
+            ],
+            contextId: null,
+            taskId: 't',
+            metadata: { skill: 'echo' },
+            extensions: ['urn:x'],
+            referenceTaskIds: ['r'],
+          },
+          {
+            configuration: { historyLength: 0, returnImmediately: true, acceptedOutputModes: ['text/plain'] },
+            metadata: {},
+            tenant: '',
+          },
+        ),
       ),
     ).toBeUndefined();
   });
 
   it('accepts the ProtoJSON spellings, and the numeric roles', () => {
-    expect(sendParamsProblem({ message: { message_id: 'm', role: 1, parts: [{ text: 'x' }], context_id: 'c', task_id: 't' } })).toBeUndefined();
-    expect(sendParamsProblem({ message: { message_id: 'm', role: 2, parts: [{ text: 'x' }] }, configuration: { history_length: 1, return_immediately: false } })).toBeUndefined();
+    expect(
+      sendParamsProblem({
+        message: { message_id: 'm', role: 1, parts: [{ text: 'x' }], context_id: 'c', task_id: 't' },
+      }),
+    ).toBeUndefined();
+    expect(
+      sendParamsProblem({
+        message: { message_id: 'm', role: 2, parts: [{ text: 'x' }] },
+        configuration: { history_length: 1, return_immediately: false },
+      }),
+    ).toBeUndefined();
   });
 
   it('holds ids and skills to the envelope limits, exactly', () => {
     expect(sendParamsProblem(v1({ contextId: 'c'.repeat(MAX_CONTEXT_ID_CHARS) }))).toBeUndefined();
-    expect(sendParamsProblem(v1({ contextId: 'c'.repeat(MAX_CONTEXT_ID_CHARS + 44) }))).toBe('message.contextId: at most 256 characters (got 300)');
-    expect(sendParamsProblem(v1({ task_id: 't'.repeat(MAX_ID_CHARS + 1) }))).toBe('message.task_id: at most 128 characters (got 129)');
+    expect(sendParamsProblem(v1({ contextId: 'c'.repeat(MAX_CONTEXT_ID_CHARS + 44) }))).toBe(
+      'message.contextId: at most 256 characters (got 300)',
+    );
+    expect(sendParamsProblem(v1({ task_id: 't'.repeat(MAX_ID_CHARS + 1) }))).toBe(
+      'message.task_id: at most 128 characters (got 129)',
+    );
     expect(sendParamsProblem(v1({ metadata: { skill: 's'.repeat(MAX_SKILL_CHARS) } }))).toBeUndefined();
-    expect(sendParamsProblem(v1({ metadata: { skill: 's'.repeat(MAX_SKILL_CHARS + 1) } }))).toBe('message.metadata.skill: at most 256 characters (got 257)');
+    expect(sendParamsProblem(v1({ metadata: { skill: 's'.repeat(MAX_SKILL_CHARS + 1) } }))).toBe(
+      'message.metadata.skill: at most 256 characters (got 257)',
+    );
   });
 
   it('checks the skill the message actually calls: the first {skill} data part wins over metadata', () => {
     const long = 's'.repeat(300);
     expect(sendParamsProblem(v1({ parts: [{ data: { skill: 'echo' } }], metadata: { skill: long } }))).toBeUndefined();
     expect(sendParamsProblem(v1({ parts: [{ data: { skill: 'echo' } }, { data: { skill: long } }] }))).toBeUndefined();
-    expect(sendParamsProblem(v1({ parts: [{ data: { skill: long } }] }))).toMatch(/^message\.parts\[0\]\.data\.skill: at most 256/);
+    expect(sendParamsProblem(v1({ parts: [{ data: { skill: long } }] }))).toMatch(
+      /^message\.parts\[0\]\.data\.skill: at most 256/,
+    );
     expect(sendParamsProblem(v1({ metadata: { skill: 5 } }))).toBeUndefined(); // not a skill name: the card's first skill is used
   });
 
   it('names the first problem and counts the rest', () => {
-    expect(sendParamsProblem(v1({ messageId: true, role: 123 }))).toBe('message.messageId: must be a string (got a boolean) (and 1 more problem)');
+    expect(sendParamsProblem(v1({ messageId: true, role: 123 }))).toBe(
+      'message.messageId: must be a string (got a boolean) (and 1 more problem)',
+    );
     expect(sendParamsProblem(null)).toBe('params: must be an object (got null)');
     expect(sendParamsProblem([])).toBe('params: must be an object (got an array)');
   });
@@ -80,27 +106,58 @@ describe('paramsProblem', () => {
 
   it('v0.3 message/send and message/stream share the send shape', () => {
     expect(paramsProblem('0.3', 'message/stream', v03({ parts: [{ kind: 'data', data: { a: 1 } }] }))).toBeUndefined();
-    expect(paramsProblem('0.3', 'message/send', v03({ parts: [{ kind: 'file', file: { uri: 'https://example.com/a', name: 'a', mimeType: 'text/plain' } }] }))).toBeUndefined();
-    expect(paramsProblem('0.3', 'message/send', v03({ contextId: 'c'.repeat(257) }))).toBe('message.contextId: at most 256 characters (got 257)');
+    expect(
+      paramsProblem(
+        '0.3',
+        'message/send',
+        v03({ parts: [{ kind: 'file', file: { uri: 'https://example.com/a', name: 'a', mimeType: 'text/plain' } }] }),
+      ),
+    ).toBeUndefined();
+    expect(paramsProblem('0.3', 'message/send', v03({ contextId: 'c'.repeat(257) }))).toBe(
+      'message.contextId: at most 256 characters (got 257)',
+    );
   });
 
   it('ListTasks: filters of the right types pass, coercible ones do not', () => {
-    expect(paramsProblem('1.0', 'ListTasks', { status: 'TASK_STATE_WORKING', pageSize: 10, includeArtifacts: true, page_token: 'x' })).toBeUndefined();
-    expect(paramsProblem('1.0', 'ListTasks', { include_artifacts: 'true' })).toBe('include_artifacts: must be true or false (got a string)');
+    expect(
+      paramsProblem('1.0', 'ListTasks', {
+        status: 'TASK_STATE_WORKING',
+        pageSize: 10,
+        includeArtifacts: true,
+        page_token: 'x',
+      }),
+    ).toBeUndefined();
+    expect(paramsProblem('1.0', 'ListTasks', { include_artifacts: 'true' })).toBe(
+      'include_artifacts: must be true or false (got a string)',
+    );
   });
 
   it('ListTasks: a page of 1 to 100 tasks, a known task state, an ISO 8601 time', () => {
-    expect(paramsProblem('1.0', 'ListTasks', { pageSize: 100, status: 3, statusTimestampAfter: '2026-05-01T12:00:00Z' })).toBeUndefined();
+    expect(
+      paramsProblem('1.0', 'ListTasks', { pageSize: 100, status: 3, statusTimestampAfter: '2026-05-01T12:00:00Z' }),
+    ).toBeUndefined();
     expect(paramsProblem('1.0', 'ListTasks', { pageSize: 1000 })).toBe('pageSize: at most 100 (got 1000)');
     expect(paramsProblem('1.0', 'ListTasks', { page_size: 0 })).toBe('page_size: must be 1 or more (got 0)');
-    expect(paramsProblem('1.0', 'ListTasks', { status: 'TASK_STATE_BOGUS' })).toBe('status: must be a task state such as TASK_STATE_WORKING or TASK_STATE_COMPLETED');
-    expect(paramsProblem('1.0', 'ListTasks', { statusTimestampAfter: 'yesterday' })).toBe('statusTimestampAfter: must be an ISO 8601 timestamp');
+    expect(paramsProblem('1.0', 'ListTasks', { status: 'TASK_STATE_BOGUS' })).toBe(
+      'status: must be a task state such as TASK_STATE_WORKING or TASK_STATE_COMPLETED',
+    );
+    expect(paramsProblem('1.0', 'ListTasks', { statusTimestampAfter: 'yesterday' })).toBe(
+      'statusTimestampAfter: must be an ISO 8601 timestamp',
+    );
   });
 
-  it('a push config has one shape wherever it comes: the create params and a send\'s configuration', () => {
-    expect(paramsProblem('1.0', 'CreateTaskPushNotificationConfig', { taskId: 't', url: 'https://hooks.example/a', authentication: { scheme: 'Bearer' } })).toBeUndefined();
+  it("a push config has one shape wherever it comes: the create params and a send's configuration", () => {
+    expect(
+      paramsProblem('1.0', 'CreateTaskPushNotificationConfig', {
+        taskId: 't',
+        url: 'https://hooks.example/a',
+        authentication: { scheme: 'Bearer' },
+      }),
+    ).toBeUndefined();
     expect(paramsProblem('1.0', 'CreateTaskPushNotificationConfig', { taskId: 't' })).toBe('url: is required');
-    expect(paramsProblem('1.0', 'CreateTaskPushNotificationConfig', { url: 'https://hooks.example/a', id: 'i'.repeat(257) })).toBe('id: at most 256 characters (got 257)');
+    expect(
+      paramsProblem('1.0', 'CreateTaskPushNotificationConfig', { url: 'https://hooks.example/a', id: 'i'.repeat(257) }),
+    ).toBe('id: at most 256 characters (got 257)');
     expect(sendParamsProblem(v1({}, { configuration: { taskPushNotificationConfig: { url: 7 } } }))).toBe(
       'configuration.taskPushNotificationConfig.url: must be a string (got a number)',
     );
@@ -111,10 +168,14 @@ describe('paramsProblem', () => {
   });
 
   it('has a schema for every method of the SDK, and for nothing else; names of Object.prototype are no method', () => {
-    const legacy = Object.entries(compat).flatMap(([name, value]) => (name.startsWith('LEGACY_METHOD_') ? [value as string] : []));
+    const legacy = Object.entries(compat).flatMap(([name, value]) =>
+      name.startsWith('LEGACY_METHOD_') ? [value as string] : [],
+    );
     expect([...checkedMethods('0.3')].sort()).toEqual(legacy.sort());
     expect(checkedMethods('1.0').every((method) => compat.isV1JsonRpcMethod(method))).toBe(true);
-    expect(checkedMethods('1.0')).toEqual(expect.arrayContaining(legacy.map((method) => compat.legacyJsonRpcToV1Method(method))));
+    expect(checkedMethods('1.0')).toEqual(
+      expect.arrayContaining(legacy.map((method) => compat.legacyJsonRpcToV1Method(method))),
+    );
     expect(paramsProblem('1.0', 'toString', {})).toBeUndefined();
     expect(paramsProblem('0.3', 'constructor', {})).toBeUndefined();
   });

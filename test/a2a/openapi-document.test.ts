@@ -17,15 +17,19 @@ const AGENT_PREFIX = '/agents/{agentId}';
 const restPaths = Object.keys(document.paths).filter((path) => /^\/(message|tasks|extendedAgentCard|v1\/)/.test(path));
 
 const concrete = (path: string) => path.replace('{taskId}', 't1').replace('{configId}', 'c1');
-const methodsOf = (path: string) => METHODS.filter((method) => method in document.paths[path]!).map((method) => method.toUpperCase());
-const route = (method: string, path: string) => (path.startsWith('/v1/') ? matchLegacyRestRoute(method, concrete(path)) : matchRestRoute(method, concrete(path)));
+const methodsOf = (path: string) =>
+  METHODS.filter((method) => method in document.paths[path]!).map((method) => method.toUpperCase());
+const route = (method: string, path: string) =>
+  path.startsWith('/v1/') ? matchLegacyRestRoute(method, concrete(path)) : matchRestRoute(method, concrete(path));
 
 describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1 and every $ref in it resolves', () => {
     expect(document.openapi).toMatch(/^3\.1\./);
     const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/(\w+)\/([^"]+)"/g)];
     expect(refs.length).toBeGreaterThan(100);
-    expect(refs.filter(([, kind, name]) => document.components[kind!]?.[name!] === undefined).map(([ref]) => ref)).toEqual([]);
+    expect(
+      refs.filter(([, kind, name]) => document.components[kind!]?.[name!] === undefined).map(([ref]) => ref),
+    ).toEqual([]);
   });
 
   it('lists the v1.0 and v0.3 HTTP+JSON routes with exactly the methods the routers take', () => {
@@ -40,7 +44,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every agent route at the root and under /agents/{agentId} alike', () => {
-    const agentPaths = Object.keys(document.paths).filter((path) => path.startsWith(`${AGENT_PREFIX}/`)).map((path) => path.slice(AGENT_PREFIX.length));
+    const agentPaths = Object.keys(document.paths)
+      .filter((path) => path.startsWith(`${AGENT_PREFIX}/`))
+      .map((path) => path.slice(AGENT_PREFIX.length));
     for (const path of [...restPaths, '/.well-known/agent-card.json']) {
       expect(agentPaths, path).toContain(path);
       expect(methodsOf(`${AGENT_PREFIX}${path}`), path).toEqual(methodsOf(path));

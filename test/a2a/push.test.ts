@@ -18,7 +18,12 @@ interface Received {
 }
 
 /** A webhook receiver on 127.0.0.1 that answers `status()` (200 unless a test says otherwise). */
-async function startReceiver(): Promise<{ server: Server; url: string; received: Received[]; status: { code: number } }> {
+async function startReceiver(): Promise<{
+  server: Server;
+  url: string;
+  received: Received[];
+  status: { code: number };
+}> {
   const received: Received[] = [];
   const status = { code: 200 };
   const server = createServer((req, res) => {
@@ -69,12 +74,25 @@ describe('push notifications (private receivers allowed)', () => {
       'SendMessage',
       {
         message: { messageId: 'push-v1', role: 'ROLE_USER', parts: [{ text: 'ping' }] },
-        configuration: { taskPushNotificationConfig: { url: `${receiver.url}/v1`, token: 'tok-v1', authentication: { scheme: 'Bearer', credentials: 'cred-v1' } } },
+        configuration: {
+          taskPushNotificationConfig: {
+            url: `${receiver.url}/v1`,
+            token: 'tok-v1',
+            authentication: { scheme: 'Bearer', credentials: 'cred-v1' },
+          },
+        },
       },
       '1.0',
     );
     const taskId = sent.result.task.id;
-    await eventually(() => receiver.received.some((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED' || r.body.task?.status?.state === 'TASK_STATE_COMPLETED') || undefined);
+    await eventually(
+      () =>
+        receiver.received.some(
+          (r) =>
+            r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED' ||
+            r.body.task?.status?.state === 'TASK_STATE_COMPLETED',
+        ) || undefined,
+    );
     const first = receiver.received[0]!;
     expect(first.body.task).toMatchObject({ id: taskId, status: { state: 'TASK_STATE_SUBMITTED' } });
     for (const { headers, body } of receiver.received) {
@@ -108,7 +126,12 @@ describe('push notifications (private receivers allowed)', () => {
       bed,
       'SendMessage',
       {
-        message: { messageId: 'push-restart', role: 'ROLE_USER', parts: [{ text: 'wait' }], metadata: { skill: 'steps' } },
+        message: {
+          messageId: 'push-restart',
+          role: 'ROLE_USER',
+          parts: [{ text: 'wait' }],
+          metadata: { skill: 'steps' },
+        },
         configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${receiver.url}/restart` } },
       },
       '1.0',
@@ -118,7 +141,10 @@ describe('push notifications (private receivers allowed)', () => {
     await bed.stopGateway();
     receiver.status.code = 200;
     await bed.restartGateway();
-    await eventually(() => receiver.received.some((r) => r.body.task?.status?.state === 'TASK_STATE_SUBMITTED') || undefined, 15_000);
+    await eventually(
+      () => receiver.received.some((r) => r.body.task?.status?.state === 'TASK_STATE_SUBMITTED') || undefined,
+      15_000,
+    );
     expect(receiver.received[0]!.body.task.id).toBe(sent.result.task.id);
     gated.open();
   });
@@ -140,7 +166,10 @@ describe('push notifications (default: public https receivers only)', () => {
     const refused = await rpc(
       bed,
       'SendMessage',
-      { message: { messageId: 'push-ssrf-1', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { taskPushNotificationConfig: { url: receiver.url } } },
+      {
+        message: { messageId: 'push-ssrf-1', role: 'ROLE_USER', parts: [{ text: 'x' }] },
+        configuration: { taskPushNotificationConfig: { url: receiver.url } },
+      },
       '1.0',
     );
     expect(refused.error.code).toBe(-32602);
@@ -152,7 +181,10 @@ describe('push notifications (default: public https receivers only)', () => {
     const sent = await rpc(
       bed,
       'SendMessage',
-      { message: { messageId: 'push-ssrf-2', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { taskPushNotificationConfig: { url: `https://localhost:${port}/hook` } } },
+      {
+        message: { messageId: 'push-ssrf-2', role: 'ROLE_USER', parts: [{ text: 'x' }] },
+        configuration: { taskPushNotificationConfig: { url: `https://localhost:${port}/hook` } },
+      },
       '1.0',
     );
     expect(sent.result.task.status.state).toBe('TASK_STATE_COMPLETED');

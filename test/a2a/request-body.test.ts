@@ -1,6 +1,13 @@
 /** Reading and parsing request bodies: the depth check that runs before JSON.parse, and the connection headers. */
 import { describe, expect, it } from 'vitest';
-import { CLOSE_CONNECTION, MAX_JSON_DEPTH, jsonTooDeep, parseJsonBody, readBody, unreadBodyHeaders } from '../../src/a2a/request-body.ts';
+import {
+  CLOSE_CONNECTION,
+  MAX_JSON_DEPTH,
+  jsonTooDeep,
+  parseJsonBody,
+  readBody,
+  unreadBodyHeaders,
+} from '../../src/a2a/request-body.ts';
 
 const nested = (levels: number, open = '[', close = ']') => open.repeat(levels) + close.repeat(levels);
 
@@ -44,7 +51,8 @@ describe('parseJsonBody', () => {
 });
 
 describe('connection headers for unread bodies', () => {
-  const request = (headers: Record<string, string>, body?: string) => new Request('http://127.0.0.1/', { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
+  const request = (headers: Record<string, string>, body?: string) =>
+    new Request('http://127.0.0.1/', { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
 
   it('Connection: close when the request declares a body', () => {
     expect(unreadBodyHeaders(request({ 'Content-Length': '12' }))).toEqual(CLOSE_CONNECTION);

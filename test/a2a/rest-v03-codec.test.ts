@@ -29,7 +29,14 @@ const task: LegacyTask = {
   id: 't-1',
   contextId: 'ctx',
   status: { state: 'working', message: agentMessage, timestamp: '2026-01-02T03:04:05.000Z' },
-  history: [{ kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi', metadata: { lang: 'en' } }] }],
+  history: [
+    {
+      kind: 'message',
+      messageId: 'm-1',
+      role: 'user',
+      parts: [{ kind: 'text', text: 'hi', metadata: { lang: 'en' } }],
+    },
+  ],
   artifacts: [
     {
       artifactId: 'a-1',
@@ -51,7 +58,13 @@ describe('v0.3 objects as proto JSON', () => {
       contextId: 'ctx',
       status: {
         state: 'TASK_STATE_WORKING',
-        message: { messageId: 'm-2', contextId: 'ctx', taskId: 't-1', role: 'ROLE_AGENT', content: [{ text: 'working on it' }] },
+        message: {
+          messageId: 'm-2',
+          contextId: 'ctx',
+          taskId: 't-1',
+          role: 'ROLE_AGENT',
+          content: [{ text: 'working on it' }],
+        },
         timestamp: '2026-01-02T03:04:05.000Z',
       },
       history: [{ messageId: 'm-1', role: 'ROLE_USER', content: [{ text: 'hi', metadata: { lang: 'en' } }] }],
@@ -71,7 +84,8 @@ describe('v0.3 objects as proto JSON', () => {
   });
 
   it('spells the task states as the v0.3 proto does', () => {
-    const stateOf = (state: LegacyTask['status']['state']) => (taskToProto({ ...task, status: { state } }).status as { state: string }).state;
+    const stateOf = (state: LegacyTask['status']['state']) =>
+      (taskToProto({ ...task, status: { state } }).status as { state: string }).state;
     expect(stateOf('canceled')).toBe('TASK_STATE_CANCELLED');
     expect(stateOf('input-required')).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(stateOf('auth-required')).toBe('TASK_STATE_AUTH_REQUIRED');
@@ -82,19 +96,59 @@ describe('v0.3 objects as proto JSON', () => {
     expect(Object.keys(sendResultToProto(task))).toEqual(['task']);
     expect(wire(sendResultToProto(agentMessage))).toEqual({ message: wire(taskToProto(task)).status.message });
     expect(Object.keys(streamEventToProto(agentMessage))).toEqual(['message']);
-    expect(wire(streamEventToProto({ kind: 'status-update', taskId: 't-1', contextId: 'ctx', status: { state: 'completed' }, final: true }))).toEqual({
+    expect(
+      wire(
+        streamEventToProto({
+          kind: 'status-update',
+          taskId: 't-1',
+          contextId: 'ctx',
+          status: { state: 'completed' },
+          final: true,
+        }),
+      ),
+    ).toEqual({
       statusUpdate: { taskId: 't-1', contextId: 'ctx', status: { state: 'TASK_STATE_COMPLETED' }, final: true },
     });
     expect(
-      wire(streamEventToProto({ kind: 'artifact-update', taskId: 't-1', contextId: 'ctx', artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'x' }] }, append: true, lastChunk: true })),
-    ).toEqual({ artifactUpdate: { taskId: 't-1', contextId: 'ctx', artifact: { artifactId: 'a', parts: [{ text: 'x' }] }, append: true, lastChunk: true } });
+      wire(
+        streamEventToProto({
+          kind: 'artifact-update',
+          taskId: 't-1',
+          contextId: 'ctx',
+          artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'x' }] },
+          append: true,
+          lastChunk: true,
+        }),
+      ),
+    ).toEqual({
+      artifactUpdate: {
+        taskId: 't-1',
+        contextId: 'ctx',
+        artifact: { artifactId: 'a', parts: [{ text: 'x' }] },
+        append: true,
+        lastChunk: true,
+      },
+    });
   });
 
   it('names push configs by resource name', () => {
-    const config = { taskId: 't-1', pushNotificationConfig: { id: 'h', url: 'https://example.com/hook', token: 'tok', authentication: { schemes: ['Bearer'], credentials: 'c' } } };
+    const config = {
+      taskId: 't-1',
+      pushNotificationConfig: {
+        id: 'h',
+        url: 'https://example.com/hook',
+        token: 'tok',
+        authentication: { schemes: ['Bearer'], credentials: 'c' },
+      },
+    };
     expect(wire(taskPushConfigToProto(config))).toEqual({
       name: 'tasks/t-1/pushNotificationConfigs/h',
-      pushNotificationConfig: { id: 'h', url: 'https://example.com/hook', token: 'tok', authentication: { schemes: ['Bearer'], credentials: 'c' } },
+      pushNotificationConfig: {
+        id: 'h',
+        url: 'https://example.com/hook',
+        token: 'tok',
+        authentication: { schemes: ['Bearer'], credentials: 'c' },
+      },
     });
     expect(wire(pushConfigListToProto([]))).toEqual({ configs: [] });
   });
@@ -142,37 +196,88 @@ describe('v0.3 proto JSON request bodies', () => {
       request: { message_id: 'm-1', context_id: null, role: 1, content: [{ text: 'hi' }] },
       configuration: { history_length: '2', accepted_output_modes: null },
     });
-    expect(params).toEqual({ message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] }, configuration: { historyLength: 2, blocking: false } });
+    expect(params).toEqual({
+      message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] },
+      configuration: { historyLength: 2, blocking: false },
+    });
   });
 
   it('keeps proto3 defaults: an absent blocking is false, historyLength 0 is no limit', () => {
-    const params = parseSendMessageRequest({ message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x' }] }, configuration: { historyLength: 0 } });
+    const params = parseSendMessageRequest({
+      message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x' }] },
+      configuration: { historyLength: 0 },
+    });
     expect(params.configuration).toEqual({ blocking: false });
   });
 
   it.each([
     [null, /body: .*expected object/],
     [{}, /message: .*expected object/],
-    [{ message: { messageId: 7, role: 'ROLE_USER', content: [{ text: 'x' }] } }, /message\.messageId: .*expected string/],
+    [
+      { message: { messageId: 7, role: 'ROLE_USER', content: [{ text: 'x' }] } },
+      /message\.messageId: .*expected string/,
+    ],
     [{ message: { messageId: 'm', content: [{ text: 'x' }] } }, /message\.role: must be ROLE_USER or ROLE_AGENT/],
     [{ message: { messageId: 'm', role: 'ROLE_USER', content: [] } }, /message\.content: must hold at least one part/],
-    [{ message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x', data: { data: {} } }] } }, /message\.content\[0\]: a part needs exactly one of text, file or data/],
-    [{ message: { messageId: 'm', role: 'ROLE_USER', content: [{ file: { mimeType: 'text/plain' } }] } }, /message\.content\[0\]\.file: a file needs exactly one/],
-    [{ message: { messageId: 'm', role: 'ROLE_USER', content: [{ file: { fileWithBytes: 'not base64!' } }] } }, /message\.content\[0\]\.file\.fileWithBytes: must be base64/],
-    [{ message: { messageId: 'm', role: 'ROLE_USER', content: [{ data: { data: [1] } }] } }, /message\.content\[0\]\.data\.data: /],
-    [{ message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x' }] }, configuration: { historyLength: -1 } }, /configuration\.historyLength: /],
-    [{ message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x' }] }, configuration: { blocking: 'yes' } }, /configuration\.blocking: .*expected boolean/],
+    [
+      { message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x', data: { data: {} } }] } },
+      /message\.content\[0\]: a part needs exactly one of text, file or data/,
+    ],
+    [
+      { message: { messageId: 'm', role: 'ROLE_USER', content: [{ file: { mimeType: 'text/plain' } }] } },
+      /message\.content\[0\]\.file: a file needs exactly one/,
+    ],
+    [
+      { message: { messageId: 'm', role: 'ROLE_USER', content: [{ file: { fileWithBytes: 'not base64!' } }] } },
+      /message\.content\[0\]\.file\.fileWithBytes: must be base64/,
+    ],
+    [
+      { message: { messageId: 'm', role: 'ROLE_USER', content: [{ data: { data: [1] } }] } },
+      /message\.content\[0\]\.data\.data: /,
+    ],
+    [
+      {
+        message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x' }] },
+        configuration: { historyLength: -1 },
+      },
+      /configuration\.historyLength: /,
+    ],
+    [
+      { message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x' }] }, configuration: { blocking: 'yes' } },
+      /configuration\.blocking: .*expected boolean/,
+    ],
   ])('refuses %j naming what is wrong', (body, problem) => {
-    expect(() => parseSendMessageRequest(body)).toThrow(expect.objectContaining({ name: 'RequestMalformedError', message: expect.stringMatching(problem) }));
+    expect(() => parseSendMessageRequest(body)).toThrow(
+      expect.objectContaining({ name: 'RequestMalformedError', message: expect.stringMatching(problem) }),
+    );
   });
 
   it('reads a push config as the JS client posts it (TaskPushNotificationConfig) and as the Python one does (the Create request)', () => {
-    const expected = { taskId: 't-1', pushNotificationConfig: { id: 'h', url: 'https://example.com/hook', authentication: { schemes: ['Bearer'] } } };
-    const pushNotificationConfig = { id: 'h', url: 'https://example.com/hook', token: '', authentication: { schemes: ['Bearer'] } };
-    expect(parseTaskPushConfig({ name: 'tasks/t-1/pushNotificationConfigs/h', pushNotificationConfig }, 't-1')).toEqual(expected);
-    const python = { parent: 'tasks/t-1', configId: 'h', config: { name: 'tasks/t-1/pushNotificationConfigs/h', pushNotificationConfig: { ...pushNotificationConfig, id: undefined } } };
+    const expected = {
+      taskId: 't-1',
+      pushNotificationConfig: { id: 'h', url: 'https://example.com/hook', authentication: { schemes: ['Bearer'] } },
+    };
+    const pushNotificationConfig = {
+      id: 'h',
+      url: 'https://example.com/hook',
+      token: '',
+      authentication: { schemes: ['Bearer'] },
+    };
+    expect(parseTaskPushConfig({ name: 'tasks/t-1/pushNotificationConfigs/h', pushNotificationConfig }, 't-1')).toEqual(
+      expected,
+    );
+    const python = {
+      parent: 'tasks/t-1',
+      configId: 'h',
+      config: {
+        name: 'tasks/t-1/pushNotificationConfigs/h',
+        pushNotificationConfig: { ...pushNotificationConfig, id: undefined },
+      },
+    };
     expect(parseTaskPushConfig(python, 't-1')).toEqual(expected);
-    expect(() => parseTaskPushConfig({ pushNotificationConfig: { url: 'not a url' } }, 't-1')).toThrow(/pushNotificationConfig\.url/);
+    expect(() => parseTaskPushConfig({ pushNotificationConfig: { url: 'not a url' } }, 't-1')).toThrow(
+      /pushNotificationConfig\.url/,
+    );
   });
 });
 
@@ -191,7 +296,10 @@ describe('the v0.3 agent card as proto JSON', () => {
       securitySchemes: {
         key: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         bearer: { type: 'http', scheme: 'Bearer' },
-        oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: { read: 'read' } } } },
+        oauth: {
+          type: 'oauth2',
+          flows: { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: { read: 'read' } } },
+        },
         oidc: { type: 'openIdConnect', openIdConnectUrl: 'https://auth.example/.well-known/openid-configuration' },
         mtls: { type: 'mutualTLS' },
       },
@@ -202,8 +310,14 @@ describe('the v0.3 agent card as proto JSON', () => {
       securitySchemes: {
         key: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
         bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
-        oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: { read: 'read' } } } } },
-        oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://auth.example/.well-known/openid-configuration' } },
+        oauth: {
+          oauth2SecurityScheme: {
+            flows: { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: { read: 'read' } } },
+          },
+        },
+        oidc: {
+          openIdConnectSecurityScheme: { openIdConnectUrl: 'https://auth.example/.well-known/openid-configuration' },
+        },
         mtls: { mtlsSecurityScheme: {} },
       },
       security: [{ schemes: { bearer: { list: [] } } }],

@@ -31,7 +31,10 @@ interface BindingServer {
 }
 
 /** The binding for every agent of the gateway at /agents/{id}, with 404 and 405 for paths it does not serve. */
-async function startBindingServer(gateway: Gateway, options: { maxBodyBytes: number; apiKeys: ApiKeys }): Promise<BindingServer> {
+async function startBindingServer(
+  gateway: Gateway,
+  options: { maxBodyBytes: number; apiKeys: ApiKeys },
+): Promise<BindingServer> {
   let url = '';
   const app = new Hono();
   app.all('/agents/:agentId/*', (c) => {
@@ -74,7 +77,10 @@ beforeAll(async () => {
     },
   });
   open = await startBindingServer(bed.gateway, { maxBodyBytes: 64 * 1024, apiKeys: new ApiKeys([]) });
-  keyed = await startBindingServer(bed.gateway, { maxBodyBytes: 64 * 1024, apiKeys: new ApiKeys([{ name: 'alice', key: 'alice-key' }]) });
+  keyed = await startBindingServer(bed.gateway, {
+    maxBodyBytes: 64 * 1024,
+    apiKeys: new ApiKeys([{ name: 'alice', key: 'alice-key' }]),
+  });
 });
 afterAll(async () => {
   await Promise.all([open?.close(), keyed?.close()]);
@@ -112,7 +118,11 @@ const message = (text: string, extra: { messageId?: string; taskId?: string } = 
   ...(extra.taskId ? { taskId: extra.taskId } : {}),
 });
 
-const textOf = (task: Task) => (task.artifacts ?? []).flatMap((artifact) => artifact.parts).map((part) => (part.kind === 'text' ? part.text : '')).join('');
+const textOf = (task: Task) =>
+  (task.artifacts ?? [])
+    .flatMap((artifact) => artifact.parts)
+    .map((part) => (part.kind === 'text' ? part.text : ''))
+    .join('');
 
 describe('the v0.3 client over HTTP+JSON', () => {
   it('sendMessage blocks until the task completes and gets it back with its artifacts and history', async () => {
@@ -127,7 +137,9 @@ describe('the v0.3 client over HTTP+JSON', () => {
 
   it('sendMessage gets a direct message when the agent answers without a task', async () => {
     const client = await legacyClient('conformance');
-    const result = await client.sendMessage({ message: message('hi', { messageId: `tck-message-response-${Date.now()}` }) });
+    const result = await client.sendMessage({
+      message: message('hi', { messageId: `tck-message-response-${Date.now()}` }),
+    });
     expect(result.kind).toBe('message');
     expect((result as Message).role).toBe('agent');
     expect((result as Message).parts[0]?.kind).toBe('text');
@@ -135,7 +147,9 @@ describe('the v0.3 client over HTTP+JSON', () => {
 
   it('sendMessageStream yields the task, working, the artifact and completed with final:true', async () => {
     const client = await legacyClient('conformance');
-    const events = await collect(client.sendMessageStream({ message: message('hi', { messageId: `tck-stream-001-${Date.now()}` }) }));
+    const events = await collect(
+      client.sendMessageStream({ message: message('hi', { messageId: `tck-stream-001-${Date.now()}` }) }),
+    );
     expect(events[0]?.kind).toBe('task');
     const statuses = events.filter((event): event is TaskStatusUpdateEvent => event.kind === 'status-update');
     expect(statuses.map((event) => event.status.state)).toContain('working');
@@ -160,7 +174,10 @@ describe('the v0.3 client over HTTP+JSON', () => {
 
   it('cancelTask cancels a running task; cancelling it again is the v0.3 TaskNotCancelableError', async () => {
     const client = await legacyClient('slow');
-    const task = (await client.sendMessage({ message: message('cancel me'), configuration: { blocking: false } })) as Task;
+    const task = (await client.sendMessage({
+      message: message('cancel me'),
+      configuration: { blocking: false },
+    })) as Task;
     expect(['submitted', 'working']).toContain(task.status.state);
     const cancelled = await client.cancelTask({ id: task.id });
     expect(cancelled.status.state).toBe('canceled');
@@ -169,7 +186,10 @@ describe('the v0.3 client over HTTP+JSON', () => {
 
   it('resubscribeTask follows a running task to its end', async () => {
     const client = await legacyClient('slow');
-    const task = (await client.sendMessage({ message: message('follow me'), configuration: { blocking: false } })) as Task;
+    const task = (await client.sendMessage({
+      message: message('follow me'),
+      configuration: { blocking: false },
+    })) as Task;
     const stream = client.resubscribeTask({ id: task.id });
     const first = await stream.next();
     expect(first.value).toMatchObject({ kind: 'task', id: task.id });
@@ -177,7 +197,9 @@ describe('the v0.3 client over HTTP+JSON', () => {
     await eventually(() => (slow.waiting > 0 ? true : undefined));
     slow.open();
     const events = await rest;
-    const artifactIds = events.flatMap((event) => (event.kind === 'artifact-update' ? [event.artifact.artifactId] : []));
+    const artifactIds = events.flatMap((event) =>
+      event.kind === 'artifact-update' ? [event.artifact.artifactId] : [],
+    );
     expect(artifactIds).toEqual(expect.arrayContaining(['step-1', 'step-2', 'step-3']));
     const last = events.at(-1) as TaskStatusUpdateEvent;
     expect(last.status.state).toBe('completed');
@@ -195,19 +217,30 @@ describe('the v0.3 client over HTTP+JSON', () => {
     const transport = (await new RestTransportFactory().create(agentUrl('echo'), legacyCard('echo'))) as RestTransport;
     const pushNotificationConfig = { id: 'hook-1', url: 'http://127.0.0.1:9/hook' };
     const unsupported = { name: 'PushNotificationNotSupportedError' };
-    await expect(transport.setTaskPushNotificationConfig({ taskId: 'some-task', pushNotificationConfig })).rejects.toMatchObject(unsupported);
-    await expect(transport.getTaskPushNotificationConfig({ id: 'some-task', pushNotificationConfigId: 'hook-1' })).rejects.toMatchObject(unsupported);
+    await expect(
+      transport.setTaskPushNotificationConfig({ taskId: 'some-task', pushNotificationConfig }),
+    ).rejects.toMatchObject(unsupported);
+    await expect(
+      transport.getTaskPushNotificationConfig({ id: 'some-task', pushNotificationConfigId: 'hook-1' }),
+    ).rejects.toMatchObject(unsupported);
     await expect(transport.listTaskPushNotificationConfig({ id: 'some-task' })).rejects.toMatchObject(unsupported);
-    await expect(transport.deleteTaskPushNotificationConfig({ id: 'some-task', pushNotificationConfigId: 'hook-1' })).rejects.toMatchObject(unsupported);
+    await expect(
+      transport.deleteTaskPushNotificationConfig({ id: 'some-task', pushNotificationConfigId: 'hook-1' }),
+    ).rejects.toMatchObject(unsupported);
   });
 });
 
 /** The raw wire, in-process (the stream and the 413's Connection: close go over the socket). */
 const echo = (path: string, init?: RequestInit) => open.app.request(`/agents/echo${path}`, init);
-const post = (path: string, body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }, server = open) =>
-  server.app.request(`/agents/echo${path}`, { method: 'POST', headers, body });
+const post = (
+  path: string,
+  body: string,
+  headers: Record<string, string> = { 'Content-Type': 'application/json' },
+  server = open,
+) => server.app.request(`/agents/echo${path}`, { method: 'POST', headers, body });
 
-const sendBody = (text: string) => JSON.stringify({ message: { messageId: `raw-${++counter}-${Date.now()}`, role: 'ROLE_USER', content: [{ text }] } });
+const sendBody = (text: string) =>
+  JSON.stringify({ message: { messageId: `raw-${++counter}-${Date.now()}`, role: 'ROLE_USER', content: [{ text }] } });
 
 describe('the v0.3 REST wire', () => {
   it('message:send answers 201 with a SendMessageResponse in v0.3 proto JSON', async () => {
@@ -222,8 +255,14 @@ describe('the v0.3 REST wire', () => {
   });
 
   it('message:stream sends bare StreamResponses as SSE data events, no JSON-RPC envelope', async () => {
-    const body = JSON.stringify({ message: { messageId: `tck-stream-001-raw-${Date.now()}`, role: 'ROLE_USER', content: [{ text: 'hi' }] } });
-    const stream = await openSse(`${agentUrl('conformance')}/v1/message:stream`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    const body = JSON.stringify({
+      message: { messageId: `tck-stream-001-raw-${Date.now()}`, role: 'ROLE_USER', content: [{ text: 'hi' }] },
+    });
+    const stream = await openSse(`${agentUrl('conformance')}/v1/message:stream`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    });
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(dataOf(await stream.nextFrame())).toHaveProperty('task.status.state', 'TASK_STATE_SUBMITTED');
     const events = (await stream.rest()) as Record<string, any>[];
@@ -248,7 +287,9 @@ describe('the v0.3 REST wire', () => {
     expect(body.code).toBe(-32602);
     expect(body.message).toContain('message.messageId');
 
-    const badPart = JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'a', data: { data: {} } }] } });
+    const badPart = JSON.stringify({
+      message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'a', data: { data: {} } }] },
+    });
     const partResponse = await post('/v1/message:send', badPart);
     expect(partResponse.status).toBe(400);
     expect(((await partResponse.json()) as { message: string }).message).toContain('message.content[0]');
@@ -274,7 +315,13 @@ describe('the v0.3 REST wire', () => {
   it('push config routes map the handler\'s "not supported" to 400 with code -32003', async () => {
     const base = '/v1/tasks/some-task/pushNotificationConfigs';
     const responses = [
-      await post(base, JSON.stringify({ name: 'tasks/some-task/pushNotificationConfigs/h', pushNotificationConfig: { url: 'http://127.0.0.1:9/h' } })),
+      await post(
+        base,
+        JSON.stringify({
+          name: 'tasks/some-task/pushNotificationConfigs/h',
+          pushNotificationConfig: { url: 'http://127.0.0.1:9/h' },
+        }),
+      ),
       await echo(base),
       await echo(`${base}/h`),
       await echo(`${base}/h`, { method: 'DELETE' }),
@@ -286,13 +333,20 @@ describe('the v0.3 REST wire', () => {
   });
 
   it('an A2A-Version other than 0.3 is refused with -32009', async () => {
-    const response = await post('/v1/message:send', sendBody('x'), { 'Content-Type': 'application/json', 'A2A-Version': '1.0' });
+    const response = await post('/v1/message:send', sendBody('x'), {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: -32009 });
   });
 
   it('a body over the limit is a 413 that closes the connection', async () => {
-    const response = await fetch(`${agentUrl('echo')}/v1/message:send`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: sendBody('x'.repeat(100 * 1024)) });
+    const response = await fetch(`${agentUrl('echo')}/v1/message:send`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: sendBody('x'.repeat(100 * 1024)),
+    });
     expect(response.status).toBe(413);
     expect(response.headers.get('connection')).toBe('close');
     expect(await response.json()).toMatchObject({ code: -32602 });
@@ -303,7 +357,12 @@ describe('the v0.3 REST wire', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toBe('Bearer');
     expect(await refused.json()).toMatchObject({ code: -32600 });
-    const allowed = await post('/v1/message:send', sendBody('x'), { 'Content-Type': 'application/json', Authorization: 'Bearer alice-key' }, keyed);
+    const allowed = await post(
+      '/v1/message:send',
+      sendBody('x'),
+      { 'Content-Type': 'application/json', Authorization: 'Bearer alice-key' },
+      keyed,
+    );
     expect(allowed.status).toBe(201);
   });
 
@@ -318,8 +377,12 @@ describe('the v0.3 REST wire', () => {
 
   it('routes read ids from the path, percent-decoded', () => {
     expect(matchLegacyRestRoute('GET', '/v1/tasks/a%20b')).toEqual({ route: { name: 'getTask', taskId: 'a b' } });
-    expect(matchLegacyRestRoute('GET', '/v1/tasks/t1:subscribe')).toEqual({ route: { name: 'subscribe', taskId: 't1' } });
-    expect(matchLegacyRestRoute('POST', '/v1/tasks/t1:subscribe')).toEqual({ route: { name: 'subscribe', taskId: 't1' } });
+    expect(matchLegacyRestRoute('GET', '/v1/tasks/t1:subscribe')).toEqual({
+      route: { name: 'subscribe', taskId: 't1' },
+    });
+    expect(matchLegacyRestRoute('POST', '/v1/tasks/t1:subscribe')).toEqual({
+      route: { name: 'subscribe', taskId: 't1' },
+    });
     expect(matchLegacyRestRoute('DELETE', '/v1/tasks/t1/pushNotificationConfigs/c1')).toEqual({
       route: { name: 'deletePushConfig', taskId: 't1', configId: 'c1' },
     });

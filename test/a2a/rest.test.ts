@@ -8,13 +8,18 @@ beforeAll(async () => (bed = await startTestBed({ config: { maxBodyBytes: 4096 }
 afterAll(() => bed.close());
 
 const json = { 'Content-Type': 'application/json' };
-const send = (messageId: string) => JSON.stringify({ message: { messageId, role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+const send = (messageId: string) =>
+  JSON.stringify({ message: { messageId, role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
 /** The app in-process; only the test of the connection after a 413 needs a socket. */
 const rest = (path: string, init: RequestInit = {}) => bed.gateway.app.request(path, init);
 
 describe('HTTP+JSON binding', () => {
   it('answers results and errors as application/json, and takes application/a2a+json requests too', async () => {
-    const sent = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': 'application/a2a+json' }, body: send('rest-media-1') });
+    const sent = await rest('/message:send', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/a2a+json' },
+      body: send('rest-media-1'),
+    });
     expect(sent.status).toBe(200);
     expect(sent.headers.get('content-type')).toMatch(/^application\/json/);
     const missing = await rest('/tasks/nope');
@@ -24,7 +29,11 @@ describe('HTTP+JSON binding', () => {
 
   it('a body that is not JSON by its Content-Type is 415 with an AIP-193 error body', async () => {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
-      const response = await rest('/message:send', { method: 'POST', headers: { 'Content-Type': contentType }, body: 'hi' });
+      const response = await rest('/message:send', {
+        method: 'POST',
+        headers: { 'Content-Type': contentType },
+        body: 'hi',
+      });
       expect(response.status).toBe(415);
       const body = await response.json();
       expect(body.error).toMatchObject({ code: 415, status: 'INVALID_ARGUMENT' });
@@ -33,7 +42,9 @@ describe('HTTP+JSON binding', () => {
   });
 
   it('cancelling a task that cannot be cancelled is 409 TASK_NOT_CANCELABLE', async () => {
-    const task = (await (await rest('/message:send', { method: 'POST', headers: json, body: send('rest-cancel-1') })).json()).task;
+    const task = (
+      await (await rest('/message:send', { method: 'POST', headers: json, body: send('rest-cancel-1') })).json()
+    ).task;
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     const response = await rest(`/tasks/${task.id}:cancel`, { method: 'POST', headers: json, body: '{}' });
     expect(response.status).toBe(409);
@@ -43,20 +54,35 @@ describe('HTTP+JSON binding', () => {
   });
 
   it('a chunked body over the limit is 413 with Connection: close, and the next connection is served', async () => {
-    const { status, connection } = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-      const url = new URL('/message:send', bed.gateway.url);
-      const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', headers: { ...json, 'Transfer-Encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode!, connection: res.headers.connection });
-      });
-      req.on('error', reject);
-      req.write('{"message":{"messageId":"big","role":"ROLE_USER","parts":[{"text":"');
-      req.write('x'.repeat(8192));
-      req.end('"}]}}');
-    });
+    const { status, connection } = await new Promise<{ status: number; connection: string | undefined }>(
+      (resolve, reject) => {
+        const url = new URL('/message:send', bed.gateway.url);
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            headers: { ...json, 'Transfer-Encoding': 'chunked' },
+          },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode!, connection: res.headers.connection });
+          },
+        );
+        req.on('error', reject);
+        req.write('{"message":{"messageId":"big","role":"ROLE_USER","parts":[{"text":"');
+        req.write('x'.repeat(8192));
+        req.end('"}]}}');
+      },
+    );
     expect(status).toBe(413);
     expect(connection).toBe('close');
-    const next = await fetch(`${bed.gateway.url}/message:send`, { method: 'POST', headers: json, body: send('rest-after-413') });
+    const next = await fetch(`${bed.gateway.url}/message:send`, {
+      method: 'POST',
+      headers: json,
+      body: send('rest-after-413'),
+    });
     expect(next.status).toBe(200);
   });
 
@@ -70,7 +96,14 @@ describe('HTTP+JSON binding', () => {
   });
 
   it('the v0.3 binding holds a send to the same limits as the others: a long contextId is a 400, not a lost task', async () => {
-    const body = JSON.stringify({ message: { messageId: 'v03-long-context', contextId: 'c'.repeat(300), role: 'ROLE_USER', content: [{ text: 'hi' }] } });
+    const body = JSON.stringify({
+      message: {
+        messageId: 'v03-long-context',
+        contextId: 'c'.repeat(300),
+        role: 'ROLE_USER',
+        content: [{ text: 'hi' }],
+      },
+    });
     const response = await rest('/v1/message:send', { method: 'POST', headers: json, body });
     expect(response.status).toBe(400);
     expect((await response.json()).message).toMatch(/contextId: at most 256 characters/);

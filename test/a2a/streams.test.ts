@@ -30,19 +30,32 @@ async function startGatedTask(): Promise<string> {
   const taskId = body.result.task.id as string;
   await eventually(() => (gate.waiting > waitingBefore ? true : undefined));
   // Wait for the agent's acknowledgement too, so that nothing but the gate is pending.
-  await eventually(async () => ((await rpc(gatedUrl(), 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined));
+  await eventually(async () =>
+    (await rpc(gatedUrl(), 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING'
+      ? true
+      : undefined,
+  );
   return taskId;
 }
 
 const subscribe = (taskId: string) =>
-  openSse(gatedUrl(), { method: 'POST', headers: jsonRpc, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SubscribeToTask', params: { id: taskId } }) });
+  openSse(gatedUrl(), {
+    method: 'POST',
+    headers: jsonRpc,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SubscribeToTask', params: { id: taskId } }),
+  });
 
 describe('SSE', () => {
   it('frames are `data: <one JSON-RPC response>` with anti-buffering headers, closing at the terminal state', async () => {
     const stream = await openSse(`${bed.gateway.url}/`, {
       method: 'POST',
       headers: jsonRpc,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'abc', method: 'SendStreamingMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'abc',
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } },
+      }),
     });
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(stream.response.headers.get('cache-control')).toMatch(/no-cache/);

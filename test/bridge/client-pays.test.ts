@@ -10,16 +10,37 @@ describe('client pays', () => {
     expect(request.parts[0]).toEqual({ text: expect.stringMatching(/^This task costs 25 LEZ: pay agent and answer/) });
     expect(request.metadata).toEqual({
       'lez.payment.status': 'payment-required',
-      'lez.payment.required': { rail: 'lez', payTo: 'agent', amount: '25', taskId: 't', extension: CLIENT_PAYS_EXTENSION },
+      'lez.payment.required': {
+        rail: 'lez',
+        payTo: 'agent',
+        amount: '25',
+        taskId: 't',
+        extension: CLIENT_PAYS_EXTENSION,
+      },
     });
-    const again = clientPaymentRequest({ taskId: 't', rail: 'lez', payTo: 'agent', amount: '25' }, 'It did not verify.');
+    const again = clientPaymentRequest(
+      { taskId: 't', rail: 'lez', payTo: 'agent', amount: '25' },
+      'It did not verify.',
+    );
     expect(again.metadata?.['lez.payment.status']).toBe('payment-rejected');
     expect(again.parts[0]).toEqual({ text: expect.stringMatching(/^It did not verify\. This task costs/) });
   });
 
   it('reads the client’s transaction and account, and nothing else', () => {
-    expect(clientPaymentOf({ 'lez.payment.payload': { txHash: HASH, from: 'client', extra: 1 } })).toEqual({ txHash: HASH, from: 'client' });
-    for (const payload of [undefined, null, 'x', [HASH, 'client'], { txHash: HASH.toUpperCase(), from: 'client' }, { txHash: HASH, from: '' }, { txHash: HASH, from: 'x'.repeat(129) }, { txHash: HASH }]) {
+    expect(clientPaymentOf({ 'lez.payment.payload': { txHash: HASH, from: 'client', extra: 1 } })).toEqual({
+      txHash: HASH,
+      from: 'client',
+    });
+    for (const payload of [
+      undefined,
+      null,
+      'x',
+      [HASH, 'client'],
+      { txHash: HASH.toUpperCase(), from: 'client' },
+      { txHash: HASH, from: '' },
+      { txHash: HASH, from: 'x'.repeat(129) },
+      { txHash: HASH },
+    ]) {
       expect(clientPaymentOf({ 'lez.payment.payload': payload })).toBeUndefined();
     }
     expect(clientPaymentOf(undefined)).toBeUndefined();

@@ -19,7 +19,10 @@ async function start(config = {}) {
 }
 
 const send = (url: string, text: string, extra: Record<string, unknown> = {}) =>
-  rpc(url, 'SendMessage', { message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], ...extra }, configuration: { returnImmediately: true } });
+  rpc(url, 'SendMessage', {
+    message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], ...extra },
+    configuration: { returnImmediately: true },
+  });
 
 async function stateOf(taskId: string, agent = 'gated') {
   const { body } = await rpc(`${bed.gateway.url}/agents/${agent}`, 'GetTask', { id: taskId });
@@ -31,14 +34,19 @@ describe('durable state', () => {
     await start();
     const done = [];
     for (const text of ['one', 'two', 'three']) {
-      const { body } = await rpc(`${bed.gateway.url}/`, 'SendMessage', { message: { messageId: text, role: 'ROLE_USER', parts: [{ text }], contextId: 'ctx-durable' } });
+      const { body } = await rpc(`${bed.gateway.url}/`, 'SendMessage', {
+        message: { messageId: text, role: 'ROLE_USER', parts: [{ text }], contextId: 'ctx-durable' },
+      });
       done.push(body.result.task);
     }
-    const before = (await rpc(`${bed.gateway.url}/`, 'ListTasks', { contextId: 'ctx-durable', includeArtifacts: true })).body.result;
+    const before = (await rpc(`${bed.gateway.url}/`, 'ListTasks', { contextId: 'ctx-durable', includeArtifacts: true }))
+      .body.result;
     await bed.restartGateway();
-    const after = (await rpc(`${bed.gateway.url}/`, 'ListTasks', { contextId: 'ctx-durable', includeArtifacts: true })).body.result;
+    const after = (await rpc(`${bed.gateway.url}/`, 'ListTasks', { contextId: 'ctx-durable', includeArtifacts: true }))
+      .body.result;
     expect(after).toEqual(before);
-    for (const task of done) expect((await rpc(`${bed.gateway.url}/`, 'GetTask', { id: task.id })).body.result).toEqual(task);
+    for (const task of done)
+      expect((await rpc(`${bed.gateway.url}/`, 'GetTask', { id: task.id })).body.result).toEqual(task);
   });
 
   it('a task working when the gateway stopped completes when the agent answers while it is down', async () => {
@@ -52,7 +60,12 @@ describe('durable state', () => {
     await bed.restartGateway(); // the gateway asks for every reply after the last one it applied
     await eventually(async () => ((await stateOf(taskId)) === 'TASK_STATE_COMPLETED' ? true : undefined));
     const task = (await rpc(`${bed.gateway.url}/agents/gated`, 'GetTask', { id: taskId })).body.result;
-    expect(task.artifacts.map((a: { artifactId: string }) => a.artifactId)).toEqual(['step-1', 'step-2', 'step-3', 'result']);
+    expect(task.artifacts.map((a: { artifactId: string }) => a.artifactId)).toEqual([
+      'step-1',
+      'step-2',
+      'step-3',
+      'result',
+    ]);
   });
 
   it('a task working when the gateway stopped completes when the agent answers after the restart', async () => {
@@ -69,8 +82,14 @@ describe('durable state', () => {
   it('an agent that never answers fails the task after the agent timeout, with a message saying so', async () => {
     await start({ agentTimeoutMs: 300 });
     // A card for an address nobody listens on: the request goes out and nothing comes back.
-    bed.gateway.directory.register({ ...gate.agent.card, id: 'ghost', agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:nobody' }] });
-    const { body } = await rpc(`${bed.gateway.url}/agents/ghost`, 'SendMessage', { message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'anyone?' }] } });
+    bed.gateway.directory.register({
+      ...gate.agent.card,
+      id: 'ghost',
+      agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:nobody' }],
+    });
+    const { body } = await rpc(`${bed.gateway.url}/agents/ghost`, 'SendMessage', {
+      message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'anyone?' }] },
+    });
     const task = body.result.task;
     expect(task.status.state).toBe('TASK_STATE_FAILED');
     expect(task.status.message.parts[0].text).toMatch(/did not answer within 0\.3 s/);

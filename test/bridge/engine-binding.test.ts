@@ -6,7 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Message, TaskState, type Task } from '@a2a-js/sdk';
 import type { TaskChange } from '../../src/bridge/task-change.ts';
 import { TaskEngine } from '../../src/bridge/task-engine.ts';
-import { decodeGatewayEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelopeInput, type GatewayEnvelope } from '../../src/logos/envelope.ts';
+import {
+  decodeGatewayEnvelope,
+  encodeEnvelope,
+  taskStatusTopic,
+  type AgentEnvelopeInput,
+  type GatewayEnvelope,
+} from '../../src/logos/envelope.ts';
 import { seal } from '../../src/logos/status-seal.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
@@ -20,7 +26,14 @@ let inbox: GatewayEnvelope[];
 let gatewayNode: MemoryTransport;
 
 function newEngine() {
-  return new TaskEngine({ store, transport: gatewayNode, agentTimeoutMs: 3_000, cancelTimeoutMs: 200, reorderWaitMs: 40, log: () => undefined });
+  return new TaskEngine({
+    store,
+    transport: gatewayNode,
+    agentTimeoutMs: 3_000,
+    cancelTimeoutMs: 200,
+    reorderWaitMs: 40,
+    log: () => undefined,
+  });
 }
 
 beforeEach(async () => {
@@ -58,7 +71,8 @@ async function newTask(text = 'hi', changes: TaskChange[] = []): Promise<Task> {
 let replyId = 0;
 /** The status key the gateway gave the agent for a task (from the task_request it sent). */
 const keyOf = (taskId: string) => inbox.find((e) => e.task_id === taskId)!.status_key;
-const sealed = (taskId: string, envelope: Record<string, unknown>) => seal(keyOf(taskId), encodeEnvelope(envelope as AgentEnvelopeInput));
+const sealed = (taskId: string, envelope: Record<string, unknown>) =>
+  seal(keyOf(taskId), encodeEnvelope(envelope as AgentEnvelopeInput));
 const reply = async (taskId: string, body: Record<string, unknown> & { seq: number; type: string }) => {
   await eventually(() => (inbox.some((e) => e.task_id === taskId) ? true : undefined));
   await agent.publish(taskStatusTopic(taskId), sealed(taskId, { v: 1, id: `r${++replyId}`, task_id: taskId, ...body }));
@@ -71,11 +85,19 @@ describe('the gateway side of the binding', () => {
     const changes: TaskChange[] = [];
     const task = await newTask('hello', changes);
     await eventually(() => (inbox.length ? true : undefined));
-    expect(inbox[0]).toMatchObject({ type: 'task_request', task_id: task.id, skill: 's', params: { text: 'hello' }, from: 'gateway' });
+    expect(inbox[0]).toMatchObject({
+      type: 'task_request',
+      task_id: task.id,
+      skill: 's',
+      params: { text: 'hello' },
+      from: 'gateway',
+    });
     await reply(task.id, { seq: 2, type: 'task_result', state: 'completed', result: 'done' });
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working', message: 'on it' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
-    const states = changes.map((c) => c.events.flatMap((e) => (e.payload?.$case === 'statusUpdate' ? [e.payload.value.status?.state] : [])));
+    const states = changes.map((c) =>
+      c.events.flatMap((e) => (e.payload?.$case === 'statusUpdate' ? [e.payload.value.status?.state] : [])),
+    );
     expect(states).toEqual([[TaskState.TASK_STATE_WORKING], [TaskState.TASK_STATE_COMPLETED]]);
   });
 
@@ -83,12 +105,22 @@ describe('the gateway side of the binding', () => {
     const task = await newTask();
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
-    await agent.publish(taskStatusTopic(task.id), sealed(task.id, { v: 1, id: 'x', task_id: 'someone-else', seq: 2, type: 'task_result', state: 'completed' }));
+    await agent.publish(
+      taskStatusTopic(task.id),
+      sealed(task.id, { v: 1, id: 'x', task_id: 'someone-else', seq: 2, type: 'task_result', state: 'completed' }),
+    );
     await agent.publish(taskStatusTopic(task.id), sealed(task.id, { not: 'an envelope' }));
     await agent.publish(taskStatusTopic(task.id), new Uint8Array(2 * 1024 * 1024));
     // A well-formed reply that is not sealed under the task's key: unreadable, dropped.
-    await agent.publish(taskStatusTopic(task.id), encodeEnvelope({ v: 1, id: 'y', task_id: task.id, seq: 2, type: 'task_result', state: 'completed' }));
-    await eventually(() => (engine.dropped.undecodable === 3 && engine.dropped.duplicate === 1 && engine.dropped.wrongTask === 1 ? true : undefined));
+    await agent.publish(
+      taskStatusTopic(task.id),
+      encodeEnvelope({ v: 1, id: 'y', task_id: task.id, seq: 2, type: 'task_result', state: 'completed' }),
+    );
+    await eventually(() =>
+      engine.dropped.undecodable === 3 && engine.dropped.duplicate === 1 && engine.dropped.wrongTask === 1
+        ? true
+        : undefined,
+    );
     expect(await stateOf(task.id)).toBe(TaskState.TASK_STATE_WORKING);
   });
 
@@ -98,7 +130,18 @@ describe('the gateway side of the binding', () => {
     await forger.start();
     await eventually(() => (inbox.length ? true : undefined));
     // Even with the task's key (say it leaked), a reply from another party is refused.
-    await forger.publish(taskStatusTopic(task.id), sealed(task.id, { v: 1, id: 'f1', task_id: task.id, seq: 1, type: 'task_result', state: 'completed', result: 'forged' }));
+    await forger.publish(
+      taskStatusTopic(task.id),
+      sealed(task.id, {
+        v: 1,
+        id: 'f1',
+        task_id: task.id,
+        seq: 1,
+        type: 'task_result',
+        state: 'completed',
+        result: 'forged',
+      }),
+    );
     await eventually(() => (engine.dropped.wrongSender === 1 ? true : undefined));
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_WORKING ? true : undefined));
@@ -171,7 +214,12 @@ describe('the gateway side of the binding, after a restart', () => {
     const task = await newTask();
     await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required', message: 'which?' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
-    await engine.followUp('raw', task.id, Message.fromJSON({ messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'x' }] }), { params: () => ({ text: 'x' }) });
+    await engine.followUp(
+      'raw',
+      task.id,
+      Message.fromJSON({ messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'x' }] }),
+      { params: () => ({ text: 'x' }) },
+    );
     await engine.stop();
     engine = newEngine();
     await engine.start();
@@ -185,7 +233,11 @@ describe('the gateway side of the binding, after a restart', () => {
     await reply(task.id, { seq: 1, type: 'task_status', state: 'input-required' });
     await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_INPUT_REQUIRED ? true : undefined));
     const big = 'x'.repeat(1_100_000);
-    await expect(engine.followUp('raw', task.id, Message.fromJSON({ messageId: 'b', role: 'ROLE_USER', parts: [{ text: big }] }), { params: () => ({ text: big }) })).rejects.toThrow(/Logos envelope/);
+    await expect(
+      engine.followUp('raw', task.id, Message.fromJSON({ messageId: 'b', role: 'ROLE_USER', parts: [{ text: big }] }), {
+        params: () => ({ text: big }),
+      }),
+    ).rejects.toThrow(/Logos envelope/);
     expect(await stateOf(task.id)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
   });
 });

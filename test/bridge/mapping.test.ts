@@ -20,11 +20,17 @@ const message = (parts: unknown[], metadata?: Record<string, unknown>) =>
 
 describe('A2A message → {skill, params}', () => {
   it('text parts go to params.text, joined by newlines; the first skill is the default', () => {
-    expect(toSkillCall(message([{ text: 'a' }, { text: 'b' }]), card)).toEqual({ skill: 'summarise', params: { text: 'a\nb' } });
+    expect(toSkillCall(message([{ text: 'a' }, { text: 'b' }]), card)).toEqual({
+      skill: 'summarise',
+      params: { text: 'a\nb' },
+    });
   });
 
   it('a data part {skill, params} names both; other parts still contribute', () => {
-    const call = toSkillCall(message([{ text: 'bonjour' }, { data: { skill: 'translate', params: { to: 'en' } } }]), card);
+    const call = toSkillCall(
+      message([{ text: 'bonjour' }, { data: { skill: 'translate', params: { to: 'en' } } }]),
+      card,
+    );
     expect(call).toEqual({ skill: 'translate', params: { text: 'bonjour', to: 'en' } });
   });
 
@@ -52,11 +58,15 @@ describe('A2A message → {skill, params}', () => {
   });
 
   it('an unknown skill is a client error naming the skills there are', () => {
-    expect(() => toSkillCall(message([{ text: 'x' }], { skill: 'fly' }), card)).toThrow(/no skill "fly".*summarise, translate/);
+    expect(() => toSkillCall(message([{ text: 'x' }], { skill: 'fly' }), card)).toThrow(
+      /no skill "fly".*summarise, translate/,
+    );
   });
 
   it('params that are not an object are refused', () => {
-    expect(() => toSkillCall(message([{ data: { skill: 'translate', params: 'nope' } }]), card)).toThrow(/params must be a JSON object/);
+    expect(() => toSkillCall(message([{ data: { skill: 'translate', params: 'nope' } }]), card)).toThrow(
+      /params must be a JSON object/,
+    );
   });
 });
 

@@ -42,7 +42,11 @@ describe('the paid flow', () => {
   it('pays within the limits and forwards with the wire reference', async () => {
     const { ledger, paid } = flow();
     const step = await paid.pay(priced('10'), false);
-    expect(step).toMatchObject({ kind: 'forward', payment: { rail: 'memory', from: WALLET, to: AGENT, amount: '10' }, receipt: { status: 'paid' } });
+    expect(step).toMatchObject({
+      kind: 'forward',
+      payment: { rail: 'memory', from: WALLET, to: AGENT, amount: '10' },
+      receipt: { status: 'paid' },
+    });
     if (step.kind !== 'forward') throw new Error('not forwarded');
     expect(step.payment.tx_hash).toBe(step.receipt.txHash);
     expect(ledger.balanceOf(AGENT)).toBe(10n);
@@ -52,11 +56,17 @@ describe('the paid flow', () => {
     const { ledger, payments, paid } = flow();
     const task = priced('500');
     const held = await paid.pay(task, false);
-    expect(held).toMatchObject({ kind: 'hold', receipt: { rail: 'memory', amount: '500', payee: AGENT, status: 'awaiting-approval' } });
+    expect(held).toMatchObject({
+      kind: 'hold',
+      receipt: { rail: 'memory', amount: '500', payee: AGENT, status: 'awaiting-approval' },
+    });
     expect(payments.approvals('pending').map((a) => a.taskId)).toEqual([task.taskId]);
     expect(paid.recordDecision(task.taskId, true)).toBe(true);
     expect(paid.recordDecision(task.taskId, true)).toBe(false);
-    expect(paid.decided(task, true)).toEqual({ kind: 'paying', note: 'An operator approved the payment; paying the agent.' });
+    expect(paid.decided(task, true)).toEqual({
+      kind: 'paying',
+      note: 'An operator approved the payment; paying the agent.',
+    });
     expect(await paid.pay(task, true)).toMatchObject({ kind: 'forward' });
     expect(ledger.balanceOf(AGENT)).toBe(500n);
   });
@@ -68,7 +78,11 @@ describe('the paid flow', () => {
     expect(paid.approvalExpired(task)).toMatchObject({ kind: 'end', state: 'failed', receipt: { status: 'expired' } });
     // Decided already: nothing more happens.
     expect(paid.approvalExpired(task)).toBeUndefined();
-    expect(paid.decided(task, false)).toMatchObject({ kind: 'end', state: 'rejected', receipt: { status: 'rejected' } });
+    expect(paid.decided(task, false)).toMatchObject({
+      kind: 'end',
+      state: 'rejected',
+      receipt: { status: 'rejected' },
+    });
   });
 
   it('asks the client to pay, and refuses a transaction that does not pay the price', async () => {
@@ -77,19 +91,33 @@ describe('the paid flow', () => {
     const asked = await paid.askClient(task);
     expect(asked).toMatchObject({ kind: 'await-payment', receipt: { status: 'awaiting-payment' } });
     if (asked.kind !== 'await-payment' || typeof asked.request === 'string') throw new Error('no payment request');
-    expect(asked.request.metadata).toMatchObject({ 'lez.payment.status': 'payment-required', 'lez.payment.required': { payTo: AGENT, amount: '10' } });
+    expect(asked.request.metadata).toMatchObject({
+      'lez.payment.status': 'payment-required',
+      'lez.payment.required': { payTo: AGENT, amount: '10' },
+    });
     ledger.fund('client', 100n);
     const client = new MemoryRail({ ledger, payer: 'client' });
     const tooLittle = await client.pay({ paymentId: 'p', to: AGENT, amount: 9n });
     if (tooLittle.kind !== 'paid') throw new Error('setup');
     const refused = await paid.acceptClientPayment(task, { txHash: tooLittle.receipt.txHash, from: 'client' });
-    expect(refused).toMatchObject({ kind: 'await-payment', request: { metadata: { 'lez.payment.status': 'payment-rejected' } } });
+    expect(refused).toMatchObject({
+      kind: 'await-payment',
+      request: { metadata: { 'lez.payment.status': 'payment-rejected' } },
+    });
     expect(refused).not.toHaveProperty('receipt');
   });
 
   it('fails a priced task when there is no rail or nobody to pay', async () => {
-    expect(await flow({ payments: false }).paid.pay(priced('10'), false)).toMatchObject({ kind: 'end', state: 'failed', note: expect.stringMatching(/no payment rail/) });
+    expect(await flow({ payments: false }).paid.pay(priced('10'), false)).toMatchObject({
+      kind: 'end',
+      state: 'failed',
+      note: expect.stringMatching(/no payment rail/),
+    });
     const { payee: _payee, ...noPayee } = priced('10');
-    expect(await flow().paid.pay(noPayee, false)).toMatchObject({ kind: 'end', state: 'failed', note: expect.stringMatching(/x-lez-identity/) });
+    expect(await flow().paid.pay(noPayee, false)).toMatchObject({
+      kind: 'end',
+      state: 'failed',
+      note: expect.stringMatching(/x-lez-identity/),
+    });
   });
 });

@@ -22,7 +22,9 @@ beforeAll(async () => {
   devnet = await startDevnet({ port: 0, host: '127.0.0.1', blockIntervalMs: 200 });
   sequencer = new SequencerClient({ url: devnet.url });
   bed = await startTestBed({
-    agents: (network) => [paidAgent(network.node('agent:paid'), agentPayments(lezRail(devnet.url, agentKey, 'prehash-v0.3')))],
+    agents: (network) => [
+      paidAgent(network.node('agent:paid'), agentPayments(lezRail(devnet.url, agentKey, 'prehash-v0.3'))),
+    ],
     payer: gatewayPayer(lezRail(devnet.url, wallet, 'prehash-v0.3')),
     config: { payments: { rail: 'none', sequencerUrl: devnet.url } },
   });
@@ -58,7 +60,14 @@ describe('paying on LEZ', () => {
   it('a cancelled paid task is refunded on chain, and the refund is verified', async () => {
     const walletBefore = await balanceOf(wallet.account);
     const task = (await send('slow', { configuration: { returnImmediately: true } })).body.result.task;
-    await eventually(async () => ((await rpc(`${bed.gateway.url}/agents/paid`, 'GetTask', { id: task.id })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined), 10_000);
+    await eventually(
+      async () =>
+        (await rpc(`${bed.gateway.url}/agents/paid`, 'GetTask', { id: task.id })).body.result.status.state ===
+        'TASK_STATE_WORKING'
+          ? true
+          : undefined,
+      10_000,
+    );
     expect(await balanceOf(wallet.account)).toBe(walletBefore - 5n);
     const cancelled = (await rpc(`${bed.gateway.url}/agents/paid`, 'CancelTask', { id: task.id })).body.result;
     expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
@@ -70,7 +79,9 @@ describe('paying on LEZ', () => {
 describe('when the sequencer is unusable', () => {
   it('a sequencer that is down: the task fails with a clear message, nothing is charged', async () => {
     const down = await startTestBed({
-      agents: (network) => [paidAgent(network.node('agent:paid'), agentPayments(lezRail(devnet.url, agentKey, 'prehash-v0.3')))],
+      agents: (network) => [
+        paidAgent(network.node('agent:paid'), agentPayments(lezRail(devnet.url, agentKey, 'prehash-v0.3'))),
+      ],
       payer: gatewayPayer(lezRail('http://127.0.0.1:9', wallet, 'prehash-v0.3')),
     });
     try {

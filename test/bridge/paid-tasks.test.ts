@@ -16,10 +16,15 @@ let bed: TestBed;
 let world: PricedWorld;
 afterEach(() => bed?.close());
 
-async function start(options: { funds?: bigint; payer?: (world: PricedWorld) => Payer; limits?: Record<string, unknown> } = {}) {
+async function start(
+  options: { funds?: bigint; payer?: (world: PricedWorld) => Payer; limits?: Record<string, unknown> } = {},
+) {
   world = pricedWorld(options.funds);
   bed = await startTestBed({
-    config: { adminToken: ADMIN, payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000', ...options.limits } },
+    config: {
+      adminToken: ADMIN,
+      payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000', ...options.limits },
+    },
     agents: (network) => [world.agent(network)],
     payer: options.payer?.(world) ?? world.payer,
   });
@@ -30,8 +35,12 @@ const send = (skill: string, text = 'hi', extra: Record<string, unknown> = {}) =
   rpc(shop(), 'SendMessage', {
     message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], metadata: { skill }, ...extra },
   });
-const balances = () => ({ gateway: world.ledger.balanceOf(GATEWAY_ACCOUNT), agent: world.ledger.balanceOf(AGENT_ACCOUNT) });
-const admin = (path: string) => fetch(`${bed.gateway.url}/admin/approvals${path}`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` } });
+const balances = () => ({
+  gateway: world.ledger.balanceOf(GATEWAY_ACCOUNT),
+  agent: world.ledger.balanceOf(AGENT_ACCOUNT),
+});
+const admin = (path: string) =>
+  fetch(`${bed.gateway.url}/admin/approvals${path}`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` } });
 
 describe('paying agents', () => {
   it('pays the price once on acceptance; the receipt is on the task', async () => {
@@ -47,7 +56,10 @@ describe('paying agents', () => {
   it('a client that retries the same message pays once', async () => {
     await start();
     const message = { messageId: 'same', role: 'ROLE_USER', parts: [{ text: 'once' }], metadata: { skill: 'quick' } };
-    const [a, b] = await Promise.all([rpc(shop(), 'SendMessage', { message }), rpc(shop(), 'SendMessage', { message })]);
+    const [a, b] = await Promise.all([
+      rpc(shop(), 'SendMessage', { message }),
+      rpc(shop(), 'SendMessage', { message }),
+    ]);
     const c = await rpc(shop(), 'SendMessage', { message });
     expect(new Set([a.body.result.task.id, b.body.result.task.id, c.body.result.task.id]).size).toBe(1);
     expect(balances()).toEqual({ gateway: 990n, agent: 10n });
@@ -60,7 +72,11 @@ describe('paying agents', () => {
       configuration: { returnImmediately: true },
     });
     const taskId = body.result.task.id;
-    await eventually(async () => ((await rpc(shop(), 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined));
+    await eventually(async () =>
+      (await rpc(shop(), 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING'
+        ? true
+        : undefined,
+    );
     expect(balances()).toEqual({ gateway: 990n, agent: 10n });
     const cancelled = (await rpc(shop(), 'CancelTask', { id: taskId })).body.result;
     expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
@@ -76,9 +92,15 @@ describe('paying agents', () => {
     expect(waiting.status.message.parts[0].text).toMatch(/5000.*per-transaction limit of 100.*operator/);
     expect(balances()).toEqual({ gateway: 10_000n, agent: 0n });
     // The client cannot talk its way past the gate.
-    const followUp = await rpc(shop(), 'SendMessage', { message: { messageId: 'f', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'please' }] } });
+    const followUp = await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'f', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'please' }] },
+    });
     expect(followUp.body.error?.code).toBe(-32004);
-    const list = await (await fetch(`${bed.gateway.url}/admin/approvals?status=pending`, { headers: { Authorization: `Bearer ${ADMIN}` } })).json();
+    const list = await (
+      await fetch(`${bed.gateway.url}/admin/approvals?status=pending`, {
+        headers: { Authorization: `Bearer ${ADMIN}` },
+      })
+    ).json();
     expect(list.approvals.map((a: { taskId: string }) => a.taskId)).toEqual([waiting.id]);
     expect((await admin(`/${waiting.id}/approve`)).status).toBe(200);
     const done = await eventually(async () => {
@@ -93,7 +115,9 @@ describe('paying agents', () => {
   it('an operator who rejects ends the task, charging nothing; the admin API wants its token', async () => {
     await start({ funds: 10_000n });
     const waiting = (await send('dear')).body.result.task;
-    expect((await fetch(`${bed.gateway.url}/admin/approvals/${waiting.id}/reject`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${bed.gateway.url}/admin/approvals/${waiting.id}/reject`, { method: 'POST' })).status).toBe(
+      401,
+    );
     expect((await admin(`/${waiting.id}/reject`)).status).toBe(200);
     const task = (await rpc(shop(), 'GetTask', { id: waiting.id })).body.result;
     expect(task.status.state).toBe('TASK_STATE_REJECTED');
@@ -119,8 +143,14 @@ describe('paying agents', () => {
 
   it('an uninitialised agent account: a clear failure, nothing charged', async () => {
     await start();
-    bed.gateway.directory.register({ ...world.agent(bed.network).card, id: 'ghostshop', 'x-lez-identity': { account_id: 'an-account-nobody-has-initialised-yet' } });
-    const { body } = await rpc(`${bed.gateway.url}/agents/ghostshop`, 'SendMessage', { message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } });
+    bed.gateway.directory.register({
+      ...world.agent(bed.network).card,
+      id: 'ghostshop',
+      'x-lez-identity': { account_id: 'an-account-nobody-has-initialised-yet' },
+    });
+    const { body } = await rpc(`${bed.gateway.url}/agents/ghostshop`, 'SendMessage', {
+      message: { messageId: 'g', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+    });
     expect(body.result.task.status.state).toBe('TASK_STATE_FAILED');
     expect(body.result.task.status.message.parts[0].text).toMatch(/not initialised|uninitialised/);
     expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
@@ -175,10 +205,17 @@ describe('API keys', () => {
       payer: world.payer,
     });
     const call = (key: string | undefined, skill = 'quick') =>
-      rpc(shop(), 'SendMessage', { message: { messageId: `k-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill } } }, {
-        'A2A-Version': '1.0',
-        ...(key ? { Authorization: `Bearer ${key}` } : {}),
-      });
+      rpc(
+        shop(),
+        'SendMessage',
+        {
+          message: { messageId: `k-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill } },
+        },
+        {
+          'A2A-Version': '1.0',
+          ...(key ? { Authorization: `Bearer ${key}` } : {}),
+        },
+      );
     const anonymous = await call(undefined);
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error?.message).toMatch(/API key/);
@@ -192,19 +229,30 @@ describe('API keys', () => {
     const over = (await call('alice-key-0123456789')).body.result.task;
     expect(over.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(over.status.message.parts[0].text).toMatch(/API key "alice" has spent 10 of its budget of 15/);
-    const viaHeader = await rpc(shop(), 'SendMessage', { message: { messageId: 'b1', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } }, {
-      'A2A-Version': '1.0',
-      'X-API-Key': 'bob-key-0123456789abc',
-    });
+    const viaHeader = await rpc(
+      shop(),
+      'SendMessage',
+      { message: { messageId: 'b1', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } },
+      {
+        'A2A-Version': '1.0',
+        'X-API-Key': 'bob-key-0123456789abc',
+      },
+    );
     expect(viaHeader.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(balances()).toEqual({ gateway: 9_980n, agent: 20n });
 
     // Each key sees its own tasks only.
     const as = (key: string) => ({ 'A2A-Version': '1.0', Authorization: `Bearer ${key}` });
     const aliceTask = over.id as string;
-    expect((await rpc(shop(), 'GetTask', { id: aliceTask }, as('alice-key-0123456789'))).body.result.id).toBe(aliceTask);
-    expect((await rpc(shop(), 'GetTask', { id: aliceTask }, as('bob-key-0123456789abc'))).body.error?.code).toBe(-32001);
-    expect((await rpc(shop(), 'CancelTask', { id: aliceTask }, as('bob-key-0123456789abc'))).body.error?.code).toBe(-32001);
+    expect((await rpc(shop(), 'GetTask', { id: aliceTask }, as('alice-key-0123456789'))).body.result.id).toBe(
+      aliceTask,
+    );
+    expect((await rpc(shop(), 'GetTask', { id: aliceTask }, as('bob-key-0123456789abc'))).body.error?.code).toBe(
+      -32001,
+    );
+    expect((await rpc(shop(), 'CancelTask', { id: aliceTask }, as('bob-key-0123456789abc'))).body.error?.code).toBe(
+      -32001,
+    );
     const bobs = (await rpc(shop(), 'ListTasks', {}, as('bob-key-0123456789abc'))).body.result;
     expect(bobs.tasks.map((t: { id: string }) => t.id)).toEqual([viaHeader.body.result.task.id]);
     expect((await rpc(shop(), 'ListTasks', {}, as('alice-key-0123456789'))).body.result.totalSize).toBe(2);
@@ -221,10 +269,12 @@ describe('cancelling while the agent checks the payment', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       return verify(...args);
     };
-    const task = (await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'cv', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
-      configuration: { returnImmediately: true },
-    })).body.result.task;
+    const task = (
+      await rpc(shop(), 'SendMessage', {
+        message: { messageId: 'cv', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+        configuration: { returnImmediately: true },
+      })
+    ).body.result.task;
     await new Promise((resolve) => setTimeout(resolve, 100));
     const cancelled = (await rpc(shop(), 'CancelTask', { id: task.id })).body.result;
     expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
@@ -242,7 +292,15 @@ describe('the client pays the agent itself (client-pays extension)', () => {
     const asked = await rpc(
       shop(),
       'message/send',
-      { message: { kind: 'message', messageId: 'cp-v03', role: 'user', parts: [{ kind: 'text', text: 'mine' }], metadata: { skill: 'quick' } } },
+      {
+        message: {
+          kind: 'message',
+          messageId: 'cp-v03',
+          role: 'user',
+          parts: [{ kind: 'text', text: 'mine' }],
+          metadata: { skill: 'quick' },
+        },
+      },
       { 'X-A2A-Extensions': EXTENSION },
     );
     expect(asked.headers.get('x-a2a-extensions')).toContain(EXTENSION);
@@ -256,10 +314,15 @@ describe('the client pays the agent itself (client-pays extension)', () => {
     expect(card.capabilities.extensions.map((e: { uri: string }) => e.uri)).toContain(EXTENSION);
     const client = new MemoryRail({ ledger: world.ledger, payer: CLIENT });
     const ask = (skill: string, id: string) =>
-      rpc(shop(), 'SendMessage', { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'mine' }], metadata: { skill } } }, {
-        'A2A-Version': '1.0',
-        'A2A-Extensions': EXTENSION,
-      });
+      rpc(
+        shop(),
+        'SendMessage',
+        { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'mine' }], metadata: { skill } } },
+        {
+          'A2A-Version': '1.0',
+          'A2A-Extensions': EXTENSION,
+        },
+      );
 
     const asked = await ask('quick', 'cp1');
     expect(asked.headers.get('a2a-extensions')).toContain(EXTENSION);
@@ -270,21 +333,39 @@ describe('the client pays the agent itself (client-pays extension)', () => {
     expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
 
     // An answer without a payment, and one with a transfer that does not pay this task, are refused.
-    const bare = await rpc(shop(), 'SendMessage', { message: { messageId: 'cp1b', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'here' }] } });
+    const bare = await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'cp1b', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'here' }] },
+    });
     expect(bare.body.error?.code).toBe(-32602);
     const tooLittle = await client.pay({ paymentId: 'little', to: AGENT_ACCOUNT, amount: 3n });
     if (tooLittle.kind !== 'paid') throw new Error('setup');
-    const wrong = (await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'cp1c', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: tooLittle.receipt.txHash, from: CLIENT } } },
-    })).body.result.task;
+    const wrong = (
+      await rpc(shop(), 'SendMessage', {
+        message: {
+          messageId: 'cp1c',
+          role: 'ROLE_USER',
+          taskId: waiting.id,
+          parts: [{ text: 'paid' }],
+          metadata: { 'lez.payment.payload': { txHash: tooLittle.receipt.txHash, from: CLIENT } },
+        },
+      })
+    ).body.result.task;
     expect(wrong.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(wrong.status.message.metadata['lez.payment.status']).toBe('payment-rejected');
 
     const paid = await client.pay({ paymentId: 'right', to: AGENT_ACCOUNT, amount: 10n });
     if (paid.kind !== 'paid') throw new Error('setup');
-    const done = (await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'cp1d', role: 'ROLE_USER', taskId: waiting.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } } },
-    })).body.result.task;
+    const done = (
+      await rpc(shop(), 'SendMessage', {
+        message: {
+          messageId: 'cp1d',
+          role: 'ROLE_USER',
+          taskId: waiting.id,
+          parts: [{ text: 'paid' }],
+          metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } },
+        },
+      })
+    ).body.result.task;
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
     expect(done.metadata.lez).toMatchObject({ status: 'paid', payer: CLIENT, txHash: paid.receipt.txHash });
     // The gateway's wallet paid nothing; the client paid the agent 3 + 10.
@@ -293,9 +374,17 @@ describe('the client pays the agent itself (client-pays extension)', () => {
 
     // The same transfer cannot pay a second task.
     const again = (await ask('quick', 'cp2')).body.result.task;
-    const reused = (await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'cp2b', role: 'ROLE_USER', taskId: again.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } } },
-    })).body.result.task;
+    const reused = (
+      await rpc(shop(), 'SendMessage', {
+        message: {
+          messageId: 'cp2b',
+          role: 'ROLE_USER',
+          taskId: again.id,
+          parts: [{ text: 'paid' }],
+          metadata: { 'lez.payment.payload': { txHash: paid.receipt.txHash, from: CLIENT } },
+        },
+      })
+    ).body.result.task;
     expect(reused.status.message.metadata['lez.payment.status']).toBe('payment-rejected');
 
     // A slow task paid by the client and then cancelled: the agent refunds the client, not the gateway.
@@ -303,10 +392,20 @@ describe('the client pays the agent itself (client-pays extension)', () => {
     const forSlow = await client.pay({ paymentId: 'slow', to: AGENT_ACCOUNT, amount: 10n });
     if (forSlow.kind !== 'paid') throw new Error('setup');
     await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'cp3b', role: 'ROLE_USER', taskId: slow.id, parts: [{ text: 'paid' }], metadata: { 'lez.payment.payload': { txHash: forSlow.receipt.txHash, from: CLIENT } } },
+      message: {
+        messageId: 'cp3b',
+        role: 'ROLE_USER',
+        taskId: slow.id,
+        parts: [{ text: 'paid' }],
+        metadata: { 'lez.payment.payload': { txHash: forSlow.receipt.txHash, from: CLIENT } },
+      },
       configuration: { returnImmediately: true },
     });
-    await eventually(async () => ((await rpc(shop(), 'GetTask', { id: slow.id })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined));
+    await eventually(async () =>
+      (await rpc(shop(), 'GetTask', { id: slow.id })).body.result.status.state === 'TASK_STATE_WORKING'
+        ? true
+        : undefined,
+    );
     const cancelled = (await rpc(shop(), 'CancelTask', { id: slow.id })).body.result;
     expect(cancelled.metadata.lez.status).toBe('refunded');
     expect(world.ledger.balanceOf(CLIENT)).toBe(87n);
@@ -329,12 +428,31 @@ describe('a payment in doubt when its task ended', () => {
           });
           await new Promise((resolve) => setTimeout(resolve, 50));
           const { rail, network, txHash, from, nonce } = signed!;
-          const receipt = { rail, network, txHash, from, to, amount: amount.toString(), nonce, status: 'submitted' as const };
-          return { kind: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message: 'the sequencer did not answer', receipt };
+          const receipt = {
+            rail,
+            network,
+            txHash,
+            from,
+            to,
+            amount: amount.toString(),
+            nonce,
+            status: 'submitted' as const,
+          };
+          return {
+            kind: 'in-doubt',
+            paymentId,
+            reason: 'sequencer-unavailable',
+            message: 'the sequencer did not answer',
+            receipt,
+          };
         },
       }),
     });
-    const task = (await rpc(shop(), 'SendMessage', { message: { messageId: 'doubt', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } } })).body.result.task;
+    const task = (
+      await rpc(shop(), 'SendMessage', {
+        message: { messageId: 'doubt', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+      })
+    ).body.result.task;
     expect(task.status.state).toBe('TASK_STATE_FAILED');
     expect(task.status.message.parts[0].text).toMatch(/not confirmed/);
     expect(balances()).toEqual({ gateway: 1000n, agent: 0n });

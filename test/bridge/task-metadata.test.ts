@@ -1,7 +1,14 @@
 /** The typed task metadata: `metadata.logos` (binding §7.10) and the receipt `metadata.lez` (binding §10.7). */
 import type { Task } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { LogosMetadata, receiptOf, logosMetadataOf, TASK_RECEIPT_STATUSES, TaskReceipt, withReceipt } from '../../src/bridge/task-metadata.ts';
+import {
+  LogosMetadata,
+  receiptOf,
+  logosMetadataOf,
+  TASK_RECEIPT_STATUSES,
+  TaskReceipt,
+  withReceipt,
+} from '../../src/bridge/task-metadata.ts';
 
 const task = (metadata: Record<string, unknown> | undefined): Task =>
   ({ id: 't', contextId: 'c', status: undefined, artifacts: [], history: [], metadata }) as Task;
@@ -28,9 +35,20 @@ describe('task metadata', () => {
 
   it('takes every status the gateway writes, the waits before payment included', () => {
     expect([...TASK_RECEIPT_STATUSES].sort()).toEqual(
-      ['awaiting-approval', 'awaiting-payment', 'expired', 'failed', 'paid', 'pending', 'refund-missing', 'refunded', 'rejected'].sort(),
+      [
+        'awaiting-approval',
+        'awaiting-payment',
+        'expired',
+        'failed',
+        'paid',
+        'pending',
+        'refund-missing',
+        'refunded',
+        'rejected',
+      ].sort(),
     );
-    for (const status of TASK_RECEIPT_STATUSES) expect(TaskReceipt.safeParse({ amount: '5', status }).success).toBe(true);
+    for (const status of TASK_RECEIPT_STATUSES)
+      expect(TaskReceipt.safeParse({ amount: '5', status }).success).toBe(true);
     expect(TaskReceipt.safeParse({ amount: '5', status: 'included' }).success).toBe(false);
   });
 
@@ -49,6 +67,9 @@ describe('task metadata', () => {
 
   it('replaces the receipt and keeps the rest', () => {
     const before = { logos: { agentId: 'a', skill: 's', lezPrice: '5' }, error: { code: 'x', message: 'y' } };
-    expect(withReceipt(before, { amount: '5', status: 'expired' })).toEqual({ ...before, lez: { amount: '5', status: 'expired' } });
+    expect(withReceipt(before, { amount: '5', status: 'expired' })).toEqual({
+      ...before,
+      lez: { amount: '5', status: 'expired' },
+    });
   });
 });

@@ -13,7 +13,9 @@ const FAST: ScryptParams = { logN: 10, r: 8, p: 1 };
 const PASSPHRASE = 'correct horse';
 const SECRET = hexToBytes('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb', 32);
 const KEY = signingKeyFromSecretKey(SECRET);
-const OTHER = signingKeyFromSecretKey(hexToBytes('1111111111111111111111111111111111111111111111111111111111111111', 32));
+const OTHER = signingKeyFromSecretKey(
+  hexToBytes('1111111111111111111111111111111111111111111111111111111111111111', 32),
+);
 
 const CARD = {
   id: 'upper',
@@ -30,13 +32,18 @@ let keyFile: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'logos-a2a-card-'));
   keyFile = join(dir, 'wallet.json');
-  await saveKeyFile(keyFile, await encryptKeyFile({ type: 'secret-key', secretKey: Uint8Array.from(SECRET) }, PASSPHRASE, FAST));
+  await saveKeyFile(
+    keyFile,
+    await encryptKeyFile({ type: 'secret-key', secretKey: Uint8Array.from(SECRET) }, PASSPHRASE, FAST),
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(options: Omit<CardCommandOptions, 'out' | 'err'>): Promise<{ code: number; out: string; err: string }> {
+async function run(
+  options: Omit<CardCommandOptions, 'out' | 'err'>,
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const code = await runCardCommand({ ...options, out: (t) => (out += t), err: (t) => (err += t) });
@@ -92,16 +99,31 @@ describe('logos-a2a card sign', () => {
     const none = await run({ action: 'sign', file: good, keyFile });
     expect(none.code).toBe(1);
     expect(none.err).toMatch(/LOGOS_A2A_WALLET_PASSPHRASE/);
-    const invalid = await run({ action: 'sign', file: await cardFile('invalid.json', { ...CARD, skills: [] }), keyFile, passphrase: PASSPHRASE });
+    const invalid = await run({
+      action: 'sign',
+      file: await cardFile('invalid.json', { ...CARD, skills: [] }),
+      keyFile,
+      passphrase: PASSPHRASE,
+    });
     expect(invalid.code).toBe(1);
     expect(invalid.err).toMatch(/not a valid Logos agent card: skills/);
-    const garbage = await run({ action: 'sign', file: await cardFile('garbage.json', '{"id":'), keyFile, passphrase: PASSPHRASE });
+    const garbage = await run({
+      action: 'sign',
+      file: await cardFile('garbage.json', '{"id":'),
+      keyFile,
+      passphrase: PASSPHRASE,
+    });
     expect(garbage.code).toBe(1);
     expect(garbage.err).toMatch(/is not JSON/);
     const missing = await run({ action: 'sign', file: join(dir, 'missing.json'), keyFile, passphrase: PASSPHRASE });
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/cannot read/);
-    const noKey = await run({ action: 'sign', file: good, keyFile: join(dir, 'no-wallet.json'), passphrase: PASSPHRASE });
+    const noKey = await run({
+      action: 'sign',
+      file: good,
+      keyFile: join(dir, 'no-wallet.json'),
+      passphrase: PASSPHRASE,
+    });
     expect(noKey.code).toBe(1);
     expect(noKey.err).toMatch(/cannot read key file/);
   });
@@ -120,7 +142,12 @@ describe('logos-a2a card sign', () => {
 
 describe('logos-a2a card verify', () => {
   it('prints OK with the agent, account and public key', async () => {
-    const signed = await run({ action: 'sign', file: await cardFile('to-verify.json', CARD), keyFile, passphrase: PASSPHRASE });
+    const signed = await run({
+      action: 'sign',
+      file: await cardFile('to-verify.json', CARD),
+      keyFile,
+      passphrase: PASSPHRASE,
+    });
     const file = await cardFile('signed.json', signed.out);
     const { code, out, err } = await run({ action: 'verify', file });
     expect(err).toBe('');
@@ -131,7 +158,9 @@ describe('logos-a2a card verify', () => {
   });
 
   it('prints the reason and exits 1 for unsigned, tampered, re-signed, malformed and oversized cards', async () => {
-    const signed = (await run({ action: 'sign', file: await cardFile('base.json', CARD), keyFile, passphrase: PASSPHRASE })).out;
+    const signed = (
+      await run({ action: 'sign', file: await cardFile('base.json', CARD), keyFile, passphrase: PASSPHRASE })
+    ).out;
     const parsed = JSON.parse(signed);
     const cases: [string, unknown, string][] = [
       ['unsigned', CARD, 'unsigned'],
@@ -145,13 +174,19 @@ describe('logos-a2a card verify', () => {
       const { code, out, err } = await run({ action: 'verify', file });
       expect(code, name).toBe(1);
       expect(out, name).toBe('');
-      expect(err, name).toMatch(new RegExp(`^logos-a2a card: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${reason}: `));
+      expect(err, name).toMatch(
+        new RegExp(`^logos-a2a card: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${reason}: `),
+      );
     }
   });
 
   it('writes messages to out when no err is given (as the keys command does)', async () => {
     let text = '';
-    const code = await runCardCommand({ action: 'verify', file: await cardFile('single.json', CARD), out: (t) => (text += t) });
+    const code = await runCardCommand({
+      action: 'verify',
+      file: await cardFile('single.json', CARD),
+      out: (t) => (text += t),
+    });
     expect(code).toBe(1);
     expect(text).toMatch(/unsigned: the card has no signature/);
   });

@@ -75,7 +75,11 @@ describe.concurrent('logos-a2a demo', () => {
     const devnet = /LEZ devnet:\s+(\S+)/.exec(output)![1]!;
     const agentAccount = /paid agent (\S+)/.exec(output)![1]!;
     const balance = async () => {
-      const response = await fetch(devnet, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAccountBalance', params: [agentAccount] }) });
+      const response = await fetch(devnet, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAccountBalance', params: [agentAccount] }),
+      });
       return Number((await response.json()).result);
     };
     const before = await balance();
@@ -83,7 +87,14 @@ describe.concurrent('logos-a2a demo', () => {
       await fetch(`${url}/agents/paid`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'cli-paid', role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill: 'echo' } } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            message: { messageId: 'cli-paid', role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill: 'echo' } },
+          },
+        }),
       })
     ).json();
     expect(task.result.task.status.state).toBe('TASK_STATE_COMPLETED');
@@ -102,7 +113,10 @@ describe.concurrent('logos-a2a demo', () => {
 describe.concurrent('logos-a2a serve', () => {
   it('refuses a bad setting with a message that names it, and exits 1', async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const run = spawn(process.execPath, [cli, 'serve'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const run = spawn(process.execPath, [cli, 'serve'], {
+        env: { ...process.env, PORT: 'eighty' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       run.stderr!.on('data', (chunk) => (stderr += chunk));
       // 'close', not 'exit': the process may end before its output has been read.
@@ -113,7 +127,9 @@ describe.concurrent('logos-a2a serve', () => {
   });
 
   it('explains an unknown command', async () => {
-    const code = await new Promise<number | null>((resolve) => spawn(process.execPath, [cli, 'fly'], { stdio: 'ignore' }).on('exit', resolve));
+    const code = await new Promise<number | null>((resolve) =>
+      spawn(process.execPath, [cli, 'fly'], { stdio: 'ignore' }).on('exit', resolve),
+    );
     expect(code).toBe(2);
   });
 });
@@ -121,12 +137,18 @@ describe.concurrent('logos-a2a serve', () => {
 /** Runs the CLI to its end; `stack` tells whether anything looking like a stack trace was printed. */
 function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 40_000) {
   return new Promise<{ code: number | null; stdout: string; stderr: string; stack: boolean }>((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
     child.stderr!.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`logos-a2a ${args.join(' ')} did not end:\n${stdout}${stderr}`))), timeoutMs);
+    const timer = setTimeout(
+      () => (child.kill('SIGKILL'), reject(new Error(`logos-a2a ${args.join(' ')} did not end:\n${stdout}${stderr}`))),
+      timeoutMs,
+    );
     // 'close', not 'exit': the process may end before its output has been read.
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -191,7 +213,9 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
       runCli(['serve'], { ...quickServe, LOGOS_A2A_TRANSPORT: 'waku', LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/x' }),
     ]);
     expect(peer).toMatchObject({ code: 2, stack: false });
-    expect(peer.stderr).toMatch(/^logos-a2a agent: --peer "localhost:60000" is not a multiaddr .*write it like \/ip4\//);
+    expect(peer.stderr).toMatch(
+      /^logos-a2a agent: --peer "localhost:60000" is not a multiaddr .*write it like \/ip4\//,
+    );
     expect(listen).toMatchObject({ code: 2, stack: false });
     expect(listen.stderr).toMatch(/--listen "\/ip4\/1.2.3\/tcp\/1" is not a multiaddr/);
     expect(peers).toMatchObject({ code: 1, stack: false });
@@ -208,13 +232,23 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     try {
       const [http, waku, devnet] = await Promise.all([
         runCli(['serve'], { ...quickServe, PORT: String(port) }),
-        runCli(['serve'], { ...quickServe, LOGOS_A2A_TRANSPORT: 'waku', LOGOS_A2A_WAKU_LISTEN: `/ip4/127.0.0.1/tcp/${port}` }),
+        runCli(['serve'], {
+          ...quickServe,
+          LOGOS_A2A_TRANSPORT: 'waku',
+          LOGOS_A2A_WAKU_LISTEN: `/ip4/127.0.0.1/tcp/${port}`,
+        }),
         runCli(['devnet', '--port', String(port)]),
       ]);
       expect(http).toMatchObject({ code: 1, stack: false });
-      expect(http.stderr).toBe(`logos-a2a serve: port ${port} is in use (PORT or the config's "port"); pick another port, or stop what holds it\n`);
+      expect(http.stderr).toBe(
+        `logos-a2a serve: port ${port} is in use (PORT or the config's "port"); pick another port, or stop what holds it\n`,
+      );
       expect(waku).toMatchObject({ code: 1, stack: false });
-      expect(waku.stderr).toMatch(new RegExp(`^logos-a2a serve: the Logos network address /ip4/127.0.0.1/tcp/${port} is in use \\(LOGOS_A2A_WAKU_LISTEN`));
+      expect(waku.stderr).toMatch(
+        new RegExp(
+          `^logos-a2a serve: the Logos network address /ip4/127.0.0.1/tcp/${port} is in use \\(LOGOS_A2A_WAKU_LISTEN`,
+        ),
+      );
       expect(devnet).toMatchObject({ code: 1, stack: false });
       expect(devnet.stderr).toMatch(/port \d+ is in use \(--port\)/);
     } finally {
@@ -224,13 +258,24 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
 
   it('a host that does not resolve, or is not this machine, names HOST', () => {
     // Failures as the HTTP server reports them (no DNS query leaves this machine in the test).
-    const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND gateway.example'), { code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname: 'gateway.example' });
+    const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND gateway.example'), {
+      code: 'ENOTFOUND',
+      syscall: 'getaddrinfo',
+      hostname: 'gateway.example',
+    });
     expect(describeFailure(lookup, { prefix: 'logos-a2a serve', ...SERVE_SETTINGS })).toEqual({
       message: `logos-a2a serve: cannot resolve the host "gateway.example" (HOST or the config's "host"); use an IP address: 127.0.0.1 for this machine only, 0.0.0.0 for every interface`,
       exitCode: 1,
     });
-    const foreign = Object.assign(new Error('listen EADDRNOTAVAIL'), { code: 'EADDRNOTAVAIL', syscall: 'listen', address: '10.9.9.9', port: 8080 });
-    expect(describeFailure(foreign, { prefix: 'logos-a2a serve', ...SERVE_SETTINGS })?.message).toMatch(/10\.9\.9\.9 is not an address of this machine \(HOST/);
+    const foreign = Object.assign(new Error('listen EADDRNOTAVAIL'), {
+      code: 'EADDRNOTAVAIL',
+      syscall: 'listen',
+      address: '10.9.9.9',
+      port: 8080,
+    });
+    expect(describeFailure(foreign, { prefix: 'logos-a2a serve', ...SERVE_SETTINGS })?.message).toMatch(
+      /10\.9\.9\.9 is not an address of this machine \(HOST/,
+    );
     expect(describeFailure(new TypeError('a bug'), { prefix: 'logos-a2a serve' })).toBeUndefined();
   });
 
@@ -238,7 +283,13 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     // A gateway on Waku: stopping it takes a few network round trips, so the second signal comes while it stops.
     const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-signal-'));
     const child = spawn(process.execPath, [cli, 'serve'], {
-      env: { ...process.env, ...quickServe, LOGOS_A2A_TRANSPORT: 'waku', LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0', LOGOS_A2A_WAKU_KEY_FILE: join(folder, 'gateway.key') },
+      env: {
+        ...process.env,
+        ...quickServe,
+        LOGOS_A2A_TRANSPORT: 'waku',
+        LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0',
+        LOGOS_A2A_WAKU_KEY_FILE: join(folder, 'gateway.key'),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -260,7 +311,10 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
 describe.concurrent('logos-a2a keys', () => {
   const run = (args: string[], env: Record<string, string>, input?: string) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [cli, 'keys', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [cli, 'keys', ...args], {
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout!.on('data', (chunk) => (out += chunk));
       child.stderr!.on('data', (chunk) => (out += chunk));
@@ -292,7 +346,11 @@ describe.concurrent('logos-a2a keys', () => {
     const [shown, wrong, imported, noPassphrase] = await Promise.all([
       run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'correct horse' }),
       run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: 'wrong' }),
-      run(['import', '--file', join(folder, 'copy.json'), '--mnemonic-file', '-'], { LOGOS_A2A_WALLET_PASSPHRASE: 'other' }, phrase),
+      run(
+        ['import', '--file', join(folder, 'copy.json'), '--mnemonic-file', '-'],
+        { LOGOS_A2A_WALLET_PASSPHRASE: 'other' },
+        phrase,
+      ),
       run(['show', '--file', file], { LOGOS_A2A_WALLET_PASSPHRASE: '' }),
     ]);
     expect(shown.out).toContain(account);

@@ -14,12 +14,14 @@ export function distIsFresh(): boolean {
   let newestInput = 0;
   let oldestOutput = Infinity;
   try {
-    for (const setting of ['tsconfig.json', 'tsconfig.build.json']) newestInput = Math.max(newestInput, statSync(join(root, setting)).mtimeMs);
+    for (const setting of ['tsconfig.json', 'tsconfig.build.json'])
+      newestInput = Math.max(newestInput, statSync(join(root, setting)).mtimeMs);
     for (const entry of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })) {
       if (!entry.endsWith('.ts')) continue;
       newestInput = Math.max(newestInput, statSync(join(root, 'src', entry)).mtimeMs);
       const built = join(root, 'dist', entry.slice(0, -'.ts'.length));
-      for (const output of [`${built}.js`, `${built}.d.ts`]) oldestOutput = Math.min(oldestOutput, statSync(output).mtimeMs);
+      for (const output of [`${built}.js`, `${built}.d.ts`])
+        oldestOutput = Math.min(oldestOutput, statSync(output).mtimeMs);
     }
   } catch {
     return false; // an output is missing

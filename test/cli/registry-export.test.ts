@@ -25,7 +25,13 @@ function card(input: Partial<LogosAgentCardInput> & { id: string }): LogosAgentC
 
 function directory(): AgentDirectory {
   const d = new AgentDirectory();
-  d.register(card({ id: 'echo', name: 'Echo', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes.', tags: ['demo'], examples: ['hi'] }] }));
+  d.register(
+    card({
+      id: 'echo',
+      name: 'Echo',
+      skills: [{ id: 'echo', name: 'Echo', description: 'Echoes.', tags: ['demo'], examples: ['hi'] }],
+    }),
+  );
   d.register(
     card({
       id: 'shop',
@@ -44,7 +50,19 @@ function directory(): AgentDirectory {
   return d;
 }
 
-const REGISTRY_REQUIRED = ['protocolVersion', 'name', 'description', 'url', 'version', 'capabilities', 'skills', 'defaultInputModes', 'defaultOutputModes', 'author', 'wellKnownURI'];
+const REGISTRY_REQUIRED = [
+  'protocolVersion',
+  'name',
+  'description',
+  'url',
+  'version',
+  'capabilities',
+  'skills',
+  'defaultInputModes',
+  'defaultOutputModes',
+  'author',
+  'wellKnownURI',
+];
 
 describe('registryEntries', () => {
   it('gives one entry per agent, in id order, with every field the registry requires', () => {
@@ -52,7 +70,8 @@ describe('registryEntries', () => {
     expect(entries.map((e) => e.name)).toEqual(['Echo', 'Shop']);
     for (const entry of entries) {
       for (const field of REGISTRY_REQUIRED) expect(entry, field).toHaveProperty(field);
-      for (const skill of entry.skills) expect(Object.keys(skill)).toEqual(expect.arrayContaining(['id', 'name', 'description', 'tags']));
+      for (const skill of entry.skills)
+        expect(Object.keys(skill)).toEqual(expect.arrayContaining(['id', 'name', 'description', 'tags']));
     }
   });
 
@@ -69,7 +88,11 @@ describe('registryEntries', () => {
         { url: `${BASE}/agents/echo`, transport: 'HTTP+JSON' },
       ],
       version: '1.2.0',
-      capabilities: expect.objectContaining({ streaming: true, pushNotifications: true, stateTransitionHistory: false }),
+      capabilities: expect.objectContaining({
+        streaming: true,
+        pushNotifications: true,
+        stateTransitionHistory: false,
+      }),
       defaultInputModes: ['text/plain', 'application/json'],
       defaultOutputModes: ['text/plain', 'application/json'],
       skills: [{ id: 'echo', name: 'Echo', description: 'Echoes.', tags: ['demo'], examples: ['hi'] }],
@@ -82,7 +105,9 @@ describe('registryEntries', () => {
     expect(shop!.author).toBe('Acme Labs');
     expect(shop!.provider).toEqual({ organization: 'Acme Labs', url: 'https://acme.example' });
     expect(shop!.documentationUrl).toBe('https://acme.example/docs');
-    expect(shop!.pricing).toBe('Per task, paid in LEZ on the Logos network. Quick (quick): 10 LEZ base units; Dear (dear): 5000 LEZ base units; Gift (gift): free.');
+    expect(shop!.pricing).toBe(
+      'Per task, paid in LEZ on the Logos network. Quick (quick): 10 LEZ base units; Dear (dear): 5000 LEZ base units; Gift (gift): free.',
+    );
     // The Logos extension (agent id, prices) stays in the capabilities.
     expect(JSON.stringify(shop!.capabilities)).toContain('urn:logos-a2a:ext:logos-agent:v1');
   });
@@ -113,7 +138,9 @@ describe('registryEntries', () => {
   it('a card missing a field the registry needs is refused with the field named', () => {
     const legacy = projectLegacyCard(card({ id: 'x' }), `${BASE}/agents/x`);
     const { version: _version, ...withoutVersion } = legacy;
-    expect(() => registryEntry(withoutVersion, { wellKnownURI: `${BASE}/agents/x/.well-known/agent-card.json` })).toThrow(/version/);
+    expect(() =>
+      registryEntry(withoutVersion, { wellKnownURI: `${BASE}/agents/x/.well-known/agent-card.json` }),
+    ).toThrow(/version/);
     expect(() => registryEntry({ ...legacy, url: 'not a url' }, { wellKnownURI: 'x' })).toThrow(/url/);
   });
 });
@@ -156,7 +183,14 @@ describe('runRegistryExport', () => {
   }
 
   const run = (fetchFn: typeof fetch, extra: { author?: string } = {}) =>
-    runRegistryExport({ gatewayUrl: 'http://10.0.0.5:8080/', outDir: join(dir, 'out'), fetch: fetchFn, out: (l) => lines.push(l), err: (l) => problems.push(l), ...extra });
+    runRegistryExport({
+      gatewayUrl: 'http://10.0.0.5:8080/',
+      outDir: join(dir, 'out'),
+      fetch: fetchFn,
+      out: (l) => lines.push(l),
+      err: (l) => problems.push(l),
+      ...extra,
+    });
 
   it('reads every page of the index and each v0.3 card, and writes <id>.json per agent', async () => {
     const { fetchFn, requests } = gateway();
@@ -166,10 +200,14 @@ describe('runRegistryExport', () => {
     const expected = registryEntries(directory(), { publicBaseUrl: BASE });
     expect(JSON.parse(readFileSync(join(dir, 'out', 'echo.json'), 'utf8'))).toEqual(expected[0]);
     expect(JSON.parse(readFileSync(join(dir, 'out', 'shop.json'), 'utf8'))).toEqual(expected[1]);
-    expect(readFileSync(join(dir, 'out', 'echo.json'), 'utf8')).toMatch(/^\{\n {2}"protocolVersion": "0.3.0",[\s\S]*\}\n$/);
+    expect(readFileSync(join(dir, 'out', 'echo.json'), 'utf8')).toMatch(
+      /^\{\n {2}"protocolVersion": "0.3.0",[\s\S]*\}\n$/,
+    );
     expect(requests.filter((r) => r.startsWith('/agents?'))).toHaveLength(2);
     expect(requests).toContain('/agents/shop/.well-known/agent-card.json?v=0.3');
-    expect(lines.join('\n')).toMatch(/wrote .*echo\.json {2}Echo \(https:\/\/gw\.example\.org\/agents\/echo\/\.well-known\/agent-card\.json\)/);
+    expect(lines.join('\n')).toMatch(
+      /wrote .*echo\.json {2}Echo \(https:\/\/gw\.example\.org\/agents\/echo\/\.well-known\/agent-card\.json\)/,
+    );
     expect(lines.at(-1)).toMatch(/2 of 2 agents written/);
     expect(problems).toEqual([]);
   });
@@ -196,25 +234,35 @@ describe('runRegistryExport', () => {
       throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 10.0.0.5:8080') });
     }) as typeof fetch;
     expect(await run(down)).toBe(1);
-    expect(problems[0]).toMatch(/could not read the agent index of http:\/\/10\.0\.0\.5:8080: fetch failed \(connect ECONNREFUSED/);
-    const html = (async () => new Response('<html></html>', { status: 200, headers: { 'Content-Type': 'text/html' } })) as typeof fetch;
+    expect(problems[0]).toMatch(
+      /could not read the agent index of http:\/\/10\.0\.0\.5:8080: fetch failed \(connect ECONNREFUSED/,
+    );
+    const html = (async () =>
+      new Response('<html></html>', { status: 200, headers: { 'Content-Type': 'text/html' } })) as typeof fetch;
     expect(await run(html)).toBe(1);
     expect(problems[1]).toMatch(/did not answer JSON/);
     expect(() => readdirSync(join(dir, 'out'))).toThrow();
   });
 
   it('an agent whose card fails is reported; the others are still written; exit 1', async () => {
-    const { fetchFn } = gateway(directory(), (app) => app.get('/agents/echo/.well-known/agent-card.json', (c) => c.json({ error: 'boom' }, 500)));
+    const { fetchFn } = gateway(directory(), (app) =>
+      app.get('/agents/echo/.well-known/agent-card.json', (c) => c.json({ error: 'boom' }, 500)),
+    );
     expect(await run(fetchFn)).toBe(1);
     expect(readdirSync(join(dir, 'out'))).toEqual(['shop.json']);
-    expect(problems).toEqual([expect.stringMatching(/agent echo: GET .*echo\/\.well-known\/agent-card\.json\?v=0\.3 answered 500/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/agent echo: GET .*echo\/\.well-known\/agent-card\.json\?v=0\.3 answered 500/),
+    ]);
     expect(lines.at(-1)).toMatch(/1 of 2 agents written/);
   });
 
   it('never writes outside outDir, whatever ids the index names', async () => {
     const fetchFn = (async (input: string | URL | Request) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
-      if (url.pathname === '/agents') return Response.json({ agents: [{ id: '../escape', cardUrl: `${BASE}/agents/x/.well-known/agent-card.json` }] });
+      if (url.pathname === '/agents')
+        return Response.json({
+          agents: [{ id: '../escape', cardUrl: `${BASE}/agents/x/.well-known/agent-card.json` }],
+        });
       return Response.json(projectLegacyCard(card({ id: 'x' }), `${BASE}/agents/x`));
     }) as typeof fetch;
     expect(await run(fetchFn)).toBe(1);
@@ -228,7 +276,13 @@ describe('runRegistryExport', () => {
     const old = (async (input: string | URL | Request) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       if (url.pathname === '/agents') {
-        return Response.json({ agents: d.all().map((e) => ({ id: e.id, name: e.card.name, cardUrl: `${BASE}/agents/${e.id}/.well-known/agent-card.json` })) });
+        return Response.json({
+          agents: d.all().map((e) => ({
+            id: e.id,
+            name: e.card.name,
+            cardUrl: `${BASE}/agents/${e.id}/.well-known/agent-card.json`,
+          })),
+        });
       }
       const id = url.pathname.split('/')[2]!;
       return Response.json(projectLegacyCard(d.get(id)!.card, `${BASE}/agents/${id}`));

@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { hexToBytes } from '../../src/lez/bytes.ts';
 import { buildNativeTransfer } from '../../src/lez/native-transfer.ts';
 import { encodeNssaTransaction } from '../../src/lez/transaction.ts';
-import { BLOCK_OVERHEAD_BYTES, blockHash, decodeBlock, encodeBlock, encodeHashableBlockData, type LezBlock } from '../../src/devnet/block-codec.ts';
+import {
+  BLOCK_OVERHEAD_BYTES,
+  blockHash,
+  decodeBlock,
+  encodeBlock,
+  encodeHashableBlockData,
+  type LezBlock,
+} from '../../src/devnet/block-codec.ts';
 import { DevnetChain } from '../../src/devnet/chain.ts';
 import { DEVNET_GENESIS, resolveGenesis } from '../../src/devnet/genesis.ts';
 import { DEVNET_PROGRAM_IDS } from '../../src/devnet/program-ids.ts';
@@ -25,8 +32,19 @@ function transferBytes(nonce: bigint): Uint8Array {
 }
 
 function block(transactions: Uint8Array[]): LezBlock {
-  const data = { blockId: 7n, prevBlockHash: new Uint8Array(32).fill(1), timestampMs: 1_700_000_000_000n, transactions };
-  return { ...data, hash: blockHash(data), signature: new Uint8Array(64).fill(9), bedrockStatus: 'safe', bedrockParentId: new Uint8Array(32).fill(4) };
+  const data = {
+    blockId: 7n,
+    prevBlockHash: new Uint8Array(32).fill(1),
+    timestampMs: 1_700_000_000_000n,
+    transactions,
+  };
+  return {
+    ...data,
+    hash: blockHash(data),
+    signature: new Uint8Array(64).fill(9),
+    bedrockStatus: 'safe',
+    bedrockParentId: new Uint8Array(32).fill(4),
+  };
 }
 
 describe('block codec', () => {
@@ -43,7 +61,12 @@ describe('block codec', () => {
     const txs = [transferBytes(0n), transferBytes(1n)];
     const decoded = decodeBlock(encodeBlock(block(txs)));
     if (!decoded.ok) throw new Error(decoded.reason);
-    expect(decoded.value).toMatchObject({ blockId: 7n, timestampMs: 1_700_000_000_000n, bedrockStatus: 'safe', transactions: txs });
+    expect(decoded.value).toMatchObject({
+      blockId: 7n,
+      timestampMs: 1_700_000_000_000n,
+      bedrockStatus: 'safe',
+      transactions: txs,
+    });
     expect(decoded.value.decodedTransactions.map((tx) => tx.kind)).toEqual(['public', 'public']);
   });
 
@@ -74,8 +97,12 @@ describe('JSON-RPC envelopes', () => {
   const call = (text: string) => handleRpcText(chain, text, () => undefined);
 
   it('echoes ids exactly, big ones included', () => {
-    expect(call('{"jsonrpc":"2.0","id":18446744073709551615,"method":"getLastBlockId"}')).toBe('{"jsonrpc":"2.0","id":18446744073709551615,"result":1}');
-    expect(call('{"jsonrpc":"2.0","id":null,"method":"checkHealth"}')).toBe('{"jsonrpc":"2.0","id":null,"result":null}');
+    expect(call('{"jsonrpc":"2.0","id":18446744073709551615,"method":"getLastBlockId"}')).toBe(
+      '{"jsonrpc":"2.0","id":18446744073709551615,"result":1}',
+    );
+    expect(call('{"jsonrpc":"2.0","id":null,"method":"checkHealth"}')).toBe(
+      '{"jsonrpc":"2.0","id":null,"result":null}',
+    );
     expect(call('{"jsonrpc":"2.0","id":18446744073709551616,"method":"checkHealth"}')).toContain('"code":-32600');
     expect(call('{"jsonrpc":"2.0","id":1.5,"method":"checkHealth"}')).toContain('"code":-32600');
   });
@@ -84,20 +111,28 @@ describe('JSON-RPC envelopes', () => {
     expect(call(`{"jsonrpc":"2.0","id":1,"method":"getAccount","params":["${DEVNET_GENESIS[1].account}"]}`)).toBe(
       `{"jsonrpc":"2.0","id":1,"result":{"program_owner":[${DEVNET_PROGRAM_IDS.authenticated_transfer.join(',')}],"balance":20000,"data":[],"nonce":0}}`,
     );
-    expect(call(`{"jsonrpc":"2.0","id":1,"method":"getAccountsNonces","params":[["${DEVNET_GENESIS[0].account}"]]}`)).toBe('{"jsonrpc":"2.0","id":1,"result":[0]}');
-    expect(call('{"jsonrpc":"2.0","id":1,"method":"getProgramIds"}')).toMatch(/^\{"jsonrpc":"2.0","id":1,"result":\{"amm":.*"authenticated_transfer":.*"pinata":.*"privacy_preserving_circuit":.*"token":/);
+    expect(
+      call(`{"jsonrpc":"2.0","id":1,"method":"getAccountsNonces","params":[["${DEVNET_GENESIS[0].account}"]]}`),
+    ).toBe('{"jsonrpc":"2.0","id":1,"result":[0]}');
+    expect(call('{"jsonrpc":"2.0","id":1,"method":"getProgramIds"}')).toMatch(
+      /^\{"jsonrpc":"2.0","id":1,"result":\{"amm":.*"authenticated_transfer":.*"pinata":.*"privacy_preserving_circuit":.*"token":/,
+    );
   });
 
   it('answers an unknown hash with null and an Unknown receipt', () => {
     const hash = 'ab'.repeat(32);
-    expect(call(`{"jsonrpc":"2.0","id":1,"method":"getTransaction","params":["${hash.toUpperCase()}"]}`)).toBe('{"jsonrpc":"2.0","id":1,"result":null}');
+    expect(call(`{"jsonrpc":"2.0","id":1,"method":"getTransaction","params":["${hash.toUpperCase()}"]}`)).toBe(
+      '{"jsonrpc":"2.0","id":1,"result":null}',
+    );
     expect(call(`{"jsonrpc":"2.0","id":1,"method":"getTransactionReceipt","params":{"tx_hash":"${hash}"}}`)).toBe(
       `{"jsonrpc":"2.0","id":1,"result":{"tx_hash":"${hash}","status":"Unknown","timestamp_ms":null}}`,
     );
   });
 
   it('refuses batches over the limit', () => {
-    const batch = JSON.stringify(Array.from({ length: 1001 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'checkHealth' })));
+    const batch = JSON.stringify(
+      Array.from({ length: 1001 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'checkHealth' })),
+    );
     expect(call(batch)).toContain('"code":-32600');
   });
 });

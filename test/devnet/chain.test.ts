@@ -59,7 +59,8 @@ function signed(message: PublicMessage, ...keys: Uint8Array[]): PublicTransactio
 
 describe('genesis', () => {
   it('the debug keys control the debug accounts', () => {
-    for (const entry of DEVNET_GENESIS) expect(formatAccountId(accountOf(hexToBytes(entry.secretKeyHex, 32)))).toBe(entry.account);
+    for (const entry of DEVNET_GENESIS)
+      expect(formatAccountId(accountOf(hexToBytes(entry.secretKeyHex, 32)))).toBe(entry.account);
   });
 
   it('genesis accounts are initialised, funded, at nonce 0; block 1 is the empty genesis block', () => {
@@ -71,9 +72,20 @@ describe('genesis', () => {
   });
 
   it('refuses an account listed twice and balances past u128', () => {
-    expect(() => resolveGenesis([{ account: { id: ACCOUNT_1, text: DEVNET_GENESIS[0].account, ok: true }, balance: 1n, initialised: true }], true)).toThrow(/twice/);
-    const other = { id: new Uint8Array(32).fill(1), text: formatAccountId(new Uint8Array(32).fill(1)), ok: true as const };
-    expect(() => resolveGenesis([{ account: other, balance: (1n << 128n) - 1n, initialised: true }], true)).toThrow(/u128/);
+    expect(() =>
+      resolveGenesis(
+        [{ account: { id: ACCOUNT_1, text: DEVNET_GENESIS[0].account, ok: true }, balance: 1n, initialised: true }],
+        true,
+      ),
+    ).toThrow(/twice/);
+    const other = {
+      id: new Uint8Array(32).fill(1),
+      text: formatAccountId(new Uint8Array(32).fill(1)),
+      ok: true as const,
+    };
+    expect(() => resolveGenesis([{ account: other, balance: (1n << 128n) - 1n, initialised: true }], true)).toThrow(
+      /u128/,
+    );
   });
 
   it('program ids are stable stand-ins that can be pinned, never two alike', () => {
@@ -90,7 +102,9 @@ describe('block building', () => {
     const hashes = [4n, 2n, 0n, 3n, 1n].map((nonce) => ({ nonce, hash: submitTransfer(c, nonce) }));
     const block = c.produceBlock();
     expect(block.dropped).toEqual([]);
-    expect(block.transactions).toEqual([...hashes].sort((a, b) => Number(a.nonce - b.nonce)).map((entry) => entry.hash));
+    expect(block.transactions).toEqual(
+      [...hashes].sort((a, b) => Number(a.nonce - b.nonce)).map((entry) => entry.hash),
+    );
     expect(c.account(ACCOUNT_1).nonce).toBe(5n);
   });
 
@@ -146,13 +160,24 @@ describe('block building', () => {
 
   it('a resend of a queued or included transaction is answered with its hash and queued once', () => {
     const c = chain();
-    const built = buildNativeTransfer({ programId: AUTH, secretKey: KEY_1, to: ACCOUNT_2, amount: 5n, nonce: 0n, mode: 'prehash-v0.3' });
+    const built = buildNativeTransfer({
+      programId: AUTH,
+      secretKey: KEY_1,
+      to: ACCOUNT_2,
+      amount: 5n,
+      nonce: 0n,
+      mode: 'prehash-v0.3',
+    });
     if (!built.ok) throw new Error(built.reason);
     expect(submitPublic(c, built.transaction)).toMatchObject({ ok: true, status: 'queued' });
     expect(submitPublic(c, built.transaction)).toMatchObject({ ok: true, status: 'already-pending' });
     expect(c.mempoolSize).toBe(1);
     c.produceBlock();
-    expect(submitPublic(c, built.transaction)).toMatchObject({ ok: true, status: 'already-included', hash: built.hashHex });
+    expect(submitPublic(c, built.transaction)).toMatchObject({
+      ok: true,
+      status: 'already-included',
+      hash: built.hashHex,
+    });
     expect(c.mempoolSize).toBe(0);
   });
 
@@ -160,7 +185,14 @@ describe('block building', () => {
     const c = chain({ mempoolMaxSize: 2 });
     submitTransfer(c, 0n);
     submitTransfer(c, 1n);
-    const built = buildNativeTransfer({ programId: AUTH, secretKey: KEY_1, to: ACCOUNT_2, amount: 1n, nonce: 2n, mode: 'prehash-v0.3' });
+    const built = buildNativeTransfer({
+      programId: AUTH,
+      secretKey: KEY_1,
+      to: ACCOUNT_2,
+      amount: 1n,
+      nonce: 2n,
+      mode: 'prehash-v0.3',
+    });
     if (!built.ok) throw new Error(built.reason);
     expect(submitPublic(c, built.transaction)).toEqual({ ok: false, reason: 'mempool-full', maxSize: 2 });
   });
@@ -186,16 +218,76 @@ describe('execution rules (docs/lez.md §3), each dropping the transaction and c
   });
 
   it.each([
-    ['the same account twice', message({ accountIds: [ACCOUNT_1, ACCOUNT_1] }), [KEY_1], 'duplicate-account-ids', 'Invalid input: Duplicate account_ids found in message'],
-    ['more nonces than signatures', message({ nonces: [0n, 0n] }), [KEY_1], 'nonce-count-mismatch', 'Invalid input: Mismatch between number of nonces and signatures/public keys'],
-    ['an unsigned transfer', message({ nonces: [] }), [], 'sender-not-authorized', 'Failed to execute program: Sender must be authorized'],
-    ['a sender that did not sign', message({ accountIds: [ACCOUNT_2, ACCOUNT_1] }), [KEY_1], 'sender-not-authorized', 'Failed to execute program: Sender must be authorized'],
-    ['an unknown program', message({ programId: [9, 9, 9, 9, 9, 9, 9, 9] }), [KEY_1], 'unknown-program', 'Invalid input: Unknown program'],
-    ['a program the devnet does not run', message({ programId: DEVNET_PROGRAM_IDS.token }), [KEY_1], 'program-not-emulated', expect.stringContaining('authenticated_transfer')],
-    ['an instruction that is not a u128', message({ instructionData: [1, 2] }), [KEY_1], 'invalid-instruction', expect.stringContaining('Failed to execute program')],
-    ['three accounts', message({ accountIds: [ACCOUNT_1, ACCOUNT_2, new Uint8Array(32).fill(3)] }), [KEY_1], 'invalid-instruction', expect.stringContaining('Failed to execute program')],
-    ['one account with an amount', message({ accountIds: [ACCOUNT_1] }), [KEY_1], 'invalid-instruction', expect.stringContaining('Failed to execute program')],
-    ['initialising an initialised account', message({ accountIds: [ACCOUNT_1], instructionData: nativeTransferInstruction(0n) }), [KEY_1], 'account-already-initialised', 'Failed to execute program: Account must be uninitialized'],
+    [
+      'the same account twice',
+      message({ accountIds: [ACCOUNT_1, ACCOUNT_1] }),
+      [KEY_1],
+      'duplicate-account-ids',
+      'Invalid input: Duplicate account_ids found in message',
+    ],
+    [
+      'more nonces than signatures',
+      message({ nonces: [0n, 0n] }),
+      [KEY_1],
+      'nonce-count-mismatch',
+      'Invalid input: Mismatch between number of nonces and signatures/public keys',
+    ],
+    [
+      'an unsigned transfer',
+      message({ nonces: [] }),
+      [],
+      'sender-not-authorized',
+      'Failed to execute program: Sender must be authorized',
+    ],
+    [
+      'a sender that did not sign',
+      message({ accountIds: [ACCOUNT_2, ACCOUNT_1] }),
+      [KEY_1],
+      'sender-not-authorized',
+      'Failed to execute program: Sender must be authorized',
+    ],
+    [
+      'an unknown program',
+      message({ programId: [9, 9, 9, 9, 9, 9, 9, 9] }),
+      [KEY_1],
+      'unknown-program',
+      'Invalid input: Unknown program',
+    ],
+    [
+      'a program the devnet does not run',
+      message({ programId: DEVNET_PROGRAM_IDS.token }),
+      [KEY_1],
+      'program-not-emulated',
+      expect.stringContaining('authenticated_transfer'),
+    ],
+    [
+      'an instruction that is not a u128',
+      message({ instructionData: [1, 2] }),
+      [KEY_1],
+      'invalid-instruction',
+      expect.stringContaining('Failed to execute program'),
+    ],
+    [
+      'three accounts',
+      message({ accountIds: [ACCOUNT_1, ACCOUNT_2, new Uint8Array(32).fill(3)] }),
+      [KEY_1],
+      'invalid-instruction',
+      expect.stringContaining('Failed to execute program'),
+    ],
+    [
+      'one account with an amount',
+      message({ accountIds: [ACCOUNT_1] }),
+      [KEY_1],
+      'invalid-instruction',
+      expect.stringContaining('Failed to execute program'),
+    ],
+    [
+      'initialising an initialised account',
+      message({ accountIds: [ACCOUNT_1], instructionData: nativeTransferInstruction(0n) }),
+      [KEY_1],
+      'account-already-initialised',
+      'Failed to execute program: Account must be uninitialized',
+    ],
   ])('%s', (_, msg, keys, reason, text) => {
     expect(dropReason(chain(), signed(msg, ...keys))).toEqual({ reason, message: text });
   });
@@ -203,7 +295,18 @@ describe('execution rules (docs/lez.md §3), each dropping the transaction and c
   it('an account that is not owned by the program cannot be debited', () => {
     const holder = new Uint8Array(32).fill(42);
     const holderAccount = accountOf(holder);
-    const c = chain({ genesis: resolveGenesis([{ account: { ok: true, id: holderAccount, text: formatAccountId(holderAccount) }, balance: 100n, initialised: false }], true) });
+    const c = chain({
+      genesis: resolveGenesis(
+        [
+          {
+            account: { ok: true, id: holderAccount, text: formatAccountId(holderAccount) },
+            balance: 100n,
+            initialised: false,
+          },
+        ],
+        true,
+      ),
+    });
     const tx = signed(message({ accountIds: [holderAccount, ACCOUNT_2], nonces: [0n] }), holder);
     expect(dropReason(c, tx)).toMatchObject({ reason: 'balance-lowered-by-non-owner' });
     expect(c.account(holderAccount).balance).toBe(100n);
@@ -224,14 +327,20 @@ describe('execution rules (docs/lez.md §3), each dropping the transaction and c
 
   it('strict admission checks against the state the mempool will leave', () => {
     const c = chain({ admission: 'strict' });
-    expect(submitPublic(c, signed(message({ nonces: [0n], instructionData: nativeTransferInstruction(9_000n) }), KEY_1))).toMatchObject({ ok: true });
+    expect(
+      submitPublic(c, signed(message({ nonces: [0n], instructionData: nativeTransferInstruction(9_000n) }), KEY_1)),
+    ).toMatchObject({ ok: true });
     // 9 000 are already promised: 2 000 more would overspend once the first lands.
-    expect(submitPublic(c, signed(message({ nonces: [1n], instructionData: nativeTransferInstruction(2_000n) }), KEY_1))).toMatchObject({
+    expect(
+      submitPublic(c, signed(message({ nonces: [1n], instructionData: nativeTransferInstruction(2_000n) }), KEY_1)),
+    ).toMatchObject({
       ok: false,
       reason: 'rejected',
       failure: { reason: 'insufficient-balance' },
     });
-    expect(submitPublic(c, signed(message({ nonces: [1n], instructionData: nativeTransferInstruction(1_000n) }), KEY_1))).toMatchObject({ ok: true });
+    expect(
+      submitPublic(c, signed(message({ nonces: [1n], instructionData: nativeTransferInstruction(1_000n) }), KEY_1)),
+    ).toMatchObject({ ok: true });
     expect(c.produceBlock().transactions).toHaveLength(2);
     expect(c.account(ACCOUNT_1).balance).toBe(0n);
   });

@@ -47,7 +47,10 @@ afterEach(async () => {
   }
 });
 
-function transfer(d: Devnet, input: { from?: Uint8Array; to?: Uint8Array; amount: bigint; nonce: bigint; mode?: SigningMode }) {
+function transfer(
+  d: Devnet,
+  input: { from?: Uint8Array; to?: Uint8Array; amount: bigint; nonce: bigint; mode?: SigningMode },
+) {
   const built = buildNativeTransfer({
     programId: d.programIds.authenticated_transfer,
     secretKey: input.from ?? KEY_1,
@@ -61,7 +64,12 @@ function transfer(d: Devnet, input: { from?: Uint8Array; to?: Uint8Array; amount
 }
 
 /** A raw JSON-RPC call, for what SequencerClient does not cover (receipts, named params, garbage). */
-async function rpc(url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }, method = 'POST') {
+async function rpc(
+  url: string,
+  body: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+  method = 'POST',
+) {
   const response = await fetch(url, { method, headers, body: method === 'GET' ? undefined : body });
   const text = await response.text();
   const parsed = text ? parseJson(text) : undefined;
@@ -69,7 +77,10 @@ async function rpc(url: string, body: string, headers: Record<string, string> = 
 }
 
 async function receipt(url: string, hash: string) {
-  const { json } = await rpc(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTransactionReceipt', params: [hash] }));
+  const { json } = await rpc(
+    url,
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTransactionReceipt', params: [hash] }),
+  );
   return json?.result;
 }
 
@@ -82,11 +93,19 @@ describe('devnet: the real methods and encodings (docs/lez.md §2)', () => {
 
     expect(await client.getAccount(ACCOUNT_1)).toEqual({
       kind: 'result',
-      value: { programOwner: d.programIds.authenticated_transfer, balance: 10_000n, data: new Uint8Array(0), nonce: 0n },
+      value: {
+        programOwner: d.programIds.authenticated_transfer,
+        balance: 10_000n,
+        data: new Uint8Array(0),
+        nonce: 0n,
+      },
     });
     expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_000n });
     const stranger = accountOf(freshKey(9));
-    expect(await client.getAccountsNonces([ACCOUNT_1, ACCOUNT_2, stranger])).toEqual({ kind: 'result', value: [0n, 0n, 0n] });
+    expect(await client.getAccountsNonces([ACCOUNT_1, ACCOUNT_2, stranger])).toEqual({
+      kind: 'result',
+      value: [0n, 0n, 0n],
+    });
     expect(await client.getAccount(stranger)).toEqual({
       kind: 'result',
       value: { programOwner: [0, 0, 0, 0, 0, 0, 0, 0], balance: 0n, data: new Uint8Array(0), nonce: 0n },
@@ -112,9 +131,20 @@ describe('devnet: the real methods and encodings (docs/lez.md §2)', () => {
 
   it('takes params by position or by Rust name', async () => {
     const { devnet: d } = await devnet();
-    const named = await rpc(d.url, JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'getAccountBalance', params: { account_id: ACCOUNT_1 } }));
+    const named = await rpc(
+      d.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'getAccountBalance', params: { account_id: ACCOUNT_1 } }),
+    );
     expect(named.text).toBe('{"jsonrpc":"2.0","id":"a","result":10000}');
-    const range = await rpc(d.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'getBlockRange', params: { start_block_id: 1, end_block_id: 1 } }));
+    const range = await rpc(
+      d.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'getBlockRange',
+        params: { start_block_id: 1, end_block_id: 1 },
+      }),
+    );
     expect(range.json?.result).toHaveLength(1);
   });
 
@@ -122,8 +152,17 @@ describe('devnet: the real methods and encodings (docs/lez.md §2)', () => {
     const { devnet: d, client } = await devnet();
     d.produceBlock();
     const range = await client.getBlockRange(1n, 2n);
-    expect(range.kind === 'result' && range.value.map((bytes) => decodeBlock(bytes).ok && (decodeBlock(bytes) as { value: { blockId: bigint } }).value.blockId)).toEqual([1n, 2n]);
-    expect(await client.getBlockRange(1n, 5n)).toEqual({ kind: 'rpc-error', code: -31999, message: 'Block with id 3 not found' });
+    expect(
+      range.kind === 'result' &&
+        range.value.map(
+          (bytes) => decodeBlock(bytes).ok && (decodeBlock(bytes) as { value: { blockId: bigint } }).value.blockId,
+        ),
+    ).toEqual([1n, 2n]);
+    expect(await client.getBlockRange(1n, 5n)).toEqual({
+      kind: 'rpc-error',
+      code: -31999,
+      message: 'Block with id 3 not found',
+    });
     expect(await client.getBlockRange(0n, 1n)).toMatchObject({ code: -31999, message: 'Block with id 0 not found' });
     expect(await client.getBlockRange(2n, 1n)).toEqual({ kind: 'result', value: [] });
   });
@@ -137,19 +176,30 @@ describe('devnet: transfers', () => {
     expect(await client.sendTransaction(built.base64)).toEqual({ kind: 'result', value: built.hashHex });
     // Accepted is not included: nothing moves before the block.
     expect(await client.getTransaction(built.hashHex)).toEqual({ kind: 'result', value: null });
-    expect(await receipt(d.url, built.hashHex)).toEqual({ tx_hash: built.hashHex, status: 'Pending', timestamp_ms: null });
+    expect(await receipt(d.url, built.hashHex)).toEqual({
+      tx_hash: built.hashHex,
+      status: 'Pending',
+      timestamp_ms: null,
+    });
     expect(await client.getAccountBalance(ACCOUNT_1)).toEqual({ kind: 'result', value: 10_000n });
 
     const block = d.produceBlock();
     expect(block).toMatchObject({ blockId: 2n, transactions: [built.hashHex], dropped: [] });
 
     const fetched = await client.getTransaction(built.hashHex);
-    expect(fetched.kind === 'result' && fetched.value?.transaction).toEqual({ kind: 'public', transaction: built.transaction });
+    expect(fetched.kind === 'result' && fetched.value?.transaction).toEqual({
+      kind: 'public',
+      transaction: built.transaction,
+    });
     expect(await client.getAccountBalance(ACCOUNT_1)).toEqual({ kind: 'result', value: 9_850n });
     expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_150n });
     expect(await client.getAccountsNonces([ACCOUNT_1, ACCOUNT_2])).toEqual({ kind: 'result', value: [1n, 0n] });
     expect(await client.getLastBlockId()).toEqual({ kind: 'result', value: 2n });
-    expect(await receipt(d.url, built.hashHex)).toEqual({ tx_hash: built.hashHex, status: { Included: { block_id: 2 } }, timestamp_ms: Number(block.timestampMs) });
+    expect(await receipt(d.url, built.hashHex)).toEqual({
+      tx_hash: built.hashHex,
+      status: { Included: { block_id: 2 } },
+      timestamp_ms: Number(block.timestampMs),
+    });
 
     const raw = await client.getBlock(2n);
     const decoded = raw.kind === 'result' && raw.value ? decodeBlock(raw.value) : undefined;
@@ -170,7 +220,11 @@ describe('devnet: transfers', () => {
     const { devnet: d, client } = await devnet({ signingMode: 'raw-borsh' });
     const raw = transfer(d, { amount: 5n, nonce: 0n, mode: 'raw-borsh' });
     const prehash = transfer(d, { amount: 5n, nonce: 0n, mode: 'prehash-v0.3' });
-    expect(await client.sendTransaction(prehash.base64)).toMatchObject({ kind: 'rpc-error', code: -32602, message: 'Invalid signature(-s)' });
+    expect(await client.sendTransaction(prehash.base64)).toMatchObject({
+      kind: 'rpc-error',
+      code: -32602,
+      message: 'Invalid signature(-s)',
+    });
     expect(await client.sendTransaction(raw.base64)).toEqual({ kind: 'result', value: raw.hashHex });
     d.produceBlock();
     expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_005n });
@@ -245,7 +299,10 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     const built = transfer(d, { amount: 100n, nonce: 0n });
     const signature = built.transaction.witnesses[0]!.signature.slice();
     signature[10]! ^= 0x01;
-    const forged: PublicTransaction = { ...built.transaction, witnesses: [{ ...built.transaction.witnesses[0]!, signature }] };
+    const forged: PublicTransaction = {
+      ...built.transaction,
+      witnesses: [{ ...built.transaction.witnesses[0]!, signature }],
+    };
     const before = await snapshot(client, [ACCOUNT_1, ACCOUNT_2]);
 
     expect(await client.sendTransaction({ kind: 'public', transaction: forged })).toEqual({
@@ -254,8 +311,17 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
       message: 'Invalid signature(-s)',
     });
     // Signed by someone else than the witness key claims.
-    const wrongKey: PublicTransaction = { ...built.transaction, witnesses: [signPublicMessage(built.transaction.message, KEY_2, 'prehash-v0.3')].map((w) => ({ ...w, publicKey: built.transaction.witnesses[0]!.publicKey })) };
-    expect(await client.sendTransaction({ kind: 'public', transaction: wrongKey })).toMatchObject({ code: -32602, message: 'Invalid signature(-s)' });
+    const wrongKey: PublicTransaction = {
+      ...built.transaction,
+      witnesses: [signPublicMessage(built.transaction.message, KEY_2, 'prehash-v0.3')].map((w) => ({
+        ...w,
+        publicKey: built.transaction.witnesses[0]!.publicKey,
+      })),
+    };
+    expect(await client.sendTransaction({ kind: 'public', transaction: wrongKey })).toMatchObject({
+      code: -32602,
+      message: 'Invalid signature(-s)',
+    });
 
     expect(d.mempoolSize()).toBe(0);
     d.produceBlock();
@@ -269,7 +335,9 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
 
     expect(await client.sendTransaction(ahead.base64)).toEqual({ kind: 'result', value: ahead.hashHex });
     const block = d.produceBlock();
-    expect(block.dropped).toEqual([{ hash: ahead.hashHex, failure: { reason: 'nonce-mismatch', message: 'Invalid input: Nonce mismatch' } }]);
+    expect(block.dropped).toEqual([
+      { hash: ahead.hashHex, failure: { reason: 'nonce-mismatch', message: 'Invalid input: Nonce mismatch' } },
+    ]);
     expect(await client.getTransaction(ahead.hashHex)).toEqual({ kind: 'result', value: null });
     expect(await receipt(d.url, ahead.hashHex)).toEqual({
       tx_hash: ahead.hashHex,
@@ -293,7 +361,13 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     const overspend = transfer(d, { amount: 10_001n, nonce: 0n });
     await client.sendTransaction(overspend.base64);
     expect(d.produceBlock().dropped).toEqual([
-      { hash: overspend.hashHex, failure: { reason: 'insufficient-balance', message: 'Failed to execute program: Sender has insufficient balance' } },
+      {
+        hash: overspend.hashHex,
+        failure: {
+          reason: 'insufficient-balance',
+          message: 'Failed to execute program: Sender has insufficient balance',
+        },
+      },
     ]);
     expect(await client.getTransaction(overspend.hashHex)).toEqual({ kind: 'result', value: null });
     // A dropped transaction spends no nonce.
@@ -326,7 +400,12 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     expect(await snapshot(client, [ACCOUNT_1, payee])).toEqual(before);
 
     // `wallet auth-transfer init`: the payee claims its own account for authenticated_transfer.
-    const init = buildAccountInitialisation({ programId: d.programIds.authenticated_transfer, secretKey: payeeKey, nonce: 0n, mode: 'prehash-v0.3' });
+    const init = buildAccountInitialisation({
+      programId: d.programIds.authenticated_transfer,
+      secretKey: payeeKey,
+      nonce: 0n,
+      mode: 'prehash-v0.3',
+    });
     await client.sendTransaction(init.base64);
     expect(d.produceBlock().transactions).toEqual([init.hashHex]);
     expect(await client.getAccount(payee)).toEqual({
@@ -335,9 +414,21 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     });
 
     // Initialising twice fails: the account is no longer the default one.
-    const again = buildAccountInitialisation({ programId: d.programIds.authenticated_transfer, secretKey: payeeKey, nonce: 1n, mode: 'prehash-v0.3' });
+    const again = buildAccountInitialisation({
+      programId: d.programIds.authenticated_transfer,
+      secretKey: payeeKey,
+      nonce: 1n,
+      mode: 'prehash-v0.3',
+    });
     await client.sendTransaction(again.base64);
-    expect(d.produceBlock().dropped).toMatchObject([{ failure: { reason: 'account-already-initialised', message: 'Failed to execute program: Account must be uninitialized' } }]);
+    expect(d.produceBlock().dropped).toMatchObject([
+      {
+        failure: {
+          reason: 'account-already-initialised',
+          message: 'Failed to execute program: Account must be uninitialized',
+        },
+      },
+    ]);
 
     const paid = transfer(d, { to: payee, amount: 50n, nonce: 0n });
     await client.sendTransaction(paid.base64);
@@ -357,7 +448,10 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
     };
     const transaction: PublicTransaction = {
       message,
-      witnesses: [signPublicMessage(message, KEY_1, 'prehash-v0.3'), signPublicMessage(message, payeeKey, 'prehash-v0.3')],
+      witnesses: [
+        signPublicMessage(message, KEY_1, 'prehash-v0.3'),
+        signPublicMessage(message, payeeKey, 'prehash-v0.3'),
+      ],
     };
     expect(await client.sendTransaction(nssaTransactionToBase64({ kind: 'public', transaction }))).toEqual({
       kind: 'result',
@@ -374,8 +468,12 @@ describe('devnet: what fails, fails with the right error and changes nothing', (
   it('supply is conserved across many transfers both ways', async () => {
     const { devnet: d, client } = await devnet();
     for (let i = 0n; i < 10n; i++) {
-      await client.sendTransaction(transfer(d, { from: KEY_1, to: ACCOUNT_2_ID, amount: 7n * (i + 1n), nonce: i }).base64);
-      await client.sendTransaction(transfer(d, { from: KEY_2, to: accountOf(KEY_1), amount: 3n * (i + 1n), nonce: i }).base64);
+      await client.sendTransaction(
+        transfer(d, { from: KEY_1, to: ACCOUNT_2_ID, amount: 7n * (i + 1n), nonce: i }).base64,
+      );
+      await client.sendTransaction(
+        transfer(d, { from: KEY_2, to: accountOf(KEY_1), amount: 3n * (i + 1n), nonce: i }).base64,
+      );
     }
     await client.sendTransaction(transfer(d, { amount: 1_000_000n, nonce: 10n }).base64); // overspend: dropped
     const block = d.produceBlock();
@@ -393,7 +491,11 @@ describe("devnet: admission 'strict' refuses at once what would fail", () => {
     const first = transfer(d, { amount: 100n, nonce: 0n });
     expect(await client.sendTransaction(first.base64)).toEqual({ kind: 'result', value: first.hashHex });
     // Pending or included, the same transaction is already known.
-    expect(await client.sendTransaction(first.base64)).toMatchObject({ kind: 'rpc-error', code: -32001, message: `Transaction already known: ${first.hashHex}` });
+    expect(await client.sendTransaction(first.base64)).toMatchObject({
+      kind: 'rpc-error',
+      code: -32001,
+      message: `Transaction already known: ${first.hashHex}`,
+    });
     // Pipelining still works: the next nonce is checked against the state the mempool will leave.
     const second = transfer(d, { amount: 100n, nonce: 1n });
     expect(await client.sendTransaction(second.base64)).toEqual({ kind: 'result', value: second.hashHex });
@@ -412,7 +514,9 @@ describe("devnet: admission 'strict' refuses at once what would fail", () => {
       message: 'Failed to execute program: Sender has insufficient balance',
       data: { reason: 'insufficient-balance' },
     });
-    expect(await client.sendTransaction(transfer(d, { to: accountOf(freshKey(4)), amount: 1n, nonce: 2n }).base64)).toMatchObject({
+    expect(
+      await client.sendTransaction(transfer(d, { to: accountOf(freshKey(4)), amount: 1n, nonce: 2n }).base64),
+    ).toMatchObject({
       code: -32002,
       data: { reason: 'claimed-unauthorized-account' },
     });
@@ -439,7 +543,11 @@ describe('devnet: garbage gets a JSON-RPC error, never a crash', () => {
     ['a prototype key as method', '{"jsonrpc":"2.0","id":1,"method":"toString"}', -32601],
     ['bad base64', '{"jsonrpc":"2.0","id":1,"method":"sendTransaction","params":["%%%"]}', -32602],
     ['base64 of garbage bytes', '{"jsonrpc":"2.0","id":1,"method":"sendTransaction","params":["AAECAwQ="]}', -32602],
-    ['an unknown NSSATransaction variant', '{"jsonrpc":"2.0","id":1,"method":"sendTransaction","params":["Bw=="]}', -32602],
+    [
+      'an unknown NSSATransaction variant',
+      '{"jsonrpc":"2.0","id":1,"method":"sendTransaction","params":["Bw=="]}',
+      -32602,
+    ],
     ['a missing param', '{"jsonrpc":"2.0","id":1,"method":"sendTransaction","params":[]}', -32602],
     ['params as a string', '{"jsonrpc":"2.0","id":1,"method":"getBlock","params":"1"}', -32602],
     ['a block id as a string', '{"jsonrpc":"2.0","id":1,"method":"getBlock","params":["1"]}', -32602],
@@ -447,7 +555,11 @@ describe('devnet: garbage gets a JSON-RPC error, never a crash', () => {
     ['a block id above u64', '{"jsonrpc":"2.0","id":1,"method":"getBlock","params":[18446744073709551616]}', -32602],
     ['a bad account id', '{"jsonrpc":"2.0","id":1,"method":"getAccount","params":["0OIl"]}', -32602],
     ['a short tx hash', '{"jsonrpc":"2.0","id":1,"method":"getTransaction","params":["abcd"]}', -32602],
-    ['nonces of something else than a list', '{"jsonrpc":"2.0","id":1,"method":"getAccountsNonces","params":[{"a":1}]}', -32602],
+    [
+      'nonces of something else than a list',
+      '{"jsonrpc":"2.0","id":1,"method":"getAccountsNonces","params":[{"a":1}]}',
+      -32602,
+    ],
   ])('%s → %i', async (_, body, code) => {
     const { devnet: d, client } = await devnet();
     const answer = await rpc(d.url, body);
@@ -458,8 +570,12 @@ describe('devnet: garbage gets a JSON-RPC error, never a crash', () => {
 
   it('refuses privacy-preserving and deployment transactions it cannot verify (-32003)', async () => {
     const { client } = await devnet();
-    expect(await client.sendTransaction({ kind: 'privacy-preserving', body: new Uint8Array([1, 2, 3]) })).toMatchObject({ code: -32003 });
-    expect(await client.sendTransaction({ kind: 'program-deployment', body: new Uint8Array([1]) })).toMatchObject({ code: -32003 });
+    expect(await client.sendTransaction({ kind: 'privacy-preserving', body: new Uint8Array([1, 2, 3]) })).toMatchObject(
+      { code: -32003 },
+    );
+    expect(await client.sendTransaction({ kind: 'program-deployment', body: new Uint8Array([1]) })).toMatchObject({
+      code: -32003,
+    });
   });
 
   it('refuses a transaction larger than a block allows with the real message', async () => {
@@ -471,7 +587,10 @@ describe('devnet: garbage gets a JSON-RPC error, never a crash', () => {
       instructionData: [],
     };
     const outcome = await client.sendTransaction({ kind: 'public', transaction: { message, witnesses: [] } });
-    expect(outcome).toMatchObject({ code: -32602, message: expect.stringMatching(/^Transaction size \d+ exceeds maximum allowed size of 824 bytes$/) });
+    expect(outcome).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^Transaction size \d+ exceeds maximum allowed size of 824 bytes$/),
+    });
   });
 
   it('answers batches and ignores notifications', async () => {
@@ -496,10 +615,17 @@ describe('devnet: garbage gets a JSON-RPC error, never a crash', () => {
     const { devnet: d, client } = await devnet({ maxBodyBytes: 2048 });
     expect((await rpc(d.url, '', {}, 'GET')).status).toBe(405);
     expect((await rpc(d.url, '{}', { 'content-type': 'text/plain' })).status).toBe(415);
-    const big = await rpc(d.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: ['A'.repeat(4096)] }));
+    const big = await rpc(
+      d.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: ['A'.repeat(4096)] }),
+    );
     expect(big.status).toBe(413);
     expect(big.json).toMatchObject({ error: { code: -32007, message: 'Request is too big' } });
-    const response = await fetch(d.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Uint8Array.of(0xff, 0xfe, 0x7b) });
+    const response = await fetch(d.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Uint8Array.of(0xff, 0xfe, 0x7b),
+    });
     expect(await response.json()).toMatchObject({ error: { code: -32700 } });
     expect(await client.checkHealth()).toEqual({ kind: 'result', value: null });
   });

@@ -17,8 +17,17 @@ describe('configuration', () => {
 
   it('takes the transport from the environment', () => {
     expect(loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'memory' } }).transport).toEqual({ kind: 'memory' });
-    const waku = loadConfig({ env: { LOGOS_A2A_WAKU_PEERS: '/ip4/127.0.0.1/tcp/1, /ip4/127.0.0.1/tcp/2', LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0' } }).transport;
-    expect(waku).toMatchObject({ kind: 'waku', peers: ['/ip4/127.0.0.1/tcp/1', '/ip4/127.0.0.1/tcp/2'], listen: ['/ip4/127.0.0.1/tcp/0'] });
+    const waku = loadConfig({
+      env: {
+        LOGOS_A2A_WAKU_PEERS: '/ip4/127.0.0.1/tcp/1, /ip4/127.0.0.1/tcp/2',
+        LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0',
+      },
+    }).transport;
+    expect(waku).toMatchObject({
+      kind: 'waku',
+      peers: ['/ip4/127.0.0.1/tcp/1', '/ip4/127.0.0.1/tcp/2'],
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+    });
     expect(() => loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'carrier-pigeon' } })).toThrow(/transport/);
   });
 
@@ -37,13 +46,19 @@ describe('configuration', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'bad.json');
     writeFileSync(file, JSON.stringify({ prot: 1 }));
     expect(() => loadConfig({ file, env: {} })).toThrow(/file .*bad\.json.*prot/s);
-    expect(() => loadConfig({ file: join(tmpdir(), 'does-not-exist.json'), env: {} })).toThrow(/Cannot read the config file/);
+    expect(() => loadConfig({ file: join(tmpdir(), 'does-not-exist.json'), env: {} })).toThrow(
+      /Cannot read the config file/,
+    );
   });
 });
 
 describe('the example configuration', () => {
   it('examples/gateway.json is valid as shipped', () => {
     const file = new URL('../../examples/gateway.json', import.meta.url).pathname;
-    expect(loadConfig({ file, env: {} })).toMatchObject({ port: 8080, transport: { kind: 'waku' }, payments: { rail: 'none' } });
+    expect(loadConfig({ file, env: {} })).toMatchObject({
+      port: 8080,
+      transport: { kind: 'waku' },
+      payments: { rail: 'none' },
+    });
   });
 });

@@ -34,13 +34,22 @@ describe('graceful shutdown', () => {
     const stream = await openSse(`${bed.gateway.url}/`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendStreamingMessage', params: message('shutdown-stream') }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'SendStreamingMessage',
+        params: message('shutdown-stream'),
+      }),
     });
     expect(stream.response.headers.get('content-type')).toMatch(/text\/event-stream/);
     await waitFor(() => gated.waiting === 2);
 
     const stopping = bed.stopGateway();
-    const refused = await bed.gateway.app.request('/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const refused = await bed.gateway.app.request('/', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('5');
     expect((await bed.gateway.app.request('/readyz')).status).toBe(503);

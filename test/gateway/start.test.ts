@@ -38,5 +38,8 @@ it('the built-in paid agent outside the demo', async () => {
 });
 
 it('the lez rail without a wallet passphrase', async () => {
-  await refusedBeforeOpening({ payments: { rail: 'lez', sequencerUrl: 'http://127.0.0.1:9/' } }, /LOGOS_A2A_WALLET_PASSPHRASE/);
+  await refusedBeforeOpening(
+    { payments: { rail: 'lez', sequencerUrl: 'http://127.0.0.1:9/' } },
+    /LOGOS_A2A_WALLET_PASSPHRASE/,
+  );
 });

@@ -17,8 +17,12 @@ describe('public account ids', () => {
   // docs/lez.md §2.6, §3.2: both debug-config ids reproduced from their keys.
   // The note shortens the keys; the full values are in LEZ's wallet/configs/debug/wallet_config.json.
   it('reproduce the two debug genesis accounts from their signing keys', () => {
-    expect(idOfSecret('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb')).toBe('CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r');
-    expect(idOfSecret('f434f8741720014586ae43356d2aec6257da086222f604ddb75d69733b86fc4c')).toBe('2RHZhw9h534Zr3eq2RGhQete2Hh667foECzXPmSkGni2');
+    expect(idOfSecret('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb')).toBe(
+      'CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r',
+    );
+    expect(idOfSecret('f434f8741720014586ae43356d2aec6257da086222f604ddb75d69733b86fc4c')).toBe(
+      '2RHZhw9h534Zr3eq2RGhQete2Hh667foECzXPmSkGni2',
+    );
   });
 
   // LEZ nssa/src/public_transaction/transaction.rs, test `signer_account_ids`: keys [1; 32] and [2; 32].
@@ -28,8 +32,8 @@ describe('public account ids', () => {
       84, 160, 227, 216, 149, 97, 102,
     ]);
     expect(Array.from(publicAccountId(xOnlyPublicKey(new Uint8Array(32).fill(2))))).toEqual([
-      30, 145, 107, 3, 207, 73, 192, 230, 160, 63, 238, 207, 18, 69, 54, 216, 103, 244, 92, 94, 124, 248, 42, 16, 141, 19,
-      119, 18, 14, 226, 140, 204,
+      30, 145, 107, 3, 207, 73, 192, 230, 160, 63, 238, 207, 18, 69, 54, 216, 103, 244, 92, 94, 124, 248, 42, 16, 141,
+      19, 119, 18, 14, 226, 140, 204,
     ]);
   });
 
@@ -84,9 +88,18 @@ describe('account id text', () => {
   });
 
   it('reads and writes the wallet CLI forms Public/… and Private/…', () => {
-    expect(parseWalletAccountRef('Public/CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r')).toMatchObject({ ok: true, visibility: 'public' });
-    expect(parseWalletAccountRef('Private/GoKB6RuE6pT2KxCqDXQqiCuuuYZaGdJNfctzyqRdGBCy')).toMatchObject({ ok: true, visibility: 'private' });
-    expect(parseWalletAccountRef('CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r')).toMatchObject({ ok: true, visibility: 'public' });
+    expect(parseWalletAccountRef('Public/CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r')).toMatchObject({
+      ok: true,
+      visibility: 'public',
+    });
+    expect(parseWalletAccountRef('Private/GoKB6RuE6pT2KxCqDXQqiCuuuYZaGdJNfctzyqRdGBCy')).toMatchObject({
+      ok: true,
+      visibility: 'private',
+    });
+    expect(parseWalletAccountRef('CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r')).toMatchObject({
+      ok: true,
+      visibility: 'public',
+    });
     expect(parseWalletAccountRef('Secret/CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r')).toMatchObject({ ok: false });
     expect(formatWalletAccountRef('private', new Uint8Array(32))).toBe(`Private/${'1'.repeat(32)}`);
   });

@@ -23,7 +23,9 @@ describe('borsh writer', () => {
       .fixedBytes(Uint8Array.of(9, 9), 2)
       .bytes(Uint8Array.of(5))
       .finish();
-    expect(toHex(bytes)).toBe('02000000' + '01000000' + '02000000' + '03000000' + '68c3a9' + '00' + '0107' + '02' + '0909' + '0100000005');
+    expect(toHex(bytes)).toBe(
+      '02000000' + '01000000' + '02000000' + '03000000' + '68c3a9' + '00' + '0107' + '02' + '0909' + '0100000005',
+    );
   });
 
   it('refuses values out of range (programming errors)', () => {

@@ -13,7 +13,8 @@ import {
 describe('parseJson', () => {
   it('keeps integers above 2^53 exact as bigints and leaves safe integers as numbers', () => {
     // docs/lez.md §2: serde_json writes u128 balances and nonces as bare numbers.
-    const text = '{"balance":340282366920938463463374607431768211455,"nonce":9007199254740993,"small":150,"neg":-9007199254740993}';
+    const text =
+      '{"balance":340282366920938463463374607431768211455,"nonce":9007199254740993,"small":150,"neg":-9007199254740993}';
     const parsed = parseJson(text);
     expect(parsed).toEqual({
       ok: true,
@@ -74,11 +75,15 @@ describe('stringifyJson', () => {
   const value = { amount: 2n ** 100n, id: 7, list: [1n, 'x', null, true], skipped: undefined };
 
   it('writes bigints as bare numbers for the sequencer', () => {
-    expect(stringifyJson(value, { bigints: 'number' })).toBe('{"amount":1267650600228229401496703205376,"id":7,"list":[1,"x",null,true]}');
+    expect(stringifyJson(value, { bigints: 'number' })).toBe(
+      '{"amount":1267650600228229401496703205376,"id":7,"list":[1,"x",null,true]}',
+    );
   });
 
   it('writes bigints as decimal strings for our own JSON', () => {
-    expect(stringifyJson(value, { bigints: 'string' })).toBe('{"amount":"1267650600228229401496703205376","id":7,"list":["1","x",null,true]}');
+    expect(stringifyJson(value, { bigints: 'string' })).toBe(
+      '{"amount":"1267650600228229401496703205376","id":7,"list":["1","x",null,true]}',
+    );
   });
 
   it('round-trips big numbers through parseJson exactly', () => {
@@ -109,7 +114,17 @@ describe('u64/u128 schemas and decimal amounts', () => {
   it('parse and format u128 decimal strings strictly', () => {
     expect(parseU128Decimal('0')).toEqual({ ok: true, value: 0n });
     expect(parseU128Decimal('340282366920938463463374607431768211455')).toEqual({ ok: true, value: U128_MAX });
-    for (const bad of ['', '-1', '1.0', '01', '1e3', ' 1', '0x10', '340282366920938463463374607431768211456', '9'.repeat(100)]) {
+    for (const bad of [
+      '',
+      '-1',
+      '1.0',
+      '01',
+      '1e3',
+      ' 1',
+      '0x10',
+      '340282366920938463463374607431768211456',
+      '9'.repeat(100),
+    ]) {
       expect(parseU128Decimal(bad).ok, bad).toBe(false);
     }
     expect(formatU128Decimal(2n ** 100n)).toBe('1267650600228229401496703205376');

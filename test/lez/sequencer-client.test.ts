@@ -12,7 +12,10 @@ import { SequencerClient, describeRpcFailure } from '../../src/lez/sequencer-cli
 import { publicAccountId } from '../../src/lez/account-id.ts';
 import { xOnlyPublicKey } from '../../src/lez/public-key.ts';
 
-type Handler = (request: { method: string; params: unknown; id: unknown; raw: string; headers: IncomingMessage['headers'] }, res: ServerResponse) => void;
+type Handler = (
+  request: { method: string; params: unknown; id: unknown; raw: string; headers: IncomingMessage['headers'] },
+  res: ServerResponse,
+) => void;
 
 let server: Server;
 let url: string;
@@ -68,7 +71,9 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
     const built = buildNativeTransfer({
       programId: AUTH_TRANSFER,
       secretKey: PAYER,
-      to: publicAccountId(xOnlyPublicKey(hexToBytes('f434f8741720014586ae43356d2aec6257da086222f604ddb75d69733b86fc4c', 32))),
+      to: publicAccountId(
+        xOnlyPublicKey(hexToBytes('f434f8741720014586ae43356d2aec6257da086222f604ddb75d69733b86fc4c', 32)),
+      ),
       amount: 10n,
       nonce: 0n,
       mode: 'prehash-v0.3',
@@ -89,10 +94,12 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
     expect(JSON.parse(seen[0]!.raw).params).toEqual(['AQE=']);
   });
 
-  it('keeps an error\'s data, big numbers included', async () => {
+  it("keeps an error's data, big numbers included", async () => {
     handler = ({ id }, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,"message":"Invalid params","data":{"reason":"InvalidSignature","nonce":18446744073709551616}}}`);
+      res.end(
+        `{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,"message":"Invalid params","data":{"reason":"InvalidSignature","nonce":18446744073709551616}}}`,
+      );
     };
     expect(await client().sendTransaction('AA==')).toEqual({
       kind: 'rpc-error',
@@ -117,7 +124,10 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
     const c = client();
     expect(await c.getLastBlockId()).toEqual({ kind: 'result', value: 2n ** 64n - 1n });
     expect(await c.getAccountBalance(PAYEE)).toEqual({ kind: 'result', value: 2n ** 128n - 1n });
-    expect(await c.getAccountsNonces([PAYEE, publicAccountId(xOnlyPublicKey(PAYER))])).toEqual({ kind: 'result', value: [0n, 9007199254740993n] });
+    expect(await c.getAccountsNonces([PAYEE, publicAccountId(xOnlyPublicKey(PAYER))])).toEqual({
+      kind: 'result',
+      value: [0n, 9007199254740993n],
+    });
     expect(await c.getBlock(9007199254740993n)).toEqual({ kind: 'result', value: null });
     // The block id went out as bare digits, not rounded, not a string.
     expect(seen.at(-1)!.raw).toContain('"params":[9007199254740993]');
@@ -127,40 +137,64 @@ describe('sequencer client: the methods of docs/lez.md §2', () => {
 
   it('getAccount reads the account JSON, including an unknown (default) account', async () => {
     handler = ({ id }, res) =>
-      result(res, id, '{"program_owner":[1,2,3,4,5,6,7,4294967295],"balance":150,"data":[1,2],"nonce":36893488147419103232}');
+      result(
+        res,
+        id,
+        '{"program_owner":[1,2,3,4,5,6,7,4294967295],"balance":150,"data":[1,2],"nonce":36893488147419103232}',
+      );
     expect(await client().getAccount(PAYEE)).toEqual({
       kind: 'result',
-      value: { programOwner: [1, 2, 3, 4, 5, 6, 7, 4294967295], balance: 150n, data: Uint8Array.of(1, 2), nonce: 2n ** 65n },
+      value: {
+        programOwner: [1, 2, 3, 4, 5, 6, 7, 4294967295],
+        balance: 150n,
+        data: Uint8Array.of(1, 2),
+        nonce: 2n ** 65n,
+      },
     });
     handler = ({ id }, res) => result(res, id, '{"program_owner":[0,0,0,0,0,0,0,0],"balance":0,"data":[],"nonce":0}');
     expect(await client().getAccount(PAYEE)).toMatchObject({ kind: 'result', value: { balance: 0n, nonce: 0n } });
   });
 
   it('getTransaction decodes what the sequencer stored, and null means not included', async () => {
-    const built = buildNativeTransfer({ programId: AUTH_TRANSFER, secretKey: PAYER, to: new Uint8Array(32).fill(5), amount: 7n, nonce: 1n, mode: 'prehash-v0.3' });
+    const built = buildNativeTransfer({
+      programId: AUTH_TRANSFER,
+      secretKey: PAYER,
+      to: new Uint8Array(32).fill(5),
+      amount: 7n,
+      nonce: 1n,
+      mode: 'prehash-v0.3',
+    });
     if (!built.ok) throw new Error(built.reason);
     handler = ({ id }, res) => result(res, id, JSON.stringify(built.base64));
     const found = await client().getTransaction(built.hashHex);
     expect(found.kind === 'result').toBe(true);
-    if (found.kind === 'result' && found.value) expect(found.value.transaction).toEqual({ kind: 'public', transaction: built.transaction });
+    if (found.kind === 'result' && found.value)
+      expect(found.value.transaction).toEqual({ kind: 'public', transaction: built.transaction });
     expect(JSON.parse(seen[0]!.raw)).toMatchObject({ method: 'getTransaction', params: [built.hashHex] });
 
     handler = ({ id }, res) => result(res, id, 'null');
     expect(await client().getTransaction(built.hashHex)).toEqual({ kind: 'result', value: null });
 
     handler = ({ id }, res) => result(res, id, '"AAAA"'); // tag 0 and then nothing
-    expect(await client().getTransaction(built.hashHex)).toMatchObject({ kind: 'bad-response', message: expect.stringContaining('getTransaction') });
+    expect(await client().getTransaction(built.hashHex)).toMatchObject({
+      kind: 'bad-response',
+      message: expect.stringContaining('getTransaction'),
+    });
   });
 
   it('getBlock and getBlockRange return the raw borsh blocks', async () => {
     handler = ({ method, id }, res) => result(res, id, method === 'getBlock' ? '"AQID"' : '["AQ==","Ag=="]');
     expect(await client().getBlock(1n)).toEqual({ kind: 'result', value: Uint8Array.of(1, 2, 3) });
-    expect(await client().getBlockRange(1n, 2n)).toEqual({ kind: 'result', value: [Uint8Array.of(1), Uint8Array.of(2)] });
+    expect(await client().getBlockRange(1n, 2n)).toEqual({
+      kind: 'result',
+      value: [Uint8Array.of(1), Uint8Array.of(2)],
+    });
     expect(JSON.parse(seen[1]!.raw).params).toEqual([1, 2]);
   });
 
   it('getProgramIds requires authenticated_transfer', async () => {
-    handler = ({ id }, res) => result(res, id, '{"authenticated_transfer":[1,2,3,4,5,6,7,8],"token":[8,7,6,5,4,3,2,1]}');
+    handler = ({ id }, res) =>
+      result(res, id, '{"authenticated_transfer":[1,2,3,4,5,6,7,8],"token":[8,7,6,5,4,3,2,1]}');
     expect(await client().getProgramIds()).toEqual({
       kind: 'result',
       value: { authenticated_transfer: [1, 2, 3, 4, 5, 6, 7, 8], token: [8, 7, 6, 5, 4, 3, 2, 1] },
@@ -180,10 +214,18 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
   it.each([
     ['non-JSON garbage', '<html>oops</html>', 'not JSON'],
     ['a JSON value that is not JSON-RPC', '[1,2,3]', 'not a JSON-RPC 2.0 response'],
-    ['a result and an error together', '{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"x"}}', 'not a JSON-RPC'],
+    [
+      'a result and an error together',
+      '{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"x"}}',
+      'not a JSON-RPC',
+    ],
     ['the wrong result type', '{"jsonrpc":"2.0","id":1,"result":"150"}', 'unexpected result'],
     ['a negative balance', '{"jsonrpc":"2.0","id":1,"result":-1}', 'unexpected result'],
-    ['a balance above u128', '{"jsonrpc":"2.0","id":1,"result":340282366920938463463374607431768211456}', 'unexpected result'],
+    [
+      'a balance above u128',
+      '{"jsonrpc":"2.0","id":1,"result":340282366920938463463374607431768211456}',
+      'unexpected result',
+    ],
     ['an empty body', '', 'not JSON'],
   ])('%s → bad-response', async (_, body, message) => {
     handler = (_request, res) => {
@@ -196,7 +238,10 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
 
   it('a response to another request id → bad-response', async () => {
     handler = ({ id }, res) => result(res, Number(id) + 1, '0');
-    expect(await client().getLastBlockId()).toMatchObject({ kind: 'bad-response', message: expect.stringContaining('id') });
+    expect(await client().getLastBlockId()).toMatchObject({
+      kind: 'bad-response',
+      message: expect.stringContaining('id'),
+    });
   });
 
   it('the nonce list must be as long as the request', async () => {
@@ -209,7 +254,10 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end('internal error');
     };
-    expect(await client().checkHealth()).toEqual({ kind: 'bad-response', message: 'checkHealth: HTTP 500: internal error' });
+    expect(await client().checkHealth()).toEqual({
+      kind: 'bad-response',
+      message: 'checkHealth: HTTP 500: internal error',
+    });
   });
 
   it('HTTP 500 carrying a JSON-RPC error → rpc-error', async () => {
@@ -222,7 +270,10 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
       res.writeHead(401);
       res.end();
     };
-    expect(await client().checkHealth()).toMatchObject({ kind: 'bad-response', message: expect.stringContaining('basicAuth') });
+    expect(await client().checkHealth()).toMatchObject({
+      kind: 'bad-response',
+      message: expect.stringContaining('basicAuth'),
+    });
   });
 
   it('a proxy saying 503 → unreachable', async () => {
@@ -239,7 +290,11 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
     };
     const started = Date.now();
     const outcome = await new SequencerClient({ url, timeoutMs: 300 }).sendTransaction('AA==');
-    expect(outcome).toEqual({ kind: 'unreachable', timedOut: true, message: 'sendTransaction: no answer within 300 ms' });
+    expect(outcome).toEqual({
+      kind: 'unreachable',
+      timedOut: true,
+      message: 'sendTransaction: no answer within 300 ms',
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
@@ -250,7 +305,10 @@ describe('sequencer client: trouble is an outcome, never an exception', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"jsonrpc":"2.0","id":1,"res');
     };
-    expect(await new SequencerClient({ url, timeoutMs: 300 }).checkHealth()).toMatchObject({ kind: 'unreachable', timedOut: true });
+    expect(await new SequencerClient({ url, timeoutMs: 300 }).checkHealth()).toMatchObject({
+      kind: 'unreachable',
+      timedOut: true,
+    });
   });
 
   it('a closed port → unreachable, not timed out', async () => {

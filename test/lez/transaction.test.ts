@@ -33,7 +33,12 @@ const AUTH_TRANSFER: readonly number[] = [0xdeadbeef, 1, 2, 3, 4, 5, 6, 0xffffff
 
 describe('public message layout (docs/lez.md §3, the repo test `hash_public_pinned`)', () => {
   // program_id [1u32; 8], account_ids [[42; 32]], nonces [5], instruction_data [].
-  const pinned: PublicMessage = { programId: [1, 1, 1, 1, 1, 1, 1, 1], accountIds: [fill(42)], nonces: [5n], instructionData: [] };
+  const pinned: PublicMessage = {
+    programId: [1, 1, 1, 1, 1, 1, 1, 1],
+    accountIds: [fill(42)],
+    nonces: [5n],
+    instructionData: [],
+  };
   const expected = Uint8Array.from([
     ...[1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], // program_id: 8 × u32 LE
     ...[1, 0, 0, 0], // account_ids: u32 count
@@ -62,7 +67,12 @@ describe('native transfer instruction (docs/lez.md §3: risc0 serde u128 = 4 LE 
     const amount = 0x0102030405060708090a0b0c0d0e0f10n;
     const words = nativeTransferInstruction(amount);
     expect(words).toEqual([0x0d0e0f10, 0x090a0b0c, 0x05060708, 0x01020304]);
-    const message: PublicMessage = { programId: [0, 0, 0, 0, 0, 0, 0, 0], accountIds: [], nonces: [], instructionData: words };
+    const message: PublicMessage = {
+      programId: [0, 0, 0, 0, 0, 0, 0, 0],
+      accountIds: [],
+      nonces: [],
+      instructionData: words,
+    };
     const tail = encodePublicMessage(message).slice(32 + 4 + 4);
     expect(toHex(tail)).toBe('04000000' + '100f0e0d0c0b0a090807060504030201');
   });
@@ -107,7 +117,9 @@ describe('witness set, transaction and NSSATransaction wrapping (docs/lez.md §3
     const body = encodePublicTransaction(tx);
     expect(toHex(publicTransactionHash(tx))).toBe(toHex(sha256(body)));
     expect(publicTransactionHashHex(tx)).toMatch(/^[0-9a-f]{64}$/);
-    expect(publicTransactionHashHex(tx)).not.toBe(toHex(sha256(encodeNssaTransaction({ kind: 'public', transaction: tx }))));
+    expect(publicTransactionHashHex(tx)).not.toBe(
+      toHex(sha256(encodeNssaTransaction({ kind: 'public', transaction: tx }))),
+    );
   });
 
   it('base64 for sendTransaction is standard and padded, and decodes back to the same transaction', () => {
@@ -118,7 +130,10 @@ describe('witness set, transaction and NSSATransaction wrapping (docs/lez.md §3
   });
 
   it('carries the other variants as opaque bodies under tags 1 and 2', () => {
-    for (const [kind, tag] of [['privacy-preserving', 1], ['program-deployment', 2]] as const) {
+    for (const [kind, tag] of [
+      ['privacy-preserving', 1],
+      ['program-deployment', 2],
+    ] as const) {
       const wrapped: NssaTransaction = { kind, body: Uint8Array.of(9, 8, 7) };
       const bytes = encodeNssaTransaction(wrapped);
       expect(Array.from(bytes)).toEqual([tag, 9, 8, 7]);
@@ -131,13 +146,24 @@ describe('witness set, transaction and NSSATransaction wrapping (docs/lez.md §3
     ['an empty input', () => new Uint8Array(0)],
     ['a truncated transaction', () => encodeNssaTransaction({ kind: 'public', transaction: tx }).slice(0, -1)],
     ['trailing bytes', () => concatBytes(encodeNssaTransaction({ kind: 'public', transaction: tx }), Uint8Array.of(0))],
-    ['an absurd account count', () => concatBytes(Uint8Array.of(0), new Uint8Array(32), Uint8Array.of(0xff, 0xff, 0xff, 0x7f))],
+    [
+      'an absurd account count',
+      () => concatBytes(Uint8Array.of(0), new Uint8Array(32), Uint8Array.of(0xff, 0xff, 0xff, 0x7f)),
+    ],
     [
       'a witness key that is not a curve point (BIP-340 vector 5)',
       () =>
         encodeNssaTransaction({
           kind: 'public',
-          transaction: { message, witnesses: [{ signature: fill(1, 64), publicKey: hexToBytes('EEFDEA4CDB677750A420FEE807EACF21EB9898AE79B9768766E4FAA04A2D4A34') }] },
+          transaction: {
+            message,
+            witnesses: [
+              {
+                signature: fill(1, 64),
+                publicKey: hexToBytes('EEFDEA4CDB677750A420FEE807EACF21EB9898AE79B9768766E4FAA04A2D4A34'),
+              },
+            ],
+          },
         }),
     ],
   ])('refuses %s with a reason', (_, bytes) => {
@@ -161,10 +187,19 @@ describe('witness set, transaction and NSSATransaction wrapping (docs/lez.md §3
 });
 
 describe('native transfers end to end', () => {
-  const to = publicAccountId(xOnlyPublicKey(hexToBytes('f434f8741720014586ae43356d2aec6257da086222f604ddb75d69733b86fc4c', 32)));
+  const to = publicAccountId(
+    xOnlyPublicKey(hexToBytes('f434f8741720014586ae43356d2aec6257da086222f604ddb75d69733b86fc4c', 32)),
+  );
 
   it('builds a signed transfer from genesis account 1 to genesis account 2 that decodes and verifies', () => {
-    const built = buildNativeTransfer({ programId: AUTH_TRANSFER, secretKey: GENESIS_1, to, amount: 150n, nonce: 3n, mode: 'prehash-v0.3' });
+    const built = buildNativeTransfer({
+      programId: AUTH_TRANSFER,
+      secretKey: GENESIS_1,
+      to,
+      amount: 150n,
+      nonce: 3n,
+      mode: 'prehash-v0.3',
+    });
     expect(built.ok).toBe(true);
     if (!built.ok) return;
     expect(formatAccountId(built.from)).toBe('CbgR6tj5kWx5oziiFptM7jMvrQeYY3Mzaao6ciuhSr2r');
@@ -187,7 +222,15 @@ describe('native transfers end to end', () => {
   });
 
   it('pins the exact bytes when the aux randomness is pinned', () => {
-    const input = { programId: AUTH_TRANSFER, secretKey: GENESIS_1, to, amount: 1n, nonce: 0n, mode: 'raw-borsh' as const, auxRand: fill(0) };
+    const input = {
+      programId: AUTH_TRANSFER,
+      secretKey: GENESIS_1,
+      to,
+      amount: 1n,
+      nonce: 0n,
+      mode: 'raw-borsh' as const,
+      auxRand: fill(0),
+    };
     const a = buildNativeTransfer(input);
     const b = buildNativeTransfer(input);
     expect(a.ok && b.ok && a.base64 === b.base64).toBe(true);
@@ -195,26 +238,66 @@ describe('native transfers end to end', () => {
 
   it('refuses paying yourself and non-positive amounts', () => {
     const self = publicAccountId(xOnlyPublicKey(GENESIS_1));
-    expect(buildNativeTransfer({ programId: AUTH_TRANSFER, secretKey: GENESIS_1, to: self, amount: 1n, nonce: 0n, mode: 'prehash-v0.3' })).toMatchObject({ ok: false });
-    expect(buildNativeTransfer({ programId: AUTH_TRANSFER, secretKey: GENESIS_1, to, amount: 0n, nonce: 0n, mode: 'prehash-v0.3' })).toMatchObject({ ok: false });
+    expect(
+      buildNativeTransfer({
+        programId: AUTH_TRANSFER,
+        secretKey: GENESIS_1,
+        to: self,
+        amount: 1n,
+        nonce: 0n,
+        mode: 'prehash-v0.3',
+      }),
+    ).toMatchObject({ ok: false });
+    expect(
+      buildNativeTransfer({
+        programId: AUTH_TRANSFER,
+        secretKey: GENESIS_1,
+        to,
+        amount: 0n,
+        nonce: 0n,
+        mode: 'prehash-v0.3',
+      }),
+    ).toMatchObject({ ok: false });
   });
 
   it('builds the initialisation of your own account: one account, amount 0', () => {
-    const init = buildAccountInitialisation({ programId: AUTH_TRANSFER, secretKey: GENESIS_1, nonce: 0n, mode: 'prehash-v0.3' });
+    const init = buildAccountInitialisation({
+      programId: AUTH_TRANSFER,
+      secretKey: GENESIS_1,
+      nonce: 0n,
+      mode: 'prehash-v0.3',
+    });
     expect(init.transaction.message.accountIds).toEqual([publicAccountId(xOnlyPublicKey(GENESIS_1))]);
     expect(nativeTransferAmount(init.transaction.message.instructionData)).toBe(0n);
     expect(verifyPublicTransactionSignatures(init.transaction, 'prehash-v0.3')).toBe(true);
   });
 
   it('reading a transfer refuses other programs, shapes, and a first signer that is not the sender', () => {
-    const built = buildNativeTransfer({ programId: AUTH_TRANSFER, secretKey: GENESIS_1, to, amount: 5n, nonce: 0n, mode: 'prehash-v0.3' });
+    const built = buildNativeTransfer({
+      programId: AUTH_TRANSFER,
+      secretKey: GENESIS_1,
+      to,
+      amount: 5n,
+      nonce: 0n,
+      mode: 'prehash-v0.3',
+    });
     if (!built.ok) throw new Error('unreachable');
     const tx = built.transaction;
-    expect(readNativeTransfer(tx, [0, 0, 0, 0, 0, 0, 0, 0])).toMatchObject({ ok: false, reason: expect.stringContaining('program') });
-    expect(readNativeTransfer({ ...tx, message: { ...tx.message, accountIds: [to] } }, AUTH_TRANSFER)).toMatchObject({ ok: false });
-    expect(readNativeTransfer({ ...tx, message: { ...tx.message, instructionData: [1] } }, AUTH_TRANSFER)).toMatchObject({ ok: false });
+    expect(readNativeTransfer(tx, [0, 0, 0, 0, 0, 0, 0, 0])).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('program'),
+    });
+    expect(readNativeTransfer({ ...tx, message: { ...tx.message, accountIds: [to] } }, AUTH_TRANSFER)).toMatchObject({
+      ok: false,
+    });
+    expect(
+      readNativeTransfer({ ...tx, message: { ...tx.message, instructionData: [1] } }, AUTH_TRANSFER),
+    ).toMatchObject({ ok: false });
     const stranger = { signature: tx.witnesses[0]!.signature, publicKey: xOnlyPublicKey(fill(9)) };
-    expect(readNativeTransfer({ ...tx, witnesses: [stranger] }, AUTH_TRANSFER)).toMatchObject({ ok: false, reason: expect.stringContaining('signer') });
+    expect(readNativeTransfer({ ...tx, witnesses: [stranger] }, AUTH_TRANSFER)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('signer'),
+    });
     expect(readNativeTransfer({ ...tx, witnesses: [] }, AUTH_TRANSFER)).toMatchObject({ ok: false });
   });
 
@@ -226,7 +309,10 @@ describe('native transfers end to end', () => {
         nonces: Array.from({ length: n % 3 }, (_, i) => (1n << BigInt(n * 6)) + BigInt(i)),
         instructionData: Array.from({ length: n }, (_, i) => (i * 0x9e3779b9) >>> 0),
       };
-      const tx: PublicTransaction = { message, witnesses: [{ signature: fill(n, 64), publicKey: xOnlyPublicKey(fill(n + 1)) }] };
+      const tx: PublicTransaction = {
+        message,
+        witnesses: [{ signature: fill(n, 64), publicKey: xOnlyPublicKey(fill(n + 1)) }],
+      };
       const bytes = encodeNssaTransaction({ kind: 'public', transaction: tx });
       const decoded = decodeNssaTransaction(bytes);
       expect(decoded).toEqual({ ok: true, value: { kind: 'public', transaction: tx } });

@@ -71,11 +71,18 @@ describe('encrypted key files', () => {
 
   it('detects edits to the header as well as to the ciphertext', async () => {
     const otherAccount = { ...secretKeyFile, account: '2RHZhw9h534Zr3eq2RGhQete2Hh667foECzXPmSkGni2' };
-    expect(await decryptKeyFile(otherAccount, 'correct horse')).toMatchObject({ ok: false, reason: 'wrong-passphrase' });
+    expect(await decryptKeyFile(otherAccount, 'correct horse')).toMatchObject({
+      ok: false,
+      reason: 'wrong-passphrase',
+    });
     const body = Buffer.from(secretKeyFile.ciphertext, 'base64');
     body[3]! ^= 1;
-    expect(await decryptKeyFile({ ...secretKeyFile, ciphertext: body.toString('base64') }, 'correct horse')).toMatchObject({ ok: false, reason: 'wrong-passphrase' });
-    expect(await decryptKeyFile({ ...secretKeyFile, kdf: { ...secretKeyFile.kdf, logN: 11 } }, 'correct horse')).toMatchObject({ ok: false, reason: 'wrong-passphrase' });
+    expect(
+      await decryptKeyFile({ ...secretKeyFile, ciphertext: body.toString('base64') }, 'correct horse'),
+    ).toMatchObject({ ok: false, reason: 'wrong-passphrase' });
+    expect(
+      await decryptKeyFile({ ...secretKeyFile, kdf: { ...secretKeyFile.kdf, logN: 11 } }, 'correct horse'),
+    ).toMatchObject({ ok: false, reason: 'wrong-passphrase' });
   });
 
   it('normalises the passphrase (NFKC), so composed and decomposed accents both unlock', async () => {
@@ -97,9 +104,15 @@ describe('encrypted key files', () => {
 
   it('refuses to write with an empty passphrase, an invalid key or a bad mnemonic (caller errors)', async () => {
     await expect(encryptKeyFile({ type: 'secret-key', secretKey: GENESIS_1 }, '', FAST)).rejects.toThrow(RangeError);
-    await expect(encryptKeyFile({ type: 'secret-key', secretKey: new Uint8Array(32) }, 'pw', FAST)).rejects.toThrow(RangeError);
-    await expect(encryptKeyFile({ type: 'mnemonic', mnemonic: 'hello', path: '/' }, 'pw', FAST)).rejects.toThrow(RangeError);
-    await expect(encryptKeyFile({ type: 'secret-key', secretKey: GENESIS_1 }, 'pw', { logN: 25, r: 8, p: 1 })).rejects.toThrow(RangeError);
+    await expect(encryptKeyFile({ type: 'secret-key', secretKey: new Uint8Array(32) }, 'pw', FAST)).rejects.toThrow(
+      RangeError,
+    );
+    await expect(encryptKeyFile({ type: 'mnemonic', mnemonic: 'hello', path: '/' }, 'pw', FAST)).rejects.toThrow(
+      RangeError,
+    );
+    await expect(
+      encryptKeyFile({ type: 'secret-key', secretKey: GENESIS_1 }, 'pw', { logN: 25, r: 8, p: 1 }),
+    ).rejects.toThrow(RangeError);
   });
 
   it('saves owner-only and loads back; a missing file is "unreadable"', async () => {
@@ -107,13 +120,19 @@ describe('encrypted key files', () => {
     await saveKeyFile(path, secretKeyFile);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(secretKeyFile);
-    expect(await loadKeyFile(path, 'correct horse')).toMatchObject({ ok: true, key: { account: secretKeyFile.account } });
+    expect(await loadKeyFile(path, 'correct horse')).toMatchObject({
+      ok: true,
+      key: { account: secretKeyFile.account },
+    });
     expect(await loadKeyFile(path, 'nope')).toMatchObject({ ok: false, reason: 'wrong-passphrase' });
     // Never clobbers a key by accident; replaces it only when asked.
     await expect(saveKeyFile(path, mnemonicFile)).rejects.toThrow(/EEXIST/);
     expect(await loadKeyFile(path, 'correct horse')).toMatchObject({ ok: true });
     await saveKeyFile(path, mnemonicFile, { overwrite: true });
-    expect(await loadKeyFile(path, 'battery staple')).toMatchObject({ ok: true, key: { account: mnemonicFile.account } });
+    expect(await loadKeyFile(path, 'battery staple')).toMatchObject({
+      ok: true,
+      key: { account: mnemonicFile.account },
+    });
     expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     expect(await loadKeyFile(join(dir, 'missing.json'), 'x')).toMatchObject({ ok: false, reason: 'unreadable' });
     await writeFile(join(dir, 'garbage.json'), 'garbage');

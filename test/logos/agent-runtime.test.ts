@@ -1,7 +1,13 @@
 /** The provider side of the binding, driven by hand: replies, replay, ownership of a task. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogosAgent } from '../../src/logos/agent-runtime.ts';
-import { decodeAgentEnvelope, encodeEnvelope, taskStatusTopic, type AgentEnvelope, type GatewayEnvelopeInput } from '../../src/logos/envelope.ts';
+import {
+  decodeAgentEnvelope,
+  encodeEnvelope,
+  taskStatusTopic,
+  type AgentEnvelope,
+  type GatewayEnvelopeInput,
+} from '../../src/logos/envelope.ts';
 import { newStatusKey, open } from '../../src/logos/status-seal.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { eventually } from '../support/gateway.ts';
@@ -55,7 +61,10 @@ function listen(taskId: string) {
 
 let n = 0;
 const send = (from: MemoryTransport, body: Record<string, unknown>) =>
-  from.send('agent:a', encodeEnvelope({ v: 1, id: `g${++n}`, from: from.address, status_key: key, ...body } as GatewayEnvelopeInput));
+  from.send(
+    'agent:a',
+    encodeEnvelope({ v: 1, id: `g${++n}`, from: from.address, status_key: key, ...body } as GatewayEnvelopeInput),
+  );
 
 describe('agent runtime', () => {
   it('acknowledges, completes, and replays its replies on task_get', async () => {
@@ -115,9 +124,20 @@ describe('announcing the card', () => {
     const heard: string[] = [];
     const listener = network.node('listener');
     await listener.start();
-    const stop = listener.subscribe(DEFAULT_DISCOVERY_TOPIC, (payload) => heard.push(JSON.parse(new TextDecoder().decode(payload)).card.id));
-    const loud = new LogosAgent({ transport: network.node('agent:loud'), card: card('loud'), skills: { echo: (ctx) => ctx.text } });
-    const quiet = new LogosAgent({ transport: network.node('agent:quiet'), announce: false, card: card('quiet'), skills: { echo: (ctx) => ctx.text } });
+    const stop = listener.subscribe(DEFAULT_DISCOVERY_TOPIC, (payload) =>
+      heard.push(JSON.parse(new TextDecoder().decode(payload)).card.id),
+    );
+    const loud = new LogosAgent({
+      transport: network.node('agent:loud'),
+      card: card('loud'),
+      skills: { echo: (ctx) => ctx.text },
+    });
+    const quiet = new LogosAgent({
+      transport: network.node('agent:quiet'),
+      announce: false,
+      card: card('quiet'),
+      skills: { echo: (ctx) => ctx.text },
+    });
     await Promise.all([loud.start(), quiet.start()]);
     try {
       await eventually(() => (heard.includes('loud') ? true : undefined));
@@ -139,7 +159,21 @@ describe('a priced agent', () => {
         const decoded = decodeAgentEnvelope(open(key, payload) ?? new Uint8Array());
         if (decoded.ok) replies.push(decoded.envelope);
       });
-      await gateway.send('agent:shop', encodeEnvelope({ v: 1, id: 'c1', from: 'gateway', status_key: key, type: 'task_request', task_id: 'cheap', context_id: 'c', skill: 'quick', params: {}, lez_price: '0' } as GatewayEnvelopeInput));
+      await gateway.send(
+        'agent:shop',
+        encodeEnvelope({
+          v: 1,
+          id: 'c1',
+          from: 'gateway',
+          status_key: key,
+          type: 'task_request',
+          task_id: 'cheap',
+          context_id: 'c',
+          skill: 'quick',
+          params: {},
+          lez_price: '0',
+        } as GatewayEnvelopeInput),
+      );
       await eventually(() => (replies.length === 1 ? true : undefined));
       expect(replies[0]).toMatchObject({ type: 'task_result', state: 'rejected', error: { code: 'payment_invalid' } });
       expect((replies[0] as { message?: string }).message).toMatch(/costs 10; the request offers 0/);

@@ -16,8 +16,12 @@ import {
 } from '../../src/logos/card-signature.ts';
 import { encodeAnnouncement } from '../../src/logos/discovery.ts';
 
-const AGENT = signingKeyFromSecretKey(hexToBytes('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb', 32));
-const OTHER = signingKeyFromSecretKey(hexToBytes('1111111111111111111111111111111111111111111111111111111111111111', 32));
+const AGENT = signingKeyFromSecretKey(
+  hexToBytes('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb', 32),
+);
+const OTHER = signingKeyFromSecretKey(
+  hexToBytes('1111111111111111111111111111111111111111111111111111111111111111', 32),
+);
 const AUX = new Uint8Array(32);
 
 function card(): Record<string, unknown> {
@@ -40,7 +44,10 @@ function clone<T>(value: T): T {
 /** A verifier that shares no code with the gateway: noble, scure and a few lines of JCS for string-only JSON. */
 function thirdPartyCheck(signedText: string): { ok: boolean; account?: string } {
   const signed = JSON.parse(signedText) as Record<string, unknown>;
-  const { signature, ...rest } = signed as { signature: { alg: string; public_key: string; sig: string } } & Record<string, unknown>;
+  const { signature, ...rest } = signed as { signature: { alg: string; public_key: string; sig: string } } & Record<
+    string,
+    unknown
+  >;
   const jcs = (v: unknown): string => {
     if (Array.isArray(v)) return `[${v.map(jcs).join(',')}]`;
     if (v !== null && typeof v === 'object') {
@@ -66,7 +73,11 @@ describe('signing a Logos card', () => {
   it('round-trips: the signed card verifies, names the key’s account and says what was signed', () => {
     const signed = signLogosCard(card(), AGENT.secretKey, { auxRand: AUX });
     expect(signed['x-lez-identity']).toEqual({ account_id: AGENT.account });
-    expect(signed.signature).toEqual({ alg: 'bip340-sha256-jcs', public_key: toHex(AGENT.publicKey), sig: expect.stringMatching(/^[0-9a-f]{128}$/) });
+    expect(signed.signature).toEqual({
+      alg: 'bip340-sha256-jcs',
+      public_key: toHex(AGENT.publicKey),
+      sig: expect.stringMatching(/^[0-9a-f]{128}$/),
+    });
     const result = verifyLogosCard(signed);
     expect(result.ok).toBe(true);
     const verified = result as VerifiedLogosCard;
@@ -76,7 +87,11 @@ describe('signing a Logos card', () => {
     expect(verified.signedCard).toBe(signed);
     const { canonical, digest } = logosCardSigningPayload(signed);
     expect(verified.digest).toBe(toHex(digest));
-    expect(canonical.startsWith('{"agentInterfaces":[{"address":"0x02abcdef","type":"logos-messaging","version":"1"}],"createdAt"')).toBe(true);
+    expect(
+      canonical.startsWith(
+        '{"agentInterfaces":[{"address":"0x02abcdef","type":"logos-messaging","version":"1"}],"createdAt"',
+      ),
+    ).toBe(true);
     expect(canonical).not.toContain('signature');
   });
 
@@ -107,9 +122,9 @@ describe('signing a Logos card', () => {
   it('keeps an account that matches the key and refuses one that does not', () => {
     const same = signLogosCard({ ...card(), 'x-lez-identity': { account_id: AGENT.account } }, AGENT.secretKey);
     expect(verifyLogosCard(same).ok).toBe(true);
-    expect(() => signLogosCard({ ...card(), 'x-lez-identity': { account_id: OTHER.account } }, AGENT.secretKey)).toThrow(
-      `names account ${OTHER.account}, but this key controls ${AGENT.account}`,
-    );
+    expect(() =>
+      signLogosCard({ ...card(), 'x-lez-identity': { account_id: OTHER.account } }, AGENT.secretKey),
+    ).toThrow(`names account ${OTHER.account}, but this key controls ${AGENT.account}`);
   });
 
   it('replaces an existing signature', () => {
@@ -120,13 +135,18 @@ describe('signing a Logos card', () => {
   });
 
   it('refuses to sign what verification would refuse: invalid cards, invalid keys, non-JSON, oversized cards', () => {
-    expect(() => signLogosCard({ ...card(), id: 'Not An Id' }, AGENT.secretKey)).toThrow(/not a valid Logos agent card: id/);
+    expect(() => signLogosCard({ ...card(), id: 'Not An Id' }, AGENT.secretKey)).toThrow(
+      /not a valid Logos agent card: id/,
+    );
     expect(() => signLogosCard({ ...card(), skills: [] }, AGENT.secretKey)).toThrow(/skills/);
     expect(() => signLogosCard(card(), new Uint8Array(32))).toThrow(RangeError);
     expect(() => signLogosCard({ ...card(), when: new Date() }, AGENT.secretKey)).toThrow(/plain objects/);
-    expect(() => signLogosCard({ ...card(), description: 'x'.repeat(8000), blob: 'y'.repeat(MAX_SIGNED_CARD_BYTES) }, AGENT.secretKey)).toThrow(
-      /more than 65536/,
-    );
+    expect(() =>
+      signLogosCard(
+        { ...card(), description: 'x'.repeat(8000), blob: 'y'.repeat(MAX_SIGNED_CARD_BYTES) },
+        AGENT.secretKey,
+      ),
+    ).toThrow(/more than 65536/);
   });
 });
 
@@ -143,7 +163,10 @@ describe('verifying a Logos card', () => {
     expect(verifyLogosCard(big)).toMatchObject({ ok: false, reason: 'oversized' });
     expect(verifyLogosCard(JSON.stringify(big))).toMatchObject({ ok: false, reason: 'oversized' });
     // Bytes count, not characters: 30,000 three-byte characters are over the limit.
-    expect(verifyLogosCard({ ...clone(signed), name: '€'.repeat(30_000) })).toMatchObject({ ok: false, reason: 'oversized' });
+    expect(verifyLogosCard({ ...clone(signed), name: '€'.repeat(30_000) })).toMatchObject({
+      ok: false,
+      reason: 'oversized',
+    });
   });
 
   it('says malformed for everything that is not a well-formed signed card', () => {
@@ -160,14 +183,18 @@ describe('verifying a Logos card', () => {
       ['extra member', { ...clone(signed), signature: { ...sig, kid: 'x' } }],
       ['key not on the curve', { ...clone(signed), signature: { ...sig, public_key: 'ff'.repeat(32) } }],
       ['not a Logos card', { ...clone(signed), skills: 'none' }],
-      ['no account', (() => {
-        const { 'x-lez-identity': _gone, ...rest } = clone(signed);
-        return rest;
-      })()],
+      [
+        'no account',
+        (() => {
+          const { 'x-lez-identity': _gone, ...rest } = clone(signed);
+          return rest;
+        })(),
+      ],
       ['account not base58', { ...clone(signed), 'x-lez-identity': { account_id: '0'.repeat(40) } }],
       ['lone surrogate', { ...clone(signed), name: 'a\ud800' }],
     ];
-    for (const [what, input] of cases) expect(verifyLogosCard(input), what).toMatchObject({ ok: false, reason: 'malformed' });
+    for (const [what, input] of cases)
+      expect(verifyLogosCard(input), what).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
   it('says bad-signature when any member was changed, added or removed after signing', () => {
@@ -199,7 +226,11 @@ describe('verifying a Logos card', () => {
     const { digest } = logosCardSigningPayload(body);
     const forged = {
       ...body,
-      signature: { alg: 'bip340-sha256-jcs', public_key: toHex(OTHER.publicKey), sig: toHex(schnorrSign(digest, OTHER.secretKey)) },
+      signature: {
+        alg: 'bip340-sha256-jcs',
+        public_key: toHex(OTHER.publicKey),
+        sig: toHex(schnorrSign(digest, OTHER.secretKey)),
+      },
     };
     const result = verifyLogosCard(forged);
     expect(result).toMatchObject({ ok: false, reason: 'account-mismatch' });

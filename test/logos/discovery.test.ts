@@ -51,7 +51,9 @@ describe('discovery', () => {
         return r.status === 200 ? r : undefined;
       });
       expect((await response.json()).name).toBe('Agent newcomer');
-      const { body } = await rpc(`${bed.gateway.url}/agents/newcomer`, 'SendMessage', { message: { messageId: 'n1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+      const { body } = await rpc(`${bed.gateway.url}/agents/newcomer`, 'SendMessage', {
+        message: { messageId: 'n1', role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+      });
       expect(body.result.task.artifacts[0].parts[0].text).toBe('newcomer says hi');
     } finally {
       await agent.stop();
@@ -68,7 +70,11 @@ describe('discovery', () => {
     await impostor.publish(DEFAULT_DISCOVERY_TOPIC, new Uint8Array(100 * 1024));
     await eventually(() => {
       const c = bed.gateway.discovery.counters;
-      return c.wrongSender === before.wrongSender + 1 && c.invalid === before.invalid + 1 && c.oversized === before.oversized + 1 ? true : undefined;
+      return c.wrongSender === before.wrongSender + 1 &&
+        c.invalid === before.invalid + 1 &&
+        c.oversized === before.oversized + 1
+        ? true
+        : undefined;
     });
     expect(bed.gateway.directory.get('hijack')).toBeUndefined();
   });
@@ -89,10 +95,16 @@ describe('discovery', () => {
     const signed = card('sketchy', 'agent:sketchy');
     const { signature: _dropped, ...unsigned } = signed;
     await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(unsigned));
-    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement({ ...signed, description: 'tampered after signing' }));
+    await node.publish(
+      DEFAULT_DISCOVERY_TOPIC,
+      encodeAnnouncement({ ...signed, description: 'tampered after signing' }),
+    );
     // Signed by one key but claiming another key's account.
     const other = card('sketchy', 'agent:sketchy');
-    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement({ ...signed, 'x-lez-identity': other['x-lez-identity'] }));
+    await node.publish(
+      DEFAULT_DISCOVERY_TOPIC,
+      encodeAnnouncement({ ...signed, 'x-lez-identity': other['x-lez-identity'] }),
+    );
     await eventually(() => {
       const c = bed.gateway.discovery.counters;
       return c.unsigned === before.unsigned + 1 && c.badSignature === before.badSignature + 2 ? true : undefined;
@@ -104,7 +116,9 @@ describe('discovery', () => {
       const response = await fetch(`${bed.gateway.url}/agents/sketchy/.well-known/agent-card.json`);
       return response.status === 200 ? response.json() : undefined;
     });
-    const params = served.capabilities.extensions.find((e: { uri: string }) => e.uri === 'urn:logos-a2a:ext:logos-agent:v1').params;
+    const params = served.capabilities.extensions.find(
+      (e: { uri: string }) => e.uri === 'urn:logos-a2a:ext:logos-agent:v1',
+    ).params;
     expect(params.logosCardSignature.signature).toEqual(signed.signature);
     expect(params.logosCardSignature.account).toBe(signed['x-lez-identity'].account_id);
     const jwks = await (await fetch(`${bed.gateway.url}/.well-known/jwks.json`)).json();

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { newStatusKey, open, seal } from '../../src/logos/status-seal.ts';
-import { decodeAgentEnvelope, decodeGatewayEnvelope, encodeEnvelope, taskStatusTopic } from '../../src/logos/envelope.ts';
+import {
+  decodeAgentEnvelope,
+  decodeGatewayEnvelope,
+  encodeEnvelope,
+  taskStatusTopic,
+} from '../../src/logos/envelope.ts';
 
 const status = { v: 1, id: 'e1', task_id: 't1', seq: 1, type: 'task_status', state: 'working' } as const;
 
@@ -15,15 +20,34 @@ describe('binding envelopes', () => {
     expect(decodeAgentEnvelope(new TextEncoder().encode('{nope'))).toMatchObject({ ok: false, reason: 'not-json' });
     expect(decodeAgentEnvelope(new Uint8Array([0xff, 0xfe]))).toMatchObject({ ok: false, reason: 'not-json' });
     expect(decodeAgentEnvelope(encodeEnvelope({ ...status, seq: 0 }))).toMatchObject({ ok: false, reason: 'invalid' });
-    expect(decodeAgentEnvelope(encodeEnvelope({ ...status, v: 2 } as never))).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(decodeAgentEnvelope(encodeEnvelope({ ...status, v: 2 } as never))).toMatchObject({
+      ok: false,
+      reason: 'invalid',
+    });
     // A terminal state travels only in task_result / cancelled, never in a status.
-    expect(decodeAgentEnvelope(encodeEnvelope({ ...status, state: 'completed' } as never))).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(decodeAgentEnvelope(encodeEnvelope({ ...status, state: 'completed' } as never))).toMatchObject({
+      ok: false,
+      reason: 'invalid',
+    });
   });
 
   it('keep the two directions apart', () => {
     expect(decodeGatewayEnvelope(encodeEnvelope(status))).toMatchObject({ ok: false });
-    const request = { v: 1, id: 'r', task_id: 't', from: 'gw', status_key: newStatusKey(), type: 'task_request', context_id: 'c', skill: 's', params: {} } as const;
-    expect(decodeGatewayEnvelope(encodeEnvelope(request))).toEqual({ ok: true, envelope: { ...request, lez_price: '0' } });
+    const request = {
+      v: 1,
+      id: 'r',
+      task_id: 't',
+      from: 'gw',
+      status_key: newStatusKey(),
+      type: 'task_request',
+      context_id: 'c',
+      skill: 's',
+      params: {},
+    } as const;
+    expect(decodeGatewayEnvelope(encodeEnvelope(request))).toEqual({
+      ok: true,
+      envelope: { ...request, lez_price: '0' },
+    });
   });
 
   it('derive the status topic as a valid autosharding content topic', () => {

@@ -98,7 +98,9 @@ describe('RFC 8785 (JCS)', () => {
   });
 
   it('has no whitespace, keeps array order, sorts nested objects', () => {
-    expect(canonicalize({ b: [3, { z: 1, a: [] }, 'x'], a: { d: {}, c: null } })).toBe('{"a":{"c":null,"d":{}},"b":[3,{"a":[],"z":1},"x"]}');
+    expect(canonicalize({ b: [3, { z: 1, a: [] }, 'x'], a: { d: {}, c: null } })).toBe(
+      '{"a":{"c":null,"d":{}},"b":[3,{"a":[],"z":1},"x"]}',
+    );
   });
 
   it('leaves out undefined members as JSON.stringify does, but refuses undefined elsewhere', () => {

@@ -41,13 +41,21 @@ afterEach(async () => {
 });
 
 /** A webhook receiver on 127.0.0.1 that records every request and answers as `answer` says. */
-async function startReceiver(answer: (request: Received, index: number) => Answer = () => ({ status: 200 }), port = 0): Promise<Receiver> {
+async function startReceiver(
+  answer: (request: Received, index: number) => Answer = () => ({ status: 200 }),
+  port = 0,
+): Promise<Receiver> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(request);
       const reply = answer(request, received.length - 1);
       if (reply.hang) return;
@@ -70,7 +78,13 @@ async function startReceiver(answer: (request: Received, index: number) => Answe
 const logs: string[] = [];
 const quiet = (message: string) => logs.push(message);
 /** Receivers on 127.0.0.1 over http, short backoffs. */
-const LOCAL: PushServiceOptions = { allowNetworks: ['127.0.0.1/32'], requireHttps: false, backoffBaseMs: 20, maxBackoffMs: 200, log: quiet };
+const LOCAL: PushServiceOptions = {
+  allowNetworks: ['127.0.0.1/32'],
+  requireHttps: false,
+  backoffBaseMs: 20,
+  maxBackoffMs: 200,
+  log: quiet,
+};
 
 function serviceWith(options: PushServiceOptions, store = new SqlitePushStore(':memory:')) {
   const service = new PushNotificationService(store, options);
@@ -97,8 +111,14 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
   }
 }
 
-const task = Task.fromJSON({ id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:00.000Z' } });
-const statusEvent = StreamResponse.fromJSON({ statusUpdate: { taskId: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } } });
+const task = Task.fromJSON({
+  id: 't1',
+  contextId: 'c1',
+  status: { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:00.000Z' },
+});
+const statusEvent = StreamResponse.fromJSON({
+  statusUpdate: { taskId: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } },
+});
 const artifactEvent = StreamResponse.fromJSON({
   artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a1', parts: [{ text: 'hello' }] } },
 });
@@ -107,12 +127,38 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe('push notification configs', () => {
   it('are created, replaced by id, listed, read and deleted', () => {
     const { service } = serviceWith(LOCAL);
-    const generated = service.createConfig({ taskId: 't1', url: 'http://127.0.0.1:9/a', protocolVersion: '1.0', owner: 'alice' });
+    const generated = service.createConfig({
+      taskId: 't1',
+      url: 'http://127.0.0.1:9/a',
+      protocolVersion: '1.0',
+      owner: 'alice',
+    });
     expect(generated.id).toMatch(UUID);
-    service.createConfig({ taskId: 't1', id: 'mine', url: 'http://127.0.0.1:9/b', token: 'tok', protocolVersion: '0.3' });
-    service.createConfig({ taskId: 't1', id: 'mine', url: 'http://127.0.0.1:9/c', authentication: { scheme: 'Bearer', credentials: 's' }, protocolVersion: '1.0' });
-    expect(service.listConfigs('t1').map((config) => config.url).sort()).toEqual(['http://127.0.0.1:9/a', 'http://127.0.0.1:9/c']);
-    expect(service.getConfig('t1', 'mine')).toMatchObject({ url: 'http://127.0.0.1:9/c', protocolVersion: '1.0', authentication: { scheme: 'Bearer', credentials: 's' } });
+    service.createConfig({
+      taskId: 't1',
+      id: 'mine',
+      url: 'http://127.0.0.1:9/b',
+      token: 'tok',
+      protocolVersion: '0.3',
+    });
+    service.createConfig({
+      taskId: 't1',
+      id: 'mine',
+      url: 'http://127.0.0.1:9/c',
+      authentication: { scheme: 'Bearer', credentials: 's' },
+      protocolVersion: '1.0',
+    });
+    expect(
+      service
+        .listConfigs('t1')
+        .map((config) => config.url)
+        .sort(),
+    ).toEqual(['http://127.0.0.1:9/a', 'http://127.0.0.1:9/c']);
+    expect(service.getConfig('t1', 'mine')).toMatchObject({
+      url: 'http://127.0.0.1:9/c',
+      protocolVersion: '1.0',
+      authentication: { scheme: 'Bearer', credentials: 's' },
+    });
     expect(service.getConfig('t1', 'mine')?.token).toBeUndefined();
     expect(service.getConfig('t1', generated.id)).toMatchObject({ owner: 'alice', protocolVersion: '1.0' });
     expect(service.getConfig('t2', 'mine')).toBeUndefined();
@@ -123,7 +169,10 @@ describe('push notification configs', () => {
 
   it('are refused with a reason when the URL can never be a webhook', () => {
     const { service } = serviceWith({});
-    const create = (url: string, extra: object = {}) => () => service.createConfig({ taskId: 't1', url, protocolVersion: '1.0', ...extra });
+    const create =
+      (url: string, extra: object = {}) =>
+      () =>
+        service.createConfig({ taskId: 't1', url, protocolVersion: '1.0', ...extra });
     expect(create('http://hooks.example.com/')).toThrow(new PushConfigError('the webhook URL must use https'));
     expect(create('https://10.0.0.7/hook')).toThrow('10.0.0.7 is a private address (10.0.0.0/8)');
     expect(create('https://169.254.169.254/')).toThrow('cloud metadata address');
@@ -145,13 +194,22 @@ describe('push notification delivery', () => {
       authentication: { scheme: 'Bearer', credentials: 'secret' },
       protocolVersion: '1.0',
     });
-    service.createConfig({ taskId: 't1', id: 'v03', url: receiver.url('/v03'), token: 'tok-3', protocolVersion: '0.3' });
+    service.createConfig({
+      taskId: 't1',
+      id: 'v03',
+      url: receiver.url('/v03'),
+      token: 'tok-3',
+      protocolVersion: '0.3',
+    });
     service.start();
     service.notify(task, [statusEvent, artifactEvent]);
     await until(() => receiver.received.length === 4);
 
     const v1 = receiver.received.filter((request) => request.path === '/v1');
-    expect(v1.map((request) => JSON.parse(request.body))).toEqual([StreamResponse.toJSON(statusEvent), StreamResponse.toJSON(artifactEvent)]);
+    expect(v1.map((request) => JSON.parse(request.body))).toEqual([
+      StreamResponse.toJSON(statusEvent),
+      StreamResponse.toJSON(artifactEvent),
+    ]);
     for (const request of v1) {
       expect(request.method).toBe('POST');
       expect(request.headers['content-type']).toBe('application/a2a+json');
@@ -169,7 +227,9 @@ describe('push notification delivery', () => {
     expect(v03[0]?.headers['x-a2a-notification-token']).toBe('tok-3');
     expect(v03[0]?.headers.authorization).toBeUndefined();
     // One id per event, the same for every webhook told of it.
-    expect(v03.map((request) => request.headers['a2a-notification-id'])).toEqual(v1.map((request) => request.headers['a2a-notification-id']));
+    expect(v03.map((request) => request.headers['a2a-notification-id'])).toEqual(
+      v1.map((request) => request.headers['a2a-notification-id']),
+    );
     expect(v1[0]?.headers['a2a-notification-id']).not.toBe(v1[1]?.headers['a2a-notification-id']);
 
     await until(() => service.counters.delivered === 4);
@@ -179,7 +239,8 @@ describe('push notification delivery', () => {
 
   it('retries 5xx answers with backoff and gives up on other 4xx and after the last attempt', async () => {
     const receiver = await startReceiver((request, index): Answer => {
-      if (request.path === '/flaky') return index < 2 ? { status: 503, headers: index === 0 ? { 'retry-after': '0' } : {} } : { status: 204 };
+      if (request.path === '/flaky')
+        return index < 2 ? { status: 503, headers: index === 0 ? { 'retry-after': '0' } : {} } : { status: 204 };
       if (request.path === '/gone') return { status: 410 };
       return { status: 500 };
     });
@@ -198,10 +259,22 @@ describe('push notification delivery', () => {
     service.notify(task, [statusEvent]);
     await until(() => service.counters.failed === 2);
     const rows = store.deliveries('t1');
-    expect(rows.find((row) => row.configId === 'gone')).toMatchObject({ state: 'failed', attempts: 1, lastError: 'the receiver answered 410' });
-    expect(rows.find((row) => row.configId === 'broken')).toMatchObject({ state: 'failed', attempts: 3, lastError: 'the receiver answered 500' });
+    expect(rows.find((row) => row.configId === 'gone')).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      lastError: 'the receiver answered 410',
+    });
+    expect(rows.find((row) => row.configId === 'broken')).toMatchObject({
+      state: 'failed',
+      attempts: 3,
+      lastError: 'the receiver answered 500',
+    });
     expect(receiver.received.filter((request) => request.path === '/broken')).toHaveLength(3);
-    expect(logs.some((line) => line.includes('task t1 to webhook gone failed after 1 attempt(s): the receiver answered 410'))).toBe(true);
+    expect(
+      logs.some((line) =>
+        line.includes('task t1 to webhook gone failed after 1 attempt(s): the receiver answered 410'),
+      ),
+    ).toBe(true);
   });
 
   it('keeps what a receiver that was down did not get, and delivers it after a restart', async () => {
@@ -228,8 +301,13 @@ describe('push notification delivery', () => {
     const up = await startReceiver(() => ({ status: 200 }), down.port);
     second.service.start();
     await until(() => up.received.length === 2);
-    expect(up.received.map((request) => JSON.parse(request.body))).toEqual([StreamResponse.toJSON(statusEvent), StreamResponse.toJSON(artifactEvent)]);
-    expect(up.received.map((request) => request.headers['a2a-notification-id'])).toEqual(pending.map((row) => row.eventId));
+    expect(up.received.map((request) => JSON.parse(request.body))).toEqual([
+      StreamResponse.toJSON(statusEvent),
+      StreamResponse.toJSON(artifactEvent),
+    ]);
+    expect(up.received.map((request) => request.headers['a2a-notification-id'])).toEqual(
+      pending.map((row) => row.eventId),
+    );
     expect(up.received[0]?.headers['x-a2a-notification-token']).toBe('tok');
     await until(() => second.store.deliveries('t1').length === 0);
   });
@@ -249,20 +327,38 @@ describe('push notification delivery', () => {
 
 describe('push notification SSRF protection', () => {
   it('refuses a host name that resolves to a private address, without retrying', async () => {
-    const { service, store } = serviceWith({ resolver: resolverOf({ 'hook.example': '10.0.0.7' }), backoffBaseMs: 20, log: quiet });
+    const { service, store } = serviceWith({
+      resolver: resolverOf({ 'hook.example': '10.0.0.7' }),
+      backoffBaseMs: 20,
+      log: quiet,
+    });
     service.createConfig({ taskId: 't1', id: 'c', url: 'https://hook.example/a2a', protocolVersion: '1.0' });
     service.start();
     service.notify(task, [statusEvent]);
     await until(() => service.counters.failed === 1);
     expect(store.deliveries('t1')).toMatchObject([
-      { state: 'failed', attempts: 1, lastError: 'webhook host hook.example resolves to a refused address: 10.0.0.7 is a private address (10.0.0.0/8)' },
+      {
+        state: 'failed',
+        attempts: 1,
+        lastError:
+          'webhook host hook.example resolves to a refused address: 10.0.0.7 is a private address (10.0.0.0/8)',
+      },
     ]);
     expect(service.counters.retried).toBe(0);
   });
 
   it('refuses the metadata service even in development', async () => {
-    const { service, store } = serviceWith({ allowPrivate: true, resolver: resolverOf({ 'hook.example': '169.254.169.254' }), log: quiet });
-    service.createConfig({ taskId: 't1', id: 'c', url: 'http://hook.example/latest/meta-data/', protocolVersion: '1.0' });
+    const { service, store } = serviceWith({
+      allowPrivate: true,
+      resolver: resolverOf({ 'hook.example': '169.254.169.254' }),
+      log: quiet,
+    });
+    service.createConfig({
+      taskId: 't1',
+      id: 'c',
+      url: 'http://hook.example/latest/meta-data/',
+      protocolVersion: '1.0',
+    });
     service.start();
     service.notify(task, [statusEvent]);
     await until(() => service.counters.failed === 1);
@@ -272,7 +368,10 @@ describe('push notification SSRF protection', () => {
   });
 
   it('checks every redirect hop: a redirect to the metadata service is refused', async () => {
-    const receiver = await startReceiver(() => ({ status: 307, headers: { location: 'http://metadata.example/latest/meta-data/' } }));
+    const receiver = await startReceiver(() => ({
+      status: 307,
+      headers: { location: 'http://metadata.example/latest/meta-data/' },
+    }));
     const resolver = resolverOf({ 'metadata.example': '169.254.169.254' });
     const { service, store } = serviceWith({ ...LOCAL, resolver });
     service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/hook'), protocolVersion: '1.0' });
@@ -283,7 +382,8 @@ describe('push notification SSRF protection', () => {
       {
         state: 'failed',
         attempts: 1,
-        lastError: 'webhook host metadata.example resolves to a refused address: 169.254.169.254 is a cloud metadata address (169.254.169.254)',
+        lastError:
+          'webhook host metadata.example resolves to a refused address: 169.254.169.254 is a cloud metadata address (169.254.169.254)',
       },
     ]);
     expect(receiver.received).toHaveLength(1);
@@ -292,16 +392,28 @@ describe('push notification SSRF protection', () => {
   it('follows allowed redirects, and keeps the credentials from another origin', async () => {
     const receiver = await startReceiver((request) => {
       if (request.path === '/moved') return { status: 308, headers: { location: '/same-origin' } };
-      if (request.path === '/same-origin') return { status: 302, headers: { location: `http://alias.example:${receiver.port}/other-origin` } };
+      if (request.path === '/same-origin')
+        return { status: 302, headers: { location: `http://alias.example:${receiver.port}/other-origin` } };
       return { status: 200 };
     });
     const { service } = serviceWith({ ...LOCAL, resolver: resolverOf({ 'alias.example': '127.0.0.1' }) });
-    service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/moved'), token: 'tok', authentication: { scheme: 'Bearer', credentials: 's' }, protocolVersion: '1.0' });
+    service.createConfig({
+      taskId: 't1',
+      id: 'c',
+      url: receiver.url('/moved'),
+      token: 'tok',
+      authentication: { scheme: 'Bearer', credentials: 's' },
+      protocolVersion: '1.0',
+    });
     service.start();
     service.notify(task, [statusEvent]);
     await until(() => service.counters.delivered === 1);
     const [moved, sameOrigin, otherOrigin] = receiver.received;
-    expect(sameOrigin).toMatchObject({ method: 'POST', body: moved?.body, headers: { authorization: 'Bearer s', 'x-a2a-notification-token': 'tok' } });
+    expect(sameOrigin).toMatchObject({
+      method: 'POST',
+      body: moved?.body,
+      headers: { authorization: 'Bearer s', 'x-a2a-notification-token': 'tok' },
+    });
     expect(otherOrigin?.method).toBe('GET');
     expect(otherOrigin?.body).toBe('');
     expect(otherOrigin?.headers['content-type']).toBeUndefined();
@@ -314,8 +426,14 @@ describe('push notification SSRF protection', () => {
     const receiver = await startReceiver();
     const agent = new WebhookGuard({ allowNetworks: ['127.0.0.1/32'], requireHttps: false }).createAgent(1000);
     cleanups.push(() => agent.destroy());
-    const attempt = request(`http://127.0.0.2:${receiver.port}/hook`, { method: 'POST', body: '{}', dispatcher: agent });
-    await expect(attempt).rejects.toThrow(new WebhookRefusedError('webhook address refused: 127.0.0.2 is a loopback address (127.0.0.0/8)'));
+    const attempt = request(`http://127.0.0.2:${receiver.port}/hook`, {
+      method: 'POST',
+      body: '{}',
+      dispatcher: agent,
+    });
+    await expect(attempt).rejects.toThrow(
+      new WebhookRefusedError('webhook address refused: 127.0.0.2 is a loopback address (127.0.0.0/8)'),
+    );
     expect(receiver.received).toHaveLength(0);
   });
 
@@ -325,7 +443,12 @@ describe('push notification SSRF protection', () => {
     const answers = ['127.0.0.1', '10.0.0.7'];
     const resolver = resolverOf({ 'rebind.example': () => answers.shift() ?? '10.0.0.7' });
     const { service, store } = serviceWith({ ...LOCAL, resolver });
-    service.createConfig({ taskId: 't1', id: 'c', url: `http://rebind.example:${receiver.port}/hook`, protocolVersion: '1.0' });
+    service.createConfig({
+      taskId: 't1',
+      id: 'c',
+      url: `http://rebind.example:${receiver.port}/hook`,
+      protocolVersion: '1.0',
+    });
     service.start();
     service.notify(task, [statusEvent]);
     await until(() => service.counters.delivered === 1);
@@ -333,7 +456,12 @@ describe('push notification SSRF protection', () => {
     await until(() => service.counters.failed === 1);
     expect(receiver.received).toHaveLength(1);
     expect(store.deliveries('t1')).toMatchObject([
-      { state: 'failed', attempts: 1, lastError: 'webhook host rebind.example resolves to a refused address: 10.0.0.7 is a private address (10.0.0.0/8)' },
+      {
+        state: 'failed',
+        attempts: 1,
+        lastError:
+          'webhook host rebind.example resolves to a refused address: 10.0.0.7 is a private address (10.0.0.0/8)',
+      },
     ]);
   });
 });

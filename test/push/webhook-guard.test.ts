@@ -31,8 +31,12 @@ describe('webhook address policy', () => {
     expect(strict.refusal('::ffff:7f00:1')).toBe('::ffff:7f00:1 is a loopback address (127.0.0.0/8)');
     expect(strict.refusal('::10.0.0.7')).toBe('::10.0.0.7 embeds 10.0.0.7, a private address (10.0.0.0/8)');
     expect(strict.refusal('64:ff9b::a00:7')).toBe('64:ff9b::a00:7 embeds 10.0.0.7, a private address (10.0.0.0/8)');
-    expect(strict.refusal('64:ff9b::127.0.0.1')).toBe('64:ff9b::127.0.0.1 embeds 127.0.0.1, a loopback address (127.0.0.0/8)');
-    expect(strict.refusal('2002:c0a8:0101::1')).toBe('2002:c0a8:0101::1 embeds 192.168.1.1, a private address (192.168.0.0/16)');
+    expect(strict.refusal('64:ff9b::127.0.0.1')).toBe(
+      '64:ff9b::127.0.0.1 embeds 127.0.0.1, a loopback address (127.0.0.0/8)',
+    );
+    expect(strict.refusal('2002:c0a8:0101::1')).toBe(
+      '2002:c0a8:0101::1 embeds 192.168.1.1, a private address (192.168.0.0/16)',
+    );
     expect(strict.refusal('::ffff:8.8.8.8')).toBeUndefined();
     expect(strict.refusal('64:ff9b::808:808')).toBeUndefined();
   });
@@ -98,16 +102,24 @@ describe('webhook URL check', () => {
     expect(production.urlProblem('http://hooks.example.com/')).toBe('the webhook URL must use https');
     expect(production.urlProblem('https://10.0.0.7/hook')).toBe('10.0.0.7 is a private address (10.0.0.0/8)');
     expect(production.urlProblem('https://[::1]/hook')).toBe('::1 is the loopback address (::1/128)');
-    expect(production.urlProblem('https://[::ffff:a9fe:a9fe]/')).toBe('::ffff:a9fe:a9fe is a cloud metadata address (169.254.169.254)');
+    expect(production.urlProblem('https://[::ffff:a9fe:a9fe]/')).toBe(
+      '::ffff:a9fe:a9fe is a cloud metadata address (169.254.169.254)',
+    );
     // The URL parser reads other IPv4 notations; the check sees the address they mean.
     expect(production.urlProblem('https://0x7f.1/hook')).toBe('127.0.0.1 is a loopback address (127.0.0.0/8)');
   });
 
   it('allows http and private addresses in development, never the metadata service', () => {
     expect(development.urlProblem('http://127.0.0.1:8080/hook')).toBeUndefined();
-    expect(development.urlProblem('http://169.254.169.254/latest/meta-data/')).toBe('169.254.169.254 is a cloud metadata address (169.254.169.254)');
-    expect(new WebhookGuard({ allowPrivate: true, requireHttps: true }).urlProblem('http://127.0.0.1/')).toBe('the webhook URL must use https');
-    expect(new WebhookGuard({ allowNetworks: ['127.0.0.1/32'], requireHttps: false }).urlProblem('http://127.0.0.1:9/')).toBeUndefined();
+    expect(development.urlProblem('http://169.254.169.254/latest/meta-data/')).toBe(
+      '169.254.169.254 is a cloud metadata address (169.254.169.254)',
+    );
+    expect(new WebhookGuard({ allowPrivate: true, requireHttps: true }).urlProblem('http://127.0.0.1/')).toBe(
+      'the webhook URL must use https',
+    );
+    expect(
+      new WebhookGuard({ allowNetworks: ['127.0.0.1/32'], requireHttps: false }).urlProblem('http://127.0.0.1:9/'),
+    ).toBeUndefined();
   });
 });
 

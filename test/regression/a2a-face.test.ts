@@ -35,7 +35,11 @@ it('a stream on a paid task sends headers and the submitted Task at once, while 
     resume: (state) => world.payer.resume(state),
     verify: (hash, expect) => world.payer.verify(hash, expect),
   };
-  bed = await startTestBed({ config: { payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' } } as never, agents: (network) => [world.agent(network)], payer: heldPayer });
+  bed = await startTestBed({
+    config: { payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' } } as never,
+    agents: (network) => [world.agent(network)],
+    payer: heldPayer,
+  });
   const stream = await openSse(`${bed.gateway.url}/agents/shop`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
@@ -43,7 +47,9 @@ it('a stream on a paid task sends headers and the submitted Task at once, while 
       jsonrpc: '2.0',
       id: 1,
       method: 'SendStreamingMessage',
-      params: { message: { messageId: 'paid-stream', role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill: 'quick' } } },
+      params: {
+        message: { messageId: 'paid-stream', role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill: 'quick' } },
+      },
     }),
   });
   const first = JSON.parse((await stream.nextFrame())!.replace(/^data: /, ''));
@@ -60,7 +66,10 @@ it('the root agent is the first configured agent, never a stale directory entry 
   const conformance = conformanceAgent(network.node('agent:conformance'));
   const echo = echoAgent(network.node('agent:echo'));
   await Promise.all([conformance.start(), echo.start()]);
-  const config = loadConfig({ env: {}, overrides: { port: 0, database: join(dir, 'gateway.db'), agents: [], transport: { kind: 'memory' } } });
+  const config = loadConfig({
+    env: {},
+    overrides: { port: 0, database: join(dir, 'gateway.db'), agents: [], transport: { kind: 'memory' } },
+  });
   try {
     // An earlier run knew the conformance agent; it stays in the directory, offline, after that run.
     const earlier = await startGateway(config, { network, agents: [conformance], log: () => undefined });
@@ -84,8 +93,18 @@ it('SubscribeToTask on a task in input-required stays open until the follow-up c
   bed = await startTestBed();
   const url = `${bed.gateway.url}/agents/conformance`;
   const call = (method: string, params: unknown) =>
-    fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const waiting = (await (await call('SendMessage', { message: { messageId: 'tck-input-required-sub', role: 'ROLE_USER', parts: [{ text: 'hi' }] } })).json()).result.task;
+    fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+  const waiting = (
+    await (
+      await call('SendMessage', {
+        message: { messageId: 'tck-input-required-sub', role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+      })
+    ).json()
+  ).result.task;
   expect(waiting.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   const stream = await openSse(url, {
     method: 'POST',
@@ -94,7 +113,11 @@ it('SubscribeToTask on a task in input-required stays open until the follow-up c
   });
   const first = JSON.parse((await stream.nextFrame())!.replace(/^data: /, ''));
   expect(first.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-  const done = await (await call('SendMessage', { message: { messageId: 'tck-complete-task-sub', taskId: waiting.id, role: 'ROLE_USER', parts: [{ text: 'more' }] } })).json();
+  const done = await (
+    await call('SendMessage', {
+      message: { messageId: 'tck-complete-task-sub', taskId: waiting.id, role: 'ROLE_USER', parts: [{ text: 'more' }] },
+    })
+  ).json();
   expect(done.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   const rest = (await stream.rest()) as { result: { statusUpdate?: { status: { state: string } } } }[];
   expect(rest.at(-1)?.result.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
@@ -103,7 +126,15 @@ it('SubscribeToTask on a task in input-required stays open until the follow-up c
 it('a start that cannot listen rejects with the cause and closes what it opened', async () => {
   bed = await startTestBed();
   const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-port-'));
-  const config = loadConfig({ env: {}, overrides: { port: bed.gateway.port, database: join(dir, 'gateway.db'), agents: [{ builtin: 'echo' }], transport: { kind: 'memory' } } });
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      port: bed.gateway.port,
+      database: join(dir, 'gateway.db'),
+      agents: [{ builtin: 'echo' }],
+      transport: { kind: 'memory' },
+    },
+  });
   try {
     await expect(startGateway(config, { log: () => undefined })).rejects.toMatchObject({ code: 'EADDRINUSE' });
     // Nothing is left holding the database: the same configuration starts on a free port.

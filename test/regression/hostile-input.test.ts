@@ -22,11 +22,22 @@ const v1 = (message: Record<string, unknown> = {}) => ({
 });
 /** A v0.3 message/send message with the given changes. */
 const v03 = (message: Record<string, unknown> = {}) => ({
-  message: { kind: 'message', messageId: `h-${Math.random()}`, role: 'user', parts: [{ kind: 'text', text: 'hi' }], ...message },
+  message: {
+    kind: 'message',
+    messageId: `h-${Math.random()}`,
+    role: 'user',
+    parts: [{ kind: 'text', text: 'hi' }],
+    ...message,
+  },
 });
 
 /** Answered at once with -32602 whose message names the field, with HTTP 200 (a client error, not a crash). */
-async function expectInvalidParams(method: string, params: unknown, field: RegExp, headers: Record<string, string> = { 'A2A-Version': '1.0' }) {
+async function expectInvalidParams(
+  method: string,
+  params: unknown,
+  field: RegExp,
+  headers: Record<string, string> = { 'A2A-Version': '1.0' },
+) {
   const started = Date.now();
   const { status, body } = await rpc(echo(), method, params, headers);
   expect(status).toBe(200);
@@ -46,15 +57,28 @@ async function restSend(body: unknown): Promise<{ status: number; json: any }> {
 
 describe('the binding limits are checked at the edge, with the envelope schema’s own numbers', () => {
   it('a contextId over 256 characters is refused at once (it used to pass, be dropped by the agent, and hang 60 s)', async () => {
-    await expectInvalidParams('SendMessage', v1({ contextId: 'c'.repeat(300) }), /message\.contextId: at most 256 characters \(got 300\)/);
-    await expectInvalidParams('message/send', v03({ contextId: 'c'.repeat(300) }), /message\.contextId: at most 256 characters \(got 300\)/, V03);
+    await expectInvalidParams(
+      'SendMessage',
+      v1({ contextId: 'c'.repeat(300) }),
+      /message\.contextId: at most 256 characters \(got 300\)/,
+    );
+    await expectInvalidParams(
+      'message/send',
+      v03({ contextId: 'c'.repeat(300) }),
+      /message\.contextId: at most 256 characters \(got 300\)/,
+      V03,
+    );
     const rest = await restSend(v1({ contextId: 'c'.repeat(300) }));
     expect(rest.status).toBe(400);
     expect(rest.json.error.message).toMatch(/message\.contextId: at most 256 characters \(got 300\)/);
   });
 
   it('the ProtoJSON spelling context_id is held to the same limit', async () => {
-    await expectInvalidParams('SendMessage', v1({ context_id: 'c'.repeat(257) }), /message\.context_id: at most 256 characters \(got 257\)/);
+    await expectInvalidParams(
+      'SendMessage',
+      v1({ context_id: 'c'.repeat(257) }),
+      /message\.context_id: at most 256 characters \(got 257\)/,
+    );
   });
 
   it('a contextId of exactly 256 characters goes through and is answered', async () => {
@@ -65,25 +89,55 @@ describe('the binding limits are checked at the edge, with the envelope schema�
   });
 
   it('a taskId over 128 characters is refused', async () => {
-    await expectInvalidParams('SendMessage', v1({ taskId: 't'.repeat(MAX_ID_CHARS + 1) }), /message\.taskId: at most 128 characters \(got 129\)/);
-    await expectInvalidParams('message/send', v03({ taskId: 't'.repeat(200) }), /message\.taskId: at most 128 characters/, V03);
+    await expectInvalidParams(
+      'SendMessage',
+      v1({ taskId: 't'.repeat(MAX_ID_CHARS + 1) }),
+      /message\.taskId: at most 128 characters \(got 129\)/,
+    );
+    await expectInvalidParams(
+      'message/send',
+      v03({ taskId: 't'.repeat(200) }),
+      /message\.taskId: at most 128 characters/,
+      V03,
+    );
   });
 
   it('a skill name outside 1–256 characters is refused, wherever the message names it', async () => {
     const long = 's'.repeat(MAX_SKILL_CHARS + 1);
-    await expectInvalidParams('SendMessage', v1({ metadata: { skill: long } }), /message\.metadata\.skill: at most 256 characters \(got 257\)/);
-    await expectInvalidParams('SendMessage', v1({ metadata: { skill: '' } }), /message\.metadata\.skill: must not be empty/);
+    await expectInvalidParams(
+      'SendMessage',
+      v1({ metadata: { skill: long } }),
+      /message\.metadata\.skill: at most 256 characters \(got 257\)/,
+    );
+    await expectInvalidParams(
+      'SendMessage',
+      v1({ metadata: { skill: '' } }),
+      /message\.metadata\.skill: must not be empty/,
+    );
     await expectInvalidParams(
       'SendMessage',
       v1({ parts: [{ text: 'x' }, { data: { skill: long } }] }),
       /message\.parts\[1\]\.data\.skill: at most 256 characters/,
     );
-    await expectInvalidParams('message/send', v03({ parts: [{ kind: 'data', data: { skill: long } }] }), /message\.parts\[0\]\.data\.skill/, V03);
+    await expectInvalidParams(
+      'message/send',
+      v03({ parts: [{ kind: 'data', data: { skill: long } }] }),
+      /message\.parts\[0\]\.data\.skill/,
+      V03,
+    );
   });
 
   it('a raw part must be base64 text, a url part non-empty', async () => {
-    await expectInvalidParams('SendMessage', v1({ parts: [{ raw: 'not base64!' }] }), /message\.parts\[0\]\.raw: must be base64/);
-    await expectInvalidParams('SendMessage', v1({ parts: [{ url: '' }] }), /message\.parts\[0\]\.url: must not be empty/);
+    await expectInvalidParams(
+      'SendMessage',
+      v1({ parts: [{ raw: 'not base64!' }] }),
+      /message\.parts\[0\]\.raw: must be base64/,
+    );
+    await expectInvalidParams(
+      'SendMessage',
+      v1({ parts: [{ url: '' }] }),
+      /message\.parts\[0\]\.url: must not be empty/,
+    );
   });
 });
 
@@ -92,7 +146,11 @@ describe('deeply nested JSON', () => {
   const sendWithData = (data: string) =>
     `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"deep-${Math.random()}","role":"ROLE_USER","parts":[{"data":${data}}]}}}`;
   const post = async (body: string) => {
-    const response = await fetch(echo(), { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body });
+    const response = await fetch(echo(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body,
+    });
     return { status: response.status, json: await response.json() };
   };
 
@@ -128,11 +186,23 @@ describe('wrong-typed fields are refused, not coerced (v1.0)', () => {
     ['text: {}', { parts: [{ text: {} }] }, /message\.parts\[0\]\.text: must be a string \(got an object\)/],
     ['raw: 123', { parts: [{ raw: 123 }] }, /message\.parts\[0\]\.raw: must be a string \(got a number\)/],
     ['url: 5', { parts: [{ url: 5 }] }, /message\.parts\[0\]\.url: must be a string/],
-    ['two contents in one part', { parts: [{ text: 'a', url: 'https://example.com' }] }, /message\.parts\[0\]: exactly one of text, raw, url or data \(got text, url\)/],
+    [
+      'two contents in one part',
+      { parts: [{ text: 'a', url: 'https://example.com' }] },
+      /message\.parts\[0\]: exactly one of text, raw, url or data \(got text, url\)/,
+    ],
     ['an empty part', { parts: [{}] }, /message\.parts\[0\]: needs one of text, raw, url or data/],
     ['filename: 1', { parts: [{ text: 'a', filename: 1 }] }, /message\.parts\[0\]\.filename: must be a string/],
-    ['mediaType: []', { parts: [{ text: 'a', mediaType: [] }] }, /message\.parts\[0\]\.mediaType: must be a string \(got an array\)/],
-    ['part metadata: "x"', { parts: [{ text: 'a', metadata: 'x' }] }, /message\.parts\[0\]\.metadata: must be an object/],
+    [
+      'mediaType: []',
+      { parts: [{ text: 'a', mediaType: [] }] },
+      /message\.parts\[0\]\.mediaType: must be a string \(got an array\)/,
+    ],
+    [
+      'part metadata: "x"',
+      { parts: [{ text: 'a', metadata: 'x' }] },
+      /message\.parts\[0\]\.metadata: must be an object/,
+    ],
     ['message metadata: []', { metadata: [] }, /message\.metadata: must be an object \(got an array\)/],
     ['extensions: "urn:x"', { extensions: 'urn:x' }, /message\.extensions: must be an array/],
     ['referenceTaskIds: [1]', { referenceTaskIds: [1] }, /message\.referenceTaskIds\[0\]: must be a string/],
@@ -142,10 +212,26 @@ describe('wrong-typed fields are refused, not coerced (v1.0)', () => {
   });
 
   it('configuration and other params', async () => {
-    await expectInvalidParams('SendMessage', { ...v1(), configuration: { returnImmediately: 'false' } }, /configuration\.returnImmediately: must be true or false \(got a string\)/);
-    await expectInvalidParams('SendMessage', { ...v1(), configuration: { historyLength: -1 } }, /configuration\.historyLength: must be 0 or more \(got -1\)/);
-    await expectInvalidParams('SendMessage', { ...v1(), configuration: { historyLength: 1.5 } }, /configuration\.historyLength: must be a whole number/);
-    await expectInvalidParams('SendMessage', { ...v1(), metadata: 'x' }, /^Invalid params: metadata: must be an object/);
+    await expectInvalidParams(
+      'SendMessage',
+      { ...v1(), configuration: { returnImmediately: 'false' } },
+      /configuration\.returnImmediately: must be true or false \(got a string\)/,
+    );
+    await expectInvalidParams(
+      'SendMessage',
+      { ...v1(), configuration: { historyLength: -1 } },
+      /configuration\.historyLength: must be 0 or more \(got -1\)/,
+    );
+    await expectInvalidParams(
+      'SendMessage',
+      { ...v1(), configuration: { historyLength: 1.5 } },
+      /configuration\.historyLength: must be a whole number/,
+    );
+    await expectInvalidParams(
+      'SendMessage',
+      { ...v1(), metadata: 'x' },
+      /^Invalid params: metadata: must be an object/,
+    );
     await expectInvalidParams('SendMessage', { message: null }, /message: must be an object \(got null\)/);
     await expectInvalidParams('SendStreamingMessage', v1({ messageId: 5 }), /message\.messageId: must be a string/);
   });
@@ -177,12 +263,32 @@ describe('wrong-typed fields are refused, not coerced (v1.0)', () => {
 describe('wrong-typed fields are refused, not coerced (v0.3)', () => {
   it.each([
     ['text: 5', { parts: [{ kind: 'text', text: 5 }] }, /message\.parts\[0\]\.text: must be a string \(got a number\)/],
-    ['file bytes: 5', { parts: [{ kind: 'file', file: { bytes: 5 } }] }, /message\.parts\[0\]\.file\.bytes: must be a string/],
-    ['file with bytes and uri', { parts: [{ kind: 'file', file: { bytes: 'aGk=', uri: 'https://example.com/x' } }] }, /message\.parts\[0\]\.file: exactly one of bytes or uri/],
-    ['file without content', { parts: [{ kind: 'file', file: { name: 'x' } }] }, /message\.parts\[0\]\.file: needs bytes or uri/],
-    ['file mimeType: 1', { parts: [{ kind: 'file', file: { uri: 'https://example.com/x', mimeType: 1 } }] }, /message\.parts\[0\]\.file\.mimeType: must be a string/],
+    [
+      'file bytes: 5',
+      { parts: [{ kind: 'file', file: { bytes: 5 } }] },
+      /message\.parts\[0\]\.file\.bytes: must be a string/,
+    ],
+    [
+      'file with bytes and uri',
+      { parts: [{ kind: 'file', file: { bytes: 'aGk=', uri: 'https://example.com/x' } }] },
+      /message\.parts\[0\]\.file: exactly one of bytes or uri/,
+    ],
+    [
+      'file without content',
+      { parts: [{ kind: 'file', file: { name: 'x' } }] },
+      /message\.parts\[0\]\.file: needs bytes or uri/,
+    ],
+    [
+      'file mimeType: 1',
+      { parts: [{ kind: 'file', file: { uri: 'https://example.com/x', mimeType: 1 } }] },
+      /message\.parts\[0\]\.file\.mimeType: must be a string/,
+    ],
     ['data: 5', { parts: [{ kind: 'data', data: 5 }] }, /message\.parts\[0\]\.data: must be an object/],
-    ['unknown kind', { parts: [{ kind: 'image', image: 'x' }] }, /message\.parts\[0\]\.kind: must be one of "text", "file", "data" \(got "image"\)/],
+    [
+      'unknown kind',
+      { parts: [{ kind: 'image', image: 'x' }] },
+      /message\.parts\[0\]\.kind: must be one of "text", "file", "data" \(got "image"\)/,
+    ],
     ['a v1.0 part', { parts: [{ text: 'hi' }] }, /message\.parts\[0\]\.kind/],
     ['role: "ROLE_USER" (a v1.0 role)', { role: 'ROLE_USER' }, /message\.role: must be one of "user", "agent"/],
     ['messageId: 1', { messageId: 1 }, /message\.messageId: must be a string/],
@@ -193,11 +299,26 @@ describe('wrong-typed fields are refused, not coerced (v0.3)', () => {
   });
 
   it('configuration and other methods', async () => {
-    await expectInvalidParams('message/send', { ...v03(), configuration: { blocking: 'yes' } }, /configuration\.blocking: must be true or false/, V03);
-    await expectInvalidParams('message/stream', v03({ parts: [{ kind: 'text', text: null }] }), /message\.parts\[0\]\.text: must be a string \(got null\)/, V03);
+    await expectInvalidParams(
+      'message/send',
+      { ...v03(), configuration: { blocking: 'yes' } },
+      /configuration\.blocking: must be true or false/,
+      V03,
+    );
+    await expectInvalidParams(
+      'message/stream',
+      v03({ parts: [{ kind: 'text', text: null }] }),
+      /message\.parts\[0\]\.text: must be a string \(got null\)/,
+      V03,
+    );
     await expectInvalidParams('tasks/get', { id: 123 }, /id: must be a string/, V03);
     await expectInvalidParams('tasks/cancel', { id: null }, /id: must be a string \(got null\)/, V03);
-    await expectInvalidParams('tasks/pushNotificationConfig/set', { taskId: 'x' }, /pushNotificationConfig: is required/, V03);
+    await expectInvalidParams(
+      'tasks/pushNotificationConfig/set',
+      { taskId: 'x' },
+      /pushNotificationConfig: is required/,
+      V03,
+    );
   });
 
   it('a well-formed v0.3 message still goes through', async () => {
@@ -209,7 +330,9 @@ describe('wrong-typed fields are refused, not coerced (v0.3)', () => {
 describe('internal errors say nothing of their cause', () => {
   it('-32603 carries a generic message; the detail is logged, not sent', async () => {
     const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const failing = vi.spyOn(bed.gateway.engine, 'getTask').mockRejectedValue(new Error('SQLITE_IOERR: disk I/O error in /var/lib/secret.db'));
+    const failing = vi
+      .spyOn(bed.gateway.engine, 'getTask')
+      .mockRejectedValue(new Error('SQLITE_IOERR: disk I/O error in /var/lib/secret.db'));
     try {
       const { status, body } = await rpc(echo(), 'GetTask', { id: 'anything' });
       expect(status).toBe(500);
@@ -236,11 +359,18 @@ describe('a refused body that was not read to its end closes the connection', ()
   function post(path: string, headers: Record<string, string>, chunks: string[]): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const url = new URL(path, small.gateway.url);
-      const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (response) => {
-        response.resume();
-        resolve(response);
-      });
-      request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)));
+      const request = httpRequest(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers },
+        (response) => {
+          response.resume();
+          resolve(response);
+        },
+      );
+      request.on('error', (error) =>
+        (error as NodeJS.ErrnoException).code === 'EPIPE' || (error as NodeJS.ErrnoException).code === 'ECONNRESET'
+          ? undefined
+          : reject(error),
+      );
       for (const chunk of chunks) request.write(chunk);
       request.end();
     });
@@ -280,9 +410,13 @@ describe('the operator API is not callable cross-origin', () => {
   afterAll(() => admin?.close());
 
   it('/admin responses carry no CORS headers', async () => {
-    const response = await admin.gateway.app.request('/admin/approvals', { headers: { Origin: 'https://evil.example', Authorization: `Bearer ${token}` } });
+    const response = await admin.gateway.app.request('/admin/approvals', {
+      headers: { Origin: 'https://evil.example', Authorization: `Bearer ${token}` },
+    });
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
-    const refused = await admin.gateway.app.request('/admin/approvals', { headers: { Origin: 'https://evil.example' } });
+    const refused = await admin.gateway.app.request('/admin/approvals', {
+      headers: { Origin: 'https://evil.example' },
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -290,7 +424,11 @@ describe('the operator API is not callable cross-origin', () => {
   it('a preflight under /admin is granted nothing; A2A paths keep their CORS', async () => {
     const preflight = {
       method: 'OPTIONS',
-      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization' },
+      headers: {
+        Origin: 'https://evil.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization',
+      },
     };
     for (const path of ['/admin/approvals', '/admin/approvals/x/approve', '/admin']) {
       const response = await admin.gateway.app.request(path, preflight);

@@ -13,7 +13,11 @@ afterEach(() => bed?.close());
 async function start(options: { payer?: (world: PricedWorld) => Payer; config?: Record<string, unknown> } = {}) {
   world = pricedWorld(10_000n);
   bed = await startTestBed({
-    config: { adminToken: ADMIN, payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' }, ...options.config } as never,
+    config: {
+      adminToken: ADMIN,
+      payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' },
+      ...options.config,
+    } as never,
     agents: (network) => [world.agent(network)],
     payer: options.payer?.(world) ?? world.payer,
   });
@@ -34,14 +38,24 @@ function slowPayer(inner: Payer, delayMs: number): Payer {
 }
 
 const shop = () => `${bed.gateway.url}/agents/shop`;
-const balances = () => ({ gateway: world.ledger.balanceOf(GATEWAY_ACCOUNT), agent: world.ledger.balanceOf(AGENT_ACCOUNT) });
-const message = (skill: string, messageId = `m-${Math.random()}`) => ({ messageId, role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill } });
+const balances = () => ({
+  gateway: world.ledger.balanceOf(GATEWAY_ACCOUNT),
+  agent: world.ledger.balanceOf(AGENT_ACCOUNT),
+});
+const message = (skill: string, messageId = `m-${Math.random()}`) => ({
+  messageId,
+  role: 'ROLE_USER',
+  parts: [{ text: 'hi' }],
+  metadata: { skill },
+});
 
 it('CancelTask while the payment is in flight loses no money', async () => {
   await start({ payer: (w) => slowPayer(w.payer, 1_500) });
   const sending = rpc(shop(), 'SendMessage', { message: message('quick') });
   // The task is listed (recorded) while it is being paid.
-  const taskId = await eventually(async () => (await rpc(shop(), 'ListTasks', {})).body.result?.tasks?.[0]?.id as string | undefined);
+  const taskId = await eventually(
+    async () => (await rpc(shop(), 'ListTasks', {})).body.result?.tasks?.[0]?.id as string | undefined,
+  );
   const cancelled = await rpc(shop(), 'CancelTask', { id: taskId });
   await sending;
   const final = await eventually(async () => {
@@ -61,7 +75,10 @@ it('a payment slower than the agent timeout does not fail the task once it is fo
   await start({ payer: (w) => slowPayer(w.payer, 800), config: { agentTimeoutMs: 400 } });
   const { body } = await rpc(shop(), 'SendMessage', { message: message('quick') });
   // The agent answers at once once paid; the gateway should report the completed, paid task.
-  expect({ state: body.result.task.status.state, lez: body.result.task.metadata.lez.status }).toEqual({ state: 'TASK_STATE_COMPLETED', lez: 'paid' });
+  expect({ state: body.result.task.status.state, lez: body.result.task.metadata.lez.status }).toEqual({
+    state: 'TASK_STATE_COMPLETED',
+    lez: 'paid',
+  });
 });
 
 it('a retry of a priced message held for approval returns the task at once', async () => {
@@ -87,12 +104,19 @@ it('a client retrying the same paid message after a gateway restart pays once', 
   expect(balances()).toEqual({ gateway: 9_990n, agent: 10n });
   await bed.restartGateway();
   const again = await rpc(shop(), 'SendMessage', { message: same });
-  expect({ sameTask: again.body.result.task.id === first.body.result.task.id, ...balances() }).toEqual({ sameTask: true, gateway: 9_990n, agent: 10n });
+  expect({ sameTask: again.body.result.task.id === first.body.result.task.id, ...balances() }).toEqual({
+    sameTask: true,
+    gateway: 9_990n,
+    agent: 10n,
+  });
 });
 
 it('SendMessage with a bad historyLength is refused before anything is created or paid', async () => {
   await start();
-  const { body } = await rpc(shop(), 'SendMessage', { message: message('quick'), configuration: { historyLength: -1 } });
+  const { body } = await rpc(shop(), 'SendMessage', {
+    message: message('quick'),
+    configuration: { historyLength: -1 },
+  });
   expect(body.error?.code).toBe(-32602);
   // An invalid request must not create, forward or pay for anything.
   const listed = (await rpc(shop(), 'ListTasks', {})).body.result.tasks;

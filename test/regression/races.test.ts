@@ -18,7 +18,12 @@ it('a follow-up racing CancelTask gets -32004 and the task stays cancelled', asy
   ledger.initialise(AGENT_ACCOUNT);
   const inner = gatewayPayer(new MemoryRail({ ledger, payer: GATEWAY_ACCOUNT }));
   // Checking the agent's refund takes a moment, as a sequencer lookup does.
-  const payer: Payer = { ...inner, pay: inner.pay, resume: inner.resume, verify: async (hash, expect) => (await new Promise((r) => setTimeout(r, 500)), inner.verify(hash, expect)) };
+  const payer: Payer = {
+    ...inner,
+    pay: inner.pay,
+    resume: inner.resume,
+    verify: async (hash, expect) => (await new Promise((r) => setTimeout(r, 500)), inner.verify(hash, expect)),
+  };
   bed = await startTestBed({
     config: { payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' } } as never,
     payer,
@@ -41,7 +46,9 @@ it('a follow-up racing CancelTask gets -32004 and the task stays cancelled', asy
     ],
   });
   const url = `${bed.gateway.url}/agents/ask`;
-  const first = await rpc(url, 'SendMessage', { message: { messageId: 'a1', role: 'ROLE_USER', parts: [{ text: 'go' }] } });
+  const first = await rpc(url, 'SendMessage', {
+    message: { messageId: 'a1', role: 'ROLE_USER', parts: [{ text: 'go' }] },
+  });
   const taskId = first.body.result.task.id as string;
   expect(first.body.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
 
@@ -50,7 +57,12 @@ it('a follow-up racing CancelTask gets -32004 and the task stays cancelled', asy
   const followUp = fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: 'a2', taskId, role: 'ROLE_USER', parts: [{ text: 'more' }] } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'SendMessage',
+      params: { message: { messageId: 'a2', taskId, role: 'ROLE_USER', parts: [{ text: 'more' }] } },
+    }),
     signal: AbortSignal.timeout(3_000),
   })
     .then(async (r) => (await r.json()) as { result?: any; error?: { code: number } })
@@ -61,5 +73,8 @@ it('a follow-up racing CancelTask gets -32004 and the task stays cancelled', asy
   await new Promise((resolve) => setTimeout(resolve, 100));
   const stored = (await rpc(url, 'GetTask', { id: taskId })).body.result;
   // Correct: the follow-up is refused (-32004, task finished) or answered, and the task stays CANCELED.
-  expect({ followUp: answer === 'HUNG' ? 'HUNG' : 'answered', stored: stored.status.state }).toEqual({ followUp: 'answered', stored: 'TASK_STATE_CANCELED' });
+  expect({ followUp: answer === 'HUNG' ? 'HUNG' : 'answered', stored: stored.status.state }).toEqual({
+    followUp: 'answered',
+    stored: 'TASK_STATE_CANCELED',
+  });
 });

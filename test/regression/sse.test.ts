@@ -13,7 +13,8 @@ afterEach(async () => {
 });
 
 const listenersOf = (taskId: string): number =>
-  ((bed.gateway.engine as unknown as { live: Map<string, { listeners: Set<unknown> }> }).live.get(taskId)?.listeners.size ?? -1);
+  (bed.gateway.engine as unknown as { live: Map<string, { listeners: Set<unknown> }> }).live.get(taskId)?.listeners
+    .size ?? -1;
 
 it('a SubscribeToTask stream the client aborts lets go of the task at once', async () => {
   bed = await startTestBed({ agents: (network) => [(gated = gatedAgent(network)).agent] });

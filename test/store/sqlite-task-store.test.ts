@@ -3,13 +3,22 @@ import { Task, TaskState } from '@a2a-js/sdk';
 import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
 
 const task = (id: string, state: string, timestamp: string, contextId = 'c') =>
-  Task.fromJSON({ id, contextId, status: { state, timestamp }, history: [{ messageId: id, role: 'ROLE_USER', parts: [{ text: id }] }] });
+  Task.fromJSON({
+    id,
+    contextId,
+    status: { state, timestamp },
+    history: [{ messageId: id, role: 'ROLE_USER', parts: [{ text: id }] }],
+  });
 
 async function seeded() {
   const store = new SqliteTaskStore(':memory:');
   const link = { agentAddress: 'a', lastSeq: 0, request: '{}' };
   await store.insert({ agentId: 'echo', task: task('t1', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:01.000Z'), link });
-  await store.insert({ agentId: 'echo', task: task('t2', 'TASK_STATE_WORKING', '2026-01-01T00:00:02.000Z', 'd'), link });
+  await store.insert({
+    agentId: 'echo',
+    task: task('t2', 'TASK_STATE_WORKING', '2026-01-01T00:00:02.000Z', 'd'),
+    link,
+  });
   await store.insert({ agentId: 'echo', task: task('t3', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:03.000Z'), link });
   await store.insert({ agentId: 'other', task: task('t4', 'TASK_STATE_WORKING', '2026-01-01T00:00:04.000Z'), link });
   return store;
@@ -26,7 +35,9 @@ describe('SQLite task store', () => {
     expect(next.nextPageToken).toBe('');
     expect((await store.list('echo', { pageSize: 10, contextId: 'd' })).tasks.map((t) => t.id)).toEqual(['t2']);
     expect((await store.list('echo', { pageSize: 10, state: TaskState.TASK_STATE_COMPLETED })).totalSize).toBe(2);
-    expect((await store.list('echo', { pageSize: 10, statusAfter: '2026-01-01T00:00:01.500Z' })).tasks.map((t) => t.id)).toEqual(['t3', 't2']);
+    expect(
+      (await store.list('echo', { pageSize: 10, statusAfter: '2026-01-01T00:00:01.500Z' })).tasks.map((t) => t.id),
+    ).toEqual(['t3', 't2']);
     await expect(store.list('echo', { pageSize: 2, pageToken: 'bogus' })).rejects.toThrow(/not one this server issued/);
   });
 
@@ -46,7 +57,11 @@ describe('SQLite task store writes', () => {
   it('coalesce a task inserted and updated in one batch into one row with the latest state, and settle both', async () => {
     const store = new SqliteTaskStore(':memory:');
     const link = { agentAddress: 'a', lastSeq: 0, request: '{"r":1}' };
-    const inserted = store.insert({ agentId: 'echo', task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'), link });
+    const inserted = store.insert({
+      agentId: 'echo',
+      task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'),
+      link,
+    });
     const updated = store.update('t1', task('t1', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:02.000Z'), 2);
     expect(await store.get('echo', 't1')).toBeUndefined(); // nothing is visible before the commit
     await Promise.all([inserted, updated]);
@@ -61,8 +76,16 @@ describe('SQLite task store writes', () => {
     const store = new SqliteTaskStore(':memory:');
     const link = { agentAddress: 'a', lastSeq: 0, request: '{}' };
     await store.insert({ agentId: 'echo', task: task('dup', 'TASK_STATE_WORKING', '2026-01-01T00:00:01.000Z'), link });
-    const duplicate = store.insert({ agentId: 'echo', task: task('dup', 'TASK_STATE_WORKING', '2026-01-01T00:00:01.000Z'), link });
-    const fine = store.insert({ agentId: 'echo', task: task('fine', 'TASK_STATE_WORKING', '2026-01-01T00:00:01.000Z'), link });
+    const duplicate = store.insert({
+      agentId: 'echo',
+      task: task('dup', 'TASK_STATE_WORKING', '2026-01-01T00:00:01.000Z'),
+      link,
+    });
+    const fine = store.insert({
+      agentId: 'echo',
+      task: task('fine', 'TASK_STATE_WORKING', '2026-01-01T00:00:01.000Z'),
+      link,
+    });
     await expect(duplicate).rejects.toThrow(/UNIQUE/);
     await fine;
     expect(await store.get('echo', 'fine')).toBeDefined();

@@ -30,7 +30,8 @@ export function gatedAgent(network: MemoryNetwork, id = 'gated'): GatedAgent {
           waiters.push(resolve);
           ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
         });
-        for (const step of [1, 2, 3]) await ctx.artifact({ artifact_id: `step-${step}`, parts: [{ text: `step ${step}` }] });
+        for (const step of [1, 2, 3])
+          await ctx.artifact({ artifact_id: `step-${step}`, parts: [{ text: `step ${step}` }] });
         return `done: ${ctx.text}`;
       },
     },

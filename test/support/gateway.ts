@@ -32,13 +32,25 @@ export async function startTestBed(
   const network = new MemoryNetwork();
   const agents = options.agents
     ? options.agents(network)
-    : [echoAgent(network.node('agent:echo')), conformanceAgent(network.node('agent:conformance'), { resubscribeDelayMs: 400 })];
+    : [
+        echoAgent(network.node('agent:echo')),
+        conformanceAgent(network.node('agent:conformance'), { resubscribeDelayMs: 400 }),
+      ];
   await Promise.all(agents.map((agent) => agent.start()));
   const config = loadConfig({
     env: {},
     // A stop waits at most 1 s (not the 10 s default) for calls still open, such as a call a test leaves hanging to
     // play a crash; the calls a stop answers itself end at once. A test may set its own grace in options.config.
-    overrides: { port: 0, host: '127.0.0.1', database, agents: [], sseHeartbeatMs: 1_000, shutdownGraceMs: 1_000, transport: { kind: 'memory' }, ...options.config },
+    overrides: {
+      port: 0,
+      host: '127.0.0.1',
+      database,
+      agents: [],
+      sseHeartbeatMs: 1_000,
+      shutdownGraceMs: 1_000,
+      transport: { kind: 'memory' },
+      ...options.config,
+    },
   });
   const deps = { network, agents, log: () => undefined, ...(options.payer ? { payer: options.payer } : {}) };
   let gateway = await startGateway(config, deps);
@@ -78,13 +90,22 @@ export function clientFor(baseUrl: string, binding: Binding = 'JSONRPC'): Promis
     preferredTransports: [binding],
   });
   // The SDK resolves the card path relative to the base, so the base must end in "/".
-  return factory.createFromUrl(baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`);
+  return factory.createFromUrl(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
 }
 
 let counter = 0;
 
 /** A SendMessage request with a text part; `messageId` picks the conformance scenario. */
-export function textMessage(text: string, extra: { messageId?: string; taskId?: string; contextId?: string; configuration?: Record<string, unknown>; metadata?: Record<string, unknown> } = {}) {
+export function textMessage(
+  text: string,
+  extra: {
+    messageId?: string;
+    taskId?: string;
+    contextId?: string;
+    configuration?: Record<string, unknown>;
+    metadata?: Record<string, unknown>;
+  } = {},
+) {
   return SendMessageRequest.fromJSON({
     message: {
       messageId: extra.messageId ?? `msg-${++counter}-${Date.now()}`,
@@ -105,7 +126,10 @@ export async function collect<T>(stream: AsyncGenerator<T, void, undefined>): Pr
 }
 
 /** Polls until `check` returns a value, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 5_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -115,11 +139,20 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
   }
 }
 
-export async function rpc(url: string, method: string, params: unknown, headers: Record<string, string> = { 'A2A-Version': '1.0' }) {
+export async function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = { 'A2A-Version': '1.0' },
+) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { result?: any; error?: { code: number; message: string; data?: unknown } } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { result?: any; error?: { code: number; message: string; data?: unknown } },
+  };
 }

@@ -42,7 +42,16 @@ import {
 export type Binding = 'JSONRPC' | 'HTTP+JSON';
 
 /** Task states in the v0.3 spelling ('input-required'); v1.0's TASK_STATE_INPUT_REQUIRED maps to it. */
-export type State = 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'canceled' | 'failed' | 'rejected' | 'unknown';
+export type State =
+  | 'submitted'
+  | 'working'
+  | 'input-required'
+  | 'auth-required'
+  | 'completed'
+  | 'canceled'
+  | 'failed'
+  | 'rejected'
+  | 'unknown';
 
 export interface TaskView {
   id: string;
@@ -129,7 +138,11 @@ function recordingFetch(requests: RecordedRequest[]): typeof fetch {
     const request = input instanceof Request ? input : undefined;
     const url = new URL(request ? request.url : String(input));
     const headers = new Headers(init?.headers ?? request?.headers);
-    requests.push({ method: (init?.method ?? request?.method ?? 'GET').toUpperCase(), path: url.pathname, version: headers.get('A2A-Version') });
+    requests.push({
+      method: (init?.method ?? request?.method ?? 'GET').toUpperCase(),
+      path: url.pathname,
+      version: headers.get('A2A-Version'),
+    });
     return fetch(input, init);
   };
 }
@@ -138,7 +151,10 @@ function recordingFetch(requests: RecordedRequest[]): typeof fetch {
 // @a2a-js/sdk 1.3.0 (A2A v1.0)
 
 const v1State = (state: number | undefined): State =>
-  (taskStateToJSON(state ?? 0).replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-') || 'unknown') as State;
+  (taskStateToJSON(state ?? 0)
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-') || 'unknown') as State;
 
 const v1Text = (parts: V1Message['parts'] | undefined) =>
   (parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
@@ -164,13 +180,23 @@ function v1Event(event: V1StreamResponse): EventView {
     case 'statusUpdate':
       return { kind: 'status', taskId: payload.value.taskId, state: v1State(payload.value.status?.state) };
     case 'artifactUpdate':
-      return { kind: 'artifact', taskId: payload.value.taskId, artifactId: payload.value.artifact?.artifactId ?? '', text: v1Text(payload.value.artifact?.parts) };
+      return {
+        kind: 'artifact',
+        taskId: payload.value.taskId,
+        artifactId: payload.value.artifact?.artifactId ?? '',
+        text: v1Text(payload.value.artifact?.parts),
+      };
     default:
       throw new Error(`an empty StreamResponse: ${JSON.stringify(event)}`);
   }
 }
 
-const v1Push = (config: V1PushConfig): PushView => ({ taskId: config.taskId, id: config.id, url: config.url, token: config.token });
+const v1Push = (config: V1PushConfig): PushView => ({
+  taskId: config.taskId,
+  id: config.id,
+  url: config.url,
+  token: config.token,
+});
 
 function v1Request(text: string, options: SendOptions) {
   return SendMessageRequest.fromJSON({
@@ -185,7 +211,10 @@ function v1Request(text: string, options: SendOptions) {
   });
 }
 
-async function* mapEvents<T>(events: AsyncGenerator<T, void, undefined>, map: (event: T) => EventView): AsyncGenerator<EventView> {
+async function* mapEvents<T>(
+  events: AsyncGenerator<T, void, undefined>,
+  map: (event: T) => EventView,
+): AsyncGenerator<EventView> {
   for await (const event of events) yield map(event);
 }
 
@@ -203,20 +232,44 @@ export const v1Generation: Generation = {
       requests,
       async send(text, options = {}) {
         const result = await client.sendMessage(v1Request(text, options));
-        if ('role' in result) return { kind: 'message', role: roleToJSON(result.role).replace(/^ROLE_/, '').toLowerCase(), text: v1Text(result.parts) };
+        if ('role' in result)
+          return {
+            kind: 'message',
+            role: roleToJSON(result.role)
+              .replace(/^ROLE_/, '')
+              .toLowerCase(),
+            text: v1Text(result.parts),
+          };
         return { kind: 'task', task: v1Task(result) };
       },
       stream: (text, options = {}) => mapEvents(client.sendMessageStream(v1Request(text, options)), v1Event),
       getTask: async (id, historyLength) =>
-        v1Task(await client.getTask(GetTaskRequest.fromJSON({ id, ...(historyLength === undefined ? {} : { historyLength }) }))),
-      listTasks: async (contextId) => (await client.listTasks(ListTasksRequest.fromJSON({ contextId }))).tasks.map(v1Task),
+        v1Task(
+          await client.getTask(
+            GetTaskRequest.fromJSON({ id, ...(historyLength === undefined ? {} : { historyLength }) }),
+          ),
+        ),
+      listTasks: async (contextId) =>
+        (await client.listTasks(ListTasksRequest.fromJSON({ contextId }))).tasks.map(v1Task),
       cancel: async (id) => v1Task(await client.cancelTask(CancelTaskRequest.fromJSON({ id }))),
       subscribe: (id) => mapEvents(client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id })), v1Event),
       createPushConfig: async (taskId, id, url, token) =>
-        v1Push(await client.createTaskPushNotificationConfig({ tenant: '', id, taskId, url, token, authentication: undefined })),
-      getPushConfig: async (taskId, id) => v1Push(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id })),
+        v1Push(
+          await client.createTaskPushNotificationConfig({
+            tenant: '',
+            id,
+            taskId,
+            url,
+            token,
+            authentication: undefined,
+          }),
+        ),
+      getPushConfig: async (taskId, id) =>
+        v1Push(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id })),
       listPushConfigs: async (taskId) =>
-        (await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs.map(v1Push),
+        (await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs.map(
+          v1Push,
+        ),
       deletePushConfig: (taskId, id) => client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id }),
       async card() {
         const card = await client.getAgentCard();
@@ -241,7 +294,8 @@ export const v1Generation: Generation = {
 // ---------------------------------------------------------------------------------------------------------------
 // @a2a-js/sdk 0.3.14 (A2A v0.3)
 
-const v03Text = (parts: V03Part[] | undefined) => (parts ?? []).map((part) => (part.kind === 'text' ? part.text : '')).join('');
+const v03Text = (parts: V03Part[] | undefined) =>
+  (parts ?? []).map((part) => (part.kind === 'text' ? part.text : '')).join('');
 
 function v03Task(task: V03Task): TaskView {
   return {
@@ -265,7 +319,12 @@ function v03Event(event: V03StreamEvent): EventView {
     case 'status-update':
       return { kind: 'status', taskId: event.taskId, state: event.status.state as State, final: event.final };
     case 'artifact-update':
-      return { kind: 'artifact', taskId: event.taskId, artifactId: event.artifact.artifactId, text: v03Text(event.artifact.parts) };
+      return {
+        kind: 'artifact',
+        taskId: event.taskId,
+        artifactId: event.artifact.artifactId,
+        text: v03Text(event.artifact.parts),
+      };
     default:
       throw new Error(`an unknown stream event: ${JSON.stringify(event)}`);
   }
@@ -316,20 +375,26 @@ export const v03Generation: Generation = {
         return { kind: 'task', task: v03Task(result) };
       },
       stream: (text, options = {}) => mapEvents(client.sendMessageStream(v03Params(text, options)), v03Event),
-      getTask: async (id, historyLength) => v03Task(await client.getTask({ id, ...(historyLength === undefined ? {} : { historyLength }) })),
+      getTask: async (id, historyLength) =>
+        v03Task(await client.getTask({ id, ...(historyLength === undefined ? {} : { historyLength }) })),
       cancel: async (id) => v03Task(await client.cancelTask({ id })),
       subscribe: (id) => mapEvents(client.resubscribeTask({ id }), v03Event),
       createPushConfig: async (taskId, id, url, token) =>
         v03Push(await client.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { id, url, token } })),
       // The SDK types the parameter as TaskIdParams, but passes GetTaskPushNotificationConfigParams through.
       getPushConfig: async (taskId, id) =>
-        v03Push(await client.getTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: id } as { id: string })),
+        v03Push(
+          await client.getTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: id } as { id: string }),
+        ),
       listPushConfigs: async (taskId) => (await client.listTaskPushNotificationConfig({ id: taskId })).map(v03Push),
-      deletePushConfig: (taskId, id) => client.deleteTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: id }),
+      deletePushConfig: (taskId, id) =>
+        client.deleteTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: id }),
       async card() {
         const card = await client.getAgentCard();
         const endpoint =
-          (card.preferredTransport ?? 'JSONRPC') === binding ? card.url : (card.additionalInterfaces ?? []).find((i) => i.transport === binding)?.url;
+          (card.preferredTransport ?? 'JSONRPC') === binding
+            ? card.url
+            : (card.additionalInterfaces ?? []).find((i) => i.transport === binding)?.url;
         return {
           name: card.name,
           streaming: card.capabilities.streaming === true,

@@ -62,22 +62,34 @@ export interface RecordContext {
  * A stored record back into a payment, if its bytes really are a transfer signed by our payer that says what the
  * record says. A record that fails here is never resubmitted: a corrupted or foreign record must not move money.
  */
-export function fromRecord(record: RailPaymentRecord, context: RecordContext): { ok: true; payment: SignedPayment } | { ok: false; message: string } {
+export function fromRecord(
+  record: RailPaymentRecord,
+  context: RecordContext,
+): { ok: true; payment: SignedPayment } | { ok: false; message: string } {
   if (record.rail !== 'lez') return { ok: false, message: `the record is for the ${record.rail} rail` };
-  if (record.network !== context.network) return { ok: false, message: `the record is for network ${record.network}, this rail is on ${context.network}` };
+  if (record.network !== context.network)
+    return { ok: false, message: `the record is for network ${record.network}, this rail is on ${context.network}` };
   const decoded = decodeBase64NssaTransaction(record.tx);
   if (!decoded.ok) return { ok: false, message: `the record's tx: ${decoded.reason}` };
-  if (decoded.value.kind !== 'public') return { ok: false, message: 'the record\'s tx is not a public transaction' };
+  if (decoded.value.kind !== 'public') return { ok: false, message: "the record's tx is not a public transaction" };
   const transaction = decoded.value.transaction;
-  if (publicTransactionHashHex(transaction) !== record.txHash) return { ok: false, message: 'the record\'s txHash is not the hash of its tx' };
+  if (publicTransactionHashHex(transaction) !== record.txHash)
+    return { ok: false, message: "the record's txHash is not the hash of its tx" };
   const transfer = readNativeTransfer(transaction, context.programId);
   if (!transfer.ok) return { ok: false, message: `the record's tx: ${transfer.reason}` };
   if (!verifyPublicTransactionSignatures(transaction, context.signingMode)) {
     return { ok: false, message: `the record's tx is not validly signed (signing mode ${context.signingMode})` };
   }
-  if (transfer.from !== context.payer) return { ok: false, message: `the record pays from ${transfer.from}, this rail pays from ${context.payer}` };
+  if (transfer.from !== context.payer)
+    return { ok: false, message: `the record pays from ${transfer.from}, this rail pays from ${context.payer}` };
   const mismatch =
-    transfer.to !== record.to ? 'to' : formatU128Decimal(transfer.amount) !== record.amount ? 'amount' : transfer.nonce.toString() !== record.nonce ? 'nonce' : undefined;
+    transfer.to !== record.to
+      ? 'to'
+      : formatU128Decimal(transfer.amount) !== record.amount
+        ? 'amount'
+        : transfer.nonce.toString() !== record.nonce
+          ? 'nonce'
+          : undefined;
   if (mismatch) return { ok: false, message: `the record's ${mismatch} does not match its tx` };
   return {
     ok: true,

@@ -16,7 +16,16 @@ import { fromRecord, toReceipt } from './lez-payment.ts';
 import { lookupLezTransfer } from './lez-transfer-lookup.ts';
 import { NoncePipeline, type PipelineOutcome } from './nonce-pipeline.ts';
 import { PayeeCheck } from './payee-check.ts';
-import type { BalanceOutcome, PayOutcome, PayRequest, PaymentRail, QuoteOutcome, VerifyExpectation, VerifyOutcome, VerifyRefundOutcome } from './payment-rail.ts';
+import type {
+  BalanceOutcome,
+  PayOutcome,
+  PayRequest,
+  PaymentRail,
+  QuoteOutcome,
+  VerifyExpectation,
+  VerifyOutcome,
+  VerifyRefundOutcome,
+} from './payment-rail.ts';
 import { parseRailPaymentRecord } from './payment-record.ts';
 import { AuthenticatedTransferProgram } from './program-ids.ts';
 import { quotePrice } from './quote.ts';
@@ -97,7 +106,12 @@ export class LezRail implements PaymentRail {
 
   async pay(request: PayRequest): Promise<PayOutcome> {
     const { paymentId } = request;
-    const fail = (reason: 'invalid-request', message: string): PayOutcome => ({ kind: 'failed', paymentId, reason, message });
+    const fail = (reason: 'invalid-request', message: string): PayOutcome => ({
+      kind: 'failed',
+      paymentId,
+      reason,
+      message,
+    });
     if (typeof paymentId !== 'string' || paymentId.length === 0 || paymentId.length > 256) {
       return fail('invalid-request', 'paymentId must be a string of 1 to 256 characters');
     }
@@ -131,11 +145,32 @@ export class LezRail implements PaymentRail {
     if (programId.kind !== 'result') {
       // The record cannot be checked, so nothing is sent; but it may have landed already, so this is no failure.
       const problem = sequencerProblem(programId);
-      const receipt: TransferReceipt = { rail: 'lez', network: this.network, txHash: record.txHash, from: record.from, to: record.to, amount: record.amount, nonce: record.nonce, status: 'submitted' };
-      return { kind: 'in-doubt', paymentId: record.paymentId, reason: problem.reason, message: problem.message, receipt };
+      const receipt: TransferReceipt = {
+        rail: 'lez',
+        network: this.network,
+        txHash: record.txHash,
+        from: record.from,
+        to: record.to,
+        amount: record.amount,
+        nonce: record.nonce,
+        status: 'submitted',
+      };
+      return {
+        kind: 'in-doubt',
+        paymentId: record.paymentId,
+        reason: problem.reason,
+        message: problem.message,
+        receipt,
+      };
     }
-    const restored = fromRecord(record, { network: this.network, payer: this.payer, programId: programId.value, signingMode: this.signingMode });
-    if (!restored.ok) return { kind: 'failed', paymentId: record.paymentId, reason: 'invalid-request', message: restored.message };
+    const restored = fromRecord(record, {
+      network: this.network,
+      payer: this.payer,
+      programId: programId.value,
+      signingMode: this.signingMode,
+    });
+    if (!restored.ok)
+      return { kind: 'failed', paymentId: record.paymentId, reason: 'invalid-request', message: restored.message };
     const outcome = await this.pipeline.adopt(restored.payment, Date.now() + this.inclusionTimeoutMs);
     return this.payOutcome(record.paymentId, outcome);
   }
@@ -144,7 +179,11 @@ export class LezRail implements PaymentRail {
     return verifyTransfer(this.verifier, ref, expect);
   }
 
-  verifyRefund(original: TransferReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome> {
+  verifyRefund(
+    original: TransferReceipt,
+    refundTxHash: string,
+    options?: { amount?: bigint | string },
+  ): Promise<VerifyRefundOutcome> {
     return verifyRefundTransfer(this.verifier, original, refundTxHash, options);
   }
 
@@ -168,7 +207,13 @@ export class LezRail implements PaymentRail {
       case 'failed':
         return { kind: 'failed', paymentId, reason: outcome.reason, message: outcome.message };
       case 'in-doubt':
-        return { kind: 'in-doubt', paymentId, reason: outcome.reason, message: outcome.message, receipt: toReceipt(outcome.payment, this.network, 'submitted') };
+        return {
+          kind: 'in-doubt',
+          paymentId,
+          reason: outcome.reason,
+          message: outcome.message,
+          receipt: toReceipt(outcome.payment, this.network, 'submitted'),
+        };
     }
   }
 }

@@ -25,20 +25,45 @@ export async function lookupLezTransfer(
   const fetched = await client.getTransaction(txHash);
   if (fetched.kind !== 'result') return { kind: 'unconfirmed', ...sequencerProblem(fetched) };
   if (fetched.value === null) {
-    return { kind: 'unconfirmed', reason: 'not-included', message: `transaction ${txHash} is not included (yet): the sequencer does not know it` };
+    return {
+      kind: 'unconfirmed',
+      reason: 'not-included',
+      message: `transaction ${txHash} is not included (yet): the sequencer does not know it`,
+    };
   }
   const nssa = fetched.value.transaction;
-  if (nssa.kind !== 'public') return { kind: 'rejected', reason: 'not-a-transfer', message: `transaction ${txHash} is ${nssa.kind}, not a public transfer` };
+  if (nssa.kind !== 'public')
+    return {
+      kind: 'rejected',
+      reason: 'not-a-transfer',
+      message: `transaction ${txHash} is ${nssa.kind}, not a public transfer`,
+    };
   const tx = nssa.transaction;
-  if (programIdEquals(tx.message.programId, programId.value) && tx.message.accountIds.length === 2 && !senderSigned(tx)) {
-    return { kind: 'rejected', reason: 'wrong-signer', message: `transaction ${txHash} is not signed by its sending account` };
+  if (
+    programIdEquals(tx.message.programId, programId.value) &&
+    tx.message.accountIds.length === 2 &&
+    !senderSigned(tx)
+  ) {
+    return {
+      kind: 'rejected',
+      reason: 'wrong-signer',
+      message: `transaction ${txHash} is not signed by its sending account`,
+    };
   }
   const transfer = readNativeTransfer(tx, programId.value);
-  if (!transfer.ok) return { kind: 'rejected', reason: 'not-a-transfer', message: `transaction ${txHash}: ${transfer.reason}` };
+  if (!transfer.ok)
+    return { kind: 'rejected', reason: 'not-a-transfer', message: `transaction ${txHash}: ${transfer.reason}` };
   if (!verifyPublicTransactionSignatures(tx, signingMode)) {
-    return { kind: 'rejected', reason: 'bad-signature', message: `transaction ${txHash} carries a signature that does not verify` };
+    return {
+      kind: 'rejected',
+      reason: 'bad-signature',
+      message: `transaction ${txHash} carries a signature that does not verify`,
+    };
   }
-  return { kind: 'found', facts: { txHash, from: transfer.from, to: transfer.to, amount: transfer.amount, nonce: transfer.nonce } };
+  return {
+    kind: 'found',
+    facts: { txHash, from: transfer.from, to: transfer.to, amount: transfer.amount, nonce: transfer.nonce },
+  };
 }
 
 function senderSigned(tx: PublicTransaction): boolean {

@@ -19,7 +19,11 @@ export interface IncludedMemoryTransfer extends NativeTransfer {
 
 export type ApplyOutcome =
   | { kind: 'applied'; transfer: IncludedMemoryTransfer }
-  | { kind: 'refused'; reason: 'insufficient-funds' | 'payee-uninitialised' | 'bad-nonce' | 'invalid-request'; message: string };
+  | {
+      kind: 'refused';
+      reason: 'insufficient-funds' | 'payee-uninitialised' | 'bad-nonce' | 'invalid-request';
+      message: string;
+    };
 
 interface AccountState {
   balance: bigint;
@@ -42,7 +46,9 @@ export function encodeMemoryTransfer(transfer: NativeTransfer): { tx: string; tx
   return { tx: base64.encode(bytes), txHash: toHex(sha256(bytes)) };
 }
 
-export function decodeMemoryTransfer(tx: string): { ok: true; transfer: NativeTransfer; txHash: string } | { ok: false; message: string } {
+export function decodeMemoryTransfer(
+  tx: string,
+): { ok: true; transfer: NativeTransfer; txHash: string } | { ok: false; message: string } {
   let bytes: Uint8Array;
   try {
     bytes = base64.decode(tx);
@@ -94,14 +100,26 @@ export class MemoryLedger {
   /** Applies a transfer all or nothing, as a LEZ block applies one transaction. */
   apply(transfer: NativeTransfer): ApplyOutcome {
     const { from, to, amount, nonce } = transfer;
-    if (from === to) return { kind: 'refused', reason: 'invalid-request', message: 'sender and recipient are the same account' };
-    if (amount <= 0n) return { kind: 'refused', reason: 'invalid-request', message: 'a transfer amount must be positive' };
+    if (from === to)
+      return { kind: 'refused', reason: 'invalid-request', message: 'sender and recipient are the same account' };
+    if (amount <= 0n)
+      return { kind: 'refused', reason: 'invalid-request', message: 'a transfer amount must be positive' };
     const sender = this.state(from);
     const recipient = this.state(to);
-    if (nonce !== sender.nonce) return { kind: 'refused', reason: 'bad-nonce', message: `nonce ${nonce} is not ${from}'s current nonce ${sender.nonce}` };
-    if (!recipient.initialised) return { kind: 'refused', reason: 'payee-uninitialised', message: `account ${to} is not initialised` };
+    if (nonce !== sender.nonce)
+      return {
+        kind: 'refused',
+        reason: 'bad-nonce',
+        message: `nonce ${nonce} is not ${from}'s current nonce ${sender.nonce}`,
+      };
+    if (!recipient.initialised)
+      return { kind: 'refused', reason: 'payee-uninitialised', message: `account ${to} is not initialised` };
     if (sender.balance < amount) {
-      return { kind: 'refused', reason: 'insufficient-funds', message: `${from} holds ${sender.balance}, the transfer needs ${amount}` };
+      return {
+        kind: 'refused',
+        reason: 'insufficient-funds',
+        message: `${from} holds ${sender.balance}, the transfer needs ${amount}`,
+      };
     }
     const { txHash } = encodeMemoryTransfer(transfer);
     this.accounts.set(from, { ...sender, balance: sender.balance - amount, nonce: sender.nonce + 1n });

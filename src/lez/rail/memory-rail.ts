@@ -8,8 +8,22 @@ import { formatU128Decimal } from '../json.ts';
 import { Lane } from './lane.ts';
 import { decodeMemoryTransfer, encodeMemoryTransfer, type MemoryLedger } from './memory-ledger.ts';
 import type { NativeTransfer } from '../native-transfer.ts';
-import type { BalanceOutcome, PayOutcome, PayRequest, PaymentRail, QuoteOutcome, VerifyExpectation, VerifyOutcome, VerifyRefundOutcome } from './payment-rail.ts';
-import { parseRailPaymentRecord, RAIL_PAYMENT_RECORD_FORMAT, RAIL_PAYMENT_RECORD_VERSION, type RailPaymentRecord } from './payment-record.ts';
+import type {
+  BalanceOutcome,
+  PayOutcome,
+  PayRequest,
+  PaymentRail,
+  QuoteOutcome,
+  VerifyExpectation,
+  VerifyOutcome,
+  VerifyRefundOutcome,
+} from './payment-rail.ts';
+import {
+  parseRailPaymentRecord,
+  RAIL_PAYMENT_RECORD_FORMAT,
+  RAIL_PAYMENT_RECORD_VERSION,
+  type RailPaymentRecord,
+} from './payment-record.ts';
 import { quotePrice } from './quote.ts';
 import { parseAmount, type TransferReceipt, type TransferReference } from './receipt.ts';
 import { MemoryUsedTxHashes, type UsedTxHashes } from './used-tx-hashes.ts';
@@ -50,7 +64,8 @@ export class MemoryRail implements PaymentRail {
       checkAccount: checkMemoryAccount,
       lookup: async (txHash) => {
         const found = this.ledger.transaction(txHash);
-        if (!found) return { kind: 'unconfirmed', reason: 'not-included', message: `no transaction ${txHash} in the ledger` };
+        if (!found)
+          return { kind: 'unconfirmed', reason: 'not-included', message: `no transaction ${txHash} in the ledger` };
         return { kind: 'found', facts: found };
       },
     };
@@ -64,7 +79,8 @@ export class MemoryRail implements PaymentRail {
     const { paymentId } = request;
     const failed = (reason: 'invalid-request' | 'conflict', message: string): Promise<PayOutcome> =>
       Promise.resolve({ kind: 'failed', paymentId, reason, message });
-    if (typeof paymentId !== 'string' || paymentId.length === 0) return failed('invalid-request', 'paymentId must be a non-empty string');
+    if (typeof paymentId !== 'string' || paymentId.length === 0)
+      return failed('invalid-request', 'paymentId must be a non-empty string');
     const amount = parseAmount(request.amount);
     if (!amount.ok) return failed('invalid-request', `amount: ${amount.reason}`);
     if (amount.value === 0n) return failed('invalid-request', 'a payment amount must be positive');
@@ -79,7 +95,9 @@ export class MemoryRail implements PaymentRail {
       }
       return existing.outcome;
     }
-    const outcome = this.lane.run(() => this.payNow(paymentId, { from: this.payer, to: request.to, amount: amount.value, nonce: 0n }, request));
+    const outcome = this.lane.run(() =>
+      this.payNow(paymentId, { from: this.payer, to: request.to, amount: amount.value, nonce: 0n }, request),
+    );
     return this.track(paymentId, request.to, amount.value, outcome);
   }
 
@@ -95,11 +113,21 @@ export class MemoryRail implements PaymentRail {
 
   private async payNow(paymentId: string, transfer: NativeTransfer, request: PayRequest): Promise<PayOutcome> {
     if (!this.ledger.isInitialised(transfer.to)) {
-      return { kind: 'failed', paymentId, reason: 'payee-uninitialised', message: `payee ${transfer.to} is not initialised, so it cannot be paid` };
+      return {
+        kind: 'failed',
+        paymentId,
+        reason: 'payee-uninitialised',
+        message: `payee ${transfer.to} is not initialised, so it cannot be paid`,
+      };
     }
     const balance = this.ledger.balanceOf(this.payer);
     if (balance < transfer.amount) {
-      return { kind: 'failed', paymentId, reason: 'insufficient-funds', message: `${this.payer} holds ${balance}, the payment needs ${transfer.amount}` };
+      return {
+        kind: 'failed',
+        paymentId,
+        reason: 'insufficient-funds',
+        message: `${this.payer} holds ${balance}, the payment needs ${transfer.amount}`,
+      };
     }
     const signed = { ...transfer, nonce: this.ledger.nonceOf(this.payer) };
     const { tx, txHash } = encodeMemoryTransfer(signed);
@@ -120,15 +148,22 @@ export class MemoryRail implements PaymentRail {
     try {
       await request.onSigned?.(record);
     } catch (error) {
-      return { kind: 'failed', paymentId, reason: 'record-failed', message: `recording the payment failed, nothing was paid: ${errorText(error)}` };
+      return {
+        kind: 'failed',
+        paymentId,
+        reason: 'record-failed',
+        message: `recording the payment failed, nothing was paid: ${errorText(error)}`,
+      };
     }
     return this.applyRecorded(paymentId, signed);
   }
 
   private applyRecorded(paymentId: string, transfer: NativeTransfer): PayOutcome {
     const applied = this.ledger.apply(transfer);
-    if (applied.kind === 'applied') return { kind: 'paid', paymentId, receipt: this.receipt(applied.transfer.txHash, transfer, 'included') };
-    if (applied.reason === 'bad-nonce') return { kind: 'failed', paymentId, reason: 'superseded', message: applied.message };
+    if (applied.kind === 'applied')
+      return { kind: 'paid', paymentId, receipt: this.receipt(applied.transfer.txHash, transfer, 'included') };
+    if (applied.reason === 'bad-nonce')
+      return { kind: 'failed', paymentId, reason: 'superseded', message: applied.message };
     return { kind: 'failed', paymentId, reason: applied.reason, message: applied.message };
   }
 
@@ -144,14 +179,26 @@ export class MemoryRail implements PaymentRail {
     const existing = this.payments.get(paymentId);
     if (existing) return existing.outcome;
     const outcome = this.lane.run(async (): Promise<PayOutcome> => {
-      if (this.ledger.transaction(record.txHash)) return { kind: 'paid', paymentId, receipt: this.receipt(record.txHash, transfer, 'included') };
+      if (this.ledger.transaction(record.txHash))
+        return { kind: 'paid', paymentId, receipt: this.receipt(record.txHash, transfer, 'included') };
       const current = this.ledger.nonceOf(this.payer);
       if (current > transfer.nonce) {
-        return { kind: 'failed', paymentId, reason: 'superseded', message: `nonce ${transfer.nonce} was used by another transaction` };
+        return {
+          kind: 'failed',
+          paymentId,
+          reason: 'superseded',
+          message: `nonce ${transfer.nonce} was used by another transaction`,
+        };
       }
       if (current < transfer.nonce) {
         const message = `nonce ${transfer.nonce} is ahead of the ledger's ${current}: an earlier payment has not landed`;
-        return { kind: 'in-doubt', paymentId, reason: 'not-included', message, receipt: this.receipt(record.txHash, transfer, 'submitted') };
+        return {
+          kind: 'in-doubt',
+          paymentId,
+          reason: 'not-included',
+          message,
+          receipt: this.receipt(record.txHash, transfer, 'submitted'),
+        };
       }
       return this.applyRecorded(paymentId, transfer);
     });
@@ -159,15 +206,20 @@ export class MemoryRail implements PaymentRail {
   }
 
   /** A record is applied only if its bytes are a transfer from this payer saying what the record says. */
-  private checkRecord(record: RailPaymentRecord): { ok: true; transfer: NativeTransfer } | { ok: false; message: string } {
-    if (record.rail !== this.rail || record.network !== this.network) return { ok: false, message: `the record is for ${record.rail} on ${record.network}` };
+  private checkRecord(
+    record: RailPaymentRecord,
+  ): { ok: true; transfer: NativeTransfer } | { ok: false; message: string } {
+    if (record.rail !== this.rail || record.network !== this.network)
+      return { ok: false, message: `the record is for ${record.rail} on ${record.network}` };
     const decoded = decodeMemoryTransfer(record.tx);
     if (!decoded.ok) return decoded;
-    if (decoded.txHash !== record.txHash) return { ok: false, message: 'the record\'s txHash is not the hash of its tx' };
+    if (decoded.txHash !== record.txHash)
+      return { ok: false, message: "the record's txHash is not the hash of its tx" };
     const { from, to, amount, nonce } = decoded.transfer;
-    if (from !== this.payer) return { ok: false, message: `the record pays from ${from}, this rail pays from ${this.payer}` };
+    if (from !== this.payer)
+      return { ok: false, message: `the record pays from ${from}, this rail pays from ${this.payer}` };
     if (to !== record.to || formatU128Decimal(amount) !== record.amount || nonce.toString() !== record.nonce) {
-      return { ok: false, message: 'the record\'s fields do not match its tx' };
+      return { ok: false, message: "the record's fields do not match its tx" };
     }
     return { ok: true, transfer: decoded.transfer };
   }
@@ -176,7 +228,11 @@ export class MemoryRail implements PaymentRail {
     return verifyTransfer(this.verifier, ref, expect);
   }
 
-  verifyRefund(original: TransferReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome> {
+  verifyRefund(
+    original: TransferReceipt,
+    refundTxHash: string,
+    options?: { amount?: bigint | string },
+  ): Promise<VerifyRefundOutcome> {
     return verifyRefundTransfer(this.verifier, original, refundTxHash, options);
   }
 

@@ -144,7 +144,14 @@ export class NoncePipeline {
     }
     const toId = parseAccountId(order.to);
     if (!toId.ok) return Promise.resolve(failed('invalid-request', `payee: ${toId.reason}`));
-    const queued: Order = { paymentId: order.paymentId, to: order.to, toId: toId.id, amount: order.amount, onSigned: order.onSigned, waiters: [] };
+    const queued: Order = {
+      paymentId: order.paymentId,
+      to: order.to,
+      toId: toId.id,
+      amount: order.amount,
+      onSigned: order.onSigned,
+      waiters: [],
+    };
     this.queue.push(queued);
     this.active.set(order.paymentId, queued);
     const outcome = this.wait(queued, order.deadline);
@@ -157,8 +164,10 @@ export class NoncePipeline {
    * nonce used by another transaction → superseded; otherwise the same bytes are sent again. Never signs.
    */
   adopt(payment: SignedPayment, deadline: number): Promise<PipelineOutcome> {
-    if (this.closed) return Promise.resolve({ kind: 'in-doubt', reason: 'closed', message: 'the payment rail is closed', payment });
-    if (this.included.get(payment.paymentId)?.txHash === payment.txHash) return Promise.resolve({ kind: 'included', payment });
+    if (this.closed)
+      return Promise.resolve({ kind: 'in-doubt', reason: 'closed', message: 'the payment rail is closed', payment });
+    if (this.included.get(payment.paymentId)?.txHash === payment.txHash)
+      return Promise.resolve({ kind: 'included', payment });
     const same = this.slots.find((s) => s.payment.txHash === payment.txHash);
     if (same) return this.wait(same, deadline);
     const slot: Slot = {
@@ -181,9 +190,11 @@ export class NoncePipeline {
   /** Stops driving. Orders not yet signed fail; signed ones are reported in doubt (their records stay valid). */
   close(): void {
     this.closed = true;
-    for (const order of this.queue.splice(0)) this.settleOrder(order, failed('closed', 'the payment rail was closed before this payment was signed'));
+    for (const order of this.queue.splice(0))
+      this.settleOrder(order, failed('closed', 'the payment rail was closed before this payment was signed'));
     for (const slot of this.slots) {
-      for (const waiter of slot.waiters.splice(0)) waiter.resolve(inDoubt(slot, 'closed', 'the payment rail was closed while this payment was in flight'));
+      for (const waiter of slot.waiters.splice(0))
+        waiter.resolve(inDoubt(slot, 'closed', 'the payment rail was closed while this payment was in flight'));
     }
   }
 
@@ -249,7 +260,9 @@ export class NoncePipeline {
     if (programId.kind !== 'result') return this.failQueue(sequencerProblem(programId));
     const chainNonce = account.value.nonce;
     // The balance already reflects every transaction that landed; what is still pending is committed on top.
-    const committed = this.slots.filter((s) => s.payment.nonce >= chainNonce).reduce((sum, s) => sum + s.payment.amount, 0n);
+    const committed = this.slots
+      .filter((s) => s.payment.nonce >= chainNonce)
+      .reduce((sum, s) => sum + s.payment.amount, 0n);
     let available = account.value.balance - committed;
 
     while (this.queue.length > 0 && !this.closed) {
@@ -272,11 +285,22 @@ export class NoncePipeline {
       try {
         await order.onSigned?.(toRecord(payment, this.options.network));
       } catch (error) {
-        this.settleOrder(order, failed('record-failed', `recording the payment failed, so it was not submitted: ${errorText(error)}`));
+        this.settleOrder(
+          order,
+          failed('record-failed', `recording the payment failed, so it was not submitted: ${errorText(error)}`),
+        );
         continue;
       }
 
-      const slot: Slot = { payment, delivery: 'unsent', resend: true, lastSentAt: undefined, problem: undefined, missing: 0, waiters: order.waiters };
+      const slot: Slot = {
+        payment,
+        delivery: 'unsent',
+        resend: true,
+        lastSentAt: undefined,
+        problem: undefined,
+        missing: 0,
+        waiters: order.waiters,
+      };
       // Closed while recording: the record stands and `resume` will send it; this process sends nothing more.
       if (this.closed) return this.abandon(slot);
       this.insertSlot(slot);
@@ -294,7 +318,10 @@ export class NoncePipeline {
         available += order.amount;
         const problem = slot.problem!;
         const reason = sent === 'refused' ? 'rejected' : 'sequencer-unavailable';
-        this.settleSlot(slot, failed(reason, `${problem.message}; nothing was paid (the recorded transaction is void)`));
+        this.settleSlot(
+          slot,
+          failed(reason, `${problem.message}; nothing was paid (the recorded transaction is void)`),
+        );
         // A sequencer that refuses connections will refuse the rest too: fail them now, signing nothing more.
         if (sent === 'not-delivered') return this.failQueue(problem);
         continue;
@@ -304,7 +331,11 @@ export class NoncePipeline {
   }
 
   /** Never throws: the order has left the queue, and a throw here would leave its caller waiting forever. */
-  private sign(order: Order, programId: ProgramId, nonce: bigint): { ok: true; payment: SignedPayment } | { ok: false; reason: string } {
+  private sign(
+    order: Order,
+    programId: ProgramId,
+    nonce: bigint,
+  ): { ok: true; payment: SignedPayment } | { ok: false; reason: string } {
     try {
       const built = buildNativeTransfer({
         programId,
@@ -380,12 +411,17 @@ export class NoncePipeline {
 
     const pending = this.slots.filter((s) => s.payment.nonce >= chainNonce && s.resend);
     const first = pending[0];
-    const overdue = (s: Slot) => s.lastSentAt === undefined || this.now() - s.lastSentAt >= this.options.resubmitAfterMs;
+    const overdue = (s: Slot) =>
+      s.lastSentAt === undefined || this.now() - s.lastSentAt >= this.options.resubmitAfterMs;
     if (first && (first.delivery !== 'accepted' || overdue(first))) {
       for (const slot of pending) {
         const sent = await this.send(slot);
         if (sent === 'stalled') break;
-        if (sent !== 'accepted') this.settleSlot(slot, failed(sent === 'refused' ? 'rejected' : 'sequencer-unavailable', slot.problem!.message));
+        if (sent !== 'accepted')
+          this.settleSlot(
+            slot,
+            failed(sent === 'refused' ? 'rejected' : 'sequencer-unavailable', slot.problem!.message),
+          );
       }
     }
     await this.processQueue();
@@ -403,7 +439,9 @@ export class NoncePipeline {
       order.waiters = order.waiters.filter((waiter) => {
         if (waiter.deadline > now) return true;
         const why = this.problem ? `; last sequencer problem: ${this.problem.message}` : '';
-        waiter.resolve(failed('timeout', `the payment did not get its turn before the deadline, nothing was signed${why}`));
+        waiter.resolve(
+          failed('timeout', `the payment did not get its turn before the deadline, nothing was signed${why}`),
+        );
         return false;
       });
       if (order.waiters.length === 0) this.dropOrder(order);
@@ -425,7 +463,8 @@ export class NoncePipeline {
 
   private abandon(slot: Slot): void {
     if (this.active.get(slot.payment.paymentId) === slot) this.active.delete(slot.payment.paymentId);
-    for (const waiter of slot.waiters.splice(0)) waiter.resolve(inDoubt(slot, 'closed', 'the payment rail was closed while this payment was being sent'));
+    for (const waiter of slot.waiters.splice(0))
+      waiter.resolve(inDoubt(slot, 'closed', 'the payment rail was closed while this payment was being sent'));
   }
 
   private failQueue(problem: SequencerProblem): void {

@@ -95,7 +95,11 @@ export type VerifyRefundOutcome =
 
 export type BalanceOutcome =
   | { kind: 'ok'; account: string; balance: string }
-  | { kind: 'failed'; reason: 'invalid-request' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response'; message: string };
+  | {
+      kind: 'failed';
+      reason: 'invalid-request' | 'sequencer-unavailable' | 'sequencer-error' | 'bad-response';
+      message: string;
+    };
 
 export interface PaymentRail {
   readonly rail: RailKind;
@@ -119,7 +123,11 @@ export interface PaymentRail {
    * Checks an agent's refund: an included transfer from `original.to` back to `original.from` of `amount`
    * (default: the whole original amount), bound to the original so it cannot be counted twice.
    */
-  verifyRefund(original: TransferReceipt, refundTxHash: string, options?: { amount?: bigint | string }): Promise<VerifyRefundOutcome>;
+  verifyRefund(
+    original: TransferReceipt,
+    refundTxHash: string,
+    options?: { amount?: bigint | string },
+  ): Promise<VerifyRefundOutcome>;
   /** An account's balance (default: the payer's). */
   balance(account?: string): Promise<BalanceOutcome>;
 }

@@ -60,7 +60,11 @@ export const RailPaymentRecordSchema = z.object({
   nonce: Decimal,
   txHash: TxHash,
   // 1 MiB of base64 is far above any transfer; the bound keeps a corrupted record from being huge.
-  tx: z.string().min(4).max(1 << 20).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tx must be standard base64'),
+  tx: z
+    .string()
+    .min(4)
+    .max(1 << 20)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tx must be standard base64'),
   signedAt: z.iso.datetime(),
 }) satisfies z.ZodType<RailPaymentRecord, unknown>;
 
@@ -68,7 +72,9 @@ export const RailPaymentRecordSchema = z.object({
 export type OnSigned = (record: RailPaymentRecord) => void | Promise<void>;
 
 /** A record as it comes back from storage (any JSON). Never throws. */
-export function parseRailPaymentRecord(input: unknown): { ok: true; record: RailPaymentRecord } | { ok: false; message: string } {
+export function parseRailPaymentRecord(
+  input: unknown,
+): { ok: true; record: RailPaymentRecord } | { ok: false; message: string } {
   const parsed = RailPaymentRecordSchema.safeParse(input);
   if (parsed.success) return { ok: true, record: parsed.data };
   const issue = parsed.error.issues[0];

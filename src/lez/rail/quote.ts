@@ -9,7 +9,11 @@ import { parseAmount, type RailKind } from './receipt.ts';
 export function quotePrice(rail: RailKind, network: string, price: bigint | string): QuoteOutcome {
   const parsed = parseAmount(price);
   if (!parsed.ok) {
-    return { kind: 'invalid', reason: 'invalid-price', message: `price ${String(price)}: ${parsed.reason} (LEZ prices are whole base units)` };
+    return {
+      kind: 'invalid',
+      reason: 'invalid-price',
+      message: `price ${String(price)}: ${parsed.reason} (LEZ prices are whole base units)`,
+    };
   }
   const amount = formatU128Decimal(parsed.value);
   return { kind: 'quoted', rail, network, amount, fee: '0', total: amount };

@@ -6,7 +6,13 @@ import { describeRpcFailure, type RpcFailure, type SequencerClient } from '../se
 
 export type SequencerApi = Pick<
   SequencerClient,
-  'url' | 'sendTransaction' | 'getAccount' | 'getAccountBalance' | 'getAccountsNonces' | 'getTransaction' | 'getProgramIds'
+  | 'url'
+  | 'sendTransaction'
+  | 'getAccount'
+  | 'getAccountBalance'
+  | 'getAccountsNonces'
+  | 'getTransaction'
+  | 'getProgramIds'
 >;
 
 export type SequencerProblemReason = 'sequencer-unavailable' | 'sequencer-error' | 'bad-response';
@@ -18,6 +24,10 @@ export interface SequencerProblem {
 
 export function sequencerProblem(failure: RpcFailure): SequencerProblem {
   const reason: SequencerProblemReason =
-    failure.kind === 'unreachable' ? 'sequencer-unavailable' : failure.kind === 'rpc-error' ? 'sequencer-error' : 'bad-response';
+    failure.kind === 'unreachable'
+      ? 'sequencer-unavailable'
+      : failure.kind === 'rpc-error'
+        ? 'sequencer-error'
+        : 'bad-response';
   return { reason, message: describeRpcFailure(failure) };
 }

@@ -21,7 +21,11 @@ export type Submission =
   | { kind: 'not-delivered'; problem: SequencerProblem }
   | { kind: 'unknown'; problem: SequencerProblem };
 
-export async function submitTransaction(client: SequencerApi, txBase64: string, expectedHash: string): Promise<Submission> {
+export async function submitTransaction(
+  client: SequencerApi,
+  txBase64: string,
+  expectedHash: string,
+): Promise<Submission> {
   const answer = await client.sendTransaction(txBase64);
   if (answer.kind === 'result') {
     if (answer.value === expectedHash) return { kind: 'accepted' };

@@ -4,8 +4,20 @@
  * the hash so it cannot pay for two things. Each rail supplies only `lookup`: how to read one transaction.
  */
 import { formatU128Decimal } from '../json.ts';
-import type { VerifyExpectation, VerifyOutcome, VerifyRefundOutcome, VerifyRejection, VerifyUncertainty } from './payment-rail.ts';
-import { parseAmount, TransferReferenceSchema, type TransferReceipt, type TransferReference, type RailKind } from './receipt.ts';
+import type {
+  VerifyExpectation,
+  VerifyOutcome,
+  VerifyRefundOutcome,
+  VerifyRejection,
+  VerifyUncertainty,
+} from './payment-rail.ts';
+import {
+  parseAmount,
+  TransferReferenceSchema,
+  type TransferReceipt,
+  type TransferReference,
+  type RailKind,
+} from './receipt.ts';
 import { TxHash } from '../tx-hash.ts';
 import type { UsedTxHashes } from './used-tx-hashes.ts';
 import type { NativeTransfer } from '../native-transfer.ts';
@@ -37,7 +49,8 @@ export async function verifyTransfer(
   expect: VerifyExpectation,
 ): Promise<VerifyOutcome> {
   const parsedRef = TransferReferenceSchema.safeParse(typeof ref === 'string' ? { txHash: ref } : ref);
-  if (!parsedRef.success) return reject('invalid-reference', `bad payment reference: ${parsedRef.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsedRef.success)
+    return reject('invalid-reference', `bad payment reference: ${parsedRef.error.issues[0]?.message ?? 'invalid'}`);
   const reference = parsedRef.data;
   if (reference.rail !== undefined && reference.rail !== context.rail) {
     return reject('wrong-rail', `the reference is on the ${reference.rail} rail, this is the ${context.rail} rail`);
@@ -60,7 +73,8 @@ export async function verifyTransfer(
   if (expect.from !== undefined && facts.from !== expect.from) {
     return reject('wrong-payer', `transaction ${facts.txHash} is paid by ${facts.from}, expected ${expect.from}`);
   }
-  if (facts.to !== expect.to) return reject('wrong-payee', `transaction ${facts.txHash} pays ${facts.to}, expected ${expect.to}`);
+  if (facts.to !== expect.to)
+    return reject('wrong-payee', `transaction ${facts.txHash} pays ${facts.to}, expected ${expect.to}`);
   if (facts.amount !== amount.value) {
     return reject('wrong-amount', `transaction ${facts.txHash} pays ${facts.amount}, expected exactly ${amount.value}`);
   }
@@ -79,7 +93,8 @@ export async function verifyTransfer(
 
   if (expect.purpose !== undefined) {
     const claim = await context.usedTxHashes.claim(facts.txHash, expect.purpose);
-    if (claim.kind === 'taken') return reject('reused', `transaction ${facts.txHash} was already accepted for ${claim.claimedFor}`);
+    if (claim.kind === 'taken')
+      return reject('reused', `transaction ${facts.txHash} was already accepted for ${claim.claimedFor}`);
   }
 
   const receipt: TransferReceipt = {
@@ -106,7 +121,8 @@ export async function verifyRefundTransfer(
   options: { amount?: bigint | string } = {},
 ): Promise<VerifyRefundOutcome> {
   const originalHash = TxHash.safeParse(original.txHash);
-  if (!originalHash.success) return reject('invalid-reference', 'the original payment has no valid tx hash') as VerifyRefundOutcome;
+  if (!originalHash.success)
+    return reject('invalid-reference', 'the original payment has no valid tx hash') as VerifyRefundOutcome;
   if (original.rail !== context.rail) {
     return reject('wrong-rail', `the original payment is on the ${original.rail} rail`) as VerifyRefundOutcome;
   }

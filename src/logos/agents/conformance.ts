@@ -51,7 +51,8 @@ export function conformanceAgent(transport: LogosTransport, options: Conformance
     card: {
       id: options.id ?? 'conformance',
       name: 'A2A conformance agent',
-      description: 'Answers as the A2A TCK expects, by the prefix of the messageId (tck-complete-task, tck-input-required, …).',
+      description:
+        'Answers as the A2A TCK expects, by the prefix of the messageId (tck-complete-task, tck-input-required, …).',
       version: '1.0.0',
       skills: [
         {
@@ -86,7 +87,11 @@ function scenarioTable(resubscribeDelayMs: number): [string, Scenario][] {
     'tck-artifact-file-url': (ctx) =>
       ctx.complete({
         artifacts: [
-          { artifact_id: 'file-url-artifact', name: 'file', parts: [{ url: V.fileUrl, filename: V.fileName, mediaType: V.fileMediaType }] },
+          {
+            artifact_id: 'file-url-artifact',
+            name: 'file',
+            parts: [{ url: V.fileUrl, filename: V.fileName, mediaType: V.fileMediaType }],
+          },
         ],
       }),
     'tck-artifact-data': (ctx) =>
@@ -117,8 +122,20 @@ function scenarioTable(resubscribeDelayMs: number): [string, Scenario][] {
     'tck-stream-artifact-chunked': async (ctx) => {
       await ctx.progress();
       const [first, last] = V.chunks;
-      await ctx.artifact({ artifact_id: 'chunked-artifact', name: 'chunked', parts: [{ text: first }], append: false, last_chunk: false });
-      await ctx.artifact({ artifact_id: 'chunked-artifact', name: 'chunked', parts: [{ text: last }], append: true, last_chunk: true });
+      await ctx.artifact({
+        artifact_id: 'chunked-artifact',
+        name: 'chunked',
+        parts: [{ text: first }],
+        append: false,
+        last_chunk: false,
+      });
+      await ctx.artifact({
+        artifact_id: 'chunked-artifact',
+        name: 'chunked',
+        parts: [{ text: last }],
+        append: true,
+        last_chunk: true,
+      });
       return ctx.complete({});
     },
     'test-resubscribe-message-id': async (ctx) => {

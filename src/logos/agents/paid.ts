@@ -6,7 +6,11 @@
 import { LogosAgent, builtinOptions, type AgentPayments, type BuiltinAgentOptions } from '../agent-runtime.ts';
 import type { LogosTransport } from '../transport.ts';
 
-export function paidAgent(transport: LogosTransport, payments: AgentPayments, options: BuiltinAgentOptions = {}): LogosAgent {
+export function paidAgent(
+  transport: LogosTransport,
+  payments: AgentPayments,
+  options: BuiltinAgentOptions = {},
+): LogosAgent {
   return new LogosAgent({
     transport,
     payments,
@@ -18,9 +22,27 @@ export function paidAgent(transport: LogosTransport, payments: AgentPayments, op
       version: '1.0.0',
       'x-lez-identity': { account_id: payments.account },
       skills: [
-        { id: 'echo', name: 'Echo', description: 'Echoes the text; costs 5.', tags: ['demo', 'paid'], 'x-lez-price': '5' },
-        { id: 'slow', name: 'Slow echo', description: 'Echoes after a minute; costs 5. Cancel it to see a refund.', tags: ['demo', 'paid'], 'x-lez-price': '5' },
-        { id: 'premium', name: 'Premium echo', description: 'Echoes; costs 500, which needs an operator’s approval.', tags: ['demo', 'paid'], 'x-lez-price': '500' },
+        {
+          id: 'echo',
+          name: 'Echo',
+          description: 'Echoes the text; costs 5.',
+          tags: ['demo', 'paid'],
+          'x-lez-price': '5',
+        },
+        {
+          id: 'slow',
+          name: 'Slow echo',
+          description: 'Echoes after a minute; costs 5. Cancel it to see a refund.',
+          tags: ['demo', 'paid'],
+          'x-lez-price': '5',
+        },
+        {
+          id: 'premium',
+          name: 'Premium echo',
+          description: 'Echoes; costs 500, which needs an operator’s approval.',
+          tags: ['demo', 'paid'],
+          'x-lez-price': '500',
+        },
       ],
       agentInterfaces: [{ type: 'logos-messaging', version: '1', address: transport.address }],
     },

@@ -192,7 +192,11 @@ export class WakuTransport implements LogosTransport {
     this.address = this.#identity.address;
     this.inboxTopic = this.#identity.inboxTopic;
     this.clusterId = integerAtLeast(options.clusterId ?? DEFAULT_CLUSTER_ID, 'clusterId', 0);
-    this.numShardsInCluster = integerAtLeast(options.numShardsInCluster ?? DEFAULT_NUM_SHARDS_IN_CLUSTER, 'numShardsInCluster', 1);
+    this.numShardsInCluster = integerAtLeast(
+      options.numShardsInCluster ?? DEFAULT_NUM_SHARDS_IN_CLUSTER,
+      'numShardsInCluster',
+      1,
+    );
     this.maxPayloadBytes = integerAtLeast(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'maxPayloadBytes', 1);
     this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
     this.seen = new SeenSet(integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1));
@@ -306,9 +310,9 @@ export class WakuTransport implements LogosTransport {
     try {
       const options = this.options;
       // @libp2p/crypto is typed against a newer @libp2p/interface than libp2p 2 is; the key objects are the same.
-      const privateKey = (
-        this.#nodeKey ? privateKeyFromRaw(this.#nodeKey) : await generateKeyPair('secp256k1')
-      ) as unknown as PrivateKey;
+      const privateKey = (this.#nodeKey
+        ? privateKeyFromRaw(this.#nodeKey)
+        : await generateKeyPair('secp256k1')) as unknown as PrivateKey;
       const peerDiscovery: NonNullable<Libp2pOptions['peerDiscovery']> = [];
       if (options.bootstrap && options.bootstrap.enrTrees.length > 0) {
         peerDiscovery.push(wakuDnsDiscovery(options.bootstrap.enrTrees) as unknown as (typeof peerDiscovery)[number]);
@@ -389,7 +393,9 @@ export class WakuTransport implements LogosTransport {
 
   private joinedShards(): number[] {
     const prefix = `/waku/2/rs/${this.clusterId}/`;
-    return [...this.joined].filter((topic) => topic.startsWith(prefix)).map((topic) => Number(topic.slice(prefix.length)));
+    return [...this.joined]
+      .filter((topic) => topic.startsWith(prefix))
+      .map((topic) => Number(topic.slice(prefix.length)));
   }
 
   private readonly onDiscovery = (event: CustomEvent<PeerInfo>): void => {
@@ -422,7 +428,8 @@ export class WakuTransport implements LogosTransport {
   private async waitForMesh(pubsubTopic: string): Promise<void> {
     const pubsub = this.libp2p?.services.pubsub;
     if (!pubsub || pubsub.getMeshPeers(pubsubTopic).length > 0) return;
-    const expectsPeers = (this.options.staticPeers?.length ?? 0) > 0 || (this.options.bootstrap?.enrTrees.length ?? 0) > 0;
+    const expectsPeers =
+      (this.options.staticPeers?.length ?? 0) > 0 || (this.options.bootstrap?.enrTrees.length ?? 0) > 0;
     if (!expectsPeers || this.peerWaitMs === 0) return;
     const deadline = Date.now() + this.peerWaitMs;
     while (Date.now() < deadline && this.state === 'running' && pubsub.getMeshPeers(pubsubTopic).length === 0) {
@@ -539,7 +546,8 @@ function digestHex(...parts: Uint8Array[]): string {
 }
 
 function integerAtLeast(value: number, name: string, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`waku transport: ${name} must be an integer ≥ ${min}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`waku transport: ${name} must be an integer ≥ ${min}`);
   return value;
 }
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it as base } from 'vitest';
 import { hexToBytes } from '../../../src/lez/bytes.ts';
 import type { BlockSummary } from '../../../src/devnet/chain.ts';
-import { DEVNET_GENESIS, startDevnet, type Devnet, type DevnetOptions } from '../../../src/devnet/devnet.ts';
+import { DEVNET_GENESIS, startDevnet, type DevnetOptions } from '../../../src/devnet/devnet.ts';
 import { signingKeyFromSecretKey, type SigningKey } from '../../../src/lez/keys.ts';
 import { LezRail, type LezRailSettings } from '../../../src/lez/rail/lez-rail.ts';
 import type { PayOutcome } from '../../../src/lez/rail/payment-rail.ts';
@@ -85,7 +85,10 @@ class RpcProxy {
     }
     this.methods.push(method);
     const behaviour = this.behaviour(method);
-    const json: Record<string, string> = { 'content-type': 'application/json', ...(this.keepAlive ? {} : { connection: 'close' }) };
+    const json: Record<string, string> = {
+      'content-type': 'application/json',
+      ...(this.keepAlive ? {} : { connection: 'close' }),
+    };
     if (behaviour === 'drop') return void req.socket.destroy();
     if (behaviour === 'garbage') return void res.writeHead(200, json).end('<html>502 upstream confused</html>');
     if (behaviour === 'refuse') {
@@ -96,14 +99,20 @@ class RpcProxy {
     const answer = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const text = await answer.text();
     this.answered.push(method);
-    if (behaviour === 'forward-then-garbage') return void res.writeHead(200, json).end(JSON.stringify({ jsonrpc: '2.0', id, result: 42 }));
+    if (behaviour === 'forward-then-garbage')
+      return void res.writeHead(200, json).end(JSON.stringify({ jsonrpc: '2.0', id, result: 42 }));
     res.writeHead(answer.status, json).end(text);
   }
 }
 
 // ---- one devnet + proxy per test ---------------------------------------------------------------------------------
 
-const FAST: LezRailSettings = { signingMode: 'prehash-v0.3', pollIntervalMs: 100, resubmitAfterMs: 3_000, inclusionTimeoutMs: 8_000 };
+const FAST: LezRailSettings = {
+  signingMode: 'prehash-v0.3',
+  pollIntervalMs: 100,
+  resubmitAfterMs: 3_000,
+  inclusionTimeoutMs: 8_000,
+};
 
 /**
  * Blocks every 100 ms: a payment waits for the next block, and nothing here depends on how long that is, except the
@@ -168,13 +177,26 @@ describe('LezRail on the devnet: paying', () => {
     const { devnet, rail: makeRail } = await world();
     const rail = makeRail();
     const records: RailPaymentRecord[] = [];
-    const request = { paymentId: 'task:1', to: PAYEES[0]!.account, amount: 25n, onSigned: (r: RailPaymentRecord) => void records.push(r) };
+    const request = {
+      paymentId: 'task:1',
+      to: PAYEES[0]!.account,
+      amount: 25n,
+      onSigned: (r: RailPaymentRecord) => void records.push(r),
+    };
 
     const outcomes = await Promise.all([rail.pay(request), rail.pay(request), rail.pay(request)]);
     const later = await rail.pay(request);
     const receipt = paid(outcomes[0]!);
     for (const outcome of [...outcomes, later]) expect(outcome).toEqual(outcomes[0]);
-    expect(receipt).toMatchObject({ rail: 'lez', network: 'devnet', from: PAYER.account, to: PAYEES[0]!.account, amount: '25', nonce: '0', status: 'included' });
+    expect(receipt).toMatchObject({
+      rail: 'lez',
+      network: 'devnet',
+      from: PAYER.account,
+      to: PAYEES[0]!.account,
+      amount: '25',
+      nonce: '0',
+      status: 'included',
+    });
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ txHash: receipt.txHash, nonce: '0', amount: '25' });
     expect(devnet.receipt(receipt.txHash).status).toBe('included');
@@ -192,7 +214,9 @@ describe('LezRail on the devnet: paying', () => {
     const started = Date.now();
 
     const outcomes = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => rail.pay({ paymentId: `task:${i}`, to: PAYEES[i % 4]!.account, amount: BigInt(i + 1) })),
+      Array.from({ length: 100 }, (_, i) =>
+        rail.pay({ paymentId: `task:${i}`, to: PAYEES[i % 4]!.account, amount: BigInt(i + 1) }),
+      ),
     );
     const elapsed = Date.now() - started;
     const receipts = outcomes.map(paid);
@@ -206,7 +230,9 @@ describe('LezRail on the devnet: paying', () => {
     };
     const used = [...new Set(receipts.map((r) => blockOf(r.txHash)))].sort();
     const dropped = blocks.flatMap((b) => b.dropped);
-    console.info(`100 concurrent payments: ${used.length} block(s) (ids ${used.join(', ')}), ${elapsed} ms until all were paid, ${dropped.length} dropped`);
+    console.info(
+      `100 concurrent payments: ${used.length} block(s) (ids ${used.join(', ')}), ${elapsed} ms until all were paid, ${dropped.length} dropped`,
+    );
     expect(used.length).toBeLessThanOrEqual(3);
     // They reached the sequencer in nonce order, so a FIFO sequencer that does not park early nonces (the real
     // one, unlike the devnet) would have taken every one of them too.
@@ -221,29 +247,40 @@ describe('LezRail on the devnet: paying', () => {
     expect(devnet.balance(PAYER.account)).toBe(10_000n - 5_050n);
   });
 
-  it.concurrent('insufficient funds: refused before signing, nothing moves; in-flight payments count against the balance', async ({ world }) => {
-    const { devnet, rail: makeRail } = await world();
-    const rail = makeRail();
-    const records: RailPaymentRecord[] = [];
-    const onSigned = (r: RailPaymentRecord) => void records.push(r);
-    expect(await rail.pay({ paymentId: 'big', to: PAYEES[0]!.account, amount: 10_001n, onSigned })).toMatchObject({ kind: 'failed', reason: 'insufficient-funds' });
-    expect(records).toEqual([]);
-    expect(devnet.nonce(PAYER.account)).toBe(0n);
+  it.concurrent(
+    'insufficient funds: refused before signing, nothing moves; in-flight payments count against the balance',
+    async ({ world }) => {
+      const { devnet, rail: makeRail } = await world();
+      const rail = makeRail();
+      const records: RailPaymentRecord[] = [];
+      const onSigned = (r: RailPaymentRecord) => void records.push(r);
+      expect(await rail.pay({ paymentId: 'big', to: PAYEES[0]!.account, amount: 10_001n, onSigned })).toMatchObject({
+        kind: 'failed',
+        reason: 'insufficient-funds',
+      });
+      expect(records).toEqual([]);
+      expect(devnet.nonce(PAYER.account)).toBe(0n);
 
-    const both = await Promise.all([
-      rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 6_000n, onSigned }),
-      rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 6_000n, onSigned }),
-    ]);
-    expect(both.map((o) => o.kind).sort()).toEqual(['failed', 'paid']);
-    expect(both.find((o) => o.kind === 'failed')).toMatchObject({ reason: 'insufficient-funds' });
-    expect(records).toHaveLength(1);
-    expect(devnet.balance(PAYER.account)).toBe(4_000n);
-  });
+      const both = await Promise.all([
+        rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 6_000n, onSigned }),
+        rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 6_000n, onSigned }),
+      ]);
+      expect(both.map((o) => o.kind).sort()).toEqual(['failed', 'paid']);
+      expect(both.find((o) => o.kind === 'failed')).toMatchObject({ reason: 'insufficient-funds' });
+      expect(records).toHaveLength(1);
+      expect(devnet.balance(PAYER.account)).toBe(4_000n);
+    },
+  );
 
   it.concurrent('an uninitialised payee is refused before anything is signed', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     let signed = 0;
-    const outcome = await makeRail().pay({ paymentId: 'x', to: STRANGER.account, amount: 5n, onSigned: () => void signed++ });
+    const outcome = await makeRail().pay({
+      paymentId: 'x',
+      to: STRANGER.account,
+      amount: 5n,
+      onSigned: () => void signed++,
+    });
     expect(outcome).toMatchObject({ kind: 'failed', reason: 'payee-uninitialised' });
     expect(outcome.kind === 'failed' && outcome.message).toMatch(/auth-transfer init/);
     expect(signed).toBe(0);
@@ -260,7 +297,12 @@ describe.concurrent('LezRail on the devnet: sequencer down or answering garbage'
     await proxy.down();
     let signed = 0;
     const started = Date.now();
-    const outcome = await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: () => void signed++ });
+    const outcome = await makeRail().pay({
+      paymentId: 'x',
+      to: PAYEES[0]!.account,
+      amount: 5n,
+      onSigned: () => void signed++,
+    });
     expect(outcome).toMatchObject({ kind: 'failed', reason: 'sequencer-unavailable' });
     expect(outcome.kind === 'failed' && outcome.message).toMatch(/unreachable/);
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -268,7 +310,9 @@ describe.concurrent('LezRail on the devnet: sequencer down or answering garbage'
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
   });
 
-  it('down after the payee was checked: the next payment fails unsigned; once back up, it pays once', async ({ world }) => {
+  it('down after the payee was checked: the next payment fails unsigned; once back up, it pays once', async ({
+    world,
+  }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     const rail = makeRail();
     paid(await rail.pay({ paymentId: 'first', to: PAYEES[0]!.account, amount: 5n }));
@@ -289,24 +333,40 @@ describe.concurrent('LezRail on the devnet: sequencer down or answering garbage'
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.behaviour = () => 'garbage';
     let signed = 0;
-    const outcome = await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: () => void signed++ });
+    const outcome = await makeRail().pay({
+      paymentId: 'x',
+      to: PAYEES[0]!.account,
+      amount: 5n,
+      onSigned: () => void signed++,
+    });
     expect(outcome).toMatchObject({ kind: 'failed', reason: 'bad-response' });
     expect(signed).toBe(0);
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
   });
 
-  it('the sequencer took the transaction but its answer was lost: reconciled by nonce, paid once', async ({ world }) => {
+  it('the sequencer took the transaction but its answer was lost: reconciled by nonce, paid once', async ({
+    world,
+  }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'forward-then-garbage' : 'pass');
     const records: RailPaymentRecord[] = [];
-    const receipt = paid(await makeRail().pay({ paymentId: 'x', to: PAYEES[0]!.account, amount: 5n, onSigned: (r) => void records.push(r) }));
+    const receipt = paid(
+      await makeRail().pay({
+        paymentId: 'x',
+        to: PAYEES[0]!.account,
+        amount: 5n,
+        onSigned: (r) => void records.push(r),
+      }),
+    );
     expect(records.map((r) => r.txHash)).toEqual([receipt.txHash]);
     expect(proxy.count('getAccountsNonces')).toBeGreaterThan(0);
     expect(devnet.balance(PAYEES[0]!.account)).toBe(5n);
     expect(devnet.nonce(PAYER.account)).toBe(1n);
   });
 
-  it('garbage for sendTransaction: in doubt, never re-signed, later payments wait unsigned; resume pays once', async ({ world }) => {
+  it('garbage for sendTransaction: in doubt, never re-signed, later payments wait unsigned; resume pays once', async ({
+    world,
+  }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     const rail = makeRail({ inclusionTimeoutMs: 1_500 });
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'garbage' : 'pass');
@@ -324,13 +384,17 @@ describe.concurrent('LezRail on the devnet: sequencer down or answering garbage'
     proxy.behaviour = () => 'pass';
     const receipt = paid(await rail.resume(stored(records[0]!)));
     expect(receipt.txHash).toBe(records[0]!.txHash);
-    expect(paid(await rail.pay({ paymentId: 'second', to: PAYEES[1]!.account, amount: 6n }))).toMatchObject({ nonce: '1' });
+    expect(paid(await rail.pay({ paymentId: 'second', to: PAYEES[1]!.account, amount: 6n }))).toMatchObject({
+      nonce: '1',
+    });
     expect(devnet.balance(PAYEES[0]!.account)).toBe(5n);
     expect(devnet.balance(PAYEES[1]!.account)).toBe(6n);
     expect(devnet.nonce(PAYER.account)).toBe(2n);
   });
 
-  it('down between recording and submitting: the signed transfer is void, its nonce goes to the next payment', async ({ world }) => {
+  it('down between recording and submitting: the signed transfer is void, its nonce goes to the next payment', async ({
+    world,
+  }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     proxy.keepAlive = false;
     const rail = makeRail();
@@ -348,7 +412,9 @@ describe.concurrent('LezRail on the devnet: sequencer down or answering garbage'
     expect(outcome.kind === 'failed' && outcome.message).toMatch(/void/);
 
     await proxy.up();
-    const next = paid(await rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 6n, onSigned: (r) => void records.push(r) }));
+    const next = paid(
+      await rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 6n, onSigned: (r) => void records.push(r) }),
+    );
     expect(next.nonce).toBe('0');
     // Even if a crashed gateway resumed the void record, it could no longer land.
     expect(await makeRail().resume(stored(records[0]!))).toMatchObject({ kind: 'failed', reason: 'superseded' });
@@ -363,7 +429,9 @@ describe.concurrent('LezRail on the devnet: sequencer down or answering garbage'
     const records: RailPaymentRecord[] = [];
     const rail = makeRail();
     const outcomes = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => rail.pay({ paymentId: `p${i}`, to: PAYEES[i % 4]!.account, amount: 1n, onSigned: (r) => void records.push(r) })),
+      Array.from({ length: 5 }, (_, i) =>
+        rail.pay({ paymentId: `p${i}`, to: PAYEES[i % 4]!.account, amount: 1n, onSigned: (r) => void records.push(r) }),
+      ),
     );
     const refused = outcomes.filter((o) => o.kind === 'failed');
     expect(refused).toHaveLength(1);
@@ -381,7 +449,9 @@ describe.concurrent('LezRail on the devnet: sequencer down or answering garbage'
 // ---- crashes and resume ------------------------------------------------------------------------------------------
 
 describe.concurrent('LezRail on the devnet: resume after a crash', () => {
-  it('killed between recording and submitting: a new process resumes the record and pays exactly once', async ({ world }) => {
+  it('killed between recording and submitting: a new process resumes the record and pays exactly once', async ({
+    world,
+  }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     let record: unknown;
     const crashed = await makeRail().pay({
@@ -406,13 +476,20 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
     expect(devnet.nonce(PAYER.account)).toBe(1n);
   });
 
-  it('closed while the record was being written: nothing is sent, the caller hears in-doubt, resume pays once', async ({ world }) => {
+  it('closed while the record was being written: nothing is sent, the caller hears in-doubt, resume pays once', async ({
+    world,
+  }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     const rail = makeRail();
     let record: unknown;
     let release!: () => void;
     const written = new Promise<void>((resolve) => (release = resolve));
-    const pending = rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 8n, onSigned: (r) => ((record = stored(r)), written) });
+    const pending = rail.pay({
+      paymentId: 'a',
+      to: PAYEES[0]!.account,
+      amount: 8n,
+      onSigned: (r) => ((record = stored(r)), written),
+    });
     await until(() => record !== undefined);
     rail.close();
     release();
@@ -422,11 +499,18 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
     expect(devnet.balance(PAYEES[0]!.account)).toBe(8n);
   });
 
-  it('killed between submitting and inclusion: the resumed record is paid once, whether or not a block came first', async ({ world }) => {
+  it('killed between submitting and inclusion: the resumed record is paid once, whether or not a block came first', async ({
+    world,
+  }) => {
     const { devnet, proxy, rail: makeRail } = await world({ blockIntervalMs: 0 });
     const records: RailPaymentRecord[] = [];
     const first = makeRail();
-    const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 3n, onSigned: (r) => void records.push(r) });
+    const pending = first.pay({
+      paymentId: 'a',
+      to: PAYEES[0]!.account,
+      amount: 3n,
+      onSigned: (r) => void records.push(r),
+    });
     await until(() => devnet.mempoolSize() === 1);
     first.close(); // the process dies; its transaction sits in the mempool
     expect(await pending).toMatchObject({ kind: 'in-doubt', reason: 'closed' });
@@ -439,7 +523,12 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
 
     // Same story, but the block lands while the gateway is down.
     const third = makeRail();
-    const pending2 = third.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 4n, onSigned: (r) => void records.push(r) });
+    const pending2 = third.pay({
+      paymentId: 'b',
+      to: PAYEES[1]!.account,
+      amount: 4n,
+      onSigned: (r) => void records.push(r),
+    });
     await until(() => devnet.mempoolSize() === 1);
     third.close();
     await pending2;
@@ -457,7 +546,12 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
     proxy.behaviour = (method) => (method === 'sendTransaction' ? 'drop' : 'pass');
     const records: RailPaymentRecord[] = [];
     const first = makeRail();
-    const pending = first.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 9n, onSigned: (r) => void records.push(r) });
+    const pending = first.pay({
+      paymentId: 'a',
+      to: PAYEES[0]!.account,
+      amount: 9n,
+      onSigned: (r) => void records.push(r),
+    });
     await until(() => proxy.count('sendTransaction') > 0);
     first.close();
     expect(await pending).toMatchObject({ kind: 'in-doubt' });
@@ -473,7 +567,12 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
     const { devnet, rail: makeRail } = await world();
     const rail = makeRail();
     let record: unknown;
-    await rail.pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 10n, onSigned: (r) => ((record = stored(r)), Promise.reject(new Error('disk full'))) });
+    await rail.pay({
+      paymentId: 'a',
+      to: PAYEES[0]!.account,
+      amount: 10n,
+      onSigned: (r) => ((record = stored(r)), Promise.reject(new Error('disk full'))),
+    });
     paid(await rail.pay({ paymentId: 'b', to: PAYEES[1]!.account, amount: 20n }));
     expect(await makeRail().resume(record)).toMatchObject({ kind: 'failed', reason: 'superseded' });
     expect(devnet.balance(PAYEES[0]!.account)).toBe(0n);
@@ -483,9 +582,20 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
   it('a tampered or foreign record is refused and nothing is sent', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world();
     let record: RailPaymentRecord | undefined;
-    await makeRail().pay({ paymentId: 'a', to: PAYEES[0]!.account, amount: 10n, onSigned: (r) => ((record = r), Promise.reject(new Error('x'))) });
+    await makeRail().pay({
+      paymentId: 'a',
+      to: PAYEES[0]!.account,
+      amount: 10n,
+      onSigned: (r) => ((record = r), Promise.reject(new Error('x'))),
+    });
     const rail = makeRail();
-    for (const bad of [{ ...record!, amount: '1' }, { ...record!, to: PAYEES[1]!.account }, { ...record!, network: 'elsewhere' }, { ...record!, tx: 'AAAA' }, { nope: true }]) {
+    for (const bad of [
+      { ...record!, amount: '1' },
+      { ...record!, to: PAYEES[1]!.account },
+      { ...record!, network: 'elsewhere' },
+      { ...record!, tx: 'AAAA' },
+      { nope: true },
+    ]) {
       expect(await rail.resume(bad)).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
     }
     expect(await makeRail({}, AGENT).resume(record)).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
@@ -497,19 +607,36 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
 // ---- verifying payments and refunds ------------------------------------------------------------------------------
 
 describe.concurrent('LezRail on the devnet: verify and refunds', () => {
-  it('verifies a payment once per purpose, and the agent\'s refund against the original', async ({ world }) => {
+  it("verifies a payment once per purpose, and the agent's refund against the original", async ({ world }) => {
     const { devnet, rail: makeRail } = await world();
     const gateway = makeRail();
     const payment = paid(await gateway.pay({ paymentId: 'task:1', to: AGENT.account, amount: 100n }));
 
     // The agent's view: it verifies what the gateway says it paid.
     const agent = makeRail({}, AGENT);
-    expect(await agent.verify(payment, { from: PAYER.account, to: AGENT.account, amount: '100', purpose: 'task:1' })).toEqual({ kind: 'verified', receipt: payment });
-    expect(await agent.verify(payment, { to: AGENT.account, amount: 100n, purpose: 'task:2' })).toMatchObject({ kind: 'rejected', reason: 'reused' });
-    expect(await agent.verify(payment, { to: PAYEES[0]!.account, amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-payee' });
-    expect(await agent.verify(payment, { to: AGENT.account, amount: 99n })).toMatchObject({ kind: 'rejected', reason: 'wrong-amount' });
-    expect(await agent.verify(payment, { from: PAYEES[0]!.account, to: AGENT.account, amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-payer' });
-    expect(await agent.verify({ ...payment, network: 'mainnet' }, { to: AGENT.account, amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-rail' });
+    expect(
+      await agent.verify(payment, { from: PAYER.account, to: AGENT.account, amount: '100', purpose: 'task:1' }),
+    ).toEqual({ kind: 'verified', receipt: payment });
+    expect(await agent.verify(payment, { to: AGENT.account, amount: 100n, purpose: 'task:2' })).toMatchObject({
+      kind: 'rejected',
+      reason: 'reused',
+    });
+    expect(await agent.verify(payment, { to: PAYEES[0]!.account, amount: 100n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-payee',
+    });
+    expect(await agent.verify(payment, { to: AGENT.account, amount: 99n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-amount',
+    });
+    expect(await agent.verify(payment, { from: PAYEES[0]!.account, to: AGENT.account, amount: 100n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-payer',
+    });
+    expect(await agent.verify({ ...payment, network: 'mainnet' }, { to: AGENT.account, amount: 100n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-rail',
+    });
 
     // The task failed: the agent refunds with a new transfer back, and the gateway checks it.
     const refund = paid(await agent.pay({ paymentId: 'refund:task:1', to: PAYER.account, amount: 100n }));
@@ -518,9 +645,18 @@ describe.concurrent('LezRail on the devnet: verify and refunds', () => {
       refund: { ...refund, refundOf: payment.txHash },
       original: { ...payment, status: 'refunded' },
     });
-    expect(await gateway.verify(refund, { to: PAYER.account, amount: 100n, purpose: 'task:9' })).toMatchObject({ kind: 'rejected', reason: 'reused' });
-    expect(await gateway.verifyRefund(payment, payment.txHash)).toMatchObject({ kind: 'rejected', reason: 'wrong-payer' });
-    expect(await gateway.verify('ab'.repeat(32), { to: AGENT.account, amount: 1n })).toMatchObject({ kind: 'unconfirmed', reason: 'not-included' });
+    expect(await gateway.verify(refund, { to: PAYER.account, amount: 100n, purpose: 'task:9' })).toMatchObject({
+      kind: 'rejected',
+      reason: 'reused',
+    });
+    expect(await gateway.verifyRefund(payment, payment.txHash)).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-payer',
+    });
+    expect(await gateway.verify('ab'.repeat(32), { to: AGENT.account, amount: 1n })).toMatchObject({
+      kind: 'unconfirmed',
+      reason: 'not-included',
+    });
     expect(await gateway.balance()).toEqual({ kind: 'ok', account: PAYER.account, balance: '10000' });
     expect(await gateway.balance(STRANGER.account)).toEqual({ kind: 'ok', account: STRANGER.account, balance: '0' });
     expect(devnet.balance(AGENT.account)).toBe(20_000n);

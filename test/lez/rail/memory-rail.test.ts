@@ -19,7 +19,14 @@ function setup(balance = 1_000n) {
 describe('MemoryRail: quote', () => {
   it('prices whole base units and refuses anything else', async () => {
     const { rail } = setup();
-    expect(await rail.quote('150')).toEqual({ kind: 'quoted', rail: 'memory', network: 'memory', amount: '150', fee: '0', total: '150' });
+    expect(await rail.quote('150')).toEqual({
+      kind: 'quoted',
+      rail: 'memory',
+      network: 'memory',
+      amount: '150',
+      fee: '0',
+      total: '150',
+    });
     expect(await rail.quote(0n)).toMatchObject({ kind: 'quoted', total: '0' });
     for (const bad of ['1.5', '-1', '01', '', '1e3', (1n << 128n).toString()]) {
       expect(await rail.quote(bad)).toMatchObject({ kind: 'invalid', reason: 'invalid-price' });
@@ -34,7 +41,15 @@ describe('MemoryRail: pay', () => {
     expect(outcome.kind).toBe('paid');
     if (outcome.kind !== 'paid') return;
     expect(TransferReceiptSchema.parse(outcome.receipt)).toEqual(outcome.receipt);
-    expect(outcome.receipt).toMatchObject({ rail: 'memory', network: 'memory', from: 'gateway', to: 'agent', amount: '150', nonce: '0', status: 'included' });
+    expect(outcome.receipt).toMatchObject({
+      rail: 'memory',
+      network: 'memory',
+      from: 'gateway',
+      to: 'agent',
+      amount: '150',
+      nonce: '0',
+      status: 'included',
+    });
     expect(ledger.balanceOf('gateway')).toBe(850n);
     expect(ledger.balanceOf('agent')).toBe(150n);
     expect(await rail.balance()).toEqual({ kind: 'ok', account: 'gateway', balance: '850' });
@@ -50,19 +65,27 @@ describe('MemoryRail: pay', () => {
     expect(a).toEqual(b);
     expect(c).toEqual(a);
     expect(ledger.balanceOf('agent')).toBe(100n);
-    expect(await rail.pay({ paymentId: 'task:1', to: 'agent', amount: 101n })).toMatchObject({ kind: 'failed', reason: 'conflict' });
+    expect(await rail.pay({ paymentId: 'task:1', to: 'agent', amount: 101n })).toMatchObject({
+      kind: 'failed',
+      reason: 'conflict',
+    });
   });
 
   it('gives concurrent payments consecutive nonces', async () => {
     const { rail } = setup();
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => rail.pay({ paymentId: `p${i}`, to: 'agent', amount: 1n })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => rail.pay({ paymentId: `p${i}`, to: 'agent', amount: 1n })),
+    );
     const nonces = outcomes.map((o) => (o.kind === 'paid' ? Number(o.receipt.nonce) : -1)).sort((x, y) => x - y);
     expect(nonces).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
   it('refuses an overdraft and changes nothing; the same id may be tried again once funded', async () => {
     const { ledger, rail } = setup(50n);
-    expect(await rail.pay({ paymentId: 'task:1', to: 'agent', amount: 60n })).toMatchObject({ kind: 'failed', reason: 'insufficient-funds' });
+    expect(await rail.pay({ paymentId: 'task:1', to: 'agent', amount: 60n })).toMatchObject({
+      kind: 'failed',
+      reason: 'insufficient-funds',
+    });
     expect([ledger.balanceOf('gateway'), ledger.nonceOf('gateway'), ledger.balanceOf('agent')]).toEqual([50n, 0n, 0n]);
     ledger.fund('gateway', 10n);
     expect(await rail.pay({ paymentId: 'task:1', to: 'agent', amount: 60n })).toMatchObject({ kind: 'paid' });
@@ -79,11 +102,26 @@ describe('MemoryRail: pay', () => {
 
   it('refuses malformed requests', async () => {
     const { rail } = setup();
-    expect(await rail.pay({ paymentId: 'x', to: 'agent', amount: 0n })).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
-    expect(await rail.pay({ paymentId: 'x', to: 'agent', amount: '1.0' })).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
-    expect(await rail.pay({ paymentId: 'x', to: 'gateway', amount: 1n })).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
-    expect(await rail.pay({ paymentId: '', to: 'agent', amount: 1n })).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
-    expect(await rail.pay({ paymentId: 'x', to: 'has space', amount: 1n })).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
+    expect(await rail.pay({ paymentId: 'x', to: 'agent', amount: 0n })).toMatchObject({
+      kind: 'failed',
+      reason: 'invalid-request',
+    });
+    expect(await rail.pay({ paymentId: 'x', to: 'agent', amount: '1.0' })).toMatchObject({
+      kind: 'failed',
+      reason: 'invalid-request',
+    });
+    expect(await rail.pay({ paymentId: 'x', to: 'gateway', amount: 1n })).toMatchObject({
+      kind: 'failed',
+      reason: 'invalid-request',
+    });
+    expect(await rail.pay({ paymentId: '', to: 'agent', amount: 1n })).toMatchObject({
+      kind: 'failed',
+      reason: 'invalid-request',
+    });
+    expect(await rail.pay({ paymentId: 'x', to: 'has space', amount: 1n })).toMatchObject({
+      kind: 'failed',
+      reason: 'invalid-request',
+    });
   });
 });
 
@@ -99,7 +137,14 @@ describe('MemoryRail: durability hook and resume', () => {
     });
     expect(seen).toHaveLength(1);
     expect(seen[0]!.balance).toBe(0n);
-    expect(seen[0]!.record).toMatchObject({ rail: 'memory', paymentId: 'task:1', from: 'gateway', to: 'agent', amount: '10', nonce: '0' });
+    expect(seen[0]!.record).toMatchObject({
+      rail: 'memory',
+      paymentId: 'task:1',
+      from: 'gateway',
+      to: 'agent',
+      amount: '10',
+      nonce: '0',
+    });
     expect(outcome.kind === 'paid' && outcome.receipt.txHash).toBe(seen[0]!.record.txHash);
   });
 
@@ -130,7 +175,12 @@ describe('MemoryRail: durability hook and resume', () => {
   it('a recorded transfer whose nonce was used by another payment is superseded, never applied', async () => {
     const { ledger, rail } = setup();
     let stored: unknown;
-    await rail.pay({ paymentId: 'a', to: 'agent', amount: 10n, onSigned: (r) => ((stored = r), Promise.reject(new Error('crash'))) });
+    await rail.pay({
+      paymentId: 'a',
+      to: 'agent',
+      amount: 10n,
+      onSigned: (r) => ((stored = r), Promise.reject(new Error('crash'))),
+    });
     await rail.pay({ paymentId: 'b', to: 'agent', amount: 20n });
     expect(await rail.resume(stored)).toMatchObject({ kind: 'failed', reason: 'superseded' });
     expect(ledger.balanceOf('agent')).toBe(20n);
@@ -139,10 +189,18 @@ describe('MemoryRail: durability hook and resume', () => {
   it('refuses a record that is not one, or was tampered with', async () => {
     const { ledger, rail } = setup();
     let stored: RailPaymentRecord | undefined;
-    await rail.pay({ paymentId: 'a', to: 'agent', amount: 10n, onSigned: (r) => ((stored = r), Promise.reject(new Error('crash'))) });
+    await rail.pay({
+      paymentId: 'a',
+      to: 'agent',
+      amount: 10n,
+      onSigned: (r) => ((stored = r), Promise.reject(new Error('crash'))),
+    });
     expect(await rail.resume({ hello: 'world' })).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
     expect(await rail.resume({ ...stored!, amount: '1' })).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
-    expect(await new MemoryRail({ ledger, payer: 'agent' }).resume(stored)).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
+    expect(await new MemoryRail({ ledger, payer: 'agent' }).resume(stored)).toMatchObject({
+      kind: 'failed',
+      reason: 'invalid-request',
+    });
     expect(ledger.balanceOf('agent')).toBe(0n);
   });
 });
@@ -157,19 +215,43 @@ describe('MemoryRail: verify and refunds', () => {
 
   it('verifies an included transfer that pays what is expected', async () => {
     const { rail, receipt } = await paid();
-    expect(await rail.verify(receipt, { from: 'gateway', to: 'agent', amount: '100' })).toEqual({ kind: 'verified', receipt });
+    expect(await rail.verify(receipt, { from: 'gateway', to: 'agent', amount: '100' })).toEqual({
+      kind: 'verified',
+      receipt,
+    });
     expect(await rail.verify(receipt.txHash, { to: 'agent', amount: 100n })).toEqual({ kind: 'verified', receipt });
   });
 
   it('rejects the wrong payee, payer, amount, a reference that claims too much, and another rail', async () => {
     const { rail, receipt } = await paid();
-    expect(await rail.verify(receipt, { to: 'someone', amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-payee' });
-    expect(await rail.verify(receipt, { from: 'someone', to: 'agent', amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-payer' });
-    expect(await rail.verify(receipt, { to: 'agent', amount: 99n })).toMatchObject({ kind: 'rejected', reason: 'wrong-amount' });
-    expect(await rail.verify({ ...receipt, amount: '1000' }, { to: 'agent', amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'reference-mismatch' });
-    expect(await rail.verify({ ...receipt, rail: 'lez' }, { to: 'agent', amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'wrong-rail' });
-    expect(await rail.verify({ txHash: 'zz' }, { to: 'agent', amount: 100n })).toMatchObject({ kind: 'rejected', reason: 'invalid-reference' });
-    expect(await rail.verify('ab'.repeat(32), { to: 'agent', amount: 100n })).toMatchObject({ kind: 'unconfirmed', reason: 'not-included' });
+    expect(await rail.verify(receipt, { to: 'someone', amount: 100n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-payee',
+    });
+    expect(await rail.verify(receipt, { from: 'someone', to: 'agent', amount: 100n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-payer',
+    });
+    expect(await rail.verify(receipt, { to: 'agent', amount: 99n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-amount',
+    });
+    expect(await rail.verify({ ...receipt, amount: '1000' }, { to: 'agent', amount: 100n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'reference-mismatch',
+    });
+    expect(await rail.verify({ ...receipt, rail: 'lez' }, { to: 'agent', amount: 100n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-rail',
+    });
+    expect(await rail.verify({ txHash: 'zz' }, { to: 'agent', amount: 100n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'invalid-reference',
+    });
+    expect(await rail.verify('ab'.repeat(32), { to: 'agent', amount: 100n })).toMatchObject({
+      kind: 'unconfirmed',
+      reason: 'not-included',
+    });
   });
 
   it('binds a hash to one purpose', async () => {
@@ -177,10 +259,13 @@ describe('MemoryRail: verify and refunds', () => {
     const expect1 = { to: 'agent', amount: 100n, purpose: 'task:1' };
     expect(await rail.verify(receipt, expect1)).toMatchObject({ kind: 'verified' });
     expect(await rail.verify(receipt, expect1)).toMatchObject({ kind: 'verified' });
-    expect(await rail.verify(receipt, { ...expect1, purpose: 'task:2' })).toMatchObject({ kind: 'rejected', reason: 'reused' });
+    expect(await rail.verify(receipt, { ...expect1, purpose: 'task:2' })).toMatchObject({
+      kind: 'rejected',
+      reason: 'reused',
+    });
   });
 
-  it('verifies the agent\'s refund: a new transfer back, bound to the original', async () => {
+  it("verifies the agent's refund: a new transfer back, bound to the original", async () => {
     const { ledger, rail, receipt } = await paid();
     const agent = new MemoryRail({ ledger, payer: 'agent' });
     const refund = await agent.pay({ paymentId: 'refund:task:1', to: 'gateway', amount: 100n });
@@ -196,7 +281,13 @@ describe('MemoryRail: verify and refunds', () => {
     expect(await rail.verifyRefund(receipt, receipt.txHash)).toMatchObject({ kind: 'rejected', reason: 'wrong-payer' });
     const other = await rail.pay({ paymentId: 'task:2', to: 'agent', amount: 100n });
     if (other.kind !== 'paid') throw new Error(other.kind);
-    expect(await rail.verifyRefund(other.receipt, refund.receipt.txHash)).toMatchObject({ kind: 'rejected', reason: 'reused' });
-    expect(await rail.verifyRefund(receipt, refund.receipt.txHash, { amount: 50n })).toMatchObject({ kind: 'rejected', reason: 'wrong-amount' });
+    expect(await rail.verifyRefund(other.receipt, refund.receipt.txHash)).toMatchObject({
+      kind: 'rejected',
+      reason: 'reused',
+    });
+    expect(await rail.verifyRefund(receipt, refund.receipt.txHash, { amount: 50n })).toMatchObject({
+      kind: 'rejected',
+      reason: 'wrong-amount',
+    });
   });
 });

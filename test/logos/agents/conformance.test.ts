@@ -4,8 +4,24 @@
  * over both bindings, and once more on the wire as plain JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetTaskRequest, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { clientFor, collect, rpc, startTestBed, textMessage, type Binding, type TestBed } from '../../support/gateway.ts';
+import {
+  GetTaskRequest,
+  TaskState,
+  type Artifact,
+  type Message,
+  type Part,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
+import {
+  clientFor,
+  collect,
+  rpc,
+  startTestBed,
+  textMessage,
+  type Binding,
+  type TestBed,
+} from '../../support/gateway.ts';
 import { DEFAULT_RESUBSCRIBE_DELAY_MS } from '../../../src/logos/agents/conformance.ts';
 
 const RESUBSCRIBE_DELAY_MS = 400; // what startTestBed gives the conformance agent
@@ -58,7 +74,11 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
   const send = async (prefix: string, extra: Parameters<typeof textMessage>[1] = {}) =>
     (await clientFor(base(), binding)).sendMessage(textMessage('hi', { messageId: idFor(prefix), ...extra }));
   const stream = async (prefix: string) =>
-    (await collect((await clientFor(base(), binding)).sendMessageStream(textMessage('hi', { messageId: idFor(prefix) })))).map(eventOf);
+    (
+      await collect(
+        (await clientFor(base(), binding)).sendMessageStream(textMessage('hi', { messageId: idFor(prefix) })),
+      )
+    ).map(eventOf);
 
   it('tck-complete-task: COMPLETED, status message one text part "Hello from TCK"', async () => {
     const task = (await send('tck-complete-task')) as Task;
@@ -81,7 +101,9 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
   it('tck-artifact-file-url: one artifact, one file part by URL, output.txt, text/plain, COMPLETED', async () => {
     const task = (await send('tck-artifact-file-url')) as Task;
     expect(task.status?.state).toBe(COMPLETED);
-    expect(task.artifacts.map(partsOf)).toEqual([[{ url: 'https://example.com/output.txt', filename: 'output.txt', mediaType: 'text/plain' }]]);
+    expect(task.artifacts.map(partsOf)).toEqual([
+      [{ url: 'https://example.com/output.txt', filename: 'output.txt', mediaType: 'text/plain' }],
+    ]);
   });
 
   it('tck-artifact-data: one artifact, one data part {"key": "value", "count": 42}, COMPLETED', async () => {
@@ -95,9 +117,14 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
     expect('messageId' in result).toBe(true);
     expect(partsOf(result as Message)).toEqual([{ text: 'Direct message response' }]);
     // Streamed, the same answer arrives (as the Message, or as the final status of the stream).
-    const events = await collect((await clientFor(base(), binding)).sendMessageStream(textMessage('hi', { messageId: idFor('tck-message-response') })));
+    const events = await collect(
+      (await clientFor(base(), binding)).sendMessageStream(
+        textMessage('hi', { messageId: idFor('tck-message-response') }),
+      ),
+    );
     const last = events.at(-1)?.payload;
-    const answer = last?.$case === 'message' ? last.value : last?.$case === 'statusUpdate' ? last.value.status?.message : undefined;
+    const answer =
+      last?.$case === 'message' ? last.value : last?.$case === 'statusUpdate' ? last.value.status?.message : undefined;
     expect(partsOf(answer)).toEqual([{ text: 'Direct message response' }]);
   });
 
@@ -109,7 +136,9 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
     expect(done.status?.state).toBe(COMPLETED);
     expect(partsOf(done.status?.message)).toEqual([{ text: 'Hello from TCK' }]);
     // Once terminal, the task takes no more messages (-32004).
-    await expect(send('tck-complete-task', { taskId: task.id })).rejects.toMatchObject({ name: 'UnsupportedOperationError' });
+    await expect(send('tck-complete-task', { taskId: task.id })).rejects.toMatchObject({
+      name: 'UnsupportedOperationError',
+    });
   });
 
   it('tck-input-required: a follow-up without a scenario prefix completes with what it said', async () => {
@@ -122,10 +151,14 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
 
   it('tck-input-required over a stream: closes at INPUT_REQUIRED; the follow-up stream runs to COMPLETED', async () => {
     const client = await clientFor(base(), binding);
-    const first = await collect(client.sendMessageStream(textMessage('hi', { messageId: idFor('tck-input-required') })));
+    const first = await collect(
+      client.sendMessageStream(textMessage('hi', { messageId: idFor('tck-input-required') })),
+    );
     expect(eventOf(first.at(-1)!)).toEqual({ status: TaskState.TASK_STATE_INPUT_REQUIRED });
     const task = first[0]!.payload!.value as Task;
-    const second = await collect(client.sendMessageStream(textMessage('go on', { taskId: task.id, messageId: idFor('tck-complete-task') })));
+    const second = await collect(
+      client.sendMessageStream(textMessage('go on', { taskId: task.id, messageId: idFor('tck-complete-task') })),
+    );
     expect(second[0]?.payload?.$case).toBe('task');
     expect(eventOf(second.at(-1)!)).toEqual({ status: COMPLETED });
   });
@@ -165,7 +198,9 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
 
   it('tck-stream-artifact-chunked: "chunk-1 " (not last), then "chunk-2" appended as the last chunk, COMPLETED', async () => {
     const client = await clientFor(base(), binding);
-    const events = await collect(client.sendMessageStream(textMessage('hi', { messageId: idFor('tck-stream-artifact-chunked') })));
+    const events = await collect(
+      client.sendMessageStream(textMessage('hi', { messageId: idFor('tck-stream-artifact-chunked') })),
+    );
     expect(events.map(eventOf)).toEqual([
       { task: SUBMITTED },
       { status: WORKING },
@@ -173,7 +208,9 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
       { artifact: [{ text: 'chunk-2' }], append: true, lastChunk: true },
       { status: COMPLETED },
     ]);
-    const chunks = events.flatMap((e) => (e.payload?.$case === 'artifactUpdate' ? [e.payload.value.artifact?.artifactId] : []));
+    const chunks = events.flatMap((e) =>
+      e.payload?.$case === 'artifactUpdate' ? [e.payload.value.artifact?.artifactId] : [],
+    );
     expect(new Set(chunks).size).toBe(1);
     const task = events[0]!.payload!.value as Task;
     const final = await client.getTask(GetTaskRequest.fromJSON({ id: task.id }));
@@ -192,7 +229,9 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
     expect(Date.now() - started).toBeGreaterThanOrEqual(RESUBSCRIBE_DELAY_MS);
     const final = await client.getTask(GetTaskRequest.fromJSON({ id: task.id }));
     expect(final.history.length).toBeGreaterThan(0);
-    await expect(collect(client.resubscribeTask({ tenant: '', id: task.id }))).rejects.toMatchObject({ name: 'UnsupportedOperationError' });
+    await expect(collect(client.resubscribeTask({ tenant: '', id: task.id }))).rejects.toMatchObject({
+      name: 'UnsupportedOperationError',
+    });
   });
 });
 
@@ -203,13 +242,21 @@ it('test-resubscribe-message-id works twice the TCK streaming timeout (2 s) by d
 describe('TCK values on the wire (plain JSON)', () => {
   const expectedArtifactParts: [string, unknown][] = [
     ['tck-artifact-text', [{ text: 'Generated text content' }]],
-    ['tck-artifact-file', [{ raw: Buffer.from('tck').toString('base64'), filename: 'output.txt', mediaType: 'text/plain' }]],
-    ['tck-artifact-file-url', [{ url: 'https://example.com/output.txt', filename: 'output.txt', mediaType: 'text/plain' }]],
+    [
+      'tck-artifact-file',
+      [{ raw: Buffer.from('tck').toString('base64'), filename: 'output.txt', mediaType: 'text/plain' }],
+    ],
+    [
+      'tck-artifact-file-url',
+      [{ url: 'https://example.com/output.txt', filename: 'output.txt', mediaType: 'text/plain' }],
+    ],
     ['tck-artifact-data', [{ data: { key: 'value', count: 42 } }]],
   ];
 
   it.each(expectedArtifactParts)('%s over JSON-RPC', async (prefix, parts) => {
-    const { body } = await rpc(base(), 'SendMessage', { message: { messageId: idFor(prefix), role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+    const { body } = await rpc(base(), 'SendMessage', {
+      message: { messageId: idFor(prefix), role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+    });
     expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(body.result.task.artifacts.map((a: { parts: unknown }) => a.parts)).toEqual([parts]);
   });
@@ -226,12 +273,18 @@ describe('TCK values on the wire (plain JSON)', () => {
   });
 
   it('the status texts: complete, reject, and the direct message', async () => {
-    const complete = await rpc(base(), 'SendMessage', { message: { messageId: idFor('tck-complete-task'), role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+    const complete = await rpc(base(), 'SendMessage', {
+      message: { messageId: idFor('tck-complete-task'), role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+    });
     expect(complete.body.result.task.status.message.parts).toEqual([{ text: 'Hello from TCK' }]);
-    const rejected = await rpc(base(), 'SendMessage', { message: { messageId: idFor('tck-reject-task'), role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+    const rejected = await rpc(base(), 'SendMessage', {
+      message: { messageId: idFor('tck-reject-task'), role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+    });
     expect(rejected.body.result.task.status.state).toBe('TASK_STATE_REJECTED');
     expect(rejected.body.result.task.status.message.parts).toEqual([{ text: 'rejected' }]);
-    const direct = await rpc(base(), 'SendMessage', { message: { messageId: idFor('tck-message-response'), role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+    const direct = await rpc(base(), 'SendMessage', {
+      message: { messageId: idFor('tck-message-response'), role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+    });
     expect(direct.body.result.task).toBeUndefined();
     expect(direct.body.result.message.parts).toEqual([{ text: 'Direct message response' }]);
   });

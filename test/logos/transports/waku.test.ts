@@ -10,7 +10,13 @@ import { encryptAsymmetric, preCipher } from '@waku/message-encryption/ecies';
 import { multiaddr } from '@multiformats/multiaddr';
 import { proto_message, proto_metadata } from '@waku/proto';
 import type { Delivery } from '../../../src/logos/transport.ts';
-import { WakuTransport, generateWakuPrivateKey, inboxTopic, parseWakuAddress, type WakuTransportOptions } from '../../../src/logos/transports/waku.ts';
+import {
+  WakuTransport,
+  generateWakuPrivateKey,
+  inboxTopic,
+  parseWakuAddress,
+  type WakuTransportOptions,
+} from '../../../src/logos/transports/waku.ts';
 import { directPlaintext, sealDirect, signPublication } from '../../../src/logos/transports/waku/frames.ts';
 import { uncompressedPublicKey, wakuIdentity } from '../../../src/logos/transports/waku/identity.ts';
 
@@ -69,7 +75,12 @@ async function inject(from: WakuTransport, contentTopic: string, wire: Uint8Arra
   await from.node!.services.pubsub.publish(from.pubsubTopicFor(contentTopic), wire);
 }
 
-function wakuMessage(fields: { payload: Uint8Array; contentTopic: string; version: number; timestamp?: bigint }): Uint8Array {
+function wakuMessage(fields: {
+  payload: Uint8Array;
+  contentTopic: string;
+  version: number;
+  timestamp?: bigint;
+}): Uint8Array {
   return proto_message.WakuMessage.encode({ timestamp: BigInt(Date.now()) * 1_000_000n, ...fields });
 }
 
@@ -78,7 +89,8 @@ function tap(transport: WakuTransport, contentTopic: string): Uint8Array[] {
   const wires: Uint8Array[] = [];
   transport.node!.services.pubsub.addEventListener('message', (event) => {
     try {
-      if (proto_message.WakuMessage.decode(event.detail.data).contentTopic === contentTopic) wires.push(event.detail.data);
+      if (proto_message.WakuMessage.decode(event.detail.data).contentTopic === contentTopic)
+        wires.push(event.detail.data);
     } catch {
       // not a WakuMessage
     }
@@ -92,7 +104,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -126,7 +140,9 @@ describe.concurrent('identity', () => {
     await transport.start();
     started.push(transport);
     await expect(transport.send('agent:echo', utf8('x'))).rejects.toThrow(/not a waku address/);
-    await expect(transport.publish('not-a-content-topic', utf8('x'))).rejects.toThrow(/Content topic format is invalid/);
+    await expect(transport.publish('not-a-content-topic', utf8('x'))).rejects.toThrow(
+      /Content topic format is invalid/,
+    );
     expect(() => transport.subscribe('/too/short', () => undefined)).toThrow();
     await expect(transport.send(transport.address, new Uint8Array(17))).rejects.toThrow(RangeError);
     await expect(transport.publish(TOPIC, new Uint8Array(17))).rejects.toThrow(RangeError);
@@ -207,28 +223,48 @@ describe.concurrent('two nodes A–B', () => {
     expect(atA2[0]!.sender).not.toBe(b.address);
   });
 
-  it.sequential('drops publications that claim another signer, carry no frame, or were signed for another topic', async () => {
-    const atA2 = listen(a, TOPIC);
-    const before = { ...a.dropped };
-    // The frame names B as signer but is signed with the attacker's key.
-    const forged = signPublication(attacker.privateKey, wakuIdentity(attacker.privateKey).publicKey, TOPIC, utf8('forged'));
-    forged.set(parseWakuAddress(b.address), 1);
-    await inject(attacker, TOPIC, wakuMessage({ payload: forged, contentTopic: TOPIC, version: 0 }));
-    // A bare payload, as a plain Waku publisher would send it.
-    await inject(attacker, TOPIC, wakuMessage({ payload: utf8('{"type":"task_result"}'), contentTopic: TOPIC, version: 0 }));
-    // B's genuine signature, made for another topic.
-    const elsewhere = signPublication(b.privateKey, wakuIdentity(b.privateKey).publicKey, '/logos-a2a/1/task-other/json', utf8('moved'));
-    await inject(attacker, TOPIC, wakuMessage({ payload: elsewhere, contentTopic: TOPIC, version: 0 }));
-    await eventually(() => a.dropped.badSignature === before.badSignature + 2 || undefined);
-    await eventually(() => a.dropped.unsigned === before.unsigned + 1 || undefined);
-    expect(atA2).toEqual([]);
-  });
+  it.sequential(
+    'drops publications that claim another signer, carry no frame, or were signed for another topic',
+    async () => {
+      const atA2 = listen(a, TOPIC);
+      const before = { ...a.dropped };
+      // The frame names B as signer but is signed with the attacker's key.
+      const forged = signPublication(
+        attacker.privateKey,
+        wakuIdentity(attacker.privateKey).publicKey,
+        TOPIC,
+        utf8('forged'),
+      );
+      forged.set(parseWakuAddress(b.address), 1);
+      await inject(attacker, TOPIC, wakuMessage({ payload: forged, contentTopic: TOPIC, version: 0 }));
+      // A bare payload, as a plain Waku publisher would send it.
+      await inject(
+        attacker,
+        TOPIC,
+        wakuMessage({ payload: utf8('{"type":"task_result"}'), contentTopic: TOPIC, version: 0 }),
+      );
+      // B's genuine signature, made for another topic.
+      const elsewhere = signPublication(
+        b.privateKey,
+        wakuIdentity(b.privateKey).publicKey,
+        '/logos-a2a/1/task-other/json',
+        utf8('moved'),
+      );
+      await inject(attacker, TOPIC, wakuMessage({ payload: elsewhere, contentTopic: TOPIC, version: 0 }));
+      await eventually(() => a.dropped.badSignature === before.badSignature + 2 || undefined);
+      await eventually(() => a.dropped.unsigned === before.unsigned + 1 || undefined);
+      expect(atA2).toEqual([]);
+    },
+  );
 
   it.sequential('drops 1:1 messages that are unsigned, not for this key, or signed for another recipient', async () => {
     const before = { ...b.dropped };
     const bKey = parseWakuAddress(b.address);
     // Encrypted to B but not signed.
-    const unsigned = await encryptAsymmetric(await preCipher(directPlaintext(bKey, utf8('anonymous'))), uncompressedPublicKey(bKey));
+    const unsigned = await encryptAsymmetric(
+      await preCipher(directPlaintext(bKey, utf8('anonymous'))),
+      uncompressedPublicKey(bKey),
+    );
     await inject(attacker, b.inboxTopic, wakuMessage({ payload: unsigned, contentTopic: b.inboxTopic, version: 1 }));
     // On B's inbox topic but encrypted to A.
     const aKey = parseWakuAddress(a.address);
@@ -245,29 +281,36 @@ describe.concurrent('two nodes A–B', () => {
     expect(atB).toEqual([]);
   });
 
-  it.sequential('drops a replayed 1:1 message: re-encoded at once, and the same bytes after the relay forgot them', async () => {
-    const wires = tap(attacker, b.inboxTopic);
-    await a.send(b.address, utf8('pay 5 LEZ'));
-    await eventually(() => atB.length === 1 && wires.length === 1 || undefined);
-    const original = wires[0]!;
-    const before = b.dropped.duplicate;
+  it.sequential(
+    'drops a replayed 1:1 message: re-encoded at once, and the same bytes after the relay forgot them',
+    async () => {
+      const wires = tap(attacker, b.inboxTopic);
+      await a.send(b.address, utf8('pay 5 LEZ'));
+      await eventually(() => (atB.length === 1 && wires.length === 1) || undefined);
+      const original = wires[0]!;
+      const before = b.dropped.duplicate;
 
-    // Same message, new timestamp: a new gossipsub message id, the same ciphertext.
-    const decoded = proto_message.WakuMessage.decode(original);
-    await inject(attacker, b.inboxTopic, proto_message.WakuMessage.encode({ ...decoded, timestamp: (decoded.timestamp ?? 0n) + 1n }));
-    await eventually(() => b.dropped.duplicate === before + 1 || undefined);
+      // Same message, new timestamp: a new gossipsub message id, the same ciphertext.
+      const decoded = proto_message.WakuMessage.decode(original);
+      await inject(
+        attacker,
+        b.inboxTopic,
+        proto_message.WakuMessage.encode({ ...decoded, timestamp: (decoded.timestamp ?? 0n) + 1n }),
+      );
+      await eventually(() => b.dropped.duplicate === before + 1 || undefined);
 
-    // The very same bytes, once gossipsub's seen-cache (300 ms here, 2 min by default) has let them go: sent again
-    // until a copy gets past the caches (the attacker's own refuses to publish them until then) to B's transport.
-    const deadline = Date.now() + 8_000;
-    while (b.dropped.duplicate < before + 2) {
-      if (Date.now() > deadline) throw new Error('the replayed bytes never reached B');
-      await inject(attacker, b.inboxTopic, original).catch(() => undefined);
-      await sleep(100);
-    }
-    expect(b.dropped.duplicate).toBe(before + 2);
-    expect(atB).toEqual([{ body: 'pay 5 LEZ', sender: a.address }]);
-  });
+      // The very same bytes, once gossipsub's seen-cache (300 ms here, 2 min by default) has let them go: sent again
+      // until a copy gets past the caches (the attacker's own refuses to publish them until then) to B's transport.
+      const deadline = Date.now() + 8_000;
+      while (b.dropped.duplicate < before + 2) {
+        if (Date.now() > deadline) throw new Error('the replayed bytes never reached B');
+        await inject(attacker, b.inboxTopic, original).catch(() => undefined);
+        await sleep(100);
+      }
+      expect(b.dropped.duplicate).toBe(before + 2);
+      expect(atB).toEqual([{ body: 'pay 5 LEZ', sender: a.address }]);
+    },
+  );
 
   it.sequential('drops a replayed publication', async () => {
     const topic = '/logos-a2a/1/task-replay/json';
@@ -275,10 +318,14 @@ describe.concurrent('two nodes A–B', () => {
     const wires = tap(attacker, topic);
     await sleep(50);
     await a.publish(topic, utf8('completed'));
-    await eventually(() => atB2.length === 1 && wires.length === 1 || undefined);
+    await eventually(() => (atB2.length === 1 && wires.length === 1) || undefined);
     const before = b.dropped.duplicate;
     const decoded = proto_message.WakuMessage.decode(wires[0]!);
-    await inject(attacker, topic, proto_message.WakuMessage.encode({ ...decoded, timestamp: (decoded.timestamp ?? 0n) + 7n }));
+    await inject(
+      attacker,
+      topic,
+      proto_message.WakuMessage.encode({ ...decoded, timestamp: (decoded.timestamp ?? 0n) + 7n }),
+    );
     await eventually(() => b.dropped.duplicate === before + 1 || undefined);
     expect(atB2).toEqual([{ body: 'completed', sender: a.address }]);
   });

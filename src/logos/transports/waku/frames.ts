@@ -38,13 +38,7 @@ const PUBLICATION_DOMAIN = utf8ToBytes('logos-a2a/publication/1');
 
 /** Why a received payload was not delivered. */
 export type DropReason =
-  | 'malformed'
-  | 'oversized'
-  | 'duplicate'
-  | 'undecryptable'
-  | 'unsigned'
-  | 'badSignature'
-  | 'wrongRecipient';
+  'malformed' | 'oversized' | 'duplicate' | 'undecryptable' | 'unsigned' | 'badSignature' | 'wrongRecipient';
 
 export type Opened = { ok: true; body: Uint8Array; sender: string } | { ok: false; reason: DropReason };
 
@@ -91,8 +85,10 @@ export async function openDirect(
   if (!opened) return { ok: false, reason: 'malformed' };
   if (!opened.sig) return { ok: false, reason: 'unsigned' };
   const plaintext = opened.payload;
-  if (plaintext.length < DIRECT_HEADER_BYTES || plaintext[0] !== FRAME_VERSION) return { ok: false, reason: 'malformed' };
-  if (!equalBytes(plaintext.subarray(1, DIRECT_HEADER_BYTES), ownPublicKey)) return { ok: false, reason: 'wrongRecipient' };
+  if (plaintext.length < DIRECT_HEADER_BYTES || plaintext[0] !== FRAME_VERSION)
+    return { ok: false, reason: 'malformed' };
+  if (!equalBytes(plaintext.subarray(1, DIRECT_HEADER_BYTES), ownPublicKey))
+    return { ok: false, reason: 'wrongRecipient' };
   const signer = opened.sig.publicKey;
   if (!signer) return { ok: false, reason: 'badSignature' };
   let sender: string;
@@ -155,7 +151,8 @@ export function signPublication(
 
 /** Checks the frame of a publication received on `contentTopic`. */
 export function openPublication(contentTopic: string, payload: Uint8Array): Opened {
-  if (payload.length < PUBLICATION_HEADER_BYTES || payload[0] !== FRAME_VERSION) return { ok: false, reason: 'unsigned' };
+  if (payload.length < PUBLICATION_HEADER_BYTES || payload[0] !== FRAME_VERSION)
+    return { ok: false, reason: 'unsigned' };
   let at = 1;
   const publicKey = payload.subarray(at, (at += PUBKEY_BYTES));
   const timestamp = payload.subarray(at, (at += TIMESTAMP_BYTES));

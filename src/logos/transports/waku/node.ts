@@ -165,10 +165,7 @@ async function answerMetadata(
 }
 
 /** Reads (and discards) one varint-length-prefixed frame, the peer's own metadata. */
-async function readOneFrame(
-  source: AsyncIterable<{ subarray(): Uint8Array }>,
-  maxBytes: number,
-): Promise<void> {
+async function readOneFrame(source: AsyncIterable<{ subarray(): Uint8Array }>, maxBytes: number): Promise<void> {
   let buffered = new Uint8Array(0);
   for await (const chunk of source) {
     const bytes = chunk.subarray();

@@ -4,7 +4,8 @@ export class SeenSet {
   private readonly capacity: number;
 
   constructor(capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('seen set capacity must be a positive integer');
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError('seen set capacity must be a positive integer');
     this.capacity = capacity;
   }
 
