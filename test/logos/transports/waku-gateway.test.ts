@@ -208,7 +208,7 @@ describe('over Waku, between processes', () => {
     const failed = await eventually(async () => {
       const { body: now } = await rpc(`${gateway.url}/agents/conformance`, 'GetTask', { id: taskId });
       return now.result.status.state === 'TASK_STATE_FAILED' ? now.result : undefined;
-    }, 15_000);
+    }, 30_000);
     expect(failed.status.message.parts[0].text).toMatch(/no record of this task/);
     // The restarted agent (same key, same address) takes new tasks.
     const again = await rpc(`${gateway.url}/agents/conformance`, 'SendMessage', {
@@ -216,5 +216,5 @@ describe('over Waku, between processes', () => {
     });
     expect(again.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     // A process killed and started again, then a relay mesh to rejoin: slow on a loaded 2-core machine.
-  }, 45_000);
+  }, 60_000);
 });
