@@ -27,8 +27,6 @@ export class LiveTask {
   /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
   committed: Task;
   lastSeq: number;
-  /** Well-formed replies received from the agent: how a question is known to have been answered. */
-  repliesHeard = 0;
 
   constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number, request: TaskRequest) {
     this.committed = snapshotTask(task);

@@ -495,21 +495,22 @@ export class TaskEngine {
     for (const live of this.live.values()) {
       // Not yet forwarded (held for approval, or being paid): there is nothing to ask the agent about yet.
       const unforwarded = BigInt(live.request.lez_price) > 0n && !live.request.payment;
-      if (live.agentAddress === agentAddress && !unforwarded) this.askUntilHeard(live);
+      if (live.agentAddress === agentAddress && !unforwarded) this.askAfterRestart(live);
     }
   }
 
   /**
-   * Asks again, and again after 0.5, 1, 2 and 4 s while the agent stays silent: a restarted agent announces itself
-   * before its node has rejoined the relay mesh, so the first question can be lost on the way.
+   * Asks now, and again after 0.5, 1, 2 and 4 s while the task lives: a restarted agent announces itself before its
+   * node has rejoined the relay mesh, so a question can be lost on the way. Whether an answer came in reply cannot be
+   * told from a reply still in flight from before the restart, so the few questions go out regardless; a repeat
+   * costs the agent a replay, whose duplicates the engine drops by seq.
    */
-  private askUntilHeard(live: LiveTask, attempt = 0): void {
-    const heard = live.repliesHeard;
+  private askAfterRestart(live: LiveTask, attempt = 0): void {
     this.askAgain(live);
     if (attempt >= RESTART_ASKS) return;
     const timer = setTimeout(
       () => {
-        if (this.live.get(live.task.id) === live && live.repliesHeard === heard) this.askUntilHeard(live, attempt + 1);
+        if (this.live.get(live.task.id) === live) this.askAfterRestart(live, attempt + 1);
       },
       500 * 2 ** attempt,
     );
@@ -574,7 +575,6 @@ export class TaskEngine {
       return;
     }
     // Any well-formed reply, even a repeat, proves the agent is alive.
-    live.repliesHeard++;
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
     if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
       this.dropped.duplicate++;
@@ -911,7 +911,7 @@ export class TaskEngine {
 
 /** How long a priced message's retries join its task rather than pay again. */
 const RETRY_WINDOW_MS = 10 * 60_000;
-/** Questions repeated to a restarted agent that has not answered yet, after the first. */
+/** Questions repeated to a restarted agent, after the first. */
 const RESTART_ASKS = 4;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

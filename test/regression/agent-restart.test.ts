@@ -23,7 +23,10 @@ it('a question lost while the restarted agent was not yet reachable is asked aga
     configuration: { returnImmediately: true },
   });
   const taskId = sent.body.result.task.id as string;
-  await eventually(() => (first.waiting === 1 ? true : undefined));
+  // The gateway has the agent's acknowledgement: asked again, it asks about the task rather than resending it.
+  await eventually(async () =>
+    (await rpc(url, 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING' ? true : undefined,
+  );
 
   // The agent dies with the task; the gateway hears of a restart while nothing listens at the address yet.
   await first.agent.stop();
