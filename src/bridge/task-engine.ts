@@ -265,7 +265,7 @@ export class TaskEngine {
 
   /** Resolves at the agent's first reply to a task, or after the cancel timeout. */
   private firstReply(live: LiveTask): Promise<void> {
-    if (live.lastSeq > 0) return Promise.resolve();
+    if (live.lastSeq > 0 || this.live.get(live.task.id) !== live) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -388,6 +388,8 @@ export class TaskEngine {
       await this.mutate(live, async () => undefined);
       if (!this.live.has(taskId)) return live.committed;
       if (live.request.payment) await this.firstReply(live);
+      // It may have ended meanwhile: then that is the answer.
+      if (!this.live.has(taskId)) return live.committed;
     }
     if (live.clientPaymentTimer !== undefined) {
       // Waiting for the client's payment: the agent never heard of it.
