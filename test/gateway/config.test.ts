@@ -15,6 +15,30 @@ describe('configuration', () => {
     });
   });
 
+  it('takes the card shape, shutdown grace and push settings from the environment, and refuses a bad network', () => {
+    const config = loadConfig({
+      env: {
+        LOGOS_A2A_CARD_SHAPE: 'v1',
+        LOGOS_A2A_SHUTDOWN_GRACE_MS: '2500',
+        LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'true',
+        LOGOS_A2A_PUSH_ALLOW_NETWORKS: '10.20.0.0/16, fd00:1::/64',
+      },
+    });
+    expect(config).toMatchObject({
+      cardShape: 'v1',
+      shutdownGraceMs: 2500,
+      pushAllowPrivate: true,
+      pushAllowNetworks: ['10.20.0.0/16', 'fd00:1::/64'],
+    });
+    expect(loadConfig({ env: {} })).toMatchObject({
+      cardShape: 'union',
+      pushAllowPrivate: false,
+      pushAllowNetworks: [],
+    });
+    expect(() => loadConfig({ env: { LOGOS_A2A_PUSH_ALLOW_NETWORKS: '10.20.0.0/33' } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { LOGOS_A2A_CARD_SHAPE: 'v2' } })).toThrow(/cardShape/);
+  });
+
   it('takes the transport from the environment', () => {
     expect(loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'memory' } }).transport).toEqual({ kind: 'memory' });
     const waku = loadConfig({

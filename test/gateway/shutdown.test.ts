@@ -54,6 +54,7 @@ describe('graceful shutdown', () => {
     expect(refused.headers.get('retry-after')).toBe('5');
     expect((await bed.gateway.app.request('/readyz')).status).toBe(503);
     expect((await bed.gateway.app.request('/livez')).status).toBe(200);
+    expect((await (await bed.gateway.app.request('/health')).json()).status).toBe('draining');
 
     const answer = await (await blocking).json();
     expect(answer.result.task.id).toMatch(/[0-9a-f-]{36}/);
