@@ -12,6 +12,7 @@ import { formatU128Decimal } from '../json.ts';
 import type { SigningKey } from '../keys.ts';
 import { SIGNING_MODES, type SigningMode } from '../signing.ts';
 import { assertProgramId } from '../transaction.ts';
+import { BlockSearch } from './block-search.ts';
 import { fromRecord, toReceipt } from './lez-payment.ts';
 import { lookupLezTransfer } from './lez-transfer-lookup.ts';
 import { NoncePipeline, type PipelineOutcome } from './nonce-pipeline.ts';
@@ -45,6 +46,8 @@ export const LezRailSettings = z.object({
   pollIntervalMs: z.number().int().positive().default(1_000),
   /** Resend an accepted but unincluded transaction (same bytes) after this long; above the block interval. */
   resubmitAfterMs: z.number().int().positive().default(30_000),
+  /** How many recent blocks are searched for a transaction the sequencer's hash index does not know (block-search.ts). */
+  searchBlocks: z.number().int().positive().default(2_000),
 });
 export type LezRailSettings = z.input<typeof LezRailSettings>;
 
@@ -79,7 +82,9 @@ export class LezRail implements PaymentRail {
     const configured = parsed.authenticatedTransferProgramId;
     this.program = new AuthenticatedTransferProgram(this.client, configured && assertProgramId(configured));
     this.payees = new PayeeCheck(this.client, this.program);
+    const search = new BlockSearch(this.client, { maxBlocks: parsed.searchBlocks, cacheBlocks: parsed.searchBlocks });
     this.pipeline = new NoncePipeline({
+      search,
       client: this.client,
       key: dependencies.payer,
       signingMode: parsed.signingMode,
@@ -96,7 +101,7 @@ export class LezRail implements PaymentRail {
         const parsedId = parseAccountId(text);
         return parsedId.ok ? undefined : parsedId.reason;
       },
-      lookup: (txHash) => lookupLezTransfer(this.client, this.program, this.signingMode, txHash),
+      lookup: (txHash) => lookupLezTransfer(this.client, this.program, search, this.signingMode, txHash),
     };
   }
 
