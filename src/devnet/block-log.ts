@@ -21,6 +21,7 @@ export interface StoredChain {
 
 export class BlockLog {
   private readonly fd: number;
+  private closed = false;
 
   private constructor(fd: number) {
     this.fd = fd;
@@ -72,7 +73,10 @@ export class BlockLog {
     fsyncSync(this.fd);
   }
 
+  /** Idempotent. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
   }
 }

@@ -10,6 +10,8 @@ import type { SigningKey } from '../lez/keys.ts';
 import { LezRail } from '../lez/rail/lez-rail.ts';
 import { SequencerClient } from '../lez/sequencer-client.ts';
 import type { PaymentRail } from '../lez/rail/payment-rail.ts';
+import { chooseSigningMode, probeSequencer } from '../lez/sequencer-probe.ts';
+import type { SigningMode } from '../lez/signing.ts';
 
 export function gatewayPayer(rail: PaymentRail): Payer {
   return {
@@ -43,8 +45,24 @@ export function agentPayments(rail: PaymentRail): AgentPayments {
   };
 }
 
+/**
+ * The signing mode of the sequencer at `url`, probed (lez/sequencer-probe.ts) and checked against the configured
+ * one. A contradiction, an API this client does not speak, or no way to tell is a ConfigError: the start stops
+ * with one line, before anything opens.
+ */
+export async function detectSigningMode(
+  url: string,
+  configured: PaymentsConfig['signingMode'],
+  log: (line: string) => void = console.info,
+): Promise<SigningMode> {
+  const choice = chooseSigningMode(await probeSequencer(new SequencerClient({ url })), configured, url);
+  if (!choice.ok) throw new ConfigError(choice.message);
+  log(choice.note);
+  return choice.signingMode;
+}
+
 /** A rail paying from `key` on the sequencer at `url`. */
-export function lezRail(url: string, key: SigningKey, signingMode: PaymentsConfig['signingMode']): PaymentRail {
+export function lezRail(url: string, key: SigningKey, signingMode: SigningMode): PaymentRail {
   // Poll for inclusion well inside a block interval: a paid task waits for its payment's block, no longer.
   return new LezRail({ client: new SequencerClient({ url }), payer: key }, { signingMode, pollIntervalMs: 200 });
 }
@@ -67,7 +85,8 @@ export async function payerFromConfig(
         throw new ConfigError('LOGOS_A2A_WALLET_PASSPHRASE must hold the passphrase of payments.walletKeyFile.');
       const unlocked = await loadKeyFile(config.walletKeyFile, passphrase);
       if (!unlocked.ok) throw new ConfigError(`payments.walletKeyFile ${config.walletKeyFile}: ${unlocked.message}`);
-      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, config.signingMode));
+      const signingMode = await detectSigningMode(config.sequencerUrl, config.signingMode);
+      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, signingMode));
     }
   }
 }
