@@ -20,6 +20,7 @@ export function gatewayPayer(rail: PaymentRail): Payer {
     pay: (paymentId, to, amount, record) => rail.pay({ paymentId, to, amount, onSigned: (signed) => record(signed) }),
     resume: (state) => rail.resume(state),
     verify: (txHash, expect) => rail.verify(txHash, { ...expect, purpose: `refund:${txHash}` }),
+    findTransfers: (query) => rail.findTransfer(query),
   };
 }
 

@@ -43,10 +43,12 @@ export interface BlockSearchOptions {
   cacheBlocks?: number;
 }
 
+type ReadTransaction = BlockTransaction & { signers: { account: string; nonce: bigint | undefined }[] };
+
 interface ReadBlock {
   /** Undefined for a block that does not decode. */
   timestampMs: bigint | undefined;
-  transactions: (BlockTransaction & { signers: { account: string; nonce: bigint | undefined }[] })[];
+  transactions: ReadTransaction[];
   complete: boolean;
 }
 
@@ -69,6 +71,41 @@ export class BlockSearch {
 
   async find(target: SearchTarget): Promise<SearchOutcome> {
     const txHash = target.txHash.toLowerCase();
+    const signer = target.signer;
+    return this.walk(target.notBeforeMs, (tx, blockId): SearchOutcome | undefined => {
+      if (tx.hash === txHash) return { kind: 'included', transaction: tx, blockId };
+      const own = signer && tx.signers.find((s) => s.account === signer.account);
+      if (!signer || !own || own.nonce === undefined) return undefined;
+      if (own.nonce === signer.nonce) return { kind: 'nonce-taken', byTxHash: tx.hash, blockId };
+      // Earlier blocks hold only lower nonces of this signer: the nonce looked for cannot be there.
+      if (own.nonce < signer.nonce) return { kind: 'not-found', complete: true, searchedBlocks: 0 };
+      return undefined;
+    });
+  }
+
+  /** Every transaction, within the blocks searched, for which `matches` holds, newest first. */
+  async findAll(
+    matches: (tx: BlockTransaction) => boolean,
+    notBeforeMs?: number,
+  ): Promise<
+    | { kind: 'found'; transactions: BlockTransaction[]; complete: boolean }
+    | Extract<SearchOutcome, { kind: 'unavailable' }>
+  > {
+    const found: BlockTransaction[] = [];
+    // The visitor never answers, so the walk ends not-found (or unavailable) with every match collected.
+    const walked = await this.walk<never>(notBeforeMs, (tx) => void (matches(tx) && found.push(tx)));
+    if (walked.kind === 'unavailable') return walked;
+    return { kind: 'found', transactions: found, complete: walked.complete };
+  }
+
+  /**
+   * Visits the public transactions from the newest block back, newest first, until `visit` answers. A `not-found`
+   * answer from `visit` ends the walk early; its `complete` and `searchedBlocks` are then filled in here.
+   */
+  private async walk<T extends SearchOutcome>(
+    notBeforeMs: number | undefined,
+    visit: (tx: ReadTransaction, blockId: bigint) => T | undefined,
+  ): Promise<T | Extract<SearchOutcome, { kind: 'not-found' | 'unavailable' }>> {
     const last = await this.client.getLastBlockId();
     if (last.kind !== 'result') return { kind: 'unavailable', problem: sequencerProblem(last) };
     const lowest =
@@ -84,21 +121,12 @@ export class BlockSearch {
         const blockId = start + BigInt(i);
         searched++;
         complete &&= block.complete;
-        if (
-          target.notBeforeMs !== undefined &&
-          block.timestampMs !== undefined &&
-          block.timestampMs < BigInt(target.notBeforeMs)
-        )
+        if (notBeforeMs !== undefined && block.timestampMs !== undefined && block.timestampMs < BigInt(notBeforeMs))
           return { kind: 'not-found', complete, searchedBlocks: searched };
         for (let t = block.transactions.length - 1; t >= 0; t--) {
-          const tx = block.transactions[t]!;
-          if (tx.hash === txHash) return { kind: 'included', transaction: tx, blockId };
-          const signer = target.signer;
-          const own = signer && tx.signers.find((s) => s.account === signer.account);
-          if (!signer || !own || own.nonce === undefined) continue;
-          if (own.nonce === signer.nonce) return { kind: 'nonce-taken', byTxHash: tx.hash, blockId };
-          // Earlier blocks hold only lower nonces of this signer: the nonce looked for cannot be there.
-          if (own.nonce < signer.nonce) return { kind: 'not-found', complete, searchedBlocks: searched };
+          const answer = visit(block.transactions[t]!, blockId);
+          if (answer?.kind === 'not-found') return { kind: 'not-found', complete, searchedBlocks: searched };
+          if (answer) return answer;
         }
       }
     }

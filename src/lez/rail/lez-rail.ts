@@ -17,8 +17,11 @@ import { fromRecord, toReceipt } from './lez-payment.ts';
 import { lookupLezTransfer } from './lez-transfer-lookup.ts';
 import { NoncePipeline, type PipelineOutcome } from './nonce-pipeline.ts';
 import { PayeeCheck } from './payee-check.ts';
+import { readNativeTransfer } from '../native-transfer.ts';
 import type {
   BalanceOutcome,
+  FindTransferOutcome,
+  TransferQuery,
   PayOutcome,
   PayRequest,
   PaymentRail,
@@ -70,6 +73,7 @@ export class LezRail implements PaymentRail {
   private readonly payees: PayeeCheck;
   private readonly pipeline: NoncePipeline;
   private readonly verifier: VerifierContext;
+  private readonly search: BlockSearch;
 
   /** Bad settings are a configuration error and throw. */
   constructor(dependencies: LezRailDependencies, settings: LezRailSettings) {
@@ -83,6 +87,7 @@ export class LezRail implements PaymentRail {
     this.program = new AuthenticatedTransferProgram(this.client, configured && assertProgramId(configured));
     this.payees = new PayeeCheck(this.client, this.program);
     const search = new BlockSearch(this.client, { maxBlocks: parsed.searchBlocks, cacheBlocks: parsed.searchBlocks });
+    this.search = search;
     this.pipeline = new NoncePipeline({
       search,
       client: this.client,
@@ -190,6 +195,21 @@ export class LezRail implements PaymentRail {
     options?: { amount?: bigint | string },
   ): Promise<VerifyRefundOutcome> {
     return verifyRefundTransfer(this.verifier, original, refundTxHash, options);
+  }
+
+  async findTransfer(query: TransferQuery): Promise<FindTransferOutcome> {
+    const amount = parseAmount(query.amount);
+    if (!amount.ok) return { kind: 'found', txHashes: [], complete: true };
+    const programId = await this.program.id();
+    if (programId.kind !== 'result') return { kind: 'unconfirmed', ...sequencerProblem(programId) };
+    const searched = await this.search.findAll((tx) => {
+      const transfer = readNativeTransfer(tx.transaction, programId.value);
+      return (
+        transfer.ok && transfer.from === query.from && transfer.to === query.to && transfer.amount === amount.value
+      );
+    }, query.notBeforeMs);
+    if (searched.kind === 'unavailable') return { kind: 'unconfirmed', ...searched.problem };
+    return { kind: 'found', txHashes: searched.transactions.map((tx) => tx.hash), complete: searched.complete };
   }
 
   async balance(account: string = this.payer): Promise<BalanceOutcome> {
