@@ -26,7 +26,7 @@ function world() {
   const payments = new TaskPayments({
     payer: gatewayPayer(new MemoryRail({ ledger, payer: GATEWAY })),
     store,
-    limits: { perTransactionLimit: 100n, perPeriodLimit: 1_000n, periodMs: 86_400_000 },
+    limits: { perTransaction: 100n, perPeriod: 1_000n, periodMs: 86_400_000 },
     network: 'memory',
   });
   const agentRail = new MemoryRail({ ledger, payer: AGENT });
