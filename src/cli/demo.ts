@@ -10,6 +10,7 @@ import { hexToBytes } from '../lez/bytes.ts';
 import { DEVNET_GENESIS } from '../devnet/genesis.ts';
 import { dirname, join } from 'node:path';
 import { spawnDevnet } from './devnet-process.ts';
+import { SqliteAgentPaymentStore } from '../store/sqlite-agent-payment-store.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
 import { agentPayments, detectSigningMode, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
 
@@ -35,6 +36,7 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
     port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040),
     dataDir: database === ':memory:' ? undefined : join(dirname(database), 'devnet'),
   });
+  let agentStore: SqliteAgentPaymentStore | undefined;
   try {
     const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
     const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
@@ -53,10 +55,14 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
     });
     options.checkConfig?.(config);
     const signingMode = await detectSigningMode(devnet.url, config.payments.signingMode, () => undefined);
+    // The paid agent's money state, beside its keys: what it took and owes survives a crash of the demo.
+    agentStore = new SqliteAgentPaymentStore(
+      database === ':memory:' ? ':memory:' : join(dirname(database), 'agent-paid-payments.db'),
+    );
     const gateway = await startGateway(config, {
       payer: gatewayPayer(lezRail(devnet.url, wallet, signingMode)),
       paidAgent: {
-        payments: agentPayments(lezRail(devnet.url, agentKey, signingMode)),
+        payments: agentPayments(lezRail(devnet.url, agentKey, signingMode), agentStore),
         key: agentKey.secretKey,
       },
     });
@@ -86,11 +92,13 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
         try {
           await gateway.stop();
         } finally {
+          agentStore?.close();
           await devnet.stop();
         }
       },
     };
   } catch (error) {
+    agentStore?.close();
     await devnet.stop();
     throw error;
   }

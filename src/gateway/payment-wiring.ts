@@ -4,6 +4,7 @@
  */
 import type { Payer } from '../bridge/task-payments.ts';
 import type { AgentPayments } from '../logos/agent-runtime.ts';
+import type { AgentPaymentStore } from '../store/agent-payment-store.ts';
 import { ConfigError, type PaymentsConfig } from './config.ts';
 import { loadKeyFile } from '../lez/wallet-key-file.ts';
 import type { SigningKey } from '../lez/keys.ts';
@@ -24,24 +25,51 @@ export function gatewayPayer(rail: PaymentRail): Payer {
   };
 }
 
-export function agentPayments(rail: PaymentRail): AgentPayments {
+/**
+ * An agent's side of a rail. With a store (store/agent-payment-store.ts) its money survives a restart: a payment
+ * reference is accepted once ever, a refund is signed once and resumed after a crash, and the payments of tasks it
+ * can no longer complete are refunded at its next start (`refundOwed`).
+ */
+export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): AgentPayments {
+  /** Pays `payment` back, resuming a refund signed before a crash rather than signing a second one. */
+  const payBack = async (payment: { txHash: string; payer: string; amount: string }, paymentId: string) => {
+    const signed = store?.get(payment.txHash)?.refundState;
+    const outcome = signed
+      ? await rail.resume(signed)
+      : await rail.pay({
+          paymentId,
+          to: payment.payer,
+          amount: payment.amount,
+          onSigned: (record) => store?.setRefundState(payment.txHash, record),
+        });
+    if (outcome.kind !== 'paid') return { ok: false as const, message: outcome.message };
+    store?.setStatus(payment.txHash, 'refunded');
+    return { ok: true as const, txHash: outcome.receipt.txHash };
+  };
   return {
     rail: rail.rail,
     account: rail.payer,
     verify: async (txHash, expect) => {
+      if (store && !store.reserve(txHash, expect.from, expect.amount.toString()))
+        return { ok: false, message: `transaction ${txHash} already paid for another task` };
       const outcome = await rail.verify(txHash, {
         from: expect.from,
         to: rail.payer,
         amount: expect.amount,
         purpose: `task-payment:${txHash}`,
       });
-      return outcome.kind === 'verified' ? { ok: true } : { ok: false, message: outcome.message };
+      if (outcome.kind === 'verified') return { ok: true };
+      store?.release(txHash);
+      return { ok: false, message: outcome.message };
     },
-    refund: async (paymentId, to, amount) => {
-      const outcome = await rail.pay({ paymentId, to, amount });
-      return outcome.kind === 'paid'
-        ? { ok: true, txHash: outcome.receipt.txHash }
-        : { ok: false, message: outcome.message };
+    refund: (paymentId, to, amount, paymentTxHash) =>
+      payBack({ txHash: paymentTxHash ?? paymentId, payer: to, amount: amount.toString() }, paymentId),
+    earned: (paymentTxHash) => store?.setStatus(paymentTxHash, 'earned'),
+    refundOwed: async () => {
+      for (const payment of store?.held() ?? []) {
+        const result = await payBack(payment, `refund:${payment.txHash}`);
+        if (!result.ok) console.error(`refunding payment ${payment.txHash} failed: ${result.message}`);
+      }
     },
   };
 }
