@@ -14,7 +14,9 @@ const GATEWAY = 'gateway-account-on-the-memory-ledger';
 const AGENT = 'agent-account-on-the-memory-ledger';
 
 const stores: SqlitePaymentStore[] = [];
-afterEach(() => stores.splice(0).forEach((store) => store.close()));
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
 
 function world() {
   const ledger = new MemoryLedger();
@@ -36,9 +38,9 @@ function world() {
 const task = (taskId: string, amount = 10n): TaskToPay => ({ taskId, agentId: 'shop', payee: AGENT, amount });
 
 /** What a gateway killed between recording the task and signing its transfer leaves behind. */
-function unsignedRecord(store: SqlitePaymentStore, taskId: string, amount = 10n): void {
+async function unsignedRecord(store: SqlitePaymentStore, taskId: string, amount = 10n): Promise<void> {
   const now = new Date().toISOString();
-  store.create({
+  await store.create({
     taskId,
     agentId: 'shop',
     amount: amount.toString(),
@@ -54,7 +56,7 @@ function unsignedRecord(store: SqlitePaymentStore, taskId: string, amount = 10n)
 describe('a payment record that was never signed', () => {
   it('is paid, once, when its task goes on', async () => {
     const { ledger, store, payments } = world();
-    unsignedRecord(store, 't1');
+    await unsignedRecord(store, 't1');
     const outcome = await payments.charge(task('t1'));
     expect(outcome).toMatchObject({ kind: 'paid', receipt: { status: 'paid', amount: '10' } });
     expect(await payments.charge(task('t1'))).toMatchObject({ kind: 'paid' });
@@ -63,14 +65,14 @@ describe('a payment record that was never signed', () => {
 
   it('fails cleanly when its task ended: nothing was sent, nothing charged', async () => {
     const { ledger, store, payments } = world();
-    unsignedRecord(store, 't2');
+    await unsignedRecord(store, 't2');
     const settled = await payments.settleStranded(() => false);
     expect(settled.get('t2')).toMatchObject({
       kind: 'failed',
       message: expect.stringContaining('before it signed the transfer, so nothing was sent. Nothing was charged.'),
       receipt: { status: 'failed' },
     });
-    expect(store.get('t2')!.status).toBe('failed');
+    expect((await store.get('t2'))!.status).toBe('failed');
     expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
   });
 });
@@ -89,7 +91,7 @@ describe('a refund without a reference', () => {
     });
     // The same transfer cannot also be task b's refund.
     expect(await payments.settleRefund('b', undefined)).toMatchObject({ status: 'refund-missing' });
-    expect(store.get('b')!.refundTxHash).toBeUndefined();
+    expect((await store.get('b'))!.refundTxHash).toBeUndefined();
     expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 10n);
   });
 
