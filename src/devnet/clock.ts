@@ -1,6 +1,6 @@
 /**
  * The clock transaction that ends every block on LEZ `main` (`common/src/transaction.rs::clock_invocation`, the
- * clock program of `program_methods/guest/src/bin/clock.rs`; docs/lez.md §8.1):
+ * clock program of `program_methods/guest/src/bin/clock.rs`; docs/lez.md §3.9):
  *
  * - a public transaction of the clock program over its three accounts (ids: the 32 ASCII bytes
  *   `/LEZ/ClockProgramAccount/0000001`, `…0000010`, `…0000050`), no nonces, no witnesses, and the block's
