@@ -238,8 +238,8 @@ describe('devnet: transfers', () => {
     expect(await client.getAccountBalance(ACCOUNT_2)).toEqual({ kind: 'result', value: 20_005n });
   });
 
-  it('100 pipelined transfers with consecutive nonces land in one block, whatever order they arrive in', async () => {
-    const { devnet: d, client } = await devnet();
+  it('with holdFutureNonces, 100 transfers with consecutive nonces land in one block, whatever order they arrive in', async () => {
+    const { devnet: d, client } = await devnet({ holdFutureNonces: true });
     const transfers = Array.from({ length: 100 }, (_, i) => transfer(d, { amount: BigInt(i + 1), nonce: BigInt(i) }));
     // All at once over several connections: the server sees them in no particular order.
     const answers = await Promise.all(transfers.map((built) => client.sendTransaction(built.base64)));
