@@ -181,10 +181,11 @@ describe('the wire vectors of docs/binding.md', () => {
     const { status } = vectors;
     const routing = createRoutingInfo(NETWORK, { contentTopic: status.content_topic });
     const key = statusKeyBytes(vectors.keys.status_key);
-    const decoded = await createSymmetricDecoder(status.content_topic, routing, key).fromProtoObj(
-      routing.pubsubTopic,
-      { payload: hexToBytes(status.payload_hex), contentTopic: status.content_topic, version: 1 } as never,
-    );
+    const decoded = await createSymmetricDecoder(status.content_topic, routing, key).fromProtoObj(routing.pubsubTopic, {
+      payload: hexToBytes(status.payload_hex),
+      contentTopic: status.content_topic,
+      version: 1,
+    } as never);
     expect(decoded && text(decoded.payload)).toBe(status.body);
     expect(decoded?.signaturePublicKey && addressFromPublicKey(decoded.signaturePublicKey)).toBe(agent.address);
     const opened = await openKeyed(key, hexToBytes(status.payload_hex));
