@@ -143,7 +143,11 @@ async function open(
 
   const directoryStore = new SqliteDirectoryStore(config.database);
   onClose(() => directoryStore.close());
-  const directory = new AgentDirectory({ store: directoryStore, offlineAfterMs: config.offlineAfterMs });
+  const directory = new AgentDirectory({
+    store: directoryStore,
+    offlineAfterMs: config.offlineAfterMs,
+    allowUnverified: config.allowUnverifiedAgents,
+  });
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
     directory.register(agent.card, new Date(), verified?.ok ? verified : undefined);
@@ -190,6 +194,7 @@ async function open(
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
+    dialectOf: (address) => directory.dialectAt(address),
     ...(payments ? { payments } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { LogosAgentCard, logosAddressOf } from './card.ts';
-import { verifyLogosCard } from './card-signature.ts';
+import { admitLogosCard } from './card-signature.ts';
+import { isSeedCard } from './seed-dialect.ts';
 import type { AgentDirectory } from './directory.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
@@ -15,7 +16,8 @@ export const MAX_CARD_BYTES = 64 * 1024;
 const Announcement = z.object({
   v: z.literal(1),
   type: z.literal('agent_card'),
-  card: LogosAgentCard,
+  /** Checked by `admitLogosCard`, which also reads the seed's dialect. */
+  card: z.record(z.string(), z.unknown()),
   /** Changes each time the agent process starts: a new value means it lost whatever it had in memory. */
   instance: z.string().min(1).max(64).optional(),
 });
@@ -39,6 +41,10 @@ export interface DiscoveryCounters {
   unsigned: number;
   /** Tampered, signed by another key, or bound to an account the key does not control. */
   badSignature: number;
+  /** Signed in a form no documented rule checks (the seed's), while unverified agents are not allowed. */
+  unverified: number;
+  /** A price that is no whole number of LEZ base units. */
+  badPrice: number;
   /** Older than the card already held for the agent: a replay. */
   stale: number;
   /** Over the per-sender rate: a flood is cut off before any work is done on it. */
@@ -58,6 +64,8 @@ export class DiscoveryListener {
     idTaken: 0,
     unsigned: 0,
     badSignature: 0,
+    unverified: 0,
+    badPrice: 0,
     stale: 0,
     flood: 0,
   };
@@ -122,17 +130,22 @@ export class DiscoveryListener {
       this.counters.invalid++;
       return;
     }
-    const parsed = Announcement.safeParse(json);
+    // A seed agent announces its bare card.
+    const parsed = Announcement.safeParse(isSeedCard(json) ? { v: 1, type: 'agent_card', card: json } : json);
     if (!parsed.success) {
       this.counters.invalid++;
       return;
     }
-    // Verified on the card as sent: the schema drops `signature` and fills defaults.
-    const verified = verifyLogosCard((json as { card: unknown }).card);
+    const verified = admitLogosCard(parsed.data.card);
     if (!verified.ok) {
-      if (verified.reason === 'unsigned') this.counters.unsigned++;
-      else if (verified.reason === 'oversized') this.counters.oversized++;
+      if (verified.reason === 'oversized') this.counters.oversized++;
+      else if (verified.reason === 'bad-price') this.counters.badPrice++;
+      else if (verified.reason === 'malformed') this.counters.invalid++;
       else this.counters.badSignature++;
+      return;
+    }
+    if ('unverified' in verified && !this.directory.acceptsUnverified) {
+      this.counters[verified.why === 'unsigned' ? 'unsigned' : 'unverified']++;
       return;
     }
     const card = verified.card;
