@@ -7,7 +7,7 @@
  *
  * The transport is the only thing borrowed: the seed leaves the framing of its chat and delivery modules to them.
  * Skills: `echo` (the text back), `slow` (works until cancelled), `fail`, `quote` (completes, naming `replyPrice`
- * as its `lez_price`), `premium` (priced `price`). With `holdResults`, results are kept for `task_get` only.
+ * as its `lez_price`), `approval` (waits in input-required for its owner), `premium` (priced `price`). With `holdResults`, results are kept for `task_get` only.
  */
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import type { LogosTransport } from '../../src/logos/transport.ts';
@@ -50,6 +50,7 @@ export function seedCard(address: string, price = '5.0'): Record<string, unknown
       { id: 'slow', name: 'Slow', description: 'Works until cancelled.', tags: ['demo'] },
       { id: 'fail', name: 'Fail', description: 'Always fails.', tags: ['demo'] },
       { id: 'quote', name: 'Quote', description: 'Names a price in its reply.', tags: ['demo'] },
+      { id: 'approval', name: 'Approval', description: 'Waits for its owner.', tags: ['demo'] },
       { id: 'premium', name: 'Premium', description: 'Costs LEZ.', tags: ['demo'], 'x-lez-price': price },
     ],
   };
@@ -76,6 +77,9 @@ export function runSeedAgent(transport: LogosTransport, options: SeedAgentOption
   /** What the agent knows of each task, for `task_get`. */
   const tasks = new Map<string, { state: string; result_or_error?: unknown }>();
 
+  const status = (taskId: string, state: string) =>
+    transport.publish(`/agent-task/1/${taskId}/json`, json({ type: 'task_status', task_id: taskId, state }));
+
   const stopDirect = transport.onDirect((payload, { sender }) => {
     if (sender === undefined) return;
     const request = JSON.parse(decoder.decode(payload)) as SeedRequest;
@@ -89,19 +93,21 @@ export function runSeedAgent(transport: LogosTransport, options: SeedAgentOption
     switch (request.type) {
       case 'task_request':
         tasks.set(task_id, { state: 'working' });
-        void transport
-          .publish(`/agent-task/1/${task_id}/json`, json({ type: 'task_status', task_id, state: 'working' }))
-          .then(async () => {
-            const text = request.params.text ?? '';
-            if (request.skill === 'echo') await finish('completed', { result: text }, text);
-            if (request.skill === 'fail') {
-              const error = 'the seed agent cannot do that';
-              await finish('failed', { error }, error);
-            }
-            if (request.skill === 'quote')
-              await finish('completed', { result: 'quoted', lez_price: options.replyPrice ?? '1.0' }, 'quoted');
-            if (request.skill === 'premium') await finish('completed', { result: 'premium' }, 'premium');
-          });
+        void status(task_id, 'working').then(async () => {
+          if (request.skill === 'approval') {
+            tasks.set(task_id, { state: 'input-required' });
+            await status(task_id, 'input-required');
+          }
+          const text = request.params.text ?? '';
+          if (request.skill === 'echo') await finish('completed', { result: text }, text);
+          if (request.skill === 'fail') {
+            const error = 'the seed agent cannot do that';
+            await finish('failed', { error }, error);
+          }
+          if (request.skill === 'quote')
+            await finish('completed', { result: 'quoted', lez_price: options.replyPrice ?? '1.0' }, 'quoted');
+          if (request.skill === 'premium') await finish('completed', { result: 'premium' }, 'premium');
+        });
         break;
       case 'cancel':
         tasks.set(task_id, { state: 'canceled' });
