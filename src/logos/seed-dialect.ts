@@ -34,7 +34,7 @@ export function dialectOf(card: LogosAgentCard): Dialect {
 
 /**
  * Decimal places of LEZ: none. The native token is counted in whole base units (balances and transfer amounts
- * are plain u128 integers, docs/lez.md), so one LEZ is one base unit.
+ * are plain u128 integers, docs/lez.md §6.2), so one LEZ is one base unit.
  */
 export const LEZ_DECIMALS = 0;
 const SCALE = 10n ** BigInt(LEZ_DECIMALS);
