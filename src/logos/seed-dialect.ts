@@ -33,40 +33,29 @@ export function dialectOf(card: LogosAgentCard): Dialect {
 // --- prices --------------------------------------------------------------------------------------------------
 
 /**
- * Decimal places of LEZ: none. The native token is counted in whole base units (balances and transfer amounts
- * are plain u128 integers, docs/lez.md §6.2), so one LEZ is one base unit.
+ * LEZ has no decimal places: the native token is counted in whole base units (balances and transfer amounts are
+ * plain u128 integers, docs/lez.md §6.2), so one LEZ is one base unit, and a seed price is its base units once its
+ * zero decimals are dropped. Towards a seed agent, base units are written as they are: the same number in LEZ.
  */
-export const LEZ_DECIMALS = 0;
-const SCALE = 10n ** BigInt(LEZ_DECIMALS);
 const U128_MAX = (1n << 128n) - 1n;
 const DECIMAL = /^(\d{1,39})(?:\.(\d{1,39}))?$/;
 
 export type PriceConversion = { ok: true; units: string } | { ok: false; reason: string };
 
-/** A decimal LEZ amount ("5", "5.0", "5.000") in base units; a fraction finer than a base unit is refused. */
+/** A decimal LEZ amount ("5", "5.0", "5.000") in base units; a fraction of a base unit is refused. */
 export function lezToBaseUnits(decimal: unknown): PriceConversion {
   if (typeof decimal !== 'string') return { ok: false, reason: 'a LEZ price is a decimal string such as "5.0"' };
   const match = DECIMAL.exec(decimal);
   if (!match) return { ok: false, reason: `"${decimal.slice(0, 64)}" is not a decimal LEZ amount such as "5.0"` };
-  const fraction = match[2] ?? '';
-  const kept = fraction.slice(0, LEZ_DECIMALS);
-  if (/[^0]/.test(fraction.slice(LEZ_DECIMALS))) {
+  if (/[^0]/.test(match[2] ?? '')) {
     return {
       ok: false,
-      reason: `${decimal} LEZ is not a whole number of base units: LEZ has ${LEZ_DECIMALS} decimal places, so a price has no fractional part`,
+      reason: `${decimal} LEZ is not a whole number of base units: LEZ has no decimal places, so a price has no fractional part`,
     };
   }
-  const units = BigInt(match[1]!) * SCALE + BigInt(kept.padEnd(LEZ_DECIMALS, '0') || '0');
+  const units = BigInt(match[1]!);
   if (units > U128_MAX) return { ok: false, reason: `${decimal} LEZ is more than a u128 of base units` };
   return { ok: true, units: units.toString() };
-}
-
-/** Base units as the decimal LEZ amount the seed writes. */
-export function baseUnitsToLez(units: string): string {
-  const value = BigInt(units);
-  const whole = (value / SCALE).toString();
-  if (LEZ_DECIMALS === 0) return whole;
-  return `${whole}.${(value % SCALE).toString().padStart(LEZ_DECIMALS, '0')}`;
 }
 
 // --- cards ---------------------------------------------------------------------------------------------------
@@ -156,7 +145,7 @@ export function seedStatusTopic(taskId: string): string {
 
 /**
  * A gateway request (this binding's envelope, as encoded) rewritten in the seed's fields: `type`, `task_id`,
- * `skill`, `params`, `lez_price` (decimal LEZ), on every request, taken from the task's `task_request` where the
+ * `skill`, `params`, `lez_price` (LEZ, which are base units, see above), on every request, taken from the task's `task_request` where the
  * request itself has none. Nothing else: the binding's own fields (status key, payment reference, message…) mean
  * nothing to a seed agent.
  */
@@ -171,7 +160,7 @@ export function seedRequestPayload(
       task_id: envelope.task_id,
       skill: task.skill,
       params: envelope.type === 'task_request' || envelope.type === 'task_input' ? envelope.params : {},
-      lez_price: baseUnitsToLez(task.lez_price),
+      lez_price: task.lez_price,
     }),
   );
 }

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { LogosAgentCard } from '../../src/logos/card.ts';
 import {
-  baseUnitsToLez,
   decodeSeedReply,
   dialectOf,
   fromSeedCard,
@@ -44,11 +43,6 @@ describe('decimal LEZ prices', () => {
       ok: false,
       reason: expect.stringContaining('u128'),
     });
-  });
-
-  it('base units go back as the decimal the seed reads', () => {
-    expect(baseUnitsToLez('5')).toBe('5');
-    expect(baseUnitsToLez('0')).toBe('0');
   });
 });
 
