@@ -20,7 +20,7 @@ import {
   type WireArtifact,
 } from '../logos/envelope.ts';
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { newStatusKey, open } from '../logos/status-seal.ts';
+import { newStatusKey, statusKeyBytes } from '../logos/status-key.ts';
 import {
   decodeSeedReply,
   seedReplyTaskId,
@@ -198,6 +198,7 @@ export class TaskEngine {
       id: randomUUID(),
       task_id: taskId,
       from: this.options.transport.address,
+      to: input.agentAddress,
       status_key: newStatusKey(),
       context_id: contextId,
       skill: input.call.skill,
@@ -556,9 +557,12 @@ export class TaskEngine {
   private attach(live: LiveTask): void {
     this.live.set(live.task.id, live);
     live.dialect = this.options.dialectOf?.(live.agentAddress) ?? 'binding';
-    const topic = live.dialect === 'seed' ? seedStatusTopic(live.task.id) : taskStatusTopic(live.task.id);
-    live.unsubscribe = this.options.transport.subscribe(topic, (payload, { sender }) =>
-      this.hearReply(live, payload, sender),
+    // A seed agent knows no status key: it publishes in the clear, on the seed's topic.
+    const seed = live.dialect === 'seed';
+    live.unsubscribe = this.options.transport.subscribe(
+      seed ? seedStatusTopic(live.task.id) : taskStatusTopic(live.task.id),
+      (payload, { sender }) => this.hearReply(live, payload, sender),
+      seed ? {} : { key: statusKeyBytes(live.request.status_key) },
     );
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
   }
@@ -570,7 +574,7 @@ export class TaskEngine {
       return;
     }
     live.chain = live.chain
-      .then(() => this.receive(live, payload))
+      .then(() => this.receive(live, payload, sender))
       .catch((error: unknown) => {
         this.log(`task ${live.task.id}: ${String(error)}`);
       });
@@ -595,26 +599,24 @@ export class TaskEngine {
     clearTimeout(live.gapTimer);
   }
 
-  private async receive(live: LiveTask, payload: Uint8Array): Promise<void> {
+  private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
     if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    // Seed agents reply in the clear (the seed knows no status key), each reply numbered as it comes.
-    const opened =
-      this.options.transport.privatePublications || live.dialect === 'seed'
-        ? payload
-        : open(live.request.status_key, payload);
-    if (!opened) {
-      this.dropped.undecodable++;
-      return;
-    }
+    // A seed agent's replies are numbered as they come (the seed numbers nothing).
     const decoded =
       live.dialect === 'seed'
-        ? decodeSeedReply(opened, this.options.maxEnvelopeBytes, live.lastSeq + 1)
-        : decodeAgentEnvelope(opened, this.options.maxEnvelopeBytes);
+        ? decodeSeedReply(payload, this.options.maxEnvelopeBytes, live.lastSeq + 1)
+        : decodeAgentEnvelope(payload, this.options.maxEnvelopeBytes);
     if (!decoded.ok) {
       this.dropped.undecodable++;
       return;
     }
     const envelope = decoded.envelope;
+    // The seed's topic is open and names no publisher: whoever learnt the task id could write there, so only a reply
+    // the transport authenticates (1:1) may end a seed task.
+    if (live.dialect === 'seed' && sender === undefined && envelope.type !== 'task_status') {
+      this.dropped.wrongSender++;
+      return;
+    }
     if (envelope.task_id !== live.task.id) {
       this.dropped.wrongTask++;
       return;
@@ -926,7 +928,7 @@ export class TaskEngine {
 
   private envelope(
     live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>,
+    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
   ): GatewayEnvelopeInput {
     return {
       ...body,
@@ -934,13 +936,14 @@ export class TaskEngine {
       id: randomUUID(),
       task_id: live.task.id,
       from: this.options.transport.address,
+      to: live.agentAddress,
       status_key: live.request.status_key,
     } as GatewayEnvelopeInput;
   }
 
   private send(
     live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>,
+    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
   ): Promise<void> {
     return this.sendRaw(live, encodeEnvelope(this.envelope(live, body)));
   }

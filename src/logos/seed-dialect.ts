@@ -77,6 +77,19 @@ export function isSeedCard(json: unknown): json is Record<string, unknown> {
   return Array.isArray(interfaces) && interfaces.some((i) => isPlainObject(i) && i.type === 'a2a');
 }
 
+/**
+ * The card as this binding reads it (still to be checked against the card schema): a seed card mapped, any other
+ * as it is; a seed card that does not map is `invalid`, or `bad-price` for a price in fractions of a base unit.
+ */
+export function canonicalCard(
+  json: unknown,
+): { ok: true; card: unknown } | { ok: false; reason: 'bad-price' | 'invalid'; message: string } {
+  if (!isSeedCard(json)) return { ok: true, card: json };
+  const mapped = fromSeedCard(json);
+  if (mapped.ok) return mapped;
+  return { ok: false, reason: mapped.reason === 'bad-price' ? 'bad-price' : 'invalid', message: mapped.message };
+}
+
 export type SeedCardMapping =
   { ok: true; card: Record<string, unknown> } | { ok: false; reason: 'bad-price' | 'malformed'; message: string };
 

@@ -56,9 +56,13 @@ beforeAll(async () => {
     if (agent.exitCode !== null) throw new Error(`the seed agent exited:\n${output}`);
     const { agents } = (await (await fetch(`${gateway.url}/agents`)).json()) as { agents: { id: string }[] };
     return agents.find((a) => a.id.startsWith('logos-agent-'))?.id;
-  }, 30_000);
+  }, 60_000).catch((error: unknown) => {
+    throw new Error(
+      `the seed agent was not listed (${String(error)}); discovery ${JSON.stringify(gateway.discovery.counters)}; agent output:\n${output}`,
+    );
+  });
   agentUrl = `${gateway.url}/agents/${id}`;
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   if (agent && agent.exitCode === null) {
