@@ -85,6 +85,29 @@ describe('seed agents on the in-process network', () => {
     expect(seed.requests.filter((r) => r.task_id === body.result.task.id).map((r) => r.type)).toEqual(['task_request']);
   });
 
+  it('the open seed topic moves a task along, but only a 1:1 reply from the agent ends it', async () => {
+    const bed = await bedWith(true);
+    const seed = await seedOn(bed, 'agent:seed-slow');
+    await eventually(() => bed.gateway.directory.get(servedId(seed)));
+    const { body } = await send(bed, seed, 'slow', { configuration: { returnImmediately: true } });
+    const taskId = body.result.task.id as string;
+    const stateOf = async () =>
+      (await rpc(`${bed.gateway.url}/agents/${servedId(seed)}`, 'GetTask', { id: taskId })).body.result.status.state;
+    await eventually(async () => ((await stateOf()) === 'TASK_STATE_WORKING' ? true : undefined));
+    const before = bed.gateway.engine.dropped.wrongSender;
+    const forger = bed.network.node('agent:forger');
+    await forger.start();
+    const forged = { type: 'task_result', task_id: taskId, state: 'completed', result: 'forged' };
+    await forger.publish(`/agent-task/1/${taskId}/json`, new TextEncoder().encode(JSON.stringify(forged)));
+    await eventually(() => (bed.gateway.engine.dropped.wrongSender === before + 1 ? true : undefined));
+    expect(await stateOf()).toBe('TASK_STATE_WORKING');
+    // 1:1 from another node than the agent is refused too.
+    await forger.send(bed.gateway.network.gateway.address, new TextEncoder().encode(JSON.stringify(forged)));
+    await eventually(() => (bed.gateway.engine.dropped.wrongSender === before + 2 ? true : undefined));
+    expect(await stateOf()).toBe('TASK_STATE_WORKING');
+    await forger.stop();
+  });
+
   it('after a gateway restart, the agent’s answer to task_get ({task_id, state, result_or_error}) ends the task', async () => {
     const bed = await bedWith(true);
     const seed = await seedOn(bed, 'agent:seed-held', { holdResults: true });
