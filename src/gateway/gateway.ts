@@ -147,7 +147,10 @@ async function open(
     store: directoryStore,
     offlineAfterMs: config.offlineAfterMs,
     allowUnverified: config.allowUnverifiedAgents,
+    ...(deps.log ? { log: deps.log } : {}),
   });
+  onClose(() => directory.flush());
+  await directory.load();
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
     directory.register(agent.card, new Date(), verified?.ok ? verified : undefined);
@@ -189,7 +192,7 @@ async function open(
   });
   const engine = new TaskEngine({
     store,
-    onChange: (change) => push.notify(change.task, change.events),
+    onChange: (change) => void push.notify(change.task, change.events),
     transport,
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,

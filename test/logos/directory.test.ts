@@ -71,24 +71,28 @@ describe('unverified cards in the directory', () => {
     expect(upgraded.register(signed.card, new Date(), signed)?.unverified).toBeUndefined();
   });
 
-  it('stay marked across restarts, and are not served by a gateway that no longer allows them', () => {
+  it('stay marked across restarts, and are not served by a gateway that no longer allows them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
     dirs.push(dir);
     const file = join(dir, 'directory.db');
     const store = new SqliteDirectoryStore(file);
     const seed = admitLogosCard(seedCard('agent:seed')) as UnverifiedLogosCard;
-    new AgentDirectory({ store, allowUnverified: true }).register(seed.card, new Date(), seed);
-    new AgentDirectory({ store }).register(minimalCard({ id: 'own' }));
-    store.close();
+    const first = new AgentDirectory({ store, allowUnverified: true });
+    first.register(seed.card, new Date(), seed);
+    first.register(minimalCard({ id: 'own' }));
+    await first.flush();
+    await store.close();
 
     const reopened = new SqliteDirectoryStore(file);
     const allowing = new AgentDirectory({ store: reopened, allowUnverified: true });
+    await allowing.load();
     expect(allowing.get(seed.card.id)?.unverified?.reason).toContain('seed binding');
     expect(allowing.dialectAt('agent:seed')).toBe('seed');
     expect(allowing.dialectAt('agent:own')).toBe('binding');
     const refusing = new AgentDirectory({ store: reopened });
+    await refusing.load();
     expect(refusing.get(seed.card.id)).toBeUndefined();
     expect(refusing.get('own')?.unverified).toBeUndefined();
-    reopened.close();
+    await reopened.close();
   });
 });
