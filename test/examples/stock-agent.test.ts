@@ -4,7 +4,7 @@
  * answer. It is the proof that docs/binding.md and stock packages are enough to write an agent.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,13 @@ afterAll(async () => {
 }, 30_000);
 
 describe('an agent written with stock Waku packages only', () => {
+  it('imports nothing of this project: only Node and published packages', () => {
+    const imports = [...readFileSync(EXAMPLE, 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]!);
+    expect(imports.length).toBeGreaterThan(5);
+    for (const specifier of imports)
+      expect(specifier).toMatch(/^(node:|@waku\/|@noble\/|@scure\/|@libp2p\/|@chainsafe\/|@multiformats\/)/);
+  });
+
   it('is discovered, verified and served by the gateway, and answers an official A2A client', async () => {
     const address = await startExample(gateway.network.joinAddresses()[0]!);
     const entry = await eventually(() => gateway.directory.get('stock-upper'), 20_000);
