@@ -103,6 +103,13 @@ export const GatewayConfig = z
     /** The Logos network: an embedded Waku relay node (default), or the in-process memory network. */
     transport: z.discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig]).prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
+    /**
+     * Serve agents whose card no documented rule verifies (unsigned, or signed the seed's way), marked unverified;
+     * off: they are refused.
+     */
+    allowUnverifiedAgents: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
+      .default(false),
     /** An agent not heard on the discovery topic for this long is listed as offline. */
     offlineAfterMs: z.coerce.number().int().positive().default(90_000),
     discoveryTopic: z
@@ -154,6 +161,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
   LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
   LOGOS_A2A_PUSH_ALLOW_NETWORKS: 'pushAllowNetworks',
+  LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'allowUnverifiedAgents',
 };
 
 export class ConfigError extends Error {

@@ -6,7 +6,8 @@
  * (`x-logos-address-proof`); once an id is held, only a card for the same address and account replaces it.
  */
 import { LogosAgentCard, logosAddressOf } from './card.ts';
-import { verifyLogosCard, type LogosCardRejection, type VerifiedLogosCard } from './card-signature.ts';
+import { admitLogosCard, type LogosCardAdmission, type LogosCardRejection } from './card-signature.ts';
+import { canonicalCard } from './seed-dialect.ts';
 import type { AgentDirectory } from './directory.ts';
 import { isWakuAddress, verifyAddressProof } from './transports/waku/identity.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
@@ -22,18 +23,23 @@ export function encodeAnnouncement(card: LogosAgentCard | Record<string, unknown
   return encoder.encode(JSON.stringify(card));
 }
 
-export type CardReading = VerifiedLogosCard | { ok: false; reason: 'invalid' | LogosCardRejection; message: string };
+export type CardReading =
+  | Exclude<LogosCardAdmission, { ok: false }>
+  | { ok: false; reason: 'invalid' | 'bad-price' | LogosCardRejection; message: string };
 
 /**
- * The one place an announced card is read: checked against the card schema, then its signature verified on the
- * card as sent (the schema drops `signature` and fills defaults), then, for a waku address, the address's proof
- * that it accepts the card's account.
+ * The one place an announced card is read: checked against the card schema (a seed card as mapped to this
+ * binding's, seed-dialect.ts), then its signature verified on the card as sent (the schema drops `signature` and
+ * fills defaults), then, for a waku address, the address's proof that it accepts the card's account. A card no
+ * documented rule verifies comes back unverified (`admitLogosCard`): nothing proves its address either.
  */
 export function readAnnouncedCard(json: unknown): CardReading {
-  const parsed = LogosAgentCard.safeParse(json);
+  const canonical = canonicalCard(json);
+  if (!canonical.ok) return canonical;
+  const parsed = LogosAgentCard.safeParse(canonical.card);
   if (!parsed.success) return { ok: false, reason: 'invalid', message: parsed.error.message };
-  const verified = verifyLogosCard(json);
-  if (!verified.ok) return verified;
+  const verified = admitLogosCard(json as Record<string, unknown>);
+  if (!verified.ok || 'unverified' in verified) return verified;
   const address = logosAddressOf(verified.card);
   const proof = verified.card['x-logos-address-proof'];
   if (isWakuAddress(address) && !(proof && verifyAddressProof(address, verified.accountId, proof))) {
@@ -52,6 +58,10 @@ export interface DiscoveryCounters {
   unsigned: number;
   /** Tampered, signed by another key, or bound to an account the key does not control. */
   badSignature: number;
+  /** Signed in a form no documented rule checks (the seed's), while unverified agents are not allowed. */
+  unverified: number;
+  /** A price that is no whole number of LEZ base units. */
+  badPrice: number;
   /** Older than the card already held for the agent: a replay. */
   stale: number;
   /** Over the per-sender rate: a flood is cut off before any work is done on it. */
@@ -70,6 +80,8 @@ export class DiscoveryListener {
     idTaken: 0,
     unsigned: 0,
     badSignature: 0,
+    unverified: 0,
+    badPrice: 0,
     stale: 0,
     flood: 0,
   };
@@ -131,8 +143,9 @@ export class DiscoveryListener {
       return;
     }
     // Counted per claimed address before the signature is checked: a flood is cut off before the costly part.
-    const claimed = LogosAgentCard.safeParse(json);
-    if (claimed.success && this.flooding(logosAddressOf(claimed.data))) {
+    const canonical = canonicalCard(json);
+    const claimed = canonical.ok ? LogosAgentCard.safeParse(canonical.card) : undefined;
+    if (claimed?.success && this.flooding(logosAddressOf(claimed.data))) {
       this.counters.flood++;
       return;
     }
@@ -141,14 +154,23 @@ export class DiscoveryListener {
       if (verified.reason === 'invalid') this.counters.invalid++;
       else if (verified.reason === 'unsigned') this.counters.unsigned++;
       else if (verified.reason === 'oversized') this.counters.oversized++;
+      else if (verified.reason === 'bad-price') this.counters.badPrice++;
       else this.counters.badSignature++;
+      return;
+    }
+    if ('unverified' in verified && !this.directory.acceptsUnverified) {
+      this.counters[verified.why === 'unsigned' ? 'unsigned' : 'unverified']++;
       return;
     }
     const card = verified.card;
     const address = logosAddressOf(card);
     const existing = this.directory.get(card.id);
     // The id is held for this address by another account: a card signed by someone else cannot take it over.
-    if (existing?.verified && existing.address === address && existing.verified.accountId !== verified.accountId) {
+    if (
+      existing?.verified &&
+      existing.address === address &&
+      ('unverified' in verified || existing.verified.accountId !== verified.accountId)
+    ) {
       this.counters.idTaken++;
       return;
     }

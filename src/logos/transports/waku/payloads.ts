@@ -45,6 +45,8 @@ export async function openDirect(ownPrivateKey: Uint8Array, ownAddress: string, 
   const opened = openSigned(decrypted);
   if (!opened.ok) return opened;
   const parties = partiesOf(opened.body);
+  // The seed's dialect names no parties: delivered with its signer as sender (docs/binding.md §13.5 says what may act on it).
+  if (parties === 'none') return opened;
   if (!parties) return { ok: false, reason: 'malformed' };
   if (parties.to !== ownAddress) return { ok: false, reason: 'wrongRecipient' };
   if (parties.from !== opened.sender) return { ok: false, reason: 'badSignature' };
@@ -91,12 +93,16 @@ function openSigned(decrypted: Uint8Array): Opened {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** The canonical `from` and `to` of a 1:1 body, or undefined when it is not a JSON object naming two addresses. */
-function partiesOf(body: Uint8Array): { from: string; to: string } | undefined {
+/**
+ * The canonical `from` and `to` of a 1:1 body; `none` for a JSON object that names neither; undefined when it is not
+ * a JSON object naming two addresses.
+ */
+function partiesOf(body: Uint8Array): { from: string; to: string } | 'none' | undefined {
   try {
     const json: unknown = JSON.parse(decoder.decode(body));
-    if (typeof json !== 'object' || json === null) return undefined;
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
     const { from, to } = json as { from?: unknown; to?: unknown };
+    if (from === undefined && to === undefined) return 'none';
     if (typeof from !== 'string' || typeof to !== 'string') return undefined;
     return { from: canonicalWakuAddress(from), to: canonicalWakuAddress(to) };
   } catch {
