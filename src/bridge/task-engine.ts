@@ -20,7 +20,7 @@ import {
   type WireArtifact,
 } from '../logos/envelope.ts';
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { newStatusKey, open } from '../logos/status-seal.ts';
+import { newStatusKey, statusKeyBytes } from '../logos/status-key.ts';
 import type { LogosTransport } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
@@ -185,6 +185,7 @@ export class TaskEngine {
       id: randomUUID(),
       task_id: taskId,
       from: this.options.transport.address,
+      to: input.agentAddress,
       status_key: newStatusKey(),
       context_id: contextId,
       skill: input.call.skill,
@@ -536,18 +537,22 @@ export class TaskEngine {
 
   private attach(live: LiveTask): void {
     this.live.set(live.task.id, live);
-    live.unsubscribe = this.options.transport.subscribe(taskStatusTopic(live.task.id), (payload, { sender }) => {
-      // Only the task's agent speaks for it; a transport that cannot tell (sender undefined) is trusted as is.
-      if (sender !== undefined && sender !== live.agentAddress) {
-        this.dropped.wrongSender++;
-        return;
-      }
-      live.chain = live.chain
-        .then(() => this.receive(live, payload))
-        .catch((error: unknown) => {
-          this.log(`task ${live.task.id}: ${String(error)}`);
-        });
-    });
+    live.unsubscribe = this.options.transport.subscribe(
+      taskStatusTopic(live.task.id),
+      (payload, { sender }) => {
+        // Only the task's agent speaks for it; a transport that cannot tell (sender undefined) is trusted as is.
+        if (sender !== undefined && sender !== live.agentAddress) {
+          this.dropped.wrongSender++;
+          return;
+        }
+        live.chain = live.chain
+          .then(() => this.receive(live, payload))
+          .catch((error: unknown) => {
+            this.log(`task ${live.task.id}: ${String(error)}`);
+          });
+      },
+      { key: statusKeyBytes(live.request.status_key) },
+    );
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
   }
 
@@ -561,12 +566,7 @@ export class TaskEngine {
 
   private async receive(live: LiveTask, payload: Uint8Array): Promise<void> {
     if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    const opened = this.options.transport.privatePublications ? payload : open(live.request.status_key, payload);
-    if (!opened) {
-      this.dropped.undecodable++;
-      return;
-    }
-    const decoded = decodeAgentEnvelope(opened, this.options.maxEnvelopeBytes);
+    const decoded = decodeAgentEnvelope(payload, this.options.maxEnvelopeBytes);
     if (!decoded.ok) {
       this.dropped.undecodable++;
       return;
@@ -883,7 +883,7 @@ export class TaskEngine {
 
   private envelope(
     live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>,
+    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
   ): GatewayEnvelopeInput {
     return {
       ...body,
@@ -891,13 +891,14 @@ export class TaskEngine {
       id: randomUUID(),
       task_id: live.task.id,
       from: this.options.transport.address,
+      to: live.agentAddress,
       status_key: live.request.status_key,
     } as GatewayEnvelopeInput;
   }
 
   private send(
     live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>,
+    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
   ): Promise<void> {
     return this.sendRaw(live, encodeEnvelope(this.envelope(live, body)));
   }

@@ -114,8 +114,8 @@ describe('signing a Logos card', () => {
   it('survives the discovery announcement as the runtime would send it, signed after schema parsing', () => {
     const parsed = LogosAgentCard.parse({ ...card(), 'x-lez-identity': { account_id: AGENT.account } });
     const signed = signLogosCard(parsed, AGENT.secretKey);
-    const heard = JSON.parse(new TextDecoder().decode(encodeAnnouncement(signed, 'instance-1'))) as { card: unknown };
-    const result = verifyLogosCard(heard.card);
+    const heard: unknown = JSON.parse(new TextDecoder().decode(encodeAnnouncement(signed)));
+    const result = verifyLogosCard(heard);
     expect(result.ok && result.card).toEqual(parsed);
   });
 
