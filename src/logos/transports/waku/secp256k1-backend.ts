@@ -5,9 +5,9 @@
  * - `loadNativeSecp256k1()`: libsecp256k1 through the `secp256k1` package's prebuilt addon, an order of magnitude
  *   faster. ECDH, signing and key recovery are most of a Waku message's cost, so Node uses it when it loads.
  *
- * The native one is loaded on demand (never imported statically), so that bundles for other runtimes never see it.
+ * The native one is loaded on demand through Node's own `require` (never imported), so that bundles for other
+ * runtimes neither see nor need it.
  */
-import { createRequire } from 'node:module';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 
 export interface Secp256k1 {
@@ -65,10 +65,12 @@ export function loadNativeSecp256k1(): Secp256k1 | undefined {
 }
 
 function tryLoadNative(): Secp256k1 | null {
+  const nodeModule = globalThis.process?.getBuiltinModule?.('node:module') as typeof import('node:module') | undefined;
+  if (!nodeModule) return null;
   let addon: NativeAddon;
   try {
     // `secp256k1/bindings` is the addon only; the package's main entry would fall back to a slow JS library silently.
-    addon = createRequire(import.meta.url)('secp256k1/bindings') as NativeAddon;
+    addon = nodeModule.createRequire(import.meta.url)('secp256k1/bindings') as NativeAddon;
   } catch {
     return null;
   }
