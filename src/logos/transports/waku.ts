@@ -278,7 +278,7 @@ export class WakuTransport implements LogosTransport {
     this.assertPayloadSize(payload);
     const recipient = parseWakuAddress(address);
     const contentTopic = inboxTopicForPublicKey(recipient);
-    const sealed = await sealDirect(this.#identity.privateKey, recipient, payload);
+    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
     await this.relay({ payload: sealed, contentTopic, version: 1 });
   }
 
@@ -295,7 +295,7 @@ export class WakuTransport implements LogosTransport {
     this.pubsubTopicFor(topic);
     const key = options.key && topicKey(options.key);
     if (!key) return this.relay({ payload, contentTopic: topic, version: 0 });
-    const sealed = await sealKeyed(this.#identity.privateKey, key, payload);
+    const sealed = sealKeyed(this.#identity.privateKey, key, payload);
     await this.relay({ payload: sealed, contentTopic: topic, version: 1 });
   }
 
@@ -484,7 +484,7 @@ export class WakuTransport implements LogosTransport {
     if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
     const key = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
     if (this.seen.has(key)) return this.drop('duplicate');
-    const opened = await openDirect(this.#identity.privateKey, this.address, payload);
+    const opened = openDirect(this.#identity.privateKey, this.address, payload);
     if (!opened.ok) return this.drop(opened.reason);
     if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
     if (this.seen.has(key)) return this.drop('duplicate');
@@ -515,7 +515,7 @@ export class WakuTransport implements LogosTransport {
     // Each distinct key the subscribers hold is tried once; a message reaches those whose key opens it.
     let reason: DropReason = 'undecryptable';
     for (const key of distinctKeys(listeners)) {
-      const opened = await openKeyed(key, payload);
+      const opened = openKeyed(key, payload);
       if (!opened.ok) {
         if (opened.reason !== 'undecryptable') reason = opened.reason;
         continue;

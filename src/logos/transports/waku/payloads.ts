@@ -1,7 +1,7 @@
 /**
  * What the `waku` transport puts in a WakuMessage payload: the stock payload formats of 26/WAKU2-PAYLOAD as
- * @waku/message-encryption writes and reads them, and nothing of our own around them. Every cryptographic operation
- * of the transport is in this file.
+ * @waku/message-encryption writes and reads them (on native primitives: see `payload-format.ts`), and nothing of our
+ * own around them. Every cryptographic operation of the transport goes through this file.
  *
  * - **1:1 messages** (`send` / `onDirect`), WakuMessage version 1 on the recipient's inbox topic: the body, signed
  *   with the sender's key (a recoverable secp256k1 signature over keccak256 of flags, size, body and padding),
@@ -15,9 +15,19 @@
  * - **Plain publications** (no key), WakuMessage version 0: the body as is. Nothing vouches for the publisher, so
  *   what travels this way must carry its own proof (cards are signed inside).
  */
-import { decryptAsymmetric, encryptAsymmetric, postCipher, preCipher } from '@waku/message-encryption/ecies';
-import { decryptSymmetric, encryptSymmetric } from '@waku/message-encryption/symmetric';
 import { addressFromPublicKey, canonicalWakuAddress } from './identity.ts';
+import {
+  eciesDecrypt,
+  eciesEncrypt,
+  openPlaintext,
+  signedPlaintext,
+  symmetricDecrypt,
+  symmetricEncrypt,
+} from './payload-format.ts';
+import { loadNativeSecp256k1, nobleSecp256k1 } from './secp256k1-backend.ts';
+
+/** libsecp256k1 where its addon loads, else the same operations in JavaScript. */
+const curve = loadNativeSecp256k1() ?? nobleSecp256k1;
 
 /** Why a received payload was not delivered. */
 export type DropReason =
@@ -26,22 +36,14 @@ export type DropReason =
 export type Opened = { ok: true; body: Uint8Array; sender: string } | { ok: false; reason: DropReason };
 
 /** The WakuMessage payload of a 1:1 message: the body signed by the sender, encrypted to the recipient. */
-export async function sealDirect(
-  senderPrivateKey: Uint8Array,
-  recipientPublicKey: Uint8Array,
-  body: Uint8Array,
-): Promise<Uint8Array> {
-  return encryptAsymmetric(await preCipher(body, senderPrivateKey), recipientPublicKey);
+export function sealDirect(senderPrivateKey: Uint8Array, recipientPublicKey: Uint8Array, body: Uint8Array): Uint8Array {
+  return eciesEncrypt(recipientPublicKey, signedPlaintext(body, senderPrivateKey, curve), curve);
 }
 
 /** Decrypts and checks a 1:1 message: signed, addressed to `ownAddress`, and sent by its signer. */
-export async function openDirect(ownPrivateKey: Uint8Array, ownAddress: string, payload: Uint8Array): Promise<Opened> {
-  let decrypted: Uint8Array;
-  try {
-    decrypted = await decryptAsymmetric(payload, ownPrivateKey);
-  } catch {
-    return { ok: false, reason: 'undecryptable' };
-  }
+export function openDirect(ownPrivateKey: Uint8Array, ownAddress: string, payload: Uint8Array): Opened {
+  const decrypted = eciesDecrypt(ownPrivateKey, payload, curve);
+  if (!decrypted) return { ok: false, reason: 'undecryptable' };
   const opened = openSigned(decrypted);
   if (!opened.ok) return opened;
   const parties = partiesOf(opened.body);
@@ -54,41 +56,29 @@ export async function openDirect(ownPrivateKey: Uint8Array, ownAddress: string, 
 }
 
 /** The WakuMessage payload of a keyed publication: the body signed by the publisher, encrypted under `key`. */
-export async function sealKeyed(senderPrivateKey: Uint8Array, key: Uint8Array, body: Uint8Array): Promise<Uint8Array> {
-  return encryptSymmetric(await preCipher(body, senderPrivateKey), key);
+export function sealKeyed(senderPrivateKey: Uint8Array, key: Uint8Array, body: Uint8Array): Uint8Array {
+  return symmetricEncrypt(key, signedPlaintext(body, senderPrivateKey, curve));
 }
 
 /** Decrypts a keyed publication and says who signed it. */
-export async function openKeyed(key: Uint8Array, payload: Uint8Array): Promise<Opened> {
-  let decrypted: Uint8Array;
-  try {
-    decrypted = await decryptSymmetric(payload, key);
-  } catch {
-    return { ok: false, reason: 'undecryptable' };
-  }
+export function openKeyed(key: Uint8Array, payload: Uint8Array): Opened {
+  const decrypted = symmetricDecrypt(key, payload);
+  if (!decrypted) return { ok: false, reason: 'undecryptable' };
   return openSigned(decrypted);
 }
 
 /** Reads the decrypted 26/WAKU2-PAYLOAD plaintext; only signed ones are taken. */
 function openSigned(decrypted: Uint8Array): Opened {
-  let opened: ReturnType<typeof postCipher>;
-  try {
-    opened = postCipher(decrypted);
-  } catch {
-    // The signature bytes do not recover a public key.
-    return { ok: false, reason: 'badSignature' };
-  }
-  if (!opened) return { ok: false, reason: 'malformed' };
-  const signer = opened.sig?.publicKey;
-  if (!opened.sig) return { ok: false, reason: 'unsigned' };
-  if (!signer) return { ok: false, reason: 'badSignature' };
+  const opened = openPlaintext(decrypted, curve);
+  if (!opened.ok) return opened;
+  if (!opened.signer) return { ok: false, reason: 'unsigned' };
   let sender: string;
   try {
-    sender = addressFromPublicKey(signer);
+    sender = addressFromPublicKey(opened.signer);
   } catch {
     return { ok: false, reason: 'badSignature' };
   }
-  return { ok: true, body: opened.payload, sender };
+  return { ok: true, body: opened.body, sender };
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
