@@ -1,6 +1,8 @@
 /**
  * Tasks in PostgreSQL: each write is one statement, committed before its promise settles, so any replica reading
- * the task afterwards sees it.
+ * the task afterwards sees it. A task's writes go out one after another, in the order they were made: the engine
+ * does not wait for a task's insert before its request leaves, and the pool would otherwise let the first reply's
+ * update overtake it on another connection.
  */
 import type { Task } from '@a2a-js/sdk';
 import type { Sql } from './postgres-connection.ts';
@@ -18,30 +20,53 @@ import {
 
 export class PostgresTaskStore implements TaskStore {
   private readonly sql: Sql;
+  /** Each task's last write still in flight. */
+  private readonly writes = new Map<string, Promise<void>>();
 
   /** The pool belongs to the caller, who ends it after the stores are closed. */
   constructor(sql: Sql) {
     this.sql = sql;
   }
 
-  async insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
-    await this.sql`
+  insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
+    return this.inOrder(
+      task.id,
+      this.sql`
       INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
       VALUES (${task.id}, ${agentId}, ${task.contextId}, ${stateOf(task)}, ${timestampOf(task)}, ${serialize(task)},
-              ${link.agentAddress}, ${link.lastSeq}, ${link.request}, ${retryKey ?? null}, ${owner ?? null})`;
+              ${link.agentAddress}, ${link.lastSeq}, ${link.request}, ${retryKey ?? null}, ${owner ?? null})`,
+    );
   }
 
-  async updateRequest(taskId: string, request: string): Promise<void> {
-    await this.sql`UPDATE tasks SET request = ${request} WHERE id = ${taskId}`;
+  updateRequest(taskId: string, request: string): Promise<void> {
+    return this.inOrder(taskId, this.sql`UPDATE tasks SET request = ${request} WHERE id = ${taskId}`);
   }
 
-  async update(taskId: string, task: Task, lastSeq: number): Promise<void> {
+  update(taskId: string, task: Task, lastSeq: number): Promise<void> {
     const state = stateOf(task);
     // A task that ended will never be resent: its request need not be kept (as in the SQLite store).
-    await this.sql`
+    return this.inOrder(
+      taskId,
+      this.sql`
       UPDATE tasks SET state = ${state}, status_ts = ${timestampOf(task)}, task_json = ${serialize(task)},
         last_seq = ${lastSeq}, request = CASE WHEN ${TERMINAL_STATES.includes(state)} THEN '' ELSE request END
-      WHERE id = ${taskId}`;
+      WHERE id = ${taskId}`,
+    );
+  }
+
+  /**
+   * Sends `query` once the task's previous write is done. A postgres.js query is lazy: it goes out when first awaited
+   * (here, by `then`), so its values are taken now and the statement waits its turn.
+   */
+  private inOrder(taskId: string, query: PromiseLike<unknown>): Promise<void> {
+    const previous = this.writes.get(taskId) ?? Promise.resolve();
+    const write = previous.catch(() => undefined).then(async () => void (await query));
+    this.writes.set(taskId, write);
+    const forget = () => {
+      if (this.writes.get(taskId) === write) this.writes.delete(taskId);
+    };
+    write.then(forget, forget);
+    return write;
   }
 
   async get(agentId: string, taskId: string): Promise<StoredTask | undefined> {
