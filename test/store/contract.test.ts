@@ -136,6 +136,21 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect((await tasks.listActive()).map((s) => s.task.id)).toEqual(['t4']);
       expect((await tasks.list('echo', { pageSize: 1 })).tasks.map((t) => t.id)).toEqual(['t2']);
     });
+    it('keeps a task’s writes in order: an update made before the insert settled is not lost', async () => {
+      const { tasks } = stores;
+      const inserted = tasks.insert({
+        agentId: 'echo',
+        task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'),
+        link,
+      });
+      const updated = tasks.update('t1', task('t1', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:02.000Z'), 2);
+      await Promise.all([inserted, updated]);
+      const stored = await tasks.get('echo', 't1');
+      expect(stored?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      // Finished: it will never be resent, so its request is not kept.
+      expect(stored?.link).toEqual({ agentAddress: 'a', lastSeq: 2, request: '' });
+      expect(await tasks.listActive()).toEqual([]);
+    });
   });
 
   describe.skipIf(!available)('payments', () => {
