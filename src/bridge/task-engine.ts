@@ -22,6 +22,8 @@ import {
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { newStatusKey, open } from '../logos/status-seal.ts';
 import type { LogosTransport } from '../logos/transport.ts';
+import { addToLogContext, withLogContext } from '../observability/log-context.ts';
+import { contextFrom, handOver, inSpan, SpanKind } from '../observability/tracing.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
@@ -179,7 +181,10 @@ export class TaskEngine {
       history: [userMessage],
       metadata: { logos, ...(receipt ? { lez: receipt } : {}) },
     };
+    addToLogContext({ taskId });
+    const traceparent = handOver('bridge task_request', { 'a2a.task.id': taskId, 'a2a.agent.id': input.agentId });
     const request: TaskRequest = {
+      ...(traceparent ? { traceparent } : {}),
       v: BINDING_VERSION,
       type: 'task_request',
       id: randomUUID(),
@@ -543,7 +548,13 @@ export class TaskEngine {
         return;
       }
       live.chain = live.chain
-        .then(() => this.receive(live, payload))
+        .then(() =>
+          withLogContext({ taskId: live.task.id, agentId: live.agentId }, () =>
+            inSpan('logos receive', { kind: SpanKind.CONSUMER, parent: contextFrom(live.request) }, () =>
+              this.receive(live, payload),
+            ),
+          ),
+        )
         .catch((error: unknown) => {
           this.log(`task ${live.task.id}: ${String(error)}`);
         });
@@ -903,7 +914,9 @@ export class TaskEngine {
   }
 
   private sendRaw(live: LiveTask, payload: Uint8Array): Promise<void> {
-    return this.options.transport.send(live.agentAddress, payload);
+    return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
+      this.options.transport.send(live.agentAddress, payload),
+    );
   }
 
   private log(message: string): void {

@@ -10,6 +10,7 @@ import type { WirePaymentReference } from '../logos/envelope.ts';
 import type { PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from '../store/payment-store.ts';
 import type { TaskReceipt } from './task-metadata.ts';
+import { metrics } from '../observability/metrics.ts';
 
 /** What the gateway needs of a payment rail to pay from its wallet and check transfers (gateway/payment-wiring.ts). */
 export interface Payer {
@@ -114,6 +115,7 @@ export class TaskPayments {
           status: 'pending',
           createdAt: new Date().toISOString(),
         });
+        metrics.payments.inc({ outcome: 'needs-approval' });
         return { kind: 'needs-approval', reason: gate.reason };
       }
     }
@@ -155,6 +157,7 @@ export class TaskPayments {
       if (verified.kind === 'verified') status = 'refunded';
     }
     this.store.update(taskId, { status, ...(status === 'refunded' ? { refundTxHash: refund!.tx_hash } : {}) });
+    metrics.refunds.inc({ outcome: status });
     return this.receipt(this.store.get(taskId)!);
   }
 
@@ -166,10 +169,14 @@ export class TaskPayments {
     if (this.store.txHashUsed(tx.txHash))
       return { kind: 'rejected', message: `transaction ${tx.txHash} already paid for something else` };
     const verified = await this.payer.verify(tx.txHash, { from: tx.from, to: task.payee, amount: task.amount });
-    if (verified.kind !== 'verified') return { kind: 'rejected', message: verified.message };
+    if (verified.kind !== 'verified') {
+      metrics.payments.inc({ outcome: 'client-rejected' });
+      return { kind: 'rejected', message: verified.message };
+    }
     const created = this.store.create(this.newRecord(task, { status: 'paid', txHash: tx.txHash, payer: tx.from }));
     if (!created) return { kind: 'rejected', message: 'this task is already paid' };
     const record = this.store.get(task.taskId)!;
+    metrics.payments.inc({ outcome: 'client-paid' });
     return {
       kind: 'paid',
       receipt: this.receipt(record),
@@ -216,6 +223,7 @@ export class TaskPayments {
   }
 
   private finish(record: TaskPaymentRecord, outcome: PayOutcome | undefined): ChargeOutcome {
+    if (outcome) metrics.payments.inc({ outcome: outcome.kind });
     if (outcome?.kind === 'paid') {
       this.store.update(record.taskId, { status: 'paid', txHash: outcome.receipt.txHash, railState: outcome.receipt });
     } else if (outcome?.kind === 'failed') {
