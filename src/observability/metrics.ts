@@ -45,12 +45,14 @@ export const metrics = {
   }),
   logosPeers: new Gauge({
     name: 'logos_a2a_logos_peers',
-    help: 'Peers the gateway node is connected to (absent with the in-process memory transport, which has none).',
+    help: 'Peers the gateway node is connected to (no sample with the in-process memory transport: it has none).',
+    // Labelled so that "nothing to count" can be no sample at all; an unlabelled gauge always shows a number.
+    labelNames: ['node'] as const,
     registers: [registry],
     collect() {
       const count = peerSource?.();
-      if (count === undefined) this.reset();
-      else this.set(count);
+      this.reset();
+      if (count !== undefined) this.set({ node: 'gateway' }, count);
     },
   }),
   /** outcome: paid, failed, in-doubt, needs-approval (gateway pays); client-paid, client-rejected (client pays). */
