@@ -46,7 +46,10 @@ export interface LoggerSettings {
 }
 
 export function createLogger(settings: LoggerSettings): Logger {
-  const secrets = (settings.secrets ?? []).filter((secret) => secret.length > 0);
+  // The line is scrubbed as JSON text, where a secret with quotes or backslashes appears escaped: look for both forms.
+  const secrets = (settings.secrets ?? [])
+    .filter((secret) => secret.length > 0)
+    .flatMap((secret) => [JSON.stringify(secret).slice(1, -1), secret]);
   const scrub = (text: string) => {
     let clean = text.replace(/\bBearer\s+[^\s"',;]+/gi, `Bearer ${REDACTED}`);
     for (const secret of secrets) clean = clean.split(secret).join(REDACTED);
