@@ -120,8 +120,12 @@ function sharedStoreContract(name: string, open: () => Promise<RateLimitStore>) 
   });
 }
 
+// One process's memory, shared by the two limiters as the one store they both count in.
 const memory = new MemoryRateLimitStore();
-sharedStoreContract('memory', async () => ({ hit: (...args) => memory.hit(...args), close: async () => {} }));
+sharedStoreContract('memory', async () => ({
+  hit: (key, windowStart) => memory.hit(key, windowStart),
+  close: async () => {},
+}));
 
 const redisPrefix = `logos-a2a-test:${randomUUID()}:`;
 sharedStoreContract('Redis', () => RedisRateLimitStore.connect(REDIS_URL, redisPrefix));
