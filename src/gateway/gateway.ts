@@ -168,7 +168,13 @@ async function open(
 
   const directoryStore = new SqliteDirectoryStore(config.database);
   onClose(() => directoryStore.close());
-  const directory = new AgentDirectory({ store: directoryStore, offlineAfterMs: config.offlineAfterMs });
+  const directory = new AgentDirectory({
+    store: directoryStore,
+    offlineAfterMs: config.offlineAfterMs,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  onClose(() => directory.flush());
+  await directory.load();
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
     directory.register(agent.card, new Date(), verified?.ok ? verified : undefined);
@@ -212,7 +218,7 @@ async function open(
     store,
     onChange: (change) => {
       countStatesEntered(change);
-      push.notify(change.task, change.events);
+      void push.notify(change.task, change.events);
     },
     transport,
     agentTimeoutMs: config.agentTimeoutMs,
