@@ -33,6 +33,7 @@ import { TaskState } from '@a2a-js/sdk';
 import type { TaskChange } from '../bridge/task-change.ts';
 import { logosMetadataOf } from '../bridge/task-metadata.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { ErrorLog } from '../a2a/errors.ts';
 import { countPeersWith, metrics } from '../observability/metrics.ts';
 import {
   countingTransport,
@@ -127,10 +128,14 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
   const cardSecret = cardSigningSecret(config);
   const logger = deps.logger ?? loggerFromConfig(deps.log ? { ...config, logLevel: 'silent' } : config);
   const log = deps.log ?? ((message: string) => logger.warn(message));
+  // A caller that takes the messages itself keeps the HTTP face's own default for internal errors (stderr).
+  const errorLog: ErrorLog | undefined = deps.log
+    ? undefined
+    : (message, error) => logger.error({ err: error }, message);
   try {
     return await open(
       config,
-      { ...deps, log, logger, ...(payer ? { payer } : {}) },
+      { ...deps, log, logger, ...(errorLog ? { errorLog } : {}), ...(payer ? { payer } : {}) },
       cardSecret,
       (close) => opened.push(close),
       closeAll,
@@ -143,7 +148,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
 
 async function open(
   config: GatewayConfig,
-  deps: GatewayDeps & { logger: Logger },
+  deps: GatewayDeps & { logger: Logger; errorLog?: ErrorLog },
   cardSecret: Uint8Array,
   onClose: (close: () => unknown) => void,
   closeAll: () => Promise<void>,
@@ -271,7 +276,7 @@ async function open(
     ...(payments ? { payments } : {}),
     shutdown: shutdown.signal,
     push,
-    log: (message, error) => deps.logger.error({ err: error }, message),
+    ...(deps.errorLog ? { log: deps.errorLog } : {}),
     logger: deps.logger,
     logosPeers,
     ...(rateLimiter ? { rateLimit: { limiter: rateLimiter, trustProxy: config.trustProxy } } : {}),

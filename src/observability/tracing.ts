@@ -39,32 +39,39 @@ export interface Tracing {
   stop(): Promise<void>;
 }
 
-let active: NodeTracerProvider | undefined;
+/** What the process's one provider hands each ended span to: the processors of every running `startTracing`. */
+const processors = new Set<SpanProcessor>();
+const fanOut: SpanProcessor = {
+  onStart: (span, parent) => processors.forEach((processor) => processor.onStart(span, parent)),
+  onEnd: (span) => processors.forEach((processor) => processor.onEnd(span)),
+  forceFlush: async () => {
+    await Promise.all([...processors].map((processor) => processor.forceFlush()));
+  },
+  shutdown: async () => {},
+};
+let registered = false;
 
 /**
- * Registers the process's tracer provider, context manager and W3C propagator. The first caller in a process owns
- * them until it stops; a second gateway in the same process (tests) shares them and its stop does nothing.
+ * Registers the process's tracer provider, context manager and W3C propagator on first use (they stay for the
+ * process's life, like the metrics registry), and adds this caller's exporters until it stops. Several gateways in
+ * one process (tests) each add and remove their own.
  */
 export function startTracing(settings: TracingSettings): Tracing {
-  if (active) return { stop: async () => {} };
-  const processors: SpanProcessor[] = [];
-  if (settings.exporter) processors.push(new SimpleSpanProcessor(settings.exporter));
-  if (settings.otlpEndpoint)
-    processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpEndpoint })));
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'logos-a2a' }),
-    spanProcessors: processors,
-  });
-  provider.register();
-  active = provider;
+  if (!registered) {
+    new NodeTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'logos-a2a' }),
+      spanProcessors: [fanOut],
+    }).register();
+    registered = true;
+  }
+  const own: SpanProcessor[] = [];
+  if (settings.exporter) own.push(new SimpleSpanProcessor(settings.exporter));
+  if (settings.otlpEndpoint) own.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpEndpoint })));
+  for (const processor of own) processors.add(processor);
   return {
     stop: async () => {
-      if (active !== provider) return;
-      active = undefined;
-      await provider.shutdown();
-      trace.disable();
-      propagation.disable();
-      context.disable();
+      for (const processor of own) processors.delete(processor);
+      await Promise.all(own.map((processor) => processor.shutdown()));
     },
   };
 }
