@@ -176,6 +176,7 @@ async function open(
   const directory = new AgentDirectory({
     store: directoryStore,
     offlineAfterMs: config.offlineAfterMs,
+    allowUnverified: config.allowUnverifiedAgents,
     ...(deps.log ? { log: deps.log } : {}),
   });
   onClose(() => directory.flush());
@@ -229,6 +230,7 @@ async function open(
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
+    dialectOf: (address) => directory.dialectAt(address),
     ...(payments ? { payments } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });

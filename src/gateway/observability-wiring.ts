@@ -68,21 +68,19 @@ export function countingTransport(transport: LogosTransport): LogosTransport {
     get address() {
       return transport.address;
     },
-    get privatePublications() {
-      return transport.privatePublications;
-    },
     ...(transport.peerCount ? { peerCount: () => transport.peerCount!() } : {}),
+    ...(transport.addressProof ? { addressProof: (accountId: string) => transport.addressProof!(accountId) } : {}),
     start: () => transport.start(),
     stop: () => transport.stop(),
     send: async (address, payload) => {
       await transport.send(address, payload);
       metrics.logosMessages.inc({ direction: 'out' });
     },
-    publish: async (topic, payload) => {
-      await transport.publish(topic, payload);
+    publish: async (topic, payload, options) => {
+      await transport.publish(topic, payload, options);
       metrics.logosMessages.inc({ direction: 'out' });
     },
     onDirect: (handler) => transport.onDirect(counted(handler)),
-    subscribe: (topic, handler) => transport.subscribe(topic, counted(handler)),
+    subscribe: (topic, handler, options) => transport.subscribe(topic, counted(handler), options),
   };
 }

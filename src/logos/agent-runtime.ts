@@ -20,7 +20,9 @@ import {
 import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
-import { sealFor } from './status-seal.ts';
+import { statusKeyBytes } from './status-key.ts';
+import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
+import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
 /** What a skill handler gets. */
@@ -81,12 +83,17 @@ export interface AgentPayments {
     txHash: string,
     expect: { from: string; amount: bigint },
   ): Promise<{ ok: true } | { ok: false; message: string }>;
-  /** A new transfer back to the payer; once per `paymentId`. */
+  /** A new transfer back to the payer; once per `paymentId`. `paymentTxHash`: the payment it pays back. */
   refund(
     paymentId: string,
     to: string,
     amount: bigint,
+    paymentTxHash?: string,
   ): Promise<{ ok: true; txHash: string } | { ok: false; message: string }>;
+  /** The task this payment paid for completed: the money is earned. */
+  earned?(paymentTxHash: string): void;
+  /** Called once at start: pays back what was taken for tasks a previous run can no longer complete. */
+  refundOwed?(): Promise<void>;
 }
 
 /** What the built-in agents let their host choose. */
@@ -153,8 +160,10 @@ interface TaskRun {
   readonly taskId: string;
   /** Who submitted the task (the transport's authenticated sender). */
   readonly owner: string | undefined;
-  /** Seals every reply published for this task. */
+  /** The task's status key as the gateway sent it: a later request must carry the same. */
   readonly statusKey: string;
+  /** The same key as bytes: every reply is published under it. */
+  readonly topicKey: Uint8Array;
   readonly topic: string;
   readonly log: AgentEnvelope[];
   readonly controller: AbortController;
@@ -200,7 +209,15 @@ export class LogosAgent {
 
   constructor(options: LogosAgentOptions) {
     // Stamped once per process: a later start issues a newer card, and a replay of an older one is refused.
-    const parsed = LogosAgentCard.parse({ 'x-issued-at': new Date().toISOString(), ...options.card });
+    // The address's proof that it accepts the card's account, when the transport's addresses are keys.
+    const account = options.cardKey && formatAccountId(publicAccountId(xOnlyPublicKey(options.cardKey)));
+    const proof = account && options.transport.addressProof?.(account);
+    const parsed = LogosAgentCard.parse({
+      'x-issued-at': new Date().toISOString(),
+      'x-instance': this.instance,
+      ...(proof ? { 'x-logos-address-proof': proof } : {}),
+      ...options.card,
+    });
     // A fixed aux value keeps the signature, and so the card's ETag at gateways, stable across restarts (BIP-340
     // stays secure with it: the nonce still depends on the key and the message).
     this.signedCard = options.cardKey
@@ -228,6 +245,8 @@ export class LogosAgent {
   }
 
   async start(): Promise<void> {
+    // Money first: tasks paid to a previous run of this agent cannot be completed by this one.
+    await this.payments?.refundOwed?.();
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
     if (this.discoveryTopic) {
@@ -248,10 +267,7 @@ export class LogosAgent {
   async announce(): Promise<void> {
     if (!this.discoveryTopic) return;
     try {
-      await this.transport.publish(
-        this.discoveryTopic,
-        encodeAnnouncement(this.signedCard ?? this.card, this.instance),
-      );
+      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.signedCard ?? this.card));
     } catch (error) {
       console.error(`agent ${this.card.id}: announcing the card failed`, error);
     }
@@ -322,6 +338,7 @@ export class LogosAgent {
       taskId: request.task_id,
       owner,
       statusKey: request.status_key,
+      topicKey: statusKeyBytes(request.status_key),
       topic: taskStatusTopic(request.task_id),
       log: [],
       controller: new AbortController(),
@@ -466,6 +483,7 @@ export class LogosAgent {
     clearInterval(run.heartbeat);
     this.retain(run.taskId);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
+    if (run.paid && completed) this.payments?.earned?.(run.paid.tx_hash);
     if (!run.paid || completed) {
       void this.reply(run, reply);
       return;
@@ -477,12 +495,15 @@ export class LogosAgent {
   }
 
   private async refund(run: TaskRun, paid: WirePaymentReference): Promise<WirePaymentReference | undefined> {
-    const result = await this.payments!.refund(`refund:${run.taskId}`, paid.from, BigInt(paid.amount)).catch(
-      (error: unknown) => ({
-        ok: false as const,
-        message: String(error),
-      }),
-    );
+    const result = await this.payments!.refund(
+      `refund:${paid.tx_hash}`,
+      paid.from,
+      BigInt(paid.amount),
+      paid.tx_hash,
+    ).catch((error: unknown) => ({
+      ok: false as const,
+      message: String(error),
+    }));
     if (!result.ok) {
       console.error(`agent ${this.card.id}: refunding task ${run.taskId} failed: ${result.message}`);
       return undefined;
@@ -514,9 +535,9 @@ export class LogosAgent {
   }
 
   private enqueue(run: TaskRun, envelope: AgentEnvelope): Promise<void> {
-    const payload = sealFor(this.transport.privatePublications, run.statusKey, encodeEnvelope(envelope));
+    const payload = encodeEnvelope(envelope);
     run.outbox = run.outbox
-      .then(() => this.transport.publish(run.topic, payload))
+      .then(() => this.transport.publish(run.topic, payload, { key: run.topicKey }))
       .catch((error: unknown) => {
         console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
       });
@@ -545,10 +566,9 @@ export class LogosAgent {
       error: { code: 'unknown_task', message: 'The agent has no record of this task; it may have restarted.' },
       message: 'The agent has no record of this task; it may have restarted.',
     };
-    void this.transport.publish(
-      taskStatusTopic(taskId),
-      sealFor(this.transport.privatePublications, request.status_key, encodeEnvelope(envelope)),
-    );
+    void this.transport
+      .publish(taskStatusTopic(taskId), encodeEnvelope(envelope), { key: statusKeyBytes(request.status_key) })
+      .catch((error: unknown) => console.error(`agent ${this.card.id}: publishing on task ${taskId} failed`, error));
   }
 }
 

@@ -2,12 +2,14 @@
  * The `waku` transport: an embedded Waku Relay node (js-waku building blocks on libp2p) that carries the binding
  * over Logos Messaging.
  *
- * - **Addresses** are `waku:<compressed secp256k1 public key as 66 lowercase hex>`; a node's inbox content topic is
- *   `/logos-a2a/1/inbox-<16 hex of sha256(public key)>/proto` (see `waku/identity.ts`).
- * - **1:1** (`send` / `onDirect`): Waku's ECIES payload encryption to the recipient's key, signed with the sender's
- *   key, on the recipient's inbox topic; the sender a receiver learns is the signer (see `waku/frames.ts`).
- * - **Pub/sub** (`publish` / `subscribe`): unencrypted, in a small signed frame on the given content topic; the
- *   sender is the signer. Confidentiality of status topics is the binding's business (it seals its replies).
+ * - **Addresses** are `waku:<secp256k1 public key as lowercase hex>`, uncompressed (65 bytes, canonical) or
+ *   compressed; a node's inbox content topic is `/logos-a2a/1/inbox-<16 hex of sha256(public key)>/proto` (see
+ *   `waku/identity.ts`).
+ * - **Payloads** are stock 26/WAKU2-PAYLOAD, as @waku/message-encryption writes them (see `waku/payloads.ts`):
+ *   1:1 messages (`send` / `onDirect`) are version 1, signed by the sender and ECIES-encrypted to the recipient on
+ *   its inbox topic, their JSON body naming `from` and `to`; keyed publications are version 1, signed and
+ *   AES-256-GCM-encrypted under the topic key; plain publications are version 0, the bytes as given. The sender a
+ *   receiver learns is the signer.
  * - **Routing**: autosharding. A content topic's pubsub topic is `/waku/2/rs/<cluster>/<shard>` with the shard from
  *   its application and version (RFC 51). Defaults follow the Logos agent stack this gateway talks to (logos.dev at
  *   the version the agents pin): cluster 2, 8 shards. Every `/logos-a2a/1/…` topic lands on one shard; the node
@@ -18,10 +20,11 @@
  * What is dropped, and counted in `dropped`: WakuMessages that do not decode (`malformed`, also counted for relayed
  * traffic on joined shards); messages over `maxPayloadBytes` (`oversized`); and, for what is addressed to this node
  * or published on a topic it subscribes to, repeats of a message already delivered (`duplicate`: the hash of the
- * ciphertext for 1:1 messages, of topic and signed frame for publications, remembered for the last
- * `dedupeCapacity` messages), 1:1 messages that do not decrypt with our key (`undecryptable`), carry no signature
- * or no frame (`unsigned`), whose signature does not verify or recover (`badSignature`), or that were signed for
- * another recipient (`wrongRecipient`).
+ * payload for 1:1 messages, of topic and payload for publications, remembered for the last `dedupeCapacity`
+ * messages); messages that do not decrypt with our key or the topic's (`undecryptable`); encrypted messages
+ * without a signature, or plain ones on a keyed topic (`unsigned`); signatures that do not recover, or a 1:1 body
+ * whose `from` is not its signer (`badSignature`); 1:1 bodies that are not JSON naming `from` and `to`
+ * (`malformed`), or whose `to` is someone else (`wrongRecipient`).
  *
  * `send` and `publish` reject only for the caller's mistakes (not started, bad address or topic, payload too
  * large). Like the network, they do not say whether anyone received the message. When peers are configured and
@@ -37,21 +40,13 @@ import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
-import type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
-import {
-  PUBLICATION_HEADER_BYTES,
-  openDirect,
-  openPublication,
-  sealDirect,
-  signPublication,
-  type DropReason,
-} from './waku/frames.ts';
+import type { Delivery, LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import {
   assertSecretKey,
   generateWakuPrivateKey,
   inboxTopicForPublicKey,
   parseWakuAddress,
-  uncompressedPublicKey,
+  proveAddress,
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
@@ -62,6 +57,7 @@ import {
   stopRelayLibp2p,
   type WakuLibp2p,
 } from './waku/node.ts';
+import { openDirect, openKeyed, sealDirect, sealKeyed, type DropReason } from './waku/payloads.ts';
 import { SeenSet } from './waku/seen-set.ts';
 import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
@@ -72,6 +68,7 @@ export {
   inboxTopic,
   isWakuAddress,
   parseWakuAddress,
+  verifyAddressProof,
 } from './waku/identity.ts';
 
 type WakuMessage = proto_message.WakuMessage;
@@ -84,7 +81,7 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
  */
 export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
-/** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES) and our frames. */
+/** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES or AES-GCM). */
 const ENVELOPE_OVERHEAD_BYTES = 1024;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
 const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
@@ -138,11 +135,15 @@ export interface WakuDropCounters {
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** A subscriber of a topic, with the topic key it reads under (none: plain publications). */
+interface TopicListener {
+  readonly handler: PayloadHandler;
+  readonly key: Uint8Array | undefined;
+}
+
 export class WakuTransport implements LogosTransport {
-  /** `waku:<66 hex>`: what others `send` to. */
+  /** `waku:04<128 hex>`: what others `send` to. */
   readonly address: string;
-  /** Relays see every publication. */
-  readonly privatePublications = false;
   /** The content topic 1:1 messages to this node travel on. */
   readonly inboxTopic: string;
   readonly clusterId: number;
@@ -165,7 +166,7 @@ export class WakuTransport implements LogosTransport {
   private readonly peerWaitMs: number;
   private readonly seen: SeenSet;
   private readonly directHandlers = new Set<PayloadHandler>();
-  private readonly topicHandlers = new Map<string, Set<PayloadHandler>>();
+  private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   private readonly joined = new Set<string>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
 
@@ -210,6 +211,10 @@ export class WakuTransport implements LogosTransport {
   /** The secp256k1 secret key of this party (to persist a generated identity). */
   get privateKey(): Uint8Array {
     return this.#identity.privateKey.slice();
+  }
+
+  addressProof(accountId: string): string {
+    return proveAddress(this.#identity.privateKey, accountId);
   }
 
   /** The underlying libp2p node while running (diagnostics, tests). */
@@ -273,7 +278,7 @@ export class WakuTransport implements LogosTransport {
     this.assertPayloadSize(payload);
     const recipient = parseWakuAddress(address);
     const contentTopic = inboxTopicForPublicKey(recipient);
-    const sealed = await sealDirect(this.#identity.privateKey, recipient, uncompressedPublicKey(recipient), payload);
+    const sealed = await sealDirect(this.#identity.privateKey, recipient, payload);
     await this.relay({ payload: sealed, contentTopic, version: 1 });
   }
 
@@ -284,23 +289,26 @@ export class WakuTransport implements LogosTransport {
     };
   }
 
-  async publish(topic: string, payload: Uint8Array): Promise<void> {
+  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
     this.assertRunning();
     this.assertPayloadSize(payload);
     this.pubsubTopicFor(topic);
-    const frame = signPublication(this.#identity.privateKey, this.#identity.publicKey, topic, payload);
-    await this.relay({ payload: frame, contentTopic: topic, version: 0 });
+    const key = options.key && topicKey(options.key);
+    if (!key) return this.relay({ payload, contentTopic: topic, version: 0 });
+    const sealed = await sealKeyed(this.#identity.privateKey, key, payload);
+    await this.relay({ payload: sealed, contentTopic: topic, version: 1 });
   }
 
-  subscribe(topic: string, handler: PayloadHandler): Unsubscribe {
+  subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     const pubsubTopic = this.pubsubTopicFor(topic);
-    let handlers = this.topicHandlers.get(topic);
-    if (!handlers) this.topicHandlers.set(topic, (handlers = new Set()));
-    handlers.add(handler);
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key) };
+    let listeners = this.topicHandlers.get(topic);
+    if (!listeners) this.topicHandlers.set(topic, (listeners = new Set()));
+    listeners.add(listener);
     if (this.state === 'running') this.join(pubsubTopic);
     return () => {
-      handlers.delete(handler);
-      if (handlers.size === 0 && this.topicHandlers.get(topic) === handlers) this.topicHandlers.delete(topic);
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.topicHandlers.get(topic) === listeners) this.topicHandlers.delete(topic);
     };
   }
 
@@ -476,7 +484,7 @@ export class WakuTransport implements LogosTransport {
     if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
     const key = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
     if (this.seen.has(key)) return this.drop('duplicate');
-    const opened = await openDirect(this.#identity.privateKey, this.#identity.publicKey, payload);
+    const opened = await openDirect(this.#identity.privateKey, this.address, payload);
     if (!opened.ok) return this.drop(opened.reason);
     if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
     if (this.seen.has(key)) return this.drop('duplicate');
@@ -486,22 +494,50 @@ export class WakuTransport implements LogosTransport {
 
   private async receivePublication(message: WakuMessage): Promise<void> {
     const payload = message.payload;
-    if ((message.version ?? 0) !== 0) return this.drop('malformed');
-    if (payload.length > this.maxPayloadBytes + PUBLICATION_HEADER_BYTES) return this.drop('oversized');
-    const key = 'p' + digestHex(utf8ToBytes(message.contentTopic), payload);
-    if (this.seen.has(key)) return this.drop('duplicate');
-    const opened = openPublication(message.contentTopic, payload);
-    if (!opened.ok) return this.drop(opened.reason);
-    this.seen.add(key);
-    const handlers = this.topicHandlers.get(message.contentTopic);
-    if (handlers) this.deliver(handlers, opened.body, { sender: opened.sender });
+    const version = message.version ?? 0;
+    if (version !== 0 && version !== 1) return this.drop('malformed');
+    if (payload.length > this.maxPayloadBytes + (version === 1 ? ENVELOPE_OVERHEAD_BYTES : 0)) {
+      return this.drop('oversized');
+    }
+    const seenKey = 'p' + digestHex(utf8ToBytes(message.contentTopic), payload);
+    if (this.seen.has(seenKey)) return this.drop('duplicate');
+    const listeners = [...(this.topicHandlers.get(message.contentTopic) ?? [])];
+    if (version === 0) {
+      const plain = listeners.filter((listener) => !listener.key);
+      if (plain.length === 0) return this.drop('unsigned');
+      this.seen.add(seenKey);
+      return this.deliver(
+        plain.map((listener) => listener.handler),
+        payload,
+        { sender: undefined },
+      );
+    }
+    // Each distinct key the subscribers hold is tried once; a message reaches those whose key opens it.
+    let reason: DropReason = 'undecryptable';
+    for (const key of distinctKeys(listeners)) {
+      const opened = await openKeyed(key, payload);
+      if (!opened.ok) {
+        if (opened.reason !== 'undecryptable') reason = opened.reason;
+        continue;
+      }
+      if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
+      if (this.seen.has(seenKey)) return this.drop('duplicate');
+      this.seen.add(seenKey);
+      const readers = listeners.filter((listener) => listener.key && equalBytes(listener.key, key));
+      return this.deliver(
+        readers.map((listener) => listener.handler),
+        opened.body,
+        { sender: opened.sender },
+      );
+    }
+    this.drop(reason);
   }
 
   private drop(reason: DropReason): void {
     this.dropped[reason] += 1;
   }
 
-  private deliver(handlers: Set<PayloadHandler>, body: Uint8Array, delivery: Delivery): void {
+  private deliver(handlers: Iterable<PayloadHandler>, body: Uint8Array, delivery: Delivery): void {
     for (const handler of [...handlers]) {
       // Each receiver gets its own copy, so nobody can alter what another party received.
       const copy = body.slice();
@@ -543,6 +579,25 @@ function digestHex(...parts: Uint8Array[]): string {
     hash.update(length).update(part);
   }
   return bytesToHex(hash.digest());
+}
+
+/** A copy of a topic key, checked: the stock symmetric scheme takes 32 bytes. */
+function topicKey(key: Uint8Array): Uint8Array {
+  if (!(key instanceof Uint8Array) || key.length !== 32) throw new TypeError('waku transport: a topic key is 32 bytes');
+  return key.slice();
+}
+
+function distinctKeys(listeners: TopicListener[]): Uint8Array[] {
+  const keys: Uint8Array[] = [];
+  for (const { key } of listeners) if (key && !keys.some((known) => equalBytes(known, key))) keys.push(key);
+  return keys;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
 }
 
 function integerAtLeast(value: number, name: string, min: number): number {
