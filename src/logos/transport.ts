@@ -33,6 +33,8 @@ export type Unsubscribe = () => void;
 export interface LogosTransport {
   /** The address other parties use to `send` to this node. */
   readonly address: string;
+  /** Connected peers, for readiness and metrics; absent where there are none to count (the memory network). */
+  peerCount?(): number;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Deliver a payload to the node at `address` (fire and forget, like the network it models). */
