@@ -147,6 +147,7 @@ Options:
 
 Settings:
   LOGOS_A2A_DEVNET_PORT   its port, when --port is not given
+  LOGOS_A2A_DEVNET_HOST   the address it listens on (default 127.0.0.1; 0.0.0.0 in a container)
 
 Ctrl-C or SIGTERM stops it.
 `,
@@ -507,7 +508,7 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
   failureContext = { prefix, portSetting: option !== undefined ? '--port' : 'LOGOS_A2A_DEVNET_PORT / --port' };
   const signalled = untilSignal();
   const { startDevnet, DEVNET_GENESIS } = await import('../devnet/devnet.ts');
-  const devnet = await startDevnet({ port, host: '127.0.0.1' });
+  const devnet = await startDevnet({ port, host: process.env.LOGOS_A2A_DEVNET_HOST || '127.0.0.1' });
   process.stdout.write(
     [
       `logos-a2a devnet: a local LEZ sequencer at ${devnet.url} (blocks every second)`,
