@@ -117,7 +117,11 @@ describe('deploy/Dockerfile, linted', () => {
   });
 });
 
-describe('deploy/Dockerfile, carried out', () => {
+/**
+ * A clean install and build take minutes on a busy machine, so this part runs where the image matters: in CI
+ * (.ci/run sets LOGOS_A2A_IMAGE_BUILD_TEST=1) or when asked for.
+ */
+describe.runIf(process.env.LOGOS_A2A_IMAGE_BUILD_TEST === '1')('deploy/Dockerfile, carried out', () => {
   let root: string;
   let gateway: ReturnType<typeof spawn> | undefined;
 
@@ -216,5 +220,5 @@ describe('deploy/Dockerfile, carried out', () => {
     const exited = new Promise<number | null>((resolve) => gateway!.once('exit', resolve));
     gateway.kill('SIGTERM');
     expect(await exited).toBe(0); // an orderly stop
-  }, 480_000);
+  }, 900_000);
 });
