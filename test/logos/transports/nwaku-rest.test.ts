@@ -215,5 +215,5 @@ describe('a gateway on nwaku-rest', () => {
     };
     expect(JSON.stringify(task)).toContain('through REST');
     expect(gateway.network.remoteNodeUrl).toBe(rest.url);
-  });
+  }, 60_000);
 });
