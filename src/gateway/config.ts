@@ -25,7 +25,7 @@ const WakuTransportConfig = z
     shards: z.number().int().positive().max(1024).default(8),
     /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
     keyFile: z.string().min(1).default('.data/gateway.key'),
-    /** The node's nwaku REST API (relay, health, info; docs/binding.md §2.8), for Workers and nwaku clients. Off unless set. */
+    /** The node's nwaku REST API (relay, health, info; docs/binding.md §2.10), for Workers and nwaku clients. Off unless set. */
     rest: z
       .object({
         port,
@@ -132,6 +132,13 @@ export const GatewayConfig = z
       .discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig, NwakuRestTransportConfig])
       .prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
+    /**
+     * Serve agents whose card no documented rule verifies (unsigned, or signed the seed's way), marked unverified;
+     * off: they are refused.
+     */
+    allowUnverifiedAgents: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
+      .default(false),
     /** An agent not heard on the discovery topic for this long is listed as offline. */
     offlineAfterMs: z.coerce.number().int().positive().default(90_000),
     discoveryTopic: z
@@ -183,6 +190,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
   LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
   LOGOS_A2A_PUSH_ALLOW_NETWORKS: 'pushAllowNetworks',
+  LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'allowUnverifiedAgents',
 };
 
 export class ConfigError extends Error {

@@ -20,7 +20,9 @@ import {
 import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
-import { sealFor } from './status-seal.ts';
+import { statusKeyBytes } from './status-key.ts';
+import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
+import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
 /** What a skill handler gets. */
@@ -158,8 +160,10 @@ interface TaskRun {
   readonly taskId: string;
   /** Who submitted the task (the transport's authenticated sender). */
   readonly owner: string | undefined;
-  /** Seals every reply published for this task. */
+  /** The task's status key as the gateway sent it: a later request must carry the same. */
   readonly statusKey: string;
+  /** The same key as bytes: every reply is published under it. */
+  readonly topicKey: Uint8Array;
   readonly topic: string;
   readonly log: AgentEnvelope[];
   readonly controller: AbortController;
@@ -205,7 +209,15 @@ export class LogosAgent {
 
   constructor(options: LogosAgentOptions) {
     // Stamped once per process: a later start issues a newer card, and a replay of an older one is refused.
-    const parsed = LogosAgentCard.parse({ 'x-issued-at': new Date().toISOString(), ...options.card });
+    // The address's proof that it accepts the card's account, when the transport's addresses are keys.
+    const account = options.cardKey && formatAccountId(publicAccountId(xOnlyPublicKey(options.cardKey)));
+    const proof = account && options.transport.addressProof?.(account);
+    const parsed = LogosAgentCard.parse({
+      'x-issued-at': new Date().toISOString(),
+      'x-instance': this.instance,
+      ...(proof ? { 'x-logos-address-proof': proof } : {}),
+      ...options.card,
+    });
     // A fixed aux value keeps the signature, and so the card's ETag at gateways, stable across restarts (BIP-340
     // stays secure with it: the nonce still depends on the key and the message).
     this.signedCard = options.cardKey
@@ -255,10 +267,7 @@ export class LogosAgent {
   async announce(): Promise<void> {
     if (!this.discoveryTopic) return;
     try {
-      await this.transport.publish(
-        this.discoveryTopic,
-        encodeAnnouncement(this.signedCard ?? this.card, this.instance),
-      );
+      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.signedCard ?? this.card));
     } catch (error) {
       console.error(`agent ${this.card.id}: announcing the card failed`, error);
     }
@@ -329,6 +338,7 @@ export class LogosAgent {
       taskId: request.task_id,
       owner,
       statusKey: request.status_key,
+      topicKey: statusKeyBytes(request.status_key),
       topic: taskStatusTopic(request.task_id),
       log: [],
       controller: new AbortController(),
@@ -525,9 +535,9 @@ export class LogosAgent {
   }
 
   private enqueue(run: TaskRun, envelope: AgentEnvelope): Promise<void> {
-    const payload = sealFor(this.transport.privatePublications, run.statusKey, encodeEnvelope(envelope));
+    const payload = encodeEnvelope(envelope);
     run.outbox = run.outbox
-      .then(() => this.transport.publish(run.topic, payload))
+      .then(() => this.transport.publish(run.topic, payload, { key: run.topicKey }))
       .catch((error: unknown) => {
         console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
       });
@@ -556,10 +566,9 @@ export class LogosAgent {
       error: { code: 'unknown_task', message: 'The agent has no record of this task; it may have restarted.' },
       message: 'The agent has no record of this task; it may have restarted.',
     };
-    void this.transport.publish(
-      taskStatusTopic(taskId),
-      sealFor(this.transport.privatePublications, request.status_key, encodeEnvelope(envelope)),
-    );
+    void this.transport
+      .publish(taskStatusTopic(taskId), encodeEnvelope(envelope), { key: statusKeyBytes(request.status_key) })
+      .catch((error: unknown) => console.error(`agent ${this.card.id}: publishing on task ${taskId} failed`, error));
   }
 }
 

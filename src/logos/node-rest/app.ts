@@ -2,7 +2,7 @@
  * The nwaku REST API of an embedded relay node, as far as the binding needs it, so that anything written for nwaku
  * or logos-delivery (a Cloudflare Worker on our `nwaku-rest` transport, curl, another client) can use our node as
  * it would a real one: relay with autosharding (subscribe, unsubscribe, publish, poll), health and node info.
- * Paths, JSON shapes, status codes and content types are nwaku's (docs/binding.md §2.8), with one deliberate
+ * Paths, JSON shapes, status codes and content types are nwaku's (docs/binding.md §2.10), with one deliberate
  * difference: a content topic autosharding cannot place is a 400 on subscribe, where nwaku answers 500.
  */
 import { Hono, type Context } from 'hono';

@@ -1,7 +1,7 @@
 /**
  * The part of the nwaku (logos-delivery) REST API that carries the binding, as it is on the wire: route paths and
  * the relay message JSON. Shared by our node's REST face (`app.ts`) and the `nwaku-rest` transport, so both speak
- * exactly what a real nwaku node does (docs/binding.md §2.8). Web APIs only: the transport runs on Workers too.
+ * exactly what a real nwaku node does (docs/binding.md §2.10). Web APIs only: the transport runs on Workers too.
  *
  * A relay message is `{payload, contentTopic, version?, timestamp?, meta?, ephemeral?, proof?}`: `payload`, `meta`
  * and `proof` are standard base64; `timestamp` is Unix time in nanoseconds, an int64 that JSON numbers in

@@ -3,10 +3,11 @@
  * else's relay node (nwaku, logos-delivery, or our own node's REST face), for runtimes that cannot run a node of
  * their own, such as Cloudflare Workers. It uses `fetch` and Web APIs only.
  *
- * It puts on the network exactly what the `waku` transport does (same addresses, inbox topics and frames, see
- * `waku/frames.ts`), so parties on either transport talk to each other: 1:1 messages are WakuMessage version 1 on
- * the recipient's inbox topic, publications version 0 on their content topic, both through
- * `POST /relay/v1/auto/messages` (the node picks the shard by autosharding). It subscribes with
+ * It puts on the network exactly what the `waku` transport does (same addresses, inbox topics and payloads, see
+ * `waku/payloads.ts`), so parties on either transport talk to each other: 1:1 messages are WakuMessage version 1
+ * on the recipient's inbox topic (signed, ECIES-encrypted to the recipient), keyed publications version 1 on their
+ * content topic (signed, AES-256-GCM-encrypted under the topic key), plain publications version 0 (the bytes as
+ * given), all through `POST /relay/v1/auto/messages` (the node picks the shard by autosharding). It subscribes with
  * `POST /relay/v1/auto/subscriptions` to its inbox and to every topic a handler listens on, and polls
  * `GET /relay/v1/auto/messages/{topic}`, which drains what the node cached since the last poll.
  *
@@ -16,11 +17,11 @@
  *
  * Like the network, `send` and `publish` reject only for the caller's mistakes (not started, bad address or topic,
  * payload too large); a node that cannot be reached or refuses a message loses it, with a warning. What is received
- * is dropped and counted as the `waku` transport does: undecodable, unsigned, forged, for another recipient, or a
- * repeat of a message already delivered.
+ * is checked, dropped and counted by the code the `waku` transport uses (`waku/receiver.ts`): undecryptable,
+ * unsigned, forged, for another recipient, or a repeat of a message already delivered.
  */
 import { contentTopicToShardIndex } from '@waku/utils';
-import type { LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
+import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import {
   NWAKU_ROUTES,
   messagesPath,
@@ -28,16 +29,16 @@ import {
   relayMessageJson,
   type RelayMessage,
 } from '../node-rest/wire.ts';
-import { sealDirect, signPublication } from './waku/frames.ts';
 import {
   generateWakuPrivateKey,
   inboxTopicForPublicKey,
   parseWakuAddress,
-  uncompressedPublicKey,
+  proveAddress,
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
-import { PartyReceiver, deliver, type WakuDropCounters } from './waku/receiver.ts';
+import { sealDirect, sealKeyed } from './waku/payloads.ts';
+import { PartyReceiver, deliver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
 
 export interface NwakuRestTransportOptions {
   /** The node's REST API, e.g. http://127.0.0.1:8645. */
@@ -63,8 +64,6 @@ type State = 'new' | 'running' | 'stopped';
 
 export class NwakuRestTransport implements LogosTransport {
   readonly address: string;
-  /** Whoever runs the node, and the relays behind it, see every publication. */
-  readonly privatePublications = false;
   readonly inboxTopic: string;
   /** Messages dropped, by reason (as the `waku` transport counts them). */
   readonly dropped: WakuDropCounters;
@@ -77,14 +76,13 @@ export class NwakuRestTransport implements LogosTransport {
   private readonly maxPayloadBytes: number;
   private readonly receiver: PartyReceiver;
   private readonly directHandlers = new Set<PayloadHandler>();
-  private readonly topicHandlers = new Map<string, Set<PayloadHandler>>();
+  private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   /** Topics the node has confirmed we subscribe to. */
   private readonly subscribed = new Set<string>();
   private state: State = 'new';
   /** Subscription changes, in order; sends wait for it so a reply never comes before its topic is polled. */
   private subscriptions: Promise<void> = Promise.resolve();
   private polling: Promise<void> | undefined;
-  private inbound: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: NwakuRestTransportOptions) {
@@ -111,6 +109,10 @@ export class NwakuRestTransport implements LogosTransport {
       atLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1),
     );
     this.dropped = this.receiver.dropped;
+  }
+
+  addressProof(accountId: string): string {
+    return proveAddress(this.#identity.privateKey, accountId);
   }
 
   /** The node's REST API this transport uses. */
@@ -151,7 +153,7 @@ export class NwakuRestTransport implements LogosTransport {
     this.assertRunning();
     this.assertPayloadSize(payload);
     const recipient = parseWakuAddress(address);
-    const sealed = await sealDirect(this.#identity.privateKey, recipient, uncompressedPublicKey(recipient), payload);
+    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
     await this.relay({ payload: sealed, contentTopic: inboxTopicForPublicKey(recipient), version: 1 });
   }
 
@@ -162,23 +164,26 @@ export class NwakuRestTransport implements LogosTransport {
     };
   }
 
-  async publish(topic: string, payload: Uint8Array): Promise<void> {
+  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
     this.assertRunning();
     this.assertPayloadSize(payload);
     assertContentTopic(topic);
-    const frame = signPublication(this.#identity.privateKey, this.#identity.publicKey, topic, payload);
-    await this.relay({ payload: frame, contentTopic: topic, version: 0 });
+    const key = options.key && topicKey(options.key, 'nwaku-rest transport');
+    if (!key) return this.relay({ payload, contentTopic: topic, version: 0 });
+    const sealed = sealKeyed(this.#identity.privateKey, key, payload);
+    await this.relay({ payload: sealed, contentTopic: topic, version: 1 });
   }
 
-  subscribe(topic: string, handler: PayloadHandler): Unsubscribe {
+  subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     assertContentTopic(topic);
-    let handlers = this.topicHandlers.get(topic);
-    if (!handlers) this.topicHandlers.set(topic, (handlers = new Set()));
-    handlers.add(handler);
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key, 'nwaku-rest transport') };
+    let listeners = this.topicHandlers.get(topic);
+    if (!listeners) this.topicHandlers.set(topic, (listeners = new Set()));
+    listeners.add(listener);
     if (this.state === 'running') this.changeSubscriptions('POST', topic);
     return () => {
-      handlers.delete(handler);
-      if (handlers.size === 0 && this.topicHandlers.get(topic) === handlers) {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.topicHandlers.get(topic) === listeners) {
         this.topicHandlers.delete(topic);
         if (this.state === 'running' && topic !== this.inboxTopic) this.changeSubscriptions('DELETE', topic);
       }
@@ -215,8 +220,6 @@ export class NwakuRestTransport implements LogosTransport {
       if (answer.status === 404) lost.push(topic);
       else this.warn(`polling ${topic} failed: ${answer.error}`);
     });
-    // Delivered before poll() resolves, so a caller that awaits it has seen what it fetched.
-    await this.inbound;
     if (lost.length > 0 && this.state === 'running') {
       // The node forgot us (it restarted): what it relayed meanwhile is gone, but from now on nothing is lost.
       const again = await this.request('POST', NWAKU_ROUTES.subscriptions, JSON.stringify(lost));
@@ -230,24 +233,12 @@ export class NwakuRestTransport implements LogosTransport {
     for (const message of parsed.value) {
       if (this.state !== 'running') return;
       if (message.contentTopic !== topic) continue;
-      if (topic !== this.inboxTopic) this.receivePublication(message);
-      // Decryption is asynchronous; the chain keeps 1:1 messages in the order the node gave them.
-      else
-        this.inbound = this.inbound
-          .then(() => this.receiveDirect(message))
-          .catch((error: unknown) => console.error(`nwaku-rest transport ${this.address}: receive failed`, error));
+      const received =
+        topic === this.inboxTopic
+          ? this.receiver.direct(message, this.directHandlers)
+          : this.receiver.publication(message, [...(this.topicHandlers.get(topic) ?? [])]);
+      if (received) deliver(received, this.label);
     }
-  }
-
-  private async receiveDirect(message: RelayMessage): Promise<void> {
-    const received = await this.receiver.direct(message);
-    if (received) deliver(this.directHandlers, received.body, { sender: received.sender }, this.label);
-  }
-
-  private receivePublication(message: RelayMessage): void {
-    const received = this.receiver.publication(message);
-    const handlers = this.topicHandlers.get(message.contentTopic);
-    if (received && handlers) deliver(handlers, received.body, { sender: received.sender }, this.label);
   }
 
   private get label(): string {

@@ -2,12 +2,14 @@
  * The `waku` transport: an embedded Waku Relay node (js-waku building blocks on libp2p) that carries the binding
  * over Logos Messaging.
  *
- * - **Addresses** are `waku:<compressed secp256k1 public key as 66 lowercase hex>`; a node's inbox content topic is
- *   `/logos-a2a/1/inbox-<16 hex of sha256(public key)>/proto` (see `waku/identity.ts`).
- * - **1:1** (`send` / `onDirect`): Waku's ECIES payload encryption to the recipient's key, signed with the sender's
- *   key, on the recipient's inbox topic; the sender a receiver learns is the signer (see `waku/frames.ts`).
- * - **Pub/sub** (`publish` / `subscribe`): unencrypted, in a small signed frame on the given content topic; the
- *   sender is the signer. Confidentiality of status topics is the binding's business (it seals its replies).
+ * - **Addresses** are `waku:<secp256k1 public key as lowercase hex>`, uncompressed (65 bytes, canonical) or
+ *   compressed; a node's inbox content topic is `/logos-a2a/1/inbox-<16 hex of sha256(public key)>/proto` (see
+ *   `waku/identity.ts`).
+ * - **Payloads** are stock 26/WAKU2-PAYLOAD, as @waku/message-encryption writes them (see `waku/payloads.ts`):
+ *   1:1 messages (`send` / `onDirect`) are version 1, signed by the sender and ECIES-encrypted to the recipient on
+ *   its inbox topic, their JSON body naming `from` and `to`; keyed publications are version 1, signed and
+ *   AES-256-GCM-encrypted under the topic key; plain publications are version 0, the bytes as given. The sender a
+ *   receiver learns is the signer.
  * - **Routing**: autosharding. A content topic's pubsub topic is `/waku/2/rs/<cluster>/<shard>` with the shard from
  *   its application and version (RFC 51). Defaults follow the Logos agent stack this gateway talks to (logos.dev at
  *   the version the agents pin): cluster 2, 8 shards. Every `/logos-a2a/1/…` topic lands on one shard; the node
@@ -18,10 +20,11 @@
  * What is dropped, and counted in `dropped`: WakuMessages that do not decode (`malformed`, also counted for relayed
  * traffic on joined shards); messages over `maxPayloadBytes` (`oversized`); and, for what is addressed to this node
  * or published on a topic it subscribes to, repeats of a message already delivered (`duplicate`: the hash of the
- * ciphertext for 1:1 messages, of topic and signed frame for publications, remembered for the last
- * `dedupeCapacity` messages), 1:1 messages that do not decrypt with our key (`undecryptable`), carry no signature
- * or no frame (`unsigned`), whose signature does not verify or recover (`badSignature`), or that were signed for
- * another recipient (`wrongRecipient`).
+ * payload for 1:1 messages, of topic and payload for publications, remembered for the last `dedupeCapacity`
+ * messages); messages that do not decrypt with our key or the topic's (`undecryptable`); encrypted messages
+ * without a signature, or plain ones on a keyed topic (`unsigned`); signatures that do not recover, or a 1:1 body
+ * whose `from` is not its signer (`badSignature`); 1:1 bodies that are not JSON naming `from` and `to`
+ * (`malformed`), or whose `to` is someone else (`wrongRecipient`).
  *
  * `send` and `publish` reject only for the caller's mistakes (not started, bad address or topic, payload too
  * large). Like the network, they do not say whether anyone received the message. When peers are configured and
@@ -35,14 +38,13 @@ import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
-import type { LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
-import { sealDirect, signPublication } from './waku/frames.ts';
+import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import {
   assertSecretKey,
   generateWakuPrivateKey,
   inboxTopicForPublicKey,
   parseWakuAddress,
-  uncompressedPublicKey,
+  proveAddress,
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
@@ -53,7 +55,15 @@ import {
   stopRelayLibp2p,
   type WakuLibp2p,
 } from './waku/node.ts';
-import { ENVELOPE_OVERHEAD_BYTES, PartyReceiver, deliver, type WakuDropCounters } from './waku/receiver.ts';
+import { sealDirect, sealKeyed } from './waku/payloads.ts';
+import {
+  ENVELOPE_OVERHEAD_BYTES,
+  PartyReceiver,
+  deliver,
+  topicKey,
+  type TopicListener,
+  type WakuDropCounters,
+} from './waku/receiver.ts';
 import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
 export type { WakuDropCounters } from './waku/receiver.ts';
@@ -64,6 +74,7 @@ export {
   inboxTopic,
   isWakuAddress,
   parseWakuAddress,
+  verifyAddressProof,
 } from './waku/identity.ts';
 
 export type WakuMessage = proto_message.WakuMessage;
@@ -134,10 +145,8 @@ export interface WakuTransportOptions {
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 export class WakuTransport implements LogosTransport {
-  /** `waku:<66 hex>`: what others `send` to. */
+  /** `waku:04<128 hex>`: what others `send` to. */
   readonly address: string;
-  /** Relays see every publication. */
-  readonly privatePublications = false;
   /** The content topic 1:1 messages to this node travel on. */
   readonly inboxTopic: string;
   readonly clusterId: number;
@@ -152,7 +161,7 @@ export class WakuTransport implements LogosTransport {
   private readonly peerWaitMs: number;
   private readonly receiver: PartyReceiver;
   private readonly directHandlers = new Set<PayloadHandler>();
-  private readonly topicHandlers = new Map<string, Set<PayloadHandler>>();
+  private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   private readonly joined = new Set<string>();
   private readonly relayObservers = new Set<RelayObserver>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
@@ -203,6 +212,10 @@ export class WakuTransport implements LogosTransport {
   /** The secp256k1 secret key of this party (to persist a generated identity). */
   get privateKey(): Uint8Array {
     return this.#identity.privateKey.slice();
+  }
+
+  addressProof(accountId: string): string {
+    return proveAddress(this.#identity.privateKey, accountId);
   }
 
   /** The underlying libp2p node while running (diagnostics, tests). */
@@ -266,7 +279,7 @@ export class WakuTransport implements LogosTransport {
     this.assertPayloadSize(payload);
     const recipient = parseWakuAddress(address);
     const contentTopic = inboxTopicForPublicKey(recipient);
-    const sealed = await sealDirect(this.#identity.privateKey, recipient, uncompressedPublicKey(recipient), payload);
+    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
     await this.relay({ payload: sealed, contentTopic, version: 1 });
   }
 
@@ -277,23 +290,26 @@ export class WakuTransport implements LogosTransport {
     };
   }
 
-  async publish(topic: string, payload: Uint8Array): Promise<void> {
+  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
     this.assertRunning();
     this.assertPayloadSize(payload);
     this.pubsubTopicFor(topic);
-    const frame = signPublication(this.#identity.privateKey, this.#identity.publicKey, topic, payload);
-    await this.relay({ payload: frame, contentTopic: topic, version: 0 });
+    const key = options.key && topicKey(options.key, 'waku transport');
+    if (!key) return this.relay({ payload, contentTopic: topic, version: 0 });
+    const sealed = sealKeyed(this.#identity.privateKey, key, payload);
+    await this.relay({ payload: sealed, contentTopic: topic, version: 1 });
   }
 
-  subscribe(topic: string, handler: PayloadHandler): Unsubscribe {
+  subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     const pubsubTopic = this.pubsubTopicFor(topic);
-    let handlers = this.topicHandlers.get(topic);
-    if (!handlers) this.topicHandlers.set(topic, (handlers = new Set()));
-    handlers.add(handler);
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key, 'waku transport') };
+    let listeners = this.topicHandlers.get(topic);
+    if (!listeners) this.topicHandlers.set(topic, (listeners = new Set()));
+    listeners.add(listener);
     if (this.state === 'running') this.join(pubsubTopic);
     return () => {
-      handlers.delete(handler);
-      if (handlers.size === 0 && this.topicHandlers.get(topic) === handlers) this.topicHandlers.delete(topic);
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.topicHandlers.get(topic) === listeners) this.topicHandlers.delete(topic);
     };
   }
 
@@ -501,14 +517,13 @@ export class WakuTransport implements LogosTransport {
   };
 
   private async receiveDirect(message: WakuMessage): Promise<void> {
-    const received = await this.receiver.direct(message);
-    if (received) deliver(this.directHandlers, received.body, { sender: received.sender }, this.label);
+    const received = this.receiver.direct(message, this.directHandlers);
+    if (received) deliver(received, this.label);
   }
 
   private async receivePublication(message: WakuMessage): Promise<void> {
-    const received = this.receiver.publication(message);
-    const handlers = this.topicHandlers.get(message.contentTopic);
-    if (received && handlers) deliver(handlers, received.body, { sender: received.sender }, this.label);
+    const received = this.receiver.publication(message, [...(this.topicHandlers.get(message.contentTopic) ?? [])]);
+    if (received) deliver(received, this.label);
   }
 
   private get label(): string {

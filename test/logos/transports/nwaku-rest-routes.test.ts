@@ -13,11 +13,12 @@ import { startGateway } from '../../../src/gateway/gateway.ts';
 import { startNodeRestServer, type NodeRestServer } from '../../../src/logos/node-rest/server.ts';
 import { messagesPath } from '../../../src/logos/node-rest/wire.ts';
 import { WakuTransport, type WakuMessage } from '../../../src/logos/transports/waku.ts';
-import { openPublication } from '../../../src/logos/transports/waku/frames.ts';
+import { openKeyed } from '../../../src/logos/transports/waku/payloads.ts';
 import { eventually } from '../../support/gateway.ts';
 
 const TOPIC = '/logos-a2a/1/rest-test/json';
 const OTHER = '/logos-a2a/1/rest-other/json';
+const KEY = new Uint8Array(32).fill(3);
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -99,12 +100,13 @@ describe('the relay routes (autosharding)', () => {
     stop();
 
     await drain(TOPIC);
-    await peer.publish(TOPIC, utf8('from the peer')); // a signed publication, as any party of the binding sends
+    await peer.publish(TOPIC, utf8('from the peer'), { key: KEY }); // a keyed publication, as the binding sends
     const [message] = await eventually(async () => {
       const messages = await drain(TOPIC);
       return messages.length > 0 ? messages : undefined;
     });
-    const opened = openPublication(TOPIC, Buffer.from(message!.payload as string, 'base64'));
+    expect(message!.version).toBe(1);
+    const opened = openKeyed(KEY, Buffer.from(message!.payload as string, 'base64'));
     expect(opened).toMatchObject({ ok: true, sender: peer.address });
     expect(new TextDecoder().decode((opened as { body: Uint8Array }).body)).toBe('from the peer');
   });

@@ -1,13 +1,15 @@
 /**
  * The `nwaku-rest` transport against a relay node's REST API over real HTTP (our node's REST face, the routes a real
- * nwaku serves): 1:1 and pub/sub with parties on the `waku` transport across the relay network, senders vouched
- * for, forgeries and repeats dropped, a node that restarts, a node that is not there; and a gateway on nwaku-rest
+ * nwaku serves): 1:1 and pub/sub (keyed and plain) with parties on the `waku` transport across the relay network,
+ * senders vouched for, forgeries, misaddressed messages and repeats dropped, a node that restarts, a node that is not there; and a gateway on nwaku-rest
  * serving an echo agent process through the node, to the official A2A client.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { preCipher } from '@waku/message-encryption/ecies';
+import { encryptSymmetric } from '@waku/message-encryption/symmetric';
 import { startAgentProcess, type AgentProcess } from '../../../src/cli/agent-process.ts';
 import { loadConfig } from '../../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../../src/gateway/gateway.ts';
@@ -16,13 +18,18 @@ import { startNodeRestServer, type NodeRestServer } from '../../../src/logos/nod
 import { messagesPath } from '../../../src/logos/node-rest/wire.ts';
 import { NwakuRestTransport } from '../../../src/logos/transports/nwaku-rest.ts';
 import { WakuTransport, inboxTopic } from '../../../src/logos/transports/waku.ts';
-import { signPublication } from '../../../src/logos/transports/waku/frames.ts';
-import { wakuIdentity, generateWakuPrivateKey } from '../../../src/logos/transports/waku/identity.ts';
+import { parseWakuAddress, wakuIdentity, generateWakuPrivateKey } from '../../../src/logos/transports/waku/identity.ts';
+import { sealDirect, sealKeyed } from '../../../src/logos/transports/waku/payloads.ts';
 import { clientFor, eventually, textMessage } from '../../support/gateway.ts';
 
 const TOPIC = '/logos-a2a/1/nwaku-rest-test/json';
+const KEY = new Uint8Array(32).fill(7);
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/** A 1:1 body as the binding writes it: a JSON object naming both parties. */
+const dm = (from: { address: string }, to: { address: string }, body: string) =>
+  utf8(JSON.stringify({ from: from.address, to: to.address, body }));
 
 /** Until `check` holds (the support helper's `eventually` waits for a value; false is one). */
 const until = (check: () => boolean | Promise<boolean>, timeoutMs?: number) =>
@@ -48,6 +55,15 @@ function received(): {
   return { list, handler: (payload, { sender }) => list.push({ body: text(payload), sender }) };
 }
 
+/** What arrives 1:1: the `body` of each JSON message, and who sent it. */
+function receivedDirect(): ReturnType<typeof received> {
+  const list: { body: string; sender: string | undefined }[] = [];
+  return {
+    list,
+    handler: (payload, { sender }) => list.push({ body: (JSON.parse(text(payload)) as { body: string }).body, sender }),
+  };
+}
+
 beforeAll(async () => {
   node = await WakuTransport.create({ listen: ['/ip4/127.0.0.1/tcp/0'] });
   peer = await WakuTransport.create({ listen: ['/ip4/127.0.0.1/tcp/0'], staticPeers: node.multiaddrs() });
@@ -68,77 +84,118 @@ afterAll(async () => {
 describe('nwaku-rest transport ⇄ waku transport, across the relay', () => {
   it('1:1 both ways, the sender vouched for by its signature', async () => {
     const viaRest = await client();
-    const fromRest = received();
-    const fromPeer = received();
-    peer.onDirect(fromRest.handler);
+    const fromRest = receivedDirect();
+    const fromPeer = receivedDirect();
+    const stopPeer = peer.onDirect(fromRest.handler);
     viaRest.onDirect(fromPeer.handler);
 
-    await viaRest.send(peer.address, utf8('hello peer'));
+    await viaRest.send(peer.address, dm(viaRest, peer, 'hello peer'));
     await until(() => fromRest.list.length > 0);
+    stopPeer();
     expect(fromRest.list).toEqual([{ body: 'hello peer', sender: viaRest.address }]);
 
-    await peer.send(viaRest.address, utf8('hello rest'));
+    await peer.send(viaRest.address, dm(peer, viaRest, 'hello rest'));
     await until(() => fromPeer.list.length > 0);
     expect(fromPeer.list).toEqual([{ body: 'hello rest', sender: peer.address }]);
   });
 
-  it('publications both ways; several in a row arrive in order', async () => {
+  it('keyed publications both ways, the publisher vouched for; several in a row arrive in order', async () => {
     const viaRest = await client();
     const atRest = received();
     const atPeer = received();
-    viaRest.subscribe(TOPIC, atRest.handler);
-    peer.subscribe(TOPIC, atPeer.handler);
+    viaRest.subscribe(TOPIC, atRest.handler, { key: KEY });
+    const stopPeer = peer.subscribe(TOPIC, atPeer.handler, { key: KEY });
 
-    await viaRest.publish(TOPIC, utf8('from rest'));
+    await viaRest.publish(TOPIC, utf8('from rest'), { key: KEY });
     await until(() => atPeer.list.length > 0);
     expect(atPeer.list).toEqual([{ body: 'from rest', sender: viaRest.address }]);
 
-    for (const n of [1, 2, 3]) await peer.publish(TOPIC, utf8(`n${n}`));
+    for (const n of [1, 2, 3]) await peer.publish(TOPIC, utf8(`n${n}`), { key: KEY });
     await until(() => atRest.list.filter((m) => m.sender === peer.address).length === 3);
+    stopPeer();
     expect(atRest.list.filter((m) => m.sender === peer.address).map((m) => m.body)).toEqual(['n1', 'n2', 'n3']);
+  });
+
+  it('plain publications both ways: the bytes as given, nobody vouched for', async () => {
+    const topic = '/logos-a2a/1/nwaku-rest-plain/json';
+    const viaRest = await client();
+    const atRest = received();
+    const atPeer = received();
+    viaRest.subscribe(topic, atRest.handler);
+    const stopPeer = peer.subscribe(topic, atPeer.handler);
+
+    await viaRest.publish(topic, utf8('{"card":"from rest"}'));
+    await until(() => atPeer.list.length > 0);
+    stopPeer();
+    expect(atPeer.list).toEqual([{ body: '{"card":"from rest"}', sender: undefined }]);
+
+    await peer.publish(topic, utf8('{"card":"from the peer"}'));
+    await until(() => atRest.list.some((m) => m.body === '{"card":"from the peer"}'));
+    expect(atRest.list.filter((m) => m.body === '{"card":"from the peer"}')).toEqual([
+      { body: '{"card":"from the peer"}', sender: undefined },
+    ]);
   });
 
   it('two REST parties on one node reach each other', async () => {
     const a = await client();
     const b = await client();
-    const atB = received();
+    const atB = receivedDirect();
     b.onDirect(atB.handler);
-    await a.send(b.address, utf8('same node'));
+    await a.send(b.address, dm(a, b, 'same node'));
     await until(() => atB.list.length > 0);
     expect(atB.list).toEqual([{ body: 'same node', sender: a.address }]);
   });
 
-  it('forgeries, unsigned publications and repeats are dropped and counted', async () => {
+  it('forgeries, unsigned, misaddressed and repeated messages are dropped and counted', async () => {
     const viaRest = await client({ pollIntervalMs: 0 });
     const at = received();
-    viaRest.subscribe(TOPIC, at.handler);
+    const direct = receivedDirect();
+    viaRest.subscribe(TOPIC, at.handler, { key: KEY });
+    viaRest.onDirect(direct.handler);
     await viaRest.poll();
 
     const forger = wakuIdentity(generateWakuPrivateKey());
-    const genuine = signPublication(forger.privateKey, forger.publicKey, TOPIC, utf8('genuine'));
-    const forged = genuine.slice();
-    forged[forged.length - 1]! ^= 1; // the body changed after signing
-    await peer.relayMessage({ payload: forged, contentTopic: TOPIC, version: 0 });
-    await peer.relayMessage({
-      payload: utf8('no frame at all, long enough to be mistaken for one'.repeat(3)),
-      contentTopic: TOPIC,
-      version: 0,
-    });
-    await peer.relayMessage({ payload: genuine, contentTopic: TOPIC, version: 0, timestamp: 1n });
-    await peer.relayMessage({ payload: genuine, contentTopic: TOPIC, version: 0, timestamp: 2n }); // replayed
-    await peer.relayMessage({ payload: utf8('garbage'), contentTopic: viaRest.inboxTopic, version: 1 });
+    const someone = wakuIdentity(generateWakuPrivateKey());
+    const viaRestKey = parseWakuAddress(viaRest.address);
+    const keyed = (payload: Uint8Array) => peer.relayMessage({ payload, contentTopic: TOPIC, version: 1 });
+    const toInbox = (payload: Uint8Array) =>
+      peer.relayMessage({ payload, contentTopic: viaRest.inboxTopic, version: 1 });
+    // Under the topic key but not signed, as a stock encoder without a signing key makes it.
+    await keyed(await encryptSymmetric(await preCipher(utf8('anonymous')), KEY));
+    // In the clear on a keyed topic.
+    await peer.relayMessage({ payload: utf8('{"type":"task_result"}'), contentTopic: TOPIC, version: 0 });
+    // Signed, under another key.
+    await keyed(sealKeyed(forger.privateKey, new Uint8Array(32), utf8('elsewhere')));
+    // Genuine, then the same bytes again.
+    const genuine = sealKeyed(forger.privateKey, KEY, utf8('genuine'));
+    await peer.relayMessage({ payload: genuine, contentTopic: TOPIC, version: 1, timestamp: 1n });
+    await peer.relayMessage({ payload: genuine, contentTopic: TOPIC, version: 1, timestamp: 2n });
+    // 1:1: not encrypted to this party; signed by the forger, claiming to come from someone; addressed to someone.
+    await toInbox(utf8('garbage'));
+    await toInbox(sealDirect(forger.privateKey, viaRestKey, dm(someone, viaRest, 'I am someone')));
+    await toInbox(sealDirect(forger.privateKey, viaRestKey, dm(forger, someone, 'for someone')));
 
     await until(async () => {
       await viaRest.poll();
-      return at.list.length === 1 && viaRest.dropped.duplicate === 1 && viaRest.dropped.undecryptable === 1;
+      const dropped = viaRest.dropped;
+      return (
+        at.list.length === 1 && dropped.duplicate === 1 && dropped.wrongRecipient === 1 && dropped.badSignature === 1
+      );
     });
-    expect(at.list).toEqual([{ body: 'genuine', sender: `waku:${Buffer.from(forger.publicKey).toString('hex')}` }]);
-    expect(viaRest.dropped).toMatchObject({ badSignature: 1, unsigned: 1, duplicate: 1, undecryptable: 1 });
+    expect(at.list).toEqual([{ body: 'genuine', sender: forger.address }]);
+    expect(direct.list).toEqual([]);
+    expect(viaRest.dropped).toMatchObject({
+      unsigned: 2,
+      undecryptable: 2,
+      duplicate: 1,
+      badSignature: 1,
+      wrongRecipient: 1,
+    });
   });
 
   it('a node that restarts and forgets the subscriptions gets them back at the next poll', async () => {
     const viaRest = await client();
-    const at = received();
+    const at = receivedDirect();
     viaRest.onDirect(at.handler);
     // A fresh REST face on the same node: it knows none of this client's subscriptions.
     const port = Number(new URL(rest.url).port);
@@ -149,7 +206,7 @@ describe('nwaku-rest transport ⇄ waku transport, across the relay', () => {
       const response = await fetch(`${rest.url}${messagesPath(viaRest.inboxTopic)}`).catch(() => undefined);
       return response?.status === 200;
     });
-    await peer.send(viaRest.address, utf8('after the restart'));
+    await peer.send(viaRest.address, dm(peer, viaRest, 'after the restart'));
     await until(() => at.list.length > 0);
     expect(at.list[0]).toEqual({ body: 'after the restart', sender: peer.address });
     expect(inboxTopic(viaRest.address)).toBe(viaRest.inboxTopic);
