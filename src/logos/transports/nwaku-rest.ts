@@ -29,15 +29,8 @@ import {
   relayMessageJson,
   type RelayMessage,
 } from '../node-rest/wire.ts';
-import {
-  generateWakuPrivateKey,
-  inboxTopicForPublicKey,
-  parseWakuAddress,
-  proveAddress,
-  wakuIdentity,
-  type WakuIdentity,
-} from './waku/identity.ts';
-import { sealDirect, sealKeyed } from './waku/payloads.ts';
+import { generateWakuPrivateKey, proveAddress, wakuIdentity, type WakuIdentity } from './waku/identity.ts';
+import { directMessage, publicationMessage } from './waku/outgoing.ts';
 import { PartyReceiver, deliver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
 
 export interface NwakuRestTransportOptions {
@@ -152,9 +145,7 @@ export class NwakuRestTransport implements LogosTransport {
   async send(address: string, payload: Uint8Array): Promise<void> {
     this.assertRunning();
     this.assertPayloadSize(payload);
-    const recipient = parseWakuAddress(address);
-    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
-    await this.relay({ payload: sealed, contentTopic: inboxTopicForPublicKey(recipient), version: 1 });
+    await this.relay(directMessage(this.#identity.privateKey, address, payload));
   }
 
   onDirect(handler: PayloadHandler): Unsubscribe {
@@ -169,9 +160,7 @@ export class NwakuRestTransport implements LogosTransport {
     this.assertPayloadSize(payload);
     assertContentTopic(topic);
     const key = options.key && topicKey(options.key, 'nwaku-rest transport');
-    if (!key) return this.relay({ payload, contentTopic: topic, version: 0 });
-    const sealed = sealKeyed(this.#identity.privateKey, key, payload);
-    await this.relay({ payload: sealed, contentTopic: topic, version: 1 });
+    await this.relay(publicationMessage(this.#identity.privateKey, topic, payload, key));
   }
 
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {

@@ -42,8 +42,6 @@ import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '
 import {
   assertSecretKey,
   generateWakuPrivateKey,
-  inboxTopicForPublicKey,
-  parseWakuAddress,
   proveAddress,
   wakuIdentity,
   type WakuIdentity,
@@ -55,7 +53,7 @@ import {
   stopRelayLibp2p,
   type WakuLibp2p,
 } from './waku/node.ts';
-import { sealDirect, sealKeyed } from './waku/payloads.ts';
+import { directMessage, publicationMessage } from './waku/outgoing.ts';
 import {
   ENVELOPE_OVERHEAD_BYTES,
   PartyReceiver,
@@ -277,10 +275,7 @@ export class WakuTransport implements LogosTransport {
   async send(address: string, payload: Uint8Array): Promise<void> {
     this.assertRunning();
     this.assertPayloadSize(payload);
-    const recipient = parseWakuAddress(address);
-    const contentTopic = inboxTopicForPublicKey(recipient);
-    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
-    await this.relay({ payload: sealed, contentTopic, version: 1 });
+    await this.relay(directMessage(this.#identity.privateKey, address, payload));
   }
 
   onDirect(handler: PayloadHandler): Unsubscribe {
@@ -295,9 +290,7 @@ export class WakuTransport implements LogosTransport {
     this.assertPayloadSize(payload);
     this.pubsubTopicFor(topic);
     const key = options.key && topicKey(options.key, 'waku transport');
-    if (!key) return this.relay({ payload, contentTopic: topic, version: 0 });
-    const sealed = sealKeyed(this.#identity.privateKey, key, payload);
-    await this.relay({ payload: sealed, contentTopic: topic, version: 1 });
+    await this.relay(publicationMessage(this.#identity.privateKey, topic, payload, key));
   }
 
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
