@@ -10,15 +10,19 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-file.ts';
-import { Task, TaskState } from '@a2a-js/sdk';
-import { InvalidPageTokenError, type StoredTask, type TaskPage, type TaskQuery, type TaskStore } from './task-store.ts';
-
-const TERMINAL_STATES = [
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-];
+import type { Task } from '@a2a-js/sdk';
+import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import {
+  ACTIVE_TASKS_SQL,
+  fromRow,
+  serialize,
+  stateOf,
+  TERMINAL_STATES,
+  timestampOf,
+  taskListSql,
+  taskPageOf,
+  type TaskRow,
+} from './task-rows.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tasks (
@@ -39,15 +43,6 @@ CREATE INDEX IF NOT EXISTS tasks_by_retry_key ON tasks (retry_key) WHERE retry_k
 CREATE INDEX IF NOT EXISTS tasks_by_owner_time ON tasks (agent_id, owner, status_ts DESC, id DESC) WHERE owner IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tasks_active ON tasks (state) WHERE state NOT IN (${TERMINAL_STATES.join(',')});
 `;
-
-interface TaskRow {
-  id: string;
-  agent_id: string;
-  task_json: string;
-  agent_addr: string;
-  last_seq: number;
-  request: string;
-}
 
 /** The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. */
 interface PendingWrite {
@@ -80,7 +75,7 @@ export class SqliteTaskStore implements TaskStore {
       'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?',
     );
     this.getStmt = this.db.prepare('SELECT * FROM tasks WHERE id = ? AND agent_id = ?');
-    this.activeStmt = this.db.prepare(`SELECT * FROM tasks WHERE state NOT IN (${TERMINAL_STATES.join(',')})`);
+    this.activeStmt = this.db.prepare(ACTIVE_TASKS_SQL);
   }
 
   insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
@@ -172,39 +167,9 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async list(agentId: string, query: TaskQuery): Promise<TaskPage> {
-    const where = ['agent_id = ?'];
-    const args: (string | number)[] = [agentId];
-    const filterBy = (clause: string, value: string | number) => {
-      where.push(clause);
-      args.push(value);
-    };
-    if (query.owner !== undefined) filterBy('owner = ?', query.owner);
-    if (query.contextId) filterBy('context_id = ?', query.contextId);
-    if (query.state !== undefined) filterBy('state = ?', query.state);
-    if (query.statusAfter) filterBy('status_ts > ?', query.statusAfter);
-    const filter = where.join(' AND ');
-    const { total } = this.db.prepare(`SELECT count(*) AS total FROM tasks WHERE ${filter}`).get(...args) as {
-      total: number;
-    };
-
-    const pageWhere = [filter];
-    const pageArgs = [...args];
-    if (query.pageToken) {
-      const [ts, id] = decodeCursor(query.pageToken);
-      pageWhere.push('(status_ts, id) < (?, ?)');
-      pageArgs.push(ts, id);
-    }
-    const rows = this.db
-      .prepare(`SELECT * FROM tasks WHERE ${pageWhere.join(' AND ')} ORDER BY status_ts DESC, id DESC LIMIT ?`)
-      .all(...pageArgs, query.pageSize + 1) as unknown as TaskRow[];
-    const more = rows.length > query.pageSize;
-    const page = rows.slice(0, query.pageSize).map((row) => fromRow(row).task);
-    const last = page.at(-1);
-    return {
-      tasks: page,
-      totalSize: total,
-      nextPageToken: more && last ? encodeCursor(timestampOf(last), last.id) : '',
-    };
+    const { count, page } = taskListSql(agentId, query);
+    const { total } = this.db.prepare(count.sql).get(...count.args) as { total: number };
+    return taskPageOf(this.db.prepare(page.sql).all(...page.args) as unknown as TaskRow[], total, query.pageSize);
   }
 
   async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
@@ -224,40 +189,4 @@ export class SqliteTaskStore implements TaskStore {
     if (this.pending.size > 0) this.commit();
     if (this.db.isOpen) this.db.close();
   }
-}
-
-function stateOf(task: Task): number {
-  return task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
-}
-
-function timestampOf(task: Task): string {
-  return task.status?.timestamp ?? new Date(0).toISOString();
-}
-
-function serialize(task: Task): string {
-  return JSON.stringify(Task.toJSON(task));
-}
-
-function fromRow(row: TaskRow): StoredTask {
-  return {
-    agentId: row.agent_id,
-    task: Task.fromJSON(JSON.parse(row.task_json)),
-    link: { agentAddress: row.agent_addr, lastSeq: row.last_seq, request: row.request },
-  };
-}
-
-function encodeCursor(ts: string, id: string): string {
-  return Buffer.from(JSON.stringify([ts, id])).toString('base64url');
-}
-
-function decodeCursor(token: string): [string, string] {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === 'string')) {
-      return value as [string, string];
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw new InvalidPageTokenError(`pageToken "${token}" is not one this server issued`);
 }

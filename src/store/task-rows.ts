@@ -1,0 +1,104 @@
+/**
+ * How a task is kept in a row, the same in every SQL store (SQLite, D1): its state and status time as columns to
+ * query by, the SDK's JSON as the body, and list pages resumed from an opaque (status time, id) cursor.
+ */
+import { Task, TaskState } from '@a2a-js/sdk';
+import { InvalidPageTokenError, type StoredTask, type TaskPage, type TaskQuery } from './task-store.ts';
+
+export const TERMINAL_STATES = [
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+];
+
+/** The columns a task is read back from. */
+export interface TaskRow {
+  id: string;
+  agent_id: string;
+  task_json: string;
+  agent_addr: string;
+  last_seq: number;
+  request: string;
+}
+
+export function stateOf(task: Task): number {
+  return task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+}
+
+export function timestampOf(task: Task): string {
+  return task.status?.timestamp ?? new Date(0).toISOString();
+}
+
+export function serialize(task: Task): string {
+  return JSON.stringify(Task.toJSON(task));
+}
+
+export function fromRow(row: TaskRow): StoredTask {
+  return {
+    agentId: row.agent_id,
+    task: Task.fromJSON(JSON.parse(row.task_json)),
+    link: { agentAddress: row.agent_addr, lastSeq: row.last_seq, request: row.request },
+  };
+}
+
+export function encodeCursor(ts: string, id: string): string {
+  return Buffer.from(JSON.stringify([ts, id])).toString('base64url');
+}
+
+export function decodeCursor(token: string): [string, string] {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === 'string')) {
+      return value as [string, string];
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new InvalidPageTokenError(`pageToken "${token}" is not one this server issued`);
+}
+
+/** The statements of one list page: the count of every match, and the page (one row more, to tell if more follow). */
+export interface TaskListSql {
+  count: { sql: string; args: (string | number)[] };
+  page: { sql: string; args: (string | number)[] };
+}
+
+export function taskListSql(agentId: string, query: TaskQuery): TaskListSql {
+  const where = ['agent_id = ?'];
+  const args: (string | number)[] = [agentId];
+  const filterBy = (clause: string, value: string | number) => {
+    where.push(clause);
+    args.push(value);
+  };
+  if (query.owner !== undefined) filterBy('owner = ?', query.owner);
+  if (query.contextId) filterBy('context_id = ?', query.contextId);
+  if (query.state !== undefined) filterBy('state = ?', query.state);
+  if (query.statusAfter) filterBy('status_ts > ?', query.statusAfter);
+  const filter = where.join(' AND ');
+  const pageWhere = [filter];
+  const pageArgs = [...args];
+  if (query.pageToken) {
+    const [ts, id] = decodeCursor(query.pageToken);
+    pageWhere.push('(status_ts, id) < (?, ?)');
+    pageArgs.push(ts, id);
+  }
+  return {
+    count: { sql: `SELECT count(*) AS total FROM tasks WHERE ${filter}`, args },
+    page: {
+      sql: `SELECT * FROM tasks WHERE ${pageWhere.join(' AND ')} ORDER BY status_ts DESC, id DESC LIMIT ?`,
+      args: [...pageArgs, query.pageSize + 1],
+    },
+  };
+}
+
+/** The page out of the rows its statement found (one more than the page size when more follow). */
+export function taskPageOf(rows: TaskRow[], total: number, pageSize: number): TaskPage {
+  const more = rows.length > pageSize;
+  const page = rows.slice(0, pageSize).map((row) => fromRow(row).task);
+  const last = page.at(-1);
+  return { tasks: page, totalSize: total, nextPageToken: more && last ? encodeCursor(timestampOf(last), last.id) : '' };
+}
+
+/** Active tasks: what a restarted gateway resumes. */
+export const ACTIVE_TASKS_SQL = `SELECT * FROM tasks WHERE state NOT IN (${TERMINAL_STATES.join(',')})`;
