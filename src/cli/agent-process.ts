@@ -9,6 +9,7 @@ import { conformanceAgent } from '../logos/agents/conformance.ts';
 import { echoAgent } from '../logos/agents/echo.ts';
 import { loadOrCreateKey } from '../logos/secret-key-file.ts';
 import { WakuTransport } from '../logos/transports/waku.ts';
+import { startNodeRestServer, type NodeRestSettings } from '../logos/node-rest/server.ts';
 
 export interface AgentProcessOptions {
   kind: 'echo' | 'conformance';
@@ -23,11 +24,15 @@ export interface AgentProcessOptions {
   announceEveryMs?: number;
   clusterId?: number;
   shards?: number;
+  /** Serve the node's nwaku REST API (for Workers and nwaku clients). */
+  rest?: NodeRestSettings;
 }
 
 export interface AgentProcess {
   agent: LogosAgent;
   transport: WakuTransport;
+  /** Where the node's nwaku REST API is, when served. */
+  restUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -60,5 +65,20 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
   };
   const agent = options.kind === 'echo' ? echoAgent(transport, builtin) : conformanceAgent(transport, builtin);
   await agent.start();
-  return { agent, transport, stop: () => agent.stop() };
+  let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
+  try {
+    rest = options.rest ? await startNodeRestServer(transport, options.rest) : undefined;
+  } catch (error) {
+    await agent.stop();
+    throw error;
+  }
+  return {
+    agent,
+    transport,
+    ...(rest ? { restUrl: rest.url } : {}),
+    async stop() {
+      await rest?.stop();
+      await agent.stop();
+    },
+  };
 }

@@ -113,6 +113,8 @@ Options:
   --key-file FILE       the agent's Logos identity (default .data/agent-ID.key, created on first start)
   --card-key-file FILE  the LEZ key its card is signed with (default .data/agent-ID.lez.key, created on first start)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
+  --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port)
+  --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
   -h, --help            this text
 
 Settings: none besides these options. The agent uses the gateway's defaults: Waku cluster 2 with 8 shards, and
@@ -127,6 +129,8 @@ Ctrl-C or SIGTERM stops it.
       'key-file': { type: 'string' },
       'card-key-file': { type: 'string' },
       'announce-every': { type: 'string' },
+      'rest-port': { type: 'string' },
+      'rest-host': { type: 'string' },
     },
     positionals: 1,
     run: runAgent,
@@ -294,10 +298,13 @@ function settingsTable(): string {
   const rows: [string, string][] = [
     ['LOGOS_A2A_CONFIG', 'the config file, when --config is not given'],
     ...Object.entries(ENVIRONMENT).map(([env, key]): [string, string] => [env, key]),
-    ['LOGOS_A2A_TRANSPORT', 'transport.kind: waku (default) or memory'],
+    ['LOGOS_A2A_TRANSPORT', 'transport.kind: waku (default), memory or nwaku-rest'],
     ['LOGOS_A2A_WAKU_LISTEN', 'transport.listen (comma-separated multiaddrs)'],
     ['LOGOS_A2A_WAKU_PEERS', 'transport.peers (comma-separated multiaddrs)'],
     ['LOGOS_A2A_WAKU_KEY_FILE', 'transport.keyFile'],
+    ['LOGOS_A2A_WAKU_REST_PORT', "transport.rest.port: serve the node's nwaku REST API (off unless set)"],
+    ['LOGOS_A2A_WAKU_REST_HOST', 'transport.rest.host (default 127.0.0.1)'],
+    ['LOGOS_A2A_NWAKU_REST_URL', 'transport.url: the nwaku REST API an nwaku-rest gateway goes through'],
     ['LOGOS_A2A_PAYMENTS_RAIL', 'payments.rail: none (default) or lez'],
     ['LOGOS_A2A_SEQUENCER_URL', 'payments.sequencerUrl'],
     ['LOGOS_A2A_WALLET_KEY_FILE', 'payments.walletKeyFile'],
@@ -450,6 +457,14 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   if (announceEveryMs !== undefined && !(Number.isInteger(announceEveryMs) && announceEveryMs > 0)) {
     throw new UsageError(`${prefix}: --announce-every takes milliseconds, a whole number above 0, got "${every}"`);
   }
+  const restPortOption = str(values['rest-port']);
+  const restPort = restPortOption === undefined ? undefined : Number(restPortOption);
+  if (
+    restPort !== undefined &&
+    !(restPortOption !== '' && Number.isInteger(restPort) && restPort >= 0 && restPort <= 65535)
+  ) {
+    throw new UsageError(`${prefix}: --rest-port takes a port number from 0 to 65535, got "${restPortOption}"`);
+  }
   const peers = (values.peer as string[] | undefined) ?? [];
   const listen = values.listen as string[] | undefined;
   checkMultiaddrs(peers, '--peer', prefix, 'option');
@@ -465,12 +480,14 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
+    ...(restPort !== undefined ? { rest: { port: restPort, host: str(values['rest-host']) ?? '127.0.0.1' } } : {}),
   });
   process.stdout.write(
     [
       `logos-a2a agent ${running.agent.card.id}: ${running.transport.address}`,
       `  listening at ${running.transport.multiaddrs().join(', ')}`,
       `  peers: ${peers.join(', ') || 'none (pass --peer to join a network)'}`,
+      ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
@@ -529,10 +546,13 @@ function printWelcome(gateway: Gateway, command: string): void {
 }
 
 function logosNetworkLines(gateway: Gateway): string[] {
+  const { remoteNodeUrl, nodeRestUrl } = gateway.network;
+  if (remoteNodeUrl) return [`Logos network: Waku relay through the nwaku REST API at ${remoteNodeUrl}`];
   const join = gateway.network.joinAddresses();
   if (join.length === 0) return ['Logos network: in-process (memory)'];
   return [
     `Logos network: Waku relay; join at ${join[0]}`,
+    ...(nodeRestUrl ? [`  the node's nwaku REST API: ${nodeRestUrl}`] : []),
     `  another agent, as its own process: npm run agent -- echo --id echo2 --peer ${join[0]}`,
   ];
 }

@@ -1,13 +1,16 @@
 /**
- * The Logos network the gateway joins, as configured: the in-process memory network, or Waku Relay through an
- * embedded node. It hands out the gateway's node and nodes for in-process agents, joined to the same network.
+ * The Logos network the gateway joins, as configured: the in-process memory network, Waku Relay through an
+ * embedded node (which can serve the nwaku REST API too), or Waku Relay through the REST API of a node run
+ * elsewhere (nwaku-rest). It hands out the gateway's node and nodes for in-process agents, joined to the same network.
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { loadOrCreateKey } from './secret-key-file.ts';
 import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
+import { NwakuRestTransport } from './transports/nwaku-rest.ts';
 import { BINDING_SHARD_TOPIC, WakuTransport } from './transports/waku.ts';
+import { startNodeRestServer, type NodeRestSettings } from './node-rest/server.ts';
 
 export interface LogosNetwork {
   readonly gateway: LogosTransport;
@@ -19,13 +22,26 @@ export interface LogosNetwork {
   ready(agentCount: number, timeoutMs?: number): Promise<boolean>;
   /** Addresses other processes can join at (Waku multiaddrs); empty for the memory network. */
   joinAddresses(): string[];
+  /** Where the embedded node serves the nwaku REST API, when it does. */
+  readonly nodeRestUrl?: string;
+  /** The node whose REST API the gateway goes through (nwaku-rest). */
+  readonly remoteNodeUrl?: string;
   stop(): Promise<void>;
 }
 
 /** Where the gateway's Logos side runs: the in-process network, or an embedded Waku relay node. */
 export type NetworkSettings =
   | { kind: 'memory' }
-  | { kind: 'waku'; listen: string[]; peers: string[]; clusterId: number; shards: number; keyFile: string };
+  | {
+      kind: 'waku';
+      listen: string[];
+      peers: string[];
+      clusterId: number;
+      shards: number;
+      keyFile: string;
+      rest?: NodeRestSettings;
+    }
+  | { kind: 'nwaku-rest'; url: string; keyFile: string; pollIntervalMs: number };
 
 export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetwork): Promise<LogosNetwork> {
   if (settings.kind === 'memory') {
@@ -41,6 +57,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       stop: () => gateway.stop(),
     };
   }
+  if (settings.kind === 'nwaku-rest') return openRemoteNode(settings);
   const common = { clusterId: settings.clusterId, numShardsInCluster: settings.shards };
   const gateway = new WakuTransport({
     ...common,
@@ -49,8 +66,16 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     staticPeers: settings.peers,
   });
   await gateway.start();
+  let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
+  try {
+    rest = settings.rest ? await startNodeRestServer(gateway, settings.rest) : undefined;
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
   return {
     gateway,
+    ...(rest ? { nodeRestUrl: rest.url } : {}),
     agentNode: (name) =>
       new WakuTransport({
         ...common,
@@ -68,6 +93,31 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       return true;
     },
     joinAddresses: () => gateway.multiaddrs(),
+    async stop() {
+      await rest?.stop();
+      await gateway.stop();
+    },
+  };
+}
+
+/** Through the REST API of a node run elsewhere; in-process agents use it too, each with its own identity. */
+async function openRemoteNode(settings: {
+  url: string;
+  keyFile: string;
+  pollIntervalMs: number;
+}): Promise<LogosNetwork> {
+  const node = (key: Uint8Array) =>
+    new NwakuRestTransport({ url: settings.url, privateKey: key, pollIntervalMs: settings.pollIntervalMs });
+  const gateway = node(loadOrCreateKey(settings.keyFile));
+  await gateway.start();
+  return {
+    gateway,
+    remoteNodeUrl: gateway.url,
+    agentNode: (name) => node(loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.key`))),
+    agentCardKey: (name) => loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.lez.key`)),
+    // Through REST the mesh cannot be seen; the node's own /health tells whether it has relay peers.
+    ready: async () => true,
+    joinAddresses: () => [],
     stop: () => gateway.stop(),
   };
 }

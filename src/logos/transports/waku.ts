@@ -31,21 +31,12 @@
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
-import type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
-import {
-  PUBLICATION_HEADER_BYTES,
-  openDirect,
-  openPublication,
-  sealDirect,
-  signPublication,
-  type DropReason,
-} from './waku/frames.ts';
+import type { LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
+import { sealDirect, signPublication } from './waku/frames.ts';
 import {
   assertSecretKey,
   generateWakuPrivateKey,
@@ -62,9 +53,10 @@ import {
   stopRelayLibp2p,
   type WakuLibp2p,
 } from './waku/node.ts';
-import { SeenSet } from './waku/seen-set.ts';
+import { ENVELOPE_OVERHEAD_BYTES, PartyReceiver, deliver, type WakuDropCounters } from './waku/receiver.ts';
 import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
+export type { WakuDropCounters } from './waku/receiver.ts';
 export {
   addressFromPublicKey,
   canonicalWakuAddress,
@@ -74,7 +66,22 @@ export {
   parseWakuAddress,
 } from './waku/identity.ts';
 
-type WakuMessage = proto_message.WakuMessage;
+export type WakuMessage = proto_message.WakuMessage;
+
+/** A WakuMessage to relay as it is (the nwaku REST API's publish). */
+export interface OutgoingWakuMessage {
+  payload: Uint8Array;
+  contentTopic: string;
+  /** 0 (plain) or 1 (encrypted). */
+  version: number;
+  /** Nanoseconds since the epoch; now when absent. */
+  timestamp?: bigint;
+  meta?: Uint8Array;
+  ephemeral?: boolean;
+}
+
+/** Sees every WakuMessage on a shard the node relays, its own publications included (as nwaku's triggerSelf). */
+export type RelayObserver = (message: WakuMessage, pubsubTopic: string) => void;
 
 export const DEFAULT_CLUSTER_ID = 2;
 export const DEFAULT_NUM_SHARDS_IN_CLUSTER = 8;
@@ -84,8 +91,6 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
  */
 export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
-/** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES) and our frames. */
-const ENVELOPE_OVERHEAD_BYTES = 1024;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
 const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
 
@@ -126,16 +131,6 @@ export interface WakuTransportOptions {
   userAgent?: string;
 }
 
-export interface WakuDropCounters {
-  malformed: number;
-  oversized: number;
-  duplicate: number;
-  undecryptable: number;
-  unsigned: number;
-  badSignature: number;
-  wrongRecipient: number;
-}
-
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 export class WakuTransport implements LogosTransport {
@@ -148,25 +143,18 @@ export class WakuTransport implements LogosTransport {
   readonly clusterId: number;
   readonly numShardsInCluster: number;
   /** Messages dropped, by reason (see the module comment). */
-  readonly dropped: WakuDropCounters = {
-    malformed: 0,
-    oversized: 0,
-    duplicate: 0,
-    undecryptable: 0,
-    unsigned: 0,
-    badSignature: 0,
-    wrongRecipient: 0,
-  };
+  readonly dropped: WakuDropCounters;
 
   readonly #identity: WakuIdentity;
   readonly #nodeKey: Uint8Array | undefined;
   private readonly options: Omit<WakuTransportOptions, 'privateKey' | 'nodeKey'>;
   private readonly maxPayloadBytes: number;
   private readonly peerWaitMs: number;
-  private readonly seen: SeenSet;
+  private readonly receiver: PartyReceiver;
   private readonly directHandlers = new Set<PayloadHandler>();
   private readonly topicHandlers = new Map<string, Set<PayloadHandler>>();
   private readonly joined = new Set<string>();
+  private readonly relayObservers = new Set<RelayObserver>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
 
   private state: State = 'new';
@@ -199,7 +187,12 @@ export class WakuTransport implements LogosTransport {
     );
     this.maxPayloadBytes = integerAtLeast(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'maxPayloadBytes', 1);
     this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
-    this.seen = new SeenSet(integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1));
+    this.receiver = new PartyReceiver(
+      this.#identity,
+      this.maxPayloadBytes,
+      integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1),
+    );
+    this.dropped = this.receiver.dropped;
     for (const shard of options.relayShards ?? []) {
       if (!Number.isInteger(shard) || shard < 0 || shard >= this.numShardsInCluster) {
         throw new RangeError(`waku transport: relay shard ${shard} is not in 0..${this.numShardsInCluster - 1}`);
@@ -304,6 +297,35 @@ export class WakuTransport implements LogosTransport {
     };
   }
 
+  /**
+   * Relays a WakuMessage unchanged, on the shard autosharding gives its content topic (joined if need be). For
+   * nodes that serve others, such as the nwaku REST API; parties of the binding use `send` and `publish`.
+   */
+  async relayMessage(message: OutgoingWakuMessage): Promise<void> {
+    this.assertRunning();
+    this.pubsubTopicFor(message.contentTopic);
+    if (message.payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) {
+      throw new RangeError(
+        `waku transport: payload of ${message.payload.length} bytes exceeds ${this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES}`,
+      );
+    }
+    await this.relay(message);
+  }
+
+  /** Joins the shard of a content topic, so its messages reach relay observers. */
+  relayContentTopic(contentTopic: string): void {
+    this.assertRunning();
+    this.join(this.pubsubTopicFor(contentTopic));
+  }
+
+  /** Observes the raw WakuMessages on the shards this node relays (see `RelayObserver`). */
+  onRelayMessage(observer: RelayObserver): Unsubscribe {
+    this.relayObservers.add(observer);
+    return () => {
+      this.relayObservers.delete(observer);
+    };
+  }
+
   // ---- lifecycle -------------------------------------------------------------------------------------------------
 
   private async doStart(): Promise<void> {
@@ -373,13 +395,14 @@ export class WakuTransport implements LogosTransport {
     }
     this.libp2p = undefined;
     this.joined.clear();
-    this.seen.clear();
+    this.receiver.clear();
     this.state = 'stopped';
   }
 
   private forgetHandlers(): void {
     this.directHandlers.clear();
     this.topicHandlers.clear();
+    this.relayObservers.clear();
   }
 
   private join(pubsubTopic: string): void {
@@ -407,7 +430,7 @@ export class WakuTransport implements LogosTransport {
 
   // ---- outbound --------------------------------------------------------------------------------------------------
 
-  private async relay(message: { payload: Uint8Array; contentTopic: string; version: number }): Promise<void> {
+  private async relay(message: OutgoingWakuMessage): Promise<void> {
     const pubsubTopic = this.pubsubTopicFor(message.contentTopic);
     this.join(pubsubTopic);
     await this.waitForMesh(pubsubTopic);
@@ -415,7 +438,7 @@ export class WakuTransport implements LogosTransport {
     if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
     const wire = proto_message.WakuMessage.encode({
       ...message,
-      timestamp: BigInt(Date.now()) * 1_000_000n,
+      timestamp: message.timestamp ?? BigInt(Date.now()) * 1_000_000n,
     });
     try {
       await node.services.pubsub.publish(pubsubTopic, wire);
@@ -461,6 +484,13 @@ export class WakuTransport implements LogosTransport {
     // Our own publications skip validation, so they are decoded here.
     const decoded = this.validated.get(message) ?? decodeWakuMessage(message.data);
     if (!decoded) return;
+    for (const observer of [...this.relayObservers]) {
+      try {
+        observer(decoded, message.topic);
+      } catch (error) {
+        console.error(`waku transport ${this.address}: a relay observer threw`, error);
+      }
+    }
     const contentTopic = decoded.contentTopic;
     const direct = contentTopic === this.inboxTopic;
     if (!direct && !this.topicHandlers.has(contentTopic)) return; // relayed for others
@@ -471,46 +501,18 @@ export class WakuTransport implements LogosTransport {
   };
 
   private async receiveDirect(message: WakuMessage): Promise<void> {
-    const payload = message.payload;
-    if (message.version !== 1) return this.drop('malformed');
-    if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
-    const key = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
-    if (this.seen.has(key)) return this.drop('duplicate');
-    const opened = await openDirect(this.#identity.privateKey, this.#identity.publicKey, payload);
-    if (!opened.ok) return this.drop(opened.reason);
-    if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
-    if (this.seen.has(key)) return this.drop('duplicate');
-    this.seen.add(key);
-    this.deliver(this.directHandlers, opened.body, { sender: opened.sender });
+    const received = await this.receiver.direct(message);
+    if (received) deliver(this.directHandlers, received.body, { sender: received.sender }, this.label);
   }
 
   private async receivePublication(message: WakuMessage): Promise<void> {
-    const payload = message.payload;
-    if ((message.version ?? 0) !== 0) return this.drop('malformed');
-    if (payload.length > this.maxPayloadBytes + PUBLICATION_HEADER_BYTES) return this.drop('oversized');
-    const key = 'p' + digestHex(utf8ToBytes(message.contentTopic), payload);
-    if (this.seen.has(key)) return this.drop('duplicate');
-    const opened = openPublication(message.contentTopic, payload);
-    if (!opened.ok) return this.drop(opened.reason);
-    this.seen.add(key);
+    const received = this.receiver.publication(message);
     const handlers = this.topicHandlers.get(message.contentTopic);
-    if (handlers) this.deliver(handlers, opened.body, { sender: opened.sender });
+    if (received && handlers) deliver(handlers, received.body, { sender: received.sender }, this.label);
   }
 
-  private drop(reason: DropReason): void {
-    this.dropped[reason] += 1;
-  }
-
-  private deliver(handlers: Set<PayloadHandler>, body: Uint8Array, delivery: Delivery): void {
-    for (const handler of [...handlers]) {
-      // Each receiver gets its own copy, so nobody can alter what another party received.
-      const copy = body.slice();
-      try {
-        handler(copy, { ...delivery });
-      } catch (error) {
-        console.error(`waku transport ${this.address}: a receiver threw`, error);
-      }
-    }
+  private get label(): string {
+    return `waku transport ${this.address}`;
   }
 
   // ---- checks ----------------------------------------------------------------------------------------------------
@@ -533,16 +535,6 @@ function decodeWakuMessage(data: Uint8Array): WakuMessage | undefined {
   } catch {
     return undefined;
   }
-}
-
-function digestHex(...parts: Uint8Array[]): string {
-  const hash = sha256.create();
-  for (const part of parts) {
-    const length = new Uint8Array(4);
-    new DataView(length.buffer).setUint32(0, part.length, false);
-    hash.update(length).update(part);
-  }
-  return bytesToHex(hash.digest());
 }
 
 function integerAtLeast(value: number, name: string, min: number): number {
