@@ -39,7 +39,9 @@ export type GatewayError =
   | { kind: 'bad-query'; message: string }
   | { kind: 'shutting-down'; message: string }
   /** A deployment whose settings cannot work (a Worker's are read per request): the message names the setting. */
-  | { kind: 'misconfigured'; message: string };
+  | { kind: 'misconfigured'; message: string }
+  /** Something the gateway needs is out of reach for now (a Worker's Logos node): the message says what. */
+  | { kind: 'unavailable'; message: string };
 
 export type FaceError = ThrownError | GatewayError;
 
@@ -101,6 +103,8 @@ export function gatewayErrorResponse(error: Exclude<FaceError, { kind: 'a2a' }>)
       return httpError(503, 'UNAVAILABLE', error.message, { 'Retry-After': '5', Connection: 'close' });
     case 'misconfigured':
       return httpError(500, 'INTERNAL', error.message);
+    case 'unavailable':
+      return httpError(503, 'UNAVAILABLE', error.message, { 'Retry-After': '5' });
     case 'internal':
       return httpError(500, 'INTERNAL', INTERNAL_ERROR_MESSAGE);
   }
