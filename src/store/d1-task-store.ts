@@ -10,6 +10,8 @@ import type { Task } from '@a2a-js/sdk';
 import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
   ACTIVE_TASKS_SQL,
+  INSERT_TASK_SQL,
+  insertValues,
   fromRow,
   serialize,
   stateOf,
@@ -36,26 +38,9 @@ export class D1TaskStore implements TaskStore {
     this.onlyTask = options.onlyTask;
   }
 
-  insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
+  insert(record: StoredTask): Promise<void> {
     // Values are taken now: the caller goes on changing the task before the write runs.
-    const statement = this.db
-      .prepare(
-        `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(
-        task.id,
-        agentId,
-        task.contextId,
-        stateOf(task),
-        timestampOf(task),
-        serialize(task),
-        link.agentAddress,
-        link.lastSeq,
-        link.request,
-        retryKey ?? null,
-        owner ?? null,
-      );
+    const statement = this.db.prepare(INSERT_TASK_SQL).bind(...insertValues(record));
     return this.write(() => statement.run());
   }
 

@@ -14,6 +14,8 @@ import type { Task } from '@a2a-js/sdk';
 import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
   ACTIVE_TASKS_SQL,
+  INSERT_TASK_SQL,
+  insertValues,
   fromRow,
   serialize,
   stateOf,
@@ -67,10 +69,7 @@ export class SqliteTaskStore implements TaskStore {
     // a quarter less time per task than the default of 1000 pages).
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(SCHEMA);
-    this.insertStmt = this.db.prepare(
-      `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.insertStmt = this.db.prepare(INSERT_TASK_SQL);
     this.updateStmt = this.db.prepare(
       'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?',
     );
@@ -78,22 +77,10 @@ export class SqliteTaskStore implements TaskStore {
     this.activeStmt = this.db.prepare(ACTIVE_TASKS_SQL);
   }
 
-  insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
+  insert(record: StoredTask): Promise<void> {
     // Values are taken now: the caller goes on changing the task before the batch commits.
-    const row = [
-      task.id,
-      agentId,
-      task.contextId,
-      stateOf(task),
-      timestampOf(task),
-      serialize(task),
-      link.agentAddress,
-      link.lastSeq,
-      link.request,
-      retryKey ?? null,
-      owner ?? null,
-    ];
-    return this.enqueue(task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
+    const row = insertValues(record);
+    return this.enqueue(record.task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
   }
 
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {

@@ -22,6 +22,26 @@ export interface TaskRow {
   request: string;
 }
 
+/** The insert of a new task, and its values in the statement's order. */
+export const INSERT_TASK_SQL = `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export function insertValues({ agentId, task, link, retryKey, owner }: StoredTask): (string | number | null)[] {
+  return [
+    task.id,
+    agentId,
+    task.contextId,
+    stateOf(task),
+    timestampOf(task),
+    serialize(task),
+    link.agentAddress,
+    link.lastSeq,
+    link.request,
+    retryKey ?? null,
+    owner ?? null,
+  ];
+}
+
 export function stateOf(task: Task): number {
   return task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
 }
