@@ -14,6 +14,12 @@ import { v03Generation, v1Generation, type Binding, type EventView } from '../su
 import { cliEntry } from '../cli/dist.ts';
 import { applyMigrations, startWranglerDev, type WranglerDev } from './wrangler-dev.ts';
 
+/**
+ * Each call crosses wrangler's proxy, workerd, two Durable Objects, the node's REST API and a relay hop: on a loaded
+ * machine a test takes well over vitest's usual limit.
+ */
+const E2E_TIMEOUT_MS = 90_000;
+
 let dir: string;
 let state: string;
 let restUrl: string;
@@ -82,7 +88,7 @@ const lastState = (events: EventView[]) =>
     event.kind === 'status' ? [event.state] : event.kind === 'task' ? [event.task.state] : [],
   );
 
-describe.each([v1Generation, v03Generation])('through the Worker: $name', (generation) => {
+describe.each([v1Generation, v03Generation])('through the Worker: $name', { timeout: E2E_TIMEOUT_MS }, (generation) => {
   describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('%s', (binding) => {
     it('sends, streams, gets and cancels', async () => {
       const session = await generation.connect(`${worker!.url}/agents/echo/`, binding);
@@ -137,7 +143,7 @@ describe.each([v1Generation, v03Generation])('through the Worker: $name', (gener
   });
 });
 
-describe('the Worker', () => {
+describe('the Worker', { timeout: E2E_TIMEOUT_MS }, () => {
   it('serves the default agent at the root and lists tasks from D1', async () => {
     const sent = await rpc(`${worker!.url}/`, 'SendMessage', {
       message: { messageId: 'root-1', role: 'ROLE_USER', parts: [{ text: 'at the root' }] },
@@ -188,10 +194,10 @@ describe('a task through a restart of the Worker', () => {
       messageId: 'answer-after-restart',
     });
     expect(answered).toMatchObject({ kind: 'task', task: { id: asked.task.id, state: 'completed' } });
-  }, 120_000);
+  }, 180_000);
 });
 
-describe('without its node', () => {
+describe('without its node', { timeout: E2E_TIMEOUT_MS }, () => {
   it('refuses a new task with 503 and says why', async () => {
     const [echo] = agents;
     const exited = new Promise((resolve) => echo!.once('exit', resolve));
