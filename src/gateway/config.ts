@@ -59,7 +59,8 @@ const PaymentsConfig = z
     rail: z.enum(['none', 'lez', 'memory']).default('none'),
     /** The sequencer's JSON-RPC URL (lez rail). */
     sequencerUrl: z.string().url().optional(),
-    signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).default('prehash-v0.3'),
+    /** What LEZ signatures sign; detected from the sequencer at start, which a configured mode must agree with. */
+    signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).optional(),
     /** The gateway wallet: an encrypted key file (logos-a2a keys new); its passphrase in LOGOS_A2A_WALLET_PASSPHRASE. */
     walletKeyFile: z.string().min(1).default('.data/wallet.json'),
     perTransactionLimit: LezAmount.default('100'),

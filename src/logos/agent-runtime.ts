@@ -81,12 +81,17 @@ export interface AgentPayments {
     txHash: string,
     expect: { from: string; amount: bigint },
   ): Promise<{ ok: true } | { ok: false; message: string }>;
-  /** A new transfer back to the payer; once per `paymentId`. */
+  /** A new transfer back to the payer; once per `paymentId`. `paymentTxHash`: the payment it pays back. */
   refund(
     paymentId: string,
     to: string,
     amount: bigint,
+    paymentTxHash?: string,
   ): Promise<{ ok: true; txHash: string } | { ok: false; message: string }>;
+  /** The task this payment paid for completed: the money is earned. */
+  earned?(paymentTxHash: string): void;
+  /** Called once at start: pays back what was taken for tasks a previous run can no longer complete. */
+  refundOwed?(): Promise<void>;
 }
 
 /** What the built-in agents let their host choose. */
@@ -228,6 +233,8 @@ export class LogosAgent {
   }
 
   async start(): Promise<void> {
+    // Money first: tasks paid to a previous run of this agent cannot be completed by this one.
+    await this.payments?.refundOwed?.();
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
     if (this.discoveryTopic) {
@@ -466,6 +473,7 @@ export class LogosAgent {
     clearInterval(run.heartbeat);
     this.retain(run.taskId);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
+    if (run.paid && completed) this.payments?.earned?.(run.paid.tx_hash);
     if (!run.paid || completed) {
       void this.reply(run, reply);
       return;
@@ -477,12 +485,15 @@ export class LogosAgent {
   }
 
   private async refund(run: TaskRun, paid: WirePaymentReference): Promise<WirePaymentReference | undefined> {
-    const result = await this.payments!.refund(`refund:${run.taskId}`, paid.from, BigInt(paid.amount)).catch(
-      (error: unknown) => ({
-        ok: false as const,
-        message: String(error),
-      }),
-    );
+    const result = await this.payments!.refund(
+      `refund:${paid.tx_hash}`,
+      paid.from,
+      BigInt(paid.amount),
+      paid.tx_hash,
+    ).catch((error: unknown) => ({
+      ok: false as const,
+      message: String(error),
+    }));
     if (!result.ok) {
       console.error(`agent ${this.card.id}: refunding task ${run.taskId} failed: ${result.message}`);
       return undefined;
