@@ -83,7 +83,13 @@ export class TaskEngine {
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
 
   constructor(options: EngineOptions) {
-    this.options = { reorderWaitMs: 2_000, maxEnvelopeBytes: 1024 * 1024, approvalTimeoutMs: 3_600_000, ...options };
+    this.options = {
+      reorderWaitMs: 2_000,
+      // A request goes to the agent in one message.
+      maxEnvelopeBytes: options.transport.maxPayloadBytes,
+      approvalTimeoutMs: 3_600_000,
+      ...options,
+    };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
   }
 

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LezAmount } from '../logos/card.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
+import { NETWORK_NAMES, NETWORK_PRESETS } from '../logos/network-presets.ts';
 import { parseNetwork } from '../push/address-policy.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -17,16 +18,40 @@ const MemoryTransportConfig = z.object({ kind: z.literal('memory') }).strict();
 const WakuTransportConfig = z
   .object({
     kind: z.literal('waku'),
+    /**
+     * The Waku network joined, by the name of its logos-delivery preset: its cluster, shard count, message size
+     * limit and entry nodes. `local` has no entry nodes. The settings below, when given, override the preset's.
+     */
+    network: z.enum(NETWORK_NAMES).default('local'),
     /** Multiaddrs the gateway's node listens on; agents (and other relays) dial these. */
     listen: z.array(z.string().min(1)).min(1).default(['/ip4/127.0.0.1/tcp/60000']),
-    /** Relay peers to stay connected to. */
+    /** Relay peers to stay connected to, besides the entry nodes. */
     peers: z.array(z.string().min(1)).default([]),
-    clusterId: z.number().int().nonnegative().default(2),
-    shards: z.number().int().positive().max(1024).default(8),
+    /** The network's entry nodes, in place of the preset's (`[]`: none). */
+    entryNodes: z.array(z.string().min(1)).optional(),
+    clusterId: z.number().int().nonnegative().max(65535).optional(),
+    shards: z.number().int().positive().max(1024).optional(),
+    /** Largest encoded WakuMessage sent or relayed, in bytes. */
+    maxMessageBytes: z
+      .number()
+      .int()
+      .min(16 * 1024)
+      .optional(),
     /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
     keyFile: z.string().min(1).default('.data/gateway.key'),
   })
-  .strict();
+  .strict()
+  .transform(({ network, entryNodes, clusterId, shards, maxMessageBytes, ...rest }) => {
+    const preset = NETWORK_PRESETS[network];
+    return {
+      ...rest,
+      network,
+      entryNodes: entryNodes ?? [...preset.entryNodes],
+      clusterId: clusterId ?? preset.clusterId,
+      shards: shards ?? preset.shards,
+      maxMessageBytes: maxMessageBytes ?? preset.maxMessageBytes,
+    };
+  });
 export type WakuTransportConfig = z.infer<typeof WakuTransportConfig>;
 
 const PaymentsConfig = z
@@ -204,8 +229,8 @@ export function loadConfig(
 }
 
 /**
- * LOGOS_A2A_TRANSPORT (memory | waku), LOGOS_A2A_WAKU_LISTEN and LOGOS_A2A_WAKU_PEERS (comma-separated
- * multiaddrs) and LOGOS_A2A_WAKU_KEY_FILE, over what the file says.
+ * LOGOS_A2A_TRANSPORT (memory | waku), LOGOS_A2A_NETWORK (a preset), LOGOS_A2A_WAKU_LISTEN and LOGOS_A2A_WAKU_PEERS
+ * (comma-separated multiaddrs) and LOGOS_A2A_WAKU_KEY_FILE, over what the file says.
  */
 function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
   const list = (value: string | undefined) =>
@@ -217,11 +242,13 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
   const peers = list(env.LOGOS_A2A_WAKU_PEERS);
   const keyFile = env.LOGOS_A2A_WAKU_KEY_FILE || undefined;
   const kind = env.LOGOS_A2A_TRANSPORT || undefined;
-  if (!kind && !listen && !peers && !keyFile) return undefined;
+  const network = env.LOGOS_A2A_NETWORK || undefined;
+  if (!kind && !network && !listen && !peers && !keyFile) return undefined;
   const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
   return {
     ...base,
     ...(kind ? { kind } : base.kind ? {} : { kind: 'waku' }),
+    ...(network ? { network } : {}),
     ...(listen ? { listen } : {}),
     ...(peers ? { peers } : {}),
     ...(keyFile ? { keyFile } : {}),

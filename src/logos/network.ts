@@ -23,9 +23,19 @@ export interface LogosNetwork {
 }
 
 /** Where the gateway's Logos side runs: the in-process network, or an embedded Waku relay node. */
-export type NetworkSettings =
-  | { kind: 'memory' }
-  | { kind: 'waku'; listen: string[]; peers: string[]; clusterId: number; shards: number; keyFile: string };
+export type NetworkSettings = { kind: 'memory' } | WakuNetworkSettings;
+
+export interface WakuNetworkSettings {
+  kind: 'waku';
+  listen: string[];
+  /** Peers to stay connected to: the network's entry nodes, then the operator's own. */
+  entryNodes: string[];
+  peers: string[];
+  clusterId: number;
+  shards: number;
+  maxMessageBytes: number;
+  keyFile: string;
+}
 
 export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetwork): Promise<LogosNetwork> {
   if (settings.kind === 'memory') {
@@ -41,12 +51,16 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       stop: () => gateway.stop(),
     };
   }
-  const common = { clusterId: settings.clusterId, numShardsInCluster: settings.shards };
+  const common = {
+    clusterId: settings.clusterId,
+    numShardsInCluster: settings.shards,
+    maxMessageBytes: settings.maxMessageBytes,
+  };
   const gateway = new WakuTransport({
     ...common,
     privateKey: loadOrCreateKey(settings.keyFile),
     listen: settings.listen,
-    staticPeers: settings.peers,
+    staticPeers: [...settings.entryNodes, ...settings.peers],
   });
   await gateway.start();
   return {

@@ -24,6 +24,8 @@ export interface LogosTransport {
    * task's status topic are sealed only where publications can be observed (docs/binding.md §2.6).
    */
   readonly privatePublications: boolean;
+  /** The largest payload one `send` or `publish` carries (Waku: what fits in one message of the network). */
+  readonly maxPayloadBytes: number;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Deliver a payload to the node at `address` (fire and forget, like the network it models). */

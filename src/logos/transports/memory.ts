@@ -3,6 +3,7 @@
  * real network, a sender never runs the receiver's code on its own stack) and in order per sender. A message sent to
  * an address nobody listens on is dropped, as Waku Relay would drop it.
  */
+import { DEFAULT_MAX_ENVELOPE_BYTES } from '../envelope.ts';
 import type { LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
 
 export class MemoryNetwork {
@@ -57,6 +58,7 @@ export class MemoryTransport implements LogosTransport {
   readonly address: string;
   /** In-process: publications never leave this process (unless the network plays an observable one). */
   readonly privatePublications: boolean;
+  readonly maxPayloadBytes = DEFAULT_MAX_ENVELOPE_BYTES;
 
   constructor(network: MemoryNetwork, address: string) {
     this.network = network;

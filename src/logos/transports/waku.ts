@@ -37,6 +37,7 @@ import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
+import { FLEET_MAX_MESSAGE_BYTES, NETWORK_PRESETS } from '../network-presets.ts';
 import type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
 import {
   PUBLICATION_HEADER_BYTES,
@@ -55,13 +56,8 @@ import {
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
-import {
-  RELAY_TOPIC_SCORE_PARAMS,
-  createRelayLibp2p,
-  handleMetadata,
-  stopRelayLibp2p,
-  type WakuLibp2p,
-} from './waku/node.ts';
+import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
+import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
 import { SeenSet } from './waku/seen-set.ts';
 import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
@@ -76,9 +72,8 @@ export {
 
 type WakuMessage = proto_message.WakuMessage;
 
-export const DEFAULT_CLUSTER_ID = 2;
-export const DEFAULT_NUM_SHARDS_IN_CLUSTER = 8;
-export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+export const DEFAULT_CLUSTER_ID = NETWORK_PRESETS.local.clusterId;
+export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
 /**
  * A content topic of the binding. Autosharding places every /logos-a2a/1/… topic on the same shard, so this one
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
@@ -110,7 +105,15 @@ export interface WakuTransportOptions {
   numShardsInCluster?: number;
   /** Further shards to relay from the start, besides the binding's. */
   relayShards?: number[];
-  /** Largest payload accepted by `send`/`publish` and delivered to handlers. Default 1 MiB. */
+  /**
+   * Largest encoded WakuMessage sent or relayed (nwaku's `maxMessageSize`). Default 150 KiB, the limit of the Logos
+   * fleets: a larger message would be dropped by their nodes.
+   */
+  maxMessageBytes?: number;
+  /**
+   * Largest payload accepted by `send`/`publish` and delivered to handlers. Default: what fits in one message of
+   * `maxMessageBytes` with room for encryption and the WakuMessage's other fields.
+   */
   maxPayloadBytes?: number;
   /** How long a send or publish waits for a mesh peer on its shard when peers are configured. Default 5000 ms. */
   peerWaitMs?: number;
@@ -128,6 +131,8 @@ export interface WakuTransportOptions {
 
 export interface WakuDropCounters {
   malformed: number;
+  /** WakuMessages with no payload (js-waku refuses them too). */
+  empty: number;
   oversized: number;
   duplicate: number;
   undecryptable: number;
@@ -150,6 +155,7 @@ export class WakuTransport implements LogosTransport {
   /** Messages dropped, by reason (see the module comment). */
   readonly dropped: WakuDropCounters = {
     malformed: 0,
+    empty: 0,
     oversized: 0,
     duplicate: 0,
     undecryptable: 0,
@@ -161,7 +167,11 @@ export class WakuTransport implements LogosTransport {
   readonly #identity: WakuIdentity;
   readonly #nodeKey: Uint8Array | undefined;
   private readonly options: Omit<WakuTransportOptions, 'privateKey' | 'nodeKey'>;
-  private readonly maxPayloadBytes: number;
+  /** Largest payload `send`/`publish` take: a body the binding wants to send in one message must fit. */
+  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
+  /** Peers hung up on because they are not on this node's cluster (see `waku/metadata.ts`). */
+  refusedPeers = 0;
   private readonly peerWaitMs: number;
   private readonly seen: SeenSet;
   private readonly directHandlers = new Set<PayloadHandler>();
@@ -173,6 +183,7 @@ export class WakuTransport implements LogosTransport {
   private transition: Promise<void> | undefined;
   private libp2p: WakuLibp2p | undefined;
   private dialer: StaticPeerDialer | undefined;
+  private stopGuard: (() => void) | undefined;
   private inbound: Promise<void> = Promise.resolve();
 
   /** Creates and starts a transport. */
@@ -197,7 +208,16 @@ export class WakuTransport implements LogosTransport {
       'numShardsInCluster',
       1,
     );
-    this.maxPayloadBytes = integerAtLeast(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'maxPayloadBytes', 1);
+    this.maxMessageBytes = integerAtLeast(
+      options.maxMessageBytes ?? FLEET_MAX_MESSAGE_BYTES,
+      'maxMessageBytes',
+      WAKU_MESSAGE_OVERHEAD_BYTES + ENVELOPE_OVERHEAD_BYTES + 1,
+    );
+    this.maxPayloadBytes = integerAtLeast(
+      options.maxPayloadBytes ?? this.maxMessageBytes - WAKU_MESSAGE_OVERHEAD_BYTES - ENVELOPE_OVERHEAD_BYTES,
+      'maxPayloadBytes',
+      1,
+    );
     this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
     this.seen = new SeenSet(integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1));
     for (const shard of options.relayShards ?? []) {
@@ -328,7 +348,12 @@ export class WakuTransport implements LogosTransport {
       this.libp2p = node;
       node.services.pubsub.addEventListener('message', this.onMessage);
       if (peerDiscovery.length > 0) node.addEventListener('peer:discovery', this.onDiscovery);
-      await handleMetadata(node, () => ({ clusterId: this.clusterId, shards: this.joinedShards() }));
+      const metadata = () => ({ clusterId: this.clusterId, shards: this.joinedShards() });
+      await serveMetadata(node, metadata);
+      this.stopGuard = guardCluster(node, metadata, (peer, refusal) => {
+        this.refusedPeers += 1;
+        console.warn(`waku transport ${this.address}: hung up on peer ${peer}: ${describeRefusal(refusal)}`);
+      });
       await node.start();
       this.join(this.pubsubTopicFor(BINDING_SHARD_TOPIC));
       for (const shard of options.relayShards ?? []) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
@@ -357,6 +382,8 @@ export class WakuTransport implements LogosTransport {
     const node = this.libp2p;
     this.dialer?.stop();
     this.dialer = undefined;
+    this.stopGuard?.();
+    this.stopGuard = undefined;
     this.forgetHandlers();
     if (node) {
       node.services.pubsub.removeEventListener('message', this.onMessage);
@@ -409,14 +436,19 @@ export class WakuTransport implements LogosTransport {
 
   private async relay(message: { payload: Uint8Array; contentTopic: string; version: number }): Promise<void> {
     const pubsubTopic = this.pubsubTopicFor(message.contentTopic);
-    this.join(pubsubTopic);
-    await this.waitForMesh(pubsubTopic);
-    const node = this.libp2p;
-    if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
     const wire = proto_message.WakuMessage.encode({
       ...message,
       timestamp: BigInt(Date.now()) * 1_000_000n,
     });
+    if (wire.length > this.maxMessageBytes) {
+      throw new RangeError(
+        `waku transport: the message is ${wire.length} bytes, over the network's limit of ${this.maxMessageBytes} bytes per message`,
+      );
+    }
+    this.join(pubsubTopic);
+    await this.waitForMesh(pubsubTopic);
+    const node = this.libp2p;
+    if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
     try {
       await node.services.pubsub.publish(pubsubTopic, wire);
     } catch (error) {
@@ -441,7 +473,7 @@ export class WakuTransport implements LogosTransport {
 
   /** Relay validation: only WakuMessages within our size limit are delivered and forwarded. */
   private readonly validate = (_peer: PeerId, message: Message): TopicValidatorResult => {
-    if (message.data.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES + WAKU_MESSAGE_OVERHEAD_BYTES) {
+    if (message.data.length > this.maxMessageBytes) {
       this.dropped.oversized += 1;
       // Ignore rather than reject: too large for this node is not proof of a misbehaving peer.
       return TopicValidatorResult.Ignore;
@@ -449,6 +481,10 @@ export class WakuTransport implements LogosTransport {
     const decoded = decodeWakuMessage(message.data);
     if (!decoded) {
       this.dropped.malformed += 1;
+      return TopicValidatorResult.Reject;
+    }
+    if (decoded.payload.length === 0) {
+      this.dropped.empty += 1;
       return TopicValidatorResult.Reject;
     }
     this.validated.set(message, decoded);
@@ -520,6 +556,7 @@ export class WakuTransport implements LogosTransport {
   }
 
   private assertPayloadSize(payload: Uint8Array): void {
+    if (payload.length === 0) throw new RangeError('waku transport: the payload is empty');
     if (payload.length > this.maxPayloadBytes) {
       throw new RangeError(`waku transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
     }

@@ -158,7 +158,7 @@ describe.concurrent('two nodes A–B', () => {
 
   beforeAll(async () => {
     // B forgets gossipsub message ids quickly, so a replay of the exact same bytes reaches the transport's own check.
-    b = await node({ maxPayloadBytes: 4_096, gossipsub: { seenTTL: 300 } });
+    b = await node({ maxMessageBytes: 16_384, maxPayloadBytes: 4_096, gossipsub: { seenTTL: 300 } });
     a = await node({ staticPeers: b.multiaddrs() });
     attacker = await node({ staticPeers: b.multiaddrs(), gossipsub: { seenTTL: 300 } });
     atB = inbox(b);
@@ -332,7 +332,7 @@ describe.concurrent('two nodes A–B', () => {
 
   it.sequential('drops messages over the receiver’s size limit', async () => {
     const before = b.dropped.oversized;
-    // B takes at most 4 KiB; A's own limit is the default 1 MiB.
+    // B takes payloads of at most 4 KiB in messages of at most 16 KiB; A's limit is the default 150 KiB message.
     await a.send(b.address, new Uint8Array(6_000).fill(0x61));
     await eventually(() => b.dropped.oversized === before + 1 || undefined);
     // Far over the limit: refused already by B's relay validation (and neither forwarded nor penalised).
@@ -401,8 +401,8 @@ describe.concurrent('three nodes in a line A–B–C, B only relays', () => {
     await eventually(() => atCTopic.length === 1 || undefined);
     expect(atCTopic).toEqual([{ body: 'status', sender: a.address }]);
 
-    // The largest envelope the binding allows crosses the relay too.
-    const large = new Uint8Array(1024 * 1024).fill(0x7a);
+    // The largest payload one message takes on the network crosses the relay too.
+    const large = new Uint8Array(a.maxPayloadBytes).fill(0x7a);
     await a.send(c.address, large);
     await eventually(() => atC.length === 2 || undefined);
     expect(atC[1]!.body).toBe(text(large));
