@@ -56,6 +56,8 @@ import {
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
+import { FilterService } from './waku/filter-service.ts';
+import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
 import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
 import { SeenSet } from './waku/seen-set.ts';
@@ -125,6 +127,11 @@ export interface WakuTransportOptions {
   dedupeCapacity?: number;
   /** Overrides of the gossipsub parameters (tests, tuning). */
   gossipsub?: Partial<GossipsubOpts>;
+  /**
+   * Serve the light protocols (LightPush v3 and v2, Filter v2), so light nodes (js-waku's, browsers) can send and
+   * receive through this node. Such a node relays every shard of its cluster. Default true.
+   */
+  serveLightClients?: boolean;
   /** Agent version announced over identify. Default `logos-a2a`. */
   userAgent?: string;
 }
@@ -184,6 +191,7 @@ export class WakuTransport implements LogosTransport {
   private libp2p: WakuLibp2p | undefined;
   private dialer: StaticPeerDialer | undefined;
   private stopGuard: (() => void) | undefined;
+  private filter: FilterService | undefined;
   private inbound: Promise<void> = Promise.resolve();
 
   /** Creates and starts a transport. */
@@ -355,6 +363,7 @@ export class WakuTransport implements LogosTransport {
         console.warn(`waku transport ${this.address}: hung up on peer ${peer}: ${describeRefusal(refusal)}`);
       });
       await node.start();
+      if (options.serveLightClients ?? true) await this.serveLightClients(node);
       this.join(this.pubsubTopicFor(BINDING_SHARD_TOPIC));
       for (const shard of options.relayShards ?? []) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
       for (const topic of this.topicHandlers.keys()) this.join(this.pubsubTopicFor(topic));
@@ -384,6 +393,9 @@ export class WakuTransport implements LogosTransport {
     this.dialer = undefined;
     this.stopGuard?.();
     this.stopGuard = undefined;
+    if (this.filter) node?.services.pubsub.removeEventListener('message', this.filter.onRelayed);
+    this.filter?.stop();
+    this.filter = undefined;
     this.forgetHandlers();
     if (node) {
       node.services.pubsub.removeEventListener('message', this.onMessage);
@@ -416,6 +428,35 @@ export class WakuTransport implements LogosTransport {
     pubsub.topicValidators.set(pubsubTopic, this.validate);
     pubsub.score.params.topics[pubsubTopic] = { ...RELAY_TOPIC_SCORE_PARAMS };
     pubsub.subscribe(pubsubTopic);
+  }
+
+  /** The light protocols' view of this relay node (see `waku/light-push-service.ts`). */
+  private async serveLightClients(node: WakuLibp2p): Promise<void> {
+    const relay: RelayAccess = {
+      maxMessageBytes: this.maxMessageBytes,
+      pubsubTopicFor: (contentTopic) => this.pubsubTopicFor(contentTopic),
+      join: (pubsubTopic) => {
+        const shard = pubsubTopic.match(/^\/waku\/2\/rs\/(\d+)\/(\d+)$/);
+        if (!shard || Number(shard[1]) !== this.clusterId || Number(shard[2]) >= this.numShardsInCluster) return false;
+        this.join(pubsubTopic);
+        return true;
+      },
+      publish: async (pubsubTopic, wire, contentTopic) => {
+        const { recipients } = await node.services.pubsub.publish(pubsubTopic, wire);
+        const self = node.peerId.toString();
+        const relayPeers = recipients.filter((peer) => peer.toString() !== self).length;
+        // This node and its filter subscribers are recipients too: a light node may talk to a party right here.
+        const here = contentTopic === this.inboxTopic || this.topicHandlers.has(contentTopic) ? 1 : 0;
+        return relayPeers + here + (this.filter?.subscribersOf(pubsubTopic, contentTopic) ?? 0);
+      },
+    };
+    // A light node only uses a service node that relays the shard it needs (js-waku reads the shards from the
+    // metadata answer), so a service node relays them all, as the fleets' nodes do.
+    for (let shard = 0; shard < this.numShardsInCluster; shard++) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
+    await serveLightPush(node, relay);
+    this.filter = new FilterService(node, relay);
+    await this.filter.start();
+    node.services.pubsub.addEventListener('message', this.filter.onRelayed);
   }
 
   private joinedShards(): number[] {

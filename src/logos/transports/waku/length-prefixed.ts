@@ -22,18 +22,25 @@ export function lengthPrefixed(message: Uint8Array): Uint8Array {
 /**
  * Reads one frame from a stream's source. Resolves undefined when the stream ends before a whole frame; rejects
  * when the frame announces more than `maxBytes` (the peer is not read further).
+ *
+ * The source is read through its iterator without ending it: ending it early would close our reading side, and the
+ * peer's own close, arriving after, would count against the connection in mplex (which drops a connection after a
+ * few messages for streams it no longer knows).
  */
 export async function readFrame(
   source: AsyncIterable<{ subarray(): Uint8Array }>,
   maxBytes: number,
 ): Promise<Uint8Array | undefined> {
+  const chunks = source[Symbol.asyncIterator]();
   let buffered = new Uint8Array(0);
-  for await (const chunk of source) {
-    const bytes = chunk.subarray();
-    const next = new Uint8Array(buffered.length + bytes.length);
-    next.set(buffered);
-    next.set(bytes, buffered.length);
-    buffered = next;
+  for (;;) {
+    const next = await chunks.next();
+    if (next.done) return undefined;
+    const bytes = next.value.subarray();
+    const joined = new Uint8Array(buffered.length + bytes.length);
+    joined.set(buffered);
+    joined.set(bytes, buffered.length);
+    buffered = joined;
     const header = readVarint(buffered);
     if (header === undefined) {
       if (buffered.length >= 5) throw new Error('bad frame length');
@@ -44,7 +51,6 @@ export async function readFrame(
       return buffered.slice(header.bytes, header.bytes + header.value);
     }
   }
-  return undefined;
 }
 
 function readVarint(bytes: Uint8Array): { value: number; bytes: number } | undefined {
