@@ -297,7 +297,7 @@ function settingsTable(): string {
   const rows: [string, string][] = [
     ['LOGOS_A2A_CONFIG', 'the config file, when --config is not given'],
     ...Object.entries(ENVIRONMENT).map(([env, key]): [string, string] => [env, key]),
-    ['LOGOS_A2A_TRANSPORT', 'transport.kind: waku (default) or memory'],
+    ['LOGOS_A2A_TRANSPORT', 'transport.kind: waku (default), waku-light or memory'],
     ['LOGOS_A2A_NETWORK', 'transport.network: local (default), logos.test or logos.dev'],
     ['LOGOS_A2A_WAKU_LISTEN', 'transport.listen (comma-separated multiaddrs)'],
     ['LOGOS_A2A_WAKU_PEERS', 'transport.peers (comma-separated multiaddrs)'],
@@ -419,8 +419,10 @@ async function runGateway(command: 'demo' | 'serve', values: Values): Promise<nu
 
 /** Multiaddrs are checked before anything starts, so a typo is named rather than thrown from deep in libp2p. */
 function checkTransportSettings(config: GatewayConfig, prefix: string): void {
-  if (config.transport.kind !== 'waku') return;
-  checkMultiaddrs(config.transport.listen, SERVE_SETTINGS.listenSetting, prefix, 'setting');
+  if (config.transport.kind === 'memory') return;
+  if (config.transport.kind === 'waku') {
+    checkMultiaddrs(config.transport.listen, SERVE_SETTINGS.listenSetting, prefix, 'setting');
+  }
   checkMultiaddrs(config.transport.peers, SERVE_SETTINGS.peerSetting, prefix, 'setting');
 }
 
@@ -539,9 +541,9 @@ function printWelcome(gateway: Gateway, command: string): void {
 
 function logosNetworkLines(gateway: Gateway): string[] {
   const join = gateway.network.joinAddresses();
-  if (join.length === 0) return ['Logos network: in-process (memory)'];
+  if (join.length === 0) return [`Logos network: ${gateway.network.description}`];
   return [
-    `Logos network: Waku relay; join at ${join[0]}`,
+    `Logos network: ${gateway.network.description}; join at ${join[0]}`,
     `  another agent, as its own process: npm run agent -- echo --id echo2 --peer ${join[0]}`,
   ];
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LezAmount } from '../logos/card.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
-import { NETWORK_NAMES, NETWORK_PRESETS } from '../logos/network-presets.ts';
+import { NETWORK_NAMES, NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
 import { parseNetwork } from '../push/address-policy.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -15,43 +15,64 @@ const positiveMs = z.coerce.number().int().positive();
 export const BuiltinAgent = z.enum(['echo', 'conformance', 'paid']);
 
 const MemoryTransportConfig = z.object({ kind: z.literal('memory') }).strict();
+/** The Waku network joined, and the gateway's identity on it: the same for a relay node and a light node. */
+const wakuNetworkFields = {
+  /**
+   * The network, by the name of its logos-delivery preset: its cluster, shard count, message size limit and entry
+   * nodes. `local` has no entry nodes. The settings below, when given, override the preset's.
+   */
+  network: z.enum(NETWORK_NAMES).default('local'),
+  /** Peers to stay connected to, besides the entry nodes (waku-light: its service nodes). */
+  peers: z.array(z.string().min(1)).default([]),
+  /** The network's entry nodes, in place of the preset's (`[]`: none). */
+  entryNodes: z.array(z.string().min(1)).optional(),
+  clusterId: z.number().int().nonnegative().max(65535).optional(),
+  shards: z.number().int().positive().max(1024).optional(),
+  /** Largest encoded WakuMessage sent or relayed, in bytes. */
+  maxMessageBytes: z
+    .number()
+    .int()
+    .min(16 * 1024)
+    .optional(),
+  /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
+  keyFile: z.string().min(1).default('.data/gateway.key'),
+};
+
+interface PresetOverrides {
+  network: NetworkName;
+  entryNodes?: string[] | undefined;
+  clusterId?: number | undefined;
+  shards?: number | undefined;
+  maxMessageBytes?: number | undefined;
+}
+
+/** The preset's values where no setting overrides them. */
+function withPreset<T extends PresetOverrides>({ entryNodes, clusterId, shards, maxMessageBytes, ...rest }: T) {
+  const preset = NETWORK_PRESETS[rest.network];
+  return {
+    ...rest,
+    entryNodes: entryNodes ?? [...preset.entryNodes],
+    clusterId: clusterId ?? preset.clusterId,
+    shards: shards ?? preset.shards,
+    maxMessageBytes: maxMessageBytes ?? preset.maxMessageBytes,
+  };
+}
+
 const WakuTransportConfig = z
   .object({
     kind: z.literal('waku'),
-    /**
-     * The Waku network joined, by the name of its logos-delivery preset: its cluster, shard count, message size
-     * limit and entry nodes. `local` has no entry nodes. The settings below, when given, override the preset's.
-     */
-    network: z.enum(NETWORK_NAMES).default('local'),
+    ...wakuNetworkFields,
     /** Multiaddrs the gateway's node listens on; agents (and other relays) dial these. */
     listen: z.array(z.string().min(1)).min(1).default(['/ip4/127.0.0.1/tcp/60000']),
-    /** Relay peers to stay connected to, besides the entry nodes. */
-    peers: z.array(z.string().min(1)).default([]),
-    /** The network's entry nodes, in place of the preset's (`[]`: none). */
-    entryNodes: z.array(z.string().min(1)).optional(),
-    clusterId: z.number().int().nonnegative().max(65535).optional(),
-    shards: z.number().int().positive().max(1024).optional(),
-    /** Largest encoded WakuMessage sent or relayed, in bytes. */
-    maxMessageBytes: z
-      .number()
-      .int()
-      .min(16 * 1024)
-      .optional(),
-    /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
-    keyFile: z.string().min(1).default('.data/gateway.key'),
   })
   .strict()
-  .transform(({ network, entryNodes, clusterId, shards, maxMessageBytes, ...rest }) => {
-    const preset = NETWORK_PRESETS[network];
-    return {
-      ...rest,
-      network,
-      entryNodes: entryNodes ?? [...preset.entryNodes],
-      clusterId: clusterId ?? preset.clusterId,
-      shards: shards ?? preset.shards,
-      maxMessageBytes: maxMessageBytes ?? preset.maxMessageBytes,
-    };
-  });
+  .transform(withPreset);
+
+/** A light node of the network's service nodes (entry nodes and peers): no relay, nothing to listen on. */
+const WakuLightTransportConfig = z
+  .object({ kind: z.literal('waku-light'), ...wakuNetworkFields })
+  .strict()
+  .transform(withPreset);
 export type WakuTransportConfig = z.infer<typeof WakuTransportConfig>;
 
 const PaymentsConfig = z
@@ -124,8 +145,13 @@ export const GatewayConfig = z
       ])
       .pipe(z.array(z.string().refine(isNetwork, 'a CIDR network such as 10.20.0.0/16 or fd00:1::/64')))
       .default([]),
-    /** The Logos network: an embedded Waku relay node (default), or the in-process memory network. */
-    transport: z.discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig]).prefault({ kind: 'waku' }),
+    /**
+     * The Logos network: an embedded Waku relay node (`waku`, default), a Waku light node of service nodes
+     * (`waku-light`), or the in-process memory network.
+     */
+    transport: z
+      .discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig, WakuLightTransportConfig])
+      .prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     /** An agent not heard on the discovery topic for this long is listed as offline. */
     offlineAfterMs: z.coerce.number().int().positive().default(90_000),

@@ -1,6 +1,6 @@
 /**
- * The Logos network the gateway joins, as configured: the in-process memory network, or Waku Relay through an
- * embedded node. It hands out the gateway's node and nodes for in-process agents, joined to the same network.
+ * The Logos network the gateway joins, as configured: the in-process memory network, Waku Relay through an
+ * embedded node, or Waku as a light node of service nodes. It hands out the gateway's node and nodes for in-process agents, joined to the same network.
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -8,9 +8,12 @@ import { loadOrCreateKey } from './secret-key-file.ts';
 import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
 import { BINDING_SHARD_TOPIC, WakuTransport } from './transports/waku.ts';
+import { WakuLightTransport } from './transports/waku-light.ts';
 
 export interface LogosNetwork {
   readonly gateway: LogosTransport;
+  /** What the gateway's node is, for people: "Waku relay (cluster 2, 8 shards)". */
+  readonly description: string;
   /** A node for an in-process agent (its identity is kept beside the gateway's, so its address survives restarts). */
   agentNode(name: string): LogosTransport;
   /** The LEZ key an in-process agent signs its card with (kept the same way). */
@@ -22,12 +25,10 @@ export interface LogosNetwork {
   stop(): Promise<void>;
 }
 
-/** Where the gateway's Logos side runs: the in-process network, or an embedded Waku relay node. */
-export type NetworkSettings = { kind: 'memory' } | WakuNetworkSettings;
+/** Where the gateway's Logos side runs: the in-process network, an embedded Waku relay node, or a light node. */
+export type NetworkSettings = { kind: 'memory' } | WakuNetworkSettings | WakuLightNetworkSettings;
 
-export interface WakuNetworkSettings {
-  kind: 'waku';
-  listen: string[];
+interface WakuNetworkCommon {
   /** Peers to stay connected to: the network's entry nodes, then the operator's own. */
   entryNodes: string[];
   peers: string[];
@@ -37,6 +38,16 @@ export interface WakuNetworkSettings {
   keyFile: string;
 }
 
+export interface WakuNetworkSettings extends WakuNetworkCommon {
+  kind: 'waku';
+  listen: string[];
+}
+
+/** A light node: the entry nodes and peers are its service nodes (LightPush and Filter). */
+export interface WakuLightNetworkSettings extends WakuNetworkCommon {
+  kind: 'waku-light';
+}
+
 export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetwork): Promise<LogosNetwork> {
   if (settings.kind === 'memory') {
     const network = memory ?? new MemoryNetwork();
@@ -44,6 +55,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     await gateway.start();
     return {
       gateway,
+      description: 'in-process (memory)',
       agentNode: (name) => network.node(`agent:${name}`),
       agentCardKey: () => Uint8Array.from(randomBytes(32)),
       ready: async () => true,
@@ -51,6 +63,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       stop: () => gateway.stop(),
     };
   }
+  if (settings.kind === 'waku-light') return openLightNetwork(settings);
   const common = {
     clusterId: settings.clusterId,
     numShardsInCluster: settings.shards,
@@ -65,6 +78,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
   await gateway.start();
   return {
     gateway,
+    description: `Waku relay (cluster ${settings.clusterId}, ${settings.shards} shards)`,
     agentNode: (name) =>
       new WakuTransport({
         ...common,
@@ -82,6 +96,37 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       return true;
     },
     joinAddresses: () => gateway.multiaddrs(),
+    stop: () => gateway.stop(),
+  };
+}
+
+/**
+ * The gateway as a light node of service nodes; in-process agents are light nodes of the same service nodes (there
+ * is no relay node of ours for them to join).
+ */
+async function openLightNetwork(settings: WakuLightNetworkSettings): Promise<LogosNetwork> {
+  const servicePeers = [...settings.entryNodes, ...settings.peers];
+  const light = (privateKey: Uint8Array) =>
+    new WakuLightTransport({
+      privateKey,
+      servicePeers,
+      clusterId: settings.clusterId,
+      numShardsInCluster: settings.shards,
+      maxMessageBytes: settings.maxMessageBytes,
+    });
+  const gateway = light(loadOrCreateKey(settings.keyFile));
+  await gateway.start();
+  return {
+    gateway,
+    description: `Waku light node of ${servicePeers.join(', ') || 'no service node'}`,
+    agentNode: (name) => light(loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.key`))),
+    agentCardKey: (name) => loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.lez.key`)),
+    ready: (_agentCount, timeoutMs = 10_000) =>
+      gateway.waitForService(timeoutMs).then(
+        () => true,
+        () => false,
+      ),
+    joinAddresses: () => [],
     stop: () => gateway.stop(),
   };
 }

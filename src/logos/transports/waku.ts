@@ -31,8 +31,7 @@
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
@@ -60,7 +59,7 @@ import { FilterService } from './waku/filter-service.ts';
 import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
 import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
-import { SeenSet } from './waku/seen-set.ts';
+import { SeenSet, digestHex } from './waku/seen-set.ts';
 import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
 export {
@@ -613,15 +612,6 @@ function decodeWakuMessage(data: Uint8Array): WakuMessage | undefined {
   }
 }
 
-function digestHex(...parts: Uint8Array[]): string {
-  const hash = sha256.create();
-  for (const part of parts) {
-    const length = new Uint8Array(4);
-    new DataView(length.buffer).setUint32(0, part.length, false);
-    hash.update(length).update(part);
-  }
-  return bytesToHex(hash.digest());
-}
 
 function integerAtLeast(value: number, name: string, min: number): number {
   if (!Number.isInteger(value) || value < min)
