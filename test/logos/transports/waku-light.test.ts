@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../../src/gateway/gateway.ts';
-import type { LogosAgent } from '../../../src/logos/agent-runtime.ts';
+import { LogosAgent, builtinOptions } from '../../../src/logos/agent-runtime.ts';
 import { echoAgent } from '../../../src/logos/agents/echo.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../../src/logos/discovery.ts';
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
@@ -21,6 +21,9 @@ let dir: string;
 let service: WakuTransport;
 let agentNode: WakuTransport;
 let agent: LogosAgent;
+let bigAgent: LogosAgent;
+/** Larger than one message (150 KiB), with characters of 2 and 4 bytes that must not be cut in half. */
+const LARGE_TEXT = 'é🙂abc'.repeat(40_000);
 let gateway: Gateway;
 
 beforeAll(async () => {
@@ -33,6 +36,27 @@ beforeAll(async () => {
     announceEveryMs: 500,
   });
   await agent.start();
+  const bigNode = new WakuTransport({ staticPeers: service.multiaddrs() });
+  bigAgent = new LogosAgent({
+    transport: bigNode,
+    ...builtinOptions({ discoveryTopic: DEFAULT_DISCOVERY_TOPIC, cardKey: randomBytes(32), announceEveryMs: 500 }),
+    card: {
+      id: 'big',
+      name: 'Big',
+      description: 'Answers with more than one message holds.',
+      version: '1.0.0',
+      skills: [
+        { id: 'text', name: 'Text', description: 'A long text.', tags: ['test'] },
+        { id: 'data', name: 'Data', description: 'A large data object.', tags: ['test'] },
+      ],
+      agentInterfaces: [{ type: 'logos-messaging', version: '1', address: bigNode.address }],
+    },
+    skills: {
+      text: () => LARGE_TEXT,
+      data: () => ({ blob: 'z'.repeat(200_000) }),
+    },
+  });
+  await bigAgent.start();
   const config = loadConfig({
     env: {},
     overrides: {
@@ -50,6 +74,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
   await agent?.stop();
+  await bigAgent?.stop();
   await service?.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);
@@ -78,5 +103,48 @@ describe('the gateway as a light node', () => {
     expect(body.error!.message).toContain(`at most ${limit}`);
     const tasks = await rpc(`${gateway.url}/agents/echo`, 'ListTasks', {});
     expect(tasks.body.result.tasks.map((task: any) => task.history?.[0]?.messageId)).not.toContain('light-2');
+  });
+
+  it('receives a result larger than one message as artifact chunks, reassembled into one text', async () => {
+    await eventually(async () => {
+      const response = await fetch(`${gateway.url}/agents/big/.well-known/agent-card.json`);
+      return response.status === 200 ? true : undefined;
+    }, 20_000);
+    const events: any[] = [];
+    const response = await fetch(`${gateway.url}/agents/big`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: {
+          message: { messageId: 'big-1', role: 'ROLE_USER', parts: [{ text: 'go' }], metadata: { skill: 'text' } },
+        },
+      }),
+    });
+    for (const line of (await response.text()).split('\n')) {
+      if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)).result);
+    }
+    const chunks = events.filter((event) => event.artifactUpdate).map((event) => event.artifactUpdate);
+    expect(chunks.length).toBeGreaterThan(1);
+    // JSON leaves out false flags: the first chunk starts the artifact, the last closes it.
+    expect(chunks[0]).toMatchObject({ artifact: { artifactId: 'result' } });
+    expect([chunks[0].append, chunks[0].lastChunk]).toEqual([undefined, undefined]);
+    expect(chunks.at(-1)).toMatchObject({ append: true, lastChunk: true });
+    expect(chunks.map((chunk) => chunk.artifact.parts[0].text).join('')).toBe(LARGE_TEXT);
+    const taskId = chunks[0].taskId;
+    const { body } = await rpc(`${gateway.url}/agents/big`, 'GetTask', { id: taskId });
+    expect(body.result.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(body.result.artifacts).toHaveLength(1);
+    expect(body.result.artifacts[0].parts).toEqual([{ text: LARGE_TEXT }]);
+  });
+
+  it('fails a task whose result has a data part larger than one message, saying why', async () => {
+    const { body } = await rpc(`${gateway.url}/agents/big`, 'SendMessage', {
+      message: { messageId: 'big-2', role: 'ROLE_USER', parts: [{ text: 'go' }], metadata: { skill: 'data' } },
+    });
+    expect(body.result.task.status.state).toBe('TASK_STATE_FAILED');
+    expect(body.result.task.status.message.parts[0].text).toMatch(/only text can be split/);
   });
 });
