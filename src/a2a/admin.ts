@@ -38,25 +38,25 @@ export function mountAdmin(app: Hono, options: AdminOptions): void {
     await next();
   });
 
-  app.get('/admin/approvals', (c) => {
+  app.get('/admin/approvals', async (c) => {
     const status = c.req.query('status');
     if (status !== undefined && !STATUSES.has(status as ApprovalStatus)) {
       return httpError(400, 'INVALID_ARGUMENT', `status must be one of ${[...STATUSES].join(', ')}.`);
     }
-    return jsonResponse({ approvals: options.payments!.approvals(status as ApprovalStatus | undefined) });
+    return jsonResponse({ approvals: await options.payments!.approvals(status as ApprovalStatus | undefined) });
   });
 
   for (const verdict of ['approve', 'reject'] as const) {
     app.post(`/admin/approvals/:taskId/${verdict}`, async (c) => {
       const taskId = c.req.param('taskId');
-      const approval = options.payments!.approval(taskId);
+      const approval = await options.payments!.approval(taskId);
       if (!approval) return httpError(404, 'NOT_FOUND', `No approval is asked for task ${taskId}.`);
       if (approval.status !== 'pending')
         return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId}'s approval is already ${approval.status}.`);
       if (!(await options.engine.decideApproval(taskId, verdict === 'approve'))) {
         return httpError(409, 'FAILED_PRECONDITION', `Task ${taskId} no longer waits for approval.`);
       }
-      return jsonResponse({ approval: options.payments!.approval(taskId) });
+      return jsonResponse({ approval: await options.payments!.approval(taskId) });
     });
   }
 }

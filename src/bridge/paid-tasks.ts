@@ -100,13 +100,13 @@ export class PaidTasks {
   }
 
   /** The approval asked for a task, if any (a restarted gateway holds the task again, or pays it if approved). */
-  approval(taskId: string): ApprovalRecord | undefined {
+  async approval(taskId: string): Promise<ApprovalRecord | undefined> {
     return this.payments?.approval(taskId);
   }
 
   /** Records an operator's decision (or a cancel's: rejected); false when the task's approval is not pending. */
-  recordDecision(taskId: string, approve: boolean): boolean {
-    return this.payments?.decideApproval(taskId, approve ? 'approved' : 'rejected') !== undefined;
+  async recordDecision(taskId: string, approve: boolean): Promise<boolean> {
+    return (await this.payments?.decideApproval(taskId, approve ? 'approved' : 'rejected')) !== undefined;
   }
 
   /** What an operator's recorded decision does to the held task. */
@@ -122,8 +122,8 @@ export class PaidTasks {
   }
 
   /** Nobody decided within the approval timeout; undefined when the approval was decided meanwhile. */
-  approvalExpired(task: PricedTask): PaidStep | undefined {
-    if (!this.payments?.decideApproval(task.taskId, 'expired')) return undefined;
+  async approvalExpired(task: PricedTask): Promise<PaidStep | undefined> {
+    if (!(await this.payments?.decideApproval(task.taskId, 'expired'))) return undefined;
     const minutes = Math.round(this.approvalTimeoutMs / 6000) / 10;
     const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'expired' };
     return {

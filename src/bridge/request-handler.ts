@@ -265,7 +265,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
     try {
-      return wireConfig(push.createConfig(pushConfigInput(params, taskId, context)));
+      return wireConfig(await push.createConfig(pushConfigInput(params, taskId, context)));
     } catch (error) {
       if (error instanceof PushConfigError)
         throw new RequestMalformedError(`Push notification config: ${error.message}.`);
@@ -280,7 +280,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const push = this.requirePush();
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    const config = push.getConfig(taskId, params.id);
+    const config = await push.getConfig(taskId, params.id);
     if (!config) throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${params.id}".`);
     return wireConfig(config);
   }
@@ -293,7 +293,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
     // A task has a handful of webhooks at most: one page holds them all.
-    return { configs: push.listConfigs(taskId).map(wireConfig), nextPageToken: '' };
+    return { configs: (await push.listConfigs(taskId)).map(wireConfig), nextPageToken: '' };
   }
 
   async deleteTaskPushNotificationConfig(
@@ -303,7 +303,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const push = this.requirePush();
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    if (!push.deleteConfig(taskId, params.id))
+    if (!(await push.deleteConfig(taskId, params.id)))
       throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${params.id}".`);
   }
 
@@ -360,7 +360,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
           ? { onCreated: (task: Task) => push.createConfig(pushConfigInput(pushConfig, task.id, context)) }
           : {}),
         onRecorded: (task: Task) => {
-          push?.notify(task, [{ payload: { $case: 'task', value: task } }]);
+          void push?.notify(task, [{ payload: { $case: 'task', value: task } }]);
           extras.onRecorded?.(task);
         },
         agentId: this.agent.id,

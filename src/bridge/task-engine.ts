@@ -96,7 +96,7 @@ export class TaskEngine {
 
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
-    for (const stored of await this.options.store.listActive()) this.resume(stored);
+    for (const stored of await this.options.store.listActive()) await this.resume(stored);
     // In the background: a sequencer that is slow to answer must not hold the gateway's start.
     void this.settleStrandedPayments();
   }
@@ -153,7 +153,7 @@ export class TaskEngine {
     /** Called with the task as submitted once it is on disk, before any payment: a stream can show it at once. */
     onRecorded?: (task: Task) => void;
     /** Called with the new task before its request leaves or any payment starts (push configs are attached here). */
-    onCreated?: (task: Task) => void;
+    onCreated?: (task: Task) => Promise<unknown>;
   }): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
     const retryKey = priced ? this.retryKeyOf(input.agentId, input.message, input.caller) : undefined;
@@ -214,7 +214,7 @@ export class TaskEngine {
       ...(input.caller ? { owner: input.caller } : {}),
     });
     const snapshot = snapshotTask(task);
-    input.onCreated?.(snapshot);
+    await input.onCreated?.(snapshot);
     this.attach(live);
     if (priced) {
       // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
@@ -289,7 +289,7 @@ export class TaskEngine {
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.live.get(taskId);
-    if (!live || live.approvalTimer === undefined || !this.paid.recordDecision(taskId, approve)) return false;
+    if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
     await this.mutate(live, async () => {
       clearTimeout(live.approvalTimer);
       live.approvalTimer = undefined;
@@ -309,7 +309,7 @@ export class TaskEngine {
     agentId: string,
     taskId: string,
     message: Message,
-    options: { params: () => Record<string, unknown>; listener?: ChangeListener; attach?: () => void },
+    options: { params: () => Record<string, unknown>; listener?: ChangeListener; attach?: () => Promise<unknown> },
   ): Promise<Task> {
     const task = await this.getTask(agentId, taskId);
     if (!task) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
@@ -327,7 +327,7 @@ export class TaskEngine {
         `Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`,
       );
     }
-    options.attach?.();
+    await options.attach?.();
     if (live?.clientPaymentTimer !== undefined) {
       const payment = clientPaymentOf(message.metadata);
       if (!payment) {
@@ -411,7 +411,7 @@ export class TaskEngine {
     if (live.approvalTimer !== undefined) {
       // Held for approval: the agent never heard of it, and nothing was paid.
       await this.mutate(live, async () => {
-        this.paid.recordDecision(taskId, false);
+        await this.paid.recordDecision(taskId, false);
         clearTimeout(live.approvalTimer);
         live.approvalTimer = undefined;
         this.setStatus(
@@ -474,11 +474,11 @@ export class TaskEngine {
 
   // --- the Logos side -------------------------------------------------------------------------------------
 
-  private resume(stored: StoredTask): void {
+  private async resume(stored: StoredTask): Promise<void> {
     const request = JSON.parse(stored.link.request) as TaskRequest;
     const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
     this.attach(live);
-    const approval = this.paid.approval(live.task.id);
+    const approval = await this.paid.approval(live.task.id);
     if (approval?.status === 'pending') {
       this.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
       return;
@@ -812,7 +812,7 @@ export class TaskEngine {
       () => {
         live.chain = live.chain.then(async () => {
           if (live.approvalTimer === undefined) return;
-          const step = this.paid.approvalExpired(this.pricedOf(live));
+          const step = await this.paid.approvalExpired(this.pricedOf(live));
           if (!step) return;
           live.approvalTimer = undefined;
           await this.applyPaid(live, step);

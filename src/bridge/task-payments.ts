@@ -21,7 +21,7 @@ export interface Payer {
    * Pays `amount` to `to` once per `paymentId`. `record` is called with the rail's state (the signed transfer)
    * before anything is submitted; the caller persists it so that `resume` can finish the job after a crash.
    */
-  pay(paymentId: string, to: string, amount: bigint, record: (state: unknown) => void): Promise<PayOutcome>;
+  pay(paymentId: string, to: string, amount: bigint, record: (state: unknown) => Promise<void>): Promise<PayOutcome>;
   /** Finishes a recorded payment: finds out whether it landed, resubmits the same signed transfer if not. */
   resume(state: unknown): Promise<PayOutcome>;
   /** Checks that `txHash` is an included transfer of exactly `amount` from `from` to `to`. */
@@ -75,13 +75,13 @@ export class TaskPayments {
   }
 
   /** The gate: may this task be paid now, or does an operator have to approve it first? */
-  gate(amount: bigint, caller?: string): GateDecision {
+  async gate(amount: bigint, caller?: string): Promise<GateDecision> {
     const since = new Date(Date.now() - this.options.limits.periodMs).toISOString();
-    const wallet = checkSpend(amount, this.store.spentSince(since), this.options.limits);
+    const wallet = checkSpend(amount, await this.store.spentSince(since), this.options.limits);
     if (wallet.kind === 'needs-approval') return wallet;
     const budget = caller === undefined ? undefined : this.options.budgets?.get(caller);
     if (budget !== undefined) {
-      const spent = this.store.spentByCaller(caller!);
+      const spent = await this.store.spentByCaller(caller!);
       if (spent + amount > budget) {
         return {
           kind: 'needs-approval',
@@ -97,16 +97,16 @@ export class TaskPayments {
    * the gate holds gets an approval record for an operator to decide.
    */
   async charge(task: TaskToPay, approved = false): Promise<ChargeOutcome> {
-    const existing = this.store.get(task.taskId);
+    const existing = await this.store.get(task.taskId);
     if (existing)
       return this.finish(
         existing,
         existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined,
       );
     if (!approved) {
-      const gate = this.gate(task.amount, task.caller);
+      const gate = await this.gate(task.amount, task.caller);
       if (gate.kind === 'needs-approval') {
-        this.store.createApproval({
+        await this.store.createApproval({
           taskId: task.taskId,
           agentId: task.agentId,
           amount: task.amount.toString(),
@@ -118,11 +118,11 @@ export class TaskPayments {
       }
     }
     const record = this.newRecord(task, { status: 'pending' });
-    this.store.create(record);
+    await this.store.create(record);
     const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
       this.store.update(task.taskId, { railState: state }),
     );
-    return this.finish(this.store.get(task.taskId)!, outcome);
+    return this.finish((await this.store.get(task.taskId))!, outcome);
   }
 
   /**
@@ -131,9 +131,9 @@ export class TaskPayments {
    */
   async settleStranded(isLive: (taskId: string) => boolean): Promise<Map<string, ChargeOutcome>> {
     const outcomes = new Map<string, ChargeOutcome>();
-    for (const record of this.store.pending()) {
+    for (const record of await this.store.pending()) {
       if (isLive(record.taskId)) continue;
-      outcomes.set(record.taskId, this.finish(record, await this.payer.resume(record.railState)));
+      outcomes.set(record.taskId, await this.finish(record, await this.payer.resume(record.railState)));
     }
     return outcomes;
   }
@@ -143,10 +143,10 @@ export class TaskPayments {
    * `refund-missing`, never as refunded.
    */
   async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
-    const record = this.store.get(taskId);
+    const record = await this.store.get(taskId);
     if (!record || record.status !== 'paid') return record && this.receipt(record);
     let status: 'refunded' | 'refund-missing' = 'refund-missing';
-    if (refund && !this.store.txHashUsed(refund.tx_hash)) {
+    if (refund && !(await this.store.txHashUsed(refund.tx_hash))) {
       const verified = await this.payer.verify(refund.tx_hash, {
         from: record.payee,
         to: record.payer ?? this.payer.account,
@@ -154,8 +154,8 @@ export class TaskPayments {
       });
       if (verified.kind === 'verified') status = 'refunded';
     }
-    this.store.update(taskId, { status, ...(status === 'refunded' ? { refundTxHash: refund!.tx_hash } : {}) });
-    return this.receipt(this.store.get(taskId)!);
+    await this.store.update(taskId, { status, ...(status === 'refunded' ? { refundTxHash: refund!.tx_hash } : {}) });
+    return this.receipt((await this.store.get(taskId))!);
   }
 
   /**
@@ -163,13 +163,15 @@ export class TaskPayments {
    * the price from `from` to the agent, used for nothing else. Nothing is paid from the gateway's wallet.
    */
   async acceptClientPayment(task: TaskToPay, tx: { txHash: string; from: string }): Promise<ClientPaymentOutcome> {
-    if (this.store.txHashUsed(tx.txHash))
+    if (await this.store.txHashUsed(tx.txHash))
       return { kind: 'rejected', message: `transaction ${tx.txHash} already paid for something else` };
     const verified = await this.payer.verify(tx.txHash, { from: tx.from, to: task.payee, amount: task.amount });
     if (verified.kind !== 'verified') return { kind: 'rejected', message: verified.message };
-    const created = this.store.create(this.newRecord(task, { status: 'paid', txHash: tx.txHash, payer: tx.from }));
+    const created = await this.store.create(
+      this.newRecord(task, { status: 'paid', txHash: tx.txHash, payer: tx.from }),
+    );
     if (!created) return { kind: 'rejected', message: 'this task is already paid' };
-    const record = this.store.get(task.taskId)!;
+    const record = (await this.store.get(task.taskId))!;
     return {
       kind: 'paid',
       receipt: this.receipt(record),
@@ -180,17 +182,17 @@ export class TaskPayments {
   // --- operator approvals --------------------------------------------------------------------------------
 
   /** The approvals asked for, oldest first; only those with `status` when given. */
-  approvals(status?: ApprovalStatus): ApprovalRecord[] {
+  approvals(status?: ApprovalStatus): Promise<ApprovalRecord[]> {
     return this.store.approvals(status);
   }
 
   /** The approval asked for a task, if any. */
-  approval(taskId: string): ApprovalRecord | undefined {
+  approval(taskId: string): Promise<ApprovalRecord | undefined> {
     return this.store.getApproval(taskId);
   }
 
   /** Decides a pending approval, once; undefined when the task's approval is not (or no longer) pending. */
-  decideApproval(taskId: string, status: Exclude<ApprovalStatus, 'pending'>): ApprovalRecord | undefined {
+  decideApproval(taskId: string, status: Exclude<ApprovalStatus, 'pending'>): Promise<ApprovalRecord | undefined> {
     return this.store.decideApproval(taskId, status);
   }
 
@@ -215,13 +217,17 @@ export class TaskPayments {
     };
   }
 
-  private finish(record: TaskPaymentRecord, outcome: PayOutcome | undefined): ChargeOutcome {
+  private async finish(record: TaskPaymentRecord, outcome: PayOutcome | undefined): Promise<ChargeOutcome> {
     if (outcome?.kind === 'paid') {
-      this.store.update(record.taskId, { status: 'paid', txHash: outcome.receipt.txHash, railState: outcome.receipt });
+      await this.store.update(record.taskId, {
+        status: 'paid',
+        txHash: outcome.receipt.txHash,
+        railState: outcome.receipt,
+      });
     } else if (outcome?.kind === 'failed') {
-      this.store.update(record.taskId, { status: 'failed' });
+      await this.store.update(record.taskId, { status: 'failed' });
     }
-    const current = this.store.get(record.taskId)!;
+    const current = (await this.store.get(record.taskId))!;
     const receipt = this.receipt(current);
     if (current.status === 'paid' && current.txHash) {
       return {

@@ -143,7 +143,13 @@ async function open(
 
   const directoryStore = new SqliteDirectoryStore(config.database);
   onClose(() => directoryStore.close());
-  const directory = new AgentDirectory({ store: directoryStore, offlineAfterMs: config.offlineAfterMs });
+  const directory = new AgentDirectory({
+    store: directoryStore,
+    offlineAfterMs: config.offlineAfterMs,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  onClose(() => directory.flush());
+  await directory.load();
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
     directory.register(agent.card, new Date(), verified?.ok ? verified : undefined);
@@ -185,7 +191,7 @@ async function open(
   });
   const engine = new TaskEngine({
     store,
-    onChange: (change) => push.notify(change.task, change.events),
+    onChange: (change) => void push.notify(change.task, change.events),
     transport,
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,

@@ -28,11 +28,19 @@ export class AgentDirectory {
   private readonly seenWritten = new Map<string, number>();
   private readonly store: DirectoryStore | undefined;
   private readonly offlineAfterMs: number;
+  private readonly log: (message: string) => void;
+  /** Writes to the store, one after another, in the order the directory changed. */
+  private writes: Promise<void> = Promise.resolve();
 
-  constructor(options: { store?: DirectoryStore; offlineAfterMs?: number } = {}) {
+  constructor(options: { store?: DirectoryStore; offlineAfterMs?: number; log?: (message: string) => void } = {}) {
     this.store = options.store;
     this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
-    for (const stored of this.store?.all() ?? []) {
+    this.log = options.log ?? console.warn;
+  }
+
+  /** Reads the agents known from earlier runs: they are served at once, as offline until heard again. */
+  async load(): Promise<void> {
+    for (const stored of (await this.store?.all()) ?? []) {
       // A card from an older version that no longer parses is skipped, not fatal: the agent re-announces itself.
       const parsed = LogosAgentCard.safeParse(JSON.parse(stored.cardJson));
       if (!parsed.success) continue;
@@ -61,7 +69,7 @@ export class AgentDirectory {
     this.seen.set(card.id, at);
     if (existing && this.cardJson.get(card.id) === json) {
       if (at.getTime() - (this.seenWritten.get(card.id) ?? 0) >= TOUCH_WRITE_EVERY_MS) {
-        this.store?.touch(card.id, at.toISOString());
+        this.write((store) => store.touch(card.id, at.toISOString()));
         this.seenWritten.set(card.id, at.getTime());
       }
       return existing;
@@ -75,12 +83,14 @@ export class AgentDirectory {
     };
     this.entries.set(card.id, entry);
     this.cardJson.set(card.id, json);
-    this.store?.save({
-      id: card.id,
-      cardJson: JSON.stringify(card),
-      updatedAt: at.toISOString(),
-      lastSeenAt: at.toISOString(),
-    });
+    this.write((store) =>
+      store.save({
+        id: card.id,
+        cardJson: JSON.stringify(card),
+        updatedAt: at.toISOString(),
+        lastSeenAt: at.toISOString(),
+      }),
+    );
     this.seenWritten.set(card.id, at.getTime());
     return entry;
   }
@@ -101,5 +111,22 @@ export class AgentDirectory {
 
   all(): DirectoryEntry[] {
     return [...this.entries.values()];
+  }
+
+  /** Resolves once every change so far is in the store. */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+
+  /**
+   * The directory is the truth while running and the store only what the next start reads, so a change does not
+   * wait for its write; a failed write is logged, and the agent's next announcement writes it again.
+   */
+  private write(change: (store: DirectoryStore) => Promise<void>): void {
+    const store = this.store;
+    if (!store) return;
+    this.writes = this.writes
+      .then(() => change(store))
+      .catch((error: unknown) => this.log(`[directory] writing to the store: ${String(error)}`));
   }
 }

@@ -85,6 +85,8 @@ export class PushNotificationService {
   private running: { agent: Agent; abort: AbortController } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private pumpQueued = false;
+  /** Looks at the outbox run one after another: two at once would start the same delivery twice. */
+  private pumps: Promise<void> = Promise.resolve();
 
   constructor(store: PushStore, options: PushServiceOptions = {}) {
     this.store = store;
@@ -118,7 +120,7 @@ export class PushNotificationService {
   }
 
   /** Throws PushConfigError when the URL or a credential is unacceptable. */
-  createConfig(input: PushConfigInput): PushConfigRecord {
+  async createConfig(input: PushConfigInput): Promise<PushConfigRecord> {
     const problem = this.configProblem(input);
     if (problem) throw new PushConfigError(problem);
     const record: PushConfigRecord = {
@@ -131,20 +133,20 @@ export class PushNotificationService {
       ...(input.owner !== undefined ? { owner: input.owner } : {}),
       createdAt: new Date().toISOString(),
     };
-    this.store.saveConfig(record);
+    await this.store.saveConfig(record);
     return record;
   }
 
-  getConfig(taskId: string, configId: string): PushConfigRecord | undefined {
+  getConfig(taskId: string, configId: string): Promise<PushConfigRecord | undefined> {
     return this.store.getConfig(taskId, configId);
   }
 
-  listConfigs(taskId: string): PushConfigRecord[] {
+  listConfigs(taskId: string): Promise<PushConfigRecord[]> {
     return this.store.listConfigs(taskId);
   }
 
   /** Also drops the config's undelivered notifications. False when there was no such config. */
-  deleteConfig(taskId: string, configId: string): boolean {
+  deleteConfig(taskId: string, configId: string): Promise<boolean> {
     return this.store.deleteConfig(taskId, configId);
   }
 
@@ -152,8 +154,17 @@ export class PushNotificationService {
    * Queues the events for every webhook of the task; they are on disk when this returns, delivered in the
    * background while the service runs. `task` is the task as it stands after the events.
    */
-  notify(task: Task, events: readonly StreamResponse[]): void {
-    const configs = this.store.listConfigs(task.id);
+  async notify(task: Task, events: readonly StreamResponse[]): Promise<void> {
+    try {
+      await this.enqueue(task, events);
+    } catch (error) {
+      // The task itself is committed and goes on; only its notifications are lost, so say so.
+      this.settings.log(`[push] queueing notifications of task ${task.id}: ${String(error)}`);
+    }
+  }
+
+  private async enqueue(task: Task, events: readonly StreamResponse[]): Promise<void> {
+    const configs = await this.store.listConfigs(task.id);
     if (configs.length === 0 || events.length === 0) return;
     const deliveries = events.flatMap((event) => {
       const eventId = randomUUID();
@@ -165,7 +176,7 @@ export class PushNotificationService {
         ...notificationRequest(config, event, task, eventId),
       }));
     });
-    this.store.enqueue(deliveries, Date.now());
+    await this.store.enqueue(deliveries, Date.now());
     this.schedulePump();
   }
 
@@ -204,20 +215,26 @@ export class PushNotificationService {
     if (this.pumpQueued) return;
     this.pumpQueued = true;
     setImmediate(() => {
-      this.pumpQueued = false;
-      this.pump();
+      this.pumps = this.pumps
+        .then(() => {
+          this.pumpQueued = false;
+          return this.pump();
+        })
+        .catch((error: unknown) => this.settings.log(`[push] reading the outbox: ${String(error)}`));
     });
   }
 
   /** Starts attempts for the due deliveries while workers are free, and sets a timer for the next retry due. */
-  private pump(): void {
+  private async pump(): Promise<void> {
     const running = this.running;
     if (!running) return;
     const now = Date.now();
     const free = this.settings.concurrency - this.inFlight.size;
     if (free > 0) {
       // The heads of the queues already in flight come back too: ask for that many more.
-      for (const delivery of this.store.due(now, free + this.inFlight.size)) {
+      const due = await this.store.due(now, free + this.inFlight.size);
+      if (this.running !== running) return;
+      for (const delivery of due) {
         if (this.inFlight.size >= this.settings.concurrency) break;
         const queue = `${delivery.taskId}\n${delivery.configId}`;
         if (this.inFlight.has(queue)) continue;
@@ -234,8 +251,8 @@ export class PushNotificationService {
     }
     // Deliveries due now but not started wait for an attempt to end, which pumps again; the timer is for later ones.
     clearTimeout(this.timer);
-    const next = this.store.nextAttemptAfter(now);
-    if (next !== undefined) this.timer = setTimeout(() => this.pump(), next - now).unref();
+    const next = await this.store.nextAttemptAfter(now);
+    if (next !== undefined && this.running) this.timer = setTimeout(() => this.schedulePump(), next - now).unref();
   }
 
   private async attempt(delivery: OutboxDelivery, running: { agent: Agent; abort: AbortController }): Promise<void> {
@@ -247,21 +264,21 @@ export class PushNotificationService {
     });
     // Cut short by stop(): not the receiver's doing, so the row stays exactly as it was.
     if (running.abort.signal.aborted) return;
-    this.record(delivery, outcome);
+    await this.record(delivery, outcome);
   }
 
-  private record(delivery: OutboxDelivery, outcome: PostOutcome): void {
+  private async record(delivery: OutboxDelivery, outcome: PostOutcome): Promise<void> {
     const attempts = delivery.attempts + 1;
     if (outcome.kind === 'delivered') {
-      this.store.markDelivered(delivery.seq);
+      await this.store.markDelivered(delivery.seq);
       this.counters.delivered++;
     } else if (outcome.kind === 'retry' && attempts < this.settings.maxAttempts) {
       const { backoffBaseMs, maxBackoffMs } = this.settings;
       const delay = Math.min(outcome.retryAfterMs ?? backoffDelay(attempts, backoffBaseMs, maxBackoffMs), maxBackoffMs);
-      this.store.scheduleRetry(delivery.seq, attempts, Date.now() + delay, outcome.reason);
+      await this.store.scheduleRetry(delivery.seq, attempts, Date.now() + delay, outcome.reason);
       this.counters.retried++;
     } else {
-      this.store.markFailed(delivery.seq, attempts, outcome.reason);
+      await this.store.markFailed(delivery.seq, attempts, outcome.reason);
       this.counters.failed++;
       this.settings.log(
         `[push] notification ${delivery.eventId} of task ${delivery.taskId} to webhook ${delivery.configId} failed after ${attempts} attempt(s): ${outcome.reason}`,

@@ -12,8 +12,8 @@ export interface StoredAgent {
 }
 
 export interface DirectoryStore {
-  save(agent: StoredAgent): void;
-  touch(id: string, lastSeenAt: string): void;
-  all(): StoredAgent[];
-  close(): void;
+  save(agent: StoredAgent): Promise<void>;
+  touch(id: string, lastSeenAt: string): Promise<void>;
+  all(): Promise<StoredAgent[]>;
+  close(): Promise<void>;
 }

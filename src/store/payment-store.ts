@@ -52,24 +52,24 @@ export interface ApprovalRecord {
 
 export interface PaymentStore {
   /** Creates the record; false when the task already has one (a retry: the existing record stands). */
-  create(record: TaskPaymentRecord): boolean;
-  get(taskId: string): TaskPaymentRecord | undefined;
+  create(record: TaskPaymentRecord): Promise<boolean>;
+  get(taskId: string): Promise<TaskPaymentRecord | undefined>;
   update(
     taskId: string,
     change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
-  ): void;
+  ): Promise<void>;
   /** Payments still pending (resumed at start). */
-  pending(): TaskPaymentRecord[];
+  pending(): Promise<TaskPaymentRecord[]>;
   /** Sum of what was paid or is pending since `sinceIso`: what the per-period limit counts. */
-  spentSince(sinceIso: string): bigint;
+  spentSince(sinceIso: string): Promise<bigint>;
   /** What tasks sent with this API key have spent (paid, pending, or never refunded). */
-  spentByCaller(caller: string): bigint;
+  spentByCaller(caller: string): Promise<bigint>;
   /** Whether a transaction hash was already accepted for any payment or refund (reuse is refused). */
-  txHashUsed(txHash: string): boolean;
+  txHashUsed(txHash: string): Promise<boolean>;
 
-  createApproval(record: ApprovalRecord): void;
-  getApproval(taskId: string): ApprovalRecord | undefined;
-  decideApproval(taskId: string, status: Exclude<ApprovalStatus, 'pending'>): ApprovalRecord | undefined;
-  approvals(status?: ApprovalStatus): ApprovalRecord[];
-  close(): void;
+  createApproval(record: ApprovalRecord): Promise<void>;
+  getApproval(taskId: string): Promise<ApprovalRecord | undefined>;
+  decideApproval(taskId: string, status: Exclude<ApprovalStatus, 'pending'>): Promise<ApprovalRecord | undefined>;
+  approvals(status?: ApprovalStatus): Promise<ApprovalRecord[]>;
+  close(): Promise<void>;
 }

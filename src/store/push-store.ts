@@ -50,25 +50,25 @@ export interface OutboxDelivery extends NewDelivery {
 
 export interface PushStore {
   /** Creates the config, or replaces the task's config with the same id. */
-  saveConfig(record: PushConfigRecord): void;
-  getConfig(taskId: string, configId: string): PushConfigRecord | undefined;
-  listConfigs(taskId: string): PushConfigRecord[];
+  saveConfig(record: PushConfigRecord): Promise<void>;
+  getConfig(taskId: string, configId: string): Promise<PushConfigRecord | undefined>;
+  listConfigs(taskId: string): Promise<PushConfigRecord[]>;
   /** Deletes the config and its undelivered rows (nobody wants them any more); false when there was none. */
-  deleteConfig(taskId: string, configId: string): boolean;
+  deleteConfig(taskId: string, configId: string): Promise<boolean>;
 
   /** Writes the deliveries in one transaction, due at `nowMs`; committed when it returns. */
-  enqueue(deliveries: NewDelivery[], nowMs: number): void;
+  enqueue(deliveries: NewDelivery[], nowMs: number): Promise<void>;
   /**
    * Pending deliveries due at `nowMs` that are first in their config's queue (a config's deliveries go out one at a
    * time, in order), oldest first.
    */
-  due(nowMs: number, limit: number): OutboxDelivery[];
+  due(nowMs: number, limit: number): Promise<OutboxDelivery[]>;
   /** The earliest attempt time after `nowMs` among pending deliveries: when to look again. */
-  nextAttemptAfter(nowMs: number): number | undefined;
-  markDelivered(seq: number): void;
-  scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): void;
-  markFailed(seq: number, attempts: number, error: string): void;
+  nextAttemptAfter(nowMs: number): Promise<number | undefined>;
+  markDelivered(seq: number): Promise<void>;
+  scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): Promise<void>;
+  markFailed(seq: number, attempts: number, error: string): Promise<void>;
   /** A task's deliveries still in the outbox (pending or failed), in order. */
-  deliveries(taskId: string): OutboxDelivery[];
-  close(): void;
+  deliveries(taskId: string): Promise<OutboxDelivery[]>;
+  close(): Promise<void>;
 }

@@ -16,7 +16,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
     ) STRICT`);
   }
 
-  save(agent: StoredAgent): void {
+  async save(agent: StoredAgent): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO agents (id, card_json, updated_at, last_seen_at) VALUES (?, ?, ?, ?)
@@ -25,11 +25,11 @@ export class SqliteDirectoryStore implements DirectoryStore {
       .run(agent.id, agent.cardJson, agent.updatedAt, agent.lastSeenAt);
   }
 
-  touch(id: string, lastSeenAt: string): void {
+  async touch(id: string, lastSeenAt: string): Promise<void> {
     this.db.prepare('UPDATE agents SET last_seen_at = ? WHERE id = ?').run(lastSeenAt, id);
   }
 
-  all(): StoredAgent[] {
+  async all(): Promise<StoredAgent[]> {
     const rows = this.db.prepare('SELECT * FROM agents ORDER BY id').all() as {
       id: string;
       card_json: string;
@@ -44,7 +44,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
     }));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.isOpen) this.db.close();
   }
 }

@@ -70,7 +70,7 @@ export class SqlitePaymentStore implements PaymentStore {
     this.db.exec(SCHEMA);
   }
 
-  create(record: TaskPaymentRecord): boolean {
+  async create(record: TaskPaymentRecord): Promise<boolean> {
     const result = this.db
       .prepare(
         `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
@@ -94,16 +94,16 @@ export class SqlitePaymentStore implements PaymentStore {
     return result.changes === 1;
   }
 
-  get(taskId: string): TaskPaymentRecord | undefined {
+  async get(taskId: string): Promise<TaskPaymentRecord | undefined> {
     const row = this.db.prepare('SELECT * FROM payments WHERE task_id = ?').get(taskId) as PaymentRow | undefined;
     return row && paymentFromRow(row);
   }
 
-  update(
+  async update(
     taskId: string,
     change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
-  ): void {
-    const current = this.get(taskId);
+  ): Promise<void> {
+    const current = await this.get(taskId);
     if (!current) throw new Error(`no payment for task ${taskId}`);
     const next = { ...current, ...change };
     this.db
@@ -120,17 +120,17 @@ export class SqlitePaymentStore implements PaymentStore {
       );
   }
 
-  pending(): TaskPaymentRecord[] {
+  async pending(): Promise<TaskPaymentRecord[]> {
     return (this.db.prepare("SELECT * FROM payments WHERE status = 'pending'").all() as unknown as PaymentRow[]).map(
       paymentFromRow,
     );
   }
 
-  spentSince(sinceIso: string): bigint {
+  async spentSince(sinceIso: string): Promise<bigint> {
     return this.sumCommitted('created_at >= ?', sinceIso);
   }
 
-  spentByCaller(caller: string): bigint {
+  async spentByCaller(caller: string): Promise<bigint> {
     return this.sumCommitted('caller = ?', caller);
   }
 
@@ -142,13 +142,13 @@ export class SqlitePaymentStore implements PaymentStore {
     return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
   }
 
-  txHashUsed(txHash: string): boolean {
+  async txHashUsed(txHash: string): Promise<boolean> {
     return (
       this.db.prepare('SELECT 1 FROM payments WHERE tx_hash = ? OR refund_tx = ?').get(txHash, txHash) !== undefined
     );
   }
 
-  createApproval(record: ApprovalRecord): void {
+  async createApproval(record: ApprovalRecord): Promise<void> {
     this.db
       .prepare(
         'INSERT OR IGNORE INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -164,12 +164,15 @@ export class SqlitePaymentStore implements PaymentStore {
       );
   }
 
-  getApproval(taskId: string): ApprovalRecord | undefined {
+  async getApproval(taskId: string): Promise<ApprovalRecord | undefined> {
     const row = this.db.prepare('SELECT * FROM approvals WHERE task_id = ?').get(taskId) as ApprovalRow | undefined;
     return row && approvalFromRow(row);
   }
 
-  decideApproval(taskId: string, status: Exclude<ApprovalStatus, 'pending'>): ApprovalRecord | undefined {
+  async decideApproval(
+    taskId: string,
+    status: Exclude<ApprovalStatus, 'pending'>,
+  ): Promise<ApprovalRecord | undefined> {
     // Only a pending approval can be decided, and only once.
     const result = this.db
       .prepare("UPDATE approvals SET status = ?, decided_at = ? WHERE task_id = ? AND status = 'pending'")
@@ -177,14 +180,14 @@ export class SqlitePaymentStore implements PaymentStore {
     return result.changes === 1 ? this.getApproval(taskId) : undefined;
   }
 
-  approvals(status?: ApprovalStatus): ApprovalRecord[] {
+  async approvals(status?: ApprovalStatus): Promise<ApprovalRecord[]> {
     const rows = (status
       ? this.db.prepare('SELECT * FROM approvals WHERE status = ? ORDER BY created_at').all(status)
       : this.db.prepare('SELECT * FROM approvals ORDER BY created_at').all()) as unknown as ApprovalRow[];
     return rows.map(approvalFromRow);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.isOpen) this.db.close();
   }
 }

@@ -89,7 +89,7 @@ export class SqlitePushStore implements PushStore {
     );
   }
 
-  saveConfig(record: PushConfigRecord): void {
+  async saveConfig(record: PushConfigRecord): Promise<void> {
     this.db
       .prepare(
         `INSERT OR REPLACE INTO push_configs (task_id, config_id, url, token, auth_scheme, auth_credentials, protocol_version, owner, created_at)
@@ -108,21 +108,21 @@ export class SqlitePushStore implements PushStore {
       );
   }
 
-  getConfig(taskId: string, configId: string): PushConfigRecord | undefined {
+  async getConfig(taskId: string, configId: string): Promise<PushConfigRecord | undefined> {
     const row = this.db
       .prepare('SELECT * FROM push_configs WHERE task_id = ? AND config_id = ?')
       .get(taskId, configId) as ConfigRow | undefined;
     return row && configFromRow(row);
   }
 
-  listConfigs(taskId: string): PushConfigRecord[] {
+  async listConfigs(taskId: string): Promise<PushConfigRecord[]> {
     const rows = this.db
       .prepare('SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, config_id')
       .all(taskId) as unknown as ConfigRow[];
     return rows.map(configFromRow);
   }
 
-  deleteConfig(taskId: string, configId: string): boolean {
+  async deleteConfig(taskId: string, configId: string): Promise<boolean> {
     return this.transaction(() => {
       this.db.prepare('DELETE FROM push_outbox WHERE task_id = ? AND config_id = ?').run(taskId, configId);
       return (
@@ -132,7 +132,7 @@ export class SqlitePushStore implements PushStore {
     });
   }
 
-  enqueue(deliveries: NewDelivery[], nowMs: number): void {
+  async enqueue(deliveries: NewDelivery[], nowMs: number): Promise<void> {
     const createdAt = new Date(nowMs).toISOString();
     this.transaction(() => {
       for (const delivery of deliveries) {
@@ -150,40 +150,40 @@ export class SqlitePushStore implements PushStore {
     });
   }
 
-  due(nowMs: number, limit: number): OutboxDelivery[] {
+  async due(nowMs: number, limit: number): Promise<OutboxDelivery[]> {
     return (this.dueStmt.all(nowMs, limit) as unknown as OutboxRow[]).map(deliveryFromRow);
   }
 
-  nextAttemptAfter(nowMs: number): number | undefined {
+  async nextAttemptAfter(nowMs: number): Promise<number | undefined> {
     const row = this.db
       .prepare("SELECT MIN(next_attempt_at) AS next FROM push_outbox WHERE state = 'pending' AND next_attempt_at > ?")
       .get(nowMs) as { next: number | null };
     return row.next ?? undefined;
   }
 
-  markDelivered(seq: number): void {
+  async markDelivered(seq: number): Promise<void> {
     this.db.prepare('DELETE FROM push_outbox WHERE seq = ?').run(seq);
   }
 
-  scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): void {
+  async scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
     this.db
       .prepare('UPDATE push_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?')
       .run(attempts, nextAttemptAt, error, seq);
   }
 
-  markFailed(seq: number, attempts: number, error: string): void {
+  async markFailed(seq: number, attempts: number, error: string): Promise<void> {
     this.db
       .prepare("UPDATE push_outbox SET state = 'failed', attempts = ?, last_error = ? WHERE seq = ?")
       .run(attempts, error, seq);
   }
 
-  deliveries(taskId: string): OutboxDelivery[] {
+  async deliveries(taskId: string): Promise<OutboxDelivery[]> {
     return (
       this.db.prepare('SELECT * FROM push_outbox WHERE task_id = ? ORDER BY seq').all(taskId) as unknown as OutboxRow[]
     ).map(deliveryFromRow);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.isOpen) this.db.close();
   }
 

@@ -60,9 +60,9 @@ describe('the paid flow', () => {
       kind: 'hold',
       receipt: { rail: 'memory', amount: '500', payee: AGENT, status: 'awaiting-approval' },
     });
-    expect(payments.approvals('pending').map((a) => a.taskId)).toEqual([task.taskId]);
-    expect(paid.recordDecision(task.taskId, true)).toBe(true);
-    expect(paid.recordDecision(task.taskId, true)).toBe(false);
+    expect((await payments.approvals('pending')).map((a) => a.taskId)).toEqual([task.taskId]);
+    expect(await paid.recordDecision(task.taskId, true)).toBe(true);
+    expect(await paid.recordDecision(task.taskId, true)).toBe(false);
     expect(paid.decided(task, true)).toEqual({
       kind: 'paying',
       note: 'An operator approved the payment; paying the agent.',
@@ -75,9 +75,13 @@ describe('the paid flow', () => {
     const { paid } = flow();
     const task = priced('500');
     await paid.pay(task, false);
-    expect(paid.approvalExpired(task)).toMatchObject({ kind: 'end', state: 'failed', receipt: { status: 'expired' } });
+    expect(await paid.approvalExpired(task)).toMatchObject({
+      kind: 'end',
+      state: 'failed',
+      receipt: { status: 'expired' },
+    });
     // Decided already: nothing more happens.
-    expect(paid.approvalExpired(task)).toBeUndefined();
+    expect(await paid.approvalExpired(task)).toBeUndefined();
     expect(paid.decided(task, false)).toMatchObject({
       kind: 'end',
       state: 'rejected',

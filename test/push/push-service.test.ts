@@ -103,9 +103,9 @@ function resolverOf(table: Record<string, string | (() => string)>) {
   };
 }
 
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -125,60 +125,58 @@ const artifactEvent = StreamResponse.fromJSON({
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('push notification configs', () => {
-  it('are created, replaced by id, listed, read and deleted', () => {
+  it('are created, replaced by id, listed, read and deleted', async () => {
     const { service } = serviceWith(LOCAL);
-    const generated = service.createConfig({
+    const generated = await service.createConfig({
       taskId: 't1',
       url: 'http://127.0.0.1:9/a',
       protocolVersion: '1.0',
       owner: 'alice',
     });
     expect(generated.id).toMatch(UUID);
-    service.createConfig({
+    await service.createConfig({
       taskId: 't1',
       id: 'mine',
       url: 'http://127.0.0.1:9/b',
       token: 'tok',
       protocolVersion: '0.3',
     });
-    service.createConfig({
+    await service.createConfig({
       taskId: 't1',
       id: 'mine',
       url: 'http://127.0.0.1:9/c',
       authentication: { scheme: 'Bearer', credentials: 's' },
       protocolVersion: '1.0',
     });
-    expect(
-      service
-        .listConfigs('t1')
-        .map((config) => config.url)
-        .sort(),
-    ).toEqual(['http://127.0.0.1:9/a', 'http://127.0.0.1:9/c']);
-    expect(service.getConfig('t1', 'mine')).toMatchObject({
+    expect((await service.listConfigs('t1')).map((config) => config.url).sort()).toEqual([
+      'http://127.0.0.1:9/a',
+      'http://127.0.0.1:9/c',
+    ]);
+    expect(await service.getConfig('t1', 'mine')).toMatchObject({
       url: 'http://127.0.0.1:9/c',
       protocolVersion: '1.0',
       authentication: { scheme: 'Bearer', credentials: 's' },
     });
-    expect(service.getConfig('t1', 'mine')?.token).toBeUndefined();
-    expect(service.getConfig('t1', generated.id)).toMatchObject({ owner: 'alice', protocolVersion: '1.0' });
-    expect(service.getConfig('t2', 'mine')).toBeUndefined();
-    expect(service.deleteConfig('t1', 'mine')).toBe(true);
-    expect(service.deleteConfig('t1', 'mine')).toBe(false);
-    expect(service.listConfigs('t1')).toHaveLength(1);
+    expect((await service.getConfig('t1', 'mine'))?.token).toBeUndefined();
+    expect(await service.getConfig('t1', generated.id)).toMatchObject({ owner: 'alice', protocolVersion: '1.0' });
+    expect(await service.getConfig('t2', 'mine')).toBeUndefined();
+    expect(await service.deleteConfig('t1', 'mine')).toBe(true);
+    expect(await service.deleteConfig('t1', 'mine')).toBe(false);
+    expect(await service.listConfigs('t1')).toHaveLength(1);
   });
 
-  it('are refused with a reason when the URL can never be a webhook', () => {
+  it('are refused with a reason when the URL can never be a webhook', async () => {
     const { service } = serviceWith({});
-    const create =
-      (url: string, extra: object = {}) =>
-      () =>
-        service.createConfig({ taskId: 't1', url, protocolVersion: '1.0', ...extra });
-    expect(create('http://hooks.example.com/')).toThrow(new PushConfigError('the webhook URL must use https'));
-    expect(create('https://10.0.0.7/hook')).toThrow('10.0.0.7 is a private address (10.0.0.0/8)');
-    expect(create('https://169.254.169.254/')).toThrow('cloud metadata address');
-    expect(create('nonsense')).toThrow('not a valid absolute URL');
-    expect(create('https://hooks.example.com/', { token: 'a\r\nX-Evil: 1' })).toThrow('line breaks');
-    expect(service.listConfigs('t1')).toEqual([]);
+    const create = (url: string, extra: object = {}) =>
+      service.createConfig({ taskId: 't1', url, protocolVersion: '1.0', ...extra });
+    await expect(create('http://hooks.example.com/')).rejects.toThrow(
+      new PushConfigError('the webhook URL must use https'),
+    );
+    await expect(create('https://10.0.0.7/hook')).rejects.toThrow('10.0.0.7 is a private address (10.0.0.0/8)');
+    await expect(create('https://169.254.169.254/')).rejects.toThrow('cloud metadata address');
+    await expect(create('nonsense')).rejects.toThrow('not a valid absolute URL');
+    await expect(create('https://hooks.example.com/', { token: 'a\r\nX-Evil: 1' })).rejects.toThrow('line breaks');
+    expect(await service.listConfigs('t1')).toEqual([]);
   });
 });
 
@@ -186,7 +184,7 @@ describe('push notification delivery', () => {
   it('posts each event to each webhook in its version’s shape, with the token, the authorization and the event id', async () => {
     const receiver = await startReceiver();
     const { service, store } = serviceWith(LOCAL);
-    service.createConfig({
+    await service.createConfig({
       taskId: 't1',
       id: 'v1',
       url: receiver.url('/v1'),
@@ -194,7 +192,7 @@ describe('push notification delivery', () => {
       authentication: { scheme: 'Bearer', credentials: 'secret' },
       protocolVersion: '1.0',
     });
-    service.createConfig({
+    await service.createConfig({
       taskId: 't1',
       id: 'v03',
       url: receiver.url('/v03'),
@@ -202,7 +200,7 @@ describe('push notification delivery', () => {
       protocolVersion: '0.3',
     });
     service.start();
-    service.notify(task, [statusEvent, artifactEvent]);
+    await service.notify(task, [statusEvent, artifactEvent]);
     await until(() => receiver.received.length === 4);
 
     const v1 = receiver.received.filter((request) => request.path === '/v1');
@@ -233,7 +231,7 @@ describe('push notification delivery', () => {
     expect(v1[0]?.headers['a2a-notification-id']).not.toBe(v1[1]?.headers['a2a-notification-id']);
 
     await until(() => service.counters.delivered === 4);
-    expect(store.deliveries('t1')).toEqual([]);
+    expect(await store.deliveries('t1')).toEqual([]);
     expect(service.counters).toEqual({ delivered: 4, failed: 0, retried: 0 });
   });
 
@@ -245,20 +243,20 @@ describe('push notification delivery', () => {
       return { status: 500 };
     });
     const { service, store } = serviceWith({ ...LOCAL, maxAttempts: 3 });
-    service.createConfig({ taskId: 't1', id: 'flaky', url: receiver.url('/flaky'), protocolVersion: '1.0' });
+    await service.createConfig({ taskId: 't1', id: 'flaky', url: receiver.url('/flaky'), protocolVersion: '1.0' });
     service.start();
-    service.notify(task, [statusEvent]);
+    await service.notify(task, [statusEvent]);
     await until(() => service.counters.delivered === 1);
     expect(receiver.received.map((request) => request.path)).toEqual(['/flaky', '/flaky', '/flaky']);
     expect(new Set(receiver.received.map((request) => request.headers['a2a-notification-id'])).size).toBe(1);
     expect(service.counters).toEqual({ delivered: 1, failed: 0, retried: 2 });
-    service.deleteConfig('t1', 'flaky');
+    await service.deleteConfig('t1', 'flaky');
 
-    service.createConfig({ taskId: 't1', id: 'gone', url: receiver.url('/gone'), protocolVersion: '1.0' });
-    service.createConfig({ taskId: 't1', id: 'broken', url: receiver.url('/broken'), protocolVersion: '1.0' });
-    service.notify(task, [statusEvent]);
+    await service.createConfig({ taskId: 't1', id: 'gone', url: receiver.url('/gone'), protocolVersion: '1.0' });
+    await service.createConfig({ taskId: 't1', id: 'broken', url: receiver.url('/broken'), protocolVersion: '1.0' });
+    await service.notify(task, [statusEvent]);
     await until(() => service.counters.failed === 2);
-    const rows = store.deliveries('t1');
+    const rows = await store.deliveries('t1');
     expect(rows.find((row) => row.configId === 'gone')).toMatchObject({
       state: 'failed',
       attempts: 1,
@@ -286,15 +284,15 @@ describe('push notification delivery', () => {
     const url = `http://127.0.0.1:${down.port}/hook`;
 
     const first = serviceWith({ ...LOCAL, backoffBaseMs: 50 }, new SqlitePushStore(file));
-    first.service.createConfig({ taskId: 't1', id: 'c', url, token: 'tok', protocolVersion: '1.0' });
+    await first.service.createConfig({ taskId: 't1', id: 'c', url, token: 'tok', protocolVersion: '1.0' });
     first.service.start();
-    first.service.notify(task, [statusEvent, artifactEvent]);
+    await first.service.notify(task, [statusEvent, artifactEvent]);
     await until(() => first.service.counters.retried >= 1);
     await first.service.stop();
-    first.store.close();
+    await first.store.close();
 
     const second = serviceWith(LOCAL, new SqlitePushStore(file));
-    const pending = second.store.deliveries('t1');
+    const pending = await second.store.deliveries('t1');
     expect(pending.map((row) => row.state)).toEqual(['pending', 'pending']);
     expect(pending[0]?.attempts).toBeGreaterThanOrEqual(1);
     expect(pending[0]?.lastError).toMatch(/ECONNREFUSED/);
@@ -309,18 +307,18 @@ describe('push notification delivery', () => {
       pending.map((row) => row.eventId),
     );
     expect(up.received[0]?.headers['x-a2a-notification-token']).toBe('tok');
-    await until(() => second.store.deliveries('t1').length === 0);
+    await until(async () => (await second.store.deliveries('t1')).length === 0);
   });
 
   it('stop cuts short an attempt that does not end in time and leaves its delivery pending', async () => {
     const receiver = await startReceiver(() => ({ status: 200, hang: true }));
     const { service, store } = serviceWith(LOCAL);
-    service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/hook'), protocolVersion: '1.0' });
+    await service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/hook'), protocolVersion: '1.0' });
     service.start();
-    service.notify(task, [statusEvent]);
+    await service.notify(task, [statusEvent]);
     await until(() => receiver.received.length === 1);
     await service.stop(50);
-    expect(store.deliveries('t1')).toMatchObject([{ state: 'pending', attempts: 0 }]);
+    expect(await store.deliveries('t1')).toMatchObject([{ state: 'pending', attempts: 0 }]);
     expect(service.counters).toEqual({ delivered: 0, failed: 0, retried: 0 });
   });
 });
@@ -332,11 +330,11 @@ describe('push notification SSRF protection', () => {
       backoffBaseMs: 20,
       log: quiet,
     });
-    service.createConfig({ taskId: 't1', id: 'c', url: 'https://hook.example/a2a', protocolVersion: '1.0' });
+    await service.createConfig({ taskId: 't1', id: 'c', url: 'https://hook.example/a2a', protocolVersion: '1.0' });
     service.start();
-    service.notify(task, [statusEvent]);
+    await service.notify(task, [statusEvent]);
     await until(() => service.counters.failed === 1);
-    expect(store.deliveries('t1')).toMatchObject([
+    expect(await store.deliveries('t1')).toMatchObject([
       {
         state: 'failed',
         attempts: 1,
@@ -353,16 +351,16 @@ describe('push notification SSRF protection', () => {
       resolver: resolverOf({ 'hook.example': '169.254.169.254' }),
       log: quiet,
     });
-    service.createConfig({
+    await service.createConfig({
       taskId: 't1',
       id: 'c',
       url: 'http://hook.example/latest/meta-data/',
       protocolVersion: '1.0',
     });
     service.start();
-    service.notify(task, [statusEvent]);
+    await service.notify(task, [statusEvent]);
     await until(() => service.counters.failed === 1);
-    expect(store.deliveries('t1')[0]?.lastError).toBe(
+    expect((await store.deliveries('t1'))[0]?.lastError).toBe(
       'webhook host hook.example resolves to a refused address: 169.254.169.254 is a cloud metadata address (169.254.169.254)',
     );
   });
@@ -374,11 +372,11 @@ describe('push notification SSRF protection', () => {
     }));
     const resolver = resolverOf({ 'metadata.example': '169.254.169.254' });
     const { service, store } = serviceWith({ ...LOCAL, resolver });
-    service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/hook'), protocolVersion: '1.0' });
+    await service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/hook'), protocolVersion: '1.0' });
     service.start();
-    service.notify(task, [statusEvent]);
+    await service.notify(task, [statusEvent]);
     await until(() => service.counters.failed === 1);
-    expect(store.deliveries('t1')).toMatchObject([
+    expect(await store.deliveries('t1')).toMatchObject([
       {
         state: 'failed',
         attempts: 1,
@@ -397,7 +395,7 @@ describe('push notification SSRF protection', () => {
       return { status: 200 };
     });
     const { service } = serviceWith({ ...LOCAL, resolver: resolverOf({ 'alias.example': '127.0.0.1' }) });
-    service.createConfig({
+    await service.createConfig({
       taskId: 't1',
       id: 'c',
       url: receiver.url('/moved'),
@@ -406,7 +404,7 @@ describe('push notification SSRF protection', () => {
       protocolVersion: '1.0',
     });
     service.start();
-    service.notify(task, [statusEvent]);
+    await service.notify(task, [statusEvent]);
     await until(() => service.counters.delivered === 1);
     const [moved, sameOrigin, otherOrigin] = receiver.received;
     expect(sameOrigin).toMatchObject({
@@ -443,19 +441,19 @@ describe('push notification SSRF protection', () => {
     const answers = ['127.0.0.1', '10.0.0.7'];
     const resolver = resolverOf({ 'rebind.example': () => answers.shift() ?? '10.0.0.7' });
     const { service, store } = serviceWith({ ...LOCAL, resolver });
-    service.createConfig({
+    await service.createConfig({
       taskId: 't1',
       id: 'c',
       url: `http://rebind.example:${receiver.port}/hook`,
       protocolVersion: '1.0',
     });
     service.start();
-    service.notify(task, [statusEvent]);
+    await service.notify(task, [statusEvent]);
     await until(() => service.counters.delivered === 1);
-    service.notify(task, [artifactEvent]);
+    await service.notify(task, [artifactEvent]);
     await until(() => service.counters.failed === 1);
     expect(receiver.received).toHaveLength(1);
-    expect(store.deliveries('t1')).toMatchObject([
+    expect(await store.deliveries('t1')).toMatchObject([
       {
         state: 'failed',
         attempts: 1,
