@@ -612,7 +612,6 @@ function decodeWakuMessage(data: Uint8Array): WakuMessage | undefined {
   }
 }
 
-
 function integerAtLeast(value: number, name: string, min: number): number {
   if (!Number.isInteger(value) || value < min)
     throw new RangeError(`waku transport: ${name} must be an integer ≥ ${min}`);
