@@ -136,20 +136,6 @@ export function toArtifact(artifact: WireArtifact): Artifact {
   };
 }
 
-/**
- * An artifact's parts with a streamed chunk's appended. A text chunk that follows text joins it: a result the agent
- * had to cut into pieces to fit the network's messages (docs/binding.md, size limits) becomes one text part again.
- */
-export function appendParts(existing: Part[], incoming: Part[]): Part[] {
-  const last = existing.at(-1);
-  const first = incoming[0];
-  if (last?.content?.$case === 'text' && first?.content?.$case === 'text' && !last.metadata && !first.metadata) {
-    const joined = { ...last, content: { $case: 'text' as const, value: last.content.value + first.content.value } };
-    return [...existing.slice(0, -1), joined, ...incoming.slice(1)];
-  }
-  return [...existing, ...incoming];
-}
-
 /** A skill's return value as the task's `result` artifact: text for a string, data for anything else. */
 export function resultArtifact(result: unknown): Artifact {
   const part = typeof result === 'string' ? Part.fromJSON({ text: result }) : Part.fromJSON({ data: result });

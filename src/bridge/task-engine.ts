@@ -39,7 +39,6 @@ import {
   toArtifact,
   toTaskState,
   userMessageJson,
-  appendParts,
   type SkillCall,
 } from './mapping.ts';
 
@@ -688,8 +687,7 @@ export class TaskEngine {
     const { task } = live;
     const incoming = toArtifact(chunk);
     const existing = task.artifacts.find((a) => a.artifactId === incoming.artifactId);
-    const merged =
-      chunk.append && existing ? { ...existing, parts: appendParts(existing.parts, incoming.parts) } : incoming;
+    const merged = chunk.append && existing ? { ...existing, parts: [...existing.parts, ...incoming.parts] } : incoming;
     task.artifacts = replaceArtifact(task.artifacts, merged);
     return artifactEvent(task, incoming, chunk.append ?? false, chunk.last_chunk ?? false);
   }

@@ -19,7 +19,7 @@ const node = await createLightNode({
 });
 await node.start();
 await node.dial(peer);
-await node.waitForPeers([Protocols.LightPush, Protocols.Filter], 15_000);
+await node.waitForPeers([Protocols.LightPush, Protocols.Filter], 45_000);
 for (const contentTopic of listen) {
   const subscribed = await node.filter.subscribe(node.createDecoder({ contentTopic }), (message) =>
     print({ event: 'received', topic: message.contentTopic, text: bytesToUtf8(message.payload) }),

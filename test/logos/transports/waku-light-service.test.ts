@@ -43,18 +43,23 @@ beforeAll(async () => {
   light = spawn(
     process.execPath,
     [script, JSON.stringify({ peer: service.multiaddrs()[0], clusterId: 2, shards: 8, listen: [RELAYED] })],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+    { stdio: ['pipe', 'pipe', 'pipe'] },
   );
+  let errors = '';
+  light.stderr!.on('data', (chunk) => (errors += chunk));
   createInterface({ input: light.stdout! }).on('line', (line) => events.push(JSON.parse(line)));
-  await eventually(() => (events.some((e) => e.event === 'ready') ? true : undefined), 30_000);
-}, 40_000);
+  await eventually(() => {
+    if (light.exitCode !== null) throw new Error(`the light node exited with ${light.exitCode}:\n${errors}`);
+    return events.some((e) => e.event === 'ready') ? true : undefined;
+  }, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   light?.kill();
   await Promise.all([service?.stop(), relayPeer?.stop()]);
 });
 
-describe('a stock light node through our node', () => {
+describe('a stock light node through our node', { timeout: 60_000 }, () => {
   it('pushes with LightPush v3 and v2 to a relay peer, and gets what the relay carries through Filter', async () => {
     // The relay peer joins the shard the light node pushes on, and must be in the service's mesh for it.
     const pushedShard = service.pubsubTopicFor(PUSHED);
@@ -63,9 +68,9 @@ describe('a stock light node through our node', () => {
     await eventually(() => (service.node!.services.pubsub.getMeshPeers(pushedShard).length > 0 ? true : undefined));
 
     command({ push: 'hello over v3', topic: PUSHED });
-    await eventually(() => (atRelay.includes('hello over v3') ? true : undefined), 10_000);
+    await eventually(() => (atRelay.includes('hello over v3') ? true : undefined), 20_000);
     command({ push: 'hello over v2', topic: PUSHED, legacy: true });
-    await eventually(() => (atRelay.includes('hello over v2') ? true : undefined), 10_000);
+    await eventually(() => (atRelay.includes('hello over v2') ? true : undefined), 20_000);
     const pushed = await eventually(() => {
       const outcomes = events.filter((e) => e.event === 'pushed');
       return outcomes.length === 2 ? outcomes : undefined;
