@@ -418,7 +418,8 @@ describe.concurrent('three nodes in a line A–B–C, B only relays', () => {
 
 describe.concurrent('network', () => {
   it('answers the Waku metadata protocol with its cluster and shards, as nwaku requires of a relay peer', async () => {
-    const b = await node({ relayShards: [5] });
+    // A relay node that serves no light clients relays only the shards it joined.
+    const b = await node({ relayShards: [5], serveLightClients: false });
     const a = await node();
     const stream = await a.node!.dialProtocol(multiaddr(b.multiaddrs()[0]!), '/vac/waku/metadata/1.0.0');
     const request = proto_metadata.WakuMetadataRequest.encode({ clusterId: 2, shards: [] });
