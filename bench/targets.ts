@@ -4,17 +4,21 @@
  *
  *   hono    — the ceiling: a bare Hono app that parses the body and returns a static completed task;
  *   sdk     — @a2a-js/sdk's own Express server (DefaultRequestHandler + InMemoryTaskStore + an echo executor);
- *   gateway — this project's gateway with the built-in echo agent and the durable SQLite store.
+ *   gateway — this project's gateway with the built-in echo agent and the durable SQLite store;
+ *   gateway-memory — the same with SQLite in memory;
+ *   gateway-waku — the gateway on its Waku relay node, the echo agent as its own process on another node.
  *
  * Used by bench/gateway-vs-sdk.ts, either inside a worker thread (bench/target-worker.ts) or on the main thread.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { benchGatewayConfig } from './support.ts';
 
-export const TARGETS = ['hono', 'sdk', 'gateway', 'gateway-memory'] as const;
+export const TARGETS = ['hono', 'sdk', 'gateway', 'gateway-memory', 'gateway-waku'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const TARGET_LABELS: Record<TargetName, string> = {
@@ -22,6 +26,7 @@ export const TARGET_LABELS: Record<TargetName, string> = {
   sdk: '(b) @a2a-js/sdk 1.3.0 Express',
   gateway: '(c) this gateway (SQLite)',
   'gateway-memory': '(d) this gateway, no durability',
+  'gateway-waku': '(e) this gateway over Waku, echo agent process',
 };
 
 export interface RunningTarget {
@@ -40,6 +45,8 @@ export async function startTarget(name: TargetName): Promise<RunningTarget> {
       return startThisGateway('file');
     case 'gateway-memory':
       return startThisGateway('memory');
+    case 'gateway-waku':
+      return startGatewayOverWaku();
     default:
       throw new Error(`Unknown target "${String(name)}"; expected one of ${TARGETS.join(', ')}`);
   }
@@ -203,6 +210,60 @@ async function startThisGateway(store: 'file' | 'memory'): Promise<RunningTarget
       }
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (e) This gateway on its embedded Waku relay node, the echo agent as its own process (`logos-a2a agent echo`) on its
+// own node dialled to the gateway's: every task is a real 1:1 message out and a keyed publication back, over TCP.
+
+async function startGatewayOverWaku(): Promise<RunningTarget> {
+  const { startGateway } = await import('../src/gateway/gateway.ts');
+  const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-bench-'));
+  const config = await benchGatewayConfig(folder, {
+    agents: [],
+    transport: {
+      kind: 'waku',
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      keyFile: join(folder, 'gateway.key'),
+    },
+  });
+  const gateway = await startGateway(config);
+  const agent = spawn(
+    process.execPath,
+    [
+      '--no-warnings',
+      fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)),
+      'agent',
+      'echo',
+      '--peer',
+      gateway.network.joinAddresses()[0]!,
+      '--key-file',
+      join(folder, 'agent.key'),
+      '--card-key-file',
+      join(folder, 'agent.lez.key'),
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const close = async () => {
+    agent.kill('SIGTERM');
+    try {
+      await gateway.stop();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  };
+  // The agent's card reaches the gateway over the discovery topic once the two nodes are meshed.
+  const deadline = Date.now() + 30_000;
+  while (!gateway.directory.get('echo')) {
+    if (agent.exitCode !== null || Date.now() > deadline) {
+      await close();
+      throw new Error(
+        `the echo agent process ${agent.exitCode === null ? 'did not announce itself in 30 s' : 'exited'}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url: `http://127.0.0.1:${gateway.port}/agents/echo/`, close };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -17,6 +17,14 @@ declare module 'autocannon' {
       /** Returns false for a response body that must count as a mismatch. */
       verifyBody?: (body: string) => boolean;
       timeout?: number;
+      /** Requests cycled through per connection; `setupRequest` may rewrite each one before it is sent. */
+      requests?: { setupRequest?: (request: RequestParams) => RequestParams }[];
+    }
+    interface RequestParams {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string | Buffer;
     }
     /** Percentiles and summary of one histogram (autocannon's latency values are in ms). */
     interface Histogram {

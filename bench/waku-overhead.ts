@@ -5,13 +5,14 @@
  *       onDirect handler `send`s it straight back; A times from the call to `send` until the reply is delivered.
  *   (b) gateway round trip — a blocking JSON-RPC SendMessage (A2A v1.0, text "hello") over keep-alive HTTP to a
  *       gateway started with startGateway() on the waku transport; its built-in echo agent runs on its own Waku
- *       node dialled to the gateway's, so each request is a 1:1 task_request plus one sealed task_result on the
+ *       node dialled to the gateway's, so each request is a 1:1 task_request plus one keyed task_result on the
  *       task's status topic.
  *
  * and, for information,
- *   (a′) raw Waku in the binding's shape — A `send`s 1:1 to B as in (a), but B answers with a signed publication
- *       on a content topic A subscribes to, as the agent answers on a task's status topic. A 1:1 message costs an
- *       ECIES seal and open (a few ms of secp256k1 in JS), a publication a signature and its check (far less), so
+ *   (a′) raw Waku in the binding's shape — A `send`s 1:1 to B as in (a), but B answers with a publication under
+ *       a key (AES-256-GCM, signed) on a content topic A subscribes to, as the agent answers on a task's status
+ *       topic. A 1:1 message costs an ECIES seal and open (a few ms of secp256k1 in JS), a keyed publication a
+ *       signature and its recovery but symmetric encryption (less), so
  *       (a) carries more transport crypto than (b) does, and (b) − (a) understates the gateway's cost by the
  *       difference; (b) − (a′) compares like with like.
  *
@@ -68,8 +69,21 @@ const PHASES = subsetFromEnv('BENCH_PHASES', ALL_PHASES, 'phase');
 /** p50 of (b) − (a) must stay under this. */
 const GOAL_P50_MS = 2;
 const REQUEST_TIMEOUT_MS = 10_000;
-/** Size of the raw phases' payload (a small message; B echoes it unchanged). */
-const RAW_PAYLOAD_BYTES = 256;
+/** Padding of the raw phases' payload (a small message: JSON naming both parties, as every 1:1 body does). */
+const RAW_PADDING = 'a'.repeat(200);
+/** The key of B's answers in (a′), as a task's status key. */
+const REPLY_KEY = new Uint8Array(32).fill(9);
+
+/** The raw phases' body. B answers with the same `seq` and `pad`, and `from` and `to` swapped. */
+interface RawBody {
+  from: string;
+  to: string;
+  seq: number;
+  pad: string;
+}
+
+const rawBytes = (body: RawBody) => new TextEncoder().encode(JSON.stringify(body));
+const rawBody = (payload: Uint8Array) => JSON.parse(new TextDecoder().decode(payload)) as RawBody;
 /** Any /logos-a2a/1/… topic names the binding's shard, where inboxes and status topics live. */
 const BINDING_TOPIC = '/logos-a2a/1/mesh/proto';
 /** Where B publishes its answers in (a′): on the binding's shard, like a task's status topic. */
@@ -155,12 +169,17 @@ async function startRawPair(): Promise<RawPair> {
     const echoer = b;
     echoer.onDirect((payload, delivery) => {
       if (delivery.sender === undefined) return;
+      const answer = rawBytes({ ...rawBody(payload), from: echoer.address, to: delivery.sender });
       const sent =
-        pair.replyPath === 'direct' ? echoer.send(delivery.sender, payload) : echoer.publish(REPLY_TOPIC, payload);
+        pair.replyPath === 'direct'
+          ? echoer.send(delivery.sender, answer)
+          : echoer.publish(REPLY_TOPIC, answer, { key: REPLY_KEY });
       void sent.catch((error: unknown) => console.error('\nraw echo: reply failed', error));
     });
     a.onDirect((payload, delivery) => pair.onReply?.(payload, delivery.sender, 'direct'));
-    a.subscribe(REPLY_TOPIC, (payload, delivery) => pair.onReply?.(payload, delivery.sender, 'publication'));
+    a.subscribe(REPLY_TOPIC, (payload, delivery) => pair.onReply?.(payload, delivery.sender, 'publication'), {
+      key: REPLY_KEY,
+    });
     await until(
       () => a.meshPeerCount(BINDING_TOPIC) > 0 && echoer.meshPeerCount(BINDING_TOPIC) > 0,
       15_000,
@@ -175,13 +194,13 @@ async function startRawPair(): Promise<RawPair> {
 
 async function measureRaw(pair: RawPair, replyPath: ReplyPath): Promise<number[]> {
   const { a, b } = pair;
-  let pending:
-    { seq: number; body: Uint8Array; resolve: (at: number) => void; reject: (error: Error) => void } | undefined;
+  let pending: { seq: number; resolve: (at: number) => void; reject: (error: Error) => void } | undefined;
   let strays = 0;
   pair.replyPath = replyPath;
   pair.onReply = (payload, sender, path) => {
     const at = performance.now();
-    const seq = payload.length >= 4 ? new DataView(payload.buffer, payload.byteOffset, 4).getUint32(0) : -1;
+    const answer = rawBody(payload);
+    const seq = answer.seq;
     if (!pending || seq !== pending.seq) {
       strays++;
       return;
@@ -192,17 +211,16 @@ async function measureRaw(pair: RawPair, replyPath: ReplyPath): Promise<number[]
     if (sender !== b.address) done.reject(new FunctionalFailure(`raw reply ${seq}: sender ${sender}, not B`));
     else if (path !== replyPath)
       done.reject(new FunctionalFailure(`raw reply ${seq}: came as ${path}, not ${replyPath}`));
-    else if (!sameBytes(payload, done.body))
-      done.reject(new FunctionalFailure(`raw reply ${seq}: the body differs from what was sent`));
+    else if (answer.pad !== RAW_PADDING || answer.from !== b.address || answer.to !== a.address)
+      done.reject(new FunctionalFailure(`raw reply ${seq}: the body is not the answer to what was sent`));
     else done.resolve(at);
   };
   const timings: number[] = [];
   try {
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
       const seq = (Math.random() * 0xffffffff) >>> 0;
-      const body = new Uint8Array(RAW_PAYLOAD_BYTES).fill(0x61);
-      new DataView(body.buffer).setUint32(0, seq);
-      const replied = new Promise<number>((resolve, reject) => (pending = { seq, body, resolve, reject }));
+      const body = rawBytes({ from: a.address, to: b.address, seq, pad: RAW_PADDING });
+      const replied = new Promise<number>((resolve, reject) => (pending = { seq, resolve, reject }));
       const started = performance.now();
       await a.send(b.address, body);
       const at = await withTimeout(replied, REQUEST_TIMEOUT_MS, `raw round trip ${i + 1}: no reply from B`);
@@ -318,12 +336,6 @@ function ms(value: number): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-
-function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-}
 
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -60,6 +60,11 @@ export interface IndexAgent {
   online: boolean;
   /** The card's signature was verified. */
   verified: boolean;
+  /**
+   * No documented rule vouches for its card (unsigned, or signed the seed's way): served only because the operator
+   * allows unverified agents.
+   */
+  unverified: boolean;
   /** When its card was last heard or registered (ISO time), null when never. */
   lastSeen: string | null;
   /** Its LEZ account (`x-lez-identity.account_id`), where task payments go; null when it has none. */
@@ -218,6 +223,7 @@ export function indexAgent(
     tags: [...new Set(skills.flatMap((skill) => skill.tags))],
     online,
     verified,
+    unverified: entry.unverified !== undefined,
     lastSeen: lastSeen ? lastSeen.toISOString() : null,
     account: card['x-lez-identity']?.account_id ?? null,
   };

@@ -24,6 +24,7 @@ import { directoryPageHeaders, prefersHtml, renderDirectoryPage } from './direct
 import { ApiKeys } from './api-keys.ts';
 import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, type CardSigningKey } from './card-jws.ts';
 import { servedCards, type CardShape } from './served-cards.ts';
+import { unverifiedParams } from './card-projection.ts';
 import { logosSignatureParams } from '../logos/card-signature.ts';
 import type { TaskPayments } from '../bridge/task-payments.ts';
 import type { PushNotificationService } from '../push/push-service.ts';
@@ -73,7 +74,11 @@ export function createApp(options: AppOptions): Hono {
   const apiKeys = options.apiKeys ?? new ApiKeys([]);
   const cardsOf = (entry: DirectoryEntry, baseUrl: string) =>
     servedCards(entry.card, baseUrl, {
-      logosParams: entry.verified ? logosSignatureParams(entry.verified, { verifiedAt: entry.updatedAt }) : {},
+      logosParams: entry.verified
+        ? logosSignatureParams(entry.verified, { verifiedAt: entry.updatedAt })
+        : entry.unverified
+          ? unverifiedParams(entry.unverified.reason)
+          : {},
       apiKeyRequired: apiKeys.required,
       ...(options.cardSigningKey ? { signingKey: options.cardSigningKey } : {}),
     });

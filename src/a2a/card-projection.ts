@@ -52,6 +52,14 @@ export function projectSkills(skills: readonly SkillFields[]) {
   }));
 }
 
+/**
+ * The mark of an agent served although no documented rule vouches for its card (`allowUnverifiedAgents`), for the
+ * params of its Logos extension: clients see it before they send anything.
+ */
+export function unverifiedParams(reason: string): Record<string, unknown> {
+  return { unverified: true, unverifiedReason: reason };
+}
+
 /** Priced agents accept the client's own payment too (the client-pays extension, activated per request). */
 function clientPaysExtension(card: LogosAgentCard) {
   if (!isPriced(card) || !card['x-lez-identity']) return [];
@@ -67,7 +75,7 @@ function clientPaysExtension(card: LogosAgentCard) {
 }
 
 /** `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. */
-/** `logosParams`: more facts for the Logos extension (the agent's own signature, when verified). */
+/** `logosParams`: more facts for the Logos extension (the agent's own signature when verified, or the unverified mark). */
 export function projectCard(
   card: LogosAgentCard,
   baseUrl: string,

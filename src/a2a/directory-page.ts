@@ -139,6 +139,10 @@ function agentCard(agent: IndexAgent): string {
 <div class="agent-head">
 <h3 id="${escapeHtml(id)}">${escapeHtml(agent.name)}</h3>
 <p class="badges">${agent.verified ? '<span class="badge verified"><span aria-hidden="true">✓ </span>Verified</span>' : ''}${
+    agent.unverified
+      ? '<span class="badge unverified" title="No documented rule checks this card\'s signature"><span aria-hidden="true">! </span>Unverified</span>'
+      : ''
+  }${
     agent.online
       ? '<span class="badge online"><span aria-hidden="true">● </span>Online</span>'
       : '<span class="badge offline"><span aria-hidden="true">○ </span>Offline</span>'
@@ -287,6 +291,7 @@ button:hover{background:#03306e}
 .badges{margin:0;display:flex;gap:.4rem;flex-wrap:wrap}
 .badge{display:inline-block;font-size:.8rem;font-weight:600;padding:.1rem .55rem;border-radius:999px;border:1px solid}
 .verified{background:#e3f1ff;color:#0a3d7a;border-color:#0a3d7a}
+.unverified{background:#fff4e0;color:#7a4100;border-color:#7a4100}
 .online{background:#e6f4ea;color:#0d5323;border-color:#0d5323}
 .offline{background:#eef0f3;color:#3d4450;border-color:#3d4450}
 .description{margin:.5rem 0 0}

@@ -1,6 +1,7 @@
 /** What the engine holds in memory for a task that is not finished: the task, its Logos side, its timers. */
 import type { Task } from '@a2a-js/sdk';
 import type { AgentEnvelope, TaskRequest } from '../logos/envelope.ts';
+import type { Dialect } from '../logos/seed-dialect.ts';
 import type { Unsubscribe } from '../logos/transport.ts';
 import type { ChangeListener } from './task-change.ts';
 import { snapshotTask } from './task-events.ts';
@@ -27,6 +28,8 @@ export class LiveTask {
   /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
   committed: Task;
   lastSeq: number;
+  /** What the agent speaks: this binding, or the seed's dialect (its requests and replies are mapped). */
+  dialect: Dialect = 'binding';
 
   constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number, request: TaskRequest) {
     this.committed = snapshotTask(task);

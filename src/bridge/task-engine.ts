@@ -20,7 +20,14 @@ import {
   type WireArtifact,
 } from '../logos/envelope.ts';
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { newStatusKey, open } from '../logos/status-seal.ts';
+import { newStatusKey, statusKeyBytes } from '../logos/status-key.ts';
+import {
+  decodeSeedReply,
+  seedReplyTaskId,
+  seedRequestPayload,
+  seedStatusTopic,
+  type Dialect,
+} from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
@@ -58,6 +65,8 @@ export interface EngineOptions {
   approvalTimeoutMs?: number;
   /** Hears every change of every task, after its commit (push notifications are sent from here). */
   onChange?: ChangeListener;
+  /** Which dialect the agent at an address speaks (default: this binding's). */
+  dialectOf?: (agentAddress: string) => Dialect;
   log?: (message: string) => void;
 }
 
@@ -76,8 +85,9 @@ export class TaskEngine {
    * retries the same message joins the task it already paid for instead of paying again.
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
-  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange'>> &
-    Pick<EngineOptions, 'log' | 'payments' | 'onChange'>;
+  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf'>> &
+    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf'>;
+  private stopDirect?: () => void;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
@@ -95,6 +105,8 @@ export class TaskEngine {
 
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
+    // Seed agents answer 1:1 (their results and the answers to task_get); this binding's agents never send here.
+    this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
     for (const stored of await this.options.store.listActive()) await this.resume(stored);
     // In the background: a sequencer that is slow to answer must not hold the gateway's start.
     void this.settleStrandedPayments();
@@ -117,6 +129,7 @@ export class TaskEngine {
 
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
   async stop(): Promise<void> {
+    this.stopDirect?.();
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
   }
@@ -191,6 +204,7 @@ export class TaskEngine {
       id: randomUUID(),
       task_id: taskId,
       from: this.options.transport.address,
+      to: input.agentAddress,
       status_key: newStatusKey(),
       context_id: contextId,
       skill: input.call.skill,
@@ -345,6 +359,11 @@ export class TaskEngine {
       if (!live || !isInterrupted(task.status?.state)) {
         throw new UnsupportedOperationError(
           `Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`,
+        );
+      }
+      if (live.dialect === 'seed') {
+        throw new UnsupportedOperationError(
+          `Task ${task.id}'s agent speaks the seed binding, which takes no input on a task: its input-required waits for the agent's owner.`,
         );
       }
       const call = { skill: logosMetadataOf(task)?.skill ?? '', params: options.params() };
@@ -531,8 +550,9 @@ export class TaskEngine {
    * ids they have seen.
    */
   private askAgain(live: LiveTask): void {
+    // A seed agent would run a repeated request again: it is only ever asked.
     const payload =
-      live.lastSeq === 0
+      live.lastSeq === 0 && live.dialect === 'binding'
         ? encodeEnvelope({ ...live.request, id: randomUUID() })
         : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
     void this.sendRaw(live, payload).catch((error: unknown) =>
@@ -542,19 +562,39 @@ export class TaskEngine {
 
   private attach(live: LiveTask): void {
     this.live.set(live.task.id, live);
-    live.unsubscribe = this.options.transport.subscribe(taskStatusTopic(live.task.id), (payload, { sender }) => {
-      // Only the task's agent speaks for it; a transport that cannot tell (sender undefined) is trusted as is.
-      if (sender !== undefined && sender !== live.agentAddress) {
-        this.dropped.wrongSender++;
-        return;
-      }
-      live.chain = live.chain
-        .then(() => this.receive(live, payload))
-        .catch((error: unknown) => {
-          this.log(`task ${live.task.id}: ${String(error)}`);
-        });
-    });
+    live.dialect = this.options.dialectOf?.(live.agentAddress) ?? 'binding';
+    // A seed agent knows no status key: it publishes in the clear, on the seed's topic.
+    const seed = live.dialect === 'seed';
+    live.unsubscribe = this.options.transport.subscribe(
+      seed ? seedStatusTopic(live.task.id) : taskStatusTopic(live.task.id),
+      (payload, { sender }) => this.hearReply(live, payload, sender),
+      seed ? {} : { key: statusKeyBytes(live.request.status_key) },
+    );
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
+  }
+
+  private hearReply(live: LiveTask, payload: Uint8Array, sender: string | undefined): void {
+    // Only the task's agent speaks for it; a transport that cannot tell (sender undefined) is trusted as is.
+    if (sender !== undefined && sender !== live.agentAddress) {
+      this.dropped.wrongSender++;
+      return;
+    }
+    live.chain = live.chain
+      .then(() => this.receive(live, payload, sender))
+      .catch((error: unknown) => {
+        this.log(`task ${live.task.id}: ${String(error)}`);
+      });
+  }
+
+  /** A 1:1 message: a seed agent's reply, for one of its live tasks. */
+  private hearDirect(payload: Uint8Array, sender: string | undefined): void {
+    const taskId = seedReplyTaskId(payload, this.options.maxEnvelopeBytes);
+    const live = taskId === undefined ? undefined : this.live.get(taskId);
+    if (live?.dialect !== 'seed') {
+      this.dropped.wrongTask++;
+      return;
+    }
+    this.hearReply(live, payload, sender);
   }
 
   private detach(live: LiveTask): void {
@@ -565,19 +605,24 @@ export class TaskEngine {
     clearTimeout(live.gapTimer);
   }
 
-  private async receive(live: LiveTask, payload: Uint8Array): Promise<void> {
+  private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
     if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    const opened = this.options.transport.privatePublications ? payload : open(live.request.status_key, payload);
-    if (!opened) {
-      this.dropped.undecodable++;
-      return;
-    }
-    const decoded = decodeAgentEnvelope(opened, this.options.maxEnvelopeBytes);
+    // A seed agent's replies are numbered as they come (the seed numbers nothing).
+    const decoded =
+      live.dialect === 'seed'
+        ? decodeSeedReply(payload, this.options.maxEnvelopeBytes, live.lastSeq + 1)
+        : decodeAgentEnvelope(payload, this.options.maxEnvelopeBytes);
     if (!decoded.ok) {
       this.dropped.undecodable++;
       return;
     }
     const envelope = decoded.envelope;
+    // The seed's topic is open and names no publisher: whoever learnt the task id could write there, so only a reply
+    // the transport authenticates (1:1) may end a seed task.
+    if (live.dialect === 'seed' && sender === undefined && envelope.type !== 'task_status') {
+      this.dropped.wrongSender++;
+      return;
+    }
     if (envelope.task_id !== live.task.id) {
       this.dropped.wrongTask++;
       return;
@@ -889,7 +934,7 @@ export class TaskEngine {
 
   private envelope(
     live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>,
+    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
   ): GatewayEnvelopeInput {
     return {
       ...body,
@@ -897,19 +942,21 @@ export class TaskEngine {
       id: randomUUID(),
       task_id: live.task.id,
       from: this.options.transport.address,
+      to: live.agentAddress,
       status_key: live.request.status_key,
     } as GatewayEnvelopeInput;
   }
 
   private send(
     live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'status_key'>,
+    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
   ): Promise<void> {
     return this.sendRaw(live, encodeEnvelope(this.envelope(live, body)));
   }
 
   private sendRaw(live: LiveTask, payload: Uint8Array): Promise<void> {
-    return this.options.transport.send(live.agentAddress, payload);
+    const sent = live.dialect === 'seed' ? seedRequestPayload(payload, live.request) : payload;
+    return this.options.transport.send(live.agentAddress, sent);
   }
 
   private log(message: string): void {

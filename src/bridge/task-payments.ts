@@ -7,7 +7,7 @@
  */
 import { checkSpend, type GateDecision, type SpendingLimits } from './spending-gate.ts';
 import type { WirePaymentReference } from '../logos/envelope.ts';
-import type { PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
+import type { FindTransferOutcome, PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from '../store/payment-store.ts';
 import type { TaskReceipt } from './task-metadata.ts';
 
@@ -26,6 +26,8 @@ export interface Payer {
   resume(state: unknown): Promise<PayOutcome>;
   /** Checks that `txHash` is an included transfer of exactly `amount` from `from` to `to`. */
   verify(txHash: string, expect: { from: string; to: string; amount: bigint }): Promise<VerifyOutcome>;
+  /** Included transfers of exactly `amount` from `from` to `to`, newest first, none older than `notBeforeMs`. */
+  findTransfers(query: { from: string; to: string; amount: bigint; notBeforeMs: number }): Promise<FindTransferOutcome>;
 }
 
 export interface TaskPaymentsOptions {
@@ -98,11 +100,14 @@ export class TaskPayments {
    */
   async charge(task: TaskToPay, approved = false): Promise<ChargeOutcome> {
     const existing = await this.store.get(task.taskId);
-    if (existing)
+    // A record never signed (the gateway stopped between recording the task and signing): nothing was submitted,
+    // so paying now is the first payment, not a second one.
+    if (existing && !isUnsigned(existing))
       return this.finish(
         existing,
         existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined,
       );
+    if (existing) return this.payNow(task);
     if (!approved) {
       const gate = await this.gate(task.amount, task.caller);
       if (gate.kind === 'needs-approval') {
@@ -117,8 +122,12 @@ export class TaskPayments {
         return { kind: 'needs-approval', reason: gate.reason };
       }
     }
-    const record = this.newRecord(task, { status: 'pending' });
-    await this.store.create(record);
+    await this.store.create(this.newRecord(task, { status: 'pending' }));
+    return this.payNow(task);
+  }
+
+  /** Pays for a task whose record exists and holds nothing signed yet. */
+  private async payNow(task: TaskToPay): Promise<ChargeOutcome> {
     const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
       this.store.update(task.taskId, { railState: state }),
     );
@@ -133,28 +142,44 @@ export class TaskPayments {
     const outcomes = new Map<string, ChargeOutcome>();
     for (const record of await this.store.pending()) {
       if (isLive(record.taskId)) continue;
-      outcomes.set(record.taskId, await this.finish(record, await this.payer.resume(record.railState)));
+      const outcome: PayOutcome = isUnsigned(record)
+        ? {
+            kind: 'failed',
+            paymentId: `task:${record.taskId}`,
+            reason: 'record-failed',
+            message: 'the gateway stopped before it signed the transfer, so nothing was sent',
+          }
+        : await this.payer.resume(record.railState);
+      outcomes.set(record.taskId, await this.finish(record, outcome));
     }
     return outcomes;
   }
 
   /**
-   * The task ended after payment: did the agent pay the money back? A missing or invalid refund is recorded as
-   * `refund-missing`, never as refunded.
+   * The task ended after payment: did the agent pay the money back? The agent's reference is checked, and failing
+   * that, the chain is searched; only when neither shows a refund is it recorded as `refund-missing`.
    */
   async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
     const record = await this.store.get(taskId);
     if (!record || record.status !== 'paid') return record && this.receipt(record);
-    let status: 'refunded' | 'refund-missing' = 'refund-missing';
-    if (refund && !(await this.store.txHashUsed(refund.tx_hash))) {
-      const verified = await this.payer.verify(refund.tx_hash, {
-        from: record.payee,
-        to: record.payer ?? this.payer.account,
-        amount: BigInt(record.amount),
-      });
-      if (verified.kind === 'verified') status = 'refunded';
+    const expect = { from: record.payee, to: record.payer ?? this.payer.account, amount: BigInt(record.amount) };
+    const accepts = async (txHash: string) =>
+      !(await this.store.txHashUsed(txHash)) && (await this.payer.verify(txHash, expect)).kind === 'verified';
+    let refundTxHash = refund && (await accepts(refund.tx_hash)) ? refund.tx_hash : undefined;
+    if (!refundTxHash) {
+      // No valid reference (an agent that restarted refunds without one): the chain may show the refund anyway.
+      // A transfer has no memo, so any unclaimed one back of exactly this amount since the payment counts, once.
+      const found = await this.payer.findTransfers({ ...expect, notBeforeMs: Date.parse(record.createdAt) });
+      if (found.kind === 'found') {
+        for (const txHash of found.txHashes) {
+          if (await accepts(txHash)) {
+            refundTxHash = txHash;
+            break;
+          }
+        }
+      }
     }
-    await this.store.update(taskId, { status, ...(status === 'refunded' ? { refundTxHash: refund!.tx_hash } : {}) });
+    await this.store.update(taskId, refundTxHash ? { status: 'refunded', refundTxHash } : { status: 'refund-missing' });
     return this.receipt((await this.store.get(taskId))!);
   }
 
@@ -271,4 +296,9 @@ export class TaskPayments {
       ...(record.refundTxHash ? { refundTxHash: record.refundTxHash } : {}),
     };
   }
+}
+
+/** A pending record with no rail state: created, never signed, so nothing of it can have reached the chain. */
+function isUnsigned(record: TaskPaymentRecord): boolean {
+  return record.status === 'pending' && (record.railState === null || record.railState === undefined);
 }

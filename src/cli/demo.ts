@@ -1,15 +1,18 @@
 /**
- * `logos-a2a demo`: everything on one machine. A local LEZ devnet; the gateway paying from the first genesis
- * account; the echo, conformance and paid agents, each on its own Waku relay node; an operator token for the
+ * `logos-a2a demo`: everything on one machine. A local LEZ devnet in a process of its own, its chain on disk beside
+ * the database (devnet-process.ts); the gateway paying from the first genesis account; the echo, conformance and paid agents, each on its own Waku relay node; an operator token for the
  * approvals of tasks above the spending limits.
  */
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type GatewayConfig } from '../gateway/config.ts';
 import { startGateway, type Gateway } from '../gateway/gateway.ts';
 import { hexToBytes } from '../lez/bytes.ts';
-import { DEVNET_GENESIS, startDevnet } from '../devnet/devnet.ts';
+import { DEVNET_GENESIS } from '../devnet/genesis.ts';
+import { dirname, join } from 'node:path';
+import { spawnDevnet } from './devnet-process.ts';
+import { SqliteAgentPaymentStore } from '../store/sqlite-agent-payment-store.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
-import { agentPayments, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
+import { agentPayments, detectSigningMode, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
 
 export interface Demo {
   gateway: Gateway;
@@ -27,10 +30,13 @@ export interface DemoOptions {
 }
 
 export async function startDemo(configFile: string | undefined, options: DemoOptions = {}): Promise<Demo> {
-  const devnet = await startDevnet({
+  // The devnet's chain lives beside the database, so a restarted demo finds every payment it made.
+  const database = loadConfig({ ...(configFile ? { file: configFile } : {}) }).database;
+  const devnet = await spawnDevnet({
     port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040),
-    host: '127.0.0.1',
+    dataDir: database === ':memory:' ? undefined : join(dirname(database), 'devnet'),
   });
+  let agentStore: SqliteAgentPaymentStore | undefined;
   try {
     const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
     const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
@@ -48,10 +54,15 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
       },
     });
     options.checkConfig?.(config);
+    const signingMode = await detectSigningMode(devnet.url, config.payments.signingMode, () => undefined);
+    // The paid agent's money state, beside its keys: what it took and owes survives a crash of the demo.
+    agentStore = new SqliteAgentPaymentStore(
+      database === ':memory:' ? ':memory:' : join(dirname(database), 'agent-paid-payments.db'),
+    );
     const gateway = await startGateway(config, {
-      payer: gatewayPayer(lezRail(devnet.url, wallet, config.payments.signingMode)),
+      payer: gatewayPayer(lezRail(devnet.url, wallet, signingMode)),
       paidAgent: {
-        payments: agentPayments(lezRail(devnet.url, agentKey, config.payments.signingMode)),
+        payments: agentPayments(lezRail(devnet.url, agentKey, signingMode), agentStore),
         key: agentKey.secretKey,
       },
     });
@@ -61,7 +72,7 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
       `curl -s ${gateway.url}/agents/paid -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\\n    -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"${id}","role":"ROLE_USER","parts":[{"text":"hello"}],"metadata":{"skill":"${skill}"}}}}'`;
     const paymentsHelp = [
       '',
-      `LEZ devnet:   ${devnet.url} (a block every second)`,
+      `LEZ devnet:   ${devnet.url} (a block every second; its own process, the chain kept beside the database)`,
       `  gateway wallet ${wallet.account}, paid agent ${agentKey.account}`,
       `  spending limits: ${config.payments.perTransactionLimit} per task, ${config.payments.perPeriodLimit} per day`,
       'Paid tasks (the paid agent charges 5 per echo; premium costs 500 and waits for approval):',
@@ -81,11 +92,13 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
         try {
           await gateway.stop();
         } finally {
+          agentStore?.close();
           await devnet.stop();
         }
       },
     };
   } catch (error) {
+    agentStore?.close();
     await devnet.stop();
     throw error;
   }

@@ -135,13 +135,16 @@ Ctrl-C or SIGTERM stops it.
     run: runAgent,
   },
   devnet: {
-    synopsis: '[--port PORT]',
+    synopsis: '[--port PORT] [--data DIR]',
     summary: 'a local LEZ sequencer emulator with funded accounts',
     help: () => `A local LEZ sequencer emulator on 127.0.0.1, a block every second, funded with the LEZ debug genesis accounts
-(their keys are printed: import one with logos-a2a keys import --secret-key-file -).
+(their keys are printed: import one with logos-a2a keys import --secret-key-file -). It behaves as a sequencer
+built from LEZ main: blocks end with a clock transaction and are hashed under main's prefix.
 
 Options:
   --port PORT       its port (default: LOGOS_A2A_DEVNET_PORT, else 3040; 0 picks a free one)
+  --data DIR        keep the chain in DIR and continue it at the next start; like a real sequencer, a restarted
+                    devnet no longer finds earlier transactions by hash (getTransaction), only in their blocks
   -h, --help        this text
 
 Settings:
@@ -149,7 +152,7 @@ Settings:
 
 Ctrl-C or SIGTERM stops it.
 `,
-    options: { port: { type: 'string' } },
+    options: { port: { type: 'string' }, data: { type: 'string' } },
     positionals: 0,
     run: runDevnet,
   },
@@ -500,17 +503,23 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
       : devnetPortSetting(process.env.LOGOS_A2A_DEVNET_PORT, 'LOGOS_A2A_DEVNET_PORT', prefix);
   failureContext = { prefix, portSetting: option !== undefined ? '--port' : 'LOGOS_A2A_DEVNET_PORT / --port' };
   const signalled = untilSignal();
+  const dataDir = str(values.data);
   const { startDevnet, DEVNET_GENESIS } = await import('../devnet/devnet.ts');
-  const devnet = await startDevnet({ port, host: '127.0.0.1' });
+  const devnet = await startDevnet({ port, host: '127.0.0.1', ...(dataDir ? { dataDir } : {}) });
   process.stdout.write(
     [
-      `logos-a2a devnet: a local LEZ sequencer at ${devnet.url} (blocks every second)`,
+      `logos-a2a devnet: a local LEZ sequencer at ${devnet.url} (blocks every second${dataDir ? `, chain in ${dataDir}, at block ${devnet.lastBlockId()}` : ''})`,
       'Funded genesis accounts (the LEZ debug keys; import one with logos-a2a keys import --secret-key-file -):',
       ...DEVNET_GENESIS.map((g) => `  ${g.account}  ${g.balance}  secret key ${g.secretKeyHex}`),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
   );
+  // Started by a demo (devnet-process.ts): say where it listens, and stop when the parent is gone.
+  if (process.send) {
+    process.send({ kind: 'devnet-ready', url: devnet.url, lastBlockId: devnet.lastBlockId().toString() });
+    process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  }
   await signalled;
   await devnet.stop();
   return 0;

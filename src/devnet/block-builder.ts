@@ -1,23 +1,18 @@
 /**
  * Chooses and executes the transactions of one block, as `build_block_from_mempool` does on the real
- * sequencer (docs/lez.md §2), with one deliberate difference about nonce order.
- *
- * Like the real one: the mempool is taken oldest first; each transaction executes against the state left by
- * the ones before it; a failing transaction is dropped (never enters a block, never changes state); the block
+ * sequencer (docs/lez.md §2): the mempool is taken oldest first; each transaction executes against the state left
+ * by the ones before it; a failing transaction is dropped (never enters a block, never changes state); the block
  * stops at `maxTransactions` or `maxBlockBytes` and what did not fit stays queued for the next block.
  *
- * The difference: a transaction whose nonce is *ahead* of its signer's (say nonce 7 arriving before 6, which
- * concurrent HTTP requests easily do) is held back and retried as soon as the earlier nonce executes in the same
- * build, so pipelined consecutive nonces land in one block in nonce order whatever order they arrived in. The
- * real sequencer would drop it. If its turn does not come in this build, it waits through `nonceGapBlocks` more
- * builds and is then dropped as a nonce mismatch, as the real sequencer would have done at once; the default 0
- * keeps that behaviour for gaps that are not filled by the same block. A nonce *behind* the signer's (a replay,
- * or a nonce already used) is dropped at once.
+ * A transaction whose nonce is *ahead* of its signer's (nonce 7 arriving before 6) fails like any other, as on the
+ * real sequencer. `holdFutureNonces` (a devnet-only option) holds it back instead and retries it as soon as the
+ * earlier nonce executes in the same build; if its turn does not come, it waits through `nonceGapBlocks` more
+ * builds and is then dropped. A nonce *behind* the signer's (a replay, or a nonce already used) is dropped at once.
  */
 import type { ExecutionFailure } from './failures.ts';
 import { invalidInput } from './failures.ts';
 import { executePublicTransaction } from './execute.ts';
-import { BLOCK_OVERHEAD_BYTES } from './block-codec.ts';
+import { BLOCK_OVERHEAD_BYTES } from '../lez/block.ts';
 import type { Ledger } from './ledger.ts';
 import type { MempoolEntry } from './mempool.ts';
 import type { DevnetProgramIds } from './program-ids.ts';
@@ -25,6 +20,8 @@ import type { DevnetProgramIds } from './program-ids.ts';
 export interface BuildLimits {
   maxTransactions: number;
   maxBlockBytes: number;
+  /** Devnet-only: park a transaction whose nonce is ahead instead of dropping it. */
+  holdFutureNonces: boolean;
   nonceGapBlocks: number;
 }
 
@@ -64,7 +61,8 @@ export function buildBlock(
       bytes += entry.bytes.byteLength;
       return true;
     }
-    if (outcome.failure.reason === 'nonce-mismatch' && nonceIsAhead(entry, ledger)) parked.push(entry);
+    if (limits.holdFutureNonces && outcome.failure.reason === 'nonce-mismatch' && nonceIsAhead(entry, ledger))
+      parked.push(entry);
     else result.dropped.push({ entry, failure: outcome.failure });
     return false;
   };

@@ -9,14 +9,23 @@
  * at once if it would fail, or if it is already pending or included. That fails fast in tests and demos, but a
  * client must not rely on it: a real sequencer answers every well-signed transaction with its hash.
  *
- * State is in memory only. Every block's total supply is checked against genesis before the block is committed.
+ * Like `main`, every block ends with a clock transaction (clock.ts) and is hashed under its domain prefix; with
+ * the `raw-borsh` signing mode the devnet is a v0.2.0-rc sequencer instead: no clock, the rc hash formula
+ * (lez/block.ts). A block turns Finalized once `finalityDepth` blocks follow it (on the real chain, once Bedrock
+ * finalizes it).
+ *
+ * State is in memory, and on disk when given a BlockLog (block-log.ts): the blocks are replayed at start, and the
+ * tx-hash index starts empty, as the real sequencer's does. Every block's total supply is checked against genesis
+ * before the block is committed.
  */
-import { toHex } from '../lez/bytes.ts';
+import { bytesEqual, toHex } from '../lez/bytes.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
 import { schnorrSign, verifyPublicTransactionSignatures, type SigningMode } from '../lez/signing.ts';
 import { publicTransactionHashHex, type NssaTransaction } from '../lez/transaction.ts';
+import { blockHash, decodeBlock, encodeBlock, type BlockHashFormula, type LezBlock } from '../lez/block.ts';
 import { buildBlock, type BuildLimits } from './block-builder.ts';
-import { blockHash, encodeBlock, type LezBlock } from './block-codec.ts';
+import type { BlockLog } from './block-log.ts';
+import { clockTransaction, genesisClockAccounts, isClockTransaction, runClock } from './clock.ts';
 import { executePublicTransaction, signerAccountIds } from './execute.ts';
 import type { ExecutionFailure } from './failures.ts';
 import type { GenesisAccount } from './genesis.ts';
@@ -37,7 +46,12 @@ const SEQUENCER_KEY = new Uint8Array(32).fill(37);
 export const GENESIS_BLOCK_ID = 1n;
 
 export interface ChainConfig {
+  /** Also picks the version: `prehash-v0.3` is `main` (clock transactions, prefixed block hash), `raw-borsh` rc. */
   signingMode: SigningMode;
+  /** Blocks after which a block is Finalized. */
+  finalityDepth: number;
+  /** Serve the devnet-only `getTransactionReceipt` (rpc-methods.ts). */
+  serveReceipts: boolean;
   admission: AdmissionMode;
   limits: BuildLimits;
   mempoolMaxSize: number;
@@ -90,9 +104,15 @@ export class DevnetChain {
   private readonly receipts = new Map<string, TransactionReceipt>();
   private readonly listeners = new Set<(block: BlockSummary) => void>();
 
-  constructor(config: ChainConfig) {
+  private readonly hashFormula: BlockHashFormula;
+  private readonly log: BlockLog | undefined;
+
+  /** `stored`: the blocks after genesis of a chain kept on disk, replayed; `log` takes every new block. */
+  constructor(config: ChainConfig, persistence?: { log: BlockLog; stored: readonly Uint8Array[] }) {
     this.config = config;
+    this.hashFormula = config.signingMode === 'raw-borsh' ? 'rc' : 'main';
     this.mempool = new Mempool(config.mempoolMaxSize);
+    if (this.hashFormula === 'main') this.ledger.apply(genesisClockAccounts(GENESIS_BLOCK_ID));
     this.ledger.apply(
       config.genesis.map((entry) => ({
         id: entry.id,
@@ -111,6 +131,30 @@ export class DevnetChain {
       timestampMs: 0n,
       transactions: [],
     });
+    for (const bytes of persistence?.stored ?? []) this.replay(bytes);
+    this.log = persistence?.log;
+  }
+
+  /** Re-executes a stored block; a block that does not follow or does not execute means a corrupted chain. */
+  private replay(bytes: Uint8Array): void {
+    const decoded = decodeBlock(bytes);
+    if (!decoded.ok) throw new Error(`stored chain: ${decoded.reason}`);
+    const block = decoded.value;
+    const previous = this.blocks.at(-1)!.block;
+    if (block.blockId !== previous.blockId + 1n || !bytesEqual(block.prevBlockHash, previous.hash))
+      throw new Error(`stored chain: block ${block.blockId} does not follow block ${previous.blockId}`);
+    for (const tx of block.publicTransactions) {
+      if (isClockTransaction(tx.transaction)) {
+        this.ledger.apply(runClock(this.ledger, block.blockId, block.timestampMs));
+        continue;
+      }
+      const outcome = executePublicTransaction(tx.transaction, this.ledger, this.config.programIds);
+      if (!outcome.ok) throw new Error(`stored chain: block ${block.blockId}: ${tx.hash}: ${outcome.failure.message}`);
+      this.ledger.apply(outcome.writes);
+    }
+    if (this.ledger.totalSupply() !== this.genesisSupply)
+      throw new Error(`stored chain: block ${block.blockId} changes the total supply`);
+    this.pushBlock({ ...block, transactions: block.publicTransactions.map((tx) => tx.bytes) });
   }
 
   // ---- admission ------------------------------------------------------------------------------------------------
@@ -167,29 +211,40 @@ export class DevnetChain {
    * only when an invariant is broken (supply changed), and then commits nothing.
    */
   produceBlock(): BlockSummary {
-    const working = this.ledger.clone();
-    const result = buildBlock(working, this.mempool.list(), this.config.programIds, this.config.limits);
-    const supply = working.totalSupply();
-    if (supply !== this.genesisSupply) {
-      throw new Error(
-        `devnet invariant broken: total supply would be ${supply} after block ${this.lastBlockId + 1n}, genesis had ${this.genesisSupply}`,
-      );
-    }
-
     const previous = this.blocks.at(-1)!.block;
     const timestampMs = BigInt(Math.max(this.config.now(), Number(previous.timestampMs)));
     const blockId = previous.blockId + 1n;
-    this.ledger = working;
-    this.projection = undefined;
-    this.mempool.replace(result.remaining);
+    const clock = this.hashFormula === 'main' ? clockTransaction(timestampMs) : undefined;
+    const working = this.ledger.clone();
+    // The clock transaction is the block's last, and its room is kept (as build_block_from_mempool does).
+    const limits = {
+      ...this.config.limits,
+      maxBlockBytes: this.config.limits.maxBlockBytes - (clock?.bytes.byteLength ?? 0),
+    };
+    const result = buildBlock(working, this.mempool.list(), this.config.programIds, limits);
+    if (clock) working.apply(runClock(working, blockId, timestampMs));
+    const supply = working.totalSupply();
+    if (supply !== this.genesisSupply) {
+      throw new Error(
+        `devnet invariant broken: total supply would be ${supply} after block ${blockId}, genesis had ${this.genesisSupply}`,
+      );
+    }
+
+    const included = [
+      ...result.included.map((entry) => ({ hash: entry.hash, bytes: entry.bytes })),
+      ...(clock ? [{ hash: publicTransactionHashHex(clock.transaction), bytes: clock.bytes }] : []),
+    ];
     this.commitBlock({
       blockId,
       prevBlockHash: previous.hash,
       timestampMs,
-      transactions: result.included.map((entry) => entry.bytes),
+      transactions: included.map((entry) => entry.bytes),
     });
+    this.ledger = working;
+    this.projection = undefined;
+    this.mempool.replace(result.remaining);
 
-    for (const entry of result.included) {
+    for (const entry of included) {
       this.includedTxs.set(entry.hash, { bytes: entry.bytes, blockId, timestampMs });
       this.receipts.set(entry.hash, { status: 'included', blockId, timestampMs });
     }
@@ -222,8 +277,7 @@ export class DevnetChain {
   }
 
   private commitBlock(data: Omit<LezBlock, 'hash' | 'signature' | 'bedrockStatus' | 'bedrockParentId'>): void {
-    const hash = blockHash(data);
-    // Blocks stay Pending: there is no Bedrock behind the devnet to make them Safe or Finalized.
+    const hash = blockHash(data, this.hashFormula);
     const block: LezBlock = {
       ...data,
       hash,
@@ -231,7 +285,23 @@ export class DevnetChain {
       bedrockStatus: 'pending',
       bedrockParentId: new Uint8Array(32),
     };
+    // On disk before anyone hears of it: a devnet killed now restarts with this block or without it, never half.
+    this.log?.append(encodeBlock(block));
+    this.pushBlock(block);
+  }
+
+  private pushBlock(block: LezBlock): void {
     this.blocks.push({ block, bytes: encodeBlock(block) });
+    const final = this.blocks.at(-1 - this.config.finalityDepth);
+    if (final && final.block.bedrockStatus !== 'finalized') {
+      final.block = { ...final.block, bedrockStatus: 'finalized' };
+      final.bytes = encodeBlock(final.block);
+    }
+  }
+
+  /** Stops writing blocks to disk. */
+  close(): void {
+    this.log?.close();
   }
 
   /** Called with every block built after genesis; returns the unsubscribe function. */

@@ -10,19 +10,22 @@
  * await devnet.stop();
  * ```
  *
- * State lives in memory only and is gone on stop: no persistence, by design (a devnet restarts from genesis).
+ * State lives in memory, and with `dataDir` also on disk: a devnet started again on the same directory continues
+ * the chain, having forgotten the tx hashes of earlier blocks as a restarted real sequencer has (block-log.ts).
  */
 import { parseAccountId } from '../lez/account-id.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
-import { DevnetChain, type BlockSummary, type TransactionReceipt } from './chain.ts';
+import { decodeBlock } from '../lez/block.ts';
+import { stringifyJson } from '../lez/json.ts';
+import { BlockLog } from './block-log.ts';
+import { DevnetChain, type BlockSummary, type ChainConfig, type TransactionReceipt } from './chain.ts';
 import { resolveGenesis, type GenesisAccount } from './genesis.ts';
 import { listenRpcHttp } from './http-server.ts';
 import { DevnetOptions } from './options.ts';
 import { resolveProgramIds, type DevnetProgramIds } from './program-ids.ts';
 import { handleRpcText } from './rpc.ts';
 
-export { DEVNET_GENESIS, type DevnetGenesisKey } from './genesis.ts';
-export { decodeBlock, type DecodedBlock } from './block-codec.ts';
+export { DEVNET_GENESIS, DEVNET_TESTNET_GENESIS, type DevnetGenesisKey } from './genesis.ts';
 export type { BlockSummary, TransactionReceipt } from './chain.ts';
 export type { DropReason, ExecutionFailure } from './failures.ts';
 export type { DevnetOptions } from './options.ts';
@@ -62,20 +65,25 @@ export async function startDevnet(input: DevnetOptions = {}): Promise<Devnet> {
   const options = DevnetOptions.parse(input);
   const log = options.log ?? (() => undefined);
   const programIds = resolveProgramIds(options.programIds);
-  const chain = new DevnetChain({
+  const genesis = resolveGenesis(options.genesis, options.debugAccounts, options.testnetAccounts);
+  const config: ChainConfig = {
     signingMode: options.signingMode,
+    finalityDepth: options.finalityDepth,
+    serveReceipts: options.receipts,
     admission: options.admission,
     limits: {
       maxTransactions: options.maxTransactionsPerBlock,
       maxBlockBytes: options.maxBlockBytes,
+      holdFutureNonces: options.holdFutureNonces,
       nonceGapBlocks: options.nonceGapBlocks,
     },
     mempoolMaxSize: options.mempoolMaxSize,
     programIds,
-    genesis: resolveGenesis(options.genesis, options.debugAccounts),
+    genesis,
     log,
     now: options.now ?? Date.now,
-  });
+  };
+  const chain = options.dataDir ? openStoredChain(options.dataDir, config) : new DevnetChain(config);
 
   const server = await listenRpcHttp({
     host: options.host,
@@ -83,6 +91,9 @@ export async function startDevnet(input: DevnetOptions = {}): Promise<Devnet> {
     maxBodyBytes: options.maxBodyBytes,
     handle: (text) => handleRpcText(chain, text, log),
     log,
+  }).catch((error: unknown) => {
+    chain.close();
+    throw error;
   });
 
   let stopped = false;
@@ -123,6 +134,7 @@ export async function startDevnet(input: DevnetOptions = {}): Promise<Devnet> {
       if (timer) clearTimeout(timer);
       timer = undefined;
       await server.close();
+      chain.close();
     },
     account: (id) => chain.account(accountBytes(id)),
     balance: (id) => chain.account(accountBytes(id)).balance,
@@ -132,4 +144,29 @@ export async function startDevnet(input: DevnetOptions = {}): Promise<Devnet> {
     mempoolSize: () => chain.mempoolSize,
     totalSupply: () => chain.totalSupply(),
   };
+}
+
+/** The chain kept in `dir`: what defines it must match what is stored there (block-log.ts). */
+function openStoredChain(dir: string, config: ChainConfig): DevnetChain {
+  const identity = stringifyJson(
+    {
+      format: 'logos-a2a/devnet-chain',
+      version: 1,
+      signingMode: config.signingMode,
+      programIds: config.programIds,
+      genesis: config.genesis.map((entry) => ({
+        account: entry.account,
+        balance: entry.balance,
+        initialised: entry.initialised,
+      })),
+    },
+    { bigints: 'string' },
+  );
+  const { log, stored } = BlockLog.open(dir, identity, (bytes) => decodeBlock(bytes).ok);
+  try {
+    return new DevnetChain(config, { log, stored: stored.blocks });
+  } catch (error) {
+    log.close();
+    throw error;
+  }
 }

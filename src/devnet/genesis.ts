@@ -36,6 +36,25 @@ export const DEVNET_GENESIS: readonly [DevnetGenesisKey, DevnetGenesisKey] = Obj
   }),
 ]) as readonly [DevnetGenesisKey, DevnetGenesisKey];
 
+/**
+ * The two public accounts of LEZ's built-in testnet state (`testnet_initial_state`), which a real sequencer on
+ * `main` funds when its configuration lists none it reads (docs/lez.md §2.6). Public test keys as well.
+ */
+export const DEVNET_TESTNET_GENESIS: readonly [DevnetGenesisKey, DevnetGenesisKey] = Object.freeze([
+  Object.freeze({
+    label: 'testnet initial A',
+    secretKeyHex: '10a26a9aec7d34b82364eeae45c5294dbb0a764b000b94eeb9b58511dc487c4d',
+    account: '6iArKUXxhUJqS7kCaPNhwMWt3ro71PDyBj7jwAyE2VQV',
+    balance: 10_000n,
+  }),
+  Object.freeze({
+    label: 'testnet initial B',
+    secretKeyHex: '717940b1cc55e5d6b2066dbf1d9a3f26f212f4db08d02388177fcfedd8a9be1b',
+    account: '7wHg9sbJwc6h3NP1S9bekfAzB8CHifEcxKswCKUt3YQo',
+    balance: 20_000n,
+  }),
+]) as readonly [DevnetGenesisKey, DevnetGenesisKey];
+
 /** One funded account as options give it: a base58 id and a u128 balance (bigint, safe number or decimal string). */
 export const GenesisAccountInput = z
   .object({
@@ -68,16 +87,18 @@ export interface GenesisAccount {
 export function resolveGenesis(
   extra: readonly z.output<typeof GenesisAccountInput>[],
   includeDebugAccounts: boolean,
+  includeTestnetAccounts = false,
 ): GenesisAccount[] {
-  const debug = includeDebugAccounts
-    ? DEVNET_GENESIS.map((key) => {
-        const parsed = parseAccountId(key.account);
-        if (!parsed.ok) throw new Error(`bad built-in genesis account ${key.account}`);
-        return { id: parsed.id, account: key.account, balance: key.balance, initialised: true };
-      })
-    : [];
+  const builtIn = [
+    ...(includeDebugAccounts ? DEVNET_GENESIS : []),
+    ...(includeTestnetAccounts ? DEVNET_TESTNET_GENESIS : []),
+  ].map((key) => {
+    const parsed = parseAccountId(key.account);
+    if (!parsed.ok) throw new Error(`bad built-in genesis account ${key.account}`);
+    return { id: parsed.id, account: key.account, balance: key.balance, initialised: true };
+  });
   const accounts = [
-    ...debug,
+    ...builtIn,
     ...extra.map((entry) => ({
       id: entry.account.id,
       account: entry.account.text,

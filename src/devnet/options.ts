@@ -29,8 +29,16 @@ export const DevnetOptions = z
       .min(1024)
       .default(1024 * 1024),
     mempoolMaxSize: z.number().int().positive().default(10_000),
-    /** Extra block builds a transaction with a future nonce waits for its turn before it is dropped (block-builder.ts). */
+    /** Devnet-only: hold a transaction whose nonce is ahead for its turn instead of dropping it (block-builder.ts). */
+    holdFutureNonces: z.boolean().default(false),
+    /** With holdFutureNonces: extra block builds such a transaction waits before it is dropped. */
     nonceGapBlocks: z.number().int().min(0).default(0),
+    /** A block is Finalized once this many blocks follow it. */
+    finalityDepth: z.number().int().min(0).default(2),
+    /** Serve the devnet-only `getTransactionReceipt` method (rpc-methods.ts). */
+    receipts: z.boolean().default(false),
+    /** Keep the chain in this directory and continue it at the next start (block-log.ts). */
+    dataDir: z.string().min(1).optional(),
     /** The real sequencer's body limit: 10 MiB. */
     maxBodyBytes: z
       .number()
@@ -39,6 +47,8 @@ export const DevnetOptions = z
       .default(10 * 1024 * 1024),
     /** Fund the two debug genesis accounts (DEVNET_GENESIS). */
     debugAccounts: z.boolean().default(true),
+    /** Fund the two testnet initial accounts (DEVNET_TESTNET_GENESIS), as a real debug sequencer on `main` does. */
+    testnetAccounts: z.boolean().default(false),
     /** Further funded (or unfunded, uninitialised) accounts at genesis. */
     genesis: z.array(GenesisAccountInput).default([]),
     /** Pin program ids, e.g. to a real deployment's image ids; the others keep their devnet stand-ins. */

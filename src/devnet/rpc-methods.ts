@@ -4,9 +4,9 @@
  * as bare JSON numbers (bigints here; rpc.ts writes them losslessly), an account as
  * `{program_owner, balance, data, nonce}`, program ids as `[u32 × 8]` keyed by name in sorted order.
  *
- * `getTransactionReceipt` is not in the note's table: later LEZ builds added it, and the devnet serves it in
- * that shape (`{tx_hash, status: "Pending" | {"Included":{block_id}} | {"Rejected":{reason}} | "Unknown",
- * timestamp_ms}`) because it is the only way over HTTP to learn why a transaction was dropped.
+ * `getTransactionReceipt` is no method of the real sequencer. With the `receipts` option the devnet serves it
+ * (`{tx_hash, status: "Pending" | {"Included":{block_id}} | {"Rejected":{reason}} | "Unknown", timestamp_ms}`),
+ * the only way over HTTP to learn why a transaction was dropped; without it, it is -32601 as on the real one.
  */
 import { base64 } from '@scure/base';
 import type { z } from 'zod';
@@ -133,6 +133,7 @@ const METHODS: Record<string, Method> = {
 
 export function callMethod(chain: DevnetChain, name: string, raw: JsonValue | undefined): MethodOutcome {
   const found = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
-  if (!found) return { ok: false, error: methodNotFound() };
+  if (!found || (name === 'getTransactionReceipt' && !chain.config.serveReceipts))
+    return { ok: false, error: methodNotFound() };
   return found(chain, raw);
 }

@@ -81,7 +81,8 @@ const PaymentsConfig = z
     rail: z.enum(['none', 'lez', 'memory']).default('none'),
     /** The sequencer's JSON-RPC URL (lez rail). */
     sequencerUrl: z.string().url().optional(),
-    signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).default('prehash-v0.3'),
+    /** What LEZ signatures sign; detected from the sequencer at start, which a configured mode must agree with. */
+    signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).optional(),
     /** The gateway wallet: an encrypted key file (logos-a2a keys new); its passphrase in LOGOS_A2A_WALLET_PASSPHRASE. */
     walletKeyFile: z.string().min(1).default('.data/wallet.json'),
     perTransactionLimit: LezAmount.default('100'),
@@ -153,6 +154,13 @@ export const GatewayConfig = z
       .discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig, WakuLightTransportConfig])
       .prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
+    /**
+     * Serve agents whose card no documented rule verifies (unsigned, or signed the seed's way), marked unverified;
+     * off: they are refused.
+     */
+    allowUnverifiedAgents: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
+      .default(false),
     /** An agent not heard on the discovery topic for this long is listed as offline. */
     offlineAfterMs: z.coerce.number().int().positive().default(90_000),
     discoveryTopic: z
@@ -204,6 +212,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
   LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
   LOGOS_A2A_PUSH_ALLOW_NETWORKS: 'pushAllowNetworks',
+  LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'allowUnverifiedAgents',
 };
 
 export class ConfigError extends Error {

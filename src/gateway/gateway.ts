@@ -146,6 +146,7 @@ async function open(
   const directory = new AgentDirectory({
     store: directoryStore,
     offlineAfterMs: config.offlineAfterMs,
+    allowUnverified: config.allowUnverifiedAgents,
     ...(deps.log ? { log: deps.log } : {}),
   });
   onClose(() => directory.flush());
@@ -196,6 +197,7 @@ async function open(
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
+    dialectOf: (address) => directory.dialectAt(address),
     ...(payments ? { payments } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });

@@ -21,7 +21,9 @@ import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from '
 import { signLogosCard } from './card-signature.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
 import { planResultChunks } from './result-chunks.ts';
-import { sealFor } from './status-seal.ts';
+import { statusKeyBytes } from './status-key.ts';
+import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
+import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
 /** What a skill handler gets. */
@@ -82,12 +84,17 @@ export interface AgentPayments {
     txHash: string,
     expect: { from: string; amount: bigint },
   ): Promise<{ ok: true } | { ok: false; message: string }>;
-  /** A new transfer back to the payer; once per `paymentId`. */
+  /** A new transfer back to the payer; once per `paymentId`. `paymentTxHash`: the payment it pays back. */
   refund(
     paymentId: string,
     to: string,
     amount: bigint,
+    paymentTxHash?: string,
   ): Promise<{ ok: true; txHash: string } | { ok: false; message: string }>;
+  /** The task this payment paid for completed: the money is earned. */
+  earned?(paymentTxHash: string): void;
+  /** Called once at start: pays back what was taken for tasks a previous run can no longer complete. */
+  refundOwed?(): Promise<void>;
 }
 
 /** What the built-in agents let their host choose. */
@@ -154,8 +161,10 @@ interface TaskRun {
   readonly taskId: string;
   /** Who submitted the task (the transport's authenticated sender). */
   readonly owner: string | undefined;
-  /** Seals every reply published for this task. */
+  /** The task's status key as the gateway sent it: a later request must carry the same. */
   readonly statusKey: string;
+  /** The same key as bytes: every reply is published under it. */
+  readonly topicKey: Uint8Array;
   readonly topic: string;
   readonly log: AgentEnvelope[];
   readonly controller: AbortController;
@@ -201,7 +210,15 @@ export class LogosAgent {
 
   constructor(options: LogosAgentOptions) {
     // Stamped once per process: a later start issues a newer card, and a replay of an older one is refused.
-    const parsed = LogosAgentCard.parse({ 'x-issued-at': new Date().toISOString(), ...options.card });
+    // The address's proof that it accepts the card's account, when the transport's addresses are keys.
+    const account = options.cardKey && formatAccountId(publicAccountId(xOnlyPublicKey(options.cardKey)));
+    const proof = account && options.transport.addressProof?.(account);
+    const parsed = LogosAgentCard.parse({
+      'x-issued-at': new Date().toISOString(),
+      'x-instance': this.instance,
+      ...(proof ? { 'x-logos-address-proof': proof } : {}),
+      ...options.card,
+    });
     // A fixed aux value keeps the signature, and so the card's ETag at gateways, stable across restarts (BIP-340
     // stays secure with it: the nonce still depends on the key and the message).
     this.signedCard = options.cardKey
@@ -229,6 +246,8 @@ export class LogosAgent {
   }
 
   async start(): Promise<void> {
+    // Money first: tasks paid to a previous run of this agent cannot be completed by this one.
+    await this.payments?.refundOwed?.();
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
     if (this.discoveryTopic) {
@@ -249,10 +268,7 @@ export class LogosAgent {
   async announce(): Promise<void> {
     if (!this.discoveryTopic) return;
     try {
-      await this.transport.publish(
-        this.discoveryTopic,
-        encodeAnnouncement(this.signedCard ?? this.card, this.instance),
-      );
+      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.signedCard ?? this.card));
     } catch (error) {
       console.error(`agent ${this.card.id}: announcing the card failed`, error);
     }
@@ -323,6 +339,7 @@ export class LogosAgent {
       taskId: request.task_id,
       owner,
       statusKey: request.status_key,
+      topicKey: statusKeyBytes(request.status_key),
       topic: taskStatusTopic(request.task_id),
       log: [],
       controller: new AbortController(),
@@ -467,6 +484,7 @@ export class LogosAgent {
     clearInterval(run.heartbeat);
     this.retain(run.taskId);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
+    if (run.paid && completed) this.payments?.earned?.(run.paid.tx_hash);
     if (!run.paid || completed) {
       void this.sendResult(run, reply);
       return;
@@ -478,12 +496,15 @@ export class LogosAgent {
   }
 
   private async refund(run: TaskRun, paid: WirePaymentReference): Promise<WirePaymentReference | undefined> {
-    const result = await this.payments!.refund(`refund:${run.taskId}`, paid.from, BigInt(paid.amount)).catch(
-      (error: unknown) => ({
-        ok: false as const,
-        message: String(error),
-      }),
-    );
+    const result = await this.payments!.refund(
+      `refund:${paid.tx_hash}`,
+      paid.from,
+      BigInt(paid.amount),
+      paid.tx_hash,
+    ).catch((error: unknown) => ({
+      ok: false as const,
+      message: String(error),
+    }));
     if (!result.ok) {
       console.error(`agent ${this.card.id}: refunding task ${run.taskId} failed: ${result.message}`);
       return undefined;
@@ -526,20 +547,21 @@ export class LogosAgent {
     run: TaskRun,
     reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>,
   ): boolean {
-    return this.sealedSize(run, reply) <= this.transport.maxPayloadBytes;
+    return this.encodedSize(run, reply) <= this.transport.maxPayloadBytes;
   }
 
   /** The bytes one chunk's part may take: a message, less what an envelope around an empty chunk takes. */
   private chunkBudget(run: TaskRun): number {
     const empty = { artifact_id: 'result', name: 'result', parts: [{ text: '' }], append: true, last_chunk: true };
-    const overhead = this.sealedSize(run, { type: 'task_status', state: 'working', artifact: empty });
+    const overhead = this.encodedSize(run, { type: 'task_status', state: 'working', artifact: empty });
     // Room for the longer artifact ids and names of the agent's own artifacts.
     return this.transport.maxPayloadBytes - overhead - 1_024;
   }
 
-  private sealedSize(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): number {
+  /** The envelope's encoded size; the transport's encryption fits in the room its `maxPayloadBytes` leaves. */
+  private encodedSize(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): number {
     const envelope = { ...reply, v: BINDING_VERSION, id: randomUUID(), task_id: run.taskId, seq: run.seq + 1 };
-    return sealFor(this.transport.privatePublications, run.statusKey, encodeEnvelope(envelope as AgentEnvelope)).length;
+    return encodeEnvelope(envelope as AgentEnvelope).length;
   }
 
   private reply(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): Promise<void> {
@@ -555,9 +577,9 @@ export class LogosAgent {
   }
 
   private enqueue(run: TaskRun, envelope: AgentEnvelope): Promise<void> {
-    const payload = sealFor(this.transport.privatePublications, run.statusKey, encodeEnvelope(envelope));
+    const payload = encodeEnvelope(envelope);
     run.outbox = run.outbox
-      .then(() => this.transport.publish(run.topic, payload))
+      .then(() => this.transport.publish(run.topic, payload, { key: run.topicKey }))
       .catch((error: unknown) => {
         console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
       });
@@ -586,10 +608,9 @@ export class LogosAgent {
       error: { code: 'unknown_task', message: 'The agent has no record of this task; it may have restarted.' },
       message: 'The agent has no record of this task; it may have restarted.',
     };
-    void this.transport.publish(
-      taskStatusTopic(taskId),
-      sealFor(this.transport.privatePublications, request.status_key, encodeEnvelope(envelope)),
-    );
+    void this.transport
+      .publish(taskStatusTopic(taskId), encodeEnvelope(envelope), { key: statusKeyBytes(request.status_key) })
+      .catch((error: unknown) => console.error(`agent ${this.card.id}: publishing on task ${taskId} failed`, error));
   }
 }
 

@@ -36,6 +36,7 @@ import { schnorrSign, schnorrVerify } from '../lez/signing.ts';
 import { LogosAgentCard } from './card.ts';
 import { canonicalize } from './jcs.ts';
 import { isPlainObject } from '../json-object.ts';
+import { fromSeedCard, isSeedCard } from './seed-dialect.ts';
 
 export const LOGOS_CARD_SIGNATURE_ALG = 'bip340-sha256-jcs';
 export const MAX_SIGNED_CARD_BYTES = 64 * 1024;
@@ -209,6 +210,65 @@ export function verifyLogosCard(input: unknown): LogosCardVerification {
     signature: signature.json,
     digest: toHex(payload.digest),
   };
+}
+
+/**
+ * A card the gateway may serve although no documented rule vouches for its signature: an unsigned card, or one
+ * in the seed's dialect, whose base64 `signature` names neither the signed bytes nor the algorithm. Served only
+ * when the operator allows unverified agents, and marked so.
+ */
+export interface UnverifiedLogosCard {
+  ok: true;
+  unverified: true;
+  card: LogosAgentCard;
+  /** `unsigned`: no signature at all; `unverifiable`: a signature that no documented rule checks. */
+  why: 'unsigned' | 'unverifiable';
+  /** Says why, for the card's Logos extension and the directory. */
+  reason: string;
+}
+
+export type LogosCardAdmission =
+  VerifiedLogosCard | UnverifiedLogosCard | { ok: false; reason: LogosCardRejection | 'bad-price'; message: string };
+
+/**
+ * The rule that decides what a card is: **verified** when its signature verifies by the rule above; **unverified**
+ * when it carries no signature, or a signature in the seed's form, which no documented rule checks (then
+ * `UnverifiedLogosCard`); **refused** otherwise: a signature of the documented form that does not verify (a forgery
+ * is never merely unverified), a card that is not valid, too large, or priced in fractions of a base unit.
+ * Seed-literal cards are mapped to the canonical form first (seed-dialect.ts).
+ */
+export function admitLogosCard(input: Record<string, unknown>): LogosCardAdmission {
+  if (isSeedCard(input) && !isPlainObject(input.signature)) {
+    const size = utf8.encode(JSON.stringify(input)).byteLength;
+    if (size > MAX_SIGNED_CARD_BYTES) {
+      return {
+        ok: false,
+        reason: 'oversized',
+        message: `the card is ${size} bytes, more than ${MAX_SIGNED_CARD_BYTES}`,
+      };
+    }
+    const mapped = fromSeedCard(input);
+    if (!mapped.ok) return mapped;
+    return unverified(mapped.card, input.signature === undefined ? 'unsigned' : 'unverifiable');
+  }
+  const verified = verifyLogosCard(input);
+  if (verified.ok || verified.reason !== 'unsigned') return verified;
+  return unverified(input, 'unsigned');
+}
+
+function unverified(json: Record<string, unknown>, why: UnverifiedLogosCard['why']): LogosCardAdmission {
+  const parsed = LogosAgentCard.safeParse(json);
+  if (!parsed.success)
+    return {
+      ok: false,
+      reason: 'malformed',
+      message: `not a valid Logos agent card: ${describeIssue(parsed.error.issues[0])}`,
+    };
+  const reason =
+    why === 'unsigned'
+      ? 'The card is not signed.'
+      : "The card's signature follows the seed binding, which names neither the signed bytes nor the algorithm; no documented rule can check it.";
+  return { ok: true, unverified: true, card: parsed.data, why, reason };
 }
 
 function parseSignature(value: unknown): { json: LogosCardSignature; publicKey: Uint8Array; sig: Uint8Array } | string {

@@ -3,6 +3,7 @@
  * The gateway projects it to a pure A2A v1.0 card in src/a2a/card-projection.ts.
  */
 import { z } from 'zod';
+import { canonicalWakuAddress, isWakuAddress } from './transports/waku/identity.ts';
 
 /** LEZ amounts are u128 base units, always written as decimal strings. */
 export const LezAmount = z.string().regex(/^\d{1,39}$/, 'a LEZ amount is a decimal string of base units');
@@ -51,6 +52,19 @@ export const LogosAgentCard = z.object({
   'x-lez-price': LezAmount.optional(),
   /** When this card was issued (signed): a gateway never replaces a card with an older one replayed later. */
   'x-issued-at': z.iso.datetime().optional(),
+  /**
+   * Changes each time the agent process starts: a new value tells gateways it lost whatever it had in memory, so
+   * they ask again about the tasks it had (the runtime stamps it; signed with the rest of the card).
+   */
+  'x-instance': z.string().min(1).max(64).optional(),
+  /**
+   * Cards whose address is a waku address: the address's own signature accepting `x-lez-identity.account_id` (see
+   * transports/waku/identity.ts), so that nobody can publish a card that routes tasks to someone else's address.
+   */
+  'x-logos-address-proof': z
+    .string()
+    .regex(/^[0-9a-f]{128}$/)
+    .optional(),
   /** The agent's LEZ identity: its public account, where task payments go. Required when any price is above 0. */
   'x-lez-identity': z.object({ account_id: z.string().min(32).max(64) }).optional(),
   agentInterfaces: z.array(LogosInterface).min(1),
@@ -62,9 +76,15 @@ export type LogosSkill = z.infer<typeof LogosSkill>;
 export type LogosAgentCard = z.infer<typeof LogosAgentCard>;
 export type LogosAgentCardInput = z.input<typeof LogosAgentCard>;
 
+/**
+ * The address tasks for the card's agent go to. A waku address comes in its canonical spelling (the uncompressed
+ * key, lowercase), whichever of its forms the card carries, so that it compares equal to the senders the transport
+ * reports.
+ */
 export function logosAddressOf(card: LogosAgentCard): string {
   // The schema guarantees at least one interface.
-  return card.agentInterfaces[0]!.address;
+  const address = card.agentInterfaces[0]!.address;
+  return isWakuAddress(address) ? canonicalWakuAddress(address) : address;
 }
 
 export function skillPrice(card: LogosAgentCard, skillId: string): string {

@@ -3,10 +3,15 @@
  * topic (discovery.ts), kept on disk when a store is given. Re-registering an unchanged card keeps its entry, so
  * its ETag and Last-Modified stay put. An agent not heard from for `offlineAfterMs` is offline: still listed and
  * served, marked as such.
+ *
+ * Unverified cards (card-signature.ts `admitLogosCard`) are kept only when the operator allows them
+ * (`allowUnverified`), and rank below every other: one never takes the id of a verified or in-process agent, nor
+ * replaces such an agent's card, while a verified card takes an id back from an unverified one.
  */
 import type { DirectoryStore } from '../store/directory-store.ts';
 import { LogosAgentCard, logosAddressOf } from './card.ts';
-import type { VerifiedLogosCard } from './card-signature.ts';
+import type { UnverifiedLogosCard, VerifiedLogosCard } from './card-signature.ts';
+import { dialectOf, type Dialect } from './seed-dialect.ts';
 
 export interface DirectoryEntry {
   readonly id: string;
@@ -16,6 +21,14 @@ export interface DirectoryEntry {
   readonly updatedAt: Date;
   /** The agent's own signature over its card, as checked when the card was heard. */
   readonly verified?: VerifiedLogosCard;
+  /** Set when no documented rule vouches for the card (served only when unverified agents are allowed). */
+  readonly unverified?: { reason: string };
+}
+
+/** How an unverified card is stored: wrapped, so that a restart still knows it for one. */
+interface StoredUnverified {
+  unverified: { reason: string };
+  card: unknown;
 }
 
 /** How often a last-seen time is written back: hearing an agent every few seconds must not mean a write each time. */
@@ -31,18 +44,32 @@ export class AgentDirectory {
   private readonly log: (message: string) => void;
   /** Writes to the store, one after another, in the order the directory changed. */
   private writes: Promise<void> = Promise.resolve();
+  /** Whether unverified cards are served (the operator's `allowUnverifiedAgents`). */
+  readonly acceptsUnverified: boolean;
 
-  constructor(options: { store?: DirectoryStore; offlineAfterMs?: number; log?: (message: string) => void } = {}) {
+  constructor(
+    options: {
+      store?: DirectoryStore;
+      offlineAfterMs?: number;
+      allowUnverified?: boolean;
+      log?: (message: string) => void;
+    } = {},
+  ) {
     this.store = options.store;
     this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
+    this.acceptsUnverified = options.allowUnverified ?? false;
     this.log = options.log ?? console.warn;
   }
 
   /** Reads the agents known from earlier runs: they are served at once, as offline until heard again. */
   async load(): Promise<void> {
     for (const stored of (await this.store?.all()) ?? []) {
+      const json = JSON.parse(stored.cardJson) as unknown;
+      const unverified = isStoredUnverified(json) ? json.unverified : undefined;
+      // Kept from a run that allowed unverified agents, by one that does not: not served.
+      if (unverified && !this.acceptsUnverified) continue;
       // A card from an older version that no longer parses is skipped, not fatal: the agent re-announces itself.
-      const parsed = LogosAgentCard.safeParse(JSON.parse(stored.cardJson));
+      const parsed = LogosAgentCard.safeParse(isStoredUnverified(json) ? json.card : json);
       if (!parsed.success) continue;
       const card = parsed.data;
       const entry: DirectoryEntry = {
@@ -50,6 +77,7 @@ export class AgentDirectory {
         card,
         address: logosAddressOf(card),
         updatedAt: new Date(stored.updatedAt),
+        ...(unverified ? { unverified } : {}),
       };
       this.entries.set(entry.id, entry);
       this.cardJson.set(entry.id, JSON.stringify(card));
@@ -60,12 +88,26 @@ export class AgentDirectory {
 
   /**
    * Adds or refreshes an agent; returns its entry (the existing one when the card did not change), or undefined
-   * when another address already holds the id: the first agent to claim an id keeps it.
+   * when the id is not the card's to take: another address holds it (the first agent to claim an id keeps it, except
+   * that a verified card takes it from an unverified one), or the card is unverified and the id's holder is not, or
+   * unverified cards are not allowed. `standing` is what `admitLogosCard` said of the card; absent: an in-process
+   * agent, or a card the caller vouches for.
    */
-  register(card: LogosAgentCard, at = new Date(), verified?: VerifiedLogosCard): DirectoryEntry | undefined {
+  register(
+    card: LogosAgentCard,
+    at = new Date(),
+    standing?: VerifiedLogosCard | UnverifiedLogosCard,
+  ): DirectoryEntry | undefined {
+    const unverified = standing && 'unverified' in standing ? { reason: standing.reason } : undefined;
+    const verified = standing && !('unverified' in standing) ? standing : undefined;
+    if (unverified && !this.acceptsUnverified) return undefined;
     const json = JSON.stringify(verified?.signedCard ?? card);
-    const existing = this.entries.get(card.id);
-    if (existing && existing.address !== logosAddressOf(card)) return undefined;
+    let existing = this.entries.get(card.id);
+    if (existing && unverified && !existing.unverified) return undefined;
+    if (existing && existing.address !== logosAddressOf(card)) {
+      if (unverified || !existing.unverified) return undefined;
+      existing = undefined; // verified always wins: the unverified holder loses the id
+    }
     this.seen.set(card.id, at);
     if (existing && this.cardJson.get(card.id) === json) {
       if (at.getTime() - (this.seenWritten.get(card.id) ?? 0) >= TOUCH_WRITE_EVERY_MS) {
@@ -80,19 +122,27 @@ export class AgentDirectory {
       address: logosAddressOf(card),
       updatedAt: at,
       ...(verified ? { verified } : {}),
+      ...(unverified ? { unverified } : {}),
     };
     this.entries.set(card.id, entry);
     this.cardJson.set(card.id, json);
+    const stored: StoredUnverified | LogosAgentCard = unverified ? { unverified, card } : card;
     this.write((store) =>
       store.save({
         id: card.id,
-        cardJson: JSON.stringify(card),
+        cardJson: JSON.stringify(stored),
         updatedAt: at.toISOString(),
         lastSeenAt: at.toISOString(),
       }),
     );
     this.seenWritten.set(card.id, at.getTime());
     return entry;
+  }
+
+  /** The dialect of the agent at `address` (seed-dialect.ts); `binding` when no card names the address. */
+  dialectAt(address: string): Dialect {
+    for (const entry of this.entries.values()) if (entry.address === address) return dialectOf(entry.card);
+    return 'binding';
   }
 
   get(id: string): DirectoryEntry | undefined {
@@ -129,4 +179,8 @@ export class AgentDirectory {
       .then(() => change(store))
       .catch((error: unknown) => this.log(`[directory] writing to the store: ${String(error)}`));
   }
+}
+
+function isStoredUnverified(json: unknown): json is StoredUnverified {
+  return typeof json === 'object' && json !== null && 'unverified' in json && 'card' in json;
 }

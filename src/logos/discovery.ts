@@ -1,44 +1,67 @@
 /**
- * Agent cards on the discovery topic: agents announce their card periodically, the gateway listens and keeps its
- * directory from what it hears. A card is taken only from the party it names: the transport's authenticated sender
- * must be the card's Logos address, so nobody can announce a card that routes tasks to someone else.
+ * Agent cards on the discovery topic: agents announce their card periodically, as a plain publication whose payload
+ * is the signed card's JSON and nothing else (docs/binding.md §3); the gateway listens and keeps its directory from
+ * what it hears. Plain publications name no sender, so a card vouches for itself: it is taken only when signed by
+ * the key of the LEZ account it names and, for a waku address, when the address's key accepts that account
+ * (`x-logos-address-proof`); once an id is held, only a card for the same address and account replaces it.
  */
-import { z } from 'zod';
 import { LogosAgentCard, logosAddressOf } from './card.ts';
-import { verifyLogosCard } from './card-signature.ts';
+import { admitLogosCard, type LogosCardAdmission, type LogosCardRejection } from './card-signature.ts';
+import { canonicalCard } from './seed-dialect.ts';
 import type { AgentDirectory } from './directory.ts';
+import { isWakuAddress, verifyAddressProof } from './transports/waku/identity.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 
 export const DEFAULT_DISCOVERY_TOPIC = '/logos/1/agent-discovery/proto';
 export const MAX_CARD_BYTES = 64 * 1024;
 
-const Announcement = z.object({
-  v: z.literal(1),
-  type: z.literal('agent_card'),
-  card: LogosAgentCard,
-  /** Changes each time the agent process starts: a new value means it lost whatever it had in memory. */
-  instance: z.string().min(1).max(64).optional(),
-});
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-export function encodeAnnouncement(card: LogosAgentCard | Record<string, unknown>, instance?: string): Uint8Array {
-  return encoder.encode(JSON.stringify({ v: 1, type: 'agent_card', card, ...(instance ? { instance } : {}) }));
+/** The payload of an announcement: the card as signed. */
+export function encodeAnnouncement(card: LogosAgentCard | Record<string, unknown>): Uint8Array {
+  return encoder.encode(JSON.stringify(card));
+}
+
+export type CardReading =
+  | Exclude<LogosCardAdmission, { ok: false }>
+  | { ok: false; reason: 'invalid' | 'bad-price' | LogosCardRejection; message: string };
+
+/**
+ * The one place an announced card is read: checked against the card schema (a seed card as mapped to this
+ * binding's, seed-dialect.ts), then its signature verified on the card as sent (the schema drops `signature` and
+ * fills defaults), then, for a waku address, the address's proof that it accepts the card's account. A card no
+ * documented rule verifies comes back unverified (`admitLogosCard`): nothing proves its address either.
+ */
+export function readAnnouncedCard(json: unknown): CardReading {
+  const canonical = canonicalCard(json);
+  if (!canonical.ok) return canonical;
+  const parsed = LogosAgentCard.safeParse(canonical.card);
+  if (!parsed.success) return { ok: false, reason: 'invalid', message: parsed.error.message };
+  const verified = admitLogosCard(json as Record<string, unknown>);
+  if (!verified.ok || 'unverified' in verified) return verified;
+  const address = logosAddressOf(verified.card);
+  const proof = verified.card['x-logos-address-proof'];
+  if (isWakuAddress(address) && !(proof && verifyAddressProof(address, verified.accountId, proof))) {
+    return { ok: false, reason: 'bad-signature', message: `no valid x-logos-address-proof by ${address}` };
+  }
+  return verified;
 }
 
 export interface DiscoveryCounters {
   accepted: number;
   oversized: number;
   invalid: number;
-  /** The sender is not the address the card names. */
-  wrongSender: number;
-  /** Another agent already holds the card's id. */
+  /** Another agent (another address, or another account) already holds the card's id. */
   idTaken: number;
   /** No signature: a card is served only when its account's key signed it. */
   unsigned: number;
   /** Tampered, signed by another key, or bound to an account the key does not control. */
   badSignature: number;
+  /** Signed in a form no documented rule checks (the seed's), while unverified agents are not allowed. */
+  unverified: number;
+  /** A price that is no whole number of LEZ base units. */
+  badPrice: number;
   /** Older than the card already held for the agent: a replay. */
   stale: number;
   /** Over the per-sender rate: a flood is cut off before any work is done on it. */
@@ -54,10 +77,11 @@ export class DiscoveryListener {
     accepted: 0,
     oversized: 0,
     invalid: 0,
-    wrongSender: 0,
     idTaken: 0,
     unsigned: 0,
     badSignature: 0,
+    unverified: 0,
+    badPrice: 0,
     stale: 0,
     flood: 0,
   };
@@ -84,7 +108,7 @@ export class DiscoveryListener {
   }
 
   start(): void {
-    this.unsubscribe = this.transport.subscribe(this.topic, (payload, { sender }) => this.hear(payload, sender));
+    this.unsubscribe = this.transport.subscribe(this.topic, (payload) => this.hear(payload));
   }
 
   stop(): void {
@@ -106,11 +130,7 @@ export class DiscoveryListener {
     return rate.count > FLOOD_LIMIT;
   }
 
-  private hear(payload: Uint8Array, sender: string | undefined): void {
-    if (sender !== undefined && this.flooding(sender)) {
-      this.counters.flood++;
-      return;
-    }
+  private hear(payload: Uint8Array): void {
     if (payload.byteLength > MAX_CARD_BYTES) {
       this.counters.oversized++;
       return;
@@ -122,27 +142,40 @@ export class DiscoveryListener {
       this.counters.invalid++;
       return;
     }
-    const parsed = Announcement.safeParse(json);
-    if (!parsed.success) {
-      this.counters.invalid++;
+    // Counted per claimed address before the signature is checked: a flood is cut off before the costly part.
+    const canonical = canonicalCard(json);
+    const claimed = canonical.ok ? LogosAgentCard.safeParse(canonical.card) : undefined;
+    if (claimed?.success && this.flooding(logosAddressOf(claimed.data))) {
+      this.counters.flood++;
       return;
     }
-    // Verified on the card as sent: the schema drops `signature` and fills defaults.
-    const verified = verifyLogosCard((json as { card: unknown }).card);
+    const verified = readAnnouncedCard(json);
     if (!verified.ok) {
-      if (verified.reason === 'unsigned') this.counters.unsigned++;
+      if (verified.reason === 'invalid') this.counters.invalid++;
+      else if (verified.reason === 'unsigned') this.counters.unsigned++;
       else if (verified.reason === 'oversized') this.counters.oversized++;
+      else if (verified.reason === 'bad-price') this.counters.badPrice++;
       else this.counters.badSignature++;
       return;
     }
+    if ('unverified' in verified && !this.directory.acceptsUnverified) {
+      this.counters[verified.why === 'unsigned' ? 'unsigned' : 'unverified']++;
+      return;
+    }
     const card = verified.card;
-    if (sender !== undefined && sender !== logosAddressOf(card)) {
-      this.counters.wrongSender++;
+    const address = logosAddressOf(card);
+    const existing = this.directory.get(card.id);
+    // The id is held for this address by another account: a card signed by someone else cannot take it over.
+    if (
+      existing?.verified &&
+      existing.address === address &&
+      ('unverified' in verified || existing.verified.accountId !== verified.accountId)
+    ) {
+      this.counters.idTaken++;
       return;
     }
     // A replay of the same agent's older card (another agent's claim on the id is `idTaken` below).
-    const existing = this.directory.get(card.id);
-    const held = existing?.address === logosAddressOf(card) ? existing.card['x-issued-at'] : undefined;
+    const held = existing?.address === address ? existing.card['x-issued-at'] : undefined;
     if (held && (!card['x-issued-at'] || Date.parse(card['x-issued-at']) < Date.parse(held))) {
       this.counters.stale++;
       return;
@@ -152,9 +185,8 @@ export class DiscoveryListener {
       return;
     }
     this.counters.accepted++;
-    const { instance } = parsed.data;
+    const instance = card['x-instance'];
     if (instance !== undefined) {
-      const address = logosAddressOf(card);
       const previous = this.instances.get(address);
       this.instances.set(address, instance);
       if (previous !== undefined && previous !== instance) this.onRestart(address);

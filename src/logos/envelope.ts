@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { LowercaseTxHash } from '../lez/tx-hash.ts';
 import { LezAmount } from './card.ts';
-import { STATUS_KEY_PATTERN } from './status-seal.ts';
+import { STATUS_KEY_PATTERN } from './status-key.ts';
 
 export const BINDING_VERSION = 1;
 
@@ -33,7 +33,7 @@ export const TERMINAL_WIRE_STATES: ReadonlySet<WireState> = new Set(['completed'
  */
 /** `id` and `task_id`: 1 to this many characters. */
 export const MAX_ID_CHARS = 128;
-/** `from`: 1 to this many characters. */
+/** `from` and `to`: 1 to this many characters. */
 export const MAX_FROM_CHARS = 512;
 /** `context_id`: 1 to this many characters. */
 export const MAX_CONTEXT_ID_CHARS = 256;
@@ -101,12 +101,14 @@ const Common = {
 };
 
 /**
- * Gateway → agent requests name their sender's address (replies themselves go to the task's status topic), and
- * carry the task's status key: the agent seals every reply it publishes with it (status-seal.ts).
+ * Gateway → agent requests travel 1:1 and name both parties: `from`, the gateway's address (the message's signer),
+ * and `to`, the agent's (so a request cannot be forwarded to someone else). Replies go to the task's status topic,
+ * published under the task's status key, which each request carries (status-key.ts).
  */
 const FromGateway = {
   ...Common,
   from: z.string().min(1).max(MAX_FROM_CHARS),
+  to: z.string().min(1).max(MAX_FROM_CHARS),
   status_key: z.string().regex(STATUS_KEY_PATTERN, 'status_key: 32 bytes, base64url without padding'),
 };
 

@@ -1,16 +1,30 @@
 /**
  * What the gateway and the agent runtime need from Logos Messaging, and nothing more: 1:1 delivery to an address,
- * and publish/subscribe on content topics. Implementations: `memory` (in-process), later `waku` and friends.
+ * and publish/subscribe on content topics, in the clear or under a topic key. Implementations: `memory`
+ * (in-process) and `waku`.
  *
- * Payloads are opaque bytes; encryption, signing and framing belong to the implementation.
+ * Payloads are opaque bytes to the caller; encryption and signing belong to the implementation (docs/binding.md §2).
+ * A 1:1 payload is a JSON object naming its two parties, `from` (the sender's address) and `to` (the recipient's):
+ * the `waku` transport delivers it only to the party it names, and only when the sender signed it. One that names
+ * neither (the seed's dialect, docs/binding.md §13.5) is delivered with its signer as sender.
  */
 /** What the transport vouches for about a payload it delivers. */
 export interface Delivery {
   /**
-   * The address of the party that sent or published it, when the transport authenticates senders (memory: by
-   * construction; waku: by the payload signature). Receivers must not act on payloads from the wrong sender.
+   * The address of the party that sent or published it, when the transport authenticates it: every 1:1 message and
+   * keyed publication (memory: by construction; waku: by the payload signature). Undefined for plain publications,
+   * which prove their origin themselves, if at all. Receivers must not act on payloads from the wrong sender.
    */
   sender: string | undefined;
+}
+
+/** How a topic is published and read. */
+export interface TopicOptions {
+  /**
+   * The topic's 32-byte key. With a key, publications are encrypted under it and signed by the publisher, and only
+   * those that decrypt with it are delivered; without one they travel in the clear, unsigned.
+   */
+  key?: Uint8Array;
 }
 
 export type PayloadHandler = (payload: Uint8Array, delivery: Delivery) => void;
@@ -19,11 +33,6 @@ export type Unsubscribe = () => void;
 export interface LogosTransport {
   /** The address other parties use to `send` to this node. */
   readonly address: string;
-  /**
-   * True when nobody but the parties can read what is published (the in-process memory network). Replies on a
-   * task's status topic are sealed only where publications can be observed (docs/binding.md §2.6).
-   */
-  readonly privatePublications: boolean;
   /** The largest payload one `send` or `publish` carries (Waku: what fits in one message of the network). */
   readonly maxPayloadBytes: number;
   start(): Promise<void>;
@@ -32,6 +41,11 @@ export interface LogosTransport {
   send(address: string, payload: Uint8Array): Promise<void>;
   /** Receive what is sent to this node's address. */
   onDirect(handler: PayloadHandler): Unsubscribe;
-  publish(topic: string, payload: Uint8Array): Promise<void>;
-  subscribe(topic: string, handler: PayloadHandler): Unsubscribe;
+  publish(topic: string, payload: Uint8Array, options?: TopicOptions): Promise<void>;
+  subscribe(topic: string, handler: PayloadHandler, options?: TopicOptions): Unsubscribe;
+  /**
+   * For transports whose addresses are keys: this node's signed statement that `accountId` (a LEZ account) speaks
+   * for its address, which a card carries (`x-logos-address-proof`).
+   */
+  addressProof?(accountId: string): string;
 }

@@ -93,6 +93,7 @@ describe('agent index', () => {
       tags: ['Language', 'text', 'language'],
       online: true,
       verified: true,
+      unverified: false,
       lastSeen: '2026-05-01T12:00:00.000Z',
       account: ACCOUNT,
     });

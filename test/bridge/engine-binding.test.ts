@@ -13,7 +13,7 @@ import {
   type AgentEnvelopeInput,
   type GatewayEnvelope,
 } from '../../src/logos/envelope.ts';
-import { seal } from '../../src/logos/status-seal.ts';
+import { statusKeyBytes } from '../../src/logos/status-key.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
 import { eventually } from '../support/gateway.ts';
@@ -37,8 +37,7 @@ function newEngine() {
 }
 
 beforeEach(async () => {
-  // An observable network: replies travel sealed, as on Waku.
-  network = new MemoryNetwork({ privatePublications: false });
+  network = new MemoryNetwork();
   store = new SqliteTaskStore(':memory:');
   agent = network.node('agent:raw');
   await agent.start();
@@ -71,11 +70,16 @@ async function newTask(text = 'hi', changes: TaskChange[] = []): Promise<Task> {
 let replyId = 0;
 /** The status key the gateway gave the agent for a task (from the task_request it sent). */
 const keyOf = (taskId: string) => inbox.find((e) => e.task_id === taskId)!.status_key;
-const sealed = (taskId: string, envelope: Record<string, unknown>) =>
-  seal(keyOf(taskId), encodeEnvelope(envelope as AgentEnvelopeInput));
+/** Publishing under the task's status key, as its agent does. */
+const keyed = (taskId: string) => ({ key: statusKeyBytes(keyOf(taskId)) });
+const bytes = (envelope: Record<string, unknown>) => encodeEnvelope(envelope as AgentEnvelopeInput);
 const reply = async (taskId: string, body: Record<string, unknown> & { seq: number; type: string }) => {
   await eventually(() => (inbox.some((e) => e.task_id === taskId) ? true : undefined));
-  await agent.publish(taskStatusTopic(taskId), sealed(taskId, { v: 1, id: `r${++replyId}`, task_id: taskId, ...body }));
+  await agent.publish(
+    taskStatusTopic(taskId),
+    bytes({ v: 1, id: `r${++replyId}`, task_id: taskId, ...body }),
+    keyed(taskId),
+  );
 };
 
 const stateOf = async (taskId: string) => (await engine.getTask('raw', taskId))?.status?.state;
@@ -91,6 +95,7 @@ describe('the gateway side of the binding', () => {
       skill: 's',
       params: { text: 'hello' },
       from: 'gateway',
+      to: 'agent:raw',
     });
     await reply(task.id, { seq: 2, type: 'task_result', state: 'completed', result: 'done' });
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working', message: 'on it' });
@@ -107,17 +112,18 @@ describe('the gateway side of the binding', () => {
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
     await agent.publish(
       taskStatusTopic(task.id),
-      sealed(task.id, { v: 1, id: 'x', task_id: 'someone-else', seq: 2, type: 'task_result', state: 'completed' }),
+      bytes({ v: 1, id: 'x', task_id: 'someone-else', seq: 2, type: 'task_result', state: 'completed' }),
+      keyed(task.id),
     );
-    await agent.publish(taskStatusTopic(task.id), sealed(task.id, { not: 'an envelope' }));
-    await agent.publish(taskStatusTopic(task.id), new Uint8Array(2 * 1024 * 1024));
-    // A well-formed reply that is not sealed under the task's key: unreadable, dropped.
+    await agent.publish(taskStatusTopic(task.id), bytes({ not: 'an envelope' }), keyed(task.id));
+    await agent.publish(taskStatusTopic(task.id), new Uint8Array(2 * 1024 * 1024), keyed(task.id));
+    // A well-formed reply that is not published under the task's key never reaches the engine.
     await agent.publish(
       taskStatusTopic(task.id),
-      encodeEnvelope({ v: 1, id: 'y', task_id: task.id, seq: 2, type: 'task_result', state: 'completed' }),
+      bytes({ v: 1, id: 'y', task_id: task.id, seq: 2, type: 'task_result', state: 'completed' }),
     );
     await eventually(() =>
-      engine.dropped.undecodable === 3 && engine.dropped.duplicate === 1 && engine.dropped.wrongTask === 1
+      engine.dropped.undecodable === 2 && engine.dropped.duplicate === 1 && engine.dropped.wrongTask === 1
         ? true
         : undefined,
     );
@@ -132,15 +138,8 @@ describe('the gateway side of the binding', () => {
     // Even with the task's key (say it leaked), a reply from another party is refused.
     await forger.publish(
       taskStatusTopic(task.id),
-      sealed(task.id, {
-        v: 1,
-        id: 'f1',
-        task_id: task.id,
-        seq: 1,
-        type: 'task_result',
-        state: 'completed',
-        result: 'forged',
-      }),
+      bytes({ v: 1, id: 'f1', task_id: task.id, seq: 1, type: 'task_result', state: 'completed', result: 'forged' }),
+      keyed(task.id),
     );
     await eventually(() => (engine.dropped.wrongSender === 1 ? true : undefined));
     await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });

@@ -2,6 +2,7 @@
  * The devnet's sequencer core without HTTP: block building order, nonce gaps, block limits, and the execution
  * rules of docs/lez.md §3 one by one.
  */
+import { blockHashFormulaOf, decodeBlock } from '../../src/lez/block.ts';
 import { describe, expect, it } from 'vitest';
 import { formatAccountId, publicAccountId } from '../../src/lez/account-id.ts';
 import { hexToBytes } from '../../src/lez/bytes.ts';
@@ -29,6 +30,8 @@ const AUTH = DEVNET_PROGRAM_IDS.authenticated_transfer;
 function chain(overrides: Partial<ChainConfig> = {}, limits: Partial<ChainConfig['limits']> = {}): DevnetChain {
   return new DevnetChain({
     signingMode: 'prehash-v0.3',
+    finalityDepth: 2,
+    serveReceipts: true,
     admission: 'sequencer',
     mempoolMaxSize: 10_000,
     programIds: DEVNET_PROGRAM_IDS,
@@ -36,7 +39,7 @@ function chain(overrides: Partial<ChainConfig> = {}, limits: Partial<ChainConfig
     log: () => undefined,
     now: () => 1_000,
     ...overrides,
-    limits: { maxTransactions: 10_000, maxBlockBytes: 1 << 20, nonceGapBlocks: 0, ...limits },
+    limits: { maxTransactions: 10_000, maxBlockBytes: 1 << 20, holdFutureNonces: false, nonceGapBlocks: 0, ...limits },
   });
 }
 
@@ -97,8 +100,21 @@ describe('genesis', () => {
 });
 
 describe('block building', () => {
-  it('consecutive nonces that arrive out of order land in one block, in nonce order', () => {
+  it('a nonce ahead of its signer’s fails as on the real sequencer, even when the gap is filled later', () => {
     const c = chain();
+    const hashes = [4n, 2n, 0n, 3n, 1n].map((nonce) => submitTransfer(c, nonce));
+    const block = c.produceBlock();
+    expect(block.transactions).toEqual([hashes[2], hashes[4]]);
+    expect(block.dropped.map((d) => [d.hash, d.failure.reason])).toEqual([
+      [hashes[0], 'nonce-mismatch'],
+      [hashes[1], 'nonce-mismatch'],
+      [hashes[3], 'nonce-mismatch'],
+    ]);
+    expect(c.account(ACCOUNT_1).nonce).toBe(2n);
+  });
+
+  it('with holdFutureNonces, consecutive nonces that arrive out of order land in one block, in nonce order', () => {
+    const c = chain({}, { holdFutureNonces: true });
     const hashes = [4n, 2n, 0n, 3n, 1n].map((nonce) => ({ nonce, hash: submitTransfer(c, nonce) }));
     const block = c.produceBlock();
     expect(block.dropped).toEqual([]);
@@ -116,8 +132,8 @@ describe('block building', () => {
     expect(c.mempoolSize).toBe(0);
   });
 
-  it('with nonceGapBlocks, a future nonce waits that many builds for its turn', () => {
-    const c = chain({}, { nonceGapBlocks: 2 });
+  it('with holdFutureNonces and nonceGapBlocks, a future nonce waits that many builds for its turn', () => {
+    const c = chain({}, { holdFutureNonces: true, nonceGapBlocks: 2 });
     const ahead = submitTransfer(c, 1n);
     expect(c.produceBlock()).toMatchObject({ transactions: [], dropped: [] });
     expect(c.receipt(ahead)).toEqual({ status: 'pending' });
@@ -131,7 +147,7 @@ describe('block building', () => {
   });
 
   it('a full block leaves the rest queued in order, without counting it as a gap', () => {
-    const c = chain({}, { maxTransactions: 10 });
+    const c = chain({}, { maxTransactions: 10, holdFutureNonces: true });
     const hashes = Array.from({ length: 25 }, (_, i) => submitTransfer(c, BigInt(24 - i))).reverse(); // arrive newest first
     const blocks = [c.produceBlock(), c.produceBlock(), c.produceBlock()];
     expect(blocks.map((block) => block.transactions.length)).toEqual([10, 10, 5]);
@@ -139,13 +155,43 @@ describe('block building', () => {
     expect(blocks.flatMap((block) => block.dropped)).toEqual([]);
   });
 
-  it('maxBlockBytes defers what does not fit', () => {
+  it('maxBlockBytes defers what does not fit, keeping room for the clock transaction', () => {
     const c = chain({}, { maxBlockBytes: 1024 });
     const hashes = Array.from({ length: 6 }, (_, i) => submitTransfer(c, BigInt(i)));
-    const first = c.produceBlock();
-    expect(first.transactions.length).toBeGreaterThan(0);
-    expect(first.transactions.length).toBeLessThan(6);
-    expect([...first.transactions, ...c.produceBlock().transactions]).toEqual(hashes);
+    const blocks = [c.produceBlock(), c.produceBlock(), c.produceBlock()];
+    expect(blocks.map((block) => block.transactions.length)).toEqual([2, 2, 2]);
+    expect(blocks.flatMap((block) => block.transactions)).toEqual(hashes);
+    expect(Math.max(...blocks.map((block) => c.blockBytes(block.blockId)!.byteLength))).toBeLessThanOrEqual(1024);
+  });
+
+  it('ends every block with the clock transaction, which updates the clock accounts', () => {
+    const c = chain({ now: () => 7_000 });
+    const hash = submitTransfer(c, 0n);
+    const summary = c.produceBlock();
+    const block = decodeBlock(c.blockBytes(summary.blockId)!);
+    if (!block.ok) throw new Error(block.reason);
+    const [transfer, clock] = block.value.publicTransactions;
+    expect(transfer!.hash).toBe(hash);
+    expect(clock!.transaction).toMatchObject({ message: { nonces: [], instructionData: [7_000, 0] }, witnesses: [] });
+    const clockAccount = c.account(clock!.transaction.message.accountIds[0]!);
+    expect([...clockAccount.data]).toEqual([2, 0, 0, 0, 0, 0, 0, 0, 0x58, 0x1b, 0, 0, 0, 0, 0, 0]);
+    // The index knows it, as the real one indexes every transaction of a block.
+    expect(c.transactionBytes(clock!.hash)).toBeDefined();
+  });
+
+  it('hashes blocks under the block prefix on main, without it in raw-borsh (rc) mode, and finalizes them', () => {
+    const main = chain();
+    const rc = chain({ signingMode: 'raw-borsh' });
+    for (const c of [main, rc]) for (let i = 0; i < 3; i++) c.produceBlock();
+    expect(blockHashFormulaOf(main.blockBytes(4n)!)).toBe('main');
+    expect(blockHashFormulaOf(rc.blockBytes(4n)!)).toBe('rc');
+    expect(decodeBlock(rc.blockBytes(4n)!)).toMatchObject({ ok: true, value: { publicTransactions: [] } });
+    expect([1n, 2n, 3n, 4n].map((id) => main.block(id)!.bedrockStatus)).toEqual([
+      'finalized',
+      'finalized',
+      'pending',
+      'pending',
+    ]);
   });
 
   it('block hashes chain, and timestamps never go back', () => {

@@ -8,7 +8,7 @@ import {
   type AgentEnvelope,
   type GatewayEnvelopeInput,
 } from '../../src/logos/envelope.ts';
-import { newStatusKey, open } from '../../src/logos/status-seal.ts';
+import { newStatusKey, statusKeyBytes } from '../../src/logos/status-key.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { eventually } from '../support/gateway.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
@@ -21,8 +21,7 @@ let release: () => void;
 const replies: AgentEnvelope[] = [];
 
 beforeEach(async () => {
-  // An observable network: replies travel sealed, as on Waku.
-  network = new MemoryNetwork({ privatePublications: false });
+  network = new MemoryNetwork();
   replies.length = 0;
   agent = new LogosAgent({
     transport: network.node('agent:a'),
@@ -53,17 +52,28 @@ afterEach(() => agent.stop());
 const key = newStatusKey();
 
 function listen(taskId: string) {
-  gateway.subscribe(taskStatusTopic(taskId), (payload) => {
-    const decoded = decodeAgentEnvelope(open(key, payload) ?? new Uint8Array());
-    if (decoded.ok) replies.push(decoded.envelope);
-  });
+  gateway.subscribe(
+    taskStatusTopic(taskId),
+    (payload) => {
+      const decoded = decodeAgentEnvelope(payload);
+      if (decoded.ok) replies.push(decoded.envelope);
+    },
+    { key: statusKeyBytes(key) },
+  );
 }
 
 let n = 0;
 const send = (from: MemoryTransport, body: Record<string, unknown>) =>
   from.send(
     'agent:a',
-    encodeEnvelope({ v: 1, id: `g${++n}`, from: from.address, status_key: key, ...body } as GatewayEnvelopeInput),
+    encodeEnvelope({
+      v: 1,
+      id: `g${++n}`,
+      from: from.address,
+      to: 'agent:a',
+      status_key: key,
+      ...body,
+    } as GatewayEnvelopeInput),
   );
 
 describe('agent runtime', () => {
@@ -125,7 +135,7 @@ describe('announcing the card', () => {
     const listener = network.node('listener');
     await listener.start();
     const stop = listener.subscribe(DEFAULT_DISCOVERY_TOPIC, (payload) =>
-      heard.push(JSON.parse(new TextDecoder().decode(payload)).card.id),
+      heard.push(JSON.parse(new TextDecoder().decode(payload)).id),
     );
     const loud = new LogosAgent({
       transport: network.node('agent:loud'),
@@ -155,16 +165,21 @@ describe('a priced agent', () => {
     const shop = world.agent(network);
     await shop.start();
     try {
-      gateway.subscribe(taskStatusTopic('cheap'), (payload) => {
-        const decoded = decodeAgentEnvelope(open(key, payload) ?? new Uint8Array());
-        if (decoded.ok) replies.push(decoded.envelope);
-      });
+      gateway.subscribe(
+        taskStatusTopic('cheap'),
+        (payload) => {
+          const decoded = decodeAgentEnvelope(payload);
+          if (decoded.ok) replies.push(decoded.envelope);
+        },
+        { key: statusKeyBytes(key) },
+      );
       await gateway.send(
         'agent:shop',
         encodeEnvelope({
           v: 1,
           id: 'c1',
           from: 'gateway',
+          to: 'agent:shop',
           status_key: key,
           type: 'task_request',
           task_id: 'cheap',

@@ -7,6 +7,7 @@ import { signingKeyFromSecretKey } from '../../src/lez/keys.ts';
 import { schnorrSign } from '../../src/lez/signing.ts';
 import { LogosAgentCard } from '../../src/logos/card.ts';
 import {
+  admitLogosCard,
   logosCardSigningPayload,
   logosSignatureParams,
   MAX_SIGNED_CARD_BYTES,
@@ -15,6 +16,7 @@ import {
   type VerifiedLogosCard,
 } from '../../src/logos/card-signature.ts';
 import { encodeAnnouncement } from '../../src/logos/discovery.ts';
+import { seedCard } from '../support/seed-agent.ts';
 
 const AGENT = signingKeyFromSecretKey(
   hexToBytes('7f273098f25b71e6c005a9519f2678da8d1c7f01f6a27778e2d9948abdf901fb', 32),
@@ -114,8 +116,8 @@ describe('signing a Logos card', () => {
   it('survives the discovery announcement as the runtime would send it, signed after schema parsing', () => {
     const parsed = LogosAgentCard.parse({ ...card(), 'x-lez-identity': { account_id: AGENT.account } });
     const signed = signLogosCard(parsed, AGENT.secretKey);
-    const heard = JSON.parse(new TextDecoder().decode(encodeAnnouncement(signed, 'instance-1'))) as { card: unknown };
-    const result = verifyLogosCard(heard.card);
+    const heard: unknown = JSON.parse(new TextDecoder().decode(encodeAnnouncement(signed)));
+    const result = verifyLogosCard(heard);
     expect(result.ok && result.card).toEqual(parsed);
   });
 
@@ -254,5 +256,41 @@ describe('logosSignatureParams', () => {
     const withCard = logosSignatureParams(verified, { verifiedAt: at, includeCard: true });
     // An HTTP client can repeat the whole check from the embedded card.
     expect(verifyLogosCard(withCard.logosCardSignature.card)).toMatchObject({ ok: true, accountId: AGENT.account });
+  });
+});
+
+describe('admitLogosCard: verified, unverified or refused', () => {
+  it('a card signed by the documented rule is verified', () => {
+    expect(admitLogosCard(signLogosCard(card(), AGENT.secretKey, { auxRand: AUX }))).toMatchObject({
+      ok: true,
+      accountId: AGENT.account,
+    });
+  });
+
+  it('an unsigned card is unverified, and so is a seed card, whose base64 signature no documented rule checks', () => {
+    const unsigned = admitLogosCard(card());
+    expect(unsigned).toMatchObject({ ok: true, unverified: true, why: 'unsigned', card: { id: 'upper' } });
+    const seed = admitLogosCard(seedCard('waku:02ab'));
+    expect(seed).toMatchObject({
+      ok: true,
+      unverified: true,
+      why: 'unverifiable',
+      reason: expect.stringContaining('names neither the signed bytes nor the algorithm'),
+      card: { agentInterfaces: [{ version: 'seed', address: 'waku:02ab' }] },
+    });
+    const { signature: _none, ...unsignedSeed } = seedCard('waku:02ab');
+    expect(admitLogosCard(unsignedSeed)).toMatchObject({ ok: true, unverified: true, why: 'unsigned' });
+  });
+
+  it('a documented signature that fails is refused, never merely unverified', () => {
+    const signed = signLogosCard(card(), AGENT.secretKey, { auxRand: AUX }) as Record<string, unknown>;
+    expect(admitLogosCard({ ...signed, name: 'Impostor' })).toMatchObject({ ok: false, reason: 'bad-signature' });
+  });
+
+  it('a fractional price, an invalid or oversized card are refused with the reason', () => {
+    expect(admitLogosCard(seedCard('a', '0.5'))).toMatchObject({ ok: false, reason: 'bad-price' });
+    expect(admitLogosCard({ ...card(), id: 'Not An Id' })).toMatchObject({ ok: false, reason: 'malformed' });
+    const huge = { ...seedCard('a'), name: 'x'.repeat(MAX_SIGNED_CARD_BYTES) };
+    expect(admitLogosCard(huge)).toMatchObject({ ok: false, reason: 'oversized' });
   });
 });

@@ -1,7 +1,11 @@
-/** Agents announce their cards on the discovery topic; the gateway serves every agent it hears, and only from its owner. */
+/** Agents announce their cards on the discovery topic; the gateway serves every agent it hears, bound to its owner. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogosAgent } from '../../src/logos/agent-runtime.ts';
-import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from '../../src/logos/discovery.ts';
+import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement, readAnnouncedCard } from '../../src/logos/discovery.ts';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { addressFromPublicKey, proveAddress } from '../../src/logos/transports/waku/identity.ts';
+import { formatAccountId, publicAccountId } from '../../src/lez/account-id.ts';
+import { xOnlyPublicKey } from '../../src/lez/public-key.ts';
 import { randomBytes } from 'node:crypto';
 import { LogosAgentCard } from '../../src/logos/card.ts';
 import { signLogosCard, verifyLogosCard } from '../../src/logos/card-signature.ts';
@@ -60,23 +64,53 @@ describe('discovery', () => {
     }
   });
 
-  it('refuses a card announced by anyone but the address it names, and malformed or oversized ones', async () => {
-    const impostor = bed.network.node('agent:impostor');
-    await impostor.start();
+  it('refuses a card that would take over a listing for another account, and malformed or oversized ones', async () => {
+    const node = bed.network.node('agent:claimed');
+    await node.start();
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('claimed', 'agent:claimed')));
+    await eventually(() => (bed.gateway.directory.get('claimed') ? true : undefined));
     const before = { ...bed.gateway.discovery.counters };
-    // A card naming someone else's address: tasks would go to the victim, answers would come from nowhere.
-    await impostor.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('hijack', 'agent:echo')));
-    await impostor.publish(DEFAULT_DISCOVERY_TOPIC, new TextEncoder().encode('{"v":1,"type":"agent_card","card":{}}'));
-    await impostor.publish(DEFAULT_DISCOVERY_TOPIC, new Uint8Array(100 * 1024));
+    const held = bed.gateway.directory.get('claimed')?.verified?.accountId;
+    // The same id and address, newer, but signed for another account: payments would go to the impostor.
+    const later = new Date(Date.now() + 60_000).toISOString();
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('claimed', 'agent:claimed', undefined, later)));
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, new TextEncoder().encode('{"id":"x"}'));
+    await node.publish(DEFAULT_DISCOVERY_TOPIC, new Uint8Array(100 * 1024));
     await eventually(() => {
       const c = bed.gateway.discovery.counters;
-      return c.wrongSender === before.wrongSender + 1 &&
+      return c.idTaken === before.idTaken + 1 &&
         c.invalid === before.invalid + 1 &&
         c.oversized === before.oversized + 1
         ? true
         : undefined;
     });
-    expect(bed.gateway.directory.get('hijack')).toBeUndefined();
+    expect(bed.gateway.directory.get('claimed')?.verified?.accountId).toBe(held);
+  });
+
+  it('takes a card for a waku address only with that address’s proof for the card’s account', () => {
+    const wakuKey = randomBytes(32);
+    const address = addressFromPublicKey(secp256k1.getPublicKey(wakuKey, false));
+    const lezKey = randomBytes(32);
+    const account = formatAccountId(publicAccountId(xOnlyPublicKey(lezKey)));
+    const withProof = (proof?: string) =>
+      signLogosCard(
+        {
+          id: 'keyed',
+          name: 'Keyed',
+          description: '',
+          version: '1',
+          skills: [{ id: 'echo', name: 'Echo', description: '' }],
+          agentInterfaces: [{ type: 'logos-messaging', version: '1', address }],
+          ...(proof ? { 'x-logos-address-proof': proof } : {}),
+        },
+        lezKey,
+      );
+    expect(readAnnouncedCard(withProof(proveAddress(wakuKey, account)))).toMatchObject({ ok: true });
+    expect(readAnnouncedCard(withProof())).toMatchObject({ ok: false, reason: 'bad-signature' });
+    // A proof made for another account, or by another key, does not bind this one.
+    const otherAccount = formatAccountId(publicAccountId(xOnlyPublicKey(randomBytes(32))));
+    expect(readAnnouncedCard(withProof(proveAddress(wakuKey, otherAccount)))).toMatchObject({ ok: false });
+    expect(readAnnouncedCard(withProof(proveAddress(randomBytes(32), account)))).toMatchObject({ ok: false });
   });
 
   it('the first agent to claim an id keeps it', async () => {

@@ -33,6 +33,7 @@ it('a stream on a paid task sends headers and the submitted Task at once, while 
       return world.payer.pay(id, to, amount, record);
     },
     resume: (state) => world.payer.resume(state),
+    findTransfers: (query) => world.payer.findTransfers(query),
     verify: (hash, expect) => world.payer.verify(hash, expect),
   };
   bed = await startTestBed({

@@ -33,6 +33,7 @@ function slowPayer(inner: Payer, delayMs: number): Payer {
       return inner.pay(id, to, amount, record);
     },
     resume: (state) => inner.resume(state),
+    findTransfers: (query) => inner.findTransfers(query),
     verify: (hash, expect) => inner.verify(hash, expect),
   };
 }

@@ -12,12 +12,16 @@ import { formatU128Decimal } from '../json.ts';
 import type { SigningKey } from '../keys.ts';
 import { SIGNING_MODES, type SigningMode } from '../signing.ts';
 import { assertProgramId } from '../transaction.ts';
+import { BlockSearch } from './block-search.ts';
 import { fromRecord, toReceipt } from './lez-payment.ts';
 import { lookupLezTransfer } from './lez-transfer-lookup.ts';
 import { NoncePipeline, type PipelineOutcome } from './nonce-pipeline.ts';
 import { PayeeCheck } from './payee-check.ts';
+import { readNativeTransfer } from '../native-transfer.ts';
 import type {
   BalanceOutcome,
+  FindTransferOutcome,
+  TransferQuery,
   PayOutcome,
   PayRequest,
   PaymentRail,
@@ -45,6 +49,8 @@ export const LezRailSettings = z.object({
   pollIntervalMs: z.number().int().positive().default(1_000),
   /** Resend an accepted but unincluded transaction (same bytes) after this long; above the block interval. */
   resubmitAfterMs: z.number().int().positive().default(30_000),
+  /** How many recent blocks are searched for a transaction the sequencer's hash index does not know (block-search.ts). */
+  searchBlocks: z.number().int().positive().default(2_000),
 });
 export type LezRailSettings = z.input<typeof LezRailSettings>;
 
@@ -67,6 +73,7 @@ export class LezRail implements PaymentRail {
   private readonly payees: PayeeCheck;
   private readonly pipeline: NoncePipeline;
   private readonly verifier: VerifierContext;
+  private readonly search: BlockSearch;
 
   /** Bad settings are a configuration error and throw. */
   constructor(dependencies: LezRailDependencies, settings: LezRailSettings) {
@@ -79,7 +86,10 @@ export class LezRail implements PaymentRail {
     const configured = parsed.authenticatedTransferProgramId;
     this.program = new AuthenticatedTransferProgram(this.client, configured && assertProgramId(configured));
     this.payees = new PayeeCheck(this.client, this.program);
+    const search = new BlockSearch(this.client, { maxBlocks: parsed.searchBlocks, cacheBlocks: parsed.searchBlocks });
+    this.search = search;
     this.pipeline = new NoncePipeline({
+      search,
       client: this.client,
       key: dependencies.payer,
       signingMode: parsed.signingMode,
@@ -96,7 +106,7 @@ export class LezRail implements PaymentRail {
         const parsedId = parseAccountId(text);
         return parsedId.ok ? undefined : parsedId.reason;
       },
-      lookup: (txHash) => lookupLezTransfer(this.client, this.program, this.signingMode, txHash),
+      lookup: (txHash) => lookupLezTransfer(this.client, this.program, search, this.signingMode, txHash),
     };
   }
 
@@ -185,6 +195,21 @@ export class LezRail implements PaymentRail {
     options?: { amount?: bigint | string },
   ): Promise<VerifyRefundOutcome> {
     return verifyRefundTransfer(this.verifier, original, refundTxHash, options);
+  }
+
+  async findTransfer(query: TransferQuery): Promise<FindTransferOutcome> {
+    const amount = parseAmount(query.amount);
+    if (!amount.ok) return { kind: 'found', txHashes: [], complete: true };
+    const programId = await this.program.id();
+    if (programId.kind !== 'result') return { kind: 'unconfirmed', ...sequencerProblem(programId) };
+    const searched = await this.search.findAll((tx) => {
+      const transfer = readNativeTransfer(tx.transaction, programId.value);
+      return (
+        transfer.ok && transfer.from === query.from && transfer.to === query.to && transfer.amount === amount.value
+      );
+    }, query.notBeforeMs);
+    if (searched.kind === 'unavailable') return { kind: 'unconfirmed', ...searched.problem };
+    return { kind: 'found', txHashes: searched.transactions.map((tx) => tx.hash), complete: searched.complete };
   }
 
   async balance(account: string = this.payer): Promise<BalanceOutcome> {

@@ -1,6 +1,7 @@
 /**
  * Reads one transaction from the sequencer as transfer facts for verification.ts (docs/lez.md §7.3): it must be
- * included (`getTransaction` is non-null only for included, successfully executed transactions), public, a call
+ * included (`getTransaction` is non-null only for included, successfully executed transactions; when it is null,
+ * the recent blocks are searched, block-search.ts), public, a call
  * of `authenticated_transfer` with accounts [from, to] and one u128, signed by `from`, and its signatures must
  * hold under our signing mode (the sequencer checked them already; checking again costs little and means a
  * misbehaving sequencer cannot hand us a forged transfer).
@@ -10,6 +11,7 @@ import { bytesEqual } from '../bytes.ts';
 import { readNativeTransfer } from '../native-transfer.ts';
 import { verifyPublicTransactionSignatures, type SigningMode } from '../signing.ts';
 import { programIdEquals, type PublicTransaction } from '../transaction.ts';
+import type { BlockSearch } from './block-search.ts';
 import type { AuthenticatedTransferProgram } from './program-ids.ts';
 import { sequencerProblem, type SequencerApi } from './sequencer-api.ts';
 import type { TransferLookup } from './verification.ts';
@@ -17,6 +19,7 @@ import type { TransferLookup } from './verification.ts';
 export async function lookupLezTransfer(
   client: SequencerApi,
   program: AuthenticatedTransferProgram,
+  search: BlockSearch,
   signingMode: SigningMode,
   txHash: string,
 ): Promise<TransferLookup> {
@@ -24,21 +27,29 @@ export async function lookupLezTransfer(
   if (programId.kind !== 'result') return { kind: 'unconfirmed', ...sequencerProblem(programId) };
   const fetched = await client.getTransaction(txHash);
   if (fetched.kind !== 'result') return { kind: 'unconfirmed', ...sequencerProblem(fetched) };
-  if (fetched.value === null) {
-    return {
-      kind: 'unconfirmed',
-      reason: 'not-included',
-      message: `transaction ${txHash} is not included (yet): the sequencer does not know it`,
-    };
+  let tx: PublicTransaction;
+  if (fetched.value !== null) {
+    const nssa = fetched.value.transaction;
+    if (nssa.kind !== 'public')
+      return {
+        kind: 'rejected',
+        reason: 'not-a-transfer',
+        message: `transaction ${txHash} is ${nssa.kind}, not a public transfer`,
+      };
+    tx = nssa.transaction;
+  } else {
+    // A restarted sequencer's index forgets what earlier blocks hold; the blocks themselves do not.
+    const searched = await search.find({ txHash });
+    if (searched.kind === 'unavailable') return { kind: 'unconfirmed', ...searched.problem };
+    if (searched.kind !== 'included') {
+      return {
+        kind: 'unconfirmed',
+        reason: 'not-included',
+        message: `transaction ${txHash} is not included (yet): neither the sequencer's index nor its last ${searched.kind === 'not-found' ? searched.searchedBlocks : 0} block(s) hold it`,
+      };
+    }
+    tx = searched.transaction.transaction;
   }
-  const nssa = fetched.value.transaction;
-  if (nssa.kind !== 'public')
-    return {
-      kind: 'rejected',
-      reason: 'not-a-transfer',
-      message: `transaction ${txHash} is ${nssa.kind}, not a public transfer`,
-    };
-  const tx = nssa.transaction;
   if (
     programIdEquals(tx.message.programId, programId.value) &&
     tx.message.accountIds.length === 2 &&

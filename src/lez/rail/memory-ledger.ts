@@ -93,6 +93,11 @@ export class MemoryLedger {
     return this.state(account).initialised;
   }
 
+  /** Every transfer applied, oldest first. */
+  transfers(): IncludedMemoryTransfer[] {
+    return [...this.transactions.values()];
+  }
+
   transaction(txHash: string): IncludedMemoryTransfer | undefined {
     return this.transactions.get(txHash.toLowerCase());
   }

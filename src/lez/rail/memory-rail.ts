@@ -10,6 +10,8 @@ import { decodeMemoryTransfer, encodeMemoryTransfer, type MemoryLedger } from '.
 import type { NativeTransfer } from '../native-transfer.ts';
 import type {
   BalanceOutcome,
+  FindTransferOutcome,
+  TransferQuery,
   PayOutcome,
   PayRequest,
   PaymentRail,
@@ -234,6 +236,16 @@ export class MemoryRail implements PaymentRail {
     options?: { amount?: bigint | string },
   ): Promise<VerifyRefundOutcome> {
     return verifyRefundTransfer(this.verifier, original, refundTxHash, options);
+  }
+
+  async findTransfer(query: TransferQuery): Promise<FindTransferOutcome> {
+    const amount = parseAmount(query.amount);
+    const txHashes = this.ledger
+      .transfers()
+      .reverse()
+      .filter((t) => t.from === query.from && t.to === query.to && amount.ok && t.amount === amount.value)
+      .map((t) => t.txHash);
+    return { kind: 'found', txHashes, complete: true };
   }
 
   async balance(account: string = this.payer): Promise<BalanceOutcome> {

@@ -15,8 +15,9 @@
  * - When a submission's fate is unknown (timeout, garbage, 5xx), the nonce stays taken, no new order is signed,
  *   and only the same bytes are ever sent again (submission.ts).
  * - A driver polls while anyone waits: `getAccountsNonces` tells which nonces the chain has used. A used nonce is
- *   looked up by our hash (`getTransaction`): found = paid; absent twice = another transaction used the nonce
- *   (`superseded`), so ours can never land. An unused nonce whose transaction is overdue is resent, same bytes,
+ *   looked up by our hash (`getTransaction`): found = paid. Absent, the blocks are searched (block-search.ts),
+ *   since a restarted sequencer forgets earlier hashes: our transaction in a block = paid; another one of ours
+ *   with that nonce = `superseded`, ours can never land; neither = still in doubt. An unused nonce whose transaction is overdue is resent, same bytes,
  *   in order.
  * - A waiter that reaches its deadline gets `in-doubt`; its transaction stays tracked and keeps being resent
  *   while anyone else waits, so a later `order`/`adopt` of the same payment picks it up. Nothing is abandoned.
@@ -31,6 +32,7 @@ import { buildNativeTransfer } from '../native-transfer.ts';
 import type { RpcOutcome } from '../sequencer-client.ts';
 import type { SigningMode } from '../signing.ts';
 import type { ProgramId } from '../transaction.ts';
+import type { BlockSearch } from './block-search.ts';
 import { errorText } from './error-text.ts';
 import { Lane } from './lane.ts';
 import { toRecord, type SignedPayment } from './lez-payment.ts';
@@ -40,12 +42,16 @@ import { sequencerProblem, type SequencerApi, type SequencerProblem } from './se
 import { submitTransaction } from './submission.ts';
 
 const REMEMBERED_PAYMENTS = 10_000;
+/** A block holding our transaction is not older than its signature, give or take the sequencer's clock. */
+const SIGNING_CLOCK_SKEW_MS = 10 * 60_000;
 
 export interface NoncePipelineOptions {
   client: SequencerApi;
   key: SigningKey;
   signingMode: SigningMode;
   programId: () => Promise<RpcOutcome<ProgramId>>;
+  /** Settles a used nonce whose hash the sequencer's index does not know. */
+  search: BlockSearch;
   /** Written into records. */
   network: string;
   pollIntervalMs: number;
@@ -92,8 +98,6 @@ interface Slot {
   resend: boolean;
   lastSentAt: number | undefined;
   problem: SequencerProblem | undefined;
-  /** Passes that saw its nonce used but not its hash; two mean another transaction took the nonce. */
-  missing: number;
   waiters: Waiter[];
 }
 
@@ -176,7 +180,6 @@ export class NoncePipeline {
       resend: !this.slots.some((s) => s.payment.nonce === payment.nonce),
       lastSentAt: undefined,
       problem: undefined,
-      missing: 0,
       waiters: [],
     };
     this.insertSlot(slot);
@@ -298,7 +301,6 @@ export class NoncePipeline {
         resend: true,
         lastSentAt: undefined,
         problem: undefined,
-        missing: 0,
         waiters: order.waiters,
       };
       // Closed while recording: the record stands and `resume` will send it; this process sends nothing more.
@@ -402,10 +404,26 @@ export class NoncePipeline {
       if (found.kind !== 'result') return this.noteProblem(sequencerProblem(found));
       if (found.value !== null) {
         this.settleSlot(slot, { kind: 'included', payment: slot.payment });
-      } else if (++slot.missing >= 2) {
-        // Asked twice, a poll apart, so an index that lags the nonce is not mistaken for a lost payment.
-        const message = `nonce ${slot.payment.nonce} was used by another transaction, so ${slot.payment.txHash} can never land`;
+        continue;
+      }
+      // The nonce is used and the index does not know our hash: a restarted sequencer forgets the hashes of
+      // earlier blocks, so only the blocks can say whether ours landed or another transaction took the nonce.
+      const searched = await this.options.search.find({
+        txHash: slot.payment.txHash,
+        signer: { account: slot.payment.from, nonce: slot.payment.nonce },
+        notBeforeMs: Date.parse(slot.payment.signedAt) - SIGNING_CLOCK_SKEW_MS,
+      });
+      if (searched.kind === 'unavailable') return this.noteProblem(searched.problem);
+      if (searched.kind === 'included') this.settleSlot(slot, { kind: 'included', payment: slot.payment });
+      else if (searched.kind === 'nonce-taken') {
+        const message = `nonce ${slot.payment.nonce} was used by transaction ${searched.byTxHash} (block ${searched.blockId}), so ${slot.payment.txHash} can never land`;
         this.settleSlot(slot, failed('superseded', message));
+      } else {
+        // Neither is on the blocks read: in doubt it stays, since money may have moved.
+        slot.problem = {
+          reason: 'bad-response',
+          message: `nonce ${slot.payment.nonce} is used, but neither ${slot.payment.txHash} nor another transaction with that nonce was found in the last ${searched.searchedBlocks} block(s)${searched.complete ? '' : ' (some could not be read)'}`,
+        };
       }
     }
 

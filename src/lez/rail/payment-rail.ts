@@ -93,6 +93,20 @@ export type VerifyRefundOutcome =
   | { kind: 'verified'; refund: TransferReceipt; original: TransferReceipt }
   | Exclude<VerifyOutcome, { kind: 'verified' }>;
 
+/** A transfer looked for by what it does, not by its hash (a refund whose reference was lost in a crash). */
+export interface TransferQuery {
+  from: string;
+  to: string;
+  amount: bigint | string;
+  /** Transfers of interest are not older than this (epoch ms). */
+  notBeforeMs?: number;
+}
+
+export type FindTransferOutcome =
+  /** Newest first; `complete` is false when part of the chain searched could not be read. */
+  | { kind: 'found'; txHashes: string[]; complete: boolean }
+  | { kind: 'unconfirmed'; reason: VerifyUncertainty; message: string };
+
 export type BalanceOutcome =
   | { kind: 'ok'; account: string; balance: string }
   | {
@@ -128,6 +142,11 @@ export interface PaymentRail {
     refundTxHash: string,
     options?: { amount?: bigint | string },
   ): Promise<VerifyRefundOutcome>;
+  /**
+   * The included transfers that match `query`, newest first (on LEZ: within the recent blocks searched). Nothing is
+   * claimed: check a hash with `verify` (and its purpose) before counting it.
+   */
+  findTransfer(query: TransferQuery): Promise<FindTransferOutcome>;
   /** An account's balance (default: the payer's). */
   balance(account?: string): Promise<BalanceOutcome>;
 }

@@ -13,6 +13,8 @@ export type SequencerApi = Pick<
   | 'getAccountsNonces'
   | 'getTransaction'
   | 'getProgramIds'
+  | 'getLastBlockId'
+  | 'getBlockRange'
 >;
 
 export type SequencerProblemReason = 'sequencer-unavailable' | 'sequencer-error' | 'bad-response';

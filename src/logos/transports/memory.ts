@@ -1,43 +1,47 @@
 /**
  * In-process Logos network: every party gets a node on a shared `MemoryNetwork`. Delivery is asynchronous (as on a
  * real network, a sender never runs the receiver's code on its own stack) and in order per sender. A message sent to
- * an address nobody listens on is dropped, as Waku Relay would drop it.
+ * an address nobody listens on is dropped, as Waku Relay would drop it. It keeps the rules of the real wire that
+ * receivers rely on: a keyed publication reaches only subscribers with the same key, and names its publisher; a
+ * plain one names nobody.
  */
 import { DEFAULT_MAX_ENVELOPE_BYTES } from '../envelope.ts';
-import type { LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
+import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
+
+interface Listener {
+  readonly handler: PayloadHandler;
+  /** The topic key as hex, '' for none. */
+  readonly key: string;
+}
 
 export class MemoryNetwork {
-  private readonly direct = new Map<string, Set<PayloadHandler>>();
-  private readonly topics = new Map<string, Set<PayloadHandler>>();
-  /** False makes its nodes behave as on an observable network (tests of the sealing path). */
-  readonly privatePublications: boolean;
-
-  constructor(options: { privatePublications?: boolean } = {}) {
-    this.privatePublications = options.privatePublications ?? true;
-  }
+  private readonly direct = new Map<string, Set<Listener>>();
+  private readonly topics = new Map<string, Set<Listener>>();
 
   node(address: string): MemoryTransport {
     return new MemoryTransport(this, address);
   }
 
   /** @internal */
-  listen(table: 'direct' | 'topics', key: string, handler: PayloadHandler): Unsubscribe {
+  listen(table: 'direct' | 'topics', name: string, handler: PayloadHandler, key = ''): Unsubscribe {
     const map = table === 'direct' ? this.direct : this.topics;
-    let handlers = map.get(key);
-    if (!handlers) map.set(key, (handlers = new Set()));
-    handlers.add(handler);
+    let listeners = map.get(name);
+    if (!listeners) map.set(name, (listeners = new Set()));
+    const listener = { handler, key };
+    listeners.add(listener);
     return () => {
-      handlers.delete(handler);
-      if (handlers.size === 0 && map.get(key) === handlers) map.delete(key);
+      listeners.delete(listener);
+      if (listeners.size === 0 && map.get(name) === listeners) map.delete(name);
     };
   }
 
   /** @internal */
-  deliver(table: 'direct' | 'topics', key: string, payload: Uint8Array, sender: string): void {
-    const handlers = (table === 'direct' ? this.direct : this.topics).get(key);
-    if (!handlers || handlers.size === 0) return;
+  deliver(table: 'direct' | 'topics', name: string, payload: Uint8Array, sender: string | undefined, key = ''): void {
+    const listeners = (table === 'direct' ? this.direct : this.topics).get(name);
+    if (!listeners || listeners.size === 0) return;
     // Each receiver gets its own copy, so nobody can alter what another party received.
-    for (const handler of [...handlers]) {
+    for (const { handler, key: listenerKey } of [...listeners]) {
+      if (listenerKey !== key) continue; // it would not decrypt
       const copy = payload.slice();
       queueMicrotask(() => {
         try {
@@ -56,14 +60,11 @@ export class MemoryTransport implements LogosTransport {
 
   private readonly network: MemoryNetwork;
   readonly address: string;
-  /** In-process: publications never leave this process (unless the network plays an observable one). */
-  readonly privatePublications: boolean;
   readonly maxPayloadBytes = DEFAULT_MAX_ENVELOPE_BYTES;
 
   constructor(network: MemoryNetwork, address: string) {
     this.network = network;
     this.address = address;
-    this.privatePublications = network.privatePublications;
   }
 
   async start(): Promise<void> {
@@ -85,13 +86,14 @@ export class MemoryTransport implements LogosTransport {
     return this.track(this.network.listen('direct', this.address, handler));
   }
 
-  async publish(topic: string, payload: Uint8Array): Promise<void> {
+  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
     this.assertRunning();
-    this.network.deliver('topics', topic, payload, this.address);
+    const key = keyHex(options);
+    this.network.deliver('topics', topic, payload, key ? this.address : undefined, key);
   }
 
-  subscribe(topic: string, handler: PayloadHandler): Unsubscribe {
-    return this.track(this.network.listen('topics', topic, handler));
+  subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
+    return this.track(this.network.listen('topics', topic, handler, keyHex(options)));
   }
 
   private track(unsubscribe: Unsubscribe): Unsubscribe {
@@ -105,4 +107,8 @@ export class MemoryTransport implements LogosTransport {
   private assertRunning(): void {
     if (!this.running) throw new Error(`memory transport ${this.address} is not started`);
   }
+}
+
+function keyHex(options: TopicOptions): string {
+  return options.key ? Buffer.from(options.key).toString('hex') : '';
 }

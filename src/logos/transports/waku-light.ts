@@ -4,14 +4,14 @@
  * fleet without running a relay node (the fleets' nodes serve both protocols, and so does the `waku` transport).
  *
  * Addresses, inbox topics and payloads are those of the `waku` transport (same `waku/identity.ts` and
- * `waku/frames.ts`), so a light party and a relay party talk to each other unchanged. What differs is delivery:
+ * `waku/payloads.ts`), and what it receives goes through the same checks (`waku/receiver.ts`), so a light party and
+ * a relay party talk to each other unchanged. What differs is delivery:
  * the service node confirms a push (its relay peers, or the recipient on it), and a message can be lost only if no
  * service node is reachable, which is logged.
  */
 import { tcp } from '@libp2p/tcp';
 import { webSockets } from '@libp2p/websockets';
 import { all as anyWebSocketAddress } from '@libp2p/websockets/filters';
-import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { proto_message } from '@waku/proto';
 import {
   Protocols,
@@ -23,17 +23,16 @@ import {
 } from '@waku/sdk';
 import { contentTopicToShardIndex } from '@waku/utils';
 import { FLEET_MAX_MESSAGE_BYTES } from '../network-presets.ts';
-import type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
-import { openDirect, openPublication, sealDirect, signPublication, type DropReason } from './waku/frames.ts';
+import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import {
   generateWakuPrivateKey,
   inboxTopicForPublicKey,
   parseWakuAddress,
-  uncompressedPublicKey,
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
-import { SeenSet, digestHex } from './waku/seen-set.ts';
+import { sealDirect, sealKeyed } from './waku/payloads.ts';
+import { PartyReceiver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
 import { StaticPeerDialer } from './waku/static-peers.ts';
 
 export interface WakuLightTransportOptions {
@@ -56,29 +55,18 @@ type WakuMessage = proto_message.WakuMessage;
 
 export class WakuLightTransport implements LogosTransport {
   readonly address: string;
-  readonly privatePublications = false;
   readonly maxPayloadBytes: number;
   readonly maxMessageBytes: number;
   readonly inboxTopic: string;
-  /** Messages dropped, by reason (as the `waku` transport counts them). */
-  readonly dropped: Record<DropReason, number> = {
-    malformed: 0,
-    oversized: 0,
-    duplicate: 0,
-    undecryptable: 0,
-    unsigned: 0,
-    badSignature: 0,
-    wrongRecipient: 0,
-  };
   /** Sends no service node took (each is logged). */
   unsent = 0;
 
   readonly #identity: WakuIdentity;
   private readonly options: Omit<WakuLightTransportOptions, 'privateKey'>;
   private readonly peerWaitMs: number;
-  private readonly seen = new SeenSet(32_768);
+  private readonly receiver: PartyReceiver;
   private readonly directHandlers = new Set<PayloadHandler>();
-  private readonly topicHandlers = new Map<string, Set<PayloadHandler>>();
+  private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   private light: LightNode | undefined;
   private dialer: StaticPeerDialer | undefined;
   private running = false;
@@ -92,6 +80,16 @@ export class WakuLightTransport implements LogosTransport {
     this.maxMessageBytes = options.maxMessageBytes ?? FLEET_MAX_MESSAGE_BYTES;
     this.maxPayloadBytes = this.maxMessageBytes - MESSAGE_OVERHEAD_BYTES;
     this.peerWaitMs = options.peerWaitMs ?? 10_000;
+    this.receiver = new PartyReceiver(this.#identity, {
+      maxPayloadBytes: this.maxPayloadBytes,
+      dedupeCapacity: 32_768,
+      label: `waku-light transport ${this.address}`,
+    });
+  }
+
+  /** Messages dropped, by reason (as the `waku` transport counts them). */
+  get dropped(): WakuDropCounters {
+    return this.receiver.dropped;
   }
 
   /** Connected service nodes. */
@@ -129,6 +127,7 @@ export class WakuLightTransport implements LogosTransport {
     this.dialer = undefined;
     this.directHandlers.clear();
     this.topicHandlers.clear();
+    this.receiver.clear();
     const light = this.light;
     this.light = undefined;
     await light?.stop();
@@ -137,7 +136,7 @@ export class WakuLightTransport implements LogosTransport {
   async send(address: string, payload: Uint8Array): Promise<void> {
     this.assertSendable(payload);
     const recipient = parseWakuAddress(address);
-    const sealed = await sealDirect(this.#identity.privateKey, recipient, uncompressedPublicKey(recipient), payload);
+    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
     await this.push(inboxTopicForPublicKey(recipient), sealed, 1);
   }
 
@@ -146,24 +145,26 @@ export class WakuLightTransport implements LogosTransport {
     return () => void this.directHandlers.delete(handler);
   }
 
-  async publish(topic: string, payload: Uint8Array): Promise<void> {
+  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
     this.assertSendable(payload);
     this.shardOf(topic);
-    const frame = signPublication(this.#identity.privateKey, this.#identity.publicKey, topic, payload);
-    await this.push(topic, frame, 0);
+    const key = options.key && topicKey(options.key);
+    if (!key) return this.push(topic, payload, 0);
+    await this.push(topic, sealKeyed(this.#identity.privateKey, key, payload), 1);
   }
 
-  subscribe(topic: string, handler: PayloadHandler): Unsubscribe {
+  subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     this.shardOf(topic);
-    let handlers = this.topicHandlers.get(topic);
-    if (!handlers) {
-      this.topicHandlers.set(topic, (handlers = new Set()));
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key) };
+    let listeners = this.topicHandlers.get(topic);
+    if (!listeners) {
+      this.topicHandlers.set(topic, (listeners = new Set()));
       if (this.running) this.listen(topic);
     }
-    handlers.add(handler);
+    listeners.add(listener);
     return () => {
-      handlers.delete(handler);
-      if (handlers.size === 0 && this.topicHandlers.get(topic) === handlers) this.topicHandlers.delete(topic);
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.topicHandlers.get(topic) === listeners) this.topicHandlers.delete(topic);
     };
   }
 
@@ -198,7 +199,7 @@ export class WakuLightTransport implements LogosTransport {
       if (!this.running || this.light !== light) return;
       await light.waitForPeers([Protocols.Filter], this.peerWaitMs).catch(() => undefined);
       const subscribed = await light.filter
-        .subscribe(decoder, (message) => void this.receive(message as unknown as WakuMessage))
+        .subscribe(decoder, (message) => this.receive(message as unknown as WakuMessage))
         .catch(() => false);
       if (!subscribed && this.running) {
         setTimeout(() => void attempt(Math.min(delayMs * 2, 30_000)), delayMs).unref?.();
@@ -207,40 +208,10 @@ export class WakuLightTransport implements LogosTransport {
     void attempt(500);
   }
 
-  private async receive(message: WakuMessage): Promise<void> {
+  private receive(message: WakuMessage): void {
     if (!this.running) return;
-    const direct = message.contentTopic === this.inboxTopic;
-    const key = digestHex(utf8ToBytes(message.contentTopic), message.payload);
-    if (this.seen.has(key)) return this.drop('duplicate');
-    if (message.payload.length > this.maxMessageBytes) return this.drop('oversized');
-    if (direct) {
-      if (message.version !== 1) return this.drop('malformed');
-      const opened = await openDirect(this.#identity.privateKey, this.#identity.publicKey, message.payload);
-      if (!opened.ok) return this.drop(opened.reason);
-      if (this.seen.has(key)) return this.drop('duplicate');
-      this.seen.add(key);
-      return this.deliver(this.directHandlers, opened.body, { sender: opened.sender });
-    }
-    if ((message.version ?? 0) !== 0) return this.drop('malformed');
-    const opened = openPublication(message.contentTopic, message.payload);
-    if (!opened.ok) return this.drop(opened.reason);
-    this.seen.add(key);
-    const handlers = this.topicHandlers.get(message.contentTopic);
-    if (handlers) this.deliver(handlers, opened.body, { sender: opened.sender });
-  }
-
-  private deliver(handlers: Set<PayloadHandler>, body: Uint8Array, delivery: Delivery): void {
-    for (const handler of [...handlers]) {
-      try {
-        handler(body.slice(), { ...delivery });
-      } catch (error) {
-        console.error(`waku-light transport ${this.address}: a receiver threw`, error);
-      }
-    }
-  }
-
-  private drop(reason: DropReason): void {
-    this.dropped[reason] += 1;
+    if (message.contentTopic === this.inboxTopic) return this.receiver.direct(message, this.directHandlers);
+    this.receiver.publication(message, [...(this.topicHandlers.get(message.contentTopic) ?? [])]);
   }
 
   // ---- checks ----------------------------------------------------------------------------------------------------

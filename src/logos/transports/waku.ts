@@ -2,12 +2,14 @@
  * The `waku` transport: an embedded Waku Relay node (js-waku building blocks on libp2p) that carries the binding
  * over Logos Messaging.
  *
- * - **Addresses** are `waku:<compressed secp256k1 public key as 66 lowercase hex>`; a node's inbox content topic is
- *   `/logos-a2a/1/inbox-<16 hex of sha256(public key)>/proto` (see `waku/identity.ts`).
- * - **1:1** (`send` / `onDirect`): Waku's ECIES payload encryption to the recipient's key, signed with the sender's
- *   key, on the recipient's inbox topic; the sender a receiver learns is the signer (see `waku/frames.ts`).
- * - **Pub/sub** (`publish` / `subscribe`): unencrypted, in a small signed frame on the given content topic; the
- *   sender is the signer. Confidentiality of status topics is the binding's business (it seals its replies).
+ * - **Addresses** are `waku:<secp256k1 public key as lowercase hex>`, uncompressed (65 bytes, canonical) or
+ *   compressed; a node's inbox content topic is `/logos-a2a/1/inbox-<16 hex of sha256(public key)>/proto` (see
+ *   `waku/identity.ts`).
+ * - **Payloads** are stock 26/WAKU2-PAYLOAD, as @waku/message-encryption writes them (see `waku/payloads.ts`):
+ *   1:1 messages (`send` / `onDirect`) are version 1, signed by the sender and ECIES-encrypted to the recipient on
+ *   its inbox topic, their JSON body naming `from` and `to`; keyed publications are version 1, signed and
+ *   AES-256-GCM-encrypted under the topic key; plain publications are version 0, the bytes as given. The sender a
+ *   receiver learns is the signer.
  * - **Routing**: autosharding. A content topic's pubsub topic is `/waku/2/rs/<cluster>/<shard>` with the shard from
  *   its application and version (RFC 51). Defaults follow the Logos agent stack this gateway talks to (logos.dev at
  *   the version the agents pin): cluster 2, 8 shards. Every `/logos-a2a/1/…` topic lands on one shard; the node
@@ -18,10 +20,11 @@
  * What is dropped, and counted in `dropped`: WakuMessages that do not decode (`malformed`, also counted for relayed
  * traffic on joined shards); messages over `maxPayloadBytes` (`oversized`); and, for what is addressed to this node
  * or published on a topic it subscribes to, repeats of a message already delivered (`duplicate`: the hash of the
- * ciphertext for 1:1 messages, of topic and signed frame for publications, remembered for the last
- * `dedupeCapacity` messages), 1:1 messages that do not decrypt with our key (`undecryptable`), carry no signature
- * or no frame (`unsigned`), whose signature does not verify or recover (`badSignature`), or that were signed for
- * another recipient (`wrongRecipient`).
+ * payload for 1:1 messages, of topic and payload for publications, remembered for the last `dedupeCapacity`
+ * messages); messages that do not decrypt with our key or the topic's (`undecryptable`); encrypted messages
+ * without a signature, or plain ones on a keyed topic (`unsigned`); signatures that do not recover, or a 1:1 body
+ * whose `from` is not its signer (`badSignature`); 1:1 bodies that are not JSON naming `from` and `to`
+ * (`malformed`), or whose `to` is someone else (`wrongRecipient`).
  *
  * `send` and `publish` reject only for the caller's mistakes (not started, bad address or topic, payload too
  * large). Like the network, they do not say whether anyone received the message. When peers are configured and
@@ -31,27 +34,18 @@
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
-import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
 import { FLEET_MAX_MESSAGE_BYTES, NETWORK_PRESETS } from '../network-presets.ts';
-import type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from '../transport.ts';
-import {
-  PUBLICATION_HEADER_BYTES,
-  openDirect,
-  openPublication,
-  sealDirect,
-  signPublication,
-  type DropReason,
-} from './waku/frames.ts';
+import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import {
   assertSecretKey,
   generateWakuPrivateKey,
   inboxTopicForPublicKey,
   parseWakuAddress,
-  uncompressedPublicKey,
+  proveAddress,
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
@@ -59,7 +53,14 @@ import { FilterService } from './waku/filter-service.ts';
 import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
 import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
-import { SeenSet, digestHex } from './waku/seen-set.ts';
+import { sealDirect, sealKeyed } from './waku/payloads.ts';
+import {
+  ENVELOPE_OVERHEAD_BYTES,
+  PartyReceiver,
+  topicKey,
+  type TopicListener,
+  type WakuDropCounters,
+} from './waku/receiver.ts';
 import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
 export {
@@ -69,7 +70,9 @@ export {
   inboxTopic,
   isWakuAddress,
   parseWakuAddress,
+  verifyAddressProof,
 } from './waku/identity.ts';
+export type { WakuDropCounters } from './waku/receiver.ts';
 
 type WakuMessage = proto_message.WakuMessage;
 
@@ -80,8 +83,6 @@ export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
  */
 export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
-/** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES) and our frames. */
-const ENVELOPE_OVERHEAD_BYTES = 1024;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
 const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
 
@@ -135,42 +136,21 @@ export interface WakuTransportOptions {
   userAgent?: string;
 }
 
-export interface WakuDropCounters {
-  malformed: number;
-  /** WakuMessages with no payload (js-waku refuses them too). */
-  empty: number;
-  oversized: number;
-  duplicate: number;
-  undecryptable: number;
-  unsigned: number;
-  badSignature: number;
-  wrongRecipient: number;
-}
-
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 export class WakuTransport implements LogosTransport {
-  /** `waku:<66 hex>`: what others `send` to. */
+  /** `waku:04<128 hex>`: what others `send` to. */
   readonly address: string;
-  /** Relays see every publication. */
-  readonly privatePublications = false;
   /** The content topic 1:1 messages to this node travel on. */
   readonly inboxTopic: string;
   readonly clusterId: number;
   readonly numShardsInCluster: number;
-  /** Messages dropped, by reason (see the module comment). */
-  readonly dropped: WakuDropCounters = {
-    malformed: 0,
-    empty: 0,
-    oversized: 0,
-    duplicate: 0,
-    undecryptable: 0,
-    unsigned: 0,
-    badSignature: 0,
-    wrongRecipient: 0,
-  };
 
   readonly #identity: WakuIdentity;
+  /** Messages dropped, by reason (see the module comment). */
+  get dropped(): WakuDropCounters {
+    return this.receiver.dropped;
+  }
   readonly #nodeKey: Uint8Array | undefined;
   private readonly options: Omit<WakuTransportOptions, 'privateKey' | 'nodeKey'>;
   /** Largest payload `send`/`publish` take: a body the binding wants to send in one message must fit. */
@@ -179,9 +159,9 @@ export class WakuTransport implements LogosTransport {
   /** Peers hung up on because they are not on this node's cluster (see `waku/metadata.ts`). */
   refusedPeers = 0;
   private readonly peerWaitMs: number;
-  private readonly seen: SeenSet;
+  private readonly receiver: PartyReceiver;
   private readonly directHandlers = new Set<PayloadHandler>();
-  private readonly topicHandlers = new Map<string, Set<PayloadHandler>>();
+  private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   private readonly joined = new Set<string>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
 
@@ -191,7 +171,6 @@ export class WakuTransport implements LogosTransport {
   private dialer: StaticPeerDialer | undefined;
   private stopGuard: (() => void) | undefined;
   private filter: FilterService | undefined;
-  private inbound: Promise<void> = Promise.resolve();
 
   /** Creates and starts a transport. */
   static async create(options: WakuTransportOptions = {}): Promise<WakuTransport> {
@@ -226,7 +205,11 @@ export class WakuTransport implements LogosTransport {
       1,
     );
     this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
-    this.seen = new SeenSet(integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1));
+    this.receiver = new PartyReceiver(this.#identity, {
+      maxPayloadBytes: this.maxPayloadBytes,
+      dedupeCapacity: integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1),
+      label: `waku transport ${this.address}`,
+    });
     for (const shard of options.relayShards ?? []) {
       if (!Number.isInteger(shard) || shard < 0 || shard >= this.numShardsInCluster) {
         throw new RangeError(`waku transport: relay shard ${shard} is not in 0..${this.numShardsInCluster - 1}`);
@@ -237,6 +220,10 @@ export class WakuTransport implements LogosTransport {
   /** The secp256k1 secret key of this party (to persist a generated identity). */
   get privateKey(): Uint8Array {
     return this.#identity.privateKey.slice();
+  }
+
+  addressProof(accountId: string): string {
+    return proveAddress(this.#identity.privateKey, accountId);
   }
 
   /** The underlying libp2p node while running (diagnostics, tests). */
@@ -300,7 +287,7 @@ export class WakuTransport implements LogosTransport {
     this.assertPayloadSize(payload);
     const recipient = parseWakuAddress(address);
     const contentTopic = inboxTopicForPublicKey(recipient);
-    const sealed = await sealDirect(this.#identity.privateKey, recipient, uncompressedPublicKey(recipient), payload);
+    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
     await this.relay({ payload: sealed, contentTopic, version: 1 });
   }
 
@@ -311,23 +298,26 @@ export class WakuTransport implements LogosTransport {
     };
   }
 
-  async publish(topic: string, payload: Uint8Array): Promise<void> {
+  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
     this.assertRunning();
     this.assertPayloadSize(payload);
     this.pubsubTopicFor(topic);
-    const frame = signPublication(this.#identity.privateKey, this.#identity.publicKey, topic, payload);
-    await this.relay({ payload: frame, contentTopic: topic, version: 0 });
+    const key = options.key && topicKey(options.key);
+    if (!key) return this.relay({ payload, contentTopic: topic, version: 0 });
+    const sealed = sealKeyed(this.#identity.privateKey, key, payload);
+    await this.relay({ payload: sealed, contentTopic: topic, version: 1 });
   }
 
-  subscribe(topic: string, handler: PayloadHandler): Unsubscribe {
+  subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     const pubsubTopic = this.pubsubTopicFor(topic);
-    let handlers = this.topicHandlers.get(topic);
-    if (!handlers) this.topicHandlers.set(topic, (handlers = new Set()));
-    handlers.add(handler);
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key) };
+    let listeners = this.topicHandlers.get(topic);
+    if (!listeners) this.topicHandlers.set(topic, (listeners = new Set()));
+    listeners.add(listener);
     if (this.state === 'running') this.join(pubsubTopic);
     return () => {
-      handlers.delete(handler);
-      if (handlers.size === 0 && this.topicHandlers.get(topic) === handlers) this.topicHandlers.delete(topic);
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.topicHandlers.get(topic) === listeners) this.topicHandlers.delete(topic);
     };
   }
 
@@ -411,7 +401,7 @@ export class WakuTransport implements LogosTransport {
     }
     this.libp2p = undefined;
     this.joined.clear();
-    this.seen.clear();
+    this.receiver.clear();
     this.state = 'stopped';
   }
 
@@ -514,17 +504,17 @@ export class WakuTransport implements LogosTransport {
   /** Relay validation: only WakuMessages within our size limit are delivered and forwarded. */
   private readonly validate = (_peer: PeerId, message: Message): TopicValidatorResult => {
     if (message.data.length > this.maxMessageBytes) {
-      this.dropped.oversized += 1;
+      this.receiver.drop('oversized');
       // Ignore rather than reject: too large for this node is not proof of a misbehaving peer.
       return TopicValidatorResult.Ignore;
     }
     const decoded = decodeWakuMessage(message.data);
     if (!decoded) {
-      this.dropped.malformed += 1;
+      this.receiver.drop('malformed');
       return TopicValidatorResult.Reject;
     }
     if (decoded.payload.length === 0) {
-      this.dropped.empty += 1;
+      this.receiver.drop('empty');
       return TopicValidatorResult.Reject;
     }
     this.validated.set(message, decoded);
@@ -541,53 +531,9 @@ export class WakuTransport implements LogosTransport {
     const direct = contentTopic === this.inboxTopic;
     if (!direct && !this.topicHandlers.has(contentTopic)) return; // relayed for others
     if (message.topic !== this.pubsubTopicFor(contentTopic)) return; // not where autosharding puts it
-    this.inbound = this.inbound
-      .then(() => (direct ? this.receiveDirect(decoded) : this.receivePublication(decoded)))
-      .catch((error: unknown) => console.error(`waku transport ${this.address}: receive failed`, error));
+    if (direct) this.receiver.direct(decoded, this.directHandlers);
+    else this.receiver.publication(decoded, [...(this.topicHandlers.get(contentTopic) ?? [])]);
   };
-
-  private async receiveDirect(message: WakuMessage): Promise<void> {
-    const payload = message.payload;
-    if (message.version !== 1) return this.drop('malformed');
-    if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
-    const key = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
-    if (this.seen.has(key)) return this.drop('duplicate');
-    const opened = await openDirect(this.#identity.privateKey, this.#identity.publicKey, payload);
-    if (!opened.ok) return this.drop(opened.reason);
-    if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
-    if (this.seen.has(key)) return this.drop('duplicate');
-    this.seen.add(key);
-    this.deliver(this.directHandlers, opened.body, { sender: opened.sender });
-  }
-
-  private async receivePublication(message: WakuMessage): Promise<void> {
-    const payload = message.payload;
-    if ((message.version ?? 0) !== 0) return this.drop('malformed');
-    if (payload.length > this.maxPayloadBytes + PUBLICATION_HEADER_BYTES) return this.drop('oversized');
-    const key = 'p' + digestHex(utf8ToBytes(message.contentTopic), payload);
-    if (this.seen.has(key)) return this.drop('duplicate');
-    const opened = openPublication(message.contentTopic, payload);
-    if (!opened.ok) return this.drop(opened.reason);
-    this.seen.add(key);
-    const handlers = this.topicHandlers.get(message.contentTopic);
-    if (handlers) this.deliver(handlers, opened.body, { sender: opened.sender });
-  }
-
-  private drop(reason: DropReason): void {
-    this.dropped[reason] += 1;
-  }
-
-  private deliver(handlers: Set<PayloadHandler>, body: Uint8Array, delivery: Delivery): void {
-    for (const handler of [...handlers]) {
-      // Each receiver gets its own copy, so nobody can alter what another party received.
-      const copy = body.slice();
-      try {
-        handler(copy, { ...delivery });
-      } catch (error) {
-        console.error(`waku transport ${this.address}: a receiver threw`, error);
-      }
-    }
-  }
 
   // ---- checks ----------------------------------------------------------------------------------------------------
 

@@ -129,7 +129,8 @@ async function startWorld(cleanups: (() => Promise<void> | void)[], options: Dev
   await proxy.up();
   cleanups.push(() => proxy.down());
   const rail = (settings: Partial<LezRailSettings> = {}, payer: SigningKey = PAYER) => {
-    const client = new SequencerClient({ url: proxy.url, timeoutMs: 2_000 });
+    // Generous: a loaded machine (the suite runs in parallel) must not turn slowness into a lost answer.
+    const client = new SequencerClient({ url: proxy.url, timeoutMs: 10_000 });
     const created = new LezRail({ client, payer }, { ...FAST, network: 'devnet', ...settings });
     cleanups.push(() => created.close());
     return created;

@@ -47,6 +47,9 @@ function scripted(transactions: PublicTransaction[]): SequencerApi {
     getAccount: unused,
     getAccountBalance: unused,
     getAccountsNonces: unused,
+    // A chain with no blocks: the search for a hash the index does not know finds nothing.
+    getLastBlockId: async () => ({ kind: 'result', value: 0n }),
+    getBlockRange: unused,
   };
 }
 

@@ -18,6 +18,13 @@ async function node(options: WakuTransportOptions = {}): Promise<WakuTransport> 
 
 afterAll(() => Promise.all(started.map((transport) => transport.stop())));
 
+/** A 1:1 body as the wire wants it: a JSON object naming both parties; `size` pads it to that many bytes. */
+function directBody(from: WakuTransport, to: WakuTransport, text: string, size?: number): Uint8Array {
+  const body = (pad: string) =>
+    new TextEncoder().encode(JSON.stringify({ from: from.address, to: to.address, text: pad }));
+  return size === undefined ? body(text) : body(text.padEnd(text.length + size - body(text).length, 'a'));
+}
+
 /** Generous: the machine running the tests may be busy. */
 const soon = <T>(check: () => T | undefined) => eventually(check, 20_000);
 
@@ -39,9 +46,10 @@ describe.concurrent('on a fleet', { timeout: 60_000 }, () => {
     expect(friend.refusedPeers).toBe(0);
     await soon(() => (friend.meshPeerCount(TOPIC) > 0 ? true : undefined));
     const received: string[] = [];
-    ours.onDirect((payload) => received.push(new TextDecoder().decode(payload)));
-    await friend.send(ours.address, new TextEncoder().encode('same cluster'));
+    ours.onDirect((payload) => received.push((JSON.parse(new TextDecoder().decode(payload)) as { text: string }).text));
+    await friend.send(ours.address, directBody(friend, ours, 'same cluster'));
     await soon(() => (received.length === 1 ? true : undefined));
+    expect(received).toEqual(['same cluster']);
   });
 
   it('drops WakuMessages with an empty payload and does not relay them', async () => {
@@ -79,7 +87,7 @@ describe.concurrent('on a fleet', { timeout: 60_000 }, () => {
     );
     const received: number[] = [];
     a.onDirect((payload) => received.push(payload.length));
-    await a.send(a.address, new Uint8Array(a.maxPayloadBytes).fill(0x61));
+    await a.send(a.address, directBody(a, a, '', a.maxPayloadBytes));
     await soon(() => (received.length === 1 ? true : undefined));
     expect(received).toEqual([a.maxPayloadBytes]);
   });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../../src/gateway/gateway.ts';
 import { encodeEnvelope, taskStatusTopic } from '../../../src/logos/envelope.ts';
+import { statusKeyBytes } from '../../../src/logos/status-key.ts';
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { verifyProjectedCard } from '../../../src/a2a/card-jws.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../../support/gateway.ts';
@@ -34,7 +35,7 @@ function startAgentProcess(kind: string, id: string, peer: string): Promise<Chil
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`agent ${id} did not start:\n${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`agent ${id} did not start:\n${output}`)), 40_000);
     child.stdout!.on('data', () => {
       if (output.includes('Ctrl-C')) {
         clearTimeout(timer);
@@ -101,7 +102,7 @@ describe('over Waku, between processes', () => {
     const params = card.capabilities.extensions.find(
       (e: { uri: string }) => e.uri === 'urn:logos-a2a:ext:logos-agent:v1',
     ).params;
-    expect(params.logosInterfaces[0].address).toMatch(/^waku:[0-9a-f]{66}$/);
+    expect(params.logosInterfaces[0].address).toMatch(/^waku:04[0-9a-f]{128}$/);
     const { agents: listed } = await (await fetch(`${gateway.url}/agents`)).json();
     expect(listed.find((a: { id: string }) => a.id === 'echo')).toMatchObject({ online: true, verified: true });
     // Both signatures check out for a third party: the agent's own over its Logos card, the gateway's JWS.
@@ -180,8 +181,19 @@ describe('over Waku, between processes', () => {
         state: 'completed',
         result: 'forged',
       });
+      // Without the task's key, the gateway's node cannot even read it: dropped before the engine sees it.
+      const node = gateway.network.gateway as WakuTransport;
+      const unreadable = node.dropped.unsigned + node.dropped.undecryptable;
       await eventually(async () => {
         await mallory.publish(taskStatusTopic(taskId), forged);
+        await mallory.publish(taskStatusTopic(taskId), forged, { key: new Uint8Array(32).fill(1) });
+        return node.dropped.unsigned + node.dropped.undecryptable >= unreadable + 2 ? true : undefined;
+      }, 10_000);
+      // With the task's key (say it leaked), the signature still names Mallory, not the agent: refused.
+      const stored = await gateway.store.get('conformance', taskId);
+      const key = statusKeyBytes((JSON.parse(stored!.link.request) as { status_key: string }).status_key);
+      await eventually(async () => {
+        await mallory.publish(taskStatusTopic(taskId), forged, { key });
         return gateway.engine.dropped.wrongSender > before ? true : undefined;
       }, 10_000);
       const { body: now } = await rpc(`${gateway.url}/agents/conformance`, 'GetTask', { id: taskId });

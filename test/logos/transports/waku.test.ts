@@ -1,24 +1,28 @@
 /**
- * The `waku` transport on real js-waku relay nodes over TCP on 127.0.0.1: 1:1 and pub/sub delivery with the right
- * sender, relaying through a middle node, what is dropped (foreign, forged, unsigned, replayed, oversized), static
- * peers that go away and come back, and a stop that lets the process exit.
+ * The `waku` transport on real js-waku relay nodes over TCP on 127.0.0.1: 1:1, keyed and plain pub/sub delivery
+ * with the right sender, relaying through a middle node, what is dropped (foreign, forged, unsigned, forwarded,
+ * replayed, oversized), static peers that go away and come back, and a stop that lets the process exit. Attacks are
+ * built with the stock @waku/message-encryption primitives, as anyone on the network could.
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encryptAsymmetric, preCipher } from '@waku/message-encryption/ecies';
+import { encryptSymmetric } from '@waku/message-encryption/symmetric';
 import { multiaddr } from '@multiformats/multiaddr';
 import { proto_message, proto_metadata } from '@waku/proto';
 import type { Delivery } from '../../../src/logos/transport.ts';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import {
   WakuTransport,
+  canonicalWakuAddress,
   generateWakuPrivateKey,
   inboxTopic,
   parseWakuAddress,
   type WakuTransportOptions,
 } from '../../../src/logos/transports/waku.ts';
-import { directPlaintext, sealDirect, signPublication } from '../../../src/logos/transports/waku/frames.ts';
-import { uncompressedPublicKey, wakuIdentity } from '../../../src/logos/transports/waku/identity.ts';
+import { sealDirect } from '../../../src/logos/transports/waku/payloads.ts';
+import { wakuIdentity } from '../../../src/logos/transports/waku/identity.ts';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -56,15 +60,30 @@ interface Received {
   sender: string | undefined;
 }
 
+/** A 1:1 body as the transport requires it: JSON naming both parties. */
+function dm(from: WakuTransport | string, to: WakuTransport | string, body: string): Uint8Array {
+  const address = (party: WakuTransport | string) => (typeof party === 'string' ? party : party.address);
+  return utf8(JSON.stringify({ from: address(from), to: address(to), body }));
+}
+
 function inbox(transport: WakuTransport): Received[] {
   const received: Received[] = [];
-  transport.onDirect((payload, delivery: Delivery) => received.push({ body: text(payload), sender: delivery.sender }));
+  transport.onDirect((payload, delivery: Delivery) =>
+    received.push({ body: (JSON.parse(text(payload)) as { body: string }).body, sender: delivery.sender }),
+  );
   return received;
 }
 
-function listen(transport: WakuTransport, topic: string): Received[] {
+/** A status-topic key: 32 bytes. */
+const KEY = new Uint8Array(32).fill(7);
+
+function listen(transport: WakuTransport, topic: string, key?: Uint8Array): Received[] {
   const received: Received[] = [];
-  transport.subscribe(topic, (payload, delivery) => received.push({ body: text(payload), sender: delivery.sender }));
+  transport.subscribe(
+    topic,
+    (payload, delivery) => received.push({ body: text(payload), sender: delivery.sender }),
+    key ? { key } : {},
+  );
   return received;
 }
 
@@ -116,14 +135,18 @@ afterAll(stopAll);
 // The suites share no nodes, so they run concurrently; within 'two nodes A–B' the tests share A, B and their
 // inboxes, so they run one after another.
 describe.concurrent('identity', () => {
-  it('addresses are waku:<compressed public key>, inbox topics derive from the key alone', () => {
+  it('addresses are waku:<uncompressed public key>, compressed accepted; inbox topics derive from the key', () => {
     const key = generateWakuPrivateKey();
     const transport = new WakuTransport({ privateKey: key });
-    expect(transport.address).toMatch(/^waku:0[23][0-9a-f]{64}$/);
+    expect(transport.address).toMatch(/^waku:04[0-9a-f]{128}$/);
     expect(new WakuTransport({ privateKey: key }).address).toBe(transport.address);
     expect(transport.inboxTopic).toMatch(/^\/logos-a2a\/1\/inbox-[0-9a-f]{16}\/proto$/);
     expect(inboxTopic(transport.address)).toBe(transport.inboxTopic);
     expect(inboxTopic(transport.address.toUpperCase().replace('WAKU:', 'waku:'))).toBe(transport.inboxTopic);
+    // The compressed form names the same party: same key, same inbox, same canonical address.
+    const compressedAddress = `waku:${Buffer.from(secp256k1.getPublicKey(key, true)).toString('hex')}`;
+    expect(canonicalWakuAddress(compressedAddress)).toBe(transport.address);
+    expect(inboxTopic(compressedAddress)).toBe(transport.inboxTopic);
     // Autosharding: every binding topic lands on the shard of /logos-a2a/1 (cluster 2, 8 shards by default).
     expect(transport.pubsubTopicFor(transport.inboxTopic)).toBe(transport.pubsubTopicFor(TOPIC));
     expect(transport.pubsubTopicFor(TOPIC)).toMatch(/^\/waku\/2\/rs\/2\/[0-7]$/);
@@ -146,6 +169,8 @@ describe.concurrent('identity', () => {
     expect(() => transport.subscribe('/too/short', () => undefined)).toThrow();
     await expect(transport.send(transport.address, new Uint8Array(17))).rejects.toThrow(RangeError);
     await expect(transport.publish(TOPIC, new Uint8Array(17))).rejects.toThrow(RangeError);
+    await expect(transport.publish(TOPIC, utf8('x'), { key: new Uint8Array(16) })).rejects.toThrow(/32 bytes/);
+    expect(() => transport.subscribe(TOPIC, () => undefined, { key: new Uint8Array(31) })).toThrow(/32 bytes/);
   });
 });
 
@@ -171,27 +196,30 @@ describe.concurrent('two nodes A–B', () => {
   });
 
   it.sequential('delivers 1:1 messages both ways, with the signer as sender', async () => {
-    await a.send(b.address, utf8('hello B'));
+    await a.send(b.address, dm(a, b, 'hello B'));
     await eventually(() => atB.length === 1 || undefined);
     expect(atB).toEqual([{ body: 'hello B', sender: a.address }]);
 
-    await b.send(a.address, utf8('hello A'));
+    await b.send(a.address, dm(b, a, 'hello A'));
     await eventually(() => atA.length === 1 || undefined);
     expect(atA).toEqual([{ body: 'hello A', sender: b.address }]);
   });
 
-  it.sequential('a node can send to itself', async () => {
-    await a.send(a.address, utf8('note to self'));
+  it.sequential('a node can send to itself, and be named by its compressed key', async () => {
+    const compressed = `waku:${Buffer.from(secp256k1.getPublicKey(a.privateKey, true)).toString('hex')}`;
+    await a.send(compressed, dm(compressed, compressed, 'note to self'));
     await eventually(() => atA.length === 1 || undefined);
     expect(atA).toEqual([{ body: 'note to self', sender: a.address }]);
   });
 
-  it.sequential('publishes and subscribes with the publisher as sender; the publisher hears itself too', async () => {
-    const atSubscriber = listen(a, TOPIC);
-    const atPublisher = listen(b, TOPIC);
+  it.sequential('keyed publications reach key holders with the publisher as sender, the publisher too', async () => {
+    const atSubscriber = listen(a, TOPIC, KEY);
+    const atPublisher = listen(b, TOPIC, KEY);
+    const withoutKey = listen(a, TOPIC);
+    const otherKey = listen(a, TOPIC, new Uint8Array(32).fill(8));
     await sleep(50);
-    await b.publish(TOPIC, utf8('working'));
-    await b.publish(TOPIC, utf8('working')); // a re-publication is a new message, not a replay
+    await b.publish(TOPIC, utf8('working'), { key: KEY });
+    await b.publish(TOPIC, utf8('working'), { key: KEY }); // a re-publication is a new message, not a replay
     await eventually(() => atSubscriber.length === 2 || undefined);
     expect(atSubscriber).toEqual([
       { body: 'working', sender: b.address },
@@ -199,93 +227,97 @@ describe.concurrent('two nodes A–B', () => {
     ]);
     await eventually(() => atPublisher.length === 2 || undefined);
     expect(atPublisher[0]).toEqual({ body: 'working', sender: b.address });
+    expect(withoutKey).toEqual([]);
+    expect(otherKey).toEqual([]);
+  });
+
+  it.sequential('plain publications reach plain subscribers, and name no sender', async () => {
+    const topic = '/logos/1/agent-discovery/proto';
+    const plain = listen(a, topic);
+    const keyed = listen(a, topic, KEY);
+    await sleep(50);
+    await b.publish(topic, utf8('{"id":"card"}'));
+    await eventually(() => plain.length === 1 || undefined);
+    expect(plain).toEqual([{ body: '{"id":"card"}', sender: undefined }]);
+    expect(keyed).toEqual([]);
   });
 
   it.sequential('an unsubscribed handler hears nothing more', async () => {
     const topic = '/logos-a2a/1/task-unsub/json';
     const heard: string[] = [];
-    const unsubscribe = a.subscribe(topic, (payload) => heard.push(text(payload)));
-    await b.publish(topic, utf8('one'));
+    const unsubscribe = a.subscribe(topic, (payload) => heard.push(text(payload)), { key: KEY });
+    await b.publish(topic, utf8('one'), { key: KEY });
     await eventually(() => heard.length === 1 || undefined);
     unsubscribe();
-    await b.publish(topic, utf8('two'));
-    await a.send(a.address, utf8('sync')); // anything after it has been processed
+    await b.publish(topic, utf8('two'), { key: KEY });
+    await a.send(a.address, dm(a, a, 'sync')); // anything after it has been processed
     await eventually(() => atA.length === 1 || undefined);
     await sleep(50);
     expect(heard).toEqual(['one']);
   });
 
-  it.sequential('a publication signed by another key is delivered with the real signer as sender', async () => {
-    const atA2 = listen(a, TOPIC);
-    await attacker.publish(TOPIC, utf8('{"type":"task_result","state":"completed"}'));
+  it.sequential('a keyed publication signed by another key is delivered with the real signer as sender', async () => {
+    const atA2 = listen(a, TOPIC, KEY);
+    await attacker.publish(TOPIC, utf8('{"type":"task_result","state":"completed"}'), { key: KEY });
     await eventually(() => atA2.length === 1 || undefined);
     expect(atA2[0]!.sender).toBe(attacker.address);
     expect(atA2[0]!.sender).not.toBe(b.address);
   });
 
+  it.sequential('on a keyed topic, drops what is unsigned, under another key, or in the clear', async () => {
+    const topic = '/logos-a2a/1/task-keyed-drops/json';
+    const atA2 = listen(a, topic, KEY);
+    await sleep(50);
+    const before = { ...a.dropped };
+    // Encrypted under the key but not signed, as a stock encoder without sigPrivKey makes it.
+    const unsigned = await encryptSymmetric(await preCipher(utf8('anonymous')), KEY);
+    await inject(attacker, topic, wakuMessage({ payload: unsigned, contentTopic: topic, version: 1 }));
+    // Signed, under another key.
+    const elsewhere = await encryptSymmetric(await preCipher(utf8('other'), attacker.privateKey), new Uint8Array(32));
+    await inject(attacker, topic, wakuMessage({ payload: elsewhere, contentTopic: topic, version: 1 }));
+    // A bare payload, version 0.
+    await inject(
+      attacker,
+      topic,
+      wakuMessage({ payload: utf8('{"type":"task_result"}'), contentTopic: topic, version: 0 }),
+    );
+    await eventually(() => a.dropped.unsigned === before.unsigned + 2 || undefined);
+    await eventually(() => a.dropped.undecryptable === before.undecryptable + 1 || undefined);
+    expect(atA2).toEqual([]);
+  });
+
   it.sequential(
-    'drops publications that claim another signer, carry no frame, or were signed for another topic',
+    'drops 1:1 messages unsigned, not for this key, forwarded, from another signer or not JSON',
     async () => {
-      const atA2 = listen(a, TOPIC);
-      const before = { ...a.dropped };
-      // The frame names B as signer but is signed with the attacker's key.
-      const forged = signPublication(
-        attacker.privateKey,
-        wakuIdentity(attacker.privateKey).publicKey,
-        TOPIC,
-        utf8('forged'),
-      );
-      forged.set(parseWakuAddress(b.address), 1);
-      await inject(attacker, TOPIC, wakuMessage({ payload: forged, contentTopic: TOPIC, version: 0 }));
-      // A bare payload, as a plain Waku publisher would send it.
-      await inject(
-        attacker,
-        TOPIC,
-        wakuMessage({ payload: utf8('{"type":"task_result"}'), contentTopic: TOPIC, version: 0 }),
-      );
-      // B's genuine signature, made for another topic.
-      const elsewhere = signPublication(
-        b.privateKey,
-        wakuIdentity(b.privateKey).publicKey,
-        '/logos-a2a/1/task-other/json',
-        utf8('moved'),
-      );
-      await inject(attacker, TOPIC, wakuMessage({ payload: elsewhere, contentTopic: TOPIC, version: 0 }));
-      await eventually(() => a.dropped.badSignature === before.badSignature + 2 || undefined);
-      await eventually(() => a.dropped.unsigned === before.unsigned + 1 || undefined);
-      expect(atA2).toEqual([]);
+      const before = { ...b.dropped };
+      const bKey = parseWakuAddress(b.address);
+      const injectToB = (payload: Uint8Array) =>
+        inject(attacker, b.inboxTopic, wakuMessage({ payload, contentTopic: b.inboxTopic, version: 1 }));
+      // Encrypted to B but not signed.
+      await injectToB(await encryptAsymmetric(await preCipher(dm(attacker, b, 'anonymous')), bKey));
+      // On B's inbox topic but encrypted to A.
+      await injectToB(await sealDirect(attacker.privateKey, parseWakuAddress(a.address), dm(attacker, a, 'for A')));
+      // Signed by A for the attacker, then re-encrypted by the attacker to B ("surreptitious forwarding").
+      const signedForAttacker = await preCipher(dm(a, attacker, 'for the attacker'), a.privateKey);
+      await injectToB(await encryptAsymmetric(signedForAttacker, bKey));
+      // Signed by the attacker, claiming to come from A.
+      await injectToB(await sealDirect(attacker.privateKey, bKey, dm(a, b, 'I am A')));
+      // Signed and addressed, but not a JSON object naming both parties.
+      await injectToB(await sealDirect(attacker.privateKey, bKey, utf8('plain text')));
+      await eventually(() => b.dropped.unsigned === before.unsigned + 1 || undefined);
+      await eventually(() => b.dropped.undecryptable === before.undecryptable + 1 || undefined);
+      await eventually(() => b.dropped.wrongRecipient === before.wrongRecipient + 1 || undefined);
+      await eventually(() => b.dropped.badSignature === before.badSignature + 1 || undefined);
+      await eventually(() => b.dropped.malformed === before.malformed + 1 || undefined);
+      expect(atB).toEqual([]);
     },
   );
-
-  it.sequential('drops 1:1 messages that are unsigned, not for this key, or signed for another recipient', async () => {
-    const before = { ...b.dropped };
-    const bKey = parseWakuAddress(b.address);
-    // Encrypted to B but not signed.
-    const unsigned = await encryptAsymmetric(
-      await preCipher(directPlaintext(bKey, utf8('anonymous'))),
-      uncompressedPublicKey(bKey),
-    );
-    await inject(attacker, b.inboxTopic, wakuMessage({ payload: unsigned, contentTopic: b.inboxTopic, version: 1 }));
-    // On B's inbox topic but encrypted to A.
-    const aKey = parseWakuAddress(a.address);
-    const toA = await sealDirect(attacker.privateKey, aKey, uncompressedPublicKey(aKey), utf8('for A'));
-    await inject(attacker, b.inboxTopic, wakuMessage({ payload: toA, contentTopic: b.inboxTopic, version: 1 }));
-    // Signed by A for the attacker, then re-encrypted by the attacker to B ("surreptitious forwarding").
-    const attackerKey = parseWakuAddress(attacker.address);
-    const signedForAttacker = await preCipher(directPlaintext(attackerKey, utf8('for the attacker')), a.privateKey);
-    const forwarded = await encryptAsymmetric(signedForAttacker, uncompressedPublicKey(bKey));
-    await inject(attacker, b.inboxTopic, wakuMessage({ payload: forwarded, contentTopic: b.inboxTopic, version: 1 }));
-    await eventually(() => b.dropped.unsigned === before.unsigned + 1 || undefined);
-    await eventually(() => b.dropped.undecryptable === before.undecryptable + 1 || undefined);
-    await eventually(() => b.dropped.wrongRecipient === before.wrongRecipient + 1 || undefined);
-    expect(atB).toEqual([]);
-  });
 
   it.sequential(
     'drops a replayed 1:1 message: re-encoded at once, and the same bytes after the relay forgot them',
     async () => {
       const wires = tap(attacker, b.inboxTopic);
-      await a.send(b.address, utf8('pay 5 LEZ'));
+      await a.send(b.address, dm(a, b, 'pay 5 LEZ'));
       await eventually(() => (atB.length === 1 && wires.length === 1) || undefined);
       const original = wires[0]!;
       const before = b.dropped.duplicate;
@@ -314,10 +346,10 @@ describe.concurrent('two nodes A–B', () => {
 
   it.sequential('drops a replayed publication', async () => {
     const topic = '/logos-a2a/1/task-replay/json';
-    const atB2 = listen(b, topic);
+    const atB2 = listen(b, topic, KEY);
     const wires = tap(attacker, topic);
     await sleep(50);
-    await a.publish(topic, utf8('completed'));
+    await a.publish(topic, utf8('completed'), { key: KEY });
     await eventually(() => (atB2.length === 1 && wires.length === 1) || undefined);
     const before = b.dropped.duplicate;
     const decoded = proto_message.WakuMessage.decode(wires[0]!);
@@ -333,12 +365,12 @@ describe.concurrent('two nodes A–B', () => {
   it.sequential('drops messages over the receiver’s size limit', async () => {
     const before = b.dropped.oversized;
     // B takes payloads of at most 4 KiB in messages of at most 16 KiB; A's limit is the default 150 KiB message.
-    await a.send(b.address, new Uint8Array(6_000).fill(0x61));
+    await a.send(b.address, dm(a, b, 'a'.repeat(6_000)));
     await eventually(() => b.dropped.oversized === before + 1 || undefined);
     // Far over the limit: refused already by B's relay validation (and neither forwarded nor penalised).
-    await a.send(b.address, new Uint8Array(20_000).fill(0x61));
+    await a.send(b.address, dm(a, b, 'a'.repeat(20_000)));
     await eventually(() => b.dropped.oversized === before + 2 || undefined);
-    await a.send(b.address, utf8('small'));
+    await a.send(b.address, dm(a, b, 'small'));
     await eventually(() => atB.length === 1 || undefined);
     expect(atB).toEqual([{ body: 'small', sender: a.address }]);
   });
@@ -351,7 +383,7 @@ describe.concurrent('two nodes A–B', () => {
       for (let i = 0; i < 50; i++) {
         const arrival = new Promise<number>((resolve) => (arrived = resolve));
         const sentAt = performance.now();
-        await a.send(b.address, utf8(`ping ${i}`));
+        await a.send(b.address, dm(a, b, `ping ${i}`));
         samples.push((await arrival) - sentAt);
       }
     } finally {
@@ -387,25 +419,25 @@ describe.concurrent('three nodes in a line A–B–C, B only relays', () => {
     const atA = inbox(a);
     const atB = inbox(b);
     const atC = inbox(c);
-    const atCTopic = listen(c, TOPIC);
+    const atCTopic = listen(c, TOPIC, KEY);
 
-    await a.send(c.address, utf8('to C'));
+    await a.send(c.address, dm(a, c, 'to C'));
     await eventually(() => atC.length === 1 || undefined);
     expect(atC).toEqual([{ body: 'to C', sender: a.address }]);
 
-    await c.send(a.address, utf8('to A'));
+    await c.send(a.address, dm(c, a, 'to A'));
     await eventually(() => atA.length === 1 || undefined);
     expect(atA).toEqual([{ body: 'to A', sender: c.address }]);
 
-    await a.publish(TOPIC, utf8('status'));
+    await a.publish(TOPIC, utf8('status'), { key: KEY });
     await eventually(() => atCTopic.length === 1 || undefined);
     expect(atCTopic).toEqual([{ body: 'status', sender: a.address }]);
 
     // The largest payload one message takes on the network crosses the relay too.
-    const large = new Uint8Array(a.maxPayloadBytes).fill(0x7a);
-    await a.send(c.address, large);
+    const large = 'z'.repeat(a.maxPayloadBytes - 400);
+    await a.send(c.address, dm(a, c, large));
     await eventually(() => atC.length === 2 || undefined);
-    expect(atC[1]!.body).toBe(text(large));
+    expect(atC[1]!.body).toBe(large);
 
     // B relayed all of it and was handed none of it: nothing was addressed to B, nothing failed to decrypt.
     await sleep(100);
@@ -445,7 +477,7 @@ describe.concurrent('network', () => {
     const a = await node({ ...network, staticPeers: b.multiaddrs() });
     expect(a.pubsubTopicFor(TOPIC)).toMatch(/^\/waku\/2\/rs\/3\/[0-3]$/);
     const atB = inbox(b);
-    await a.send(b.address, utf8('over ws'));
+    await a.send(b.address, dm(a, b, 'over ws'));
     await eventually(() => atB.length === 1 || undefined);
     expect(atB).toEqual([{ body: 'over ws', sender: a.address }]);
   });
@@ -472,7 +504,7 @@ describe.concurrent('static peers', () => {
     let b = await node(bOptions);
     let atB = inbox(b);
     await meshed(a, b);
-    await a.send(b.address, utf8('first'));
+    await a.send(b.address, dm(a, b, 'first'));
     await eventually(() => atB.length === 1 || undefined);
 
     await b.stop();
@@ -483,7 +515,7 @@ describe.concurrent('static peers', () => {
     atB = inbox(b);
     await meshed(a, b);
     const reconnectMs = Date.now() - restartedAt;
-    await a.send(b.address, utf8('again'));
+    await a.send(b.address, dm(a, b, 'again'));
     await eventually(() => atB.length === 1 || undefined);
     expect(atB).toEqual([{ body: 'again', sender: a.address }]);
     console.log(`waku static peer: back in the mesh ${reconnectMs} ms after the restart`);
@@ -525,7 +557,7 @@ describe.concurrent('stop', () => {
       const b = await WakuTransport.create();
       const a = await WakuTransport.create({ staticPeers: b.multiaddrs() });
       const got = new Promise((resolve) => b.onDirect(resolve));
-      await a.send(b.address, new TextEncoder().encode('hi'));
+      await a.send(b.address, new TextEncoder().encode(JSON.stringify({ from: a.address, to: b.address })));
       await got;
       const t = performance.now();
       await Promise.all([a.stop(), b.stop()]);

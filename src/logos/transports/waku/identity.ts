@@ -1,36 +1,44 @@
 /**
  * Identities and addresses of the `waku` transport.
  *
- * A party is a secp256k1 key pair. Its address is the text
+ * A party is a secp256k1 key pair. Its address is the text `waku:<public key as lowercase hex>`, with the key in
+ * either of its SEC 1 forms:
  *
- *     waku:<compressed public key, 33 bytes as 66 lowercase hex characters>
+ *     waku:04<128 hex>        uncompressed, 65 bytes: the canonical form, what cards carry and what the stock
+ *                             ECIES encoder of @waku/message-encryption takes
+ *     waku:02<64 hex> / 03…   compressed, 33 bytes: accepted, and read as the same party
  *
- * for example `waku:02a1…` (the first byte is 02 or 03). The canonical form is lowercase; `parseWakuAddress` also
- * accepts uppercase hex, and every address the transport reports (`address`, `Delivery.sender`) is canonical.
+ * `parseWakuAddress` accepts both forms and uppercase hex; every address the transport reports (`address`,
+ * `Delivery.sender`) is canonical, so two spellings of one party compare equal once canonicalised.
  *
  * Messages to a party travel on its inbox content topic, derived from the public key alone:
  *
- *     /logos-a2a/1/inbox-<first 16 hex characters of sha256(compressed public key)>/proto
+ *     /logos-a2a/1/inbox-<first 16 hex characters of sha256(uncompressed public key, 65 bytes)>/proto
  *
  * which is a valid autosharding content topic (`/application/version/name/encoding`). Its shard, like the shard of
  * every other `/logos-a2a/1/…` topic (the per-task status topics too), depends only on `logos-a2a` and `1`.
+ *
+ * An address proof says that the party at an address accepts a LEZ account as its own (cards carry one, since a
+ * card travels unsigned by the transport): a BIP-340 signature by the address's key, x-only, over
+ *
+ *     sha256(UTF-8 "logos-a2a/address-proof/1:" ‖ account id)
+ *
+ * written as 128 lowercase hex characters.
  */
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 
 export const WAKU_ADDRESS_PREFIX = 'waku:';
 
-const ADDRESS_PATTERN = /^waku:(0[23][0-9a-fA-F]{64})$/;
+const ADDRESS_PATTERN = /^waku:(04[0-9a-fA-F]{128}|0[23][0-9a-fA-F]{64})$/;
 
 export interface WakuIdentity {
   /** 32-byte secp256k1 secret key. */
   readonly privateKey: Uint8Array;
-  /** 33-byte compressed public key. */
+  /** 65-byte uncompressed public key. */
   readonly publicKey: Uint8Array;
-  /** 65-byte uncompressed public key (what Waku's ECIES encryption takes). */
-  readonly publicKeyUncompressed: Uint8Array;
-  /** `waku:<66 hex>` */
+  /** `waku:04<128 hex>` */
   readonly address: string;
   /** The inbox content topic of this identity. */
   readonly inboxTopic: string;
@@ -49,33 +57,36 @@ export function assertSecretKey(key: unknown, name: string): asserts key is Uint
 export function wakuIdentity(privateKey: Uint8Array): WakuIdentity {
   assertSecretKey(privateKey, 'privateKey');
   const key = privateKey.slice();
-  const publicKey = secp256k1.getPublicKey(key, true);
+  const publicKey = secp256k1.getPublicKey(key, false);
   return {
     privateKey: key,
     publicKey,
-    publicKeyUncompressed: secp256k1.getPublicKey(key, false),
     address: addressFromPublicKey(publicKey),
     inboxTopic: inboxTopicForPublicKey(publicKey),
   };
 }
 
-/** The address of a public key, compressed (33 bytes) or uncompressed (65 bytes). */
+/** The canonical address of a public key given in either form (33 or 65 bytes). */
 export function addressFromPublicKey(publicKey: Uint8Array): string {
-  const compressed = publicKey.length === 33 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(true);
-  return WAKU_ADDRESS_PREFIX + bytesToHex(compressed);
+  return WAKU_ADDRESS_PREFIX + bytesToHex(uncompressedPublicKey(publicKey));
 }
 
-/** The compressed public key an address names; throws on anything that is not a `waku:` address of a curve point. */
+/**
+ * The uncompressed (65-byte) public key an address names, in either form; throws on anything that is not a `waku:`
+ * address of a curve point.
+ */
 export function parseWakuAddress(address: string): Uint8Array {
   const match = ADDRESS_PATTERN.exec(address);
-  if (!match?.[1]) throw new TypeError(`not a waku address (expected waku:<66 hex>): ${JSON.stringify(address)}`);
-  const publicKey = hexToBytes(match[1].toLowerCase());
+  if (!match?.[1]) {
+    throw new TypeError(
+      `not a waku address (expected waku:04<128 hex> or waku:02|03<64 hex>): ${JSON.stringify(address)}`,
+    );
+  }
   try {
-    secp256k1.Point.fromBytes(publicKey).assertValidity();
+    return uncompressedPublicKey(hexToBytes(match[1].toLowerCase()));
   } catch {
     throw new TypeError(`not a waku address (not a secp256k1 public key): ${address}`);
   }
-  return publicKey;
 }
 
 export function isWakuAddress(address: string): boolean {
@@ -87,11 +98,12 @@ export function isWakuAddress(address: string): boolean {
   }
 }
 
-/** The canonical (lowercase) spelling of a waku address. */
+/** The canonical spelling (uncompressed key, lowercase) of a waku address in any accepted form. */
 export function canonicalWakuAddress(address: string): string {
   return addressFromPublicKey(parseWakuAddress(address));
 }
 
+/** The inbox topic of a 65-byte uncompressed public key. */
 export function inboxTopicForPublicKey(publicKey: Uint8Array): string {
   return `/logos-a2a/1/inbox-${bytesToHex(sha256(publicKey)).slice(0, 16)}/proto`;
 }
@@ -101,6 +113,34 @@ export function inboxTopic(address: string): string {
   return inboxTopicForPublicKey(parseWakuAddress(address));
 }
 
+/** The 65-byte form of a public key given in either form; throws for bytes that are not a curve point. */
 export function uncompressedPublicKey(publicKey: Uint8Array): Uint8Array {
-  return secp256k1.Point.fromBytes(publicKey).toBytes(false);
+  const point = secp256k1.Point.fromBytes(publicKey);
+  point.assertValidity();
+  return point.toBytes(false);
+}
+
+const ADDRESS_PROOF_DOMAIN = 'logos-a2a/address-proof/1:';
+
+function addressProofDigest(accountId: string): Uint8Array {
+  return sha256(utf8ToBytes(ADDRESS_PROOF_DOMAIN + accountId));
+}
+
+/**
+ * The proof that this key's address speaks for `accountId`. Deterministic (zero auxiliary randomness, which BIP-340
+ * allows: the nonce still depends on the key and the message), so a card's bytes stay the same across restarts.
+ */
+export function proveAddress(privateKey: Uint8Array, accountId: string): string {
+  return bytesToHex(schnorr.sign(addressProofDigest(accountId), privateKey, new Uint8Array(32)));
+}
+
+/** Whether `proof` is the address proof of `address` for `accountId`. Never throws. */
+export function verifyAddressProof(address: string, accountId: string, proof: string): boolean {
+  try {
+    if (!/^[0-9a-f]{128}$/.test(proof)) return false;
+    const xOnly = parseWakuAddress(address).subarray(1, 33);
+    return schnorr.verify(hexToBytes(proof), addressProofDigest(accountId), xOnly);
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,152 @@
+/**
+ * What a party does with a WakuMessage that reaches it, whichever way it came (its own relay node, or Filter from a
+ * service node): the checks of `payloads.ts`, repeats dropped, every drop counted by reason, and delivery of a
+ * private copy to each handler. Shared by the `waku` and `waku-light` transports so both accept and refuse exactly
+ * the same.
+ */
+import { utf8ToBytes } from '@noble/hashes/utils.js';
+import type { Delivery, PayloadHandler } from '../../transport.ts';
+import { openDirect, openKeyed, type DropReason } from './payloads.ts';
+import type { WakuIdentity } from './identity.ts';
+import { SeenSet, digestHex } from './seen-set.ts';
+
+/** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES or AES-GCM). */
+export const ENVELOPE_OVERHEAD_BYTES = 1024;
+
+/** Messages dropped, by reason; `empty`: WakuMessages with no payload (js-waku refuses them too). */
+export type WakuDropCounters = Record<DropReason | 'empty', number>;
+
+/** The fields of a received WakuMessage the checks look at. */
+export interface ReceivedWakuMessage {
+  payload: Uint8Array;
+  contentTopic: string;
+  version?: number;
+}
+
+/** A subscriber of a topic, with the topic's key when its publications are keyed. */
+export interface TopicListener {
+  readonly handler: PayloadHandler;
+  readonly key: Uint8Array | undefined;
+}
+
+export class PartyReceiver {
+  readonly dropped: WakuDropCounters = {
+    malformed: 0,
+    empty: 0,
+    oversized: 0,
+    duplicate: 0,
+    undecryptable: 0,
+    unsigned: 0,
+    badSignature: 0,
+    wrongRecipient: 0,
+  };
+  private readonly seen: SeenSet;
+  // Kept in a #private field, out of reach of inspection and logging, as the transports keep it.
+  readonly #identity: WakuIdentity;
+  private readonly maxPayloadBytes: number;
+  private readonly label: string;
+
+  constructor(identity: WakuIdentity, options: { maxPayloadBytes: number; dedupeCapacity: number; label: string }) {
+    this.#identity = identity;
+    this.maxPayloadBytes = options.maxPayloadBytes;
+    this.seen = new SeenSet(options.dedupeCapacity);
+    this.label = options.label;
+  }
+
+  /** A 1:1 message on this party's inbox topic: decrypted, checked and delivered to `handlers`, or dropped. */
+  direct(message: ReceivedWakuMessage, handlers: Iterable<PayloadHandler>): void {
+    const payload = message.payload;
+    if (payload.length === 0) return this.drop('empty');
+    if (message.version !== 1) return this.drop('malformed');
+    if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
+    const seenKey = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
+    if (this.seen.has(seenKey)) return this.drop('duplicate');
+    const opened = openDirect(this.#identity.privateKey, this.#identity.address, payload);
+    if (!opened.ok) return this.drop(opened.reason);
+    if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
+    this.seen.add(seenKey);
+    this.deliver(handlers, opened.body, { sender: opened.sender });
+  }
+
+  /**
+   * A publication on a topic this party listens on: a plain one reaches the listeners without a key; a keyed one
+   * reaches those whose key opens it (each distinct key tried once). Otherwise dropped.
+   */
+  publication(message: ReceivedWakuMessage, listeners: readonly TopicListener[]): void {
+    const payload = message.payload;
+    const version = message.version ?? 0;
+    if (payload.length === 0) return this.drop('empty');
+    if (version !== 0 && version !== 1) return this.drop('malformed');
+    if (payload.length > this.maxPayloadBytes + (version === 1 ? ENVELOPE_OVERHEAD_BYTES : 0)) {
+      return this.drop('oversized');
+    }
+    const seenKey = 'p' + digestHex(utf8ToBytes(message.contentTopic), payload);
+    if (this.seen.has(seenKey)) return this.drop('duplicate');
+    if (version === 0) {
+      const plain = listeners.filter((listener) => !listener.key);
+      if (plain.length === 0) return this.drop('unsigned');
+      this.seen.add(seenKey);
+      return this.deliver(
+        plain.map((listener) => listener.handler),
+        payload,
+        { sender: undefined },
+      );
+    }
+    let reason: DropReason = 'undecryptable';
+    for (const key of distinctKeys(listeners)) {
+      const opened = openKeyed(key, payload);
+      if (!opened.ok) {
+        if (opened.reason !== 'undecryptable') reason = opened.reason;
+        continue;
+      }
+      if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
+      this.seen.add(seenKey);
+      const readers = listeners.filter((listener) => listener.key && equalBytes(listener.key, key));
+      return this.deliver(
+        readers.map((listener) => listener.handler),
+        opened.body,
+        { sender: opened.sender },
+      );
+    }
+    this.drop(reason);
+  }
+
+  drop(reason: DropReason | 'empty'): void {
+    this.dropped[reason] += 1;
+  }
+
+  /** Forgets what was seen (at stop). */
+  clear(): void {
+    this.seen.clear();
+  }
+
+  /** Hands each handler its own copy, so nobody can alter what another received; a handler that throws is logged. */
+  private deliver(handlers: Iterable<PayloadHandler>, body: Uint8Array, delivery: Delivery): void {
+    for (const handler of [...handlers]) {
+      try {
+        handler(body.slice(), { ...delivery });
+      } catch (error) {
+        console.error(`${this.label}: a receiver threw`, error);
+      }
+    }
+  }
+}
+
+/** A copy of a topic key, checked: the stock symmetric scheme takes 32 bytes. */
+export function topicKey(key: Uint8Array): Uint8Array {
+  if (!(key instanceof Uint8Array) || key.length !== 32) throw new TypeError('waku transport: a topic key is 32 bytes');
+  return key.slice();
+}
+
+function distinctKeys(listeners: readonly TopicListener[]): Uint8Array[] {
+  const keys: Uint8Array[] = [];
+  for (const { key } of listeners) if (key && !keys.some((known) => equalBytes(known, key))) keys.push(key);
+  return keys;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}

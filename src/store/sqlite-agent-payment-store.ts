@@ -1,0 +1,80 @@
+/** AgentPaymentStore in a SQLite file of its own (the agent's, not the gateway's). */
+import type { DatabaseSync } from 'node:sqlite';
+import type { AgentPaymentStore, HeldPayment, HeldPaymentStatus } from './agent-payment-store.ts';
+import { openSqlite } from './sqlite-file.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS agent_payments (
+  tx_hash TEXT PRIMARY KEY,
+  payer TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  status TEXT NOT NULL,
+  refund_state TEXT
+);`;
+
+interface Row {
+  tx_hash: string;
+  payer: string;
+  amount: string;
+  status: HeldPaymentStatus;
+  refund_state: string | null;
+}
+
+const fromRow = (row: Row): HeldPayment => ({
+  txHash: row.tx_hash,
+  payer: row.payer,
+  amount: row.amount,
+  status: row.status,
+  refundState: row.refund_state === null ? undefined : (JSON.parse(row.refund_state) as unknown),
+});
+
+export class SqliteAgentPaymentStore implements AgentPaymentStore {
+  private readonly db: DatabaseSync;
+  private closed = false;
+
+  constructor(path: string) {
+    // FULL: money the agent took, or owes, must survive a power loss too.
+    this.db = openSqlite(path, 'FULL');
+    this.db.exec(SCHEMA);
+  }
+
+  reserve(txHash: string, payer: string, amount: string): boolean {
+    const result = this.db
+      .prepare(`INSERT OR IGNORE INTO agent_payments (tx_hash, payer, amount, status) VALUES (?, ?, ?, 'held')`)
+      .run(txHash.toLowerCase(), payer, amount);
+    return result.changes === 1;
+  }
+
+  release(txHash: string): void {
+    this.db.prepare(`DELETE FROM agent_payments WHERE tx_hash = ? AND status = 'held'`).run(txHash.toLowerCase());
+  }
+
+  get(txHash: string): HeldPayment | undefined {
+    const row = this.db.prepare('SELECT * FROM agent_payments WHERE tx_hash = ?').get(txHash.toLowerCase()) as
+      Row | undefined;
+    return row && fromRow(row);
+  }
+
+  setStatus(txHash: string, status: Exclude<HeldPaymentStatus, 'held'>): void {
+    this.db.prepare('UPDATE agent_payments SET status = ? WHERE tx_hash = ?').run(status, txHash.toLowerCase());
+  }
+
+  setRefundState(txHash: string, state: unknown): void {
+    this.db
+      .prepare('UPDATE agent_payments SET refund_state = ? WHERE tx_hash = ?')
+      .run(JSON.stringify(state), txHash.toLowerCase());
+  }
+
+  held(): HeldPayment[] {
+    return (this.db.prepare(`SELECT * FROM agent_payments WHERE status = 'held'`).all() as unknown as Row[]).map(
+      fromRow,
+    );
+  }
+
+  /** Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}

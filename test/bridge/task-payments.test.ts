@@ -1,0 +1,110 @@
+/**
+ * TaskPayments after a crash, on an in-process ledger and a real SQLite payment store: a record written but never
+ * signed is paid once (or failed, charging nothing), and a refund whose reference never reached the gateway is found
+ * on chain before anything is recorded as `refund-missing`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskPayments, type TaskToPay } from '../../src/bridge/task-payments.ts';
+import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
+import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
+import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
+import { SqlitePaymentStore } from '../../src/store/sqlite-payment-store.ts';
+
+const GATEWAY = 'gateway-account-on-the-memory-ledger';
+const AGENT = 'agent-account-on-the-memory-ledger';
+
+const stores: SqlitePaymentStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+function world() {
+  const ledger = new MemoryLedger();
+  ledger.fund(GATEWAY, 1_000n);
+  ledger.initialise(AGENT);
+  ledger.initialise(GATEWAY);
+  const store = new SqlitePaymentStore(':memory:');
+  stores.push(store);
+  const payments = new TaskPayments({
+    payer: gatewayPayer(new MemoryRail({ ledger, payer: GATEWAY })),
+    store,
+    limits: { perTransaction: 100n, perPeriod: 1_000n, periodMs: 86_400_000 },
+    network: 'memory',
+  });
+  const agentRail = new MemoryRail({ ledger, payer: AGENT });
+  return { ledger, store, payments, agentRail };
+}
+
+const task = (taskId: string, amount = 10n): TaskToPay => ({ taskId, agentId: 'shop', payee: AGENT, amount });
+
+/** What a gateway killed between recording the task and signing its transfer leaves behind. */
+async function unsignedRecord(store: SqlitePaymentStore, taskId: string, amount = 10n): Promise<void> {
+  const now = new Date().toISOString();
+  await store.create({
+    taskId,
+    agentId: 'shop',
+    amount: amount.toString(),
+    payee: AGENT,
+    rail: 'memory',
+    railState: null,
+    status: 'pending',
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+describe('a payment record that was never signed', () => {
+  it('is paid, once, when its task goes on', async () => {
+    const { ledger, store, payments } = world();
+    await unsignedRecord(store, 't1');
+    const outcome = await payments.charge(task('t1'));
+    expect(outcome).toMatchObject({ kind: 'paid', receipt: { status: 'paid', amount: '10' } });
+    expect(await payments.charge(task('t1'))).toMatchObject({ kind: 'paid' });
+    expect(ledger.balanceOf(AGENT)).toBe(10n);
+  });
+
+  it('fails cleanly when its task ended: nothing was sent, nothing charged', async () => {
+    const { ledger, store, payments } = world();
+    await unsignedRecord(store, 't2');
+    const settled = await payments.settleStranded(() => false);
+    expect(settled.get('t2')).toMatchObject({
+      kind: 'failed',
+      message: expect.stringContaining('before it signed the transfer, so nothing was sent. Nothing was charged.'),
+      receipt: { status: 'failed' },
+    });
+    expect((await store.get('t2'))!.status).toBe('failed');
+    expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
+  });
+});
+
+describe('a refund without a reference', () => {
+  it('is found on chain, and counted for one task only', async () => {
+    const { ledger, store, payments, agentRail } = world();
+    for (const id of ['a', 'b']) expect((await payments.charge(task(id))).kind).toBe('paid');
+    // The agent refunded task a, then crashed before it could say so.
+    const refund = await agentRail.pay({ paymentId: 'refund:a', to: GATEWAY, amount: 10n });
+    if (refund.kind !== 'paid') throw new Error(refund.kind);
+
+    expect(await payments.settleRefund('a', undefined)).toMatchObject({
+      status: 'refunded',
+      refundTxHash: refund.receipt.txHash,
+    });
+    // The same transfer cannot also be task b's refund.
+    expect(await payments.settleRefund('b', undefined)).toMatchObject({ status: 'refund-missing' });
+    expect((await store.get('b'))!.refundTxHash).toBeUndefined();
+    expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 10n);
+  });
+
+  it('a wrong reference does not hide the right transfer', async () => {
+    const { payments, agentRail } = world();
+    const paid = await payments.charge(task('c', 20n));
+    if (paid.kind !== 'paid') throw new Error(paid.kind);
+    const refund = await agentRail.pay({ paymentId: 'refund:c', to: GATEWAY, amount: 20n });
+    if (refund.kind !== 'paid') throw new Error(refund.kind);
+    const wrong = { ...paid.reference, tx_hash: paid.reference.tx_hash }; // the payment itself, not a refund
+    expect(await payments.settleRefund('c', wrong)).toMatchObject({
+      status: 'refunded',
+      refundTxHash: refund.receipt.txHash,
+    });
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * An agent's money across restarts (agentPayments over a SQLite AgentPaymentStore and an in-process ledger): a
+ * payment reference is accepted once ever, and what the agent took for tasks it can no longer complete is paid back
+ * at its next start, exactly once.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { agentPayments } from '../../src/gateway/payment-wiring.ts';
+import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
+import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
+import { SqliteAgentPaymentStore } from '../../src/store/sqlite-agent-payment-store.ts';
+
+const GATEWAY = 'gateway-account-on-the-memory-ledger';
+const AGENT = 'agent-account-on-the-memory-ledger';
+
+const cleanups: (() => void)[] = [];
+afterEach(() =>
+  cleanups
+    .splice(0)
+    .reverse()
+    .forEach((cleanup) => cleanup()),
+);
+
+function world() {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-agent-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const ledger = new MemoryLedger();
+  ledger.fund(GATEWAY, 1_000n);
+  ledger.initialise(AGENT);
+  ledger.initialise(GATEWAY);
+  const gateway = new MemoryRail({ ledger, payer: GATEWAY });
+  /** One run of the agent process: its rail is new, its store file is the same. */
+  const run = () => {
+    const store = new SqliteAgentPaymentStore(join(dir, 'agent-payments.db'));
+    cleanups.push(() => store.close());
+    return { store, payments: agentPayments(new MemoryRail({ ledger, payer: AGENT }), store) };
+  };
+  const pay = async (id: string, amount: bigint) => {
+    const outcome = await gateway.pay({ paymentId: id, to: AGENT, amount });
+    if (outcome.kind !== 'paid') throw new Error(outcome.kind);
+    return outcome.receipt.txHash;
+  };
+  return { ledger, run, pay };
+}
+
+it('a payment reference is accepted once, also after a restart', async () => {
+  const { run, pay } = world();
+  const tx = await pay('task:1', 10n);
+  const first = run();
+  expect(await first.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+  first.store.close();
+  const second = run();
+  expect(await second.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({
+    ok: false,
+    message: `transaction ${tx} already paid for another task`,
+  });
+  // A reference that did not verify is not held against a later, valid use.
+  const wrong = await pay('task:2', 10n);
+  expect((await second.payments.verify(wrong, { from: GATEWAY, amount: 11n })).ok).toBe(false);
+  expect(await second.payments.verify(wrong, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+});
+
+it('at start, the agent refunds every payment it took and neither earned nor refunded, once', async () => {
+  const { ledger, run, pay } = world();
+  const [earned, refunded, stranded] = [await pay('e', 10n), await pay('r', 20n), await pay('s', 30n)];
+  const before = run();
+  for (const [tx, amount] of [
+    [earned, 10n],
+    [refunded, 20n],
+    [stranded, 30n],
+  ] as const)
+    expect(await before.payments.verify(tx, { from: GATEWAY, amount })).toEqual({ ok: true });
+  before.payments.earned!(earned);
+  expect(await before.payments.refund(`refund:${refunded}`, GATEWAY, 20n, refunded)).toMatchObject({ ok: true });
+  // The process dies with the stranded task running.
+  before.store.close();
+  expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 60n + 20n);
+
+  const after = run();
+  await after.payments.refundOwed!();
+  expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 10n);
+  expect(after.store.get(stranded)!.status).toBe('refunded');
+  await after.payments.refundOwed!();
+  expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 10n);
+});

@@ -1,0 +1,98 @@
+/** The agent directory's ranking of cards: verified (or in-process) first, unverified only when allowed. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { admitLogosCard, signLogosCard, type UnverifiedLogosCard } from '../../src/logos/card-signature.ts';
+import { AgentDirectory } from '../../src/logos/directory.ts';
+import { SqliteDirectoryStore } from '../../src/store/sqlite-directory-store.ts';
+import { minimalCard } from '../support/cards.ts';
+import { seedCard } from '../support/seed-agent.ts';
+
+const unverified = (address: string, id = 'shared'): UnverifiedLogosCard =>
+  admitLogosCard(
+    minimalCard({ id, agentInterfaces: [{ type: 'logos-messaging', version: '1', address }] }),
+  ) as UnverifiedLogosCard;
+
+const verified = (address: string, id = 'shared') => {
+  const admitted = admitLogosCard(
+    signLogosCard(
+      minimalCard({ id, agentInterfaces: [{ type: 'logos-messaging', version: '1', address }] }),
+      randomBytes(32),
+    ),
+  );
+  if (!admitted.ok || 'unverified' in admitted) throw new Error('expected a verified card');
+  return admitted;
+};
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('unverified cards in the directory', () => {
+  it('are refused unless the operator allows them', () => {
+    const card = unverified('agent:a');
+    expect(new AgentDirectory().register(card.card, new Date(), card)).toBeUndefined();
+    const entry = new AgentDirectory({ allowUnverified: true }).register(card.card, new Date(), card);
+    expect(entry?.unverified).toEqual({ reason: 'The card is not signed.' });
+  });
+
+  it('never take the id of a verified agent, nor replace its card from the same address', () => {
+    const directory = new AgentDirectory({ allowUnverified: true });
+    const held = verified('agent:a');
+    expect(directory.register(held.card, new Date(), held)).toBeDefined();
+    const other = unverified('agent:b');
+    expect(directory.register(other.card, new Date(), other)).toBeUndefined();
+    const downgrade = unverified('agent:a');
+    expect(directory.register(downgrade.card, new Date(), downgrade)).toBeUndefined();
+    expect(directory.get('shared')?.verified).toBe(held);
+    // Nor an in-process agent's (registered without a standing).
+    directory.register(minimalCard({ id: 'own' }));
+    const squatter = unverified('agent:x', 'own');
+    expect(directory.register(squatter.card, new Date(), squatter)).toBeUndefined();
+  });
+
+  it('lose their id to a verified card; among unverified cards the first keeps it', () => {
+    const directory = new AgentDirectory({ allowUnverified: true });
+    const first = unverified('agent:a');
+    directory.register(first.card, new Date(), first);
+    const second = unverified('agent:b');
+    expect(directory.register(second.card, new Date(), second)).toBeUndefined();
+    const owner = verified('agent:c');
+    const entry = directory.register(owner.card, new Date(), owner);
+    expect(entry).toMatchObject({ address: 'agent:c', verified: owner });
+    expect(entry?.unverified).toBeUndefined();
+    // An agent that signs its card later is verified from then on.
+    const upgraded = new AgentDirectory({ allowUnverified: true });
+    upgraded.register(first.card, new Date(), first);
+    const signed = verified('agent:a');
+    expect(upgraded.register(signed.card, new Date(), signed)?.unverified).toBeUndefined();
+  });
+
+  it('stay marked across restarts, and are not served by a gateway that no longer allows them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
+    dirs.push(dir);
+    const file = join(dir, 'directory.db');
+    const store = new SqliteDirectoryStore(file);
+    const seed = admitLogosCard(seedCard('agent:seed')) as UnverifiedLogosCard;
+    const first = new AgentDirectory({ store, allowUnverified: true });
+    first.register(seed.card, new Date(), seed);
+    first.register(minimalCard({ id: 'own' }));
+    await first.flush();
+    await store.close();
+
+    const reopened = new SqliteDirectoryStore(file);
+    const allowing = new AgentDirectory({ store: reopened, allowUnverified: true });
+    await allowing.load();
+    expect(allowing.get(seed.card.id)?.unverified?.reason).toContain('seed binding');
+    expect(allowing.dialectAt('agent:seed')).toBe('seed');
+    expect(allowing.dialectAt('agent:own')).toBe('binding');
+    const refusing = new AgentDirectory({ store: reopened });
+    await refusing.load();
+    expect(refusing.get(seed.card.id)).toBeUndefined();
+    expect(refusing.get('own')?.unverified).toBeUndefined();
+    await reopened.close();
+  });
+});

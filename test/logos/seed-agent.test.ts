@@ -1,0 +1,145 @@
+/**
+ * A seed-literal agent (written from the seed binding alone, test/support/seed-agent.ts) as its own process on its
+ * own Waku node, reached through the gateway by the official A2A client: its card served and marked unverified,
+ * send, get, cancel, and a failure whose `error` is a string.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/gateway/config.ts';
+import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
+import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
+import { clientFor, eventually, textMessage } from '../support/gateway.ts';
+
+const script = fileURLToPath(new URL('../support/seed-agent-process.ts', import.meta.url));
+let dir: string;
+let gateway: Gateway;
+let agent: ChildProcess;
+/** The requests the seed agent printed, as it received them. */
+const received: Record<string, unknown>[] = [];
+let agentUrl: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'logos-a2a-seed-'));
+  const config = loadConfig({
+    env: { LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'true' },
+    overrides: {
+      port: 0,
+      host: '127.0.0.1',
+      database: join(dir, 'gateway.db'),
+      agents: [],
+      agentTimeoutMs: 20_000,
+      cancelTimeoutMs: 10_000,
+      transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/0'], keyFile: join(dir, 'gateway.key') },
+    },
+  });
+  gateway = await startGateway(config, { log: () => undefined });
+  agent = spawn(process.execPath, [script, gateway.network.joinAddresses()[0]!, DEFAULT_DISCOVERY_TOPIC], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  agent.stderr!.on('data', (chunk) => (output += chunk));
+  agent.stdout!.setEncoding('utf8');
+  let pending = '';
+  agent.stdout!.on('data', (chunk: string) => {
+    output += chunk;
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) if (line.startsWith('request ')) received.push(JSON.parse(line.slice(8)));
+  });
+  const id = await eventually(async () => {
+    if (agent.exitCode !== null) throw new Error(`the seed agent exited:\n${output}`);
+    const { agents } = (await (await fetch(`${gateway.url}/agents`)).json()) as { agents: { id: string }[] };
+    return agents.find((a) => a.id.startsWith('logos-agent-'))?.id;
+  }, 60_000).catch((error: unknown) => {
+    throw new Error(
+      `the seed agent was not listed (${String(error)}); discovery ${JSON.stringify(gateway.discovery.counters)}; agent output:\n${output}`,
+    );
+  });
+  agentUrl = `${gateway.url}/agents/${id}`;
+}, 90_000);
+
+afterAll(async () => {
+  if (agent && agent.exitCode === null) {
+    const exited = new Promise((resolve) => agent.once('exit', resolve));
+    agent.kill('SIGTERM');
+    await exited;
+  }
+  await gateway?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}, 30_000);
+
+const skill = (name: string) => ({ metadata: { skill: name } });
+
+describe('a seed-literal agent behind the gateway', () => {
+  it('is served under its mapped id, marked unverified, with its decimal prices in base units', async () => {
+    const card = await (await fetch(`${agentUrl}/.well-known/agent-card.json`)).json();
+    const params = card.capabilities.extensions.find(
+      (e: { uri: string }) => e.uri === 'urn:logos-a2a:ext:logos-agent:v1',
+    ).params;
+    expect(params).toMatchObject({
+      unverified: true,
+      unverifiedReason: expect.stringContaining('seed binding'),
+      lezPrice: { default: '0', perSkill: { echo: '0', premium: '5' } },
+      logosInterfaces: [{ type: 'logos-messaging', version: 'seed' }],
+    });
+    expect(params.logosCardSignature).toBeUndefined();
+    expect(card.name).toBe('Seed Agent');
+    const { agents } = await (await fetch(`${gateway.url}/agents`)).json();
+    expect(agents).toEqual([expect.objectContaining({ name: 'Seed Agent', verified: false, unverified: true })]);
+    const page = await (await fetch(`${gateway.url}/`, { headers: { Accept: 'text/html' } })).text();
+    expect(page).toContain('Unverified');
+  });
+
+  it('SendMessage completes, GetTask reads it back, and the agent got only the seed fields', async () => {
+    const client = await clientFor(agentUrl);
+    const task = (await client.sendMessage(textMessage('hello seed', skill('echo')))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0]?.parts[0]).toMatchObject({ content: { $case: 'text', value: 'hello seed' } });
+    const read = await client.getTask(GetTaskRequest.fromJSON({ id: task.id }));
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(read.artifacts).toEqual(task.artifacts);
+    const request = received.find((r) => r.task_id === task.id);
+    expect(request).toEqual({
+      type: 'task_request',
+      task_id: task.id,
+      skill: 'echo',
+      params: { text: 'hello seed' },
+      lez_price: '0',
+    });
+  });
+
+  it('CancelTask: the working status arrives on the seed topic, the agent acknowledges with cancelled', async () => {
+    const client = await clientFor(agentUrl);
+    const task = (await client.sendMessage(
+      textMessage('take your time', { ...skill('slow'), configuration: { returnImmediately: true } }),
+    )) as Task;
+    await eventually(async () => {
+      const now = await client.getTask(GetTaskRequest.fromJSON({ id: task.id }));
+      return now.status?.state === TaskState.TASK_STATE_WORKING ? true : undefined;
+    }, 10_000);
+    const cancelled = await client.cancelTask(CancelTaskRequest.fromJSON({ id: task.id }));
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    // The agent's own acknowledgement, not the gateway's timeout note.
+    expect(JSON.stringify(cancelled.status?.message ?? {})).not.toContain('did not confirm');
+    expect(received.find((r) => r.task_id === task.id && r.type === 'cancel')).toEqual({
+      type: 'cancel',
+      task_id: task.id,
+      skill: 'slow',
+      params: {},
+      lez_price: '0',
+    });
+  });
+
+  it('a failure whose error is a string fails the task with that message', async () => {
+    const client = await clientFor(agentUrl);
+    const task = (await client.sendMessage(textMessage('try', skill('fail')))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(JSON.stringify(task.status?.message?.parts)).toContain('the seed agent cannot do that');
+  });
+});
