@@ -6,7 +6,8 @@
 declare module 'autocannon' {
   namespace autocannon {
     interface Options {
-      url: string;
+      /** Several URLs: the connections are spread over them round-robin. */
+      url: string | string[];
       method?: string;
       headers?: Record<string, string>;
       body?: string | Buffer;

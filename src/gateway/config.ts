@@ -104,7 +104,10 @@ export const GatewayConfig = z
       .refine((url) => /^https?:\/\//.test(url), 'must be an http(s) URL')
       .transform((url) => url.replace(/\/+$/, ''))
       .optional(),
-    /** SQLite file of tasks; ":memory:" keeps nothing across restarts. */
+    /**
+     * Where the gateway keeps its state: a SQLite file (":memory:" keeps nothing across restarts), or a PostgreSQL
+     * server, `postgres://user@host:port/database`, which any number of replicas may share.
+     */
     database: z.string().min(1).default('.data/logos-a2a.db'),
     /** The key the gateway signs served cards with (ES256, JWKS at /.well-known/jwks.json). Default: beside the database. */
     cardSigningKeyFile: z.string().min(1).optional(),

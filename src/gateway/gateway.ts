@@ -15,9 +15,6 @@ import { conformanceAgent } from '../logos/agents/conformance.ts';
 import { echoAgent } from '../logos/agents/echo.ts';
 import { openNetwork, type LogosNetwork } from '../logos/network.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
-import { SqliteTaskStore } from '../store/sqlite-task-store.ts';
-import { SqlitePaymentStore } from '../store/sqlite-payment-store.ts';
-import { SqliteDirectoryStore } from '../store/sqlite-directory-store.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
 import { payerFromConfig } from './payment-wiring.ts';
 import { ApiKeys } from '../a2a/api-keys.ts';
@@ -27,7 +24,8 @@ import { loadOrCreateKey } from '../logos/secret-key-file.ts';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { TaskStore } from '../store/task-store.ts';
-import { SqlitePushStore } from '../store/sqlite-push-store.ts';
+import { openStores } from '../store/open-stores.ts';
+import { isPostgresUrl } from '../store/postgres-connection.ts';
 import { PushNotificationService } from '../push/push-service.ts';
 
 export interface Gateway {
@@ -76,14 +74,19 @@ function builtinAgent(
   }
 }
 
+/** Where the card-signing key is kept when no file is configured and the database is on a server. */
+const SERVER_DATABASE_KEY_FILE = '.data/card-signing.key';
+
 /**
- * The card-signing key: from its file (created on first start, beside the database by default), or a fresh one per
- * start with an in-memory database. ES256 (P-256), which the A2A SDKs' verifiers (WebCrypto, jose) can check.
+ * The card-signing key: from its file (created on first start, beside the SQLite file by default, in .data/ with
+ * PostgreSQL, where replicas on other machines must be given the same file), or a fresh one per start with an
+ * in-memory database. ES256 (P-256), which the A2A SDKs' verifiers (WebCrypto, jose) can check.
  */
 function cardSigningSecret(config: GatewayConfig): Uint8Array {
-  const file =
-    config.cardSigningKeyFile ??
-    (config.database === ':memory:' ? undefined : join(dirname(config.database), 'card-signing.key'));
+  const beside = isPostgresUrl(config.database)
+    ? SERVER_DATABASE_KEY_FILE
+    : join(dirname(config.database), 'card-signing.key');
+  const file = config.cardSigningKeyFile ?? (config.database === ':memory:' ? undefined : beside);
   return file ? loadOrCreateKey(file) : Uint8Array.from(randomBytes(32));
 }
 
@@ -130,8 +133,9 @@ async function open(
   onClose: (close: () => unknown) => void,
   closeAll: () => Promise<void>,
 ): Promise<Gateway> {
-  const store = new SqliteTaskStore(config.database);
-  onClose(() => store.close());
+  const stores = await openStores(config.database);
+  onClose(() => stores.close());
+  const store = stores.tasks;
   const network = await openNetwork(config.transport, deps.network);
   onClose(() => network.stop());
   const transport = network.gateway;
@@ -141,10 +145,8 @@ async function open(
   await Promise.all(ownAgents.map((agent) => agent.start()));
   if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
 
-  const directoryStore = new SqliteDirectoryStore(config.database);
-  onClose(() => directoryStore.close());
   const directory = new AgentDirectory({
-    store: directoryStore,
+    store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
     allowUnverified: config.allowUnverifiedAgents,
     ...(deps.log ? { log: deps.log } : {}),
@@ -165,13 +167,11 @@ async function open(
     );
   }
 
-  const paymentStore = new SqlitePaymentStore(config.database);
-  onClose(() => paymentStore.close());
   const payer = deps.payer;
   const payments = payer
     ? new TaskPayments({
         payer,
-        store: paymentStore,
+        store: stores.payments,
         network: config.payments.sequencerUrl ?? payer.rail,
         budgets: new Map(
           config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const])),
@@ -183,9 +183,7 @@ async function open(
         },
       })
     : undefined;
-  const pushStore = new SqlitePushStore(config.database);
-  onClose(() => pushStore.close());
-  const push = new PushNotificationService(pushStore, {
+  const push = new PushNotificationService(stores.push, {
     allowPrivate: config.pushAllowPrivate,
     allowNetworks: config.pushAllowNetworks,
     ...(deps.log ? { log: deps.log } : {}),

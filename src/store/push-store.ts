@@ -60,7 +60,8 @@ export interface PushStore {
   enqueue(deliveries: NewDelivery[], nowMs: number): Promise<void>;
   /**
    * Pending deliveries due at `nowMs` that are first in their config's queue (a config's deliveries go out one at a
-   * time, in order), oldest first.
+   * time, in order), oldest first. A store shared by replicas claims what it returns (no other replica gets it until
+   * the claim runs out), so the caller records an outcome for each.
    */
   due(nowMs: number, limit: number): Promise<OutboxDelivery[]>;
   /** The earliest attempt time after `nowMs` among pending deliveries: when to look again. */

@@ -5,6 +5,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-file.ts';
 import type { ApprovalRecord, ApprovalStatus, TaskPaymentRecord, PaymentStore } from './payment-store.ts';
+import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS payments (
@@ -34,32 +35,6 @@ CREATE TABLE IF NOT EXISTS approvals (
   decided_at  TEXT
 ) STRICT;
 `;
-
-interface PaymentRow {
-  task_id: string;
-  agent_id: string;
-  amount: string;
-  payee: string;
-  rail: string;
-  rail_state: string;
-  status: TaskPaymentRecord['status'];
-  tx_hash: string | null;
-  refund_tx: string | null;
-  caller: string | null;
-  payer: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-interface ApprovalRow {
-  task_id: string;
-  agent_id: string;
-  amount: string;
-  reason: string;
-  status: ApprovalStatus;
-  created_at: string;
-  decided_at: string | null;
-}
 
 export class SqlitePaymentStore implements PaymentStore {
   private readonly db: DatabaseSync;
@@ -190,34 +165,4 @@ export class SqlitePaymentStore implements PaymentStore {
   async close(): Promise<void> {
     if (this.db.isOpen) this.db.close();
   }
-}
-
-function paymentFromRow(row: PaymentRow): TaskPaymentRecord {
-  return {
-    taskId: row.task_id,
-    agentId: row.agent_id,
-    amount: row.amount,
-    payee: row.payee,
-    rail: row.rail,
-    railState: JSON.parse(row.rail_state) as unknown,
-    status: row.status,
-    ...(row.tx_hash ? { txHash: row.tx_hash } : {}),
-    ...(row.refund_tx ? { refundTxHash: row.refund_tx } : {}),
-    ...(row.caller ? { caller: row.caller } : {}),
-    ...(row.payer ? { payer: row.payer } : {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function approvalFromRow(row: ApprovalRow): ApprovalRecord {
-  return {
-    taskId: row.task_id,
-    agentId: row.agent_id,
-    amount: row.amount,
-    reason: row.reason,
-    status: row.status,
-    createdAt: row.created_at,
-    ...(row.decided_at ? { decidedAt: row.decided_at } : {}),
-  };
 }

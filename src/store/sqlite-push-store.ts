@@ -4,7 +4,8 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-file.ts';
-import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushProtocolVersion, PushStore } from './push-store.ts';
+import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from './push-store.ts';
+import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from './push-rows.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS push_configs (
@@ -37,33 +38,6 @@ CREATE TABLE IF NOT EXISTS push_outbox (
 CREATE INDEX IF NOT EXISTS push_outbox_queues ON push_outbox (task_id, config_id, seq) WHERE state = 'pending';
 CREATE INDEX IF NOT EXISTS push_outbox_due ON push_outbox (next_attempt_at) WHERE state = 'pending';
 `;
-
-interface ConfigRow {
-  task_id: string;
-  config_id: string;
-  url: string;
-  token: string | null;
-  auth_scheme: string | null;
-  auth_credentials: string | null;
-  protocol_version: PushProtocolVersion;
-  owner: string | null;
-  created_at: string;
-}
-
-interface OutboxRow {
-  seq: number;
-  event_id: string;
-  task_id: string;
-  config_id: string;
-  url: string;
-  headers: string;
-  body: string;
-  state: OutboxDelivery['state'];
-  attempts: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  created_at: string;
-}
 
 export class SqlitePushStore implements PushStore {
   private readonly db: DatabaseSync;
@@ -198,41 +172,4 @@ export class SqlitePushStore implements PushStore {
       throw error;
     }
   }
-}
-
-function configFromRow(row: ConfigRow): PushConfigRecord {
-  return {
-    taskId: row.task_id,
-    id: row.config_id,
-    url: row.url,
-    ...(row.token !== null ? { token: row.token } : {}),
-    ...(row.auth_scheme !== null
-      ? {
-          authentication: {
-            scheme: row.auth_scheme,
-            ...(row.auth_credentials !== null ? { credentials: row.auth_credentials } : {}),
-          },
-        }
-      : {}),
-    protocolVersion: row.protocol_version,
-    ...(row.owner !== null ? { owner: row.owner } : {}),
-    createdAt: row.created_at,
-  };
-}
-
-function deliveryFromRow(row: OutboxRow): OutboxDelivery {
-  return {
-    seq: row.seq,
-    eventId: row.event_id,
-    taskId: row.task_id,
-    configId: row.config_id,
-    url: row.url,
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    body: row.body,
-    state: row.state,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    ...(row.last_error !== null ? { lastError: row.last_error } : {}),
-    createdAt: row.created_at,
-  };
 }

@@ -10,15 +10,18 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-file.ts';
-import { Task, TaskState } from '@a2a-js/sdk';
-import { InvalidPageTokenError, type StoredTask, type TaskPage, type TaskQuery, type TaskStore } from './task-store.ts';
-
-const TERMINAL_STATES = [
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-];
+import type { Task } from '@a2a-js/sdk';
+import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  fromRow,
+  serialize,
+  stateOf,
+  TERMINAL_STATES,
+  timestampOf,
+  type TaskRow,
+} from './task-rows.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tasks (
@@ -39,15 +42,6 @@ CREATE INDEX IF NOT EXISTS tasks_by_retry_key ON tasks (retry_key) WHERE retry_k
 CREATE INDEX IF NOT EXISTS tasks_by_owner_time ON tasks (agent_id, owner, status_ts DESC, id DESC) WHERE owner IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tasks_active ON tasks (state) WHERE state NOT IN (${TERMINAL_STATES.join(',')});
 `;
-
-interface TaskRow {
-  id: string;
-  agent_id: string;
-  task_json: string;
-  agent_addr: string;
-  last_seq: number;
-  request: string;
-}
 
 /** The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. */
 interface PendingWrite {
@@ -224,40 +218,4 @@ export class SqliteTaskStore implements TaskStore {
     if (this.pending.size > 0) this.commit();
     if (this.db.isOpen) this.db.close();
   }
-}
-
-function stateOf(task: Task): number {
-  return task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
-}
-
-function timestampOf(task: Task): string {
-  return task.status?.timestamp ?? new Date(0).toISOString();
-}
-
-function serialize(task: Task): string {
-  return JSON.stringify(Task.toJSON(task));
-}
-
-function fromRow(row: TaskRow): StoredTask {
-  return {
-    agentId: row.agent_id,
-    task: Task.fromJSON(JSON.parse(row.task_json)),
-    link: { agentAddress: row.agent_addr, lastSeq: row.last_seq, request: row.request },
-  };
-}
-
-function encodeCursor(ts: string, id: string): string {
-  return Buffer.from(JSON.stringify([ts, id])).toString('base64url');
-}
-
-function decodeCursor(token: string): [string, string] {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === 'string')) {
-      return value as [string, string];
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw new InvalidPageTokenError(`pageToken "${token}" is not one this server issued`);
 }

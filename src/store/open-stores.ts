@@ -1,0 +1,65 @@
+/**
+ * The gateway's durable state, from its `database` setting: a SQLite file (the embedded default, or ":memory:"), or
+ * a PostgreSQL server (`postgres://…`) that any number of replicas share.
+ */
+import type { DirectoryStore } from './directory-store.ts';
+import type { PaymentStore } from './payment-store.ts';
+import { isPostgresUrl, migrate, openPostgres, type Sql } from './postgres-connection.ts';
+import { PostgresDirectoryStore } from './postgres-directory-store.ts';
+import { PostgresPaymentStore } from './postgres-payment-store.ts';
+import { PostgresPushStore } from './postgres-push-store.ts';
+import { PostgresTaskStore } from './postgres-task-store.ts';
+import type { PushStore } from './push-store.ts';
+import { SqliteDirectoryStore } from './sqlite-directory-store.ts';
+import { SqlitePaymentStore } from './sqlite-payment-store.ts';
+import { SqlitePushStore } from './sqlite-push-store.ts';
+import { SqliteTaskStore } from './sqlite-task-store.ts';
+import type { TaskStore } from './task-store.ts';
+
+export interface Stores {
+  readonly tasks: TaskStore;
+  readonly payments: PaymentStore;
+  readonly push: PushStore;
+  readonly directory: DirectoryStore;
+  /** The PostgreSQL pool, when on PostgreSQL: for the other users of the same database. */
+  readonly sql?: Sql;
+  /** Closes every store, then the pool. */
+  close(): Promise<void>;
+}
+
+export async function openStores(database: string): Promise<Stores> {
+  if (!isPostgresUrl(database)) {
+    const stores = {
+      tasks: new SqliteTaskStore(database),
+      payments: new SqlitePaymentStore(database),
+      push: new SqlitePushStore(database),
+      directory: new SqliteDirectoryStore(database),
+    };
+    return { ...stores, close: () => closeAll(Object.values(stores)) };
+  }
+  const sql = openPostgres(database);
+  try {
+    await migrate(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+  const stores = {
+    tasks: new PostgresTaskStore(sql),
+    payments: new PostgresPaymentStore(sql),
+    push: new PostgresPushStore(sql),
+    directory: new PostgresDirectoryStore(sql),
+  };
+  return {
+    ...stores,
+    sql,
+    close: async () => {
+      await closeAll(Object.values(stores));
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
+
+async function closeAll(stores: { close(): Promise<void> }[]): Promise<void> {
+  await Promise.all(stores.map((store) => store.close()));
+}

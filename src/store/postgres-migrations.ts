@@ -1,0 +1,100 @@
+/**
+ * The PostgreSQL schema, as numbered migrations: each runs once per database, in order, and is never edited once
+ * released (a change is a new migration). Columns match the SQLite stores' so that both share their row mappers
+ * (payment-rows.ts, push-rows.ts, task-rows.ts). Text that is compared or ordered (timestamps, ids) uses the "C"
+ * collation: byte order, as in SQLite, whatever the server's locale.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'tasks, payments, approvals, push configs and outbox, agents',
+    sql: `
+CREATE TABLE tasks (
+  id          text COLLATE "C" PRIMARY KEY,
+  agent_id    text COLLATE "C" NOT NULL,
+  context_id  text COLLATE "C" NOT NULL,
+  state       integer NOT NULL,
+  status_ts   text COLLATE "C" NOT NULL,
+  task_json   text NOT NULL,
+  agent_addr  text NOT NULL,
+  last_seq    integer NOT NULL,
+  request     text NOT NULL,
+  retry_key   text COLLATE "C",
+  owner       text COLLATE "C"
+);
+CREATE INDEX tasks_by_agent_time ON tasks (agent_id, status_ts DESC, id DESC);
+CREATE INDEX tasks_by_retry_key ON tasks (retry_key) WHERE retry_key IS NOT NULL;
+CREATE INDEX tasks_by_owner_time ON tasks (agent_id, owner, status_ts DESC, id DESC) WHERE owner IS NOT NULL;
+CREATE INDEX tasks_active ON tasks (state) WHERE state NOT IN (3, 4, 5, 7);
+
+CREATE TABLE payments (
+  task_id     text PRIMARY KEY,
+  agent_id    text NOT NULL,
+  amount      numeric(39, 0) NOT NULL,
+  payee       text NOT NULL,
+  rail        text NOT NULL,
+  rail_state  text NOT NULL,
+  status      text NOT NULL,
+  tx_hash     text UNIQUE,
+  refund_tx   text UNIQUE,
+  caller      text,
+  payer       text,
+  created_at  text COLLATE "C" NOT NULL,
+  updated_at  text COLLATE "C" NOT NULL
+);
+CREATE INDEX payments_by_time ON payments (created_at);
+CREATE INDEX payments_by_caller ON payments (caller) WHERE caller IS NOT NULL;
+CREATE TABLE approvals (
+  task_id     text PRIMARY KEY,
+  agent_id    text NOT NULL,
+  amount      numeric(39, 0) NOT NULL,
+  reason      text NOT NULL,
+  status      text NOT NULL,
+  created_at  text COLLATE "C" NOT NULL,
+  decided_at  text
+);
+
+CREATE TABLE push_configs (
+  task_id           text COLLATE "C" NOT NULL,
+  config_id         text COLLATE "C" NOT NULL,
+  url               text NOT NULL,
+  token             text,
+  auth_scheme       text,
+  auth_credentials  text,
+  protocol_version  text NOT NULL,
+  owner             text,
+  created_at        text COLLATE "C" NOT NULL,
+  PRIMARY KEY (task_id, config_id)
+);
+CREATE TABLE push_outbox (
+  seq              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  event_id         text NOT NULL,
+  task_id          text NOT NULL,
+  config_id        text NOT NULL,
+  url              text NOT NULL,
+  headers          text NOT NULL,
+  body             text NOT NULL,
+  state            text NOT NULL,
+  attempts         integer NOT NULL,
+  next_attempt_at  bigint NOT NULL,
+  last_error       text,
+  created_at       text NOT NULL,
+  UNIQUE (event_id, config_id)
+);
+CREATE INDEX push_outbox_queues ON push_outbox (task_id, config_id, seq) WHERE state = 'pending';
+CREATE INDEX push_outbox_due ON push_outbox (next_attempt_at) WHERE state = 'pending';
+
+CREATE TABLE agents (
+  id            text PRIMARY KEY,
+  card_json     text NOT NULL,
+  updated_at    text NOT NULL,
+  last_seen_at  text NOT NULL
+);`,
+  },
+];

@@ -1,0 +1,114 @@
+/**
+ * Payments and approvals in PostgreSQL. A payment's row is its lock: `create` inserts it once across every replica
+ * (the primary key), and approvals are decided once (an update guarded by the pending status).
+ */
+import type { Sql } from './postgres-connection.ts';
+import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
+import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
+
+/** The amounts come back as text, as SQLite keeps them. */
+const PAYMENT_COLUMNS =
+  'task_id, agent_id, amount::text AS amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at';
+const APPROVAL_COLUMNS = 'task_id, agent_id, amount::text AS amount, reason, status, created_at, decided_at';
+
+export class PostgresPaymentStore implements PaymentStore {
+  private readonly sql: Sql;
+
+  /** The pool belongs to the caller, who ends it after the stores are closed. */
+  constructor(sql: Sql) {
+    this.sql = sql;
+  }
+
+  async create(record: TaskPaymentRecord): Promise<boolean> {
+    const result = await this.sql`
+      INSERT INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
+      VALUES (${record.taskId}, ${record.agentId}, ${record.amount}, ${record.payee}, ${record.rail},
+              ${JSON.stringify(record.railState ?? null)}, ${record.status}, ${record.txHash ?? null},
+              ${record.refundTxHash ?? null}, ${record.caller ?? null}, ${record.payer ?? null}, ${record.createdAt},
+              ${record.updatedAt})
+      ON CONFLICT DO NOTHING`;
+    return result.count === 1;
+  }
+
+  async get(taskId: string): Promise<TaskPaymentRecord | undefined> {
+    const [row] = await this.sql<PaymentRow[]>`
+      SELECT ${this.sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE task_id = ${taskId}`;
+    return row && paymentFromRow(row);
+  }
+
+  async update(
+    taskId: string,
+    change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
+  ): Promise<void> {
+    // Only the fields given change: a concurrent writer of the others is not overwritten with a stale read.
+    const result = await this.sql`
+      UPDATE payments SET
+        status = COALESCE(${change.status ?? null}, status),
+        rail_state = CASE WHEN ${'railState' in change} THEN ${JSON.stringify(change.railState ?? null)} ELSE rail_state END,
+        tx_hash = COALESCE(${change.txHash ?? null}, tx_hash),
+        refund_tx = COALESCE(${change.refundTxHash ?? null}, refund_tx),
+        updated_at = ${new Date().toISOString()}
+      WHERE task_id = ${taskId}`;
+    if (result.count === 0) throw new Error(`no payment for task ${taskId}`);
+  }
+
+  async pending(): Promise<TaskPaymentRecord[]> {
+    const rows = await this.sql<PaymentRow[]>`
+      SELECT ${this.sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE status = 'pending'`;
+    return rows.map(paymentFromRow);
+  }
+
+  async spentSince(sinceIso: string): Promise<bigint> {
+    const [row] = await this.sql<{ spent: string }[]>`
+      SELECT COALESCE(sum(amount), 0)::text AS spent FROM payments
+      WHERE created_at >= ${sinceIso} AND status IN ('pending', 'paid', 'refund-missing')`;
+    return BigInt(row!.spent);
+  }
+
+  async spentByCaller(caller: string): Promise<bigint> {
+    const [row] = await this.sql<{ spent: string }[]>`
+      SELECT COALESCE(sum(amount), 0)::text AS spent FROM payments
+      WHERE caller = ${caller} AND status IN ('pending', 'paid', 'refund-missing')`;
+    return BigInt(row!.spent);
+  }
+
+  async txHashUsed(txHash: string): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM payments WHERE tx_hash = ${txHash} OR refund_tx = ${txHash} LIMIT 1`;
+    return rows.length > 0;
+  }
+
+  async createApproval(record: ApprovalRecord): Promise<void> {
+    await this.sql`
+      INSERT INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at)
+      VALUES (${record.taskId}, ${record.agentId}, ${record.amount}, ${record.reason}, ${record.status},
+              ${record.createdAt}, ${record.decidedAt ?? null})
+      ON CONFLICT DO NOTHING`;
+  }
+
+  async getApproval(taskId: string): Promise<ApprovalRecord | undefined> {
+    const [row] = await this.sql<ApprovalRow[]>`
+      SELECT ${this.sql.unsafe(APPROVAL_COLUMNS)} FROM approvals WHERE task_id = ${taskId}`;
+    return row && approvalFromRow(row);
+  }
+
+  async decideApproval(
+    taskId: string,
+    status: Exclude<ApprovalStatus, 'pending'>,
+  ): Promise<ApprovalRecord | undefined> {
+    // Only a pending approval can be decided, and only once: by one replica, when several race.
+    const [row] = await this.sql<ApprovalRow[]>`
+      UPDATE approvals SET status = ${status}, decided_at = ${new Date().toISOString()}
+      WHERE task_id = ${taskId} AND status = 'pending'
+      RETURNING ${this.sql.unsafe(APPROVAL_COLUMNS)}`;
+    return row && approvalFromRow(row);
+  }
+
+  async approvals(status?: ApprovalStatus): Promise<ApprovalRecord[]> {
+    const rows = await this.sql<ApprovalRow[]>`
+      SELECT ${this.sql.unsafe(APPROVAL_COLUMNS)} FROM approvals
+      ${status ? this.sql`WHERE status = ${status}` : this.sql``} ORDER BY created_at`;
+    return rows.map(approvalFromRow);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,116 @@
+/**
+ * Push configs and the delivery outbox in PostgreSQL, shared by every replica. `due` claims what it returns: the
+ * rows are locked while chosen (others skip them) and pushed `claimMs` into the future, so no other replica starts
+ * the same delivery; if the claiming replica dies mid-attempt, the row falls due again when the claim runs out.
+ */
+import type { Sql } from './postgres-connection.ts';
+import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from './push-store.ts';
+import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from './push-rows.ts';
+
+export class PostgresPushStore implements PushStore {
+  private readonly sql: Sql;
+  private readonly claimMs: number;
+
+  /**
+   * The pool belongs to the caller, who ends it after the stores are closed. `claimMs` must outlast one delivery
+   * attempt (the push service's timeout). Default 60 s.
+   */
+  constructor(sql: Sql, options: { claimMs?: number } = {}) {
+    this.sql = sql;
+    this.claimMs = options.claimMs ?? 60_000;
+  }
+
+  async saveConfig(record: PushConfigRecord): Promise<void> {
+    await this.sql`
+      INSERT INTO push_configs (task_id, config_id, url, token, auth_scheme, auth_credentials, protocol_version, owner, created_at)
+      VALUES (${record.taskId}, ${record.id}, ${record.url}, ${record.token ?? null},
+              ${record.authentication?.scheme ?? null}, ${record.authentication?.credentials ?? null},
+              ${record.protocolVersion}, ${record.owner ?? null}, ${record.createdAt})
+      ON CONFLICT (task_id, config_id) DO UPDATE SET url = excluded.url, token = excluded.token,
+        auth_scheme = excluded.auth_scheme, auth_credentials = excluded.auth_credentials,
+        protocol_version = excluded.protocol_version, owner = excluded.owner, created_at = excluded.created_at`;
+  }
+
+  async getConfig(taskId: string, configId: string): Promise<PushConfigRecord | undefined> {
+    const [row] = await this.sql<ConfigRow[]>`
+      SELECT * FROM push_configs WHERE task_id = ${taskId} AND config_id = ${configId}`;
+    return row && configFromRow(row);
+  }
+
+  async listConfigs(taskId: string): Promise<PushConfigRecord[]> {
+    const rows = await this.sql<ConfigRow[]>`
+      SELECT * FROM push_configs WHERE task_id = ${taskId} ORDER BY created_at, config_id`;
+    return rows.map(configFromRow);
+  }
+
+  async deleteConfig(taskId: string, configId: string): Promise<boolean> {
+    return this.sql.begin(async (tx) => {
+      await tx`DELETE FROM push_outbox WHERE task_id = ${taskId} AND config_id = ${configId}`;
+      const deleted = await tx`DELETE FROM push_configs WHERE task_id = ${taskId} AND config_id = ${configId}`;
+      return deleted.count === 1;
+    });
+  }
+
+  async enqueue(deliveries: NewDelivery[], nowMs: number): Promise<void> {
+    if (deliveries.length === 0) return;
+    const createdAt = new Date(nowMs).toISOString();
+    const rows = deliveries.map((delivery) => ({
+      event_id: delivery.eventId,
+      task_id: delivery.taskId,
+      config_id: delivery.configId,
+      url: delivery.url,
+      headers: JSON.stringify(delivery.headers),
+      body: delivery.body,
+      state: 'pending',
+      attempts: 0,
+      next_attempt_at: nowMs,
+      created_at: createdAt,
+    }));
+    // One statement: all of them or none.
+    await this.sql`INSERT INTO push_outbox ${this.sql(rows)}`;
+  }
+
+  async due(nowMs: number, limit: number): Promise<OutboxDelivery[]> {
+    // A delivery is due only when no earlier pending delivery of the same config exists (a claimed one is still
+    // pending): a config's deliveries go out one at a time, in order, whichever replica sends them.
+    const rows = await this.sql<OutboxRow[]>`
+      UPDATE push_outbox SET next_attempt_at = ${nowMs + this.claimMs}
+      WHERE seq IN (
+        SELECT o.seq FROM push_outbox AS o
+        WHERE o.state = 'pending' AND o.next_attempt_at <= ${nowMs}
+          AND NOT EXISTS (SELECT 1 FROM push_outbox AS e
+                          WHERE e.task_id = o.task_id AND e.config_id = o.config_id AND e.state = 'pending' AND e.seq < o.seq)
+        ORDER BY o.seq LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING *`;
+    return rows.map(deliveryFromRow).sort((a, b) => a.seq - b.seq);
+  }
+
+  async nextAttemptAfter(nowMs: number): Promise<number | undefined> {
+    const [row] = await this.sql<{ next: number | null }[]>`
+      SELECT min(next_attempt_at) AS next FROM push_outbox WHERE state = 'pending' AND next_attempt_at > ${nowMs}`;
+    return row?.next ?? undefined;
+  }
+
+  async markDelivered(seq: number): Promise<void> {
+    await this.sql`DELETE FROM push_outbox WHERE seq = ${seq}`;
+  }
+
+  async scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
+    await this.sql`
+      UPDATE push_outbox SET attempts = ${attempts}, next_attempt_at = ${nextAttemptAt}, last_error = ${error}
+      WHERE seq = ${seq}`;
+  }
+
+  async markFailed(seq: number, attempts: number, error: string): Promise<void> {
+    await this.sql`
+      UPDATE push_outbox SET state = 'failed', attempts = ${attempts}, last_error = ${error} WHERE seq = ${seq}`;
+  }
+
+  async deliveries(taskId: string): Promise<OutboxDelivery[]> {
+    const rows = await this.sql<OutboxRow[]>`SELECT * FROM push_outbox WHERE task_id = ${taskId} ORDER BY seq`;
+    return rows.map(deliveryFromRow);
+  }
+
+  async close(): Promise<void> {}
+}

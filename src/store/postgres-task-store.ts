@@ -1,0 +1,114 @@
+/**
+ * Tasks in PostgreSQL: each write is one statement, committed before its promise settles, so any replica reading
+ * the task afterwards sees it. A task's writes go out one after another, in the order they were made: the engine
+ * does not wait for a task's insert before its request leaves, and the pool would otherwise let the first reply's
+ * update overtake it on another connection.
+ */
+import type { Task } from '@a2a-js/sdk';
+import type { Sql } from './postgres-connection.ts';
+import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  fromRow,
+  serialize,
+  stateOf,
+  TERMINAL_STATES,
+  timestampOf,
+  type TaskRow,
+} from './task-rows.ts';
+
+export class PostgresTaskStore implements TaskStore {
+  private readonly sql: Sql;
+  /** Each task's last write still in flight. */
+  private readonly writes = new Map<string, Promise<void>>();
+
+  /** The pool belongs to the caller, who ends it after the stores are closed. */
+  constructor(sql: Sql) {
+    this.sql = sql;
+  }
+
+  insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
+    return this.inOrder(
+      task.id,
+      this.sql`
+      INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
+      VALUES (${task.id}, ${agentId}, ${task.contextId}, ${stateOf(task)}, ${timestampOf(task)}, ${serialize(task)},
+              ${link.agentAddress}, ${link.lastSeq}, ${link.request}, ${retryKey ?? null}, ${owner ?? null})`,
+    );
+  }
+
+  updateRequest(taskId: string, request: string): Promise<void> {
+    return this.inOrder(taskId, this.sql`UPDATE tasks SET request = ${request} WHERE id = ${taskId}`);
+  }
+
+  update(taskId: string, task: Task, lastSeq: number): Promise<void> {
+    const state = stateOf(task);
+    // A task that ended will never be resent: its request need not be kept (as in the SQLite store).
+    return this.inOrder(
+      taskId,
+      this.sql`
+      UPDATE tasks SET state = ${state}, status_ts = ${timestampOf(task)}, task_json = ${serialize(task)},
+        last_seq = ${lastSeq}, request = CASE WHEN ${TERMINAL_STATES.includes(state)} THEN '' ELSE request END
+      WHERE id = ${taskId}`,
+    );
+  }
+
+  /**
+   * Sends `query` once the task's previous write is done. A postgres.js query is lazy: it goes out when first awaited
+   * (here, by `then`), so its values are taken now and the statement waits its turn.
+   */
+  private inOrder(taskId: string, query: PromiseLike<unknown>): Promise<void> {
+    const previous = this.writes.get(taskId) ?? Promise.resolve();
+    const write = previous.catch(() => undefined).then(async () => void (await query));
+    this.writes.set(taskId, write);
+    const forget = () => {
+      if (this.writes.get(taskId) === write) this.writes.delete(taskId);
+    };
+    write.then(forget, forget);
+    return write;
+  }
+
+  async get(agentId: string, taskId: string): Promise<StoredTask | undefined> {
+    const [row] = await this.sql<TaskRow[]>`SELECT * FROM tasks WHERE id = ${taskId} AND agent_id = ${agentId}`;
+    return row && fromRow(row);
+  }
+
+  async list(agentId: string, query: TaskQuery): Promise<TaskPage> {
+    const sql = this.sql;
+    const filter = sql`agent_id = ${agentId}
+      ${query.owner !== undefined ? sql`AND owner = ${query.owner}` : sql``}
+      ${query.contextId ? sql`AND context_id = ${query.contextId}` : sql``}
+      ${query.state !== undefined ? sql`AND state = ${query.state}` : sql``}
+      ${query.statusAfter ? sql`AND status_ts > ${query.statusAfter}` : sql``}`;
+    const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
+    const [[count], rows] = await Promise.all([
+      sql<{ total: number }[]>`SELECT count(*) AS total FROM tasks WHERE ${filter}`,
+      sql<TaskRow[]>`SELECT * FROM tasks WHERE ${filter}
+        ${cursor ? sql`AND (status_ts, id) < (${cursor[0]}, ${cursor[1]})` : sql``}
+        ORDER BY status_ts DESC, id DESC LIMIT ${query.pageSize + 1}`,
+    ]);
+    const more = rows.length > query.pageSize;
+    const page = rows.slice(0, query.pageSize).map((row) => fromRow(row).task);
+    const last = page.at(-1);
+    return {
+      tasks: page,
+      totalSize: count?.total ?? 0,
+      nextPageToken: more && last ? encodeCursor(timestampOf(last), last.id) : '',
+    };
+  }
+
+  async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
+    const [row] = await this.sql<{ id: string }[]>`
+      SELECT id FROM tasks WHERE retry_key = ${retryKey} AND agent_id = ${agentId} AND status_ts >= ${sinceIso}
+      ORDER BY status_ts DESC LIMIT 1`;
+    return row?.id;
+  }
+
+  async listActive(): Promise<StoredTask[]> {
+    const rows = await this.sql<TaskRow[]>`SELECT * FROM tasks WHERE state NOT IN ${this.sql(TERMINAL_STATES)}`;
+    return rows.map(fromRow);
+  }
+
+  async close(): Promise<void> {}
+}

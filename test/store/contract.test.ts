@@ -1,0 +1,347 @@
+/**
+ * One contract for every store backend: the same tests run against SQLite and PostgreSQL (each run in a database of
+ * its own, dropped afterwards). PostgreSQL runs are skipped only where no server answers.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Task, TaskState } from '@a2a-js/sdk';
+import { openStores, type Stores } from '../../src/store/open-stores.ts';
+import { migrate, openPostgres } from '../../src/store/postgres-connection.ts';
+import { MIGRATIONS } from '../../src/store/postgres-migrations.ts';
+import type { TaskPaymentRecord } from '../../src/store/payment-store.ts';
+import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
+
+const task = (id: string, state: string, timestamp: string, contextId = 'c') =>
+  Task.fromJSON({
+    id,
+    contextId,
+    status: { state, timestamp },
+    history: [{ messageId: id, role: 'ROLE_USER', parts: [{ text: id }] }],
+  });
+
+const link = { agentAddress: 'a', lastSeq: 0, request: '{"r":1}' };
+
+const payment = (taskId: string, fields: Partial<TaskPaymentRecord> = {}): TaskPaymentRecord => ({
+  taskId,
+  agentId: 'echo',
+  amount: '340282366920938463463374607431768211455',
+  payee: 'payee',
+  rail: 'memory',
+  railState: { nonce: 1 },
+  status: 'pending',
+  caller: 'alice',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  ...fields,
+});
+
+const delivery = (eventId: string, configId: string, taskId = 't1') => ({
+  eventId,
+  taskId,
+  configId,
+  url: 'https://hook.example/a2a',
+  headers: { 'content-type': 'application/a2a+json' },
+  body: `{"event":"${eventId}"}`,
+});
+
+const backends = [
+  { name: 'SQLite', available: true },
+  { name: 'PostgreSQL', available: postgresAdminUrl !== undefined },
+];
+
+describe.each(backends)('the $name stores', ({ name, available }) => {
+  let stores: Stores;
+  // One database per backend run; each test starts from empty tables.
+  let database: TestDatabase | undefined;
+
+  beforeAll(async () => {
+    if (name === 'PostgreSQL' && available) database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  beforeEach(async () => {
+    stores = await openStores(database?.url ?? ':memory:');
+  });
+  afterEach(async () => {
+    const sql = stores.sql;
+    if (sql) await sql`TRUNCATE tasks, payments, approvals, push_configs, push_outbox, agents`;
+    await stores.close();
+  });
+
+  describe.skipIf(!available)('tasks', () => {
+    async function seed() {
+      const { tasks } = stores;
+      await tasks.insert({
+        agentId: 'echo',
+        task: task('t1', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:01.000Z'),
+        link,
+      });
+      await tasks.insert({
+        agentId: 'echo',
+        task: task('t2', 'TASK_STATE_WORKING', '2026-01-01T00:00:02.000Z', 'd'),
+        link,
+        owner: 'alice',
+        retryKey: 'rk',
+      });
+      await tasks.insert({
+        agentId: 'echo',
+        task: task('t3', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:03.000Z'),
+        link,
+      });
+      await tasks.insert({
+        agentId: 'other',
+        task: task('t4', 'TASK_STATE_WORKING', '2026-01-01T00:00:04.000Z'),
+        link,
+      });
+    }
+
+    it('lists one agent’s tasks newest first, with filters and stable paging', async () => {
+      await seed();
+      const { tasks } = stores;
+      const first = await tasks.list('echo', { pageSize: 2 });
+      expect(first.tasks.map((t) => t.id)).toEqual(['t3', 't2']);
+      expect(first.totalSize).toBe(3);
+      const next = await tasks.list('echo', { pageSize: 2, pageToken: first.nextPageToken });
+      expect(next.tasks.map((t) => t.id)).toEqual(['t1']);
+      expect(next.nextPageToken).toBe('');
+      expect((await tasks.list('echo', { pageSize: 10, contextId: 'd' })).tasks.map((t) => t.id)).toEqual(['t2']);
+      expect((await tasks.list('echo', { pageSize: 10, owner: 'alice' })).tasks.map((t) => t.id)).toEqual(['t2']);
+      expect((await tasks.list('echo', { pageSize: 10, state: TaskState.TASK_STATE_COMPLETED })).totalSize).toBe(2);
+      expect(
+        (await tasks.list('echo', { pageSize: 10, statusAfter: '2026-01-01T00:00:01.500Z' })).tasks.map((t) => t.id),
+      ).toEqual(['t3', 't2']);
+      await expect(tasks.list('echo', { pageSize: 2, pageToken: 'bogus' })).rejects.toThrow(
+        /not one this server issued/,
+      );
+    });
+
+    it('scopes reads by agent, finds retries and the unfinished tasks, and keeps updates', async () => {
+      await seed();
+      const { tasks } = stores;
+      expect(await tasks.get('other', 't1')).toBeUndefined();
+      expect((await tasks.get('echo', 't1'))?.task.history[0]?.messageId).toBe('t1');
+      expect((await tasks.listActive()).map((s) => s.task.id).sort()).toEqual(['t2', 't4']);
+      expect(await tasks.findByRetryKey('echo', 'rk', '2026-01-01T00:00:00.000Z')).toBe('t2');
+      expect(await tasks.findByRetryKey('echo', 'rk', '2026-01-01T00:00:03.000Z')).toBeUndefined();
+      expect(await tasks.findByRetryKey('other', 'rk', '2026-01-01T00:00:00.000Z')).toBeUndefined();
+
+      await tasks.updateRequest('t2', '{"r":2}');
+      expect((await tasks.get('echo', 't2'))?.link).toEqual({ agentAddress: 'a', lastSeq: 0, request: '{"r":2}' });
+      await tasks.update('t2', task('t2', 'TASK_STATE_INPUT_REQUIRED', '2026-01-01T00:00:05.000Z', 'd'), 2);
+      expect((await tasks.get('echo', 't2'))?.link).toEqual({ agentAddress: 'a', lastSeq: 2, request: '{"r":2}' });
+      await tasks.update('t2', task('t2', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:06.000Z', 'd'), 3);
+      const done = await tasks.get('echo', 't2');
+      expect(done?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(done?.link.lastSeq).toBe(3);
+      expect((await tasks.listActive()).map((s) => s.task.id)).toEqual(['t4']);
+      expect((await tasks.list('echo', { pageSize: 1 })).tasks.map((t) => t.id)).toEqual(['t2']);
+    });
+    it('keeps a task’s writes in order: an update made before the insert settled is not lost', async () => {
+      const { tasks } = stores;
+      const inserted = tasks.insert({
+        agentId: 'echo',
+        task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'),
+        link,
+      });
+      const updated = tasks.update('t1', task('t1', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:02.000Z'), 2);
+      await Promise.all([inserted, updated]);
+      const stored = await tasks.get('echo', 't1');
+      expect(stored?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      // Finished: it will never be resent, so its request is not kept.
+      expect(stored?.link).toEqual({ agentAddress: 'a', lastSeq: 2, request: '' });
+      expect(await tasks.listActive()).toEqual([]);
+    });
+  });
+
+  describe.skipIf(!available)('payments', () => {
+    it('records a payment once, updates only what changes, and sums what counts as spent', async () => {
+      const { payments } = stores;
+      expect(await payments.create(payment('p1'))).toBe(true);
+      expect(await payments.create(payment('p1', { amount: '1' }))).toBe(false);
+      expect(await payments.get('p1')).toEqual(payment('p1'));
+      expect(await payments.get('nope')).toBeUndefined();
+
+      await payments.update('p1', { status: 'paid', txHash: 'tx1', railState: { nonce: 1, hash: 'tx1' } });
+      expect(await payments.get('p1')).toMatchObject({ status: 'paid', txHash: 'tx1', railState: { hash: 'tx1' } });
+      await payments.update('p1', { status: 'refunded', refundTxHash: 'rx1' });
+      expect(await payments.get('p1')).toMatchObject({ status: 'refunded', txHash: 'tx1', refundTxHash: 'rx1' });
+      await expect(payments.update('nope', { status: 'paid' })).rejects.toThrow('no payment for task nope');
+
+      await payments.create(payment('p2', { amount: '5', createdAt: '2026-01-02T00:00:00.000Z' }));
+      await payments.create(payment('p3', { amount: '7', status: 'paid', caller: 'bob' }));
+      await payments.create(payment('p4', { amount: '9', status: 'failed' }));
+      expect((await payments.pending()).map((record) => record.taskId)).toEqual(['p2']);
+      expect(await payments.spentSince('2026-01-01T00:00:00.000Z')).toBe(12n);
+      expect(await payments.spentSince('2026-01-01T12:00:00.000Z')).toBe(5n);
+      expect(await payments.spentByCaller('alice')).toBe(5n);
+      expect(await payments.spentByCaller('bob')).toBe(7n);
+      expect(await payments.txHashUsed('tx1')).toBe(true);
+      expect(await payments.txHashUsed('rx1')).toBe(true);
+      expect(await payments.txHashUsed('tx9')).toBe(false);
+    });
+
+    it('keeps approvals, decided once each', async () => {
+      const { payments } = stores;
+      const approval = {
+        taskId: 'a1',
+        agentId: 'echo',
+        amount: '500',
+        reason: 'above the limit',
+        status: 'pending' as const,
+        createdAt: '2026-01-01T00:00:00.000Z',
+      };
+      await payments.createApproval(approval);
+      await payments.createApproval({ ...approval, taskId: 'a2', createdAt: '2026-01-01T00:00:01.000Z' });
+      await payments.createApproval({ ...approval, reason: 'again' });
+      expect(await payments.getApproval('a1')).toEqual(approval);
+      const decided = await payments.decideApproval('a1', 'approved');
+      expect(decided).toMatchObject({ taskId: 'a1', status: 'approved', decidedAt: expect.any(String) });
+      expect(await payments.decideApproval('a1', 'rejected')).toBeUndefined();
+      expect(await payments.decideApproval('none', 'rejected')).toBeUndefined();
+      expect((await payments.approvals()).map((a) => a.taskId)).toEqual(['a1', 'a2']);
+      expect((await payments.approvals('pending')).map((a) => a.taskId)).toEqual(['a2']);
+    });
+  });
+
+  describe.skipIf(!available)('push', () => {
+    it('keeps configs by task, replaced by id, deleted with their deliveries', async () => {
+      const { push } = stores;
+      const config = {
+        taskId: 't1',
+        id: 'c1',
+        url: 'https://hook.example/1',
+        token: 'tok',
+        authentication: { scheme: 'Bearer', credentials: 's' },
+        protocolVersion: '1.0' as const,
+        owner: 'alice',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      };
+      await push.saveConfig(config);
+      await push.saveConfig({ ...config, id: 'c2', createdAt: '2026-01-01T00:00:01.000Z' });
+      await push.saveConfig({
+        taskId: 't1',
+        id: 'c1',
+        url: 'https://hook.example/2',
+        protocolVersion: '0.3',
+        createdAt: config.createdAt,
+      });
+      expect(await push.getConfig('t1', 'c1')).toEqual({
+        taskId: 't1',
+        id: 'c1',
+        url: 'https://hook.example/2',
+        protocolVersion: '0.3',
+        createdAt: config.createdAt,
+      });
+      expect(await push.getConfig('t1', 'c2')).toEqual({ ...config, id: 'c2', createdAt: '2026-01-01T00:00:01.000Z' });
+      expect((await push.listConfigs('t1')).map((c) => c.id)).toEqual(['c1', 'c2']);
+      expect(await push.listConfigs('t2')).toEqual([]);
+
+      await push.enqueue([delivery('e1', 'c1'), delivery('e1', 'c2')], 1000);
+      expect(await push.deleteConfig('t1', 'c1')).toBe(true);
+      expect(await push.deleteConfig('t1', 'c1')).toBe(false);
+      expect((await push.deliveries('t1')).map((d) => d.configId)).toEqual(['c2']);
+    });
+
+    it('hands out each config’s deliveries in order, one at a time, and keeps retries and failures', async () => {
+      const { push } = stores;
+      await push.enqueue([delivery('e1', 'c1'), delivery('e1', 'c2'), delivery('e2', 'c1')], 1000);
+      expect(await push.due(999, 10)).toEqual([]);
+      const heads = await push.due(1000, 10);
+      expect(heads.map((d) => [d.eventId, d.configId])).toEqual([
+        ['e1', 'c1'],
+        ['e1', 'c2'],
+      ]);
+      expect(heads[0]).toMatchObject({
+        url: 'https://hook.example/a2a',
+        headers: { 'content-type': 'application/a2a+json' },
+        body: '{"event":"e1"}',
+        state: 'pending',
+        attempts: 0,
+      });
+      const [c1, c2] = heads;
+      await push.scheduleRetry(c1!.seq, 1, 5000, 'the receiver answered 503');
+      await push.markDelivered(c2!.seq);
+      // e2 waits behind e1's retry on the same config.
+      expect(await push.due(2000, 10)).toEqual([]);
+      expect(await push.nextAttemptAfter(2000)).toBe(5000);
+      const [retried] = await push.due(5000, 10);
+      expect(retried).toMatchObject({
+        eventId: 'e1',
+        configId: 'c1',
+        attempts: 1,
+        lastError: 'the receiver answered 503',
+      });
+      await push.markFailed(retried!.seq, 2, 'the receiver answered 410');
+      const [second] = await push.due(5000, 10);
+      expect(second).toMatchObject({ eventId: 'e2', configId: 'c1' });
+      await push.markDelivered(second!.seq);
+      expect(await push.deliveries('t1')).toMatchObject([
+        { eventId: 'e1', configId: 'c1', state: 'failed', attempts: 2, lastError: 'the receiver answered 410' },
+      ]);
+      expect(await push.nextAttemptAfter(0)).toBeUndefined();
+    });
+  });
+
+  describe.skipIf(!available)('directory', () => {
+    it('saves agents, touches their last-seen time, and reads them all back', async () => {
+      const { directory } = stores;
+      const agent = {
+        id: 'echo',
+        cardJson: '{"id":"echo"}',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+        lastSeenAt: '2026-01-01T00:00:00.000Z',
+      };
+      await directory.save(agent);
+      await directory.save({ ...agent, id: 'alpha' });
+      await directory.touch('echo', '2026-01-01T00:01:00.000Z');
+      await directory.save({ ...agent, id: 'alpha', cardJson: '{"id":"alpha","v":2}' });
+      expect(await directory.all()).toEqual([
+        { ...agent, id: 'alpha', cardJson: '{"id":"alpha","v":2}' },
+        { ...agent, lastSeenAt: '2026-01-01T00:01:00.000Z' },
+      ]);
+    });
+  });
+});
+
+describe.skipIf(postgresAdminUrl === undefined)('the PostgreSQL schema and its sharing', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('is migrated once, in order, by replicas starting together, and records each version', async () => {
+    const pools = [openPostgres(database.url), openPostgres(database.url), openPostgres(database.url)];
+    try {
+      const applied = await Promise.all(pools.map((sql) => migrate(sql)));
+      expect(applied.flat()).toEqual(MIGRATIONS.map((migration) => migration.version));
+      expect(await migrate(pools[0]!)).toEqual([]);
+      const rows = await pools[0]!`SELECT version, name FROM logos_a2a_migrations ORDER BY version`;
+      expect(rows.map((row) => ({ ...row }))).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+    } finally {
+      await Promise.all(pools.map((sql) => sql.end({ timeout: 1 })));
+    }
+  });
+
+  it('hands each due delivery to one replica only, and again once its claim runs out', async () => {
+    const replicas = await Promise.all([openStores(database.url), openStores(database.url)]);
+    try {
+      const [a, b] = replicas;
+      await a!.push.enqueue(
+        Array.from({ length: 40 }, (_, index) => delivery(`e${index}`, `c${index}`)),
+        1000,
+      );
+      const claimed = await Promise.all([a!.push.due(1000, 40), b!.push.due(1000, 40), a!.push.due(1000, 40)]);
+      const seqs = claimed.flat().map((row) => row.seq);
+      expect(seqs).toHaveLength(40);
+      expect(new Set(seqs).size).toBe(40);
+      // Claims last a minute by default: a replica that died mid-attempt leaves its rows due again after that.
+      expect(await b!.push.due(30_000, 40)).toEqual([]);
+      expect(await b!.push.due(61_000, 40)).toHaveLength(40);
+    } finally {
+      for (const stores of replicas) await stores.close();
+    }
+  });
+});
