@@ -21,6 +21,7 @@ const LAYERS = [
   'devnet',
   'lez',
   'store',
+  'observability',
   'json-object.ts',
 ];
 

@@ -28,6 +28,14 @@ import { unverifiedParams } from './card-projection.ts';
 import { logosSignatureParams } from '../logos/card-signature.ts';
 import type { TaskPayments } from '../bridge/task-payments.ts';
 import type { PushNotificationService } from '../push/push-service.ts';
+import type { Logger } from '../observability/logger.ts';
+import { METRICS_CONTENT_TYPE, metricsText } from '../observability/metrics.ts';
+import { observeRequests } from './observe.ts';
+import { routePatterns } from './route-patterns.ts';
+import { rateLimit, type RateLimiter } from './rate-limit.ts';
+import { readiness } from './readiness.ts';
+import { mountDocs } from './docs-page.ts';
+import { bearerToken, sameDigest, secretDigest } from './bearer.ts';
 
 export interface AppOptions {
   directory: AgentDirectory;
@@ -56,6 +64,12 @@ export interface AppOptions {
   /** Push notifications (the config methods and webhooks); absent: they answer PushNotificationNotSupported. */
   push?: PushNotificationService;
   log?: ErrorLog;
+  /** Request lines of the JSON log; none without it. */
+  logger?: Logger;
+  /** Connected Logos peers for /readyz; undefined for a transport with none to count (memory). */
+  logosPeers?: () => number | undefined;
+  /** Limits per API key and client address; none without it. */
+  rateLimit?: { limiter: RateLimiter; trustProxy: boolean };
 }
 
 interface AgentEndpoint {
@@ -132,14 +146,42 @@ export function createApp(options: AppOptions): Hono {
     return endpoint.rest.handle(c, match.route);
   };
 
-  const draining = () => options.shutdown?.aborted === true;
-  // Probes answer while draining (that is how a load balancer learns of it); everything else is refused then.
-  app.get('/livez', () => jsonResponse({ status: 'ok' }));
-  app.get('/readyz', () =>
-    draining()
-      ? gatewayErrorResponse({ kind: 'shutting-down', message: 'The gateway is shutting down.' })
-      : jsonResponse({ status: 'ready' }),
+  const openapi = loadOpenApi(options.publicBaseUrl);
+  app.use(
+    '*',
+    observeRequests({
+      routeOf: routePatterns(Object.keys((JSON.parse(openapi) as { paths: object }).paths)),
+      defaultAgentId: options.defaultAgentId,
+      ...(options.logger ? { logger: options.logger } : {}),
+    }),
   );
+
+  const draining = () => options.shutdown?.aborted === true;
+  // Probes and metrics answer while draining (that is how a load balancer learns of it); the rest is refused then.
+  app.get('/livez', () => jsonResponse({ status: 'ok' }));
+  app.get('/readyz', async () => {
+    const state = await readiness({
+      store: options.store,
+      logosPeers: options.logosPeers ?? (() => undefined),
+      draining,
+    });
+    if (state.ready) return jsonResponse({ status: 'ready' });
+    return draining()
+      ? gatewayErrorResponse({ kind: 'shutting-down', message: state.reason })
+      : jsonResponse({ status: 'not-ready', reason: state.reason }, 503, { 'Retry-After': '5' });
+  });
+  const metricsToken = options.adminToken === undefined ? undefined : secretDigest(options.adminToken);
+  app.get('/metrics', async (c) => {
+    // With an admin token configured, metrics (agent ids, traffic) are the operator's: the scraper sends the token.
+    const presented = bearerToken(c.req.header('authorization'));
+    if (metricsToken && (presented === undefined || !sameDigest(secretDigest(presented), metricsToken))) {
+      return gatewayErrorResponse({
+        kind: 'unauthenticated',
+        message: 'Send the admin token as Authorization: Bearer <token> to read the metrics.',
+      });
+    }
+    return respond(await metricsText(), 200, { 'Content-Type': METRICS_CONTENT_TYPE }, 'none');
+  });
   app.get('/health', () =>
     jsonResponse({
       status: draining() ? 'draining' : 'ok',
@@ -156,9 +198,12 @@ export function createApp(options: AppOptions): Hono {
   });
 
   app.options('*', (c) => preflightResponse(c.req.path));
+  if (options.rateLimit) {
+    app.use('*', rateLimit(options.rateLimit.limiter, { apiKeys, trustProxy: options.rateLimit.trustProxy, log }));
+  }
 
-  const openapi = loadOpenApi(options.publicBaseUrl);
   app.get('/openapi.json', () => respond(openapi, 200, { 'Content-Type': 'application/json' }));
+  mountDocs(app);
 
   if (options.cardSigningKey) {
     const key = options.cardSigningKey;

@@ -3,6 +3,7 @@
  * as heartbeat when the stream is idle, and the generator closed (never the task changed) when the client leaves.
  */
 import { SSE_HEADERS as SDK_SSE_HEADERS } from '@a2a-js/sdk';
+import { metrics } from '../observability/metrics.ts';
 import { respond } from './responses.ts';
 
 /** The SDK's SSE headers, with the charset named and proxies told not to transform (compress, buffer) the stream. */
@@ -43,8 +44,15 @@ export async function sseResponse<T>(
 
   let heartbeat: NodeJS.Timeout | undefined;
   let lastWrite = Date.now();
+  // A stream ends once, however it ends (its last event, or the client leaving first).
+  let open = true;
+  const closed = () => {
+    if (open) metrics.openStreams.dec();
+    open = false;
+  };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      metrics.openStreams.inc();
       const write = (text: string) => {
         lastWrite = Date.now();
         controller.enqueue(encoder.encode(text));
@@ -70,6 +78,7 @@ export async function sseResponse<T>(
           }
         } finally {
           clearInterval(heartbeat);
+          closed();
           try {
             controller.close();
           } catch {
@@ -82,6 +91,7 @@ export async function sseResponse<T>(
       // The client went away: stop listening. The task itself carries on untouched. (The generator finishes at
       // its next event or when the task ends; nothing waits for that here.)
       clearInterval(heartbeat);
+      closed();
       options.onCancel?.();
       void events.return(undefined).catch(() => undefined);
     },

@@ -29,6 +29,8 @@ import {
   type Dialect,
 } from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
+import { addToLogContext, withLogContext } from '../observability/log-context.ts';
+import { contextFrom, handOver, inSpan, SpanKind } from '../observability/tracing.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
@@ -198,7 +200,10 @@ export class TaskEngine {
       history: [userMessage],
       metadata: { logos, ...(receipt ? { lez: receipt } : {}) },
     };
+    addToLogContext({ taskId });
+    const traceparent = handOver('bridge task_request', { 'a2a.task.id': taskId, 'a2a.agent.id': input.agentId });
     const request: TaskRequest = {
+      ...(traceparent ? { traceparent } : {}),
       v: BINDING_VERSION,
       type: 'task_request',
       id: randomUUID(),
@@ -580,7 +585,13 @@ export class TaskEngine {
       return;
     }
     live.chain = live.chain
-      .then(() => this.receive(live, payload, sender))
+      .then(() =>
+        withLogContext({ taskId: live.task.id, agentId: live.agentId }, () =>
+          inSpan('logos receive', { kind: SpanKind.CONSUMER, parent: contextFrom(live.request) }, () =>
+            this.receive(live, payload, sender),
+          ),
+        ),
+      )
       .catch((error: unknown) => {
         this.log(`task ${live.task.id}: ${String(error)}`);
       });
@@ -956,7 +967,9 @@ export class TaskEngine {
 
   private sendRaw(live: LiveTask, payload: Uint8Array): Promise<void> {
     const sent = live.dialect === 'seed' ? seedRequestPayload(payload, live.request) : payload;
-    return this.options.transport.send(live.agentAddress, sent);
+    return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
+      this.options.transport.send(live.agentAddress, sent),
+    );
   }
 
   private log(message: string): void {

@@ -10,6 +10,7 @@ import type { WirePaymentReference } from '../logos/envelope.ts';
 import type { FindTransferOutcome, PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from '../store/payment-store.ts';
 import type { TaskReceipt } from './task-metadata.ts';
+import { metrics } from '../observability/metrics.ts';
 
 /** What the gateway needs of a payment rail to pay from its wallet and check transfers (gateway/payment-wiring.ts). */
 export interface Payer {
@@ -119,6 +120,7 @@ export class TaskPayments {
           status: 'pending',
           createdAt: new Date().toISOString(),
         });
+        metrics.payments.inc({ outcome: 'needs-approval' });
         return { kind: 'needs-approval', reason: gate.reason };
       }
     }
@@ -180,6 +182,7 @@ export class TaskPayments {
       }
     }
     await this.store.update(taskId, refundTxHash ? { status: 'refunded', refundTxHash } : { status: 'refund-missing' });
+    metrics.refunds.inc({ outcome: refundTxHash ? 'refunded' : 'refund-missing' });
     return this.receipt((await this.store.get(taskId))!);
   }
 
@@ -191,12 +194,16 @@ export class TaskPayments {
     if (await this.store.txHashUsed(tx.txHash))
       return { kind: 'rejected', message: `transaction ${tx.txHash} already paid for something else` };
     const verified = await this.payer.verify(tx.txHash, { from: tx.from, to: task.payee, amount: task.amount });
-    if (verified.kind !== 'verified') return { kind: 'rejected', message: verified.message };
+    if (verified.kind !== 'verified') {
+      metrics.payments.inc({ outcome: 'client-rejected' });
+      return { kind: 'rejected', message: verified.message };
+    }
     const created = await this.store.create(
       this.newRecord(task, { status: 'paid', txHash: tx.txHash, payer: tx.from }),
     );
     if (!created) return { kind: 'rejected', message: 'this task is already paid' };
     const record = (await this.store.get(task.taskId))!;
+    metrics.payments.inc({ outcome: 'client-paid' });
     return {
       kind: 'paid',
       receipt: this.receipt(record),
@@ -243,6 +250,7 @@ export class TaskPayments {
   }
 
   private async finish(record: TaskPaymentRecord, outcome: PayOutcome | undefined): Promise<ChargeOutcome> {
+    if (outcome) metrics.payments.inc({ outcome: outcome.kind });
     if (outcome?.kind === 'paid') {
       await this.store.update(record.taskId, {
         status: 'paid',

@@ -8,9 +8,11 @@ import { LezAmount } from '../logos/card.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import { NETWORK_NAMES, NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
 import { parseNetwork } from '../push/address-policy.ts';
+import { LOG_LEVELS } from '../observability/logger.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveMs = z.coerce.number().int().positive();
+const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
 
 export const BuiltinAgent = z.enum(['echo', 'conformance', 'paid']);
 
@@ -188,6 +190,23 @@ export const GatewayConfig = z
           .strict(),
       )
       .default([]),
+    /** Lowest level of the JSON log lines on stdout. */
+    logLevel: z.enum(LOG_LEVELS).default('info'),
+    /** OTLP/HTTP endpoint traces are exported to (e.g. http://127.0.0.1:4318/v1/traces); none are exported without. */
+    otlpEndpoint: z.string().url().optional(),
+    /** Requests per window for each API key (429 above it); no limit when unset. */
+    rateLimitPerKey: z.coerce.number().int().positive().optional(),
+    /** Requests per window for each client address (429 above it); no limit when unset. */
+    rateLimitPerAddress: z.coerce.number().int().positive().optional(),
+    rateLimitWindowMs: positiveMs.default(60_000),
+    /** The client address is the first X-Forwarded-For entry (set this only behind a proxy that writes it). */
+    trustProxy: flag.default(false),
+    /** Redis that replicas share rate-limit counts through (redis:// or rediss://); else PostgreSQL, else memory. */
+    redis: z
+      .string()
+      .url()
+      .refine((url) => /^rediss?:\/\//.test(url), 'a redis:// or rediss:// URL')
+      .optional(),
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
   })
@@ -216,6 +235,13 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
   LOGOS_A2A_PUSH_ALLOW_NETWORKS: 'pushAllowNetworks',
   LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'allowUnverifiedAgents',
+  LOGOS_A2A_LOG_LEVEL: 'logLevel',
+  LOGOS_A2A_OTLP_ENDPOINT: 'otlpEndpoint',
+  LOGOS_A2A_RATE_LIMIT_PER_KEY: 'rateLimitPerKey',
+  LOGOS_A2A_RATE_LIMIT_PER_ADDRESS: 'rateLimitPerAddress',
+  LOGOS_A2A_RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
+  LOGOS_A2A_TRUST_PROXY: 'trustProxy',
+  LOGOS_A2A_REDIS: 'redis',
 };
 
 export class ConfigError extends Error {

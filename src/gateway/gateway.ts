@@ -27,6 +27,18 @@ import type { TaskStore } from '../store/task-store.ts';
 import { openStores } from '../store/open-stores.ts';
 import { isPostgresUrl } from '../store/postgres-connection.ts';
 import { PushNotificationService } from '../push/push-service.ts';
+import { TaskState } from '@a2a-js/sdk';
+import type { TaskChange } from '../bridge/task-change.ts';
+import { logosMetadataOf } from '../bridge/task-metadata.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { ErrorLog } from '../a2a/errors.ts';
+import { countPeersWith, metrics } from '../observability/metrics.ts';
+import {
+  countingTransport,
+  loggerFromConfig,
+  rateLimiterFromConfig,
+  tracingFromConfig,
+} from './observability-wiring.ts';
 
 export interface Gateway {
   readonly app: Hono;
@@ -52,6 +64,11 @@ export interface GatewayDeps {
   /** How the built-in `paid` agent takes payments, and the LEZ secret key of the account it is paid to. */
   paidAgent?: { payments: AgentPayments; key: Uint8Array };
   log?: (message: string) => void;
+  /**
+   * The JSON logger. Default: one on stdout at `config.logLevel`, silent when `log` is given (an embedder or a test
+   * that takes the messages itself).
+   */
+  logger?: Logger;
 }
 
 function builtinAgent(
@@ -112,10 +129,16 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
   }
   const payer = deps.payer ?? (await payerFromConfig(config.payments));
   const cardSecret = cardSigningSecret(config);
+  const logger = deps.logger ?? loggerFromConfig(deps.log ? { ...config, logLevel: 'silent' } : config);
+  const log = deps.log ?? ((message: string) => logger.warn(message));
+  // A caller that takes the messages itself keeps the HTTP face's own default for internal errors (stderr).
+  const errorLog: ErrorLog | undefined = deps.log
+    ? undefined
+    : (message, error) => logger.error({ err: error }, message);
   try {
     return await open(
       config,
-      { ...deps, ...(payer ? { payer } : {}) },
+      { ...deps, log, logger, ...(errorLog ? { errorLog } : {}), ...(payer ? { payer } : {}) },
       cardSecret,
       (close) => opened.push(close),
       closeAll,
@@ -128,17 +151,24 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
 
 async function open(
   config: GatewayConfig,
-  deps: GatewayDeps,
+  deps: GatewayDeps & { logger: Logger; errorLog?: ErrorLog },
   cardSecret: Uint8Array,
   onClose: (close: () => unknown) => void,
   closeAll: () => Promise<void>,
 ): Promise<Gateway> {
+  const tracing = tracingFromConfig(config);
+  onClose(() => tracing.stop());
   const stores = await openStores(config.database);
   onClose(() => stores.close());
   const store = stores.tasks;
   const network = await openNetwork(config.transport, deps.network);
   onClose(() => network.stop());
-  const transport = network.gateway;
+  const transport = countingTransport(network.gateway);
+  const logosPeers = () => transport.peerCount?.();
+  countPeersWith(logosPeers);
+  onClose(() => countPeersWith(undefined));
+  const rateLimiter = await rateLimiterFromConfig(config);
+  if (rateLimiter) onClose(() => rateLimiter.close());
 
   const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
   onClose(() => Promise.all(ownAgents.map((agent) => agent.stop())));
@@ -190,7 +220,10 @@ async function open(
   });
   const engine = new TaskEngine({
     store,
-    onChange: (change) => void push.notify(change.task, change.events),
+    onChange: (change) => {
+      countStatesEntered(change);
+      void push.notify(change.task, change.events);
+    },
     transport,
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
@@ -243,9 +276,28 @@ async function open(
     ...(payments ? { payments } : {}),
     shutdown: shutdown.signal,
     push,
+    ...(deps.errorLog ? { log: deps.errorLog } : {}),
+    logger: deps.logger,
+    logosPeers,
+    ...(rateLimiter ? { rateLimit: { limiter: rateLimiter, trustProxy: config.trustProxy } } : {}),
   });
 
   return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
+}
+
+/** Each state a change enters counts in the task-state metric, by agent and state (`completed`, `input_required`…). */
+function countStatesEntered(change: TaskChange): void {
+  const agent = logosMetadataOf(change.task)?.agentId ?? 'unknown';
+  for (const { payload } of change.events) {
+    const status =
+      payload?.$case === 'statusUpdate'
+        ? payload.value.status
+        : payload?.$case === 'task'
+          ? payload.value.status
+          : undefined;
+    if (status)
+      metrics.taskStates.inc({ agent, state: TaskState[status.state].replace(/^TASK_STATE_/, '').toLowerCase() });
+  }
 }
 
 /**

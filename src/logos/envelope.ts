@@ -98,6 +98,11 @@ const Common = {
   /** Unique message id (uuid): receivers drop repeats. */
   id: z.string().min(1).max(MAX_ID_CHARS),
   task_id: z.string().min(1).max(MAX_ID_CHARS),
+  /** W3C trace context of the sender's span (docs/binding.md, "Trace context"); receivers may continue the trace. */
+  traceparent: z
+    .string()
+    .regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/)
+    .optional(),
 };
 
 /**

@@ -35,6 +35,8 @@ export interface LogosTransport {
   readonly address: string;
   /** The largest payload one `send` or `publish` carries (Waku: what fits in one message of the network). */
   readonly maxPayloadBytes: number;
+  /** Connected peers, for readiness and metrics; absent where there are none to count (the memory network). */
+  peerCount?(): number;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Deliver a payload to the node at `address` (fire and forget, like the network it models). */

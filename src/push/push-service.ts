@@ -15,6 +15,7 @@ import { notificationRequest } from './notification-request.ts';
 import { backoffDelay } from './retry-timing.ts';
 import { WebhookGuard, type Resolver } from './webhook-guard.ts';
 import { postWebhook, type PostOutcome } from './webhook-post.ts';
+import { metrics } from '../observability/metrics.ts';
 
 export interface PushServiceOptions {
   /** Development: http receivers and private, loopback… addresses are allowed (cloud metadata never is). */
@@ -272,14 +273,17 @@ export class PushNotificationService {
     if (outcome.kind === 'delivered') {
       await this.store.markDelivered(delivery.seq);
       this.counters.delivered++;
+      metrics.pushDeliveries.inc({ outcome: 'delivered' });
     } else if (outcome.kind === 'retry' && attempts < this.settings.maxAttempts) {
       const { backoffBaseMs, maxBackoffMs } = this.settings;
       const delay = Math.min(outcome.retryAfterMs ?? backoffDelay(attempts, backoffBaseMs, maxBackoffMs), maxBackoffMs);
       await this.store.scheduleRetry(delivery.seq, attempts, Date.now() + delay, outcome.reason);
       this.counters.retried++;
+      metrics.pushDeliveries.inc({ outcome: 'retried' });
     } else {
       await this.store.markFailed(delivery.seq, attempts, outcome.reason);
       this.counters.failed++;
+      metrics.pushDeliveries.inc({ outcome: 'failed' });
       this.settings.log(
         `[push] notification ${delivery.eventId} of task ${delivery.taskId} to webhook ${delivery.configId} failed after ${attempts} attempt(s): ${outcome.reason}`,
       );

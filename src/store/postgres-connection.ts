@@ -15,6 +15,8 @@ export function isPostgresUrl(database: string): boolean {
 export interface PostgresOptions {
   /** Connections in the pool. Default 10. */
   max?: number;
+  /** The schema tables are found and made in (tests use one of their own); the server's search path by default. */
+  schema?: string;
 }
 
 /**
@@ -25,6 +27,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
   return postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
+    ...(options.schema ? { connection: { search_path: options.schema } } : {}),
     types: { int8: { to: 20, from: [20], serialize: (value: number) => String(value), parse: Number } },
   });
 }

@@ -1,0 +1,55 @@
+/**
+ * Rate-limit counts in PostgreSQL, shared by every replica on the database: one row per subject and window, counted
+ * by an upsert, rows of ended windows swept now and then.
+ */
+import { openPostgres, type Sql } from '../store/postgres-connection.ts';
+import type { RateLimitStore } from './rate-limit.ts';
+
+/** The table's migration step: idempotent, run at start. */
+const MIGRATION = `
+CREATE TABLE IF NOT EXISTS rate_limit_hits (
+  subject text NOT NULL,
+  window_start bigint NOT NULL,
+  hits integer NOT NULL,
+  PRIMARY KEY (subject, window_start)
+)`;
+
+const SWEEP_EVERY_MS = 60_000;
+
+export class PostgresRateLimitStore implements RateLimitStore {
+  #sweptAt = 0;
+
+  readonly #sql: Sql;
+
+  private constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+
+  /** `schema`: where the table lives (tests use a schema of their own); the connection's search path by default. */
+  static async connect(connectionString: string, options: { schema?: string } = {}): Promise<PostgresRateLimitStore> {
+    const sql = openPostgres(connectionString, { max: 4, ...(options.schema ? { schema: options.schema } : {}) });
+    try {
+      await sql.unsafe(MIGRATION);
+    } catch (error) {
+      await sql.end();
+      throw error;
+    }
+    return new PostgresRateLimitStore(sql);
+  }
+
+  async hit(key: string, windowStart: number, windowMs: number): Promise<number> {
+    if (windowStart - this.#sweptAt >= SWEEP_EVERY_MS) {
+      this.#sweptAt = windowStart;
+      await this.#sql`DELETE FROM rate_limit_hits WHERE window_start < ${windowStart - windowMs}`;
+    }
+    const [row] = await this.#sql<{ hits: number }[]>`
+      INSERT INTO rate_limit_hits (subject, window_start, hits) VALUES (${key}, ${windowStart}, 1)
+      ON CONFLICT (subject, window_start) DO UPDATE SET hits = rate_limit_hits.hits + 1
+      RETURNING hits`;
+    return row!.hits;
+  }
+
+  close(): Promise<void> {
+    return this.#sql.end();
+  }
+}

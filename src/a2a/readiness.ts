@@ -1,0 +1,37 @@
+/**
+ * What /readyz answers: ready when the task store answers (within a timeout) and the Logos transport has peers to
+ * reach agents through, and never while the gateway drains. A load balancer sends calls only to ready replicas.
+ */
+import type { TaskStore } from '../store/task-store.ts';
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+export interface ReadinessSources {
+  store: TaskStore;
+  /** Connected Logos peers; undefined for a transport with none to count (the in-process memory network). */
+  logosPeers: () => number | undefined;
+  draining: () => boolean;
+  timeoutMs?: number;
+}
+
+export async function readiness(sources: ReadinessSources): Promise<Readiness> {
+  if (sources.draining()) return { ready: false, reason: 'The gateway is shutting down.' };
+  const peers = sources.logosPeers();
+  if (peers === 0) return { ready: false, reason: 'The Logos node has no peers yet; agents cannot be reached.' };
+  let timer: NodeJS.Timeout | undefined;
+  const timeoutMs = sources.timeoutMs ?? 2_000;
+  try {
+    const answered = await Promise.race([
+      // A lookup that finds nothing still goes through the store's whole read path.
+      sources.store.get('', '').then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    if (!answered) return { ready: false, reason: `The task store did not answer within ${timeoutMs} ms.` };
+  } catch {
+    // The cause may name internals (hosts, schemas): the probe says only which part is down.
+    return { ready: false, reason: 'The task store failed to answer.' };
+  } finally {
+    clearTimeout(timer);
+  }
+  return { ready: true };
+}

@@ -1,0 +1,89 @@
+/**
+ * The operator's view, from the config: the JSON logger (with every configured secret to scrub), tracing, the
+ * rate limiter on the store replicas share, and the transport wrapper that counts Logos messages.
+ */
+import { createLogger, type Logger } from '../observability/logger.ts';
+import { metrics } from '../observability/metrics.ts';
+import { startTracing, type Tracing } from '../observability/tracing.ts';
+import type { LogosTransport, PayloadHandler } from '../logos/transport.ts';
+import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../a2a/rate-limit.ts';
+import { RedisRateLimitStore } from '../a2a/rate-limit-redis.ts';
+import { PostgresRateLimitStore } from '../a2a/rate-limit-postgres.ts';
+import type { GatewayConfig } from './config.ts';
+
+/** Whether the `database` setting names a PostgreSQL server rather than a SQLite file. */
+export const isPostgresUrl = (database: string) => /^postgres(ql)?:\/\//.test(database);
+
+/** Every secret the config holds or points at, for the logger to scrub from free text. */
+function secretsOf(config: GatewayConfig, env: NodeJS.ProcessEnv): string[] {
+  const passwordOf = (url: string | undefined) => {
+    if (!url) return undefined;
+    try {
+      return decodeURIComponent(new URL(url).password) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return [
+    ...config.apiKeys.map((key) => key.key),
+    config.adminToken,
+    env.LOGOS_A2A_WALLET_PASSPHRASE,
+    passwordOf(config.redis),
+    isPostgresUrl(config.database) ? passwordOf(config.database) : undefined,
+  ].filter((secret): secret is string => secret !== undefined && secret.length > 0);
+}
+
+export function loggerFromConfig(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Logger {
+  return createLogger({ level: config.logLevel, secrets: secretsOf(config, env) });
+}
+
+export function tracingFromConfig(config: GatewayConfig): Tracing {
+  return startTracing(config.otlpEndpoint ? { otlpEndpoint: config.otlpEndpoint } : {});
+}
+
+/** Redis when configured, else the PostgreSQL database when the gateway runs on one, else this process's memory. */
+export async function rateLimiterFromConfig(config: GatewayConfig): Promise<RateLimiter | undefined> {
+  if (config.rateLimitPerKey === undefined && config.rateLimitPerAddress === undefined) return undefined;
+  let store: RateLimitStore;
+  if (config.redis) store = await RedisRateLimitStore.connect(config.redis);
+  else if (isPostgresUrl(config.database)) store = await PostgresRateLimitStore.connect(config.database);
+  else store = new MemoryRateLimitStore();
+  return new RateLimiter(store, {
+    perKey: config.rateLimitPerKey,
+    perAddress: config.rateLimitPerAddress,
+    windowMs: config.rateLimitWindowMs,
+    trustProxy: config.trustProxy,
+  });
+}
+
+/** The gateway's transport, counting what it sends and publishes (out) and what reaches its handlers (in). */
+export function countingTransport(transport: LogosTransport): LogosTransport {
+  const counted =
+    (handler: PayloadHandler): PayloadHandler =>
+    (payload, delivery) => {
+      metrics.logosMessages.inc({ direction: 'in' });
+      handler(payload, delivery);
+    };
+  return {
+    get address() {
+      return transport.address;
+    },
+    get maxPayloadBytes() {
+      return transport.maxPayloadBytes;
+    },
+    ...(transport.peerCount ? { peerCount: () => transport.peerCount!() } : {}),
+    ...(transport.addressProof ? { addressProof: (accountId: string) => transport.addressProof!(accountId) } : {}),
+    start: () => transport.start(),
+    stop: () => transport.stop(),
+    send: async (address, payload) => {
+      await transport.send(address, payload);
+      metrics.logosMessages.inc({ direction: 'out' });
+    },
+    publish: async (topic, payload, options) => {
+      await transport.publish(topic, payload, options);
+      metrics.logosMessages.inc({ direction: 'out' });
+    },
+    onDirect: (handler) => transport.onDirect(counted(handler)),
+    subscribe: (topic, handler, options) => transport.subscribe(topic, counted(handler), options),
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * OpenTelemetry traces: HTTP request → bridge → Logos send → the agent's replies. The W3C trace context crosses the
+ * Logos hop in the envelope's `traceparent` field (docs/binding.md, "Trace context"), so an agent can continue the
+ * trace. Spans are exported over OTLP/HTTP only when an endpoint is configured; without one the context still
+ * propagates (a client's `traceparent` reaches the agent) and nothing is recorded.
+ */
+import {
+  context,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
+
+export { SpanKind, type Span } from '@opentelemetry/api';
+
+const tracer = trace.getTracer('logos-a2a');
+
+export interface TracingSettings {
+  /** OTLP/HTTP traces endpoint (e.g. http://collector:4318/v1/traces); spans are recorded only with one. */
+  otlpEndpoint?: string;
+  /** An exporter of the caller's, spans handed to it one by one (tests: the SDK's InMemorySpanExporter). */
+  exporter?: SpanExporter;
+}
+
+export interface Tracing {
+  stop(): Promise<void>;
+}
+
+/** What the process's one provider hands each ended span to: the processors of every running `startTracing`. */
+const processors = new Set<SpanProcessor>();
+const fanOut: SpanProcessor = {
+  onStart: (span, parent) => processors.forEach((processor) => processor.onStart(span, parent)),
+  onEnd: (span) => processors.forEach((processor) => processor.onEnd(span)),
+  forceFlush: async () => {
+    await Promise.all([...processors].map((processor) => processor.forceFlush()));
+  },
+  shutdown: async () => {},
+};
+let registered = false;
+
+/**
+ * Registers the process's tracer provider, context manager and W3C propagator on first use (they stay for the
+ * process's life, like the metrics registry), and adds this caller's exporters until it stops. Several gateways in
+ * one process (tests) each add and remove their own.
+ */
+export function startTracing(settings: TracingSettings): Tracing {
+  if (!registered) {
+    new NodeTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'logos-a2a' }),
+      spanProcessors: [fanOut],
+    }).register();
+    registered = true;
+  }
+  const own: SpanProcessor[] = [];
+  if (settings.exporter) own.push(new SimpleSpanProcessor(settings.exporter));
+  if (settings.otlpEndpoint) own.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpEndpoint })));
+  for (const processor of own) processors.add(processor);
+  return {
+    stop: async () => {
+      for (const processor of own) processors.delete(processor);
+      await Promise.all(own.map((processor) => processor.shutdown()));
+    },
+  };
+}
+
+/**
+ * Runs `fn` in a new span, child of `parent` (default: the active context), and ends it when `fn` settles; a throw
+ * marks the span as an error and is rethrown.
+ */
+export async function inSpan<T>(
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes; parent?: Context },
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = options.parent ?? context.active();
+  const span = tracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    parent,
+  );
+  try {
+    return await context.with(trace.setSpan(parent, span), () => fn(span));
+  } catch (error) {
+    span.recordException(error instanceof Error ? error : String(error));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * Records a step that hands work over a hop (the bridge creating a task for an agent) as a span, child of the
+ * active one, and answers its `traceparent` for the message that crosses: what happens on the other side, and the
+ * replies, continue from it.
+ */
+export function handOver(name: string, attributes: Attributes): string | undefined {
+  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes });
+  const carrier: Record<string, string> = {};
+  propagation.inject(trace.setSpan(context.active(), span), carrier);
+  span.end();
+  return carrier.traceparent;
+}
+
+/** The W3C `traceparent` of the active span, to carry across a hop; undefined when there is no trace. */
+export function currentTraceparent(): string | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent;
+}
+
+/** The context a `traceparent` (and `tracestate`) continues; the active one when there is none. */
+export function contextFrom(carrier: { traceparent?: string | undefined; tracestate?: string | undefined }): Context {
+  const headers: Record<string, string> = {};
+  if (carrier.traceparent) headers.traceparent = carrier.traceparent;
+  if (carrier.tracestate) headers.tracestate = carrier.tracestate;
+  return propagation.extract(context.active(), headers);
+}

@@ -1,0 +1,84 @@
+/**
+ * One trace from the caller's HTTP request through the bridge and the Logos send to the agent's replies, continuing
+ * the caller's `traceparent`, with the bridge's context in the task_request envelope for the agent to continue.
+ */
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTracing, type Tracing } from '../../src/observability/tracing.ts';
+import { eventually, startTestBed, type TestBed } from '../support/gateway.ts';
+
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+
+describe('traces', () => {
+  const exporter = new InMemorySpanExporter();
+  let tracing: Tracing;
+  let bed: TestBed;
+
+  beforeAll(async () => {
+    tracing = startTracing({ exporter });
+    bed = await startTestBed();
+  });
+  afterAll(async () => {
+    await bed.close();
+    await tracing.stop();
+  });
+
+  it('HTTP → bridge → Logos send → replies → HTTP, in the caller’s trace, the context in the envelope', async () => {
+    exporter.reset();
+    const envelopes: { type: string; traceparent?: string }[] = [];
+    // Another listener at the agent's address: the network hands it what the gateway sends the agent.
+    const stopListening = bed.network.listen('direct', 'agent:echo', (payload) =>
+      envelopes.push(JSON.parse(new TextDecoder().decode(payload)) as { type: string; traceparent?: string }),
+    );
+    const response = await fetch(`${bed.gateway.url}/agents/echo`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'A2A-Version': '1.0',
+        traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'trace-1', role: 'ROLE_USER', parts: [{ text: 'trace me' }] } },
+      }),
+    });
+    const { result } = (await response.json()) as { result: { task: { id: string } } };
+    const taskId = result.task.id;
+
+    const spans = await eventually(() => {
+      const all = exporter.getFinishedSpans();
+      return all.some((span) => span.name === 'POST /agents/{agentId}') ? all : undefined;
+    });
+    const named = (name: string) => spans.filter((span) => span.name === name);
+    const [http] = named('POST /agents/{agentId}');
+    const [bridge] = named('bridge task_request');
+    const sends = named('logos send');
+    const receives = named('logos receive');
+    expect(http && bridge).toBeTruthy();
+    expect(sends.length).toBeGreaterThanOrEqual(1);
+    expect(receives.length).toBeGreaterThanOrEqual(1);
+
+    for (const span of [http!, bridge!, ...sends, ...receives]) expect(span.spanContext().traceId).toBe(CALLER_TRACE);
+    expect(http!.kind).toBe(SpanKind.SERVER);
+    expect(http!.parentSpanContext?.spanId).toBe(CALLER_SPAN);
+    expect(http!.attributes['http.response.status_code']).toBe(200);
+    expect(bridge!.parentSpanContext?.spanId).toBe(http!.spanContext().spanId);
+    expect(bridge!.attributes['a2a.task.id']).toBe(taskId);
+    for (const span of [...sends, ...receives])
+      expect(span.parentSpanContext?.spanId).toBe(bridge!.spanContext().spanId);
+    expect(sends[0]!.kind).toBe(SpanKind.PRODUCER);
+    expect(receives[0]!.kind).toBe(SpanKind.CONSUMER);
+    // The blocking call answers after the agent's replies: the HTTP span encloses them.
+    const end = (span: { endTime: [number, number] }) => span.endTime[0] * 1e9 + span.endTime[1];
+    for (const span of receives) expect(end(span)).toBeLessThanOrEqual(end(http!));
+
+    // What crossed the Logos hop: the bridge span's context, for the agent to continue.
+    stopListening();
+    const request = envelopes.find((envelope) => envelope.type === 'task_request');
+    expect(request?.traceparent).toBe(`00-${CALLER_TRACE}-${bridge!.spanContext().spanId}-01`);
+  });
+});
