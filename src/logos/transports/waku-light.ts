@@ -28,6 +28,7 @@ import {
   generateWakuPrivateKey,
   inboxTopicForPublicKey,
   parseWakuAddress,
+  proveAddress,
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
@@ -90,6 +91,11 @@ export class WakuLightTransport implements LogosTransport {
   /** Messages dropped, by reason (as the `waku` transport counts them). */
   get dropped(): WakuDropCounters {
     return this.receiver.dropped;
+  }
+
+  /** Its addresses are keys as the `waku` transport's, so an agent's card carries the same proof. */
+  addressProof(accountId: string): string {
+    return proveAddress(this.#identity.privateKey, accountId);
   }
 
   /** Connected service nodes. */
