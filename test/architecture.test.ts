@@ -9,9 +9,14 @@ import { describe, expect, it } from 'vitest';
 
 const src = fileURLToPath(new URL('../src', import.meta.url));
 
-/** Top to bottom. `agent.ts` (the package's public module) sits on top; `json-object.ts` is a shared leaf. */
+/**
+ * Top to bottom. `agent.ts` (the package's public module) sits on top; the runtimes' entries (`worker.ts` with
+ * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `json-object.ts` is a shared leaf.
+ */
 const LAYERS = [
   'agent.ts',
+  'worker.ts',
+  'worker',
   'cli',
   'gateway',
   'a2a',
@@ -33,12 +38,15 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Relative imports and re-exports, resolved to files (type-only ones count too: they are dependencies of meaning). */
+/**
+ * Relative imports and re-exports of source files, resolved (type-only ones count too: they are dependencies of
+ * meaning). The package's data outside src/ (openapi/openapi.json, which the Worker bundles) is in no layer.
+ */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) =>
-    resolve(dirname(file), match[1]!),
-  );
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)]
+    .map((match) => resolve(dirname(file), match[1]!))
+    .filter((target) => !relative(src, target).startsWith('..'));
 }
 
 const layerOf = (file: string) => relative(src, file).split('/')[0]!;

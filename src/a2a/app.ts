@@ -61,6 +61,11 @@ export interface AppOptions {
    * calls in flight return their task as it stands and open streams end with its current status.
    */
   shutdown?: AbortSignal;
+  /**
+   * The OpenAPI document served at /openapi.json. Default: the package's openapi/openapi.json, read from disk;
+   * runtimes without the package's files (Cloudflare Workers) pass it in.
+   */
+  openApiDocument?: Record<string, unknown>;
   /** Push notifications (the config methods and webhooks); absent: they answer PushNotificationNotSupported. */
   push?: PushNotificationService;
   log?: ErrorLog;
@@ -146,7 +151,7 @@ export function createApp(options: AppOptions): Hono {
     return endpoint.rest.handle(c, match.route);
   };
 
-  const openapi = loadOpenApi(options.publicBaseUrl);
+  const openapi = openApiJson(options.publicBaseUrl, options.openApiDocument ?? readOpenApiDocument());
   app.use(
     '*',
     observeRequests({
@@ -289,11 +294,14 @@ function unknownAgent(agentId: string, directory: AgentDirectory): Response {
   return notFound(`No agent "${agentId}" here. Agents: ${known.length ? known.join(', ') : 'none'}.`);
 }
 
-function loadOpenApi(publicBaseUrl: string): string {
+function openApiJson(publicBaseUrl: string, document: Record<string, unknown>): string {
+  return JSON.stringify({ ...document, servers: [{ url: publicBaseUrl, description: 'This gateway' }] });
+}
+
+function readOpenApiDocument(): Record<string, unknown> {
   // Two levels up from src/a2a (tests) and from dist/a2a (built) alike.
-  const document = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Record<
+  return JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Record<
     string,
     unknown
   >;
-  return JSON.stringify({ ...document, servers: [{ url: publicBaseUrl, description: 'This gateway' }] });
 }

@@ -37,7 +37,11 @@ export type GatewayError =
   | { kind: 'not-found'; message: string }
   | { kind: 'method-not-allowed'; allow: readonly string[] }
   | { kind: 'bad-query'; message: string }
-  | { kind: 'shutting-down'; message: string };
+  | { kind: 'shutting-down'; message: string }
+  /** A deployment whose settings cannot work (a Worker's are read per request): the message names the setting. */
+  | { kind: 'misconfigured'; message: string }
+  /** Something the gateway needs is out of reach for now (a Worker's Logos node): the message says what. */
+  | { kind: 'unavailable'; message: string };
 
 export type FaceError = ThrownError | GatewayError;
 
@@ -97,6 +101,10 @@ export function gatewayErrorResponse(error: Exclude<FaceError, { kind: 'a2a' }>)
     case 'shutting-down':
       // Closing the connection sends the client's next attempt to another replica, or to this one after its restart.
       return httpError(503, 'UNAVAILABLE', error.message, { 'Retry-After': '5', Connection: 'close' });
+    case 'misconfigured':
+      return httpError(500, 'INTERNAL', error.message);
+    case 'unavailable':
+      return httpError(503, 'UNAVAILABLE', error.message, { 'Retry-After': '5' });
     case 'internal':
       return httpError(500, 'INTERNAL', INTERNAL_ERROR_MESSAGE);
   }

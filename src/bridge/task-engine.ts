@@ -69,6 +69,8 @@ export interface EngineOptions {
   onChange?: ChangeListener;
   /** Which dialect the agent at an address speaks (default: this binding's). */
   dialectOf?: (agentAddress: string) => Dialect;
+  /** The id of a new task (default: a random UUID); on Workers the task's Durable Object has chosen it already. */
+  newTaskId?: () => string;
   log?: (message: string) => void;
 }
 
@@ -100,6 +102,7 @@ export class TaskEngine {
       // A request goes to the agent in one message.
       maxEnvelopeBytes: options.transport.maxPayloadBytes,
       approvalTimeoutMs: 3_600_000,
+      newTaskId: randomUUID,
       ...options,
     };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
@@ -173,7 +176,7 @@ export class TaskEngine {
     const retryKey = priced ? this.retryKeyOf(input.agentId, input.message, input.caller) : undefined;
     const earlier = retryKey ? await this.earlierAttempt(input.agentId, retryKey, input.listener) : undefined;
     if (earlier) return earlier;
-    const taskId = randomUUID();
+    const taskId = this.options.newTaskId();
     if (retryKey) this.pricedByRetryKey.set(retryKey, { taskId, at: Date.now() });
     const contextId = input.message.contextId || randomUUID();
     const userMessage: Message = { ...input.message, taskId, contextId };

@@ -10,6 +10,7 @@ import { echoAgent } from '../logos/agents/echo.ts';
 import { NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
 import { loadOrCreateKey } from '../logos/secret-key-file.ts';
 import { WakuTransport } from '../logos/transports/waku.ts';
+import { startNodeRestServer, type NodeRestSettings } from '../logos/node-rest/server.ts';
 
 export interface AgentProcessOptions {
   kind: 'echo' | 'conformance';
@@ -24,11 +25,15 @@ export interface AgentProcessOptions {
   cardKeyFile?: string;
   discoveryTopic?: string;
   announceEveryMs?: number;
+  /** Serve the node's nwaku REST API (for Workers and nwaku clients). */
+  rest?: NodeRestSettings;
 }
 
 export interface AgentProcess {
   agent: LogosAgent;
   transport: WakuTransport;
+  /** Where the node's nwaku REST API is, when served. */
+  restUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -63,5 +68,20 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
   };
   const agent = options.kind === 'echo' ? echoAgent(transport, builtin) : conformanceAgent(transport, builtin);
   await agent.start();
-  return { agent, transport, stop: () => agent.stop() };
+  let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
+  try {
+    rest = options.rest ? await startNodeRestServer(transport, options.rest) : undefined;
+  } catch (error) {
+    await agent.stop();
+    throw error;
+  }
+  return {
+    agent,
+    transport,
+    ...(rest ? { restUrl: rest.url } : {}),
+    async stop() {
+      await rest?.stop();
+      await agent.stop();
+    },
+  };
 }

@@ -115,6 +115,8 @@ Options:
   --key-file FILE       the agent's Logos identity (default .data/agent-ID.key, created on first start)
   --card-key-file FILE  the LEZ key its card is signed with (default .data/agent-ID.lez.key, created on first start)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
+  --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port)
+  --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
   -h, --help            this text
 
 Settings: none besides these options. The agent uses the gateway's defaults: the network's cluster (local: 2) with
@@ -130,6 +132,8 @@ Ctrl-C or SIGTERM stops it.
       'key-file': { type: 'string' },
       'card-key-file': { type: 'string' },
       'announce-every': { type: 'string' },
+      'rest-port': { type: 'string' },
+      'rest-host': { type: 'string' },
     },
     positionals: 1,
     run: runAgent,
@@ -149,6 +153,7 @@ Options:
 
 Settings:
   LOGOS_A2A_DEVNET_PORT   its port, when --port is not given
+  LOGOS_A2A_DEVNET_HOST   the address it listens on (default 127.0.0.1; 0.0.0.0 in a container)
 
 Ctrl-C or SIGTERM stops it.
 `,
@@ -300,11 +305,14 @@ function settingsTable(): string {
   const rows: [string, string][] = [
     ['LOGOS_A2A_CONFIG', 'the config file, when --config is not given'],
     ...Object.entries(ENVIRONMENT).map(([env, key]): [string, string] => [env, key]),
-    ['LOGOS_A2A_TRANSPORT', 'transport.kind: waku (default), waku-light or memory'],
+    ['LOGOS_A2A_TRANSPORT', 'transport.kind: waku (default), waku-light, memory or nwaku-rest'],
     ['LOGOS_A2A_NETWORK', 'transport.network: local (default), logos.test or logos.dev'],
     ['LOGOS_A2A_WAKU_LISTEN', 'transport.listen (comma-separated multiaddrs)'],
     ['LOGOS_A2A_WAKU_PEERS', 'transport.peers (comma-separated multiaddrs)'],
     ['LOGOS_A2A_WAKU_KEY_FILE', 'transport.keyFile'],
+    ['LOGOS_A2A_WAKU_REST_PORT', "transport.rest.port: serve the node's nwaku REST API (off unless set)"],
+    ['LOGOS_A2A_WAKU_REST_HOST', 'transport.rest.host (default 127.0.0.1)'],
+    ['LOGOS_A2A_NWAKU_REST_URL', 'transport.url: the nwaku REST API an nwaku-rest gateway goes through'],
     ['LOGOS_A2A_PAYMENTS_RAIL', 'payments.rail: none (default) or lez'],
     ['LOGOS_A2A_SEQUENCER_URL', 'payments.sequencerUrl'],
     ['LOGOS_A2A_WALLET_KEY_FILE', 'payments.walletKeyFile'],
@@ -422,7 +430,7 @@ async function runGateway(command: 'demo' | 'serve', values: Values): Promise<nu
 
 /** Multiaddrs are checked before anything starts, so a typo is named rather than thrown from deep in libp2p. */
 function checkTransportSettings(config: GatewayConfig, prefix: string): void {
-  if (config.transport.kind === 'memory') return;
+  if (config.transport.kind === 'memory' || config.transport.kind === 'nwaku-rest') return;
   if (config.transport.kind === 'waku') {
     checkMultiaddrs(config.transport.listen, SERVE_SETTINGS.listenSetting, prefix, 'setting');
   }
@@ -459,6 +467,14 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   if (announceEveryMs !== undefined && !(Number.isInteger(announceEveryMs) && announceEveryMs > 0)) {
     throw new UsageError(`${prefix}: --announce-every takes milliseconds, a whole number above 0, got "${every}"`);
   }
+  const restPortOption = str(values['rest-port']);
+  const restPort = restPortOption === undefined ? undefined : Number(restPortOption);
+  if (
+    restPort !== undefined &&
+    !(restPortOption !== '' && Number.isInteger(restPort) && restPort >= 0 && restPort <= 65535)
+  ) {
+    throw new UsageError(`${prefix}: --rest-port takes a port number from 0 to 65535, got "${restPortOption}"`);
+  }
   const peers = (values.peer as string[] | undefined) ?? [];
   const network = str(values.network);
   if (network !== undefined && !isNetworkName(network)) {
@@ -479,12 +495,14 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
+    ...(restPort !== undefined ? { rest: { port: restPort, host: str(values['rest-host']) ?? '127.0.0.1' } } : {}),
   });
   process.stdout.write(
     [
       `logos-a2a agent ${running.agent.card.id}: ${running.transport.address}`,
       `  listening at ${running.transport.multiaddrs().join(', ')}`,
       `  peers: ${peers.join(', ') || 'none (pass --peer to join a network)'}`,
+      ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
@@ -505,7 +523,11 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
   const signalled = untilSignal();
   const dataDir = str(values.data);
   const { startDevnet, DEVNET_GENESIS } = await import('../devnet/devnet.ts');
-  const devnet = await startDevnet({ port, host: '127.0.0.1', ...(dataDir ? { dataDir } : {}) });
+  const devnet = await startDevnet({
+    port,
+    host: process.env.LOGOS_A2A_DEVNET_HOST || '127.0.0.1',
+    ...(dataDir ? { dataDir } : {}),
+  });
   process.stdout.write(
     [
       `logos-a2a devnet: a local LEZ sequencer at ${devnet.url} (blocks every second${dataDir ? `, chain in ${dataDir}, at block ${devnet.lastBlockId()}` : ''})`,
@@ -549,10 +571,13 @@ function printWelcome(gateway: Gateway, command: string): void {
 }
 
 function logosNetworkLines(gateway: Gateway): string[] {
+  const { remoteNodeUrl, nodeRestUrl } = gateway.network;
+  if (remoteNodeUrl) return [`Logos network: Waku relay through the nwaku REST API at ${remoteNodeUrl}`];
   const join = gateway.network.joinAddresses();
   if (join.length === 0) return [`Logos network: ${gateway.network.description}`];
   return [
     `Logos network: ${gateway.network.description}; join at ${join[0]}`,
+    ...(nodeRestUrl ? [`  the node's nwaku REST API: ${nodeRestUrl}`] : []),
     `  another agent, as its own process: npm run agent -- echo --id echo2 --peer ${join[0]}`,
   ];
 }

@@ -7,8 +7,22 @@
  *
  * A process killed while appending leaves at most one torn last line, which is cut off at the next start: that
  * block was never served, since a block is served only once its line is on disk.
+ *
+ * One devnet at a time per directory: two appending to one log would interleave their blocks and leave a chain no
+ * start can replay. A `lock` file names the process holding the directory; a lock left by a process that is gone
+ * (killed with -9, say) is taken over.
  */
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { base64 } from '@scure/base';
 
@@ -21,10 +35,12 @@ export interface StoredChain {
 
 export class BlockLog {
   private readonly fd: number;
+  private readonly lockFile: string;
   private closed = false;
 
-  private constructor(fd: number) {
+  private constructor(fd: number, lockFile: string) {
     this.fd = fd;
+    this.lockFile = lockFile;
   }
 
   /**
@@ -37,6 +53,21 @@ export class BlockLog {
     isBlock: (bytes: Uint8Array) => boolean,
   ): { log: BlockLog; stored: StoredChain } {
     mkdirSync(dir, { recursive: true });
+    const lockFile = lockDirectory(dir);
+    try {
+      return BlockLog.read(dir, identity, isBlock, lockFile);
+    } catch (error) {
+      rmSync(lockFile, { force: true });
+      throw error;
+    }
+  }
+
+  private static read(
+    dir: string,
+    identity: string,
+    isBlock: (bytes: Uint8Array) => boolean,
+    lockFile: string,
+  ): { log: BlockLog; stored: StoredChain } {
     const identityFile = join(dir, 'chain.json');
     if (existsSync(identityFile)) {
       const stored = readFileSync(identityFile, 'utf8');
@@ -65,7 +96,7 @@ export class BlockLog {
     }
     const fd = openSync(blocksFile, 'a+', 0o600);
     if (kept < Buffer.byteLength(text)) ftruncateSync(fd, kept);
-    return { log: new BlockLog(fd), stored: { identity, blocks } };
+    return { log: new BlockLog(fd, lockFile), stored: { identity, blocks } };
   }
 
   append(block: Uint8Array): void {
@@ -78,6 +109,37 @@ export class BlockLog {
     if (this.closed) return;
     this.closed = true;
     closeSync(this.fd);
+    rmSync(this.lockFile, { force: true });
+  }
+}
+
+/** Takes `dir/lock` for this process, or throws naming the live process that holds it. */
+function lockDirectory(dir: string): string {
+  const lockFile = join(dir, 'lock');
+  for (;;) {
+    try {
+      const fd = openSync(lockFile, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return lockFile;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(readFileSync(lockFile, 'utf8'));
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder))
+      throw new Error(
+        `${dir} is in use by another devnet (process ${holder}); stop it, or give this one another data directory`,
+      );
+    rmSync(lockFile, { force: true }); // left by a process that is gone
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -66,6 +66,17 @@ const WakuTransportConfig = z
     ...wakuNetworkFields,
     /** Multiaddrs the gateway's node listens on; agents (and other relays) dial these. */
     listen: z.array(z.string().min(1)).min(1).default(['/ip4/127.0.0.1/tcp/60000']),
+    /** The node's nwaku REST API (relay, health, info; docs/binding.md §2.10), for Workers and nwaku clients. Off unless set. */
+    rest: z
+      .object({
+        port,
+        /** No authentication, as nwaku's: keep it on loopback or a private network. */
+        host: z.string().min(1).default('127.0.0.1'),
+        /** Messages kept for pollers in all (nwaku's --rest-relay-cache-capacity). */
+        cacheCapacity: z.number().int().positive().default(50),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .transform(withPreset);
@@ -76,6 +87,19 @@ const WakuLightTransportConfig = z
   .strict()
   .transform(withPreset);
 export type WakuTransportConfig = z.infer<typeof WakuTransportConfig>;
+const NwakuRestTransportConfig = z
+  .object({
+    kind: z.literal('nwaku-rest'),
+    /** The REST API of an nwaku or logos-delivery node (or of another gateway's or agent's node), e.g. http://127.0.0.1:8645. */
+    url: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//.test(url), 'must be an http(s) URL'),
+    /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
+    keyFile: z.string().min(1).default('.data/gateway.key'),
+    pollIntervalMs: z.coerce.number().int().positive().default(250),
+  })
+  .strict();
 
 const PaymentsConfig = z
   .object({
@@ -153,10 +177,15 @@ export const GatewayConfig = z
       .default([]),
     /**
      * The Logos network: an embedded Waku relay node (`waku`, default), a Waku light node of service nodes
-     * (`waku-light`), or the in-process memory network.
+     * (`waku-light`), the in-process memory network, or the REST API of a relay node run elsewhere (`nwaku-rest`).
      */
     transport: z
-      .discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig, WakuLightTransportConfig])
+      .discriminatedUnion('kind', [
+        MemoryTransportConfig,
+        WakuTransportConfig,
+        WakuLightTransportConfig,
+        NwakuRestTransportConfig,
+      ])
       .prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     /**
@@ -293,8 +322,10 @@ export function loadConfig(
 }
 
 /**
- * LOGOS_A2A_TRANSPORT (memory | waku), LOGOS_A2A_NETWORK (a preset), LOGOS_A2A_WAKU_LISTEN and LOGOS_A2A_WAKU_PEERS
- * (comma-separated multiaddrs) and LOGOS_A2A_WAKU_KEY_FILE, over what the file says.
+ * LOGOS_A2A_TRANSPORT (memory | waku | waku-light | nwaku-rest), LOGOS_A2A_NETWORK (a preset), LOGOS_A2A_WAKU_LISTEN
+ * and LOGOS_A2A_WAKU_PEERS (comma-separated multiaddrs), LOGOS_A2A_WAKU_KEY_FILE, LOGOS_A2A_WAKU_REST_PORT and
+ * LOGOS_A2A_WAKU_REST_HOST (the node's REST API), and LOGOS_A2A_NWAKU_REST_URL (the node an nwaku-rest gateway uses),
+ * over what the file says.
  */
 function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
   const list = (value: string | undefined) =>
@@ -307,15 +338,23 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
   const keyFile = env.LOGOS_A2A_WAKU_KEY_FILE || undefined;
   const kind = env.LOGOS_A2A_TRANSPORT || undefined;
   const network = env.LOGOS_A2A_NETWORK || undefined;
-  if (!kind && !network && !listen && !peers && !keyFile) return undefined;
+  const url = env.LOGOS_A2A_NWAKU_REST_URL || undefined;
+  const restPort = env.LOGOS_A2A_WAKU_REST_PORT || undefined;
+  const restHost = env.LOGOS_A2A_WAKU_REST_HOST || undefined;
+  if (!kind && !network && !listen && !peers && !keyFile && !url && !restPort && !restHost) return undefined;
   const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
+  const baseRest = typeof base.rest === 'object' && base.rest !== null ? base.rest : {};
   return {
     ...base,
-    ...(kind ? { kind } : base.kind ? {} : { kind: 'waku' }),
+    ...(kind ? { kind } : base.kind ? {} : { kind: url ? 'nwaku-rest' : 'waku' }),
     ...(network ? { network } : {}),
     ...(listen ? { listen } : {}),
     ...(peers ? { peers } : {}),
     ...(keyFile ? { keyFile } : {}),
+    ...(url ? { url } : {}),
+    ...(restPort || restHost
+      ? { rest: { ...baseRest, ...(restPort ? { port: restPort } : {}), ...(restHost ? { host: restHost } : {}) } }
+      : {}),
   };
 }
 

@@ -1,14 +1,18 @@
 /**
  * The Logos network the gateway joins, as configured: the in-process memory network, Waku Relay through an
- * embedded node, or Waku as a light node of service nodes. It hands out the gateway's node and nodes for in-process agents, joined to the same network.
+ * embedded node (which can serve the nwaku REST API too), Waku as a light node of service nodes, or Waku Relay
+ * through the REST API of a node run elsewhere (nwaku-rest). It hands out the gateway's node and nodes for in-process
+ * agents, joined to the same network.
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { loadOrCreateKey } from './secret-key-file.ts';
 import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
+import { NwakuRestTransport } from './transports/nwaku-rest.ts';
 import { BINDING_SHARD_TOPIC, WakuTransport } from './transports/waku.ts';
 import { WakuLightTransport } from './transports/waku-light.ts';
+import { startNodeRestServer, type NodeRestSettings } from './node-rest/server.ts';
 
 export interface LogosNetwork {
   readonly gateway: LogosTransport;
@@ -22,11 +26,22 @@ export interface LogosNetwork {
   ready(agentCount: number, timeoutMs?: number): Promise<boolean>;
   /** Addresses other processes can join at (Waku multiaddrs); empty for the memory network. */
   joinAddresses(): string[];
+  /** Where the embedded node serves the nwaku REST API, when it does. */
+  readonly nodeRestUrl?: string;
+  /** The node whose REST API the gateway goes through (nwaku-rest). */
+  readonly remoteNodeUrl?: string;
   stop(): Promise<void>;
 }
 
-/** Where the gateway's Logos side runs: the in-process network, an embedded Waku relay node, or a light node. */
-export type NetworkSettings = { kind: 'memory' } | WakuNetworkSettings | WakuLightNetworkSettings;
+/**
+ * Where the gateway's Logos side runs: the in-process network, an embedded Waku relay node, a light node, or the
+ * REST API of a node run elsewhere.
+ */
+export type NetworkSettings =
+  | { kind: 'memory' }
+  | WakuNetworkSettings
+  | WakuLightNetworkSettings
+  | { kind: 'nwaku-rest'; url: string; keyFile: string; pollIntervalMs: number };
 
 interface WakuNetworkCommon {
   /** Peers to stay connected to: the network's entry nodes, then the operator's own. */
@@ -41,6 +56,7 @@ interface WakuNetworkCommon {
 export interface WakuNetworkSettings extends WakuNetworkCommon {
   kind: 'waku';
   listen: string[];
+  rest?: NodeRestSettings | undefined;
 }
 
 /** A light node: the entry nodes and peers are its service nodes (LightPush and Filter). */
@@ -64,6 +80,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     };
   }
   if (settings.kind === 'waku-light') return openLightNetwork(settings);
+  if (settings.kind === 'nwaku-rest') return openRemoteNode(settings);
   const common = {
     clusterId: settings.clusterId,
     numShardsInCluster: settings.shards,
@@ -76,9 +93,17 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     staticPeers: [...settings.entryNodes, ...settings.peers],
   });
   await gateway.start();
+  let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
+  try {
+    rest = settings.rest ? await startNodeRestServer(gateway, settings.rest) : undefined;
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
   return {
     gateway,
     description: `Waku relay (cluster ${settings.clusterId}, ${settings.shards} shards)`,
+    ...(rest ? { nodeRestUrl: rest.url } : {}),
     agentNode: (name) =>
       new WakuTransport({
         ...common,
@@ -96,6 +121,32 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       return true;
     },
     joinAddresses: () => gateway.multiaddrs(),
+    async stop() {
+      await rest?.stop();
+      await gateway.stop();
+    },
+  };
+}
+
+/** Through the REST API of a node run elsewhere; in-process agents use it too, each with its own identity. */
+async function openRemoteNode(settings: {
+  url: string;
+  keyFile: string;
+  pollIntervalMs: number;
+}): Promise<LogosNetwork> {
+  const node = (key: Uint8Array) =>
+    new NwakuRestTransport({ url: settings.url, privateKey: key, pollIntervalMs: settings.pollIntervalMs });
+  const gateway = node(loadOrCreateKey(settings.keyFile));
+  await gateway.start();
+  return {
+    gateway,
+    description: `Waku relay through the REST API of ${gateway.url}`,
+    remoteNodeUrl: gateway.url,
+    agentNode: (name) => node(loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.key`))),
+    agentCardKey: (name) => loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.lez.key`)),
+    // Through REST the mesh cannot be seen; the node's own /health tells whether it has relay peers.
+    ready: async () => true,
+    joinAddresses: () => [],
     stop: () => gateway.stop(),
   };
 }

@@ -13,13 +13,16 @@ import { openSqlite } from './sqlite-file.ts';
 import type { Task } from '@a2a-js/sdk';
 import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
-  decodeCursor,
-  encodeCursor,
+  ACTIVE_TASKS_SQL,
+  INSERT_TASK_SQL,
+  insertValues,
   fromRow,
   serialize,
   stateOf,
   TERMINAL_STATES,
   timestampOf,
+  taskListSql,
+  taskPageOf,
   type TaskRow,
 } from './task-rows.ts';
 
@@ -66,33 +69,18 @@ export class SqliteTaskStore implements TaskStore {
     // a quarter less time per task than the default of 1000 pages).
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(SCHEMA);
-    this.insertStmt = this.db.prepare(
-      `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.insertStmt = this.db.prepare(INSERT_TASK_SQL);
     this.updateStmt = this.db.prepare(
       'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?',
     );
     this.getStmt = this.db.prepare('SELECT * FROM tasks WHERE id = ? AND agent_id = ?');
-    this.activeStmt = this.db.prepare(`SELECT * FROM tasks WHERE state NOT IN (${TERMINAL_STATES.join(',')})`);
+    this.activeStmt = this.db.prepare(ACTIVE_TASKS_SQL);
   }
 
-  insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
+  insert(record: StoredTask): Promise<void> {
     // Values are taken now: the caller goes on changing the task before the batch commits.
-    const row = [
-      task.id,
-      agentId,
-      task.contextId,
-      stateOf(task),
-      timestampOf(task),
-      serialize(task),
-      link.agentAddress,
-      link.lastSeq,
-      link.request,
-      retryKey ?? null,
-      owner ?? null,
-    ];
-    return this.enqueue(task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
+    const row = insertValues(record);
+    return this.enqueue(record.task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
   }
 
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
@@ -166,39 +154,9 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async list(agentId: string, query: TaskQuery): Promise<TaskPage> {
-    const where = ['agent_id = ?'];
-    const args: (string | number)[] = [agentId];
-    const filterBy = (clause: string, value: string | number) => {
-      where.push(clause);
-      args.push(value);
-    };
-    if (query.owner !== undefined) filterBy('owner = ?', query.owner);
-    if (query.contextId) filterBy('context_id = ?', query.contextId);
-    if (query.state !== undefined) filterBy('state = ?', query.state);
-    if (query.statusAfter) filterBy('status_ts > ?', query.statusAfter);
-    const filter = where.join(' AND ');
-    const { total } = this.db.prepare(`SELECT count(*) AS total FROM tasks WHERE ${filter}`).get(...args) as {
-      total: number;
-    };
-
-    const pageWhere = [filter];
-    const pageArgs = [...args];
-    if (query.pageToken) {
-      const [ts, id] = decodeCursor(query.pageToken);
-      pageWhere.push('(status_ts, id) < (?, ?)');
-      pageArgs.push(ts, id);
-    }
-    const rows = this.db
-      .prepare(`SELECT * FROM tasks WHERE ${pageWhere.join(' AND ')} ORDER BY status_ts DESC, id DESC LIMIT ?`)
-      .all(...pageArgs, query.pageSize + 1) as unknown as TaskRow[];
-    const more = rows.length > query.pageSize;
-    const page = rows.slice(0, query.pageSize).map((row) => fromRow(row).task);
-    const last = page.at(-1);
-    return {
-      tasks: page,
-      totalSize: total,
-      nextPageToken: more && last ? encodeCursor(timestampOf(last), last.id) : '',
-    };
+    const { count, page } = taskListSql(agentId, query);
+    const { total } = this.db.prepare(count.sql).get(...count.args) as { total: number };
+    return taskPageOf(this.db.prepare(page.sql).all(...page.args) as unknown as TaskRow[], total, query.pageSize);
   }
 
   async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {

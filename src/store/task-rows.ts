@@ -1,6 +1,9 @@
-/** Task rows as both SQL stores keep them (same columns), the values they are indexed by, and the list cursor. */
+/**
+ * How a task is kept in a row, the same in every SQL store (SQLite, D1): its state and status time as columns to
+ * query by, the SDK's JSON as the body, and list pages resumed from an opaque (status time, id) cursor.
+ */
 import { Task, TaskState } from '@a2a-js/sdk';
-import { InvalidPageTokenError, type StoredTask } from './task-store.ts';
+import { InvalidPageTokenError, type StoredTask, type TaskPage, type TaskQuery } from './task-store.ts';
 
 export const TERMINAL_STATES = [
   TaskState.TASK_STATE_COMPLETED,
@@ -9,6 +12,7 @@ export const TERMINAL_STATES = [
   TaskState.TASK_STATE_REJECTED,
 ];
 
+/** The columns a task is read back from. */
 export interface TaskRow {
   id: string;
   agent_id: string;
@@ -16,6 +20,26 @@ export interface TaskRow {
   agent_addr: string;
   last_seq: number;
   request: string;
+}
+
+/** The insert of a new task, and its values in the statement's order. */
+export const INSERT_TASK_SQL = `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export function insertValues({ agentId, task, link, retryKey, owner }: StoredTask): (string | number | null)[] {
+  return [
+    task.id,
+    agentId,
+    task.contextId,
+    stateOf(task),
+    timestampOf(task),
+    serialize(task),
+    link.agentAddress,
+    link.lastSeq,
+    link.request,
+    retryKey ?? null,
+    owner ?? null,
+  ];
 }
 
 export function stateOf(task: Task): number {
@@ -53,3 +77,48 @@ export function decodeCursor(token: string): [string, string] {
   }
   throw new InvalidPageTokenError(`pageToken "${token}" is not one this server issued`);
 }
+
+/** The statements of one list page: the count of every match, and the page (one row more, to tell if more follow). */
+export interface TaskListSql {
+  count: { sql: string; args: (string | number)[] };
+  page: { sql: string; args: (string | number)[] };
+}
+
+export function taskListSql(agentId: string, query: TaskQuery): TaskListSql {
+  const where = ['agent_id = ?'];
+  const args: (string | number)[] = [agentId];
+  const filterBy = (clause: string, value: string | number) => {
+    where.push(clause);
+    args.push(value);
+  };
+  if (query.owner !== undefined) filterBy('owner = ?', query.owner);
+  if (query.contextId) filterBy('context_id = ?', query.contextId);
+  if (query.state !== undefined) filterBy('state = ?', query.state);
+  if (query.statusAfter) filterBy('status_ts > ?', query.statusAfter);
+  const filter = where.join(' AND ');
+  const pageWhere = [filter];
+  const pageArgs = [...args];
+  if (query.pageToken) {
+    const [ts, id] = decodeCursor(query.pageToken);
+    pageWhere.push('(status_ts, id) < (?, ?)');
+    pageArgs.push(ts, id);
+  }
+  return {
+    count: { sql: `SELECT count(*) AS total FROM tasks WHERE ${filter}`, args },
+    page: {
+      sql: `SELECT * FROM tasks WHERE ${pageWhere.join(' AND ')} ORDER BY status_ts DESC, id DESC LIMIT ?`,
+      args: [...pageArgs, query.pageSize + 1],
+    },
+  };
+}
+
+/** The page out of the rows its statement found (one more than the page size when more follow). */
+export function taskPageOf(rows: TaskRow[], total: number, pageSize: number): TaskPage {
+  const more = rows.length > pageSize;
+  const page = rows.slice(0, pageSize).map((row) => fromRow(row).task);
+  const last = page.at(-1);
+  return { tasks: page, totalSize: total, nextPageToken: more && last ? encodeCursor(timestampOf(last), last.id) : '' };
+}
+
+/** Active tasks: what a restarted gateway resumes. */
+export const ACTIVE_TASKS_SQL = `SELECT * FROM tasks WHERE state NOT IN (${TERMINAL_STATES.join(',')})`;

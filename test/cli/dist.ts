@@ -17,7 +17,7 @@ export function distIsFresh(): boolean {
     for (const setting of ['tsconfig.json', 'tsconfig.build.json'])
       newestInput = Math.max(newestInput, statSync(join(root, setting)).mtimeMs);
     for (const entry of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })) {
-      if (!entry.endsWith('.ts')) continue;
+      if (!entry.endsWith('.ts') || builtByWrangler(entry)) continue;
       newestInput = Math.max(newestInput, statSync(join(root, 'src', entry)).mtimeMs);
       const built = join(root, 'dist', entry.slice(0, -'.ts'.length));
       for (const output of [`${built}.js`, `${built}.d.ts`])
@@ -27,6 +27,11 @@ export function distIsFresh(): boolean {
     return false; // an output is missing
   }
   return oldestOutput >= newestInput;
+}
+
+/** The Cloudflare Workers entry: wrangler bundles it from the sources; tsconfig.build.json leaves it out of dist/. */
+function builtByWrangler(entry: string): boolean {
+  return entry === 'worker.ts' || entry.startsWith('worker/');
 }
 
 /** The CLI to start as a child process: dist/cli/main.js when dist/ is fresh, else src/cli/main.ts. */

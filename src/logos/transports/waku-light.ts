@@ -24,16 +24,9 @@ import {
 import { contentTopicToShardIndex } from '@waku/utils';
 import { FLEET_MAX_MESSAGE_BYTES } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
-import {
-  generateWakuPrivateKey,
-  inboxTopicForPublicKey,
-  parseWakuAddress,
-  proveAddress,
-  wakuIdentity,
-  type WakuIdentity,
-} from './waku/identity.ts';
-import { sealDirect, sealKeyed } from './waku/payloads.ts';
-import { PartyReceiver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
+import { generateWakuPrivateKey, proveAddress, wakuIdentity, type WakuIdentity } from './waku/identity.ts';
+import { directMessage, publicationMessage, type PartyMessage } from './waku/outgoing.ts';
+import { PartyReceiver, deliver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
 import { StaticPeerDialer } from './waku/static-peers.ts';
 
 export interface WakuLightTransportOptions {
@@ -81,11 +74,7 @@ export class WakuLightTransport implements LogosTransport {
     this.maxMessageBytes = options.maxMessageBytes ?? FLEET_MAX_MESSAGE_BYTES;
     this.maxPayloadBytes = this.maxMessageBytes - MESSAGE_OVERHEAD_BYTES;
     this.peerWaitMs = options.peerWaitMs ?? 10_000;
-    this.receiver = new PartyReceiver(this.#identity, {
-      maxPayloadBytes: this.maxPayloadBytes,
-      dedupeCapacity: 32_768,
-      label: `waku-light transport ${this.address}`,
-    });
+    this.receiver = new PartyReceiver(this.#identity, this.maxPayloadBytes, 32_768);
   }
 
   /** Messages dropped, by reason (as the `waku` transport counts them). */
@@ -141,9 +130,7 @@ export class WakuLightTransport implements LogosTransport {
 
   async send(address: string, payload: Uint8Array): Promise<void> {
     this.assertSendable(payload);
-    const recipient = parseWakuAddress(address);
-    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
-    await this.push(inboxTopicForPublicKey(recipient), sealed, 1);
+    await this.push(directMessage(this.#identity.privateKey, address, payload));
   }
 
   onDirect(handler: PayloadHandler): Unsubscribe {
@@ -154,14 +141,13 @@ export class WakuLightTransport implements LogosTransport {
   async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
     this.assertSendable(payload);
     this.shardOf(topic);
-    const key = options.key && topicKey(options.key);
-    if (!key) return this.push(topic, payload, 0);
-    await this.push(topic, sealKeyed(this.#identity.privateKey, key, payload), 1);
+    const key = options.key && topicKey(options.key, 'waku-light transport');
+    await this.push(publicationMessage(this.#identity.privateKey, topic, payload, key));
   }
 
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     this.shardOf(topic);
-    const listener: TopicListener = { handler, key: options.key && topicKey(options.key) };
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key, 'waku-light transport') };
     let listeners = this.topicHandlers.get(topic);
     if (!listeners) {
       this.topicHandlers.set(topic, (listeners = new Set()));
@@ -176,7 +162,7 @@ export class WakuLightTransport implements LogosTransport {
 
   // ---- outbound --------------------------------------------------------------------------------------------------
 
-  private async push(contentTopic: string, payload: Uint8Array, version: number): Promise<void> {
+  private async push({ contentTopic, payload, version }: PartyMessage): Promise<void> {
     const light = this.light!;
     const encoder = versionedEncoder(light.createEncoder({ contentTopic }), version);
     const wire = proto_message.WakuMessage.encode((await encoder.toProtoObj({ payload }))!);
@@ -216,8 +202,12 @@ export class WakuLightTransport implements LogosTransport {
 
   private receive(message: WakuMessage): void {
     if (!this.running) return;
-    if (message.contentTopic === this.inboxTopic) return this.receiver.direct(message, this.directHandlers);
-    this.receiver.publication(message, [...(this.topicHandlers.get(message.contentTopic) ?? [])]);
+    if (message.payload.length === 0) return void this.receiver.drop('empty');
+    const received =
+      message.contentTopic === this.inboxTopic
+        ? this.receiver.direct(message, this.directHandlers)
+        : this.receiver.publication(message, [...(this.topicHandlers.get(message.contentTopic) ?? [])]);
+    if (received) deliver(received, `waku-light transport ${this.address}`);
   }
 
   // ---- checks ----------------------------------------------------------------------------------------------------

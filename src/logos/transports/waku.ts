@@ -43,8 +43,6 @@ import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '
 import {
   assertSecretKey,
   generateWakuPrivateKey,
-  inboxTopicForPublicKey,
-  parseWakuAddress,
   proveAddress,
   wakuIdentity,
   type WakuIdentity,
@@ -53,10 +51,11 @@ import { FilterService } from './waku/filter-service.ts';
 import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
 import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
-import { sealDirect, sealKeyed } from './waku/payloads.ts';
+import { directMessage, publicationMessage } from './waku/outgoing.ts';
 import {
   ENVELOPE_OVERHEAD_BYTES,
   PartyReceiver,
+  deliver,
   topicKey,
   type TopicListener,
   type WakuDropCounters,
@@ -74,7 +73,22 @@ export {
 } from './waku/identity.ts';
 export type { WakuDropCounters } from './waku/receiver.ts';
 
-type WakuMessage = proto_message.WakuMessage;
+export type WakuMessage = proto_message.WakuMessage;
+
+/** A WakuMessage to relay as it is (the nwaku REST API's publish). */
+export interface OutgoingWakuMessage {
+  payload: Uint8Array;
+  contentTopic: string;
+  /** 0 (plain) or 1 (encrypted). */
+  version: number;
+  /** Nanoseconds since the epoch; now when absent. */
+  timestamp?: bigint;
+  meta?: Uint8Array;
+  ephemeral?: boolean;
+}
+
+/** Sees every WakuMessage on a shard the node relays, its own publications included (as nwaku's triggerSelf). */
+export type RelayObserver = (message: WakuMessage, pubsubTopic: string) => void;
 
 export const DEFAULT_CLUSTER_ID = NETWORK_PRESETS.local.clusterId;
 export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
@@ -163,6 +177,7 @@ export class WakuTransport implements LogosTransport {
   private readonly directHandlers = new Set<PayloadHandler>();
   private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   private readonly joined = new Set<string>();
+  private readonly relayObservers = new Set<RelayObserver>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
 
   private state: State = 'new';
@@ -205,11 +220,11 @@ export class WakuTransport implements LogosTransport {
       1,
     );
     this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
-    this.receiver = new PartyReceiver(this.#identity, {
-      maxPayloadBytes: this.maxPayloadBytes,
-      dedupeCapacity: integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1),
-      label: `waku transport ${this.address}`,
-    });
+    this.receiver = new PartyReceiver(
+      this.#identity,
+      this.maxPayloadBytes,
+      integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1),
+    );
     for (const shard of options.relayShards ?? []) {
       if (!Number.isInteger(shard) || shard < 0 || shard >= this.numShardsInCluster) {
         throw new RangeError(`waku transport: relay shard ${shard} is not in 0..${this.numShardsInCluster - 1}`);
@@ -285,10 +300,7 @@ export class WakuTransport implements LogosTransport {
   async send(address: string, payload: Uint8Array): Promise<void> {
     this.assertRunning();
     this.assertPayloadSize(payload);
-    const recipient = parseWakuAddress(address);
-    const contentTopic = inboxTopicForPublicKey(recipient);
-    const sealed = sealDirect(this.#identity.privateKey, recipient, payload);
-    await this.relay({ payload: sealed, contentTopic, version: 1 });
+    await this.relay(directMessage(this.#identity.privateKey, address, payload));
   }
 
   onDirect(handler: PayloadHandler): Unsubscribe {
@@ -302,15 +314,13 @@ export class WakuTransport implements LogosTransport {
     this.assertRunning();
     this.assertPayloadSize(payload);
     this.pubsubTopicFor(topic);
-    const key = options.key && topicKey(options.key);
-    if (!key) return this.relay({ payload, contentTopic: topic, version: 0 });
-    const sealed = sealKeyed(this.#identity.privateKey, key, payload);
-    await this.relay({ payload: sealed, contentTopic: topic, version: 1 });
+    const key = options.key && topicKey(options.key, 'waku transport');
+    await this.relay(publicationMessage(this.#identity.privateKey, topic, payload, key));
   }
 
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     const pubsubTopic = this.pubsubTopicFor(topic);
-    const listener: TopicListener = { handler, key: options.key && topicKey(options.key) };
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key, 'waku transport') };
     let listeners = this.topicHandlers.get(topic);
     if (!listeners) this.topicHandlers.set(topic, (listeners = new Set()));
     listeners.add(listener);
@@ -318,6 +328,35 @@ export class WakuTransport implements LogosTransport {
     return () => {
       listeners.delete(listener);
       if (listeners.size === 0 && this.topicHandlers.get(topic) === listeners) this.topicHandlers.delete(topic);
+    };
+  }
+
+  /**
+   * Relays a WakuMessage unchanged, on the shard autosharding gives its content topic (joined if need be). For
+   * nodes that serve others, such as the nwaku REST API; parties of the binding use `send` and `publish`.
+   */
+  async relayMessage(message: OutgoingWakuMessage): Promise<void> {
+    this.assertRunning();
+    this.pubsubTopicFor(message.contentTopic);
+    if (message.payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) {
+      throw new RangeError(
+        `waku transport: payload of ${message.payload.length} bytes exceeds ${this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES}`,
+      );
+    }
+    await this.relay(message);
+  }
+
+  /** Joins the shard of a content topic, so its messages reach relay observers. */
+  relayContentTopic(contentTopic: string): void {
+    this.assertRunning();
+    this.join(this.pubsubTopicFor(contentTopic));
+  }
+
+  /** Observes the raw WakuMessages on the shards this node relays (see `RelayObserver`). */
+  onRelayMessage(observer: RelayObserver): Unsubscribe {
+    this.relayObservers.add(observer);
+    return () => {
+      this.relayObservers.delete(observer);
     };
   }
 
@@ -408,6 +447,7 @@ export class WakuTransport implements LogosTransport {
   private forgetHandlers(): void {
     this.directHandlers.clear();
     this.topicHandlers.clear();
+    this.relayObservers.clear();
   }
 
   private join(pubsubTopic: string): void {
@@ -464,11 +504,11 @@ export class WakuTransport implements LogosTransport {
 
   // ---- outbound --------------------------------------------------------------------------------------------------
 
-  private async relay(message: { payload: Uint8Array; contentTopic: string; version: number }): Promise<void> {
+  private async relay(message: OutgoingWakuMessage): Promise<void> {
     const pubsubTopic = this.pubsubTopicFor(message.contentTopic);
     const wire = proto_message.WakuMessage.encode({
       ...message,
-      timestamp: BigInt(Date.now()) * 1_000_000n,
+      timestamp: message.timestamp ?? BigInt(Date.now()) * 1_000_000n,
     });
     if (wire.length > this.maxMessageBytes) {
       throw new RangeError(
@@ -527,13 +567,26 @@ export class WakuTransport implements LogosTransport {
     // Our own publications skip validation, so they are decoded here.
     const decoded = this.validated.get(message) ?? decodeWakuMessage(message.data);
     if (!decoded) return;
+    for (const observer of [...this.relayObservers]) {
+      try {
+        observer(decoded, message.topic);
+      } catch (error) {
+        console.error(`waku transport ${this.address}: a relay observer threw`, error);
+      }
+    }
     const contentTopic = decoded.contentTopic;
     const direct = contentTopic === this.inboxTopic;
     if (!direct && !this.topicHandlers.has(contentTopic)) return; // relayed for others
     if (message.topic !== this.pubsubTopicFor(contentTopic)) return; // not where autosharding puts it
-    if (direct) this.receiver.direct(decoded, this.directHandlers);
-    else this.receiver.publication(decoded, [...(this.topicHandlers.get(contentTopic) ?? [])]);
+    const received = direct
+      ? this.receiver.direct(decoded, this.directHandlers)
+      : this.receiver.publication(decoded, [...(this.topicHandlers.get(contentTopic) ?? [])]);
+    if (received) deliver(received, this.label);
   };
+
+  private get label(): string {
+    return `waku transport ${this.address}`;
+  }
 
   // ---- checks ----------------------------------------------------------------------------------------------------
 

@@ -1,13 +1,13 @@
 /**
- * What a party does with a WakuMessage that reaches it, whichever way it came (its own relay node, or Filter from a
- * service node): the checks of `payloads.ts`, repeats dropped, every drop counted by reason, and delivery of a
- * private copy to each handler. Shared by the `waku` and `waku-light` transports so both accept and refuse exactly
- * the same.
+ * What a party does with a WakuMessage that reaches it, whichever way it came (its own relay node, or a node's REST
+ * API, or Filter from a service node): the checks of `payloads.ts`, repeats dropped, every drop counted by reason, and delivery of a private copy to
+ * each handler. Shared by the `waku`, `nwaku-rest` and `waku-light`
+ * transports so all accept and refuse exactly the same.
  */
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Delivery, PayloadHandler } from '../../transport.ts';
-import { openDirect, openKeyed, type DropReason } from './payloads.ts';
 import type { WakuIdentity } from './identity.ts';
+import { openDirect, openKeyed, type DropReason } from './payloads.ts';
 import { SeenSet, digestHex } from './seen-set.ts';
 
 /** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES or AES-GCM). */
@@ -23,10 +23,17 @@ export interface ReceivedWakuMessage {
   version?: number;
 }
 
-/** A subscriber of a topic, with the topic's key when its publications are keyed. */
+/** A subscriber of a topic, with the topic key it reads under (none: plain publications). */
 export interface TopicListener {
   readonly handler: PayloadHandler;
   readonly key: Uint8Array | undefined;
+}
+
+/** A message that passed the checks: what to deliver, to whom. */
+export interface Received {
+  body: Uint8Array;
+  delivery: Delivery;
+  handlers: Iterable<PayloadHandler>;
 }
 
 export class PartyReceiver {
@@ -44,38 +51,34 @@ export class PartyReceiver {
   // Kept in a #private field, out of reach of inspection and logging, as the transports keep it.
   readonly #identity: WakuIdentity;
   private readonly maxPayloadBytes: number;
-  private readonly label: string;
 
-  constructor(identity: WakuIdentity, options: { maxPayloadBytes: number; dedupeCapacity: number; label: string }) {
+  constructor(identity: WakuIdentity, maxPayloadBytes: number, dedupeCapacity: number) {
     this.#identity = identity;
-    this.maxPayloadBytes = options.maxPayloadBytes;
-    this.seen = new SeenSet(options.dedupeCapacity);
-    this.label = options.label;
+    this.maxPayloadBytes = maxPayloadBytes;
+    this.seen = new SeenSet(dedupeCapacity);
   }
 
-  /** A 1:1 message on this party's inbox topic: decrypted, checked and delivered to `handlers`, or dropped. */
-  direct(message: ReceivedWakuMessage, handlers: Iterable<PayloadHandler>): void {
+  /** A 1:1 message on this party's inbox topic, for `handlers`: decrypted and checked, or dropped (undefined). */
+  direct(message: ReceivedWakuMessage, handlers: Iterable<PayloadHandler>): Received | undefined {
     const payload = message.payload;
-    if (payload.length === 0) return this.drop('empty');
     if (message.version !== 1) return this.drop('malformed');
     if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
-    const seenKey = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
-    if (this.seen.has(seenKey)) return this.drop('duplicate');
+    const key = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
+    if (this.seen.has(key)) return this.drop('duplicate');
     const opened = openDirect(this.#identity.privateKey, this.#identity.address, payload);
     if (!opened.ok) return this.drop(opened.reason);
     if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
-    this.seen.add(seenKey);
-    this.deliver(handlers, opened.body, { sender: opened.sender });
+    this.seen.add(key);
+    return { body: opened.body, delivery: { sender: opened.sender }, handlers };
   }
 
   /**
-   * A publication on a topic this party listens on: a plain one reaches the listeners without a key; a keyed one
-   * reaches those whose key opens it (each distinct key tried once). Otherwise dropped.
+   * A publication on a topic this party listens on: plain ones go to the listeners without a key, keyed ones to
+   * those whose key opens them; dropped (undefined) when nobody can take it.
    */
-  publication(message: ReceivedWakuMessage, listeners: readonly TopicListener[]): void {
+  publication(message: ReceivedWakuMessage, listeners: readonly TopicListener[]): Received | undefined {
     const payload = message.payload;
     const version = message.version ?? 0;
-    if (payload.length === 0) return this.drop('empty');
     if (version !== 0 && version !== 1) return this.drop('malformed');
     if (payload.length > this.maxPayloadBytes + (version === 1 ? ENVELOPE_OVERHEAD_BYTES : 0)) {
       return this.drop('oversized');
@@ -86,12 +89,9 @@ export class PartyReceiver {
       const plain = listeners.filter((listener) => !listener.key);
       if (plain.length === 0) return this.drop('unsigned');
       this.seen.add(seenKey);
-      return this.deliver(
-        plain.map((listener) => listener.handler),
-        payload,
-        { sender: undefined },
-      );
+      return { body: payload, delivery: { sender: undefined }, handlers: plain.map((listener) => listener.handler) };
     }
+    // Each distinct key the subscribers hold is tried once; a message reaches those whose key opens it.
     let reason: DropReason = 'undecryptable';
     for (const key of distinctKeys(listeners)) {
       const opened = openKeyed(key, payload);
@@ -102,39 +102,40 @@ export class PartyReceiver {
       if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
       this.seen.add(seenKey);
       const readers = listeners.filter((listener) => listener.key && equalBytes(listener.key, key));
-      return this.deliver(
-        readers.map((listener) => listener.handler),
-        opened.body,
-        { sender: opened.sender },
-      );
+      return {
+        body: opened.body,
+        delivery: { sender: opened.sender },
+        handlers: readers.map((listener) => listener.handler),
+      };
     }
-    this.drop(reason);
+    return this.drop(reason);
   }
 
-  drop(reason: DropReason | 'empty'): void {
+  drop(reason: DropReason | 'empty'): undefined {
     this.dropped[reason] += 1;
+    return undefined;
   }
 
   /** Forgets what was seen (at stop). */
   clear(): void {
     this.seen.clear();
   }
+}
 
-  /** Hands each handler its own copy, so nobody can alter what another received; a handler that throws is logged. */
-  private deliver(handlers: Iterable<PayloadHandler>, body: Uint8Array, delivery: Delivery): void {
-    for (const handler of [...handlers]) {
-      try {
-        handler(body.slice(), { ...delivery });
-      } catch (error) {
-        console.error(`${this.label}: a receiver threw`, error);
-      }
+/** Hands each handler its own copy, so nobody can alter what another party received; a handler that throws is logged. */
+export function deliver(received: Received, label: string): void {
+  for (const handler of [...received.handlers]) {
+    try {
+      handler(received.body.slice(), { ...received.delivery });
+    } catch (error) {
+      console.error(`${label}: a receiver threw`, error);
     }
   }
 }
 
 /** A copy of a topic key, checked: the stock symmetric scheme takes 32 bytes. */
-export function topicKey(key: Uint8Array): Uint8Array {
-  if (!(key instanceof Uint8Array) || key.length !== 32) throw new TypeError('waku transport: a topic key is 32 bytes');
+export function topicKey(key: Uint8Array, label: string): Uint8Array {
+  if (!(key instanceof Uint8Array) || key.length !== 32) throw new TypeError(`${label}: a topic key is 32 bytes`);
   return key.slice();
 }
 

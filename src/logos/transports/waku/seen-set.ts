@@ -1,6 +1,17 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
+/** The key a message is remembered by: sha256 over its parts, each prefixed with its length. */
+export function digestHex(...parts: Uint8Array[]): string {
+  const hash = sha256.create();
+  for (const part of parts) {
+    const length = new Uint8Array(4);
+    new DataView(length.buffer).setUint32(0, part.length, false);
+    hash.update(length).update(part);
+  }
+  return bytesToHex(hash.digest());
+}
+
 /** A set of message hashes with a fixed capacity: past it, the oldest entry is forgotten first. */
 export class SeenSet {
   private readonly entries = new Set<string>();
@@ -33,15 +44,4 @@ export class SeenSet {
   clear(): void {
     this.entries.clear();
   }
-}
-
-/** The key a message is remembered by: sha256 over its parts, each preceded by its length. */
-export function digestHex(...parts: Uint8Array[]): string {
-  const hash = sha256.create();
-  for (const part of parts) {
-    const length = new Uint8Array(4);
-    new DataView(length.buffer).setUint32(0, part.length, false);
-    hash.update(length).update(part);
-  }
-  return bytesToHex(hash.digest());
 }

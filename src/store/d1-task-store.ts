@@ -1,0 +1,107 @@
+/**
+ * Tasks on Cloudflare D1 (the Workers deployment): the SQLite store's table (migrations/0001_tasks.sql, applied with
+ * `wrangler d1 migrations apply`), reached through the D1 binding. Every D1 call is a round trip, so writes are not
+ * batched across tasks as in SQLite; they are chained instead, so that a task's rows are written in the order the
+ * engine made them (an update never overtakes the insert it follows), and each caller's promise settles once its
+ * write is committed.
+ */
+import type { D1Database } from '@cloudflare/workers-types/index.ts';
+import type { Task } from '@a2a-js/sdk';
+import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import {
+  ACTIVE_TASKS_SQL,
+  INSERT_TASK_SQL,
+  insertValues,
+  fromRow,
+  serialize,
+  stateOf,
+  taskListSql,
+  taskPageOf,
+  TERMINAL_STATES,
+  timestampOf,
+  type TaskRow,
+} from './task-rows.ts';
+
+export class D1TaskStore implements TaskStore {
+  /** The last write queued: the next one starts after it settles. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private readonly db: D1Database;
+  private readonly onlyTask: string | undefined;
+
+  /**
+   * `onlyTask`: the store of one task's Durable Object, which resumes that task alone (`listActive` finds at most
+   * it); all tasks stay readable and listable.
+   */
+  constructor(db: D1Database, options: { onlyTask?: string } = {}) {
+    this.db = db;
+    this.onlyTask = options.onlyTask;
+  }
+
+  insert(record: StoredTask): Promise<void> {
+    // Values are taken now: the caller goes on changing the task before the write runs.
+    const statement = this.db.prepare(INSERT_TASK_SQL).bind(...insertValues(record));
+    return this.write(() => statement.run());
+  }
+
+  update(taskId: string, task: Task, lastSeq: number): Promise<void> {
+    const state = stateOf(task);
+    // An ended task is never resent, so its request need not be kept.
+    const request = TERMINAL_STATES.includes(state) ? ", request = ''" : '';
+    const statement = this.db
+      .prepare(`UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ?${request} WHERE id = ?`)
+      .bind(state, timestampOf(task), serialize(task), lastSeq, taskId);
+    return this.write(() => statement.run());
+  }
+
+  updateRequest(taskId: string, request: string): Promise<void> {
+    const statement = this.db.prepare('UPDATE tasks SET request = ? WHERE id = ?').bind(request, taskId);
+    return this.write(() => statement.run());
+  }
+
+  private write(run: () => Promise<unknown>): Promise<void> {
+    const done = this.tail.then(run, run).then(() => undefined);
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+
+  async get(agentId: string, taskId: string): Promise<StoredTask | undefined> {
+    await this.tail;
+    const row = await this.db
+      .prepare('SELECT * FROM tasks WHERE id = ? AND agent_id = ?')
+      .bind(taskId, agentId)
+      .first<TaskRow>();
+    return row ? fromRow(row) : undefined;
+  }
+
+  async list(agentId: string, query: TaskQuery): Promise<TaskPage> {
+    const { count, page } = taskListSql(agentId, query);
+    await this.tail;
+    const [counted, rows] = await this.db.batch<unknown>([
+      this.db.prepare(count.sql).bind(...count.args),
+      this.db.prepare(page.sql).bind(...page.args),
+    ]);
+    const total = (counted?.results[0] as { total: number } | undefined)?.total ?? 0;
+    return taskPageOf((rows?.results ?? []) as TaskRow[], total, query.pageSize);
+  }
+
+  async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
+    const row = await this.db
+      .prepare(
+        'SELECT id FROM tasks WHERE retry_key = ? AND agent_id = ? AND status_ts >= ? ORDER BY status_ts DESC LIMIT 1',
+      )
+      .bind(retryKey, agentId, sinceIso)
+      .first<{ id: string }>();
+    return row?.id ?? undefined;
+  }
+
+  async listActive(): Promise<StoredTask[]> {
+    const active = this.db.prepare(this.onlyTask ? `${ACTIVE_TASKS_SQL} AND id = ?` : ACTIVE_TASKS_SQL);
+    const { results } = await (this.onlyTask ? active.bind(this.onlyTask) : active).all<TaskRow>();
+    return results.map(fromRow);
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The front Worker: every request comes here first. Calls that drive a task go on to the task's TaskObject;
+ * the rest is answered here by the gateway's app over D1 and the directory, rebuilt only when the directory or
+ * the origin changed.
+ */
+import { gatewayErrorResponse } from '../a2a/errors.ts';
+import { ConfigError } from '../gateway/config.ts';
+import { NwakuRestTransport } from '../logos/transports/nwaku-rest.ts';
+import { D1TaskStore } from '../store/d1-task-store.ts';
+import { directoryEntries } from './directory-client.ts';
+import { directoryFromSnapshot } from './directory-snapshot.ts';
+import { routeRequest } from './task-routing.ts';
+import { workerApp, type WorkerApp } from './worker-app.ts';
+import { workerSettings, type WorkerEnv, type WorkerSettings } from './worker-env.ts';
+
+let cached: { key: string; gateway: WorkerApp } | undefined;
+
+export async function serveRequest(request: Request, env: WorkerEnv): Promise<Response> {
+  let settings: WorkerSettings;
+  try {
+    settings = workerSettings(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return gatewayErrorResponse({ kind: 'misconfigured', message: `The gateway is misconfigured: ${error.message}` });
+  }
+  const target = await routeRequest(request, settings.config.maxBodyBytes);
+  if (target.kind === 'task') {
+    const stub = env.TASKS.get(env.TASKS.idFromName(target.taskId));
+    return (await stub.fetch(target.request as never)) as unknown as Response;
+  }
+  return serveHere(target.request, env, settings);
+}
+
+async function serveHere(request: Request, env: WorkerEnv, settings: WorkerSettings): Promise<Response> {
+  const origin = new URL(request.url).origin;
+  const heard = await directoryEntries(env);
+  if (!heard.ok) return heard.response;
+  const entries = heard.entries;
+  const key = JSON.stringify([origin, entries]);
+  if (cached?.key !== key) {
+    cached = {
+      key,
+      gateway: workerApp({
+        settings,
+        directory: directoryFromSnapshot(entries, settings.config.offlineAfterMs),
+        store: new D1TaskStore(env.DB),
+        // Never started: the front reads tasks, it does not drive them (their calls go to their TaskObject).
+        transport: new NwakuRestTransport({ url: settings.nodeUrl, pollIntervalMs: 0 }),
+        origin,
+      }),
+    };
+  }
+  return cached.gateway.app.fetch(request);
+}

@@ -1,0 +1,56 @@
+/**
+ * The Worker's gateway: the same Hono app and task engine as the Node gateway's (gateway/gateway.ts), over D1 and
+ * a node's REST API. The front Worker and each TaskObject build one; only a TaskObject's engine drives a task.
+ */
+import type { Hono } from 'hono';
+import { createApp } from '../a2a/app.ts';
+import { ApiKeys } from '../a2a/api-keys.ts';
+import { JWKS_PATH } from '../a2a/card-jws.ts';
+import { TaskEngine } from '../bridge/task-engine.ts';
+import type { AgentDirectory } from '../logos/directory.ts';
+import type { LogosTransport } from '../logos/transport.ts';
+import type { TaskStore } from '../store/task-store.ts';
+import openApiDocument from '../../openapi/openapi.json' with { type: 'json' };
+import type { WorkerSettings } from './worker-env.ts';
+
+export interface WorkerApp {
+  app: Hono;
+  engine: TaskEngine;
+}
+
+export function workerApp(input: {
+  settings: WorkerSettings;
+  directory: AgentDirectory;
+  store: TaskStore;
+  transport: LogosTransport;
+  /** The origin the request came to, when PUBLIC_BASE_URL does not say. */
+  origin: string;
+  newTaskId?: () => string;
+}): WorkerApp {
+  const { config, cardSigningKey } = input.settings;
+  const publicBaseUrl = config.publicBaseUrl ?? input.origin;
+  const engine = new TaskEngine({
+    store: input.store,
+    transport: input.transport,
+    agentTimeoutMs: config.agentTimeoutMs,
+    cancelTimeoutMs: config.cancelTimeoutMs,
+    ...(input.newTaskId ? { newTaskId: input.newTaskId } : {}),
+  });
+  const app = createApp({
+    directory: input.directory,
+    engine,
+    store: input.store,
+    publicBaseUrl,
+    defaultAgentId: config.defaultAgent,
+    cardShape: config.cardShape,
+    maxBodyBytes: config.maxBodyBytes,
+    sseHeartbeatMs: config.sseHeartbeatMs,
+    ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    ...(cardSigningKey
+      ? { cardSigningKey: { alg: 'ES256', secretKey: cardSigningKey, jku: `${publicBaseUrl}${JWKS_PATH}` } }
+      : {}),
+    apiKeys: new ApiKeys(config.apiKeys),
+    openApiDocument,
+  });
+  return { app, engine };
+}

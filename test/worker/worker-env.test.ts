@@ -1,0 +1,38 @@
+/** The Worker's settings (src/worker/worker-env.ts): the Node gateway's names, and what cannot work on Workers refused. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/gateway/config.ts';
+import { workerSettings, type WorkerEnv } from '../../src/worker/worker-env.ts';
+
+const bindings = { DB: {}, TASKS: {}, DIRECTORY: {} } as unknown as WorkerEnv;
+const env = (vars: Record<string, string>): WorkerEnv => ({ ...bindings, ...vars });
+const NODE = { LOGOS_A2A_TRANSPORT: 'nwaku-rest', LOGOS_A2A_NWAKU_REST_URL: 'http://127.0.0.1:8645' };
+
+describe('workerSettings', () => {
+  it('reads the Node gateway variables, bindings aside', () => {
+    const settings = workerSettings(
+      env({ ...NODE, LOGOS_A2A_AGENT_TIMEOUT_MS: '1234', LOGOS_A2A_CARD_SIGNING_KEY: 'ab'.repeat(32) }),
+    );
+    expect(settings.nodeUrl).toBe('http://127.0.0.1:8645');
+    expect(settings.config.agentTimeoutMs).toBe(1234);
+    expect(settings.cardSigningKey).toHaveLength(32);
+  });
+
+  it('takes the API keys, which a Node gateway reads from its config file, from LOGOS_A2A_API_KEYS', () => {
+    const keys = [{ name: 'alice', key: 'a-key-of-16-chars-or-more' }];
+    expect(workerSettings(env({ ...NODE, LOGOS_A2A_API_KEYS: JSON.stringify(keys) })).config.apiKeys).toEqual(keys);
+  });
+
+  it.each([
+    [{}, /LOGOS_A2A_TRANSPORT: .*nwaku-rest/],
+    [{ LOGOS_A2A_TRANSPORT: 'waku' }, /LOGOS_A2A_TRANSPORT: .*REST API of a Waku node/],
+    [{ ...NODE, LOGOS_A2A_DATABASE: 'gateway.db' }, /D1/],
+    [{ ...NODE, LOGOS_A2A_PAYMENTS_RAIL: 'lez' }, /payments are not available on Cloudflare Workers/],
+    [{ ...NODE, LOGOS_A2A_CARD_SIGNING_KEY: 'not-hex' }, /LOGOS_A2A_CARD_SIGNING_KEY: 64 hex digits/],
+    [{ ...NODE, LOGOS_A2A_AGENT_TIMEOUT_MS: 'soon' }, /agentTimeoutMs/],
+    [{ ...NODE, LOGOS_A2A_API_KEYS: '[{"name": "a"' }, /LOGOS_A2A_API_KEYS: JSON/],
+    [{ ...NODE, LOGOS_A2A_API_KEYS: '[{"name": "a", "key": "short"}]' }, /at least 16 characters/],
+  ])('refuses %j with a ConfigError naming the setting', (vars, message) => {
+    expect(() => workerSettings(env(vars))).toThrow(ConfigError);
+    expect(() => workerSettings(env(vars))).toThrow(message);
+  });
+});
