@@ -32,7 +32,7 @@ import type { TaskChange } from '../bridge/task-change.ts';
 import { logosMetadataOf } from '../bridge/task-metadata.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ErrorLog } from '../a2a/errors.ts';
-import { countPeersWith, metrics } from '../observability/metrics.ts';
+import { collectProcessMetrics, countPeersWith, metrics } from '../observability/metrics.ts';
 import {
   countingTransport,
   loggerFromConfig,
@@ -156,6 +156,7 @@ async function open(
   onClose: (close: () => unknown) => void,
   closeAll: () => Promise<void>,
 ): Promise<Gateway> {
+  collectProcessMetrics();
   const tracing = tracingFromConfig(config);
   onClose(() => tracing.stop());
   const stores = await openStores(config.database);

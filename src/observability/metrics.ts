@@ -13,7 +13,18 @@ let peerSource: (() => number | undefined) | undefined;
 export function countPeersWith(source: (() => number | undefined) | undefined): void {
   peerSource = source;
 }
-collectDefaultMetrics({ register: registry, prefix: 'logos_a2a_' });
+
+let collectingProcessMetrics = false;
+
+/**
+ * Adds the process's own series (CPU, memory, event loop, handles). Called by the Node runtime's composition root,
+ * not on import: other runtimes (Workers) have no process to measure, and reading it there throws.
+ */
+export function collectProcessMetrics(): void {
+  if (collectingProcessMetrics) return;
+  collectingProcessMetrics = true;
+  collectDefaultMetrics({ register: registry, prefix: 'logos_a2a_' });
+}
 
 export const metrics = {
   /** Labelled by the route pattern (never the raw path, whose ids would make a series per task). */
