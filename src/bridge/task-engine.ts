@@ -99,7 +99,8 @@ export class TaskEngine {
   constructor(options: EngineOptions) {
     this.options = {
       reorderWaitMs: 2_000,
-      maxEnvelopeBytes: 1024 * 1024,
+      // A request goes to the agent in one message.
+      maxEnvelopeBytes: options.transport.maxPayloadBytes,
       approvalTimeoutMs: 3_600_000,
       newTaskId: randomUUID,
       ...options,

@@ -7,6 +7,7 @@ import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import type { LogosAgent } from '../logos/agent-runtime.ts';
 import { conformanceAgent } from '../logos/agents/conformance.ts';
 import { echoAgent } from '../logos/agents/echo.ts';
+import { NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
 import { loadOrCreateKey } from '../logos/secret-key-file.ts';
 import { WakuTransport } from '../logos/transports/waku.ts';
 import { startNodeRestServer, type NodeRestSettings } from '../logos/node-rest/server.ts';
@@ -16,14 +17,14 @@ export interface AgentProcessOptions {
   /** The agent's id (its URL at the gateway: /agents/{id}); default: the kind. */
   id?: string;
   peers: string[];
+  /** The Waku network's preset (default `local`): its cluster, shards, size limit, and entry nodes besides `peers`. */
+  network?: NetworkName;
   listen?: string[];
   keyFile?: string;
   /** The LEZ key the card is signed with (default .data/agent-ID.lez.key, created on first start). */
   cardKeyFile?: string;
   discoveryTopic?: string;
   announceEveryMs?: number;
-  clusterId?: number;
-  shards?: number;
   /** Serve the node's nwaku REST API (for Workers and nwaku clients). */
   rest?: NodeRestSettings;
 }
@@ -48,12 +49,14 @@ function keyFrom(file: string, option: string): Uint8Array {
 }
 
 export async function startAgentProcess(options: AgentProcessOptions): Promise<AgentProcess> {
+  const preset = NETWORK_PRESETS[options.network ?? 'local'];
   const transport = new WakuTransport({
     privateKey: keyFrom(options.keyFile ?? `.data/agent-${options.id ?? options.kind}.key`, '--key-file'),
     listen: options.listen ?? ['/ip4/127.0.0.1/tcp/0'],
-    staticPeers: options.peers,
-    ...(options.clusterId !== undefined ? { clusterId: options.clusterId } : {}),
-    ...(options.shards !== undefined ? { numShardsInCluster: options.shards } : {}),
+    staticPeers: [...preset.entryNodes, ...options.peers],
+    clusterId: preset.clusterId,
+    numShardsInCluster: preset.shards,
+    maxMessageBytes: preset.maxMessageBytes,
   });
   const id = options.id ?? options.kind;
   const builtin = {

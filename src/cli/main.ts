@@ -11,6 +11,7 @@ import {
   type FailureContext,
 } from './errors.ts';
 import { ENVIRONMENT, loadConfig, type GatewayConfig } from '../gateway/config.ts';
+import { NETWORK_NAMES, isNetworkName } from '../logos/network-presets.ts';
 import type { Gateway } from '../gateway/gateway.ts';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -108,6 +109,7 @@ Ctrl-C or SIGTERM stops it (calls in flight finish first); a second signal stops
 
 Options:
   --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable)
+  --network NAME        the Waku network: local (default), logos.test or logos.dev (joins its entry nodes)
   --listen MULTIADDR    where this agent's node listens (repeatable; default /ip4/127.0.0.1/tcp/0)
   --id ID               the agent's id, its URL at the gateway: /agents/ID/ (default: KIND)
   --key-file FILE       the agent's Logos identity (default .data/agent-ID.key, created on first start)
@@ -117,13 +119,14 @@ Options:
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
   -h, --help            this text
 
-Settings: none besides these options. The agent uses the gateway's defaults: Waku cluster 2 with 8 shards, and
-the discovery topic /logos/1/agent-discovery/proto.
+Settings: none besides these options. The agent uses the gateway's defaults: the network's cluster (local: 2) with
+8 shards, and the discovery topic /logos/1/agent-discovery/proto.
 
 Ctrl-C or SIGTERM stops it.
 `,
     options: {
       peer: { type: 'string', multiple: true },
+      network: { type: 'string' },
       listen: { type: 'string', multiple: true },
       id: { type: 'string' },
       'key-file': { type: 'string' },
@@ -302,7 +305,8 @@ function settingsTable(): string {
   const rows: [string, string][] = [
     ['LOGOS_A2A_CONFIG', 'the config file, when --config is not given'],
     ...Object.entries(ENVIRONMENT).map(([env, key]): [string, string] => [env, key]),
-    ['LOGOS_A2A_TRANSPORT', 'transport.kind: waku (default), memory or nwaku-rest'],
+    ['LOGOS_A2A_TRANSPORT', 'transport.kind: waku (default), waku-light, memory or nwaku-rest'],
+    ['LOGOS_A2A_NETWORK', 'transport.network: local (default), logos.test or logos.dev'],
     ['LOGOS_A2A_WAKU_LISTEN', 'transport.listen (comma-separated multiaddrs)'],
     ['LOGOS_A2A_WAKU_PEERS', 'transport.peers (comma-separated multiaddrs)'],
     ['LOGOS_A2A_WAKU_KEY_FILE', 'transport.keyFile'],
@@ -426,8 +430,10 @@ async function runGateway(command: 'demo' | 'serve', values: Values): Promise<nu
 
 /** Multiaddrs are checked before anything starts, so a typo is named rather than thrown from deep in libp2p. */
 function checkTransportSettings(config: GatewayConfig, prefix: string): void {
-  if (config.transport.kind !== 'waku') return;
-  checkMultiaddrs(config.transport.listen, SERVE_SETTINGS.listenSetting, prefix, 'setting');
+  if (config.transport.kind === 'memory' || config.transport.kind === 'nwaku-rest') return;
+  if (config.transport.kind === 'waku') {
+    checkMultiaddrs(config.transport.listen, SERVE_SETTINGS.listenSetting, prefix, 'setting');
+  }
   checkMultiaddrs(config.transport.peers, SERVE_SETTINGS.peerSetting, prefix, 'setting');
 }
 
@@ -470,6 +476,10 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     throw new UsageError(`${prefix}: --rest-port takes a port number from 0 to 65535, got "${restPortOption}"`);
   }
   const peers = (values.peer as string[] | undefined) ?? [];
+  const network = str(values.network);
+  if (network !== undefined && !isNetworkName(network)) {
+    throw new UsageError(`${prefix}: --network is one of ${NETWORK_NAMES.join(', ')}, got "${network}"`);
+  }
   const listen = values.listen as string[] | undefined;
   checkMultiaddrs(peers, '--peer', prefix, 'option');
   checkMultiaddrs(listen ?? [], '--listen', prefix, 'option');
@@ -479,6 +489,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   const running = await startAgentProcess({
     kind,
     peers,
+    ...(network ? { network } : {}),
     ...(listen ? { listen } : {}),
     ...(str(values.id) ? { id: str(values.id)! } : {}),
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
@@ -563,9 +574,9 @@ function logosNetworkLines(gateway: Gateway): string[] {
   const { remoteNodeUrl, nodeRestUrl } = gateway.network;
   if (remoteNodeUrl) return [`Logos network: Waku relay through the nwaku REST API at ${remoteNodeUrl}`];
   const join = gateway.network.joinAddresses();
-  if (join.length === 0) return ['Logos network: in-process (memory)'];
+  if (join.length === 0) return [`Logos network: ${gateway.network.description}`];
   return [
-    `Logos network: Waku relay; join at ${join[0]}`,
+    `Logos network: ${gateway.network.description}; join at ${join[0]}`,
     ...(nodeRestUrl ? [`  the node's nwaku REST API: ${nodeRestUrl}`] : []),
     `  another agent, as its own process: npm run agent -- echo --id echo2 --peer ${join[0]}`,
   ];

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LezAmount } from '../logos/card.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
+import { NETWORK_NAMES, NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
 import { parseNetwork } from '../push/address-policy.ts';
 import { LOG_LEVELS } from '../observability/logger.ts';
 
@@ -16,17 +17,55 @@ const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) =
 export const BuiltinAgent = z.enum(['echo', 'conformance', 'paid']);
 
 const MemoryTransportConfig = z.object({ kind: z.literal('memory') }).strict();
+/** The Waku network joined, and the gateway's identity on it: the same for a relay node and a light node. */
+const wakuNetworkFields = {
+  /**
+   * The network, by the name of its logos-delivery preset: its cluster, shard count, message size limit and entry
+   * nodes. `local` has no entry nodes. The settings below, when given, override the preset's.
+   */
+  network: z.enum(NETWORK_NAMES).default('local'),
+  /** Peers to stay connected to, besides the entry nodes (waku-light: its service nodes). */
+  peers: z.array(z.string().min(1)).default([]),
+  /** The network's entry nodes, in place of the preset's (`[]`: none). */
+  entryNodes: z.array(z.string().min(1)).optional(),
+  clusterId: z.number().int().nonnegative().max(65535).optional(),
+  shards: z.number().int().positive().max(1024).optional(),
+  /** Largest encoded WakuMessage sent or relayed, in bytes. */
+  maxMessageBytes: z
+    .number()
+    .int()
+    .min(16 * 1024)
+    .optional(),
+  /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
+  keyFile: z.string().min(1).default('.data/gateway.key'),
+};
+
+interface PresetOverrides {
+  network: NetworkName;
+  entryNodes?: string[] | undefined;
+  clusterId?: number | undefined;
+  shards?: number | undefined;
+  maxMessageBytes?: number | undefined;
+}
+
+/** The preset's values where no setting overrides them. */
+function withPreset<T extends PresetOverrides>({ entryNodes, clusterId, shards, maxMessageBytes, ...rest }: T) {
+  const preset = NETWORK_PRESETS[rest.network];
+  return {
+    ...rest,
+    entryNodes: entryNodes ?? [...preset.entryNodes],
+    clusterId: clusterId ?? preset.clusterId,
+    shards: shards ?? preset.shards,
+    maxMessageBytes: maxMessageBytes ?? preset.maxMessageBytes,
+  };
+}
+
 const WakuTransportConfig = z
   .object({
     kind: z.literal('waku'),
+    ...wakuNetworkFields,
     /** Multiaddrs the gateway's node listens on; agents (and other relays) dial these. */
     listen: z.array(z.string().min(1)).min(1).default(['/ip4/127.0.0.1/tcp/60000']),
-    /** Relay peers to stay connected to. */
-    peers: z.array(z.string().min(1)).default([]),
-    clusterId: z.number().int().nonnegative().default(2),
-    shards: z.number().int().positive().max(1024).default(8),
-    /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
-    keyFile: z.string().min(1).default('.data/gateway.key'),
     /** The node's nwaku REST API (relay, health, info; docs/binding.md §2.10), for Workers and nwaku clients. Off unless set. */
     rest: z
       .object({
@@ -39,7 +78,14 @@ const WakuTransportConfig = z
       .strict()
       .optional(),
   })
-  .strict();
+  .strict()
+  .transform(withPreset);
+
+/** A light node of the network's service nodes (entry nodes and peers): no relay, nothing to listen on. */
+const WakuLightTransportConfig = z
+  .object({ kind: z.literal('waku-light'), ...wakuNetworkFields })
+  .strict()
+  .transform(withPreset);
 export type WakuTransportConfig = z.infer<typeof WakuTransportConfig>;
 const NwakuRestTransportConfig = z
   .object({
@@ -130,11 +176,16 @@ export const GatewayConfig = z
       .pipe(z.array(z.string().refine(isNetwork, 'a CIDR network such as 10.20.0.0/16 or fd00:1::/64')))
       .default([]),
     /**
-     * The Logos network: an embedded Waku relay node (default), the in-process memory network, or the REST API of
-     * a relay node run elsewhere (nwaku-rest).
+     * The Logos network: an embedded Waku relay node (`waku`, default), a Waku light node of service nodes
+     * (`waku-light`), the in-process memory network, or the REST API of a relay node run elsewhere (`nwaku-rest`).
      */
     transport: z
-      .discriminatedUnion('kind', [MemoryTransportConfig, WakuTransportConfig, NwakuRestTransportConfig])
+      .discriminatedUnion('kind', [
+        MemoryTransportConfig,
+        WakuTransportConfig,
+        WakuLightTransportConfig,
+        NwakuRestTransportConfig,
+      ])
       .prefault({ kind: 'waku' }),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     /**
@@ -271,9 +322,10 @@ export function loadConfig(
 }
 
 /**
- * LOGOS_A2A_TRANSPORT (memory | waku | nwaku-rest), LOGOS_A2A_WAKU_LISTEN and LOGOS_A2A_WAKU_PEERS (comma-separated
- * multiaddrs), LOGOS_A2A_WAKU_KEY_FILE, LOGOS_A2A_WAKU_REST_PORT and LOGOS_A2A_WAKU_REST_HOST (the node's REST API),
- * and LOGOS_A2A_NWAKU_REST_URL (the node an nwaku-rest gateway uses), over what the file says.
+ * LOGOS_A2A_TRANSPORT (memory | waku | waku-light | nwaku-rest), LOGOS_A2A_NETWORK (a preset), LOGOS_A2A_WAKU_LISTEN
+ * and LOGOS_A2A_WAKU_PEERS (comma-separated multiaddrs), LOGOS_A2A_WAKU_KEY_FILE, LOGOS_A2A_WAKU_REST_PORT and
+ * LOGOS_A2A_WAKU_REST_HOST (the node's REST API), and LOGOS_A2A_NWAKU_REST_URL (the node an nwaku-rest gateway uses),
+ * over what the file says.
  */
 function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
   const list = (value: string | undefined) =>
@@ -285,15 +337,17 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
   const peers = list(env.LOGOS_A2A_WAKU_PEERS);
   const keyFile = env.LOGOS_A2A_WAKU_KEY_FILE || undefined;
   const kind = env.LOGOS_A2A_TRANSPORT || undefined;
+  const network = env.LOGOS_A2A_NETWORK || undefined;
   const url = env.LOGOS_A2A_NWAKU_REST_URL || undefined;
   const restPort = env.LOGOS_A2A_WAKU_REST_PORT || undefined;
   const restHost = env.LOGOS_A2A_WAKU_REST_HOST || undefined;
-  if (!kind && !listen && !peers && !keyFile && !url && !restPort && !restHost) return undefined;
+  if (!kind && !network && !listen && !peers && !keyFile && !url && !restPort && !restHost) return undefined;
   const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
   const baseRest = typeof base.rest === 'object' && base.rest !== null ? base.rest : {};
   return {
     ...base,
     ...(kind ? { kind } : base.kind ? {} : { kind: url ? 'nwaku-rest' : 'waku' }),
+    ...(network ? { network } : {}),
     ...(listen ? { listen } : {}),
     ...(peers ? { peers } : {}),
     ...(keyFile ? { keyFile } : {}),

@@ -68,6 +68,9 @@ export function countingTransport(transport: LogosTransport): LogosTransport {
     get address() {
       return transport.address;
     },
+    get maxPayloadBytes() {
+      return transport.maxPayloadBytes;
+    },
     ...(transport.peerCount ? { peerCount: () => transport.peerCount!() } : {}),
     ...(transport.addressProof ? { addressProof: (accountId: string) => transport.addressProof!(accountId) } : {}),
     start: () => transport.start(),

@@ -20,6 +20,7 @@ import {
 import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
+import { planResultChunks } from './result-chunks.ts';
 import { statusKeyBytes } from './status-key.ts';
 import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
 import { xOnlyPublicKey } from '../lez/public-key.ts';
@@ -485,7 +486,7 @@ export class LogosAgent {
     const completed = reply.type === 'task_result' && reply.state === 'completed';
     if (run.paid && completed) this.payments?.earned?.(run.paid.tx_hash);
     if (!run.paid || completed) {
-      void this.reply(run, reply);
+      void this.sendResult(run, reply);
       return;
     }
     // Paid and not completed: pay the money back, then say so in the final reply.
@@ -520,6 +521,47 @@ export class LogosAgent {
       this.finished.delete(oldest);
       this.runs.delete(oldest);
     }
+  }
+
+  // ---- results larger than one message of the network (see result-chunks.ts) -------------------------------------
+
+  /** A completed result that does not fit in one message goes as artifact chunks, then the result without it. */
+  private sendResult(
+    run: TaskRun,
+    reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>,
+  ): Promise<void> {
+    if (reply.type !== 'task_result' || reply.state !== 'completed' || this.fitsOneMessage(run, reply)) {
+      return this.reply(run, reply);
+    }
+    const { result, artifacts, ...rest } = reply;
+    const plan = planResultChunks(result, artifacts, this.chunkBudget(run));
+    if (plan.kind === 'too-large') {
+      const error = { code: 'result_too_large', message: plan.message };
+      return this.reply(run, { type: 'task_result', state: 'failed', error, message: plan.message });
+    }
+    for (const artifact of plan.chunks) void this.reply(run, { type: 'task_status', state: 'working', artifact });
+    return this.reply(run, rest);
+  }
+
+  private fitsOneMessage(
+    run: TaskRun,
+    reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>,
+  ): boolean {
+    return this.encodedSize(run, reply) <= this.transport.maxPayloadBytes;
+  }
+
+  /** The bytes one chunk's part may take: a message, less what an envelope around an empty chunk takes. */
+  private chunkBudget(run: TaskRun): number {
+    const empty = { artifact_id: 'result', name: 'result', parts: [{ text: '' }], append: true, last_chunk: true };
+    const overhead = this.encodedSize(run, { type: 'task_status', state: 'working', artifact: empty });
+    // Room for the longer artifact ids and names of the agent's own artifacts.
+    return this.transport.maxPayloadBytes - overhead - 1_024;
+  }
+
+  /** The envelope's encoded size; the transport's encryption fits in the room its `maxPayloadBytes` leaves. */
+  private encodedSize(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): number {
+    const envelope = { ...reply, v: BINDING_VERSION, id: randomUUID(), task_id: run.taskId, seq: run.seq + 1 };
+    return encodeEnvelope(envelope as AgentEnvelope).length;
   }
 
   private reply(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): Promise<void> {

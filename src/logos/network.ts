@@ -1,7 +1,8 @@
 /**
  * The Logos network the gateway joins, as configured: the in-process memory network, Waku Relay through an
- * embedded node (which can serve the nwaku REST API too), or Waku Relay through the REST API of a node run
- * elsewhere (nwaku-rest). It hands out the gateway's node and nodes for in-process agents, joined to the same network.
+ * embedded node (which can serve the nwaku REST API too), Waku as a light node of service nodes, or Waku Relay
+ * through the REST API of a node run elsewhere (nwaku-rest). It hands out the gateway's node and nodes for in-process
+ * agents, joined to the same network.
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -10,10 +11,13 @@ import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
 import { NwakuRestTransport } from './transports/nwaku-rest.ts';
 import { BINDING_SHARD_TOPIC, WakuTransport } from './transports/waku.ts';
+import { WakuLightTransport } from './transports/waku-light.ts';
 import { startNodeRestServer, type NodeRestSettings } from './node-rest/server.ts';
 
 export interface LogosNetwork {
   readonly gateway: LogosTransport;
+  /** What the gateway's node is, for people: "Waku relay (cluster 2, 8 shards)". */
+  readonly description: string;
   /** A node for an in-process agent (its identity is kept beside the gateway's, so its address survives restarts). */
   agentNode(name: string): LogosTransport;
   /** The LEZ key an in-process agent signs its card with (kept the same way). */
@@ -29,19 +33,36 @@ export interface LogosNetwork {
   stop(): Promise<void>;
 }
 
-/** Where the gateway's Logos side runs: the in-process network, or an embedded Waku relay node. */
+/**
+ * Where the gateway's Logos side runs: the in-process network, an embedded Waku relay node, a light node, or the
+ * REST API of a node run elsewhere.
+ */
 export type NetworkSettings =
   | { kind: 'memory' }
-  | {
-      kind: 'waku';
-      listen: string[];
-      peers: string[];
-      clusterId: number;
-      shards: number;
-      keyFile: string;
-      rest?: NodeRestSettings;
-    }
+  | WakuNetworkSettings
+  | WakuLightNetworkSettings
   | { kind: 'nwaku-rest'; url: string; keyFile: string; pollIntervalMs: number };
+
+interface WakuNetworkCommon {
+  /** Peers to stay connected to: the network's entry nodes, then the operator's own. */
+  entryNodes: string[];
+  peers: string[];
+  clusterId: number;
+  shards: number;
+  maxMessageBytes: number;
+  keyFile: string;
+}
+
+export interface WakuNetworkSettings extends WakuNetworkCommon {
+  kind: 'waku';
+  listen: string[];
+  rest?: NodeRestSettings | undefined;
+}
+
+/** A light node: the entry nodes and peers are its service nodes (LightPush and Filter). */
+export interface WakuLightNetworkSettings extends WakuNetworkCommon {
+  kind: 'waku-light';
+}
 
 export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetwork): Promise<LogosNetwork> {
   if (settings.kind === 'memory') {
@@ -50,6 +71,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     await gateway.start();
     return {
       gateway,
+      description: 'in-process (memory)',
       agentNode: (name) => network.node(`agent:${name}`),
       agentCardKey: () => Uint8Array.from(randomBytes(32)),
       ready: async () => true,
@@ -57,13 +79,18 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       stop: () => gateway.stop(),
     };
   }
+  if (settings.kind === 'waku-light') return openLightNetwork(settings);
   if (settings.kind === 'nwaku-rest') return openRemoteNode(settings);
-  const common = { clusterId: settings.clusterId, numShardsInCluster: settings.shards };
+  const common = {
+    clusterId: settings.clusterId,
+    numShardsInCluster: settings.shards,
+    maxMessageBytes: settings.maxMessageBytes,
+  };
   const gateway = new WakuTransport({
     ...common,
     privateKey: loadOrCreateKey(settings.keyFile),
     listen: settings.listen,
-    staticPeers: settings.peers,
+    staticPeers: [...settings.entryNodes, ...settings.peers],
   });
   await gateway.start();
   let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
@@ -75,6 +102,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
   }
   return {
     gateway,
+    description: `Waku relay (cluster ${settings.clusterId}, ${settings.shards} shards)`,
     ...(rest ? { nodeRestUrl: rest.url } : {}),
     agentNode: (name) =>
       new WakuTransport({
@@ -112,11 +140,43 @@ async function openRemoteNode(settings: {
   await gateway.start();
   return {
     gateway,
+    description: `Waku relay through the REST API of ${gateway.url}`,
     remoteNodeUrl: gateway.url,
     agentNode: (name) => node(loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.key`))),
     agentCardKey: (name) => loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.lez.key`)),
     // Through REST the mesh cannot be seen; the node's own /health tells whether it has relay peers.
     ready: async () => true,
+    joinAddresses: () => [],
+    stop: () => gateway.stop(),
+  };
+}
+
+/**
+ * The gateway as a light node of service nodes; in-process agents are light nodes of the same service nodes (there
+ * is no relay node of ours for them to join).
+ */
+async function openLightNetwork(settings: WakuLightNetworkSettings): Promise<LogosNetwork> {
+  const servicePeers = [...settings.entryNodes, ...settings.peers];
+  const light = (privateKey: Uint8Array) =>
+    new WakuLightTransport({
+      privateKey,
+      servicePeers,
+      clusterId: settings.clusterId,
+      numShardsInCluster: settings.shards,
+      maxMessageBytes: settings.maxMessageBytes,
+    });
+  const gateway = light(loadOrCreateKey(settings.keyFile));
+  await gateway.start();
+  return {
+    gateway,
+    description: `Waku light node of ${servicePeers.join(', ') || 'no service node'}`,
+    agentNode: (name) => light(loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.key`))),
+    agentCardKey: (name) => loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.lez.key`)),
+    ready: (_agentCount, timeoutMs = 10_000) =>
+      gateway.waitForService(timeoutMs).then(
+        () => true,
+        () => false,
+      ),
     joinAddresses: () => [],
     stop: () => gateway.stop(),
   };

@@ -33,6 +33,8 @@ export type Unsubscribe = () => void;
 export interface LogosTransport {
   /** The address other parties use to `send` to this node. */
   readonly address: string;
+  /** The largest payload one `send` or `publish` carries (Waku: what fits in one message of the network). */
+  readonly maxPayloadBytes: number;
   /** Connected peers, for readiness and metrics; absent where there are none to count (the memory network). */
   peerCount?(): number;
   start(): Promise<void>;

@@ -55,6 +55,34 @@ describe('configuration', () => {
     expect(() => loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'carrier-pigeon' } })).toThrow(/transport/);
   });
 
+  it('joins a network by preset: its cluster, shards, size limit and entry nodes, each overridable', () => {
+    expect(loadConfig({ env: {} }).transport).toMatchObject({
+      network: 'local',
+      clusterId: 2,
+      shards: 8,
+      maxMessageBytes: 150 * 1024,
+      entryNodes: [],
+    });
+    const test = loadConfig({ env: { LOGOS_A2A_NETWORK: 'logos.test' } }).transport;
+    expect(test).toMatchObject({ kind: 'waku', network: 'logos.test', clusterId: 2, shards: 8 });
+    const dev = loadConfig({ env: { LOGOS_A2A_NETWORK: 'logos.dev' } }).transport;
+    expect(dev).toMatchObject({ network: 'logos.dev', clusterId: 3, maxMessageBytes: 153_600 });
+    if (dev.kind !== 'waku') throw new Error('expected the waku transport');
+    expect(dev.entryNodes).toHaveLength(6);
+    for (const node of dev.entryNodes)
+      expect(node).toMatch(/^\/dns4\/delivery-0[12]\..*\.logos\.dev\.status\.im\/tcp\/30303\/p2p\/16U/);
+    const overridden = loadConfig({
+      env: {},
+      overrides: {
+        transport: { kind: 'waku', network: 'logos.dev', clusterId: 7, entryNodes: [], maxMessageBytes: 65_536 },
+      },
+    }).transport;
+    expect(overridden).toMatchObject({ clusterId: 7, shards: 8, entryNodes: [], maxMessageBytes: 65_536 });
+    expect(() => loadConfig({ env: { LOGOS_A2A_NETWORK: 'logos.prod' } })).toThrow(
+      /transport\.network .*logos\.dev.*logos\.test.*local/s,
+    );
+  });
+
   it('reads a file, then lets environment variables override it', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'gateway.json');
     writeFileSync(file, JSON.stringify({ port: 9000, agentTimeoutMs: 1234, publicBaseUrl: 'https://a.example/x/' }));

@@ -5,6 +5,7 @@
  * receivers rely on: a keyed publication reaches only subscribers with the same key, and names its publisher; a
  * plain one names nobody.
  */
+import { DEFAULT_MAX_ENVELOPE_BYTES } from '../envelope.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 
 interface Listener {
@@ -59,6 +60,7 @@ export class MemoryTransport implements LogosTransport {
 
   private readonly network: MemoryNetwork;
   readonly address: string;
+  readonly maxPayloadBytes = DEFAULT_MAX_ENVELOPE_BYTES;
 
   constructor(network: MemoryNetwork, address: string) {
     this.network = network;

@@ -66,7 +66,8 @@ export class NwakuRestTransport implements LogosTransport {
   private readonly fetch: typeof fetch;
   private readonly pollIntervalMs: number;
   private readonly requestTimeoutMs: number;
-  private readonly maxPayloadBytes: number;
+  /** Largest payload `send`/`publish` take. */
+  readonly maxPayloadBytes: number;
   private readonly receiver: PartyReceiver;
   private readonly directHandlers = new Set<PayloadHandler>();
   private readonly topicHandlers = new Map<string, Set<TopicListener>>();

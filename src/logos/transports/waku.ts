@@ -38,6 +38,7 @@ import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
+import { FLEET_MAX_MESSAGE_BYTES, NETWORK_PRESETS } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import {
   assertSecretKey,
@@ -46,13 +47,10 @@ import {
   wakuIdentity,
   type WakuIdentity,
 } from './waku/identity.ts';
-import {
-  RELAY_TOPIC_SCORE_PARAMS,
-  createRelayLibp2p,
-  handleMetadata,
-  stopRelayLibp2p,
-  type WakuLibp2p,
-} from './waku/node.ts';
+import { FilterService } from './waku/filter-service.ts';
+import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
+import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
+import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
 import { directMessage, publicationMessage } from './waku/outgoing.ts';
 import {
   ENVELOPE_OVERHEAD_BYTES,
@@ -64,7 +62,6 @@ import {
 } from './waku/receiver.ts';
 import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
-export type { WakuDropCounters } from './waku/receiver.ts';
 export {
   addressFromPublicKey,
   canonicalWakuAddress,
@@ -74,6 +71,7 @@ export {
   parseWakuAddress,
   verifyAddressProof,
 } from './waku/identity.ts';
+export type { WakuDropCounters } from './waku/receiver.ts';
 
 export type WakuMessage = proto_message.WakuMessage;
 
@@ -92,9 +90,8 @@ export interface OutgoingWakuMessage {
 /** Sees every WakuMessage on a shard the node relays, its own publications included (as nwaku's triggerSelf). */
 export type RelayObserver = (message: WakuMessage, pubsubTopic: string) => void;
 
-export const DEFAULT_CLUSTER_ID = 2;
-export const DEFAULT_NUM_SHARDS_IN_CLUSTER = 8;
-export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+export const DEFAULT_CLUSTER_ID = NETWORK_PRESETS.local.clusterId;
+export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
 /**
  * A content topic of the binding. Autosharding places every /logos-a2a/1/… topic on the same shard, so this one
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
@@ -124,7 +121,15 @@ export interface WakuTransportOptions {
   numShardsInCluster?: number;
   /** Further shards to relay from the start, besides the binding's. */
   relayShards?: number[];
-  /** Largest payload accepted by `send`/`publish` and delivered to handlers. Default 1 MiB. */
+  /**
+   * Largest encoded WakuMessage sent or relayed (nwaku's `maxMessageSize`). Default 150 KiB, the limit of the Logos
+   * fleets: a larger message would be dropped by their nodes.
+   */
+  maxMessageBytes?: number;
+  /**
+   * Largest payload accepted by `send`/`publish` and delivered to handlers. Default: what fits in one message of
+   * `maxMessageBytes` with room for encryption and the WakuMessage's other fields.
+   */
   maxPayloadBytes?: number;
   /** How long a send or publish waits for a mesh peer on its shard when peers are configured. Default 5000 ms. */
   peerWaitMs?: number;
@@ -136,6 +141,11 @@ export interface WakuTransportOptions {
   dedupeCapacity?: number;
   /** Overrides of the gossipsub parameters (tests, tuning). */
   gossipsub?: Partial<GossipsubOpts>;
+  /**
+   * Serve the light protocols (LightPush v3 and v2, Filter v2), so light nodes (js-waku's, browsers) can send and
+   * receive through this node. Such a node relays every shard of its cluster. Default true.
+   */
+  serveLightClients?: boolean;
   /** Agent version announced over identify. Default `logos-a2a`. */
   userAgent?: string;
 }
@@ -149,13 +159,19 @@ export class WakuTransport implements LogosTransport {
   readonly inboxTopic: string;
   readonly clusterId: number;
   readonly numShardsInCluster: number;
-  /** Messages dropped, by reason (see the module comment). */
-  readonly dropped: WakuDropCounters;
 
   readonly #identity: WakuIdentity;
+  /** Messages dropped, by reason (see the module comment). */
+  get dropped(): WakuDropCounters {
+    return this.receiver.dropped;
+  }
   readonly #nodeKey: Uint8Array | undefined;
   private readonly options: Omit<WakuTransportOptions, 'privateKey' | 'nodeKey'>;
-  private readonly maxPayloadBytes: number;
+  /** Largest payload `send`/`publish` take: a body the binding wants to send in one message must fit. */
+  readonly maxPayloadBytes: number;
+  readonly maxMessageBytes: number;
+  /** Peers hung up on because they are not on this node's cluster (see `waku/metadata.ts`). */
+  refusedPeers = 0;
   private readonly peerWaitMs: number;
   private readonly receiver: PartyReceiver;
   private readonly directHandlers = new Set<PayloadHandler>();
@@ -168,7 +184,8 @@ export class WakuTransport implements LogosTransport {
   private transition: Promise<void> | undefined;
   private libp2p: WakuLibp2p | undefined;
   private dialer: StaticPeerDialer | undefined;
-  private inbound: Promise<void> = Promise.resolve();
+  private stopGuard: (() => void) | undefined;
+  private filter: FilterService | undefined;
 
   /** Creates and starts a transport. */
   static async create(options: WakuTransportOptions = {}): Promise<WakuTransport> {
@@ -192,14 +209,22 @@ export class WakuTransport implements LogosTransport {
       'numShardsInCluster',
       1,
     );
-    this.maxPayloadBytes = integerAtLeast(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'maxPayloadBytes', 1);
+    this.maxMessageBytes = integerAtLeast(
+      options.maxMessageBytes ?? FLEET_MAX_MESSAGE_BYTES,
+      'maxMessageBytes',
+      WAKU_MESSAGE_OVERHEAD_BYTES + ENVELOPE_OVERHEAD_BYTES + 1,
+    );
+    this.maxPayloadBytes = integerAtLeast(
+      options.maxPayloadBytes ?? this.maxMessageBytes - WAKU_MESSAGE_OVERHEAD_BYTES - ENVELOPE_OVERHEAD_BYTES,
+      'maxPayloadBytes',
+      1,
+    );
     this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
     this.receiver = new PartyReceiver(
       this.#identity,
       this.maxPayloadBytes,
       integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1),
     );
-    this.dropped = this.receiver.dropped;
     for (const shard of options.relayShards ?? []) {
       if (!Number.isInteger(shard) || shard < 0 || shard >= this.numShardsInCluster) {
         throw new RangeError(`waku transport: relay shard ${shard} is not in 0..${this.numShardsInCluster - 1}`);
@@ -359,8 +384,14 @@ export class WakuTransport implements LogosTransport {
       this.libp2p = node;
       node.services.pubsub.addEventListener('message', this.onMessage);
       if (peerDiscovery.length > 0) node.addEventListener('peer:discovery', this.onDiscovery);
-      await handleMetadata(node, () => ({ clusterId: this.clusterId, shards: this.joinedShards() }));
+      const metadata = () => ({ clusterId: this.clusterId, shards: this.joinedShards() });
+      await serveMetadata(node, metadata);
+      this.stopGuard = guardCluster(node, metadata, (peer, refusal) => {
+        this.refusedPeers += 1;
+        console.warn(`waku transport ${this.address}: hung up on peer ${peer}: ${describeRefusal(refusal)}`);
+      });
       await node.start();
+      if (options.serveLightClients ?? true) await this.serveLightClients(node);
       this.join(this.pubsubTopicFor(BINDING_SHARD_TOPIC));
       for (const shard of options.relayShards ?? []) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
       for (const topic of this.topicHandlers.keys()) this.join(this.pubsubTopicFor(topic));
@@ -388,6 +419,11 @@ export class WakuTransport implements LogosTransport {
     const node = this.libp2p;
     this.dialer?.stop();
     this.dialer = undefined;
+    this.stopGuard?.();
+    this.stopGuard = undefined;
+    if (this.filter) node?.services.pubsub.removeEventListener('message', this.filter.onRelayed);
+    this.filter?.stop();
+    this.filter = undefined;
     this.forgetHandlers();
     if (node) {
       node.services.pubsub.removeEventListener('message', this.onMessage);
@@ -423,6 +459,35 @@ export class WakuTransport implements LogosTransport {
     pubsub.subscribe(pubsubTopic);
   }
 
+  /** The light protocols' view of this relay node (see `waku/light-push-service.ts`). */
+  private async serveLightClients(node: WakuLibp2p): Promise<void> {
+    const relay: RelayAccess = {
+      maxMessageBytes: this.maxMessageBytes,
+      pubsubTopicFor: (contentTopic) => this.pubsubTopicFor(contentTopic),
+      join: (pubsubTopic) => {
+        const shard = pubsubTopic.match(/^\/waku\/2\/rs\/(\d+)\/(\d+)$/);
+        if (!shard || Number(shard[1]) !== this.clusterId || Number(shard[2]) >= this.numShardsInCluster) return false;
+        this.join(pubsubTopic);
+        return true;
+      },
+      publish: async (pubsubTopic, wire, contentTopic) => {
+        const { recipients } = await node.services.pubsub.publish(pubsubTopic, wire);
+        const self = node.peerId.toString();
+        const relayPeers = recipients.filter((peer) => peer.toString() !== self).length;
+        // This node and its filter subscribers are recipients too: a light node may talk to a party right here.
+        const here = contentTopic === this.inboxTopic || this.topicHandlers.has(contentTopic) ? 1 : 0;
+        return relayPeers + here + (this.filter?.subscribersOf(pubsubTopic, contentTopic) ?? 0);
+      },
+    };
+    // A light node only uses a service node that relays the shard it needs (js-waku reads the shards from the
+    // metadata answer), so a service node relays them all, as the fleets' nodes do.
+    for (let shard = 0; shard < this.numShardsInCluster; shard++) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
+    await serveLightPush(node, relay);
+    this.filter = new FilterService(node, relay);
+    await this.filter.start();
+    node.services.pubsub.addEventListener('message', this.filter.onRelayed);
+  }
+
   private joinedShards(): number[] {
     const prefix = `/waku/2/rs/${this.clusterId}/`;
     return [...this.joined]
@@ -441,14 +506,19 @@ export class WakuTransport implements LogosTransport {
 
   private async relay(message: OutgoingWakuMessage): Promise<void> {
     const pubsubTopic = this.pubsubTopicFor(message.contentTopic);
-    this.join(pubsubTopic);
-    await this.waitForMesh(pubsubTopic);
-    const node = this.libp2p;
-    if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
     const wire = proto_message.WakuMessage.encode({
       ...message,
       timestamp: message.timestamp ?? BigInt(Date.now()) * 1_000_000n,
     });
+    if (wire.length > this.maxMessageBytes) {
+      throw new RangeError(
+        `waku transport: the message is ${wire.length} bytes, over the network's limit of ${this.maxMessageBytes} bytes per message`,
+      );
+    }
+    this.join(pubsubTopic);
+    await this.waitForMesh(pubsubTopic);
+    const node = this.libp2p;
+    if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
     try {
       await node.services.pubsub.publish(pubsubTopic, wire);
     } catch (error) {
@@ -473,14 +543,18 @@ export class WakuTransport implements LogosTransport {
 
   /** Relay validation: only WakuMessages within our size limit are delivered and forwarded. */
   private readonly validate = (_peer: PeerId, message: Message): TopicValidatorResult => {
-    if (message.data.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES + WAKU_MESSAGE_OVERHEAD_BYTES) {
-      this.dropped.oversized += 1;
+    if (message.data.length > this.maxMessageBytes) {
+      this.receiver.drop('oversized');
       // Ignore rather than reject: too large for this node is not proof of a misbehaving peer.
       return TopicValidatorResult.Ignore;
     }
     const decoded = decodeWakuMessage(message.data);
     if (!decoded) {
-      this.dropped.malformed += 1;
+      this.receiver.drop('malformed');
+      return TopicValidatorResult.Reject;
+    }
+    if (decoded.payload.length === 0) {
+      this.receiver.drop('empty');
       return TopicValidatorResult.Reject;
     }
     this.validated.set(message, decoded);
@@ -504,20 +578,11 @@ export class WakuTransport implements LogosTransport {
     const direct = contentTopic === this.inboxTopic;
     if (!direct && !this.topicHandlers.has(contentTopic)) return; // relayed for others
     if (message.topic !== this.pubsubTopicFor(contentTopic)) return; // not where autosharding puts it
-    this.inbound = this.inbound
-      .then(() => (direct ? this.receiveDirect(decoded) : this.receivePublication(decoded)))
-      .catch((error: unknown) => console.error(`waku transport ${this.address}: receive failed`, error));
+    const received = direct
+      ? this.receiver.direct(decoded, this.directHandlers)
+      : this.receiver.publication(decoded, [...(this.topicHandlers.get(contentTopic) ?? [])]);
+    if (received) deliver(received, this.label);
   };
-
-  private async receiveDirect(message: WakuMessage): Promise<void> {
-    const received = this.receiver.direct(message, this.directHandlers);
-    if (received) deliver(received, this.label);
-  }
-
-  private async receivePublication(message: WakuMessage): Promise<void> {
-    const received = this.receiver.publication(message, [...(this.topicHandlers.get(message.contentTopic) ?? [])]);
-    if (received) deliver(received, this.label);
-  }
 
   private get label(): string {
     return `waku transport ${this.address}`;
@@ -530,6 +595,7 @@ export class WakuTransport implements LogosTransport {
   }
 
   private assertPayloadSize(payload: Uint8Array): void {
+    if (payload.length === 0) throw new RangeError('waku transport: the payload is empty');
     if (payload.length > this.maxPayloadBytes) {
       throw new RangeError(`waku transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
     }

@@ -183,7 +183,7 @@ describe.concurrent('two nodes A–B', () => {
 
   beforeAll(async () => {
     // B forgets gossipsub message ids quickly, so a replay of the exact same bytes reaches the transport's own check.
-    b = await node({ maxPayloadBytes: 4_096, gossipsub: { seenTTL: 300 } });
+    b = await node({ maxMessageBytes: 16_384, maxPayloadBytes: 4_096, gossipsub: { seenTTL: 300 } });
     a = await node({ staticPeers: b.multiaddrs() });
     attacker = await node({ staticPeers: b.multiaddrs(), gossipsub: { seenTTL: 300 } });
     atB = inbox(b);
@@ -364,7 +364,7 @@ describe.concurrent('two nodes A–B', () => {
 
   it.sequential('drops messages over the receiver’s size limit', async () => {
     const before = b.dropped.oversized;
-    // B takes at most 4 KiB; A's own limit is the default 1 MiB.
+    // B takes payloads of at most 4 KiB in messages of at most 16 KiB; A's limit is the default 150 KiB message.
     await a.send(b.address, dm(a, b, 'a'.repeat(6_000)));
     await eventually(() => b.dropped.oversized === before + 1 || undefined);
     // Far over the limit: refused already by B's relay validation (and neither forwarded nor penalised).
@@ -433,8 +433,8 @@ describe.concurrent('three nodes in a line A–B–C, B only relays', () => {
     await eventually(() => atCTopic.length === 1 || undefined);
     expect(atCTopic).toEqual([{ body: 'status', sender: a.address }]);
 
-    // The largest envelope the binding allows crosses the relay too.
-    const large = 'z'.repeat(1024 * 1024 - 400);
+    // The largest payload one message takes on the network crosses the relay too.
+    const large = 'z'.repeat(a.maxPayloadBytes - 400);
     await a.send(c.address, dm(a, c, large));
     await eventually(() => atC.length === 2 || undefined);
     expect(atC[1]!.body).toBe(large);
@@ -450,7 +450,8 @@ describe.concurrent('three nodes in a line A–B–C, B only relays', () => {
 
 describe.concurrent('network', () => {
   it('answers the Waku metadata protocol with its cluster and shards, as nwaku requires of a relay peer', async () => {
-    const b = await node({ relayShards: [5] });
+    // A relay node that serves no light clients relays only the shards it joined.
+    const b = await node({ relayShards: [5], serveLightClients: false });
     const a = await node();
     const stream = await a.node!.dialProtocol(multiaddr(b.multiaddrs()[0]!), '/vac/waku/metadata/1.0.0');
     const request = proto_metadata.WakuMetadataRequest.encode({ clusterId: 2, shards: [] });

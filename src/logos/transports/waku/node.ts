@@ -1,24 +1,21 @@
 /**
  * The libp2p node under the `waku` transport: a Waku Relay node, i.e. gossipsub spoken as `/vac/waku/relay/2.0.0`
  * with the parameters nwaku uses (waku_relay/protocol.nim) and js-waku's message id and signature policy, plus the
- * protocols nwaku expects of a relay peer (identify, ping, and `/vac/waku/metadata/1.0.0`, without which, or with
- * the wrong cluster or no shard in common, nwaku hangs up).
+ * protocols nwaku expects of a relay peer (identify and ping; the metadata protocol is in `metadata.ts`).
  */
 import { GossipSub, type GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { noise } from '@chainsafe/libp2p-noise';
 import { identify } from '@libp2p/identify';
-import type { IncomingStreamData, Libp2p, PrivateKey } from '@libp2p/interface';
+import type { Libp2p, PrivateKey } from '@libp2p/interface';
 import { mplex } from '@libp2p/mplex';
 import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { webSockets } from '@libp2p/websockets';
 import { all as anyWebSocketAddress } from '@libp2p/websockets/filters';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { proto_metadata } from '@waku/proto';
 import { createLibp2p, type Libp2pOptions } from 'libp2p';
 
 export const RELAY_CODEC = '/vac/waku/relay/2.0.0';
-export const METADATA_CODEC = '/vac/waku/metadata/1.0.0';
 
 export type WakuLibp2p = Libp2p<{ pubsub: GossipSub; identify: unknown; ping: unknown }>;
 
@@ -128,80 +125,6 @@ export async function createRelayLibp2p(options: NodeOptions): Promise<WakuLibp2
     },
   });
   return node as unknown as WakuLibp2p;
-}
-
-/**
- * Answers nwaku's metadata request with our cluster and the shards we relay. nwaku disconnects a relay peer whose
- * cluster differs or that shares no shard with it.
- */
-export function handleMetadata(
-  node: WakuLibp2p,
-  describe: () => { clusterId: number; shards: number[] },
-): Promise<void> {
-  return node.handle(
-    METADATA_CODEC,
-    (data: IncomingStreamData) => {
-      void answerMetadata(data, describe()).catch(() => {
-        data.stream.abort(new Error('metadata exchange failed'));
-      });
-    },
-    { runOnLimitedConnection: false },
-  );
-}
-
-async function answerMetadata(
-  { stream }: IncomingStreamData,
-  info: { clusterId: number; shards: number[] },
-): Promise<void> {
-  const response = proto_metadata.WakuMetadataResponse.encode({ clusterId: info.clusterId, shards: info.shards });
-  const signal = AbortSignal.timeout(5_000);
-  const onAbort = () => stream.abort(new Error('metadata exchange timed out'));
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await Promise.all([readOneFrame(stream.source, 4_096), stream.sink([lengthPrefixed(response)])]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
-/** Reads (and discards) one varint-length-prefixed frame, the peer's own metadata. */
-async function readOneFrame(source: AsyncIterable<{ subarray(): Uint8Array }>, maxBytes: number): Promise<void> {
-  let buffered = new Uint8Array(0);
-  for await (const chunk of source) {
-    const bytes = chunk.subarray();
-    const next = new Uint8Array(buffered.length + bytes.length);
-    next.set(buffered);
-    next.set(bytes, buffered.length);
-    buffered = next;
-    if (buffered.length > maxBytes) throw new Error('metadata request too large');
-    const header = readVarint(buffered);
-    if (header && buffered.length >= header.bytes + header.value) return;
-  }
-}
-
-function readVarint(bytes: Uint8Array): { value: number; bytes: number } | undefined {
-  let value = 0;
-  for (let i = 0; i < Math.min(bytes.length, 5); i++) {
-    const byte = bytes[i]!;
-    value += (byte & 0x7f) * 2 ** (7 * i);
-    if ((byte & 0x80) === 0) return { value, bytes: i + 1 };
-  }
-  return undefined;
-}
-
-function lengthPrefixed(message: Uint8Array): Uint8Array {
-  const prefix: number[] = [];
-  let length = message.length;
-  do {
-    let byte = length & 0x7f;
-    length = Math.floor(length / 128);
-    if (length > 0) byte |= 0x80;
-    prefix.push(byte);
-  } while (length > 0);
-  const framed = new Uint8Array(prefix.length + message.length);
-  framed.set(prefix);
-  framed.set(message, prefix.length);
-  return framed;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * What a party does with a WakuMessage that reaches it, whichever way it came (its own relay node, or a node's REST
- * API): the checks of `payloads.ts`, repeats dropped, every drop counted by reason, and delivery of a private copy to
- * each handler. Shared by the `waku` and `nwaku-rest` transports so both accept and refuse exactly the same.
+ * API, or Filter from a service node): the checks of `payloads.ts`, repeats dropped, every drop counted by reason, and delivery of a private copy to
+ * each handler. Shared by the `waku`, `nwaku-rest` and `waku-light`
+ * transports so all accept and refuse exactly the same.
  */
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Delivery, PayloadHandler } from '../../transport.ts';
@@ -12,7 +13,8 @@ import { SeenSet, digestHex } from './seen-set.ts';
 /** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES or AES-GCM). */
 export const ENVELOPE_OVERHEAD_BYTES = 1024;
 
-export type WakuDropCounters = Record<DropReason, number>;
+/** Messages dropped, by reason; `empty`: WakuMessages with no payload (js-waku refuses them too). */
+export type WakuDropCounters = Record<DropReason | 'empty', number>;
 
 /** The fields of a received WakuMessage the checks look at. */
 export interface ReceivedWakuMessage {
@@ -37,6 +39,7 @@ export interface Received {
 export class PartyReceiver {
   readonly dropped: WakuDropCounters = {
     malformed: 0,
+    empty: 0,
     oversized: 0,
     duplicate: 0,
     undecryptable: 0,
@@ -108,7 +111,7 @@ export class PartyReceiver {
     return this.drop(reason);
   }
 
-  drop(reason: DropReason): undefined {
+  drop(reason: DropReason | 'empty'): undefined {
     this.dropped[reason] += 1;
     return undefined;
   }
