@@ -29,9 +29,11 @@ import autocannon from 'autocannon';
 import {
   A2A_JSON_HEADERS,
   checkCompletedEcho,
+  ECHO_TEXT,
+  isCompletedEchoBody,
+  loadSettings,
   delay,
   FunctionalFailure,
-  positiveNumber,
   postJson,
   printRows,
   runMain,
@@ -40,9 +42,7 @@ import {
 } from './support.ts';
 import { startTarget, TARGET_LABELS, TARGETS, type RunningTarget, type TargetName } from './targets.ts';
 
-const SECONDS = positiveNumber('BENCH_SECONDS', 8);
-const WARMUP_SECONDS = positiveNumber('BENCH_WARMUP_SECONDS', 2);
-const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 32);
+const { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS } = loadSettings();
 const INLINE = process.env.BENCH_INLINE === '1';
 const SELECTED = subsetFromEnv('BENCH_TARGETS', TARGETS, 'target');
 
@@ -56,7 +56,6 @@ const GOALS = [
 /** Over Waku, the median latency must stay low too: throughput bought with deep queues would not count. */
 const WAKU_P50_GOAL_MS = 30;
 
-const ECHO_TEXT = 'hello';
 const REQUEST_BODY = sendMessageBody(1, {
   messageId: 'bench-message-1',
   role: 'ROLE_USER',
@@ -150,10 +149,6 @@ function load(url: string, seconds: number): Promise<autocannon.Result> {
     // A 200 carrying a JSON-RPC error or a non-completed task must not count as throughput.
     verifyBody: isCompletedEchoBody,
   });
-}
-
-function isCompletedEchoBody(body: string): boolean {
-  return body.includes('"TASK_STATE_COMPLETED"') && body.includes(`"${ECHO_TEXT}"`) && !body.includes('"error":');
 }
 
 function measurementOf(target: TargetName, result: autocannon.Result): Measurement {

@@ -26,20 +26,19 @@ import { createTestDatabase, postgresAdminUrl } from '../test/support/postgres.t
 import {
   A2A_JSON_HEADERS,
   checkCompletedEcho,
+  ECHO_TEXT,
+  isCompletedEchoBody,
+  loadSettings,
   FunctionalFailure,
-  positiveNumber,
   postJson,
   printRows,
   runMain,
   sendMessageBody,
 } from './support.ts';
 
-const SECONDS = positiveNumber('BENCH_SECONDS', 8);
-const WARMUP_SECONDS = positiveNumber('BENCH_WARMUP_SECONDS', 2);
-const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 32);
+const { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS } = loadSettings();
 const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 
-const ECHO_TEXT = 'hello';
 const REQUEST_BODY = sendMessageBody(1, {
   messageId: 'bench-message-1',
   role: 'ROLE_USER',
@@ -140,8 +139,7 @@ function load(urls: string[], seconds: number): Promise<autocannon.Result> {
     connections: CONNECTIONS,
     pipelining: 1,
     duration: seconds,
-    verifyBody: (body: string) =>
-      body.includes('"TASK_STATE_COMPLETED"') && body.includes(`"${ECHO_TEXT}"`) && !body.includes('"error":'),
+    verifyBody: isCompletedEchoBody,
   });
 }
 

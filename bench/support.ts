@@ -81,6 +81,23 @@ export function delay(ms: number, { unref = false }: { unref?: boolean } = {}): 
 // ---------------------------------------------------------------------------------------------------------------
 // JSON-RPC over HTTP
 
+/** The text every benchmark's echo request carries, and its answers must echo. */
+export const ECHO_TEXT = 'hello';
+
+/** Whether a load-test response body is a completed task echoing ECHO_TEXT (a 200 carrying an error does not count). */
+export function isCompletedEchoBody(body: string): boolean {
+  return body.includes('"TASK_STATE_COMPLETED"') && body.includes(`"${ECHO_TEXT}"`) && !body.includes('"error":');
+}
+
+/** The load generator's settings shared by the throughput benchmarks (environment). */
+export function loadSettings(): { seconds: number; warmupSeconds: number; connections: number } {
+  return {
+    seconds: positiveNumber('BENCH_SECONDS', 8),
+    warmupSeconds: positiveNumber('BENCH_WARMUP_SECONDS', 2),
+    connections: positiveNumber('BENCH_CONNECTIONS', 32),
+  };
+}
+
 /** The headers of an A2A v1.0 JSON-RPC request (content-length is added per request). */
 export const A2A_JSON_HEADERS: Record<string, string> = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 
