@@ -40,6 +40,8 @@ class RpcProxy {
   readonly methods: string[] = [];
   /** The `tx` of every sendTransaction that was forwarded, in arrival order. */
   readonly forwarded: string[] = [];
+  /** Called as each sendTransaction is forwarded, in arrival order. */
+  onForward: () => void = () => {};
   /** The method of every request the sequencer has answered, in the order of its answers. */
   readonly answered: string[] = [];
 
@@ -95,7 +97,10 @@ class RpcProxy {
       const error = { code: -32602, message: 'Invalid params', data: 'refused by the test proxy' };
       return void res.writeHead(200, json).end(JSON.stringify({ jsonrpc: '2.0', id, error }));
     }
-    if (method === 'sendTransaction' && Array.isArray(params)) this.forwarded.push(String(params[0]));
+    if (method === 'sendTransaction' && Array.isArray(params)) {
+      this.forwarded.push(String(params[0]));
+      this.onForward();
+    }
     const answer = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const text = await answer.text();
     this.answered.push(method);
@@ -207,11 +212,14 @@ describe('LezRail on the devnet: paying', () => {
     expect(await rail.pay({ ...request, amount: 26n })).toMatchObject({ kind: 'failed', reason: 'conflict' });
   });
 
-  it('100 concurrent payments: consecutive nonces, no gap, in at most 3 blocks of 1 s', async ({ world }) => {
+  it('100 concurrent payments: consecutive nonces, no gap, sharing blocks, none waits a block for another', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world({ blockIntervalMs: 1_000 });
     const rail = makeRail({ inclusionTimeoutMs: 15_000 });
     const blocks: BlockSummary[] = [];
     devnet.onBlock((block) => void blocks.push(block));
+    // How many blocks had been sealed when each transaction reached the sequencer, in arrival order.
+    const sealedAtArrival: number[] = [];
+    proxy.onForward = () => void sealedAtArrival.push(blocks.length);
     const started = Date.now();
 
     const outcomes = await Promise.all(
@@ -234,7 +242,6 @@ describe('LezRail on the devnet: paying', () => {
     console.info(
       `100 concurrent payments: ${used.length} block(s) (ids ${used.join(', ')}), ${elapsed} ms until all were paid, ${dropped.length} dropped`,
     );
-    expect(used.length).toBeLessThanOrEqual(3);
     // They reached the sequencer in nonce order, so a FIFO sequencer that does not park early nonces (the real
     // one, unlike the devnet) would have taken every one of them too.
     const arrival = proxy.forwarded.map((tx) => {
@@ -243,6 +250,16 @@ describe('LezRail on the devnet: paying', () => {
       return Number(decoded.value.transaction.message.nonces[0]);
     });
     expect(arrival).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    // The rail signs and sends without waiting for inclusion in between, so each transaction lands in the first
+    // block sealed after it arrived (or the next, when a block was being sealed as it arrived), and the batch shares
+    // a few blocks: one payment per block would span 100. How few depends on how fast this machine signs while
+    // other tests run (3 on a quiet one, printed above), so the bound leaves room.
+    expect(used.length).toBeLessThanOrEqual(10);
+    const byNonce = new Map(receipts.map((r) => [Number(r.nonce), r]));
+    sealedAtArrival.forEach((sealedBefore, nonce) => {
+      const index = blocks.findIndex((b) => b.blockId === blockOf(byNonce.get(nonce)!.txHash));
+      expect(index - sealedBefore, `nonce ${nonce}: blocks waited after arriving`).toBeLessThanOrEqual(1);
+    });
     expect(dropped).toEqual([]);
     expect(devnet.nonce(PAYER.account)).toBe(100n);
     expect(devnet.balance(PAYER.account)).toBe(10_000n - 5_050n);
