@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/gateway/config.ts';
-import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
+import type { Gateway } from '../../src/gateway/gateway.ts';
 import { clientFor, eventually, textMessage } from '../support/gateway.ts';
+import { startWakuGateway, stopChild } from '../support/waku-gateway.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/stock-agent.ts', import.meta.url));
 let dir: string;
@@ -40,25 +40,11 @@ function startExample(peer: string): Promise<string> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-stock-'));
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      database: join(dir, 'gateway.db'),
-      agents: [],
-      transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/0'], keyFile: join(dir, 'gateway.key') },
-    },
-  });
-  gateway = await startGateway(config, { log: () => undefined });
+  gateway = await startWakuGateway(dir);
 }, 30_000);
 
 afterAll(async () => {
-  if (agent && agent.exitCode === null) {
-    const exited = new Promise((resolve) => agent.once('exit', resolve));
-    agent.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(agent);
   await gateway?.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/gateway/config.ts';
-import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
+import type { Gateway } from '../../src/gateway/gateway.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
 import { clientFor, eventually, textMessage } from '../support/gateway.ts';
+import { startWakuGateway, stopChild } from '../support/waku-gateway.ts';
 
 const script = fileURLToPath(new URL('../support/seed-agent-process.ts', import.meta.url));
 let dir: string;
@@ -25,19 +25,10 @@ let agentUrl: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-seed-'));
-  const config = loadConfig({
+  gateway = await startWakuGateway(dir, {
     env: { LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'true' },
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      database: join(dir, 'gateway.db'),
-      agents: [],
-      agentTimeoutMs: 20_000,
-      cancelTimeoutMs: 10_000,
-      transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/0'], keyFile: join(dir, 'gateway.key') },
-    },
+    overrides: { agentTimeoutMs: 20_000, cancelTimeoutMs: 10_000 },
   });
-  gateway = await startGateway(config, { log: () => undefined });
   agent = spawn(process.execPath, [script, gateway.network.joinAddresses()[0]!, DEFAULT_DISCOVERY_TOPIC], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -65,11 +56,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  if (agent && agent.exitCode === null) {
-    const exited = new Promise((resolve) => agent.once('exit', resolve));
-    agent.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(agent);
   await gateway?.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);

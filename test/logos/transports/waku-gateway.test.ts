@@ -7,13 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/gateway/config.ts';
-import { startGateway, type Gateway } from '../../../src/gateway/gateway.ts';
+import type { Gateway } from '../../../src/gateway/gateway.ts';
 import { encodeEnvelope, taskStatusTopic } from '../../../src/logos/envelope.ts';
 import { statusKeyBytes } from '../../../src/logos/status-key.ts';
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { verifyProjectedCard } from '../../../src/a2a/card-jws.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../../support/gateway.ts';
+import { startWakuGateway, stopChild } from '../../support/waku-gateway.ts';
 import { cliEntry } from '../../cli/dist.ts';
 
 // dist/cli/main.js when dist/ is the build of the sources as they are (it starts quicker), else src/cli/main.ts.
@@ -46,13 +46,7 @@ function startAgentProcess(kind: string, id: string, peer: string): Promise<Chil
   });
 }
 
-async function stopAgentProcess(id: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  const child = agents.get(id);
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-}
+const stopAgentProcess = (id: string, signal?: NodeJS.Signals) => stopChild(agents.get(id), signal);
 
 const cardOf = (id: string) =>
   eventually(async () => {
@@ -62,18 +56,7 @@ const cardOf = (id: string) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-waku-'));
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      database: join(dir, 'gateway.db'),
-      agents: [],
-      agentTimeoutMs: 20_000,
-      transport: { kind: 'waku', listen: ['/ip4/127.0.0.1/tcp/0'], keyFile: join(dir, 'gateway.key') },
-    },
-  });
-  gateway = await startGateway(config, { log: () => undefined });
+  gateway = await startWakuGateway(dir, { overrides: { agentTimeoutMs: 20_000 } });
   const gatewayAddress = gateway.network.joinAddresses()[0]!;
   // A plain relay node between the gateway and the conformance agent: gateway — relay — agent.
   // A relay node relays only the shards it joined: all of them, as a public relay would.
