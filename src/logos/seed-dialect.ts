@@ -19,6 +19,7 @@ import {
   type DecodeResult,
   type GatewayEnvelopeInput,
   type TaskRequest,
+  WireState,
 } from './envelope.ts';
 
 export type Dialect = 'binding' | 'seed';
@@ -178,17 +179,8 @@ export function seedRequestPayload(
   );
 }
 
-const SeedState = z.enum([
-  'submitted',
-  'working',
-  'input-required',
-  'auth-required',
-  'completed',
-  'failed',
-  'canceled',
-  'cancelled',
-  'rejected',
-]);
+/** The binding's states, and the British spelling a seed agent may write. */
+const SeedState = z.enum([...WireState.options, 'cancelled']);
 
 /** Seed replies: the six types with the seed's fields, or the answer to `task_get`, which has no type. */
 const SeedReply = z.object({
