@@ -92,7 +92,10 @@ describe.each([v1Generation, v03Generation])('through the Worker: $name', { time
   describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('%s', (binding) => {
     it('sends, streams, gets and cancels', async () => {
       const session = await generation.connect(`${worker!.url}/agents/echo/`, binding);
-      expect((await session.card()).endpoint).toBe(`${worker!.url}/agents/echo`);
+      const card = await session.card();
+      expect(card.endpoint).toBe(`${worker!.url}/agents/echo`);
+      // The Worker delivers no push notifications, and its card says so.
+      expect(card.pushNotifications).toBe(false);
 
       const reply = await session.send(`hello over ${binding}`);
       expect(reply.kind).toBe('task');
