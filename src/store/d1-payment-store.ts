@@ -6,23 +6,7 @@
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
-import {
-  approvalInsertValues,
-  approvalsQuery,
-  DECIDE_APPROVAL_SQL,
-  INSERT_APPROVAL_SQL,
-  INSERT_PAYMENT_SQL,
-  paymentInsertValues,
-  paymentUpdateValues,
-  PENDING_PAYMENTS_SQL,
-  SELECT_APPROVAL_SQL,
-  SELECT_PAYMENT_SQL,
-  SPENT_BY_CALLER_SQL,
-  SPENT_SINCE_SQL,
-  sumAmounts,
-  TX_HASH_USED_SQL,
-  UPDATE_PAYMENT_SQL,
-} from './sqlite-payment-sql.ts';
+import * as sql from './sqlite-payment-sql.ts';
 
 export class D1PaymentStore implements PaymentStore {
   private readonly db: D1Database;
@@ -39,58 +23,56 @@ export class D1PaymentStore implements PaymentStore {
 
   async create(record: TaskPaymentRecord): Promise<boolean> {
     const result = await this.db
-      .prepare(INSERT_PAYMENT_SQL)
-      .bind(...paymentInsertValues(record))
+      .prepare(sql.INSERT_PAYMENT_SQL)
+      .bind(...sql.paymentInsertValues(record))
       .run();
     return result.meta.changes === 1;
   }
 
   async get(taskId: string): Promise<TaskPaymentRecord | undefined> {
-    const row = await this.db.prepare(SELECT_PAYMENT_SQL).bind(taskId).first<PaymentRow>();
+    const row = await this.db.prepare(sql.SELECT_PAYMENT_SQL).bind(taskId).first<PaymentRow>();
     return row ? paymentFromRow(row) : undefined;
   }
 
-  async update(
-    taskId: string,
-    change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
-  ): Promise<void> {
-    const current = await this.get(taskId);
-    if (!current) throw new Error(`no payment for task ${taskId}`);
+  async update(taskId: string, change: sql.PaymentChange): Promise<void> {
+    const values = sql.paymentUpdateValues(taskId, await this.get(taskId), change);
     await this.db
-      .prepare(UPDATE_PAYMENT_SQL)
-      .bind(...paymentUpdateValues(current, change))
+      .prepare(sql.UPDATE_PAYMENT_SQL)
+      .bind(...values)
       .run();
   }
 
   async pending(): Promise<TaskPaymentRecord[]> {
-    const pending = this.db.prepare(this.onlyTask ? `${PENDING_PAYMENTS_SQL} AND task_id = ?` : PENDING_PAYMENTS_SQL);
+    const pending = this.db.prepare(
+      this.onlyTask ? `${sql.PENDING_PAYMENTS_SQL} AND task_id = ?` : sql.PENDING_PAYMENTS_SQL,
+    );
     const { results } = await (this.onlyTask ? pending.bind(this.onlyTask) : pending).all<PaymentRow>();
     return results.map(paymentFromRow);
   }
 
   async spentSince(sinceIso: string): Promise<bigint> {
-    const { results } = await this.db.prepare(SPENT_SINCE_SQL).bind(sinceIso).all<{ amount: string }>();
-    return sumAmounts(results);
+    const { results } = await this.db.prepare(sql.SPENT_SINCE_SQL).bind(sinceIso).all<{ amount: string }>();
+    return sql.sumAmounts(results);
   }
 
   async spentByCaller(caller: string): Promise<bigint> {
-    const { results } = await this.db.prepare(SPENT_BY_CALLER_SQL).bind(caller).all<{ amount: string }>();
-    return sumAmounts(results);
+    const { results } = await this.db.prepare(sql.SPENT_BY_CALLER_SQL).bind(caller).all<{ amount: string }>();
+    return sql.sumAmounts(results);
   }
 
   async txHashUsed(txHash: string): Promise<boolean> {
-    return (await this.db.prepare(TX_HASH_USED_SQL).bind(txHash, txHash).first()) !== null;
+    return (await this.db.prepare(sql.TX_HASH_USED_SQL).bind(txHash, txHash).first()) !== null;
   }
 
   async createApproval(record: ApprovalRecord): Promise<void> {
     await this.db
-      .prepare(INSERT_APPROVAL_SQL)
-      .bind(...approvalInsertValues(record))
+      .prepare(sql.INSERT_APPROVAL_SQL)
+      .bind(...sql.approvalInsertValues(record))
       .run();
   }
 
   async getApproval(taskId: string): Promise<ApprovalRecord | undefined> {
-    const row = await this.db.prepare(SELECT_APPROVAL_SQL).bind(taskId).first<ApprovalRow>();
+    const row = await this.db.prepare(sql.SELECT_APPROVAL_SQL).bind(taskId).first<ApprovalRow>();
     return row ? approvalFromRow(row) : undefined;
   }
 
@@ -98,15 +80,15 @@ export class D1PaymentStore implements PaymentStore {
     taskId: string,
     status: Exclude<ApprovalStatus, 'pending'>,
   ): Promise<ApprovalRecord | undefined> {
-    const result = await this.db.prepare(DECIDE_APPROVAL_SQL).bind(status, new Date().toISOString(), taskId).run();
+    const result = await this.db.prepare(sql.DECIDE_APPROVAL_SQL).bind(status, new Date().toISOString(), taskId).run();
     return result.meta.changes === 1 ? this.getApproval(taskId) : undefined;
   }
 
   async approvals(status?: ApprovalStatus): Promise<ApprovalRecord[]> {
-    const { sql, args } = approvalsQuery(status);
+    const query = sql.approvalsQuery(status);
     const { results } = await this.db
-      .prepare(sql)
-      .bind(...args)
+      .prepare(query.sql)
+      .bind(...query.args)
       .all<ApprovalRow>();
     return results.map(approvalFromRow);
   }

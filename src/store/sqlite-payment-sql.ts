@@ -3,9 +3,11 @@
  * store (Cloudflare D1 is SQLite): one text of each query, and the values bound to it in order. The tables are
  * migrations/0002_payments.sql.
  */
-import type { ApprovalRecord, ApprovalStatus, TaskPaymentRecord } from './payment-store.ts';
+import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
 
 type Value = string | null;
+
+export type PaymentChange = Parameters<PaymentStore['update']>[1];
 
 export const INSERT_PAYMENT_SQL = `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -33,11 +35,13 @@ export const SELECT_PAYMENT_SQL = 'SELECT * FROM payments WHERE task_id = ?';
 export const UPDATE_PAYMENT_SQL =
   'UPDATE payments SET status = ?, rail_state = ?, tx_hash = ?, refund_tx = ?, updated_at = ? WHERE task_id = ?';
 
-/** The record as it is after `change`: the values of UPDATE_PAYMENT_SQL. */
+/** The record `current` of `taskId` as it is after `change`: the values of UPDATE_PAYMENT_SQL. */
 export function paymentUpdateValues(
-  current: TaskPaymentRecord,
-  change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
+  taskId: string,
+  current: TaskPaymentRecord | undefined,
+  change: PaymentChange,
 ): Value[] {
+  if (!current) throw new Error(`no payment for task ${taskId}`);
   const next = { ...current, ...change };
   return [
     next.status,
@@ -45,7 +49,7 @@ export function paymentUpdateValues(
     next.txHash ?? null,
     next.refundTxHash ?? null,
     new Date().toISOString(),
-    current.taskId,
+    taskId,
   ];
 }
 

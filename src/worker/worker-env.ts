@@ -26,6 +26,8 @@ export interface WorkerSettings {
   nodeUrl: string;
   /** How often an object with something to hear polls the node (its alarm). */
   pollIntervalMs: number;
+  /** The directory stops polling once unread this long (LOGOS_A2A_DIRECTORY_IDLE_MS; default 10 min). */
+  directoryIdleMs: number;
   /** Signs the served cards (secret LOGOS_A2A_CARD_SIGNING_KEY, 64 hex); unsigned without it. */
   cardSigningKey?: Uint8Array;
   /** Paying agents on LEZ (LOGOS_A2A_PAYMENTS_RAIL = "lez"); priced skills are refused without it. */
@@ -67,6 +69,7 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     config,
     nodeUrl: config.transport.url,
     pollIntervalMs: config.transport.pollIntervalMs,
+    directoryIdleMs: directoryIdleMsOf(strings.LOGOS_A2A_DIRECTORY_IDLE_MS),
     ...(signingKey ? { cardSigningKey: hexToBytes(signingKey) } : {}),
     ...(payments ? { payments } : {}),
   };
@@ -81,7 +84,20 @@ function paymentsOf(config: GatewayConfig, walletSecretKey: string | undefined):
   if (walletSecretKey === undefined || !/^[0-9a-f]{64}$/i.test(walletSecretKey)) {
     throw new ConfigError(`LOGOS_A2A_WALLET_SECRET_KEY: ${WALLET_SECRET_NEEDED}`);
   }
-  return { sequencerUrl, wallet: signingKeyFromSecretKey(hexToBytes(walletSecretKey)) };
+  try {
+    return { sequencerUrl, wallet: signingKeyFromSecretKey(hexToBytes(walletSecretKey)) };
+  } catch {
+    throw new ConfigError('LOGOS_A2A_WALLET_SECRET_KEY: not a secp256k1 secret key (zero, or not below the order)');
+  }
+}
+
+function directoryIdleMsOf(text: string | undefined): number {
+  if (text === undefined) return 600_000;
+  const ms = Number(text);
+  if (!Number.isSafeInteger(ms) || ms <= 0) {
+    throw new ConfigError(`LOGOS_A2A_DIRECTORY_IDLE_MS: milliseconds, a whole number above 0, got "${text}"`);
+  }
+  return ms;
 }
 
 /** LOGOS_A2A_API_KEYS (a secret): the `apiKeys` setting as JSON, which a Node gateway reads from its config file. */

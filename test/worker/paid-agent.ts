@@ -34,5 +34,8 @@ await agent.start();
 const rest = await startNodeRestServer(transport, { port: 0, host: '127.0.0.1' });
 console.log(`paid agent at ${rest.url}`);
 process.once('SIGTERM', () => {
-  void rest.stop().then(() => agent.stop()).then(() => process.exit(0));
+  void rest
+    .stop()
+    .then(() => agent.stop())
+    .then(() => process.exit(0));
 });
