@@ -25,7 +25,8 @@ export async function routeRequest(incoming: Request, maxBodyBytes: number): Pro
   const front: RequestTarget = { kind: 'front', request };
   // An operator's decision on a held payment goes on (or on to pay) in the task's object.
   const decision = /^\/admin\/approvals\/([^/]+)\/(?:approve|reject)$/.exec(path);
-  if (decision && request.method === 'POST') return toTask(request, decodeURIComponent(decision[1]!));
+  const decided = decision && request.method === 'POST' ? decodedSegment(decision[1]!) : undefined;
+  if (decided) return toTask(request, decided);
   const rest = matchRestRoute(request.method, path);
   const legacy = matchLegacyRestRoute(request.method, path);
   const route = rest && 'route' in rest ? rest.route : legacy && 'route' in legacy ? legacy.route : undefined;
@@ -67,6 +68,15 @@ function agentRelativePath(pathname: string): string {
   const under = /^\/agents\/[^/]+(\/.*)?$/.exec(pathname);
   const path = (under ? (under[1] ?? '/') : pathname).replace(/\/+$/, '');
   return path === '' ? '/' : path;
+}
+
+/** A path segment decoded; undefined when its escapes are malformed (the front's router then answers it). */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function messageTaskId(holder: unknown): string | undefined {

@@ -18,6 +18,7 @@ import { applyMigrations, startWranglerDev, type WranglerDev } from './wrangler-
 const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
 /** Each call crosses wrangler's proxy, three Durable Objects, the node's REST API and a devnet block or two. */
 const E2E_TIMEOUT_MS = 90_000;
+const ADMIN_TOKEN = 'operator-token-of-the-test';
 
 let dir: string;
 let devnet: DevnetProcess | undefined;
@@ -53,6 +54,7 @@ beforeAll(async () => {
     LOGOS_A2A_PAYMENTS_RAIL: 'lez',
     LOGOS_A2A_SEQUENCER_URL: devnet.url,
     LOGOS_A2A_WALLET_SECRET_KEY: walletGenesis.secretKeyHex,
+    LOGOS_A2A_ADMIN_TOKEN: ADMIN_TOKEN,
   });
   await eventually(async () => {
     const response = await fetch(`${worker!.url}/agents/paid/.well-known/agent-card.json`);
@@ -119,5 +121,30 @@ describe('paying agents from the Worker', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(cancelled.metadata.lez.status).toBe('refunded');
     expect(await balanceOf(agentGenesis.account)).toBe(agentBefore);
     expect(await balanceOf(walletGenesis.account)).toBe(walletBefore);
+  });
+
+  it('holds a task above the spending limit until an operator approves it, then pays it', async () => {
+    const agentBefore = await balanceOf(agentGenesis.account);
+    const task = (await send('premium', { configuration: { returnImmediately: true } })).body.result?.task;
+    await eventually(async () => {
+      const got = (await call('GetTask', { id: task.id })).body.result;
+      return got?.metadata?.lez?.status === 'awaiting-approval' ? true : undefined;
+    }, 30_000);
+    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    // The list is read from D1 by the front Worker; the decision goes on in the task's object, which pays.
+    const pending = await fetch(`${worker!.url}/admin/approvals?status=pending`, { headers: admin });
+    const { approvals } = (await pending.json()) as { approvals: { taskId: string; amount: string }[] };
+    expect(approvals).toEqual([expect.objectContaining({ taskId: task.id, amount: '500' })]);
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore);
+    const approved = await fetch(`${worker!.url}/admin/approvals/${task.id}/approve`, {
+      method: 'POST',
+      headers: admin,
+    });
+    expect(approved.status).toBe(200);
+    await eventually(async () => {
+      const got = (await call('GetTask', { id: task.id })).body.result;
+      return got?.status?.state === 'TASK_STATE_COMPLETED' ? true : undefined;
+    }, 30_000);
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore + 500n);
   });
 });
