@@ -56,7 +56,10 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
   if (strings.LOGOS_A2A_WALLET_KEY_FILE || strings.LOGOS_A2A_WALLET_PASSPHRASE) {
     throw new ConfigError(`LOGOS_A2A_WALLET_KEY_FILE: a Worker has no files; ${WALLET_SECRET_NEEDED}`);
   }
-  const config = loadConfig({ env: strings, overrides: { apiKeys: apiKeysOf(strings.LOGOS_A2A_API_KEYS) } });
+  const config = loadConfig({
+    env: strings,
+    overrides: { apiKeys: apiKeysOf(strings.LOGOS_A2A_API_KEYS), payments: paymentsSettingOf(strings) },
+  });
   if (config.transport.kind !== 'nwaku-rest') throw new ConfigError(`LOGOS_A2A_TRANSPORT: ${NWAKU_REST_NEEDED}`);
   const signingKey = strings.LOGOS_A2A_CARD_SIGNING_KEY;
   if (signingKey !== undefined && !/^[0-9a-f]{64}$/i.test(signingKey)) {
@@ -103,9 +106,39 @@ function directoryIdleMsOf(text: string | undefined): number {
 /** LOGOS_A2A_API_KEYS (a secret): the `apiKeys` setting as JSON, which a Node gateway reads from its config file. */
 function apiKeysOf(json: string | undefined): GatewayConfigInput['apiKeys'] {
   if (json === undefined) return [];
+  return jsonSetting<GatewayConfigInput['apiKeys']>(
+    json,
+    'LOGOS_A2A_API_KEYS',
+    'an array of {"name", "key"} (the apiKeys setting)',
+  );
+}
+
+/**
+ * LOGOS_A2A_PAYMENTS: the `payments` setting as JSON (the spending limits, the approval timeout, the signing mode),
+ * which a Node gateway reads from its config file; LOGOS_A2A_PAYMENTS_RAIL and LOGOS_A2A_SEQUENCER_URL over it.
+ */
+function paymentsSettingOf(strings: Record<string, string>): GatewayConfigInput['payments'] {
+  const json = strings.LOGOS_A2A_PAYMENTS;
+  const setting =
+    json === undefined
+      ? {}
+      : jsonSetting<Record<string, unknown>>(json, 'LOGOS_A2A_PAYMENTS', 'an object (the payments setting)');
+  if (typeof setting !== 'object' || setting === null || Array.isArray(setting)) {
+    throw new ConfigError('LOGOS_A2A_PAYMENTS: JSON, an object (the payments setting)');
+  }
+  if ('walletKeyFile' in setting)
+    throw new ConfigError(`LOGOS_A2A_PAYMENTS: a Worker has no files; ${WALLET_SECRET_NEEDED}`);
+  return {
+    ...setting,
+    ...(strings.LOGOS_A2A_PAYMENTS_RAIL ? { rail: strings.LOGOS_A2A_PAYMENTS_RAIL } : {}),
+    ...(strings.LOGOS_A2A_SEQUENCER_URL ? { sequencerUrl: strings.LOGOS_A2A_SEQUENCER_URL } : {}),
+  } as GatewayConfigInput['payments'];
+}
+
+function jsonSetting<T>(json: string, name: string, shape: string): T {
   try {
-    return JSON.parse(json) as GatewayConfigInput['apiKeys'];
+    return JSON.parse(json) as T;
   } catch {
-    throw new ConfigError('LOGOS_A2A_API_KEYS: JSON, an array of {"name", "key"} (the apiKeys setting)');
+    throw new ConfigError(`${name}: JSON, ${shape}`);
   }
 }

@@ -38,6 +38,12 @@ describe('workerSettings', () => {
     expect(workerSettings(env(NODE)).directoryIdleMs).toBe(600_000);
   });
 
+  it('takes the spending limits, which a Node gateway reads from its config file, from LOGOS_A2A_PAYMENTS', () => {
+    const limits = { perTransactionLimit: '7', perPeriodLimit: '70', periodMs: 60_000, approvalTimeoutMs: 5_000 };
+    const { config } = workerSettings(env({ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: JSON.stringify(limits) }));
+    expect(config.payments).toMatchObject({ ...limits, rail: 'lez', sequencerUrl: SEQUENCER });
+  });
+
   it.each([
     [{}, /LOGOS_A2A_TRANSPORT: .*nwaku-rest/],
     [{ LOGOS_A2A_TRANSPORT: 'waku' }, /LOGOS_A2A_TRANSPORT: .*REST API of a Waku node/],
@@ -48,6 +54,10 @@ describe('workerSettings', () => {
     [{ ...NODE, ...LEZ, LOGOS_A2A_WALLET_SECRET_KEY: '00'.repeat(32) }, /not a secp256k1 secret key/],
     [{ ...NODE, ...LEZ, LOGOS_A2A_WALLET_KEY_FILE: 'wallet.json' }, /a Worker has no files/],
     [{ ...NODE, LOGOS_A2A_PAYMENTS_RAIL: 'memory' }, /"memory" is for tests/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '{"perTransactionLimit": ' }, /LOGOS_A2A_PAYMENTS: JSON/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '[]' }, /LOGOS_A2A_PAYMENTS: JSON, an object/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '{"walletKeyFile": "w.json"}' }, /a Worker has no files/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '{"perPeriodLimit": "lots"}' }, /payments\.perPeriodLimit/],
     [{ ...NODE, LOGOS_A2A_DIRECTORY_IDLE_MS: '0' }, /LOGOS_A2A_DIRECTORY_IDLE_MS: milliseconds/],
     [{ ...NODE, LOGOS_A2A_CARD_SIGNING_KEY: 'not-hex' }, /LOGOS_A2A_CARD_SIGNING_KEY: 64 hex digits/],
     [{ ...NODE, LOGOS_A2A_AGENT_TIMEOUT_MS: 'soon' }, /agentTimeoutMs/],
