@@ -50,9 +50,6 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
   if (strings.LOGOS_A2A_DATABASE) {
     throw new ConfigError('LOGOS_A2A_DATABASE: on Cloudflare Workers tasks live in D1 (the DB binding), not SQLite');
   }
-  if (strings.LOGOS_A2A_PAYMENTS_RAIL === 'memory') {
-    throw new ConfigError('LOGOS_A2A_PAYMENTS_RAIL: "memory" is for tests; use "lez" or "none"');
-  }
   if (strings.LOGOS_A2A_WALLET_KEY_FILE || strings.LOGOS_A2A_WALLET_PASSPHRASE) {
     throw new ConfigError(`LOGOS_A2A_WALLET_KEY_FILE: a Worker has no files; ${WALLET_SECRET_NEEDED}`);
   }
@@ -61,6 +58,9 @@ export function workerSettings(env: WorkerEnv): WorkerSettings {
     overrides: { apiKeys: apiKeysOf(strings.LOGOS_A2A_API_KEYS), payments: paymentsSettingOf(strings) },
   });
   if (config.transport.kind !== 'nwaku-rest') throw new ConfigError(`LOGOS_A2A_TRANSPORT: ${NWAKU_REST_NEEDED}`);
+  if (config.payments.rail === 'memory') {
+    throw new ConfigError('LOGOS_A2A_PAYMENTS_RAIL: "memory" is for tests; use "lez" or "none"');
+  }
   const signingKey = strings.LOGOS_A2A_CARD_SIGNING_KEY;
   if (signingKey !== undefined && !/^[0-9a-f]{64}$/i.test(signingKey)) {
     throw new ConfigError(

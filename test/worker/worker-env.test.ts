@@ -54,6 +54,7 @@ describe('workerSettings', () => {
     [{ ...NODE, ...LEZ, LOGOS_A2A_WALLET_SECRET_KEY: '00'.repeat(32) }, /not a secp256k1 secret key/],
     [{ ...NODE, ...LEZ, LOGOS_A2A_WALLET_KEY_FILE: 'wallet.json' }, /a Worker has no files/],
     [{ ...NODE, LOGOS_A2A_PAYMENTS_RAIL: 'memory' }, /"memory" is for tests/],
+    [{ ...NODE, LOGOS_A2A_PAYMENTS: '{"rail": "memory"}' }, /"memory" is for tests/],
     [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '{"perTransactionLimit": ' }, /LOGOS_A2A_PAYMENTS: JSON/],
     [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '[]' }, /LOGOS_A2A_PAYMENTS: JSON, an object/],
     [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '{"walletKeyFile": "w.json"}' }, /a Worker has no files/],
