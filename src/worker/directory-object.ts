@@ -4,7 +4,8 @@
  * polling on its alarm, and keeps what it heard in its storage so that an eviction forgets nobody.
  *
  * It polls only while the directory is read: once nobody has asked for it for LOGOS_A2A_DIRECTORY_IDLE_MS (every
- * call to the Worker does), the alarm is not set again, and the object costs nothing. The next read polls the node
+ * call the front answers does, and a task's object as it opens), the alarm is not set again, and the object costs
+ * nothing. The next read polls the node
  * once before it answers (the node keeps what it relayed meanwhile, and agents announce every 30 s by default), then
  * polling goes on.
  */
