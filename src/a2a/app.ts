@@ -99,6 +99,7 @@ export function createApp(options: AppOptions): Hono {
           ? unverifiedParams(entry.unverified.reason)
           : {},
       apiKeyRequired: apiKeys.required,
+      pushNotifications: options.push !== undefined,
       ...(options.cardSigningKey ? { signingKey: options.cardSigningKey } : {}),
     });
   const log = options.log ?? consoleLog;

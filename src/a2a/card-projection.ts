@@ -74,12 +74,16 @@ function clientPaysExtension(card: LogosAgentCard) {
   ];
 }
 
-/** `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. */
-/** `logosParams`: more facts for the Logos extension (the agent's own signature when verified, or the unverified mark). */
+/**
+ * `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. `logosParams`: more
+ * facts for the Logos extension (the agent's own signature when verified, or the unverified mark).
+ * `pushNotifications`: whether this gateway delivers them (the Worker does not).
+ */
 export function projectCard(
   card: LogosAgentCard,
   baseUrl: string,
   logosParams: Record<string, unknown> = {},
+  pushNotifications = true,
 ): Record<string, unknown> {
   return {
     name: card.name,
@@ -93,7 +97,7 @@ export function projectCard(
     ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
     capabilities: {
       streaming: card.capabilities.streaming,
-      pushNotifications: true,
+      pushNotifications,
       extendedAgentCard: false,
       extensions: [...card.extensions, logosExtension(card, logosParams), ...clientPaysExtension(card)],
     },
@@ -109,6 +113,7 @@ export function projectLegacyCard(
   card: LogosAgentCard,
   baseUrl: string,
   logosParams: Record<string, unknown> = {},
+  pushNotifications = true,
 ): Record<string, unknown> {
   return {
     protocolVersion: '0.3.0',
@@ -126,7 +131,7 @@ export function projectLegacyCard(
     ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
     capabilities: {
       streaming: card.capabilities.streaming,
-      pushNotifications: true,
+      pushNotifications,
       stateTransitionHistory: false,
       extensions: [...card.extensions, logosExtension(card, logosParams), ...clientPaysExtension(card)],
     },

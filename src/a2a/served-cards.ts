@@ -28,6 +28,8 @@ export interface ServedCardOptions {
   logosParams: Record<string, unknown>;
   /** API keys are configured: the cards say a bearer token is needed. */
   apiKeyRequired: boolean;
+  /** Push notifications are delivered: without, the push-config methods answer PushNotificationNotSupported. */
+  pushNotifications: boolean;
   signingKey?: CardSigningKey;
 }
 
@@ -53,12 +55,12 @@ export function servedCards(card: LogosAgentCard, baseUrl: string, options: Serv
   // keeps the signed bytes exactly the served ones.
   const v1 = AgentCard.toJSON(
     AgentCard.fromJSON({
-      ...projectCard(card, baseUrl, options.logosParams),
+      ...projectCard(card, baseUrl, options.logosParams, options.pushNotifications),
       ...(options.apiKeyRequired ? V1_SECURITY : {}),
     }),
   ) as Record<string, unknown>;
   const v03: Record<string, unknown> = {
-    ...projectLegacyCard(card, baseUrl, options.logosParams),
+    ...projectLegacyCard(card, baseUrl, options.logosParams, options.pushNotifications),
     ...(options.apiKeyRequired ? V03_SECURITY : {}),
   };
   const union = {

@@ -16,7 +16,8 @@ import { echoAgent } from '../logos/agents/echo.ts';
 import { openNetwork, type LogosNetwork } from '../logos/network.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
-import { payerFromConfig } from './payment-wiring.ts';
+import { spendingRules } from './payment-wiring.ts';
+import { payerFromConfig } from './wallet-payer.ts';
 import { ApiKeys } from '../a2a/api-keys.ts';
 import { JWKS_PATH } from '../a2a/card-jws.ts';
 import { verifyLogosCard } from '../logos/card-signature.ts';
@@ -204,14 +205,7 @@ async function open(
         payer,
         store: stores.payments,
         network: config.payments.sequencerUrl ?? payer.rail,
-        budgets: new Map(
-          config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const])),
-        ),
-        limits: {
-          perTransaction: BigInt(config.payments.perTransactionLimit),
-          perPeriod: BigInt(config.payments.perPeriodLimit),
-          periodMs: config.payments.periodMs,
-        },
+        ...spendingRules(config),
       })
     : undefined;
   const push = new PushNotificationService(stores.push, {

@@ -1,12 +1,12 @@
 /**
  * Payment rails as the two sides need them: the gateway pays from its wallet (`Payer`), an agent checks what it
- * was paid and pays refunds (`AgentPayments`). Thin adapters over one `PaymentRail`.
+ * was paid and pays refunds (`AgentPayments`). Thin adapters over one `PaymentRail`, over fetch only: the Worker
+ * builds its wallet's rail here too (the wallet key file is read in wallet-payer.ts).
  */
-import type { Payer } from '../bridge/task-payments.ts';
+import type { Payer, TaskPaymentsOptions } from '../bridge/task-payments.ts';
 import type { AgentPayments } from '../logos/agent-runtime.ts';
 import type { AgentPaymentStore } from '../store/agent-payment-store.ts';
-import { ConfigError, type PaymentsConfig } from './config.ts';
-import { loadKeyFile } from '../lez/wallet-key-file.ts';
+import { ConfigError, type GatewayConfig, type PaymentsConfig } from './config.ts';
 import type { SigningKey } from '../lez/keys.ts';
 import { LezRail } from '../lez/rail/lez-rail.ts';
 import { SequencerClient } from '../lez/sequencer-client.ts';
@@ -22,6 +22,20 @@ export function gatewayPayer(rail: PaymentRail): Payer {
     resume: (state) => rail.resume(state),
     verify: (txHash, expect) => rail.verify(txHash, { ...expect, purpose: `refund:${txHash}` }),
     findTransfers: (query) => rail.findTransfer(query),
+  };
+}
+
+/** What the gateway may spend: the wallet's limits and each API key's budget, from the configuration. */
+export function spendingRules(config: GatewayConfig): Pick<TaskPaymentsOptions, 'limits' | 'budgets'> {
+  return {
+    budgets: new Map(
+      config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const])),
+    ),
+    limits: {
+      perTransaction: BigInt(config.payments.perTransactionLimit),
+      perPeriod: BigInt(config.payments.perPeriodLimit),
+      periodMs: config.payments.periodMs,
+    },
   };
 }
 
@@ -94,28 +108,4 @@ export async function detectSigningMode(
 export function lezRail(url: string, key: SigningKey, signingMode: SigningMode): PaymentRail {
   // Poll for inclusion well inside a block interval: a paid task waits for its payment's block, no longer.
   return new LezRail({ client: new SequencerClient({ url }), payer: key }, { signingMode, pollIntervalMs: 200 });
-}
-
-/** The gateway wallet's payer from the configuration; undefined when payments are off. */
-export async function payerFromConfig(
-  config: PaymentsConfig,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Payer | undefined> {
-  switch (config.rail) {
-    case 'none':
-      return undefined;
-    case 'memory':
-      throw new ConfigError('payments.rail "memory" is for tests, which pass their own ledger; use "lez" or "none".');
-    case 'lez': {
-      if (!config.sequencerUrl)
-        throw new ConfigError('payments.sequencerUrl (env LOGOS_A2A_SEQUENCER_URL) is required with the lez rail.');
-      const passphrase = env.LOGOS_A2A_WALLET_PASSPHRASE;
-      if (!passphrase)
-        throw new ConfigError('LOGOS_A2A_WALLET_PASSPHRASE must hold the passphrase of payments.walletKeyFile.');
-      const unlocked = await loadKeyFile(config.walletKeyFile, passphrase);
-      if (!unlocked.ok) throw new ConfigError(`payments.walletKeyFile ${config.walletKeyFile}: ${unlocked.message}`);
-      const signingMode = await detectSigningMode(config.sequencerUrl, config.signingMode);
-      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, signingMode));
-    }
-  }
 }

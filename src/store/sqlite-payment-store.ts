@@ -4,37 +4,10 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-file.ts';
+import { migrationSql } from './migration-sql.ts';
 import type { ApprovalRecord, ApprovalStatus, TaskPaymentRecord, PaymentStore } from './payment-store.ts';
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS payments (
-  task_id     TEXT PRIMARY KEY,
-  agent_id    TEXT NOT NULL,
-  amount      TEXT NOT NULL,
-  payee       TEXT NOT NULL,
-  rail        TEXT NOT NULL,
-  rail_state  TEXT NOT NULL,
-  status      TEXT NOT NULL,
-  tx_hash     TEXT UNIQUE,
-  refund_tx   TEXT UNIQUE,
-  caller      TEXT,
-  payer       TEXT,
-  created_at  TEXT NOT NULL,
-  updated_at  TEXT NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS payments_by_time ON payments (created_at);
-CREATE INDEX IF NOT EXISTS payments_by_caller ON payments (caller) WHERE caller IS NOT NULL;
-CREATE TABLE IF NOT EXISTS approvals (
-  task_id     TEXT PRIMARY KEY,
-  agent_id    TEXT NOT NULL,
-  amount      TEXT NOT NULL,
-  reason      TEXT NOT NULL,
-  status      TEXT NOT NULL,
-  created_at  TEXT NOT NULL,
-  decided_at  TEXT
-) STRICT;
-`;
+import * as sql from './sqlite-payment-sql.ts';
 
 export class SqlitePaymentStore implements PaymentStore {
   private readonly db: DatabaseSync;
@@ -42,105 +15,44 @@ export class SqlitePaymentStore implements PaymentStore {
   constructor(path: string) {
     // FULL: a payment record must survive a power loss too, not only a crash.
     this.db = openSqlite(path, 'FULL');
-    this.db.exec(SCHEMA);
+    this.db.exec(migrationSql('0002_payments.sql'));
   }
 
   async create(record: TaskPaymentRecord): Promise<boolean> {
-    const result = this.db
-      .prepare(
-        `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        record.taskId,
-        record.agentId,
-        record.amount,
-        record.payee,
-        record.rail,
-        JSON.stringify(record.railState ?? null),
-        record.status,
-        record.txHash ?? null,
-        record.refundTxHash ?? null,
-        record.caller ?? null,
-        record.payer ?? null,
-        record.createdAt,
-        record.updatedAt,
-      );
-    return result.changes === 1;
+    return this.db.prepare(sql.INSERT_PAYMENT_SQL).run(...sql.paymentInsertValues(record)).changes === 1;
   }
 
   async get(taskId: string): Promise<TaskPaymentRecord | undefined> {
-    const row = this.db.prepare('SELECT * FROM payments WHERE task_id = ?').get(taskId) as PaymentRow | undefined;
+    const row = this.db.prepare(sql.SELECT_PAYMENT_SQL).get(taskId) as PaymentRow | undefined;
     return row && paymentFromRow(row);
   }
 
-  async update(
-    taskId: string,
-    change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
-  ): Promise<void> {
-    const current = await this.get(taskId);
-    if (!current) throw new Error(`no payment for task ${taskId}`);
-    const next = { ...current, ...change };
-    this.db
-      .prepare(
-        'UPDATE payments SET status = ?, rail_state = ?, tx_hash = ?, refund_tx = ?, updated_at = ? WHERE task_id = ?',
-      )
-      .run(
-        next.status,
-        JSON.stringify(next.railState ?? null),
-        next.txHash ?? null,
-        next.refundTxHash ?? null,
-        new Date().toISOString(),
-        taskId,
-      );
+  async update(taskId: string, change: sql.PaymentChange): Promise<void> {
+    this.db.prepare(sql.UPDATE_PAYMENT_SQL).run(...sql.paymentUpdateValues(taskId, await this.get(taskId), change));
   }
 
   async pending(): Promise<TaskPaymentRecord[]> {
-    return (this.db.prepare("SELECT * FROM payments WHERE status = 'pending'").all() as unknown as PaymentRow[]).map(
-      paymentFromRow,
-    );
+    return (this.db.prepare(sql.PENDING_PAYMENTS_SQL).all() as unknown as PaymentRow[]).map(paymentFromRow);
   }
 
   async spentSince(sinceIso: string): Promise<bigint> {
-    return this.sumCommitted('created_at >= ?', sinceIso);
+    return sql.sumAmounts(this.db.prepare(sql.SPENT_SINCE_SQL).all(sinceIso) as { amount: string }[]);
   }
 
   async spentByCaller(caller: string): Promise<bigint> {
-    return this.sumCommitted('caller = ?', caller);
-  }
-
-  /** The sum of payments that count as spent (not refunded, not failed) among those the condition selects. */
-  private sumCommitted(condition: string, value: string): bigint {
-    const rows = this.db
-      .prepare(`SELECT amount FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing')`)
-      .all(value) as { amount: string }[];
-    return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+    return sql.sumAmounts(this.db.prepare(sql.SPENT_BY_CALLER_SQL).all(caller) as { amount: string }[]);
   }
 
   async txHashUsed(txHash: string): Promise<boolean> {
-    return (
-      this.db.prepare('SELECT 1 FROM payments WHERE tx_hash = ? OR refund_tx = ?').get(txHash, txHash) !== undefined
-    );
+    return this.db.prepare(sql.TX_HASH_USED_SQL).get(txHash, txHash) !== undefined;
   }
 
   async createApproval(record: ApprovalRecord): Promise<void> {
-    this.db
-      .prepare(
-        'INSERT OR IGNORE INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        record.taskId,
-        record.agentId,
-        record.amount,
-        record.reason,
-        record.status,
-        record.createdAt,
-        record.decidedAt ?? null,
-      );
+    this.db.prepare(sql.INSERT_APPROVAL_SQL).run(...sql.approvalInsertValues(record));
   }
 
   async getApproval(taskId: string): Promise<ApprovalRecord | undefined> {
-    const row = this.db.prepare('SELECT * FROM approvals WHERE task_id = ?').get(taskId) as ApprovalRow | undefined;
+    const row = this.db.prepare(sql.SELECT_APPROVAL_SQL).get(taskId) as ApprovalRow | undefined;
     return row && approvalFromRow(row);
   }
 
@@ -148,18 +60,13 @@ export class SqlitePaymentStore implements PaymentStore {
     taskId: string,
     status: Exclude<ApprovalStatus, 'pending'>,
   ): Promise<ApprovalRecord | undefined> {
-    // Only a pending approval can be decided, and only once.
-    const result = this.db
-      .prepare("UPDATE approvals SET status = ?, decided_at = ? WHERE task_id = ? AND status = 'pending'")
-      .run(status, new Date().toISOString(), taskId);
+    const result = this.db.prepare(sql.DECIDE_APPROVAL_SQL).run(status, new Date().toISOString(), taskId);
     return result.changes === 1 ? this.getApproval(taskId) : undefined;
   }
 
   async approvals(status?: ApprovalStatus): Promise<ApprovalRecord[]> {
-    const rows = (status
-      ? this.db.prepare('SELECT * FROM approvals WHERE status = ? ORDER BY created_at').all(status)
-      : this.db.prepare('SELECT * FROM approvals ORDER BY created_at').all()) as unknown as ApprovalRow[];
-    return rows.map(approvalFromRow);
+    const query = sql.approvalsQuery(status);
+    return (this.db.prepare(query.sql).all(...query.args) as unknown as ApprovalRow[]).map(approvalFromRow);
   }
 
   async close(): Promise<void> {

@@ -25,26 +25,7 @@ import {
   taskPageOf,
   type TaskRow,
 } from './task-rows.ts';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS tasks (
-  id          TEXT PRIMARY KEY,
-  agent_id    TEXT NOT NULL,
-  context_id  TEXT NOT NULL,
-  state       INTEGER NOT NULL,
-  status_ts   TEXT NOT NULL,
-  task_json   TEXT NOT NULL,
-  agent_addr  TEXT NOT NULL,
-  last_seq    INTEGER NOT NULL,
-  request     TEXT NOT NULL,
-  retry_key   TEXT,
-  owner       TEXT
-) STRICT;
-CREATE INDEX IF NOT EXISTS tasks_by_agent_time ON tasks (agent_id, status_ts DESC, id DESC);
-CREATE INDEX IF NOT EXISTS tasks_by_retry_key ON tasks (retry_key) WHERE retry_key IS NOT NULL;
-CREATE INDEX IF NOT EXISTS tasks_by_owner_time ON tasks (agent_id, owner, status_ts DESC, id DESC) WHERE owner IS NOT NULL;
-CREATE INDEX IF NOT EXISTS tasks_active ON tasks (state) WHERE state NOT IN (${TERMINAL_STATES.join(',')});
-`;
+import { migrationSql } from './migration-sql.ts';
 
 /** The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. */
 interface PendingWrite {
@@ -68,7 +49,7 @@ export class SqliteTaskStore implements TaskStore {
     // A larger WAL before each automatic checkpoint: a page changed many times is copied back once (measured: about
     // a quarter less time per task than the default of 1000 pages).
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
-    this.db.exec(SCHEMA);
+    this.db.exec(migrationSql('0001_tasks.sql'));
     this.insertStmt = this.db.prepare(INSERT_TASK_SQL);
     this.updateStmt = this.db.prepare(
       'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?',

@@ -1,7 +1,13 @@
 /**
  * The Worker's agent directory, in one Durable Object: what the Node gateway's discovery listener does, over the
- * node's REST API. Woken by the first request that asks for the directory, it listens on the discovery topic from
- * then on, polling on its alarm, and keeps what it heard in its storage so that an eviction forgets nobody.
+ * node's REST API. Woken by the first request that asks for the directory, it listens on the discovery topic,
+ * polling on its alarm, and keeps what it heard in its storage so that an eviction forgets nobody.
+ *
+ * It polls only while the directory is read: once nobody has asked for it for LOGOS_A2A_DIRECTORY_IDLE_MS (every
+ * call the front answers does, and a task's object as it opens), the alarm is not set again, and the object costs
+ * nothing. The next read polls the node
+ * once before it answers (the node keeps what it relayed meanwhile, and agents announce every 30 s by default), then
+ * polling goes on.
  */
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
 import { DiscoveryListener } from '../logos/discovery.ts';
@@ -25,6 +31,8 @@ export class DirectoryObject {
   private listening: Promise<Listening> | undefined;
   /** The snapshot last written to storage, as JSON: written again only when something changed. */
   private stored = '';
+  /** When the directory was last asked for (epoch ms); an object evicted and woken by its alarm has heard no read. */
+  private lastReadAt = 0;
 
   constructor(state: DurableObjectState, env: WorkerEnv) {
     this.state = state;
@@ -39,24 +47,34 @@ export class DirectoryObject {
     } catch (error) {
       return cannotStart(error);
     }
-    const { directory, settings } = listening;
+    this.lastReadAt = Date.now();
     if ((await this.state.storage.getAlarm()) === null) {
-      await this.state.storage.setAlarm(Date.now() + settings.pollIntervalMs);
+      // Not polling (the first read, or the first after an idle spell): hear what the node kept before answering.
+      await this.hear(listening).catch((error: unknown) => console.error(`the directory's poll: ${String(error)}`));
+      await this.state.storage.setAlarm(Date.now() + listening.settings.pollIntervalMs);
     }
-    return Response.json(directorySnapshot(directory));
+    return Response.json(directorySnapshot(listening.directory));
   }
 
   async alarm(): Promise<void> {
-    const { directory, transport, settings } = await this.listen();
+    const listening = await this.listen();
+    const { settings } = listening;
     try {
-      await transport.poll();
-      const snapshot = JSON.stringify(directorySnapshot(directory));
-      if (snapshot !== this.stored) {
-        await this.state.storage.put(SNAPSHOT_KEY, snapshot);
-        this.stored = snapshot;
-      }
+      await this.hear(listening);
     } finally {
-      await this.state.storage.setAlarm(Date.now() + settings.pollIntervalMs);
+      if (Date.now() - this.lastReadAt < settings.directoryIdleMs) {
+        await this.state.storage.setAlarm(Date.now() + settings.pollIntervalMs);
+      }
+    }
+  }
+
+  /** Polls the node, and keeps what changed. */
+  private async hear({ transport, directory }: Listening): Promise<void> {
+    await transport.poll();
+    const snapshot = JSON.stringify(directorySnapshot(directory));
+    if (snapshot !== this.stored) {
+      await this.state.storage.put(SNAPSHOT_KEY, snapshot);
+      this.stored = snapshot;
     }
   }
 

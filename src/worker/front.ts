@@ -10,7 +10,7 @@ import { D1TaskStore } from '../store/d1-task-store.ts';
 import { directoryEntries } from './directory-client.ts';
 import { directoryFromSnapshot } from './directory-snapshot.ts';
 import { routeRequest } from './task-routing.ts';
-import { workerApp, type WorkerApp } from './worker-app.ts';
+import { taskPayments, workerApp, type WorkerApp } from './worker-app.ts';
 import { workerSettings, type WorkerEnv, type WorkerSettings } from './worker-env.ts';
 
 let cached: { key: string; gateway: WorkerApp } | undefined;
@@ -39,6 +39,7 @@ async function serveHere(request: Request, env: WorkerEnv, settings: WorkerSetti
   const entries = heard.entries;
   const key = JSON.stringify([origin, entries]);
   if (cached?.key !== key) {
+    const payments = taskPayments(env, settings);
     cached = {
       key,
       gateway: workerApp({
@@ -48,6 +49,7 @@ async function serveHere(request: Request, env: WorkerEnv, settings: WorkerSetti
         // Never started: the front reads tasks, it does not drive them (their calls go to their TaskObject).
         transport: new NwakuRestTransport({ url: settings.nodeUrl, pollIntervalMs: 0 }),
         origin,
+        ...(payments ? { payments } : {}),
       }),
     };
   }

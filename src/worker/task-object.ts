@@ -3,7 +3,8 @@
  * it every call that drives the task (task-routing.ts); it serves them with the gateway's own app and engine, whose
  * store is D1 and whose transport is the node's REST API. Its alarm polls the node while the task runs or a call
  * waits, and brings the task back after an eviction: the engine resumes it from D1 (resending the request if the
- * agent never answered) and its timeouts start again.
+ * agent never answered) and its timeouts start again. A paid task is paid from here, once: this object alone drives
+ * the task, its payment record in D1 says what was already signed, and the WalletObject signs (worker-app.ts).
  */
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
 import type { NwakuRestTransport } from '../logos/transports/nwaku-rest.ts';
@@ -12,7 +13,7 @@ import { directoryEntries } from './directory-client.ts';
 import { directoryFromSnapshot } from './directory-snapshot.ts';
 import { cannotStart, objectTransport } from './logos-node.ts';
 import { TASK_ID_HEADER } from './task-routing.ts';
-import { workerApp, type WorkerApp } from './worker-app.ts';
+import { taskPayments, workerApp, type WorkerApp } from './worker-app.ts';
 import { workerSettings, type WorkerEnv } from './worker-env.ts';
 
 const TASK_KEY = 'task';
@@ -90,7 +91,16 @@ export class TaskObject {
     if (!heard.ok) throw new Error(`the directory object: ${await heard.response.text()}`);
     const directory = directoryFromSnapshot(heard.entries, settings.config.offlineAfterMs);
     const store = new D1TaskStore(this.env.DB, { onlyTask: taskId });
-    const gateway = workerApp({ settings, directory, store, transport, origin, newTaskId: () => taskId });
+    const payments = taskPayments(this.env, settings, taskId);
+    const gateway = workerApp({
+      settings,
+      directory,
+      store,
+      transport,
+      origin,
+      newTaskId: () => taskId,
+      ...(payments ? { payments } : {}),
+    });
     // Picks the task up again if it was running when this object was last evicted.
     await gateway.engine.start();
     return { ...gateway, transport, pollIntervalMs: settings.pollIntervalMs };

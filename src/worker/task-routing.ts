@@ -1,7 +1,7 @@
 /**
- * Which Durable Object a request is for. Calls that drive a task (send, stream, cancel, subscribe) go to the task's
- * own TaskObject, by the task id they name, or, for a message that starts a task, by a fresh id that the object then
- * gives the task. Everything else (cards, directory, GetTask and ListTasks from D1, errors) the front Worker answers
+ * Which Durable Object a request is for. Calls that drive a task (send, stream, cancel, subscribe, an operator's
+ * approval) go to the task's own TaskObject, by the task id they name, or, for a message that starts a task, by a
+ * fresh id that the object then gives the task. Everything else (cards, directory, GetTask and ListTasks from D1, errors) the front Worker answers
  * itself. What cannot be read here (a body too large, not JSON) is left to the front, whose edge checks answer it.
  */
 import { matchRestRoute } from '../a2a/rest-routes.ts';
@@ -23,6 +23,10 @@ export async function routeRequest(incoming: Request, maxBodyBytes: number): Pro
   const request = new Request(incoming, { headers });
   const path = agentRelativePath(new URL(request.url).pathname);
   const front: RequestTarget = { kind: 'front', request };
+  // An operator's decision on a held payment goes on (or on to pay) in the task's object.
+  const decision = /^\/admin\/approvals\/([^/]+)\/(?:approve|reject)$/.exec(path);
+  const decided = decision && request.method === 'POST' ? decodedSegment(decision[1]!) : undefined;
+  if (decided) return toTask(request, decided);
   const rest = matchRestRoute(request.method, path);
   const legacy = matchLegacyRestRoute(request.method, path);
   const route = rest && 'route' in rest ? rest.route : legacy && 'route' in legacy ? legacy.route : undefined;
@@ -64,6 +68,15 @@ function agentRelativePath(pathname: string): string {
   const under = /^\/agents\/[^/]+(\/.*)?$/.exec(pathname);
   const path = (under ? (under[1] ?? '/') : pathname).replace(/\/+$/, '');
   return path === '' ? '/' : path;
+}
+
+/** A path segment decoded; undefined when its escapes are malformed (the front's router then answers it). */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function messageTaskId(holder: unknown): string | undefined {

@@ -11,7 +11,11 @@ import type { AgentDirectory } from '../logos/directory.ts';
 import type { LogosTransport } from '../logos/transport.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import openApiDocument from '../../openapi/openapi.json' with { type: 'json' };
-import type { WorkerSettings } from './worker-env.ts';
+import { TaskPayments } from '../bridge/task-payments.ts';
+import { spendingRules } from '../gateway/payment-wiring.ts';
+import { D1PaymentStore } from '../store/d1-payment-store.ts';
+import { walletPayer } from './wallet-client.ts';
+import type { WorkerEnv, WorkerSettings } from './worker-env.ts';
 
 export interface WorkerApp {
   app: Hono;
@@ -26,6 +30,8 @@ export function workerApp(input: {
   /** The origin the request came to, when PUBLIC_BASE_URL does not say. */
   origin: string;
   newTaskId?: () => string;
+  /** Paying agents, when the Worker pays (taskPayments). */
+  payments?: TaskPayments;
 }): WorkerApp {
   const { config, cardSigningKey } = input.settings;
   const publicBaseUrl = config.publicBaseUrl ?? input.origin;
@@ -34,6 +40,8 @@ export function workerApp(input: {
     transport: input.transport,
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
+    approvalTimeoutMs: config.payments.approvalTimeoutMs,
+    ...(input.payments ? { payments: input.payments } : {}),
     ...(input.newTaskId ? { newTaskId: input.newTaskId } : {}),
   });
   const app = createApp({
@@ -50,7 +58,24 @@ export function workerApp(input: {
       ? { cardSigningKey: { alg: 'ES256', secretKey: cardSigningKey, jku: `${publicBaseUrl}${JWKS_PATH}` } }
       : {}),
     apiKeys: new ApiKeys(config.apiKeys),
+    ...(input.payments ? { payments: input.payments } : {}),
     openApiDocument,
   });
   return { app, engine };
+}
+
+/**
+ * Paying agents from the Worker's wallet, as the Node gateway does (gateway/gateway.ts): the spending gate over
+ * every payment in D1, one record per task, the WalletObject to sign. `taskId`: the object's task, which alone it
+ * pays and settles; none in the front Worker, which reads payments and approvals only.
+ */
+export function taskPayments(env: WorkerEnv, settings: WorkerSettings, taskId?: string): TaskPayments | undefined {
+  const { config, payments } = settings;
+  if (!payments) return undefined;
+  return new TaskPayments({
+    payer: walletPayer(env, payments, taskId),
+    store: new D1PaymentStore(env.DB, taskId === undefined ? {} : { onlyTask: taskId }),
+    network: payments.sequencerUrl,
+    ...spendingRules(config),
+  });
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
+import { migrationSql } from '../../src/store/migration-sql.ts';
 import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
+import { TERMINAL_STATES } from '../../src/store/task-rows.ts';
 
 const task = (id: string, state: string, timestamp: string, contextId = 'c') =>
   Task.fromJSON({
@@ -47,5 +49,13 @@ describe('SQLite task store writes', () => {
     await expect(duplicate).rejects.toThrow(/UNIQUE/);
     await fine;
     expect(await store.get('echo', 'fine')).toBeDefined();
+  });
+});
+
+describe('the tasks table (migrations/0001_tasks.sql, for SQLite and D1)', () => {
+  it('indexes the active tasks by leaving out exactly the terminal states the store asks for', () => {
+    const ddl = migrationSql('0001_tasks.sql');
+    const excluded = /tasks_active ON tasks \(state\) WHERE state NOT IN \(([\d, ]+)\)/.exec(ddl)?.[1];
+    expect(excluded?.split(',').map(Number)).toEqual([...TERMINAL_STATES]);
   });
 });

@@ -76,6 +76,19 @@ describe('routeRequest', () => {
     expect((await targetOf(post('/v1/message:stream', { message: {} }))).kind).toBe('task');
   });
 
+  it("an operator's decision on a held payment: to the task's object; the list of approvals: to the front", async () => {
+    for (const verdict of ['approve', 'reject']) {
+      expect(await targetOf(post(`/admin/approvals/t%2F9/${verdict}`, ''))).toEqual({
+        kind: 'task',
+        taskId: 't/9',
+        header: 't/9',
+      });
+    }
+    expect(await targetOf(new Request(`${BASE}/admin/approvals?status=pending`))).toEqual({ kind: 'front' });
+    expect(await targetOf(new Request(`${BASE}/admin/approvals/t-9/approve`))).toEqual({ kind: 'front' });
+    expect(await targetOf(post('/admin/approvals/%E0%A4%A/approve', ''))).toEqual({ kind: 'front' });
+  });
+
   it('drops a task id header a client sent', async () => {
     expect(await targetOf(post('/', call('GetTask', { id: 'x' }), { [TASK_ID_HEADER]: 'forged' }))).toEqual({
       kind: 'front',

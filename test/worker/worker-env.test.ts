@@ -1,11 +1,19 @@
 /** The Worker's settings (src/worker/worker-env.ts): the Node gateway's names, and what cannot work on Workers refused. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/gateway/config.ts';
+import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
 import { workerSettings, type WorkerEnv } from '../../src/worker/worker-env.ts';
 
 const bindings = { DB: {}, TASKS: {}, DIRECTORY: {} } as unknown as WorkerEnv;
 const env = (vars: Record<string, string>): WorkerEnv => ({ ...bindings, ...vars });
 const NODE = { LOGOS_A2A_TRANSPORT: 'nwaku-rest', LOGOS_A2A_NWAKU_REST_URL: 'http://127.0.0.1:8645' };
+const SEQUENCER = 'http://127.0.0.1:3040';
+const [walletGenesis] = DEVNET_GENESIS;
+const LEZ = {
+  LOGOS_A2A_PAYMENTS_RAIL: 'lez',
+  LOGOS_A2A_SEQUENCER_URL: SEQUENCER,
+  LOGOS_A2A_WALLET_SECRET_KEY: walletGenesis.secretKeyHex,
+};
 
 describe('workerSettings', () => {
   it('reads the Node gateway variables, bindings aside', () => {
@@ -22,11 +30,36 @@ describe('workerSettings', () => {
     expect(workerSettings(env({ ...NODE, LOGOS_A2A_API_KEYS: JSON.stringify(keys) })).config.apiKeys).toEqual(keys);
   });
 
+  it('pays from the wallet whose secret key it is given, on the sequencer named; not at all by default', () => {
+    const { payments } = workerSettings(env({ ...NODE, ...LEZ }));
+    expect(payments?.sequencerUrl).toBe(SEQUENCER);
+    expect(payments?.wallet.account).toBe(walletGenesis.account);
+    expect(workerSettings(env(NODE)).payments).toBeUndefined();
+    expect(workerSettings(env(NODE)).directoryIdleMs).toBe(600_000);
+  });
+
+  it('takes the spending limits, which a Node gateway reads from its config file, from LOGOS_A2A_PAYMENTS', () => {
+    const limits = { perTransactionLimit: '7', perPeriodLimit: '70', periodMs: 60_000, approvalTimeoutMs: 5_000 };
+    const { config } = workerSettings(env({ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: JSON.stringify(limits) }));
+    expect(config.payments).toMatchObject({ ...limits, rail: 'lez', sequencerUrl: SEQUENCER });
+  });
+
   it.each([
     [{}, /LOGOS_A2A_TRANSPORT: .*nwaku-rest/],
     [{ LOGOS_A2A_TRANSPORT: 'waku' }, /LOGOS_A2A_TRANSPORT: .*REST API of a Waku node/],
     [{ ...NODE, LOGOS_A2A_DATABASE: 'gateway.db' }, /D1/],
-    [{ ...NODE, LOGOS_A2A_PAYMENTS_RAIL: 'lez' }, /payments are not available on Cloudflare Workers/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_SEQUENCER_URL: '' }, /LOGOS_A2A_SEQUENCER_URL: .*required/],
+    [{ ...NODE, LOGOS_A2A_PAYMENTS_RAIL: 'lez', LOGOS_A2A_SEQUENCER_URL: SEQUENCER }, /wrangler secret put/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_WALLET_SECRET_KEY: 'ab' }, /LOGOS_A2A_WALLET_SECRET_KEY: .*64 hex/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_WALLET_SECRET_KEY: '00'.repeat(32) }, /not a secp256k1 secret key/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_WALLET_KEY_FILE: 'wallet.json' }, /a Worker has no files/],
+    [{ ...NODE, LOGOS_A2A_PAYMENTS_RAIL: 'memory' }, /"memory" is for tests/],
+    [{ ...NODE, LOGOS_A2A_PAYMENTS: '{"rail": "memory"}' }, /"memory" is for tests/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '{"perTransactionLimit": ' }, /LOGOS_A2A_PAYMENTS: JSON/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '[]' }, /LOGOS_A2A_PAYMENTS: JSON, an object/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '{"walletKeyFile": "w.json"}' }, /a Worker has no files/],
+    [{ ...NODE, ...LEZ, LOGOS_A2A_PAYMENTS: '{"perPeriodLimit": "lots"}' }, /payments\.perPeriodLimit/],
+    [{ ...NODE, LOGOS_A2A_DIRECTORY_IDLE_MS: '0' }, /LOGOS_A2A_DIRECTORY_IDLE_MS: milliseconds/],
     [{ ...NODE, LOGOS_A2A_CARD_SIGNING_KEY: 'not-hex' }, /LOGOS_A2A_CARD_SIGNING_KEY: 64 hex digits/],
     [{ ...NODE, LOGOS_A2A_AGENT_TIMEOUT_MS: 'soon' }, /agentTimeoutMs/],
     [{ ...NODE, LOGOS_A2A_API_KEYS: '[{"name": "a"' }, /LOGOS_A2A_API_KEYS: JSON/],

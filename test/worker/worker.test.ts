@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, eventually, rpc } from '../support/gateway.ts';
 import { v03Generation, v1Generation, type Binding, type EventView } from '../support/sdk-generations.ts';
 import { cliEntry } from '../cli/dist.ts';
+import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
+import { startCountingProxy, type CountingProxy } from './counting-proxy.ts';
 import { applyMigrations, startWranglerDev, type WranglerDev } from './wrangler-dev.ts';
 
 /**
@@ -23,8 +25,17 @@ const E2E_TIMEOUT_MS = 90_000;
 let dir: string;
 let state: string;
 let restUrl: string;
+/** Between the Worker and the echo agent's node: it counts the Worker's polls. */
+let proxy: CountingProxy | undefined;
 const agents: ChildProcess[] = [];
 let worker: WranglerDev | undefined;
+/** The directory stops polling after this long unread (a short spell, for the test that watches it stop). */
+const DIRECTORY_IDLE_MS = 2_000;
+const workerVars = () => ({
+  LOGOS_A2A_NWAKU_REST_URL: proxy!.url,
+  LOGOS_A2A_DEFAULT_AGENT: 'echo',
+  LOGOS_A2A_DIRECTORY_IDLE_MS: String(DIRECTORY_IDLE_MS),
+});
 
 /**
  * `logos-a2a agent KIND` as its own process; resolves with what it printed once it runs. The echo agent's node
@@ -60,7 +71,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-worker-'));
   state = join(dir, 'state');
   [restUrl] = await Promise.all([startAgents(), applyMigrations(state)]);
-  worker = await startWranglerDev(state, { LOGOS_A2A_NWAKU_REST_URL: restUrl, LOGOS_A2A_DEFAULT_AGENT: 'echo' });
+  proxy = await startCountingProxy(restUrl);
+  worker = await startWranglerDev(state, workerVars());
   // The directory object starts listening at the first request; the agents announce every 300 ms.
   for (const id of ['echo', 'conformance']) {
     await eventually(async () => {
@@ -72,6 +84,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
+  await proxy?.stop();
   await Promise.all(
     agents.map((agent) => {
       if (agent.exitCode !== null) return;
@@ -92,7 +105,10 @@ describe.each([v1Generation, v03Generation])('through the Worker: $name', { time
   describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('%s', (binding) => {
     it('sends, streams, gets and cancels', async () => {
       const session = await generation.connect(`${worker!.url}/agents/echo/`, binding);
-      expect((await session.card()).endpoint).toBe(`${worker!.url}/agents/echo`);
+      const card = await session.card();
+      expect(card.endpoint).toBe(`${worker!.url}/agents/echo`);
+      // The Worker delivers no push notifications, and its card says so.
+      expect(card.pushNotifications).toBe(false);
 
       const reply = await session.send(`hello over ${binding}`);
       expect(reply.kind).toBe('task');
@@ -177,6 +193,27 @@ describe('the Worker', { timeout: E2E_TIMEOUT_MS }, () => {
   });
 });
 
+describe('the directory object', { timeout: E2E_TIMEOUT_MS }, () => {
+  const discoveryPolls = () =>
+    proxy!.count('GET', `/relay/v1/auto/messages/${encodeURIComponent(DEFAULT_DISCOVERY_TOPIC)}`);
+  /** The polls counted once they stop growing for a while (a few poll intervals of 250 ms). */
+  const pollsOnceStill = () =>
+    eventually(async () => {
+      const before = discoveryPolls();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return discoveryPolls() === before ? before : undefined;
+    }, 30_000);
+
+  it('stops polling the node when nobody reads the directory, and starts again at the next read', async () => {
+    const idle = await pollsOnceStill();
+    const card = await fetch(`${worker!.url}/agents/echo/.well-known/agent-card.json`);
+    expect(card.status).toBe(200);
+    // The read polled at once, and polling went on until the directory was idle again.
+    expect(discoveryPolls()).toBeGreaterThan(idle);
+    expect(await pollsOnceStill()).toBeGreaterThan(idle + 1);
+  });
+});
+
 describe('a task through a restart of the Worker', () => {
   it('is picked up again by its object, from D1 and the object storage', async () => {
     const session = await v1Generation.connect(`${worker!.url}/agents/conformance/`, 'JSONRPC');
@@ -186,7 +223,7 @@ describe('a task through a restart of the Worker', () => {
 
     // Every object is evicted with workerd; the task's object comes back with the same Logos identity.
     await worker!.stop();
-    worker = await startWranglerDev(state, { LOGOS_A2A_NWAKU_REST_URL: restUrl });
+    worker = await startWranglerDev(state, workerVars());
     const again = await v1Generation.connect(`${worker.url}/agents/conformance/`, 'JSONRPC');
     const answered = await again.send('after the restart', {
       taskId: asked.task.id,
@@ -211,6 +248,6 @@ describe('without its node', { timeout: E2E_TIMEOUT_MS }, () => {
     expect(response.status).toBe(503);
     const body = (await response.json()) as { error: { status: string; message: string } };
     expect(body.error.status).toBe('UNAVAILABLE');
-    expect(body.error.message).toContain(restUrl);
+    expect(body.error.message).toContain(proxy!.url);
   });
 });

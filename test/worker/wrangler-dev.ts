@@ -25,17 +25,30 @@ function run(args: string[], logDir: string): ChildProcess {
   });
 }
 
-/** `wrangler d1 migrations apply --local`: the schema of migrations/ in the test's D1. */
-export function applyMigrations(stateDir: string): Promise<void> {
-  const child = run(['d1', 'migrations', 'apply', 'logos-a2a', '--local', '--persist-to', stateDir], stateDir);
+/** Runs wrangler to its end; rejects with what it printed when it fails. */
+function runToEnd(args: string[], logDir: string, what: string): Promise<void> {
+  const child = run(args, logDir);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   return new Promise((resolve, reject) =>
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`migrations failed (${code}):\n${output}`)),
-    ),
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${code}):\n${output}`)))),
   );
+}
+
+/** `wrangler d1 migrations apply --local`: the schema of migrations/ in the test's D1. */
+export function applyMigrations(stateDir: string): Promise<void> {
+  return runToEnd(
+    ['d1', 'migrations', 'apply', 'logos-a2a', '--local', '--persist-to', stateDir],
+    stateDir,
+    'migrations',
+  );
+}
+
+/** `wrangler deploy --dry-run`: the Worker bundled into `outDir`, with esbuild's metafile at `outDir`/meta.json. */
+export function bundleWorker(outDir: string): Promise<void> {
+  const args = ['deploy', '--dry-run', '--outdir', outDir, '--metafile', `${outDir}/meta.json`];
+  return runToEnd(args, outDir, 'the bundle');
 }
 
 export interface WranglerDev {

@@ -29,8 +29,7 @@ import {
   relayMessageJson,
   type RelayMessage,
 } from '../node-rest/wire.ts';
-import { generateWakuPrivateKey, proveAddress, wakuIdentity, type WakuIdentity } from './waku/identity.ts';
-import { directMessage, publicationMessage } from './waku/outgoing.ts';
+import { SealingTransport } from './waku/sealing-transport.ts';
 import { PartyReceiver, deliver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
 
 export interface NwakuRestTransportOptions {
@@ -55,13 +54,11 @@ const TOPIC_CHECK_SHARDS = 8;
 
 type State = 'new' | 'running' | 'stopped';
 
-export class NwakuRestTransport implements LogosTransport {
-  readonly address: string;
-  readonly inboxTopic: string;
+export class NwakuRestTransport extends SealingTransport implements LogosTransport {
+  protected readonly transportName = 'nwaku-rest transport';
   /** Messages dropped, by reason (as the `waku` transport counts them). */
   readonly dropped: WakuDropCounters;
 
-  readonly #identity: WakuIdentity;
   private readonly baseUrl: string;
   private readonly fetch: typeof fetch;
   private readonly pollIntervalMs: number;
@@ -69,7 +66,6 @@ export class NwakuRestTransport implements LogosTransport {
   /** Largest payload `send`/`publish` take. */
   readonly maxPayloadBytes: number;
   private readonly receiver: PartyReceiver;
-  private readonly directHandlers = new Set<PayloadHandler>();
   private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   /** Topics the node has confirmed we subscribe to. */
   private readonly subscribed = new Set<string>();
@@ -80,6 +76,7 @@ export class NwakuRestTransport implements LogosTransport {
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: NwakuRestTransportOptions) {
+    super(options.privateKey);
     let url: URL;
     try {
       url = new URL(options.url);
@@ -90,23 +87,16 @@ export class NwakuRestTransport implements LogosTransport {
       throw new TypeError(`nwaku-rest transport: url must be an http(s) URL, got ${JSON.stringify(options.url)}`);
     }
     this.baseUrl = url.href.replace(/\/+$/, '');
-    this.#identity = wakuIdentity(options.privateKey ?? generateWakuPrivateKey());
-    this.address = this.#identity.address;
-    this.inboxTopic = this.#identity.inboxTopic;
     this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.pollIntervalMs = atLeast(options.pollIntervalMs ?? 250, 'pollIntervalMs', 0);
     this.requestTimeoutMs = atLeast(options.requestTimeoutMs ?? 10_000, 'requestTimeoutMs', 1);
     this.maxPayloadBytes = atLeast(options.maxPayloadBytes ?? 1024 * 1024, 'maxPayloadBytes', 1);
     this.receiver = new PartyReceiver(
-      this.#identity,
+      this.identity,
       this.maxPayloadBytes,
       atLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1),
     );
     this.dropped = this.receiver.dropped;
-  }
-
-  addressProof(accountId: string): string {
-    return proveAddress(this.#identity.privateKey, accountId);
   }
 
   /** The node's REST API this transport uses. */
@@ -143,30 +133,9 @@ export class NwakuRestTransport implements LogosTransport {
     if (topics.length > 0) await this.request('DELETE', NWAKU_ROUTES.subscriptions, JSON.stringify(topics));
   }
 
-  async send(address: string, payload: Uint8Array): Promise<void> {
-    this.assertRunning();
-    this.assertPayloadSize(payload);
-    await this.relay(directMessage(this.#identity.privateKey, address, payload));
-  }
-
-  onDirect(handler: PayloadHandler): Unsubscribe {
-    this.directHandlers.add(handler);
-    return () => {
-      this.directHandlers.delete(handler);
-    };
-  }
-
-  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
-    this.assertRunning();
-    this.assertPayloadSize(payload);
-    assertContentTopic(topic);
-    const key = options.key && topicKey(options.key, 'nwaku-rest transport');
-    await this.relay(publicationMessage(this.#identity.privateKey, topic, payload, key));
-  }
-
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     assertContentTopic(topic);
-    const listener: TopicListener = { handler, key: options.key && topicKey(options.key, 'nwaku-rest transport') };
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key, this.transportName) };
     let listeners = this.topicHandlers.get(topic);
     if (!listeners) this.topicHandlers.set(topic, (listeners = new Set()));
     listeners.add(listener);
@@ -235,7 +204,7 @@ export class NwakuRestTransport implements LogosTransport {
     return `nwaku-rest transport ${this.address}`;
   }
 
-  private async relay(message: RelayMessage): Promise<void> {
+  protected async relay(message: RelayMessage): Promise<void> {
     await this.subscriptions;
     const answer = await this.request('POST', NWAKU_ROUTES.messages, relayMessageJson(message));
     if (!answer.ok) this.warn(`a message on ${message.contentTopic} was lost: ${answer.error}`);
@@ -287,11 +256,15 @@ export class NwakuRestTransport implements LogosTransport {
     this.topicHandlers.clear();
   }
 
-  private assertRunning(): void {
+  protected assertRunning(): void {
     if (this.state !== 'running') throw new Error(`nwaku-rest transport ${this.address} is not started`);
   }
 
-  private assertPayloadSize(payload: Uint8Array): void {
+  protected assertTopic(topic: string): void {
+    assertContentTopic(topic);
+  }
+
+  protected assertPayloadSize(payload: Uint8Array): void {
     if (payload.length > this.maxPayloadBytes) {
       throw new RangeError(`nwaku-rest transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
     }

@@ -40,18 +40,12 @@ import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
 import { FLEET_MAX_MESSAGE_BYTES, NETWORK_PRESETS } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
-import {
-  assertSecretKey,
-  generateWakuPrivateKey,
-  proveAddress,
-  wakuIdentity,
-  type WakuIdentity,
-} from './waku/identity.ts';
+import { assertSecretKey } from './waku/identity.ts';
 import { FilterService } from './waku/filter-service.ts';
 import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
 import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
-import { directMessage, publicationMessage } from './waku/outgoing.ts';
+import { SealingTransport } from './waku/sealing-transport.ts';
 import {
   ENVELOPE_OVERHEAD_BYTES,
   PartyReceiver,
@@ -152,15 +146,11 @@ export interface WakuTransportOptions {
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
-export class WakuTransport implements LogosTransport {
-  /** `waku:04<128 hex>`: what others `send` to. */
-  readonly address: string;
-  /** The content topic 1:1 messages to this node travel on. */
-  readonly inboxTopic: string;
+export class WakuTransport extends SealingTransport implements LogosTransport {
+  protected readonly transportName = 'waku transport';
   readonly clusterId: number;
   readonly numShardsInCluster: number;
 
-  readonly #identity: WakuIdentity;
   /** Messages dropped, by reason (see the module comment). */
   get dropped(): WakuDropCounters {
     return this.receiver.dropped;
@@ -174,7 +164,6 @@ export class WakuTransport implements LogosTransport {
   refusedPeers = 0;
   private readonly peerWaitMs: number;
   private readonly receiver: PartyReceiver;
-  private readonly directHandlers = new Set<PayloadHandler>();
   private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   private readonly joined = new Set<string>();
   private readonly relayObservers = new Set<RelayObserver>();
@@ -197,12 +186,10 @@ export class WakuTransport implements LogosTransport {
   constructor(options: WakuTransportOptions = {}) {
     const { privateKey, nodeKey, ...settings } = options;
     // Keys live only in #private fields, out of reach of inspection and logging.
+    super(privateKey);
     this.options = settings;
-    this.#identity = wakuIdentity(privateKey ?? generateWakuPrivateKey());
     if (nodeKey !== undefined) assertSecretKey(nodeKey, 'nodeKey');
     this.#nodeKey = nodeKey?.slice();
-    this.address = this.#identity.address;
-    this.inboxTopic = this.#identity.inboxTopic;
     this.clusterId = integerAtLeast(options.clusterId ?? DEFAULT_CLUSTER_ID, 'clusterId', 0);
     this.numShardsInCluster = integerAtLeast(
       options.numShardsInCluster ?? DEFAULT_NUM_SHARDS_IN_CLUSTER,
@@ -221,7 +208,7 @@ export class WakuTransport implements LogosTransport {
     );
     this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
     this.receiver = new PartyReceiver(
-      this.#identity,
+      this.identity,
       this.maxPayloadBytes,
       integerAtLeast(options.dedupeCapacity ?? 32_768, 'dedupeCapacity', 1),
     );
@@ -234,11 +221,7 @@ export class WakuTransport implements LogosTransport {
 
   /** The secp256k1 secret key of this party (to persist a generated identity). */
   get privateKey(): Uint8Array {
-    return this.#identity.privateKey.slice();
-  }
-
-  addressProof(accountId: string): string {
-    return proveAddress(this.#identity.privateKey, accountId);
+    return this.identity.privateKey.slice();
   }
 
   /** The underlying libp2p node while running (diagnostics, tests). */
@@ -297,30 +280,9 @@ export class WakuTransport implements LogosTransport {
     await this.transition;
   }
 
-  async send(address: string, payload: Uint8Array): Promise<void> {
-    this.assertRunning();
-    this.assertPayloadSize(payload);
-    await this.relay(directMessage(this.#identity.privateKey, address, payload));
-  }
-
-  onDirect(handler: PayloadHandler): Unsubscribe {
-    this.directHandlers.add(handler);
-    return () => {
-      this.directHandlers.delete(handler);
-    };
-  }
-
-  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
-    this.assertRunning();
-    this.assertPayloadSize(payload);
-    this.pubsubTopicFor(topic);
-    const key = options.key && topicKey(options.key, 'waku transport');
-    await this.relay(publicationMessage(this.#identity.privateKey, topic, payload, key));
-  }
-
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
     const pubsubTopic = this.pubsubTopicFor(topic);
-    const listener: TopicListener = { handler, key: options.key && topicKey(options.key, 'waku transport') };
+    const listener: TopicListener = { handler, key: options.key && topicKey(options.key, this.transportName) };
     let listeners = this.topicHandlers.get(topic);
     if (!listeners) this.topicHandlers.set(topic, (listeners = new Set()));
     listeners.add(listener);
@@ -504,7 +466,7 @@ export class WakuTransport implements LogosTransport {
 
   // ---- outbound --------------------------------------------------------------------------------------------------
 
-  private async relay(message: OutgoingWakuMessage): Promise<void> {
+  protected async relay(message: OutgoingWakuMessage): Promise<void> {
     const pubsubTopic = this.pubsubTopicFor(message.contentTopic);
     const wire = proto_message.WakuMessage.encode({
       ...message,
@@ -590,11 +552,15 @@ export class WakuTransport implements LogosTransport {
 
   // ---- checks ----------------------------------------------------------------------------------------------------
 
-  private assertRunning(): void {
+  protected assertRunning(): void {
     if (this.state !== 'running') throw new Error(`waku transport ${this.address} is not started`);
   }
 
-  private assertPayloadSize(payload: Uint8Array): void {
+  protected assertTopic(topic: string): void {
+    this.pubsubTopicFor(topic);
+  }
+
+  protected assertPayloadSize(payload: Uint8Array): void {
     if (payload.length === 0) throw new RangeError('waku transport: the payload is empty');
     if (payload.length > this.maxPayloadBytes) {
       throw new RangeError(`waku transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);

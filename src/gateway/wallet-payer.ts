@@ -1,0 +1,29 @@
+/** The Node gateway's wallet: its encrypted key file, unlocked with LOGOS_A2A_WALLET_PASSPHRASE at start. */
+import type { Payer } from '../bridge/task-payments.ts';
+import { loadKeyFile } from '../lez/wallet-key-file.ts';
+import { ConfigError, type PaymentsConfig } from './config.ts';
+import { detectSigningMode, gatewayPayer, lezRail } from './payment-wiring.ts';
+
+/** The gateway wallet's payer from the configuration; undefined when payments are off. */
+export async function payerFromConfig(
+  config: PaymentsConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Payer | undefined> {
+  switch (config.rail) {
+    case 'none':
+      return undefined;
+    case 'memory':
+      throw new ConfigError('payments.rail "memory" is for tests, which pass their own ledger; use "lez" or "none".');
+    case 'lez': {
+      if (!config.sequencerUrl)
+        throw new ConfigError('payments.sequencerUrl (env LOGOS_A2A_SEQUENCER_URL) is required with the lez rail.');
+      const passphrase = env.LOGOS_A2A_WALLET_PASSPHRASE;
+      if (!passphrase)
+        throw new ConfigError('LOGOS_A2A_WALLET_PASSPHRASE must hold the passphrase of payments.walletKeyFile.');
+      const unlocked = await loadKeyFile(config.walletKeyFile, passphrase);
+      if (!unlocked.ok) throw new ConfigError(`payments.walletKeyFile ${config.walletKeyFile}: ${unlocked.message}`);
+      const signingMode = await detectSigningMode(config.sequencerUrl, config.signingMode);
+      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, signingMode));
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Payments and approvals on Cloudflare D1 (the Workers deployment): the SQLite store's tables
+ * (migrations/0002_payments.sql) and statements (sqlite-payment-sql.ts), through the D1 binding. Each write is
+ * committed when its promise settles, so a payment is recorded before any transfer is submitted.
+ */
+import type { D1Database } from '@cloudflare/workers-types/index.ts';
+import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
+import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
+import * as sql from './sqlite-payment-sql.ts';
+
+export class D1PaymentStore implements PaymentStore {
+  private readonly db: D1Database;
+  private readonly onlyTask: string | undefined;
+
+  /**
+   * `onlyTask`: the store of one task's Durable Object, which settles that task's payment alone (`pending` finds at
+   * most it); the spending gate still counts every payment.
+   */
+  constructor(db: D1Database, options: { onlyTask?: string } = {}) {
+    this.db = db;
+    this.onlyTask = options.onlyTask;
+  }
+
+  async create(record: TaskPaymentRecord): Promise<boolean> {
+    const result = await this.db
+      .prepare(sql.INSERT_PAYMENT_SQL)
+      .bind(...sql.paymentInsertValues(record))
+      .run();
+    return result.meta.changes === 1;
+  }
+
+  async get(taskId: string): Promise<TaskPaymentRecord | undefined> {
+    const row = await this.db.prepare(sql.SELECT_PAYMENT_SQL).bind(taskId).first<PaymentRow>();
+    return row ? paymentFromRow(row) : undefined;
+  }
+
+  async update(taskId: string, change: sql.PaymentChange): Promise<void> {
+    const values = sql.paymentUpdateValues(taskId, await this.get(taskId), change);
+    await this.db
+      .prepare(sql.UPDATE_PAYMENT_SQL)
+      .bind(...values)
+      .run();
+  }
+
+  async pending(): Promise<TaskPaymentRecord[]> {
+    const pending = this.db.prepare(
+      this.onlyTask ? `${sql.PENDING_PAYMENTS_SQL} AND task_id = ?` : sql.PENDING_PAYMENTS_SQL,
+    );
+    const { results } = await (this.onlyTask ? pending.bind(this.onlyTask) : pending).all<PaymentRow>();
+    return results.map(paymentFromRow);
+  }
+
+  async spentSince(sinceIso: string): Promise<bigint> {
+    const { results } = await this.db.prepare(sql.SPENT_SINCE_SQL).bind(sinceIso).all<{ amount: string }>();
+    return sql.sumAmounts(results);
+  }
+
+  async spentByCaller(caller: string): Promise<bigint> {
+    const { results } = await this.db.prepare(sql.SPENT_BY_CALLER_SQL).bind(caller).all<{ amount: string }>();
+    return sql.sumAmounts(results);
+  }
+
+  async txHashUsed(txHash: string): Promise<boolean> {
+    return (await this.db.prepare(sql.TX_HASH_USED_SQL).bind(txHash, txHash).first()) !== null;
+  }
+
+  async createApproval(record: ApprovalRecord): Promise<void> {
+    await this.db
+      .prepare(sql.INSERT_APPROVAL_SQL)
+      .bind(...sql.approvalInsertValues(record))
+      .run();
+  }
+
+  async getApproval(taskId: string): Promise<ApprovalRecord | undefined> {
+    const row = await this.db.prepare(sql.SELECT_APPROVAL_SQL).bind(taskId).first<ApprovalRow>();
+    return row ? approvalFromRow(row) : undefined;
+  }
+
+  async decideApproval(
+    taskId: string,
+    status: Exclude<ApprovalStatus, 'pending'>,
+  ): Promise<ApprovalRecord | undefined> {
+    const result = await this.db.prepare(sql.DECIDE_APPROVAL_SQL).bind(status, new Date().toISOString(), taskId).run();
+    return result.meta.changes === 1 ? this.getApproval(taskId) : undefined;
+  }
+
+  async approvals(status?: ApprovalStatus): Promise<ApprovalRecord[]> {
+    const query = sql.approvalsQuery(status);
+    const { results } = await this.db
+      .prepare(query.sql)
+      .bind(...query.args)
+      .all<ApprovalRow>();
+    return results.map(approvalFromRow);
+  }
+
+  async close(): Promise<void> {}
+}

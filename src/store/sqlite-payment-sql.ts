@@ -1,0 +1,97 @@
+/**
+ * The payment store's statements in SQLite's dialect, run as they are by the SQLite store (node:sqlite) and the D1
+ * store (Cloudflare D1 is SQLite): one text of each query, and the values bound to it in order. The tables are
+ * migrations/0002_payments.sql.
+ */
+import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
+
+type Value = string | null;
+
+export type PaymentChange = Parameters<PaymentStore['update']>[1];
+
+export const INSERT_PAYMENT_SQL = `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export function paymentInsertValues(record: TaskPaymentRecord): Value[] {
+  return [
+    record.taskId,
+    record.agentId,
+    record.amount,
+    record.payee,
+    record.rail,
+    JSON.stringify(record.railState ?? null),
+    record.status,
+    record.txHash ?? null,
+    record.refundTxHash ?? null,
+    record.caller ?? null,
+    record.payer ?? null,
+    record.createdAt,
+    record.updatedAt,
+  ];
+}
+
+export const SELECT_PAYMENT_SQL = 'SELECT * FROM payments WHERE task_id = ?';
+
+export const UPDATE_PAYMENT_SQL =
+  'UPDATE payments SET status = ?, rail_state = ?, tx_hash = ?, refund_tx = ?, updated_at = ? WHERE task_id = ?';
+
+/** The record `current` of `taskId` as it is after `change`: the values of UPDATE_PAYMENT_SQL. */
+export function paymentUpdateValues(
+  taskId: string,
+  current: TaskPaymentRecord | undefined,
+  change: PaymentChange,
+): Value[] {
+  if (!current) throw new Error(`no payment for task ${taskId}`);
+  const next = { ...current, ...change };
+  return [
+    next.status,
+    JSON.stringify(next.railState ?? null),
+    next.txHash ?? null,
+    next.refundTxHash ?? null,
+    new Date().toISOString(),
+    taskId,
+  ];
+}
+
+export const PENDING_PAYMENTS_SQL = "SELECT * FROM payments WHERE status = 'pending'";
+
+/** The amounts that count as spent (not refunded, not failed) since a time, or by an API key: one `?` each. */
+export const SPENT_SINCE_SQL = committedAmounts('created_at >= ?');
+export const SPENT_BY_CALLER_SQL = committedAmounts('caller = ?');
+
+function committedAmounts(condition: string): string {
+  return `SELECT amount FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing')`;
+}
+
+export function sumAmounts(rows: readonly { amount: string }[]): bigint {
+  return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+}
+
+export const TX_HASH_USED_SQL = 'SELECT 1 AS used FROM payments WHERE tx_hash = ? OR refund_tx = ?';
+
+export const INSERT_APPROVAL_SQL =
+  'INSERT OR IGNORE INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?)';
+
+export function approvalInsertValues(record: ApprovalRecord): Value[] {
+  return [
+    record.taskId,
+    record.agentId,
+    record.amount,
+    record.reason,
+    record.status,
+    record.createdAt,
+    record.decidedAt ?? null,
+  ];
+}
+
+export const SELECT_APPROVAL_SQL = 'SELECT * FROM approvals WHERE task_id = ?';
+
+/** Only a pending approval can be decided, and only once: values status, decided_at, task_id. */
+export const DECIDE_APPROVAL_SQL =
+  "UPDATE approvals SET status = ?, decided_at = ? WHERE task_id = ? AND status = 'pending'";
+
+export function approvalsQuery(status?: ApprovalStatus): { sql: string; args: Value[] } {
+  return status
+    ? { sql: 'SELECT * FROM approvals WHERE status = ? ORDER BY created_at', args: [status] }
+    : { sql: 'SELECT * FROM approvals ORDER BY created_at', args: [] };
+}

@@ -1,0 +1,150 @@
+/**
+ * Paid tasks through the Worker: `wrangler dev` pays from the devnet's first genesis account (its key a Workers
+ * secret, here a --var), on the project's devnet running as its own process; the paid agent runs as its own process
+ * too (paid-agent.ts), reached only through its node's nwaku REST API. Balances are read from the devnet.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnDevnet, type DevnetProcess } from '../../src/cli/devnet-process.ts';
+import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
+import { SequencerClient } from '../../src/lez/sequencer-client.ts';
+import { eventually, rpc } from '../support/gateway.ts';
+import { applyMigrations, startWranglerDev, type WranglerDev } from './wrangler-dev.ts';
+
+const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
+/** Each call crosses wrangler's proxy, three Durable Objects, the node's REST API and a devnet block or two. */
+const E2E_TIMEOUT_MS = 90_000;
+const ADMIN_TOKEN = 'operator-token-of-the-test';
+
+let dir: string;
+let devnet: DevnetProcess | undefined;
+let agent: ChildProcess | undefined;
+let worker: WranglerDev | undefined;
+let sequencer: SequencerClient;
+
+function startPaidAgent(sequencerUrl: string): Promise<string> {
+  const script = fileURLToPath(new URL('./paid-agent.ts', import.meta.url));
+  agent = spawn(process.execPath, [script, sequencerUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk;
+      const url = /paid agent at (http:\/\/\S+)/.exec(output)?.[1];
+      if (url) resolve(url);
+    };
+    agent!.stdout!.on('data', read);
+    agent!.stderr!.on('data', read);
+    agent!.on('exit', (code) => reject(new Error(`the paid agent exited with ${code}:\n${output}`)));
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'logos-a2a-worker-pay-'));
+  const state = join(dir, 'state');
+  devnet = await spawnDevnet({ port: 0, dataDir: undefined });
+  sequencer = new SequencerClient({ url: devnet.url });
+  const [restUrl] = await Promise.all([startPaidAgent(devnet.url), applyMigrations(state)]);
+  worker = await startWranglerDev(state, {
+    LOGOS_A2A_NWAKU_REST_URL: restUrl,
+    LOGOS_A2A_DEFAULT_AGENT: 'paid',
+    LOGOS_A2A_PAYMENTS_RAIL: 'lez',
+    LOGOS_A2A_SEQUENCER_URL: devnet.url,
+    LOGOS_A2A_WALLET_SECRET_KEY: walletGenesis.secretKeyHex,
+    LOGOS_A2A_ADMIN_TOKEN: ADMIN_TOKEN,
+  });
+  await eventually(async () => {
+    const response = await fetch(`${worker!.url}/agents/paid/.well-known/agent-card.json`);
+    return response.status === 200 ? true : undefined;
+  }, 30_000);
+}, 180_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  if (agent && agent.exitCode === null) {
+    const exited = new Promise((resolve) => agent!.once('exit', resolve));
+    agent.kill('SIGTERM');
+    await exited;
+  }
+  await devnet?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}, 30_000);
+
+const balanceOf = async (account: string) => {
+  const result = await sequencer.getAccountBalance(account);
+  if (result.kind !== 'result') throw new Error(`balance: ${result.message}`);
+  return result.value;
+};
+
+const call = (method: string, params: Record<string, unknown>) => rpc(`${worker!.url}/agents/paid`, method, params);
+const send = (skill: string, extra: Record<string, unknown> = {}) =>
+  call('SendMessage', {
+    message: { messageId: `m-${skill}`, role: 'ROLE_USER', parts: [{ text: `${skill} text` }], metadata: { skill } },
+    ...extra,
+  });
+
+describe('paying agents from the Worker', { timeout: E2E_TIMEOUT_MS }, () => {
+  it('pays a paid task once, on chain: the agent is paid its price and the task completes', async () => {
+    const [walletBefore, agentBefore] = await Promise.all([
+      balanceOf(walletGenesis.account),
+      balanceOf(agentGenesis.account),
+    ]);
+    const task = (await send('echo')).body.result?.task;
+    expect(task?.status?.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.artifacts[0].parts[0].text).toBe('echo text');
+    expect(task.metadata.lez).toMatchObject({ rail: 'lez', amount: '5', payee: agentGenesis.account, status: 'paid' });
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore + 5n);
+    expect(await balanceOf(walletGenesis.account)).toBe(walletBefore - 5n);
+    // Recorded in D1: the front Worker reads it back.
+    const got = (await call('GetTask', { id: task.id })).body.result;
+    expect(got.metadata.lez).toMatchObject({ txHash: task.metadata.lez.txHash, status: 'paid' });
+  });
+
+  it('refunds a paid task that is cancelled', async () => {
+    const [walletBefore, agentBefore] = await Promise.all([
+      balanceOf(walletGenesis.account),
+      balanceOf(agentGenesis.account),
+    ]);
+    const task = (await send('slow', { configuration: { returnImmediately: true } })).body.result?.task;
+    expect(task?.id).toBeTypeOf('string');
+    // Working: paid, and sent on to the agent.
+    await eventually(async () => {
+      const state = (await call('GetTask', { id: task.id })).body.result?.status?.state;
+      return state === 'TASK_STATE_WORKING' ? true : undefined;
+    }, 30_000);
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore + 5n);
+    const cancelled = (await call('CancelTask', { id: task.id })).body.result;
+    expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
+    expect(cancelled.metadata.lez.status).toBe('refunded');
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore);
+    expect(await balanceOf(walletGenesis.account)).toBe(walletBefore);
+  });
+
+  it('holds a task above the spending limit until an operator approves it, then pays it', async () => {
+    const agentBefore = await balanceOf(agentGenesis.account);
+    const task = (await send('premium', { configuration: { returnImmediately: true } })).body.result?.task;
+    await eventually(async () => {
+      const got = (await call('GetTask', { id: task.id })).body.result;
+      return got?.metadata?.lez?.status === 'awaiting-approval' ? true : undefined;
+    }, 30_000);
+    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    // The list is read from D1 by the front Worker; the decision goes on in the task's object, which pays.
+    const pending = await fetch(`${worker!.url}/admin/approvals?status=pending`, { headers: admin });
+    const { approvals } = (await pending.json()) as { approvals: { taskId: string; amount: string }[] };
+    expect(approvals).toEqual([expect.objectContaining({ taskId: task.id, amount: '500' })]);
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore);
+    const approved = await fetch(`${worker!.url}/admin/approvals/${task.id}/approve`, {
+      method: 'POST',
+      headers: admin,
+    });
+    expect(approved.status).toBe(200);
+    await eventually(async () => {
+      const got = (await call('GetTask', { id: task.id })).body.result;
+      return got?.status?.state === 'TASK_STATE_COMPLETED' ? true : undefined;
+    }, 30_000);
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore + 500n);
+  });
+});
