@@ -31,12 +31,23 @@ import {
 import type { LogosTransport } from '../logos/transport.ts';
 import { addToLogContext, withLogContext } from '../observability/log-context.ts';
 import { contextFrom, handOver, inSpan, SpanKind } from '../observability/tracing.ts';
+import { metrics } from '../observability/metrics.ts';
+import type { ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
+import {
+  decodeChange,
+  decodeCommand,
+  encodeChange,
+  encodeCommand,
+  outcomeOf,
+  resultOf,
+  type TaskCommand,
+} from './replica-messages.ts';
 import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
 import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
 import {
@@ -71,6 +82,11 @@ export interface EngineOptions {
   dialectOf?: (agentAddress: string) => Dialect;
   /** The id of a new task (default: a random UUID); on Workers the task's Durable Object has chosen it already. */
   newTaskId?: () => string;
+  /**
+   * Other replicas on the same database: each task is run by the replica holding its lease, its changes reach the
+   * others' listeners, and their callers' commands reach it. Absent (one gateway): every task is run here.
+   */
+  replicas?: ReplicaStore;
   log?: (message: string) => void;
 }
 
@@ -89,9 +105,14 @@ export class TaskEngine {
    * retries the same message joins the task it already paid for instead of paying again.
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
-  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf'>> &
-    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf'>;
+  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas'>> &
+    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas'>;
   private stopDirect?: () => void;
+  /** Listeners following a task another replica runs, and how each stops. */
+  private readonly remoteListeners = new Map<ChangeListener, () => void>();
+  /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
+  private readonly leased = new Set<string>();
+  private heartbeat?: NodeJS.Timeout;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
@@ -112,14 +133,27 @@ export class TaskEngine {
   async start(): Promise<void> {
     // Seed agents answer 1:1 (their results and the answers to task_get); this binding's agents never send here.
     this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
-    for (const stored of await this.options.store.listActive()) await this.resume(stored);
+    const replicas = this.options.replicas;
+    if (replicas) {
+      await replicas.serve(
+        (taskId) => this.live.has(taskId),
+        (taskId, command) => this.runCommand(taskId, decodeCommand(command)),
+      );
+      // Only the tasks no live replica holds: those of a replica that died, or of this one before its restart.
+      await this.takeOverOrphans();
+      this.heartbeat = setInterval(() => void this.renewLeases(), replicas.leaseMs / 3);
+      this.heartbeat.unref();
+    } else {
+      for (const stored of await this.options.store.listActive()) await this.resume(stored);
+    }
     // In the background: a sequencer that is slow to answer must not hold the gateway's start.
     void this.settleStrandedPayments();
   }
 
   private async settleStrandedPayments(): Promise<void> {
     try {
-      const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId));
+      const elsewhere = (await this.options.replicas?.leasedElsewhere()) ?? new Set<string>();
+      const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId) || elsewhere.has(taskId));
       for (const [taskId, outcome] of outcomes) {
         if (outcome.kind === 'paid') {
           this.log(
@@ -135,8 +169,90 @@ export class TaskEngine {
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
   async stop(): Promise<void> {
     this.stopDirect?.();
+    clearInterval(this.heartbeat);
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
+    for (const stop of this.remoteListeners.values()) stop();
+    this.remoteListeners.clear();
+    // Another replica takes this one's tasks over at once instead of after the leases run out.
+    await this.options.replicas?.releaseAll().catch((error: unknown) => this.log(`releasing leases: ${String(error)}`));
+  }
+
+  // --- replicas: leases, the change feed, commands for the owner -------------------------------------------
+
+  /** Renews this replica's leases, lets go of tasks whose lease another took, and takes over orphaned tasks. */
+  private async renewLeases(): Promise<void> {
+    const replicas = this.options.replicas!;
+    try {
+      const held = await replicas.renew();
+      for (const taskId of this.leased) {
+        const live = this.live.get(taskId);
+        if (held.has(taskId) || !live) continue;
+        // Taken over while this replica could not renew (the database was out of reach): the new owner runs it,
+        // and whoever listened here follows it there.
+        this.log(`task ${taskId}: its lease went to another replica; following it there`);
+        this.leased.delete(taskId);
+        this.detach(live);
+        this.live.delete(taskId);
+        for (const listener of live.listeners) void this.followRemote(taskId, listener);
+      }
+      await this.takeOverOrphans();
+    } catch (error) {
+      this.log(`renewing leases: ${String(error)}`);
+    }
+  }
+
+  private async takeOverOrphans(): Promise<void> {
+    const replicas = this.options.replicas!;
+    const taken = new Set(await replicas.takeOver());
+    if (taken.size === 0) return;
+    for (const stored of await this.options.store.listActive()) {
+      if (!taken.has(stored.task.id) || this.live.has(stored.task.id)) continue;
+      metrics.leaseTakeovers.inc();
+      this.log(`task ${stored.task.id}: taken over from a replica that stopped renewing its lease`);
+      this.leased.add(stored.task.id);
+      await this.resume(stored);
+      // Commands sent to the dead owner that it never ran: this replica runs them now.
+      await replicas.runWaiting(stored.task.id);
+    }
+  }
+
+  /** A command another replica's caller sent to this task, which this replica runs. */
+  private runCommand(taskId: string, command: TaskCommand): Promise<string> {
+    return outcomeOf(async () => {
+      if (!this.live.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
+      switch (command.kind) {
+        case 'follow-up':
+          return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
+        case 'cancel':
+          return this.cancel(command.agentId, taskId);
+        case 'approval':
+          return this.decideApproval(taskId, command.approve);
+      }
+    });
+  }
+
+  /** Sends a command to the replica that runs the task, and returns its outcome (or throws its error). */
+  private async forward(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+    const replicas = this.options.replicas!;
+    // Long enough for a dead owner's lease to run out and another to take the task and answer.
+    const timeoutMs = 2 * replicas.leaseMs + 2 * this.options.cancelTimeoutMs;
+    const answer = await replicas.request(taskId, encodeCommand(command), timeoutMs);
+    if (answer === undefined) throw new Error(`Task ${taskId}: the replica running it did not answer in time.`);
+    return resultOf(answer);
+  }
+
+  /** Hears the changes of a task another replica runs, until `unlisten`. */
+  private async followRemote(taskId: string, listener: ChangeListener): Promise<void> {
+    const stop = await this.options.replicas!.follow(taskId, (change) => listener(decodeChange(change)));
+    this.remoteListeners.set(listener, stop);
+  }
+
+  /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
+  private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
+    if (!this.options.replicas || this.live.has(taskId)) return false;
+    const stored = await this.options.store.get(agentId, taskId);
+    return stored !== undefined && !isTerminal(stored.task.status?.state);
   }
 
   get activeTaskCount(): number {
@@ -227,13 +343,14 @@ export class TaskEngine {
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
     // finishes within one store batch is thus written once.
-    const recorded = this.options.store.insert({
+    const inserted = this.options.store.insert({
       agentId: input.agentId,
       task,
       link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
       ...(retryKey ? { retryKey } : {}),
       ...(input.caller ? { owner: input.caller } : {}),
     });
+    const recorded = this.options.replicas ? this.recordLeased(taskId, inserted) : inserted;
     const snapshot = snapshotTask(task);
     await input.onCreated?.(snapshot);
     this.attach(live);
@@ -251,6 +368,14 @@ export class TaskEngine {
     }
     input.onRecorded?.(snapshot);
     return snapshot;
+  }
+
+  /** A new task's record and, beside it, its lease: this replica runs the task. */
+  private async recordLeased(taskId: string, inserted: Promise<void>): Promise<void> {
+    await Promise.all([inserted, this.options.replicas!.claim(taskId)]);
+    // A task that ended before its lease was taken gives it back at once.
+    if (this.live.has(taskId)) this.leased.add(taskId);
+    else this.releaseLease(taskId);
   }
 
   /** The same message to the same agent from the same caller (API key) is a retry; anyone else's is not. */
@@ -286,8 +411,9 @@ export class TaskEngine {
     if (!task || !listener) return task;
     const settled = isTerminal(task.status?.state) || isInterrupted(task.status?.state);
     // A caller waiting on a task that already ended or waits for input gets it at once; otherwise it follows it.
-    if (settled || !live) queueMicrotask(() => listener({ events: [], task }));
-    else live.listeners.add(listener);
+    if (settled || (!live && !this.options.replicas)) queueMicrotask(() => listener({ events: [], task }));
+    else if (live) live.listeners.add(listener);
+    else await this.followRemote(taskId, listener);
     return task;
   }
 
@@ -310,6 +436,7 @@ export class TaskEngine {
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.live.get(taskId);
+    if (!live && this.options.replicas) return (await this.forward(taskId, { kind: 'approval', approve })) === true;
     if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
     await this.mutate(live, async () => {
       clearTimeout(live.approvalTimer);
@@ -341,6 +468,12 @@ export class TaskEngine {
     }
     if (isTerminal(task.status?.state)) {
       throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
+    }
+    if (await this.runsElsewhere(agentId, taskId)) {
+      await options.attach?.();
+      if (options.listener) await this.followRemote(taskId, options.listener);
+      const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
+      return (await this.forward(taskId, command)) as Task;
     }
     const live = this.live.get(taskId);
     if (live?.approvalTimer !== undefined) {
@@ -414,6 +547,8 @@ export class TaskEngine {
    * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so.
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
+    if (await this.runsElsewhere(agentId, taskId))
+      return (await this.forward(taskId, { kind: 'cancel', agentId })) as Task;
     const live = this.requireLive(agentId, taskId);
     if (BigInt(live.request.lez_price) > 0n && !live.request.payment) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
@@ -490,12 +625,44 @@ export class TaskEngine {
     return { task: live.committed, stop: () => live.listeners.delete(listener) };
   }
 
+  /**
+   * Like `listen`, and also for a task another replica runs: its changes come through the database. Undefined when
+   * the task is finished or unknown.
+   */
+  async follow(
+    agentId: string,
+    taskId: string,
+    listener: ChangeListener,
+  ): Promise<{ task: Task; stop: () => void } | undefined> {
+    const here = this.listen(agentId, taskId, listener);
+    if (here || !(await this.runsElsewhere(agentId, taskId))) return here;
+    await this.followRemote(taskId, listener);
+    // Read after following: a change between the read and the first one heard cannot be missed.
+    const stored = await this.options.store.get(agentId, taskId);
+    const stop = () => this.unlisten(taskId, listener);
+    if (!stored || isTerminal(stored.task.status?.state)) {
+      stop();
+      return undefined;
+    }
+    return { task: stored.task, stop };
+  }
+
   unlisten(taskId: string, listener: ChangeListener): void {
     this.live.get(taskId)?.listeners.delete(listener);
+    const remote = this.remoteListeners.get(listener);
+    if (remote) {
+      this.remoteListeners.delete(listener);
+      remote();
+    }
   }
 
   isLive(agentId: string, taskId: string): boolean {
     return this.live.get(taskId)?.agentId === agentId;
+  }
+
+  /** Whether the task is still running, here or (with replicas) on another replica. */
+  async isRunning(agentId: string, taskId: string): Promise<boolean> {
+    return this.isLive(agentId, taskId) || (await this.runsElsewhere(agentId, taskId));
   }
 
   // --- the Logos side -------------------------------------------------------------------------------------
@@ -765,6 +932,9 @@ export class TaskEngine {
   }
 
   private emit(live: LiveTask, change: TaskChange): void {
+    this.options.replicas
+      ?.publish(live.task.id, encodeChange(change))
+      .catch((error: unknown) => this.log(`task ${live.task.id}: publishing a change: ${String(error)}`));
     const observer = this.options.onChange;
     for (const listener of observer ? [observer, ...live.listeners] : [...live.listeners]) {
       try {
@@ -779,6 +949,14 @@ export class TaskEngine {
   private retire(live: LiveTask): void {
     this.detach(live);
     this.live.delete(live.task.id);
+    this.leased.delete(live.task.id);
+    this.releaseLease(live.task.id);
+  }
+
+  private releaseLease(taskId: string): void {
+    this.options.replicas
+      ?.release(taskId)
+      .catch((error: unknown) => this.log(`task ${taskId}: releasing its lease: ${String(error)}`));
   }
 
   private async finishLocally(live: LiveTask): Promise<void> {

@@ -1,0 +1,114 @@
+/**
+ * Two gateway replicas on one PostgreSQL database and one Logos network, each call sent to the replica that does not
+ * run the task: streams, follow-ups and cancels reach the owner through the database (LISTEN/NOTIFY), and a replica
+ * that stops hands its tasks to the other, whose streams then see them to their end.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CancelTaskRequest, GetTaskRequest, SubscribeToTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { loadConfig } from '../../src/gateway/config.ts';
+import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
+import { conformanceAgent } from '../../src/logos/agents/conformance.ts';
+import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
+import { metrics } from '../../src/observability/metrics.ts';
+import { clientFor, collect, eventually, textMessage } from '../support/gateway.ts';
+import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
+
+describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', () => {
+  let database: TestDatabase;
+  const network = new MemoryNetwork();
+  let agent: LogosAgent;
+  let a: Gateway;
+  let b: Gateway;
+  let clientA: Client;
+  let clientB: Client;
+
+  const startReplica = () =>
+    startGateway(
+      loadConfig({
+        env: {},
+        overrides: {
+          port: 0,
+          host: '127.0.0.1',
+          database: database.url,
+          cardSigningKeyFile: undefined,
+          agents: [],
+          shutdownGraceMs: 500,
+          replicaLeaseMs: 600,
+          transport: { kind: 'memory' },
+        },
+      }),
+      { network, agents: [agent], log: () => undefined },
+    );
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // The slow scenario works for 1.5 s between its first status and its result.
+    agent = conformanceAgent(network.node('agent:conformance'), { resubscribeDelayMs: 1_500 });
+    await agent.start();
+    a = await startReplica();
+    b = await startReplica();
+    clientA = await clientFor(`${a.url}/agents/conformance`);
+    clientB = await clientFor(`${b.url}/agents/conformance`);
+  });
+  afterAll(async () => {
+    await Promise.all([a, b].map((replica) => replica?.stop()));
+    await agent?.stop();
+    await database?.drop();
+  });
+
+  const startSlowTask = async (client: Client) =>
+    (await client.sendMessage(
+      textMessage('slow', {
+        messageId: `test-resubscribe-message-id-${Math.random()}`,
+        configuration: { returnImmediately: true },
+      }),
+    )) as Task;
+
+  it('streams on one replica every change of a task the other runs, to its end', async () => {
+    const task = await startSlowTask(clientA);
+    expect(a.engine.isLive('conformance', task.id)).toBe(true);
+    expect(b.engine.isLive('conformance', task.id)).toBe(false);
+    const events = await collect(clientB.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: task.id })));
+    expect(events[0]?.payload?.$case).toBe('task');
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('takes a follow-up on one replica for a task waiting for input on the other', async () => {
+    const waiting = (await clientA.sendMessage(
+      textMessage('first', { messageId: `tck-input-required-${Math.random()}` }),
+    )) as Task;
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const done = (await clientB.sendMessage(
+      textMessage('more', { taskId: waiting.id, contextId: waiting.contextId }),
+    )) as Task;
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(done.status?.message?.parts[0]?.content).toMatchObject({ $case: 'text', value: 'Received: more' });
+  });
+
+  it('cancels on one replica a task the other runs', async () => {
+    const task = await startSlowTask(clientA);
+    const cancelled = await clientB.cancelTask(CancelTaskRequest.fromJSON({ id: task.id }));
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const seenOnA = await clientA.getTask(GetTaskRequest.fromJSON({ id: task.id }));
+    expect(seenOnA.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it('hands the tasks of a replica that stops to the other, whose streams see them end', async () => {
+    const takeoversBefore = (await metrics.leaseTakeovers.get()).values[0]?.value ?? 0;
+    const task = await startSlowTask(clientA);
+    const stream = collect(clientB.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: task.id })));
+    await a.stop();
+    const events = await stream;
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await metrics.leaseTakeovers.get()).values[0]?.value).toBe(takeoversBefore + 1);
+    const stored = await eventually(async () => {
+      const seen = await clientB.getTask(GetTaskRequest.fromJSON({ id: task.id }));
+      return seen.status?.state === TaskState.TASK_STATE_COMPLETED ? seen : undefined;
+    });
+    expect(stored.id).toBe(task.id);
+  });
+});
