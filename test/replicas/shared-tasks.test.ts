@@ -12,13 +12,17 @@ import { conformanceAgent } from '../../src/logos/agents/conformance.ts';
 import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { metrics } from '../../src/observability/metrics.ts';
-import { clientFor, collect, eventually, textMessage } from '../support/gateway.ts';
+import { clientFor, collect, eventually, rpc, textMessage } from '../support/gateway.ts';
+import { AGENT_ACCOUNT, GATEWAY_ACCOUNT, pricedWorld } from '../support/priced-agent.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
 
 describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', () => {
   let database: TestDatabase;
   const network = new MemoryNetwork();
   let agent: LogosAgent;
+  let shop: LogosAgent;
+  const world = pricedWorld(10_000n);
+  const ADMIN = 'replica-admin-token';
   let a: Gateway;
   let b: Gateway;
   let clientA: Client;
@@ -37,16 +41,20 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
           shutdownGraceMs: 500,
           replicaLeaseMs: 600,
           transport: { kind: 'memory' },
+          adminToken: ADMIN,
+          payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '100000' },
         },
       }),
-      { network, agents: [agent], log: () => undefined },
+      // Both pay from one wallet, as replicas do.
+      { network, agents: [agent, shop], payer: world.payer, log: () => undefined },
     );
 
   beforeAll(async () => {
     database = await createTestDatabase();
     // The slow scenario works for 1.5 s between its first status and its result.
     agent = conformanceAgent(network.node('agent:conformance'), { resubscribeDelayMs: 1_500 });
-    await agent.start();
+    shop = world.agent(network);
+    await Promise.all([agent.start(), shop.start()]);
     a = await startReplica();
     b = await startReplica();
     clientA = await clientFor(`${a.url}/agents/conformance`);
@@ -54,7 +62,7 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
   });
   afterAll(async () => {
     await Promise.all([a, b].map((replica) => replica?.stop()));
-    await agent?.stop();
+    await Promise.all([agent?.stop(), shop?.stop()]);
     await database?.drop();
   });
 
@@ -94,6 +102,28 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     const seenOnA = await clientA.getTask(GetTaskRequest.fromJSON({ id: task.id }));
     expect(seenOnA.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it('takes an operator’s approval on one replica for a task the other holds, and pays it once', async () => {
+    const sent = await rpc(`${a.url}/agents/shop`, 'SendMessage', {
+      message: { messageId: 'dear-1', role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill: 'dear' } },
+    });
+    const waiting = sent.body.result.task;
+    expect(waiting.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const approve = () =>
+      fetch(`${b.url}/admin/approvals/${waiting.id}/approve`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN}` },
+      });
+    expect((await approve()).status).toBe(200);
+    const done = await eventually(async () => {
+      const now = (await rpc(`${b.url}/agents/shop`, 'GetTask', { id: waiting.id })).body.result;
+      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
+    });
+    expect(done.metadata.lez.status).toBe('paid');
+    expect(world.ledger.balanceOf(AGENT_ACCOUNT)).toBe(5_000n);
+    expect(world.ledger.balanceOf(GATEWAY_ACCOUNT)).toBe(5_000n);
+    expect((await approve()).status).toBe(409);
   });
 
   it('hands the tasks of a replica that stops to the other, whose streams see them end', async () => {
