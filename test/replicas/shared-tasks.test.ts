@@ -1,10 +1,18 @@
 /**
- * Two gateway replicas on one PostgreSQL database and one Logos network, each call sent to the replica that does not
- * run the task: streams, follow-ups and cancels reach the owner through the database (LISTEN/NOTIFY), and a replica
- * that stops hands its tasks to the other, whose streams then see them to their end.
+ * Two gateway replicas on one PostgreSQL database and one Logos network, as behind a load balancer: what one records,
+ * the other serves, and each call may go to the replica that does not run the task. Streams, follow-ups, cancels
+ * and approvals reach the owner through the database (LISTEN/NOTIFY), and a replica that stops hands its tasks to the
+ * other, whose streams then see them to their end.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CancelTaskRequest, GetTaskRequest, SubscribeToTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
+import {
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  SubscribeToTaskRequest,
+  TaskState,
+  type Task,
+} from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { loadConfig } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
@@ -15,6 +23,8 @@ import { metrics } from '../../src/observability/metrics.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../support/gateway.ts';
 import { AGENT_ACCOUNT, GATEWAY_ACCOUNT, pricedWorld } from '../support/priced-agent.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
+
+const state = (task: Task) => task.status?.state;
 
 describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', () => {
   let database: TestDatabase;
@@ -73,6 +83,20 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
         configuration: { returnImmediately: true },
       }),
     )) as Task;
+
+  it('answers GetTask and ListTasks on either replica for tasks created on the other', async () => {
+    const onA = (await clientA.sendMessage(textMessage('on a', { messageId: 'tck-complete-task-a' }))) as Task;
+    const onB = (await clientB.sendMessage(textMessage('on b', { messageId: 'tck-complete-task-b' }))) as Task;
+    expect(state(onA)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const seenFromB = await clientB.getTask(GetTaskRequest.fromJSON({ id: onA.id }));
+    expect(state(seenFromB)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(seenFromB.status?.message).toEqual(onA.status?.message);
+    expect((await clientA.getTask(GetTaskRequest.fromJSON({ id: onB.id }))).id).toBe(onB.id);
+    for (const client of [clientA, clientB]) {
+      const listed = await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 10 }));
+      expect(listed.tasks.map((task) => task.id).sort()).toEqual([onA.id, onB.id].sort());
+    }
+  });
 
   it('streams on one replica every change of a task the other runs, to its end', async () => {
     const task = await startSlowTask(clientA);
