@@ -113,6 +113,7 @@ export class TaskEngine {
   /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
   private readonly leased = new Set<string>();
   private heartbeat?: NodeJS.Timeout;
+  private renewing = false;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
@@ -183,6 +184,9 @@ export class TaskEngine {
   /** Renews this replica's leases, lets go of tasks whose lease another took, and takes over orphaned tasks. */
   private async renewLeases(): Promise<void> {
     const replicas = this.options.replicas!;
+    // A beat that outlasts the interval (a slow database) is not overlapped by the next.
+    if (this.renewing) return;
+    this.renewing = true;
     try {
       const held = await replicas.renew();
       for (const taskId of this.leased) {
@@ -199,6 +203,8 @@ export class TaskEngine {
       await this.takeOverOrphans();
     } catch (error) {
       this.log(`renewing leases: ${String(error)}`);
+    } finally {
+      this.renewing = false;
     }
   }
 
@@ -471,9 +477,15 @@ export class TaskEngine {
     }
     if (await this.runsElsewhere(agentId, taskId)) {
       await options.attach?.();
-      if (options.listener) await this.followRemote(taskId, options.listener);
       const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
-      return (await this.forward(taskId, command)) as Task;
+      if (options.listener) await this.followRemote(taskId, options.listener);
+      try {
+        return (await this.forward(taskId, command)) as Task;
+      } catch (error) {
+        // Refused: the caller's listener follows nothing.
+        if (options.listener) this.unlisten(taskId, options.listener);
+        throw error;
+      }
     }
     const live = this.live.get(taskId);
     if (live?.approvalTimer !== undefined) {

@@ -105,15 +105,21 @@ export class PostgresReplicaStore implements ReplicaStore {
     let followers = this.#followers.get(taskId);
     if (!followers) this.#followers.set(taskId, (followers = new Set()));
     followers.add(follower);
-    const [row] = await this.#sql<{ last: number }[]>`
-      SELECT coalesce(max(id), 0)::int8 AS last FROM task_changes WHERE task_id = ${taskId}`;
-    follower.lastId = row!.last;
-    // A change notified while the follow started is read now.
-    this.#read(taskId, follower);
-    return () => {
+    const stop = () => {
       followers.delete(follower);
       if (followers.size === 0 && this.#followers.get(taskId) === followers) this.#followers.delete(taskId);
     };
+    try {
+      const [row] = await this.#sql<{ last: number }[]>`
+        SELECT coalesce(max(id), 0)::int8 AS last FROM task_changes WHERE task_id = ${taskId}`;
+      follower.lastId = row!.last;
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    // A change notified while the follow started is read now.
+    this.#read(taskId, follower);
+    return stop;
   }
 
   async request(taskId: string, command: string, timeoutMs: number): Promise<string | undefined> {

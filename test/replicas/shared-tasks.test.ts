@@ -120,6 +120,14 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
     expect(done.status?.message?.parts[0]?.content).toMatchObject({ $case: 'text', value: 'Received: more' });
   });
 
+  it('refuses on one replica, with the owner’s own error, a follow-up the other would refuse', async () => {
+    const task = await startSlowTask(clientA);
+    const { body } = await rpc(`${b.url}/agents/conformance`, 'SendMessage', {
+      message: { messageId: 'too-early', role: 'ROLE_USER', taskId: task.id, parts: [{ text: 'more' }] },
+    });
+    expect(body.error).toMatchObject({ code: -32004, message: expect.stringMatching(/only while input-required/) });
+  });
+
   it('cancels on one replica a task the other runs', async () => {
     const task = await startSlowTask(clientA);
     const cancelled = await clientB.cancelTask(CancelTaskRequest.fromJSON({ id: task.id }));
@@ -154,11 +162,15 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
     const takeoversBefore = (await metrics.leaseTakeovers.get()).values[0]?.value ?? 0;
     const task = await startSlowTask(clientA);
     const stream = collect(clientB.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: task.id })));
+    // Every task A still runs (this one, and any an earlier test left working) goes to B.
+    const runningOnA = a.engine.activeTaskCount;
     await a.stop();
     const events = await stream;
     const last = events.at(-1)?.payload;
     expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect((await metrics.leaseTakeovers.get()).values[0]?.value).toBe(takeoversBefore + 1);
+    const takeovers = async () => (await metrics.leaseTakeovers.get()).values[0]?.value ?? 0;
+    await eventually(async () => (await takeovers()) >= takeoversBefore + runningOnA || undefined);
+    expect(await takeovers()).toBe(takeoversBefore + runningOnA);
     const stored = await eventually(async () => {
       const seen = await clientB.getTask(GetTaskRequest.fromJSON({ id: task.id }));
       return seen.status?.state === TaskState.TASK_STATE_COMPLETED ? seen : undefined;
