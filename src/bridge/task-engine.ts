@@ -944,11 +944,22 @@ export class TaskEngine {
   }
 
   private emit(live: LiveTask, change: TaskChange): void {
-    this.options.replicas
-      ?.publish(live.task.id, encodeChange(change))
-      .catch((error: unknown) => this.log(`task ${live.task.id}: publishing a change: ${String(error)}`));
     const observer = this.options.onChange;
-    for (const listener of observer ? [observer, ...live.listeners] : [...live.listeners]) {
+    const listeners = observer ? [observer, ...live.listeners] : [...live.listeners];
+    const replicas = this.options.replicas;
+    if (!replicas) return this.tell(live, listeners, change);
+    // With replicas, a change is in the shared feed before anyone here hears of it: a caller who hears it and then
+    // calls another replica (a follow-up, a subscription) finds it there already, so cannot hear it again. The task
+    // goes on changing meanwhile, so the listeners get it as it is now.
+    const frozen = { ...change, task: snapshotTask(change.task) };
+    void replicas
+      .publish(live.task.id, encodeChange(frozen))
+      .catch((error: unknown) => this.log(`task ${live.task.id}: publishing a change: ${String(error)}`))
+      .then(() => this.tell(live, listeners, frozen));
+  }
+
+  private tell(live: LiveTask, listeners: ChangeListener[], change: TaskChange): void {
+    for (const listener of listeners) {
       try {
         listener(change);
       } catch (error) {

@@ -11,7 +11,7 @@ import { TERMINAL_STATES } from './task-rows.ts';
 const CHANGES = 'logos_a2a_task_changes';
 const COMMANDS = 'logos_a2a_task_commands';
 const ANSWERS = 'logos_a2a_command_answers';
-/** Changes and answered commands older than this are swept: a follower reads a change within moments. */
+/** Changes and commands older than this are swept: a follower reads a change, an owner a command, within moments. */
 const KEEP_FEED_MS = 10 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
 
@@ -25,6 +25,8 @@ interface Follower {
 export class PostgresReplicaStore implements ReplicaStore {
   readonly replicaId = randomUUID();
   readonly leaseMs: number;
+  /** The lease as an interval: expiry is the database's time, so replicas whose clocks differ agree on it. */
+  readonly #leaseInterval: string;
   readonly #sql: Sql;
   readonly #log: (message: string) => void;
   readonly #followers = new Map<string, Set<Follower>>();
@@ -39,19 +41,20 @@ export class PostgresReplicaStore implements ReplicaStore {
   constructor(sql: Sql, options: { leaseMs: number; log?: (message: string) => void }) {
     this.#sql = sql;
     this.leaseMs = options.leaseMs;
+    this.#leaseInterval = `${options.leaseMs} milliseconds`;
     this.#log = options.log ?? ((message) => console.warn(message));
   }
 
   async claim(taskId: string): Promise<void> {
     await this.#sql`
-      INSERT INTO task_leases (task_id, owner, expires_at) VALUES (${taskId}, ${this.replicaId}, ${this.#expiry()})
+      INSERT INTO task_leases (task_id, owner, expires_at) VALUES (${taskId}, ${this.replicaId}, now() + ${this.#leaseInterval}::interval)
       ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`;
   }
 
   async renew(): Promise<Set<string>> {
     await this.#sweep();
     const rows = await this.#sql<{ task_id: string }[]>`
-      UPDATE task_leases SET expires_at = ${this.#expiry()} WHERE owner = ${this.replicaId} RETURNING task_id`;
+      UPDATE task_leases SET expires_at = now() + ${this.#leaseInterval}::interval WHERE owner = ${this.replicaId} RETURNING task_id`;
     return new Set(rows.map((row) => row.task_id));
   }
 
@@ -70,7 +73,7 @@ export class PostgresReplicaStore implements ReplicaStore {
     const quietSince = new Date(Date.now() - this.leaseMs).toISOString();
     const rows = await this.#sql<{ task_id: string }[]>`
       INSERT INTO task_leases (task_id, owner, expires_at)
-        SELECT t.id, ${this.replicaId}, ${this.#expiry()} FROM tasks t LEFT JOIN task_leases l ON l.task_id = t.id
+        SELECT t.id, ${this.replicaId}, now() + ${this.#leaseInterval}::interval FROM tasks t LEFT JOIN task_leases l ON l.task_id = t.id
         WHERE t.state NOT IN ${this.#sql(TERMINAL_STATES)}
           AND (l.expires_at < now() OR (l.task_id IS NULL AND t.status_ts < ${quietSince}))
       ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
@@ -174,10 +177,6 @@ export class PostgresReplicaStore implements ReplicaStore {
     this.#followers.clear();
   }
 
-  #expiry(): Date {
-    return new Date(Date.now() + this.leaseMs);
-  }
-
   #heardChange(taskId: string): void {
     for (const follower of this.#followers.get(taskId) ?? []) this.#read(taskId, follower);
   }
@@ -227,6 +226,7 @@ export class PostgresReplicaStore implements ReplicaStore {
     this.#sweptAt = Date.now();
     const before = new Date(Date.now() - KEEP_FEED_MS);
     await this.#sql`DELETE FROM task_changes WHERE created_at < ${before}`;
-    await this.#sql`DELETE FROM task_commands WHERE created_at < ${before} AND result IS NOT NULL`;
+    // Whoever asked has stopped waiting for an older command, answered or not.
+    await this.#sql`DELETE FROM task_commands WHERE created_at < ${before}`;
   }
 }

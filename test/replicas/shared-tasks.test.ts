@@ -49,7 +49,9 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
           cardSigningKeyFile: undefined,
           agents: [],
           shutdownGraceMs: 500,
-          replicaLeaseMs: 600,
+          // Both replicas share this process with the test: a lease long enough that a busy moment loses none. A
+          // replica that stops lets its leases go at once, so the takeover test does not wait for it.
+          replicaLeaseMs: 3_000,
           transport: { kind: 'memory' },
           adminToken: ADMIN,
           payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '100000' },
@@ -118,6 +120,18 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
     )) as Task;
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(done.status?.message?.parts[0]?.content).toMatchObject({ $case: 'text', value: 'Received: more' });
+  });
+
+  it('streams a follow-up sent to one replica for a task the other runs, to its end', async () => {
+    const waiting = (await clientA.sendMessage(
+      textMessage('first', { messageId: `tck-input-required-${Math.random()}` }),
+    )) as Task;
+    const events = await collect(
+      clientB.sendMessageStream(textMessage('streamed', { taskId: waiting.id, contextId: waiting.contextId })),
+    );
+    expect(events[0]?.payload?.$case).toBe('task');
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
   it('refuses on one replica, with the owner’s own error, a follow-up the other would refuse', async () => {
