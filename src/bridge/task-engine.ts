@@ -39,15 +39,8 @@ import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
-import {
-  decodeChange,
-  decodeCommand,
-  encodeChange,
-  encodeCommand,
-  outcomeOf,
-  resultOf,
-  type TaskCommand,
-} from './replica-messages.ts';
+import { ReplicaLink } from './replica-link.ts';
+import type { TaskCommand } from './replica-messages.ts';
 import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
 import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
 import {
@@ -108,8 +101,8 @@ export class TaskEngine {
   private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas'>> &
     Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas'>;
   private stopDirect?: () => void;
-  /** Listeners following a task another replica runs, and how each stops. */
-  private readonly remoteListeners = new Map<ChangeListener, () => void>();
+  /** The other replicas, when on a shared database. */
+  private readonly replicas?: ReplicaLink;
   /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
   private readonly leased = new Set<string>();
   private heartbeat?: NodeJS.Timeout;
@@ -128,21 +121,26 @@ export class TaskEngine {
       ...options,
     };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
+    if (options.replicas) {
+      // Long enough for a dead owner's lease to run out, and for another replica to take the task and answer.
+      const answerWithinMs = 2 * options.replicas.leaseMs + 2 * this.options.cancelTimeoutMs;
+      this.replicas = new ReplicaLink(options.replicas, answerWithinMs);
+    }
   }
 
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
     // Seed agents answer 1:1 (their results and the answers to task_get); this binding's agents never send here.
     this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
-    const replicas = this.options.replicas;
+    const replicas = this.replicas;
     if (replicas) {
       await replicas.serve(
         (taskId) => this.live.has(taskId),
-        (taskId, command) => this.runCommand(taskId, decodeCommand(command)),
+        (taskId, command) => this.runCommand(taskId, command),
       );
       // Only the tasks no live replica holds: those of a replica that died, or of this one before its restart.
       await this.takeOverOrphans();
-      this.heartbeat = setInterval(() => void this.renewLeases(), replicas.leaseMs / 3);
+      this.heartbeat = setInterval(() => void this.renewLeases(), replicas.store.leaseMs / 3);
       this.heartbeat.unref();
     } else {
       for (const stored of await this.options.store.listActive()) await this.resume(stored);
@@ -153,7 +151,7 @@ export class TaskEngine {
 
   private async settleStrandedPayments(): Promise<void> {
     try {
-      const elsewhere = (await this.options.replicas?.leasedElsewhere()) ?? new Set<string>();
+      const elsewhere = (await this.replicas?.store.leasedElsewhere()) ?? new Set<string>();
       const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId) || elsewhere.has(taskId));
       for (const [taskId, outcome] of outcomes) {
         if (outcome.kind === 'paid') {
@@ -173,17 +171,16 @@ export class TaskEngine {
     clearInterval(this.heartbeat);
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
-    for (const stop of this.remoteListeners.values()) stop();
-    this.remoteListeners.clear();
+    this.replicas?.unfollowAll();
     // Another replica takes this one's tasks over at once instead of after the leases run out.
-    await this.options.replicas?.releaseAll().catch((error: unknown) => this.log(`releasing leases: ${String(error)}`));
+    await this.replicas?.store.releaseAll().catch((error: unknown) => this.log(`releasing leases: ${String(error)}`));
   }
 
   // --- replicas: leases, the change feed, commands for the owner -------------------------------------------
 
   /** Renews this replica's leases, lets go of tasks whose lease another took, and takes over orphaned tasks. */
   private async renewLeases(): Promise<void> {
-    const replicas = this.options.replicas!;
+    const replicas = this.replicas!.store;
     // A beat that outlasts the interval (a slow database) is not overlapped by the next.
     if (this.renewing) return;
     this.renewing = true;
@@ -198,7 +195,7 @@ export class TaskEngine {
         this.leased.delete(taskId);
         this.detach(live);
         this.live.delete(taskId);
-        for (const listener of live.listeners) void this.followRemote(taskId, listener);
+        for (const listener of live.listeners) void this.replicas!.follow(taskId, listener);
       }
       await this.takeOverOrphans();
     } catch (error) {
@@ -209,7 +206,7 @@ export class TaskEngine {
   }
 
   private async takeOverOrphans(): Promise<void> {
-    const replicas = this.options.replicas!;
+    const replicas = this.replicas!.store;
     const taken = new Set(await replicas.takeOver());
     if (taken.size === 0) return;
     for (const stored of await this.options.store.listActive()) {
@@ -224,39 +221,21 @@ export class TaskEngine {
   }
 
   /** A command another replica's caller sent to this task, which this replica runs. */
-  private runCommand(taskId: string, command: TaskCommand): Promise<string> {
-    return outcomeOf(async () => {
-      if (!this.live.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
-      switch (command.kind) {
-        case 'follow-up':
-          return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
-        case 'cancel':
-          return this.cancel(command.agentId, taskId);
-        case 'approval':
-          return this.decideApproval(taskId, command.approve);
-      }
-    });
-  }
-
-  /** Sends a command to the replica that runs the task, and returns its outcome (or throws its error). */
-  private async forward(taskId: string, command: TaskCommand): Promise<Task | boolean> {
-    const replicas = this.options.replicas!;
-    // Long enough for a dead owner's lease to run out and another to take the task and answer.
-    const timeoutMs = 2 * replicas.leaseMs + 2 * this.options.cancelTimeoutMs;
-    const answer = await replicas.request(taskId, encodeCommand(command), timeoutMs);
-    if (answer === undefined) throw new Error(`Task ${taskId}: the replica running it did not answer in time.`);
-    return resultOf(answer);
-  }
-
-  /** Hears the changes of a task another replica runs, until `unlisten`. */
-  private async followRemote(taskId: string, listener: ChangeListener): Promise<void> {
-    const stop = await this.options.replicas!.follow(taskId, (change) => listener(decodeChange(change)));
-    this.remoteListeners.set(listener, stop);
+  private async runCommand(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+    if (!this.live.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
+    switch (command.kind) {
+      case 'follow-up':
+        return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
+      case 'cancel':
+        return this.cancel(command.agentId, taskId);
+      case 'approval':
+        return this.decideApproval(taskId, command.approve);
+    }
   }
 
   /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
   private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
-    if (!this.options.replicas || this.live.has(taskId)) return false;
+    if (!this.replicas || this.live.has(taskId)) return false;
     const stored = await this.options.store.get(agentId, taskId);
     return stored !== undefined && !isTerminal(stored.task.status?.state);
   }
@@ -356,7 +335,7 @@ export class TaskEngine {
       ...(retryKey ? { retryKey } : {}),
       ...(input.caller ? { owner: input.caller } : {}),
     });
-    const recorded = this.options.replicas ? this.recordLeased(taskId, inserted) : inserted;
+    const recorded = this.replicas ? this.recordLeased(taskId, inserted) : inserted;
     const snapshot = snapshotTask(task);
     await input.onCreated?.(snapshot);
     this.attach(live);
@@ -378,7 +357,7 @@ export class TaskEngine {
 
   /** A new task's record and, beside it, its lease: this replica runs the task. */
   private async recordLeased(taskId: string, inserted: Promise<void>): Promise<void> {
-    await Promise.all([inserted, this.options.replicas!.claim(taskId)]);
+    await Promise.all([inserted, this.replicas!.store.claim(taskId)]);
     // A task that ended before its lease was taken gives it back at once.
     if (this.live.has(taskId)) this.leased.add(taskId);
     else this.releaseLease(taskId);
@@ -417,9 +396,9 @@ export class TaskEngine {
     if (!task || !listener) return task;
     const settled = isTerminal(task.status?.state) || isInterrupted(task.status?.state);
     // A caller waiting on a task that already ended or waits for input gets it at once; otherwise it follows it.
-    if (settled || (!live && !this.options.replicas)) queueMicrotask(() => listener({ events: [], task }));
+    if (settled || (!live && !this.replicas)) queueMicrotask(() => listener({ events: [], task }));
     else if (live) live.listeners.add(listener);
-    else await this.followRemote(taskId, listener);
+    else await this.replicas!.follow(taskId, listener);
     return task;
   }
 
@@ -442,7 +421,7 @@ export class TaskEngine {
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.live.get(taskId);
-    if (!live && this.options.replicas) return (await this.forward(taskId, { kind: 'approval', approve })) === true;
+    if (!live && this.replicas) return (await this.replicas.forward(taskId, { kind: 'approval', approve })) === true;
     if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
     await this.mutate(live, async () => {
       clearTimeout(live.approvalTimer);
@@ -478,9 +457,9 @@ export class TaskEngine {
     if (await this.runsElsewhere(agentId, taskId)) {
       await options.attach?.();
       const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
-      if (options.listener) await this.followRemote(taskId, options.listener);
+      if (options.listener) await this.replicas!.follow(taskId, options.listener);
       try {
-        return (await this.forward(taskId, command)) as Task;
+        return (await this.replicas!.forward(taskId, command)) as Task;
       } catch (error) {
         // Refused: the caller's listener follows nothing.
         if (options.listener) this.unlisten(taskId, options.listener);
@@ -560,7 +539,7 @@ export class TaskEngine {
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
     if (await this.runsElsewhere(agentId, taskId))
-      return (await this.forward(taskId, { kind: 'cancel', agentId })) as Task;
+      return (await this.replicas!.forward(taskId, { kind: 'cancel', agentId })) as Task;
     const live = this.requireLive(agentId, taskId);
     if (BigInt(live.request.lez_price) > 0n && !live.request.payment) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
@@ -648,7 +627,7 @@ export class TaskEngine {
   ): Promise<{ task: Task; stop: () => void } | undefined> {
     const here = this.listen(agentId, taskId, listener);
     if (here || !(await this.runsElsewhere(agentId, taskId))) return here;
-    await this.followRemote(taskId, listener);
+    await this.replicas!.follow(taskId, listener);
     // Read after following: a change between the read and the first one heard cannot be missed.
     const stored = await this.options.store.get(agentId, taskId);
     const stop = () => this.unlisten(taskId, listener);
@@ -661,11 +640,7 @@ export class TaskEngine {
 
   unlisten(taskId: string, listener: ChangeListener): void {
     this.live.get(taskId)?.listeners.delete(listener);
-    const remote = this.remoteListeners.get(listener);
-    if (remote) {
-      this.remoteListeners.delete(listener);
-      remote();
-    }
+    this.replicas?.unfollow(listener);
   }
 
   isLive(agentId: string, taskId: string): boolean {
@@ -946,14 +921,14 @@ export class TaskEngine {
   private emit(live: LiveTask, change: TaskChange): void {
     const observer = this.options.onChange;
     const listeners = observer ? [observer, ...live.listeners] : [...live.listeners];
-    const replicas = this.options.replicas;
+    const replicas = this.replicas;
     if (!replicas) return this.tell(live, listeners, change);
     // With replicas, a change is in the shared feed before anyone here hears of it: a caller who hears it and then
     // calls another replica (a follow-up, a subscription) finds it there already, so cannot hear it again. The task
     // goes on changing meanwhile, so the listeners get it as it is now.
     const frozen = { ...change, task: snapshotTask(change.task) };
     void replicas
-      .publish(live.task.id, encodeChange(frozen))
+      .publish(live.task.id, frozen)
       .catch((error: unknown) => this.log(`task ${live.task.id}: publishing a change: ${String(error)}`))
       .then(() => this.tell(live, listeners, frozen));
   }
@@ -977,8 +952,8 @@ export class TaskEngine {
   }
 
   private releaseLease(taskId: string): void {
-    this.options.replicas
-      ?.release(taskId)
+    this.replicas?.store
+      .release(taskId)
       .catch((error: unknown) => this.log(`task ${taskId}: releasing its lease: ${String(error)}`));
   }
 
