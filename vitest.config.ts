@@ -18,6 +18,7 @@ const SLOWEST_FIRST = [
   'test/a2a/directory-page.test.ts',
   'test/bridge/paid-tasks.test.ts',
   'test/logos/transports/waku-gateway.test.ts',
+  'test/replicas/kill-replica.test.ts',
   'test/devnet/devnet.test.ts',
   'test/logos/transports/waku.test.ts',
   'test/lez/rail/lez-rail.test.ts',

@@ -1,18 +1,9 @@
 /**
  * Rate-limit counts in PostgreSQL, shared by every replica on the database: one row per subject and window, counted
- * by an upsert, rows of ended windows swept now and then.
+ * by an upsert, rows of ended windows swept now and then. The table comes with the stores' migrations.
  */
-import { openPostgres, type Sql } from '../store/postgres-connection.ts';
+import { migrate, openPostgres, type Sql } from '../store/postgres-connection.ts';
 import type { RateLimitStore } from './rate-limit.ts';
-
-/** The table's migration step: idempotent, run at start. */
-const MIGRATION = `
-CREATE TABLE IF NOT EXISTS rate_limit_hits (
-  subject text NOT NULL,
-  window_start bigint NOT NULL,
-  hits integer NOT NULL,
-  PRIMARY KEY (subject, window_start)
-)`;
 
 const SWEEP_EVERY_MS = 60_000;
 
@@ -29,7 +20,8 @@ export class PostgresRateLimitStore implements RateLimitStore {
   static async connect(connectionString: string, options: { schema?: string } = {}): Promise<PostgresRateLimitStore> {
     const sql = openPostgres(connectionString, { max: 4, ...(options.schema ? { schema: options.schema } : {}) });
     try {
-      await sql.unsafe(MIGRATION);
+      // The table is one of the versioned migrations: a rate limiter started before the stores finds it made.
+      await migrate(sql);
     } catch (error) {
       await sql.end();
       throw error;

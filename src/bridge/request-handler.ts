@@ -206,7 +206,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     const id = requireId(params.id);
     if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
-    if (!this.engine.isLive(this.agent.id, id)) {
+    if (!(await this.engine.isRunning(this.agent.id, id))) {
       const task = await this.engine.getTask(this.agent.id, id);
       if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
       throw new TaskNotCancelableError(`Task ${id} is already ${stateName(task)} and cannot be cancelled.`);
@@ -224,7 +224,8 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const queue = new AsyncQueue<TaskChange>();
     callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
     const stopWaiting = onAbort(this.options.shutdown, () => queue.close());
-    const handle = this.engine.listen(this.agent.id, id, (change) =>
+    // The task may run on another replica: then its changes come from there, through the database.
+    const handle = await this.engine.follow(this.agent.id, id, (change) =>
       queue.push({ ...change, task: snapshotTask(change.task) }),
     );
     if (!handle) {

@@ -31,12 +31,16 @@ import {
 import type { LogosTransport } from '../logos/transport.ts';
 import { addToLogContext, withLogContext } from '../observability/log-context.ts';
 import { contextFrom, handOver, inSpan, SpanKind } from '../observability/tracing.ts';
+import { metrics } from '../observability/metrics.ts';
+import type { ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
+import { ReplicaLink } from './replica-link.ts';
+import type { TaskCommand } from './replica-messages.ts';
 import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
 import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
 import {
@@ -71,6 +75,11 @@ export interface EngineOptions {
   dialectOf?: (agentAddress: string) => Dialect;
   /** The id of a new task (default: a random UUID); on Workers the task's Durable Object has chosen it already. */
   newTaskId?: () => string;
+  /**
+   * Other replicas on the same database: each task is run by the replica holding its lease, its changes reach the
+   * others' listeners, and their callers' commands reach it. Absent (one gateway): every task is run here.
+   */
+  replicas?: ReplicaStore;
   log?: (message: string) => void;
 }
 
@@ -89,9 +98,15 @@ export class TaskEngine {
    * retries the same message joins the task it already paid for instead of paying again.
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
-  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf'>> &
-    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf'>;
+  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas'>> &
+    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas'>;
   private stopDirect?: () => void;
+  /** The other replicas, when on a shared database. */
+  private readonly replicas?: ReplicaLink;
+  /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
+  private readonly leased = new Set<string>();
+  private heartbeat?: NodeJS.Timeout;
+  private renewing = false;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
@@ -106,20 +121,38 @@ export class TaskEngine {
       ...options,
     };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
+    if (options.replicas) {
+      // Long enough for a dead owner's lease to run out, and for another replica to take the task and answer.
+      const answerWithinMs = 2 * options.replicas.leaseMs + 2 * this.options.cancelTimeoutMs;
+      this.replicas = new ReplicaLink(options.replicas, answerWithinMs);
+    }
   }
 
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
     // Seed agents answer 1:1 (their results and the answers to task_get); this binding's agents never send here.
     this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
-    for (const stored of await this.options.store.listActive()) await this.resume(stored);
+    const replicas = this.replicas;
+    if (replicas) {
+      await replicas.serve(
+        (taskId) => this.live.has(taskId),
+        (taskId, command) => this.runCommand(taskId, command),
+      );
+      // Only the tasks no live replica holds: those of a replica that died, or of this one before its restart.
+      await this.takeOverOrphans();
+      this.heartbeat = setInterval(() => void this.renewLeases(), replicas.store.leaseMs / 3);
+      this.heartbeat.unref();
+    } else {
+      for (const stored of await this.options.store.listActive()) await this.resume(stored);
+    }
     // In the background: a sequencer that is slow to answer must not hold the gateway's start.
     void this.settleStrandedPayments();
   }
 
   private async settleStrandedPayments(): Promise<void> {
     try {
-      const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId));
+      const elsewhere = (await this.replicas?.store.leasedElsewhere()) ?? new Set<string>();
+      const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId) || elsewhere.has(taskId));
       for (const [taskId, outcome] of outcomes) {
         if (outcome.kind === 'paid') {
           this.log(
@@ -135,8 +168,76 @@ export class TaskEngine {
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
   async stop(): Promise<void> {
     this.stopDirect?.();
+    clearInterval(this.heartbeat);
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
+    this.replicas?.unfollowAll();
+    // Another replica takes this one's tasks over at once instead of after the leases run out.
+    await this.replicas?.store.releaseAll().catch((error: unknown) => this.log(`releasing leases: ${String(error)}`));
+  }
+
+  // --- replicas: leases, the change feed, commands for the owner -------------------------------------------
+
+  /** Renews this replica's leases, lets go of tasks whose lease another took, and takes over orphaned tasks. */
+  private async renewLeases(): Promise<void> {
+    const replicas = this.replicas!.store;
+    // A beat that outlasts the interval (a slow database) is not overlapped by the next.
+    if (this.renewing) return;
+    this.renewing = true;
+    try {
+      const held = await replicas.renew();
+      for (const taskId of this.leased) {
+        const live = this.live.get(taskId);
+        if (held.has(taskId) || !live) continue;
+        // Taken over while this replica could not renew (the database was out of reach): the new owner runs it,
+        // and whoever listened here follows it there.
+        this.log(`task ${taskId}: its lease went to another replica; following it there`);
+        this.leased.delete(taskId);
+        this.detach(live);
+        this.live.delete(taskId);
+        for (const listener of live.listeners) void this.replicas!.follow(taskId, listener);
+      }
+      await this.takeOverOrphans();
+    } catch (error) {
+      this.log(`renewing leases: ${String(error)}`);
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  private async takeOverOrphans(): Promise<void> {
+    const replicas = this.replicas!.store;
+    const taken = new Set(await replicas.takeOver());
+    if (taken.size === 0) return;
+    for (const stored of await this.options.store.listActive()) {
+      if (!taken.has(stored.task.id) || this.live.has(stored.task.id)) continue;
+      metrics.leaseTakeovers.inc();
+      this.log(`task ${stored.task.id}: taken over from a replica that stopped renewing its lease`);
+      this.leased.add(stored.task.id);
+      await this.resume(stored);
+      // Commands sent to the dead owner that it never ran: this replica runs them now.
+      await replicas.runWaiting(stored.task.id);
+    }
+  }
+
+  /** A command another replica's caller sent to this task, which this replica runs. */
+  private async runCommand(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+    if (!this.live.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
+    switch (command.kind) {
+      case 'follow-up':
+        return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
+      case 'cancel':
+        return this.cancel(command.agentId, taskId);
+      case 'approval':
+        return this.decideApproval(taskId, command.approve);
+    }
+  }
+
+  /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
+  private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
+    if (!this.replicas || this.live.has(taskId)) return false;
+    const stored = await this.options.store.get(agentId, taskId);
+    return stored !== undefined && !isTerminal(stored.task.status?.state);
   }
 
   get activeTaskCount(): number {
@@ -227,13 +328,14 @@ export class TaskEngine {
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
     // finishes within one store batch is thus written once.
-    const recorded = this.options.store.insert({
+    const inserted = this.options.store.insert({
       agentId: input.agentId,
       task,
       link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
       ...(retryKey ? { retryKey } : {}),
       ...(input.caller ? { owner: input.caller } : {}),
     });
+    const recorded = this.replicas ? this.recordLeased(taskId, inserted) : inserted;
     const snapshot = snapshotTask(task);
     await input.onCreated?.(snapshot);
     this.attach(live);
@@ -251,6 +353,14 @@ export class TaskEngine {
     }
     input.onRecorded?.(snapshot);
     return snapshot;
+  }
+
+  /** A new task's record and, beside it, its lease: this replica runs the task. */
+  private async recordLeased(taskId: string, inserted: Promise<void>): Promise<void> {
+    await Promise.all([inserted, this.replicas!.store.claim(taskId)]);
+    // A task that ended before its lease was taken gives it back at once.
+    if (this.live.has(taskId)) this.leased.add(taskId);
+    else this.releaseLease(taskId);
   }
 
   /** The same message to the same agent from the same caller (API key) is a retry; anyone else's is not. */
@@ -286,8 +396,9 @@ export class TaskEngine {
     if (!task || !listener) return task;
     const settled = isTerminal(task.status?.state) || isInterrupted(task.status?.state);
     // A caller waiting on a task that already ended or waits for input gets it at once; otherwise it follows it.
-    if (settled || !live) queueMicrotask(() => listener({ events: [], task }));
-    else live.listeners.add(listener);
+    if (settled || (!live && !this.replicas)) queueMicrotask(() => listener({ events: [], task }));
+    else if (live) live.listeners.add(listener);
+    else await this.replicas!.follow(taskId, listener);
     return task;
   }
 
@@ -310,6 +421,7 @@ export class TaskEngine {
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.live.get(taskId);
+    if (!live && this.replicas) return (await this.replicas.forward(taskId, { kind: 'approval', approve })) === true;
     if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
     await this.mutate(live, async () => {
       clearTimeout(live.approvalTimer);
@@ -341,6 +453,18 @@ export class TaskEngine {
     }
     if (isTerminal(task.status?.state)) {
       throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
+    }
+    if (await this.runsElsewhere(agentId, taskId)) {
+      await options.attach?.();
+      const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
+      if (options.listener) await this.replicas!.follow(taskId, options.listener);
+      try {
+        return (await this.replicas!.forward(taskId, command)) as Task;
+      } catch (error) {
+        // Refused: the caller's listener follows nothing.
+        if (options.listener) this.unlisten(taskId, options.listener);
+        throw error;
+      }
     }
     const live = this.live.get(taskId);
     if (live?.approvalTimer !== undefined) {
@@ -414,6 +538,8 @@ export class TaskEngine {
    * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so.
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
+    if (await this.runsElsewhere(agentId, taskId))
+      return (await this.replicas!.forward(taskId, { kind: 'cancel', agentId })) as Task;
     const live = this.requireLive(agentId, taskId);
     if (BigInt(live.request.lez_price) > 0n && !live.request.payment) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
@@ -490,12 +616,40 @@ export class TaskEngine {
     return { task: live.committed, stop: () => live.listeners.delete(listener) };
   }
 
+  /**
+   * Like `listen`, and also for a task another replica runs: its changes come through the database. Undefined when
+   * the task is finished or unknown.
+   */
+  async follow(
+    agentId: string,
+    taskId: string,
+    listener: ChangeListener,
+  ): Promise<{ task: Task; stop: () => void } | undefined> {
+    const here = this.listen(agentId, taskId, listener);
+    if (here || !(await this.runsElsewhere(agentId, taskId))) return here;
+    await this.replicas!.follow(taskId, listener);
+    // Read after following: a change between the read and the first one heard cannot be missed.
+    const stored = await this.options.store.get(agentId, taskId);
+    const stop = () => this.unlisten(taskId, listener);
+    if (!stored || isTerminal(stored.task.status?.state)) {
+      stop();
+      return undefined;
+    }
+    return { task: stored.task, stop };
+  }
+
   unlisten(taskId: string, listener: ChangeListener): void {
     this.live.get(taskId)?.listeners.delete(listener);
+    this.replicas?.unfollow(listener);
   }
 
   isLive(agentId: string, taskId: string): boolean {
     return this.live.get(taskId)?.agentId === agentId;
+  }
+
+  /** Whether the task is still running, here or (with replicas) on another replica. */
+  async isRunning(agentId: string, taskId: string): Promise<boolean> {
+    return this.isLive(agentId, taskId) || (await this.runsElsewhere(agentId, taskId));
   }
 
   // --- the Logos side -------------------------------------------------------------------------------------
@@ -766,7 +920,21 @@ export class TaskEngine {
 
   private emit(live: LiveTask, change: TaskChange): void {
     const observer = this.options.onChange;
-    for (const listener of observer ? [observer, ...live.listeners] : [...live.listeners]) {
+    const listeners = observer ? [observer, ...live.listeners] : [...live.listeners];
+    const replicas = this.replicas;
+    if (!replicas) return this.tell(live, listeners, change);
+    // With replicas, a change is in the shared feed before anyone here hears of it: a caller who hears it and then
+    // calls another replica (a follow-up, a subscription) finds it there already, so cannot hear it again. The task
+    // goes on changing meanwhile, so the listeners get it as it is now.
+    const frozen = { ...change, task: snapshotTask(change.task) };
+    void replicas
+      .publish(live.task.id, frozen)
+      .catch((error: unknown) => this.log(`task ${live.task.id}: publishing a change: ${String(error)}`))
+      .then(() => this.tell(live, listeners, frozen));
+  }
+
+  private tell(live: LiveTask, listeners: ChangeListener[], change: TaskChange): void {
+    for (const listener of listeners) {
       try {
         listener(change);
       } catch (error) {
@@ -779,6 +947,14 @@ export class TaskEngine {
   private retire(live: LiveTask): void {
     this.detach(live);
     this.live.delete(live.task.id);
+    this.leased.delete(live.task.id);
+    this.releaseLease(live.task.id);
+  }
+
+  private releaseLease(taskId: string): void {
+    this.replicas?.store
+      .release(taskId)
+      .catch((error: unknown) => this.log(`task ${taskId}: releasing its lease: ${String(error)}`));
   }
 
   private async finishLocally(live: LiveTask): Promise<void> {

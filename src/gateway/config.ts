@@ -144,6 +144,11 @@ export const GatewayConfig = z
       .default(1024 * 1024),
     agentTimeoutMs: positiveMs.default(60_000),
     cancelTimeoutMs: positiveMs.default(5_000),
+    /**
+     * Replicas on PostgreSQL: how long a replica's lease on a task lasts without renewal (renewed every third of
+     * it). A replica that died has its tasks taken over by another this long after its last renewal.
+     */
+    replicaLeaseMs: z.coerce.number().int().min(300).default(15_000),
     sseHeartbeatMs: positiveMs.default(15_000),
     /** The agent served at the root URL. Default: the first agent of `agents`; none when that is empty. */
     defaultAgent: z.string().optional(),
@@ -253,6 +258,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_MAX_BODY_BYTES: 'maxBodyBytes',
   LOGOS_A2A_AGENT_TIMEOUT_MS: 'agentTimeoutMs',
   LOGOS_A2A_CANCEL_TIMEOUT_MS: 'cancelTimeoutMs',
+  LOGOS_A2A_REPLICA_LEASE_MS: 'replicaLeaseMs',
   LOGOS_A2A_SSE_HEARTBEAT_MS: 'sseHeartbeatMs',
   LOGOS_A2A_DEFAULT_AGENT: 'defaultAgent',
   LOGOS_A2A_DISCOVERY_TOPIC: 'discoveryTopic',

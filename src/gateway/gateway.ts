@@ -160,7 +160,10 @@ async function open(
   collectProcessMetrics();
   const tracing = tracingFromConfig(config);
   onClose(() => tracing.stop());
-  const stores = await openStores(config.database);
+  const stores = await openStores(config.database, {
+    leaseMs: config.replicaLeaseMs,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
   onClose(() => stores.close());
   const store = stores.tasks;
   const network = await openNetwork(config.transport, deps.network);
@@ -224,6 +227,7 @@ async function open(
     cancelTimeoutMs: config.cancelTimeoutMs,
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
     dialectOf: (address) => directory.dialectAt(address),
+    ...(stores.replicas ? { replicas: stores.replicas } : {}),
     ...(payments ? { payments } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });

@@ -8,8 +8,10 @@ import { isPostgresUrl, migrate, openPostgres, type Sql } from './postgres-conne
 import { PostgresDirectoryStore } from './postgres-directory-store.ts';
 import { PostgresPaymentStore } from './postgres-payment-store.ts';
 import { PostgresPushStore } from './postgres-push-store.ts';
+import { PostgresReplicaStore } from './postgres-replica-store.ts';
 import { PostgresTaskStore } from './postgres-task-store.ts';
 import type { PushStore } from './push-store.ts';
+import type { ReplicaStore } from './replica-store.ts';
 import { SqliteDirectoryStore } from './sqlite-directory-store.ts';
 import { SqlitePaymentStore } from './sqlite-payment-store.ts';
 import { SqlitePushStore } from './sqlite-push-store.ts';
@@ -23,11 +25,19 @@ export interface Stores {
   readonly directory: DirectoryStore;
   /** The PostgreSQL pool, when on PostgreSQL: for the other users of the same database. */
   readonly sql?: Sql;
+  /** Leases, the change feed and commands shared with the other replicas, when on PostgreSQL. */
+  readonly replicas?: ReplicaStore;
   /** Closes every store, then the pool. */
   close(): Promise<void>;
 }
 
-export async function openStores(database: string): Promise<Stores> {
+export interface StoreOptions {
+  /** How long a replica's task lease lasts without renewal (PostgreSQL only). Default 15 s. */
+  leaseMs?: number;
+  log?: (message: string) => void;
+}
+
+export async function openStores(database: string, options: StoreOptions = {}): Promise<Stores> {
   if (!isPostgresUrl(database)) {
     const stores = {
       tasks: new SqliteTaskStore(database),
@@ -50,10 +60,16 @@ export async function openStores(database: string): Promise<Stores> {
     push: new PostgresPushStore(sql),
     directory: new PostgresDirectoryStore(sql),
   };
+  const replicas = new PostgresReplicaStore(sql, {
+    leaseMs: options.leaseMs ?? 15_000,
+    ...(options.log ? { log: options.log } : {}),
+  });
   return {
     ...stores,
     sql,
+    replicas,
     close: async () => {
+      await replicas.close();
       await closeAll(Object.values(stores));
       await sql.end({ timeout: 5 });
     },

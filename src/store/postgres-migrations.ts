@@ -97,4 +97,46 @@ CREATE TABLE agents (
   last_seen_at  text NOT NULL
 );`,
   },
+  {
+    version: 2,
+    name: 'rate-limit counts (formerly created by the rate limiter itself)',
+    // IF NOT EXISTS: databases from before this migration have the table already, made by the rate limiter.
+    sql: `
+CREATE TABLE IF NOT EXISTS rate_limit_hits (
+  subject       text NOT NULL,
+  window_start  bigint NOT NULL,
+  hits          integer NOT NULL,
+  PRIMARY KEY (subject, window_start)
+);`,
+  },
+  {
+    version: 3,
+    name: 'replicas: task leases, the change feed, commands for the owning replica',
+    sql: `
+CREATE TABLE task_leases (
+  task_id     text COLLATE "C" PRIMARY KEY,
+  owner       text NOT NULL,
+  expires_at  timestamptz NOT NULL
+);
+CREATE INDEX task_leases_by_owner ON task_leases (owner);
+
+CREATE TABLE task_changes (
+  id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  task_id     text COLLATE "C" NOT NULL,
+  change      text NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX task_changes_by_task ON task_changes (task_id, id);
+CREATE INDEX task_changes_by_time ON task_changes (created_at);
+
+CREATE TABLE task_commands (
+  id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  task_id     text COLLATE "C" NOT NULL,
+  command     text NOT NULL,
+  claimed_by  text,
+  result      text,
+  created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX task_commands_open ON task_commands (task_id, id) WHERE result IS NULL;`,
+  },
 ];

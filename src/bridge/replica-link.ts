@@ -1,0 +1,62 @@
+/**
+ * The engine's way to the other replicas, in its own terms: task changes to and from the shared feed, and commands
+ * to and from the replica that runs a task, with the owner's A2A errors thrown at the caller. The replica store
+ * below carries them as text.
+ */
+import type { Task } from '@a2a-js/sdk';
+import type { ReplicaStore } from '../store/replica-store.ts';
+import {
+  decodeChange,
+  decodeCommand,
+  encodeChange,
+  encodeCommand,
+  outcomeOf,
+  resultOf,
+  type TaskCommand,
+} from './replica-messages.ts';
+import type { ChangeListener, TaskChange } from './task-change.ts';
+
+export class ReplicaLink {
+  readonly store: ReplicaStore;
+  /** How long a caller waits for the owner's answer to a command. */
+  readonly #answerWithinMs: number;
+  /** Listeners following tasks other replicas run, and how each stops. */
+  readonly #following = new Map<ChangeListener, () => void>();
+
+  constructor(store: ReplicaStore, answerWithinMs: number) {
+    this.store = store;
+    this.#answerWithinMs = answerWithinMs;
+  }
+
+  /** Runs the commands other replicas send for the tasks this one runs (`owns`). */
+  serve(owns: (taskId: string) => boolean, run: (taskId: string, command: TaskCommand) => Promise<Task | boolean>) {
+    return this.store.serve(owns, (taskId, command) => outcomeOf(() => run(taskId, decodeCommand(command))));
+  }
+
+  publish(taskId: string, change: TaskChange): Promise<void> {
+    return this.store.publish(taskId, encodeChange(change));
+  }
+
+  /** Hears the changes of a task another replica runs, until `unfollow`. */
+  async follow(taskId: string, listener: ChangeListener): Promise<void> {
+    const stop = await this.store.follow(taskId, (change) => listener(decodeChange(change)));
+    this.#following.set(listener, stop);
+  }
+
+  unfollow(listener: ChangeListener): void {
+    this.#following.get(listener)?.();
+    this.#following.delete(listener);
+  }
+
+  unfollowAll(): void {
+    for (const stop of this.#following.values()) stop();
+    this.#following.clear();
+  }
+
+  /** Sends a command to the replica that runs the task; returns its outcome, or throws the error it answered with. */
+  async forward(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+    const answer = await this.store.request(taskId, encodeCommand(command), this.#answerWithinMs);
+    if (answer === undefined) throw new Error(`Task ${taskId}: the replica running it did not answer in time.`);
+    return resultOf(answer);
+  }
+}

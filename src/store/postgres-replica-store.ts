@@ -1,0 +1,232 @@
+/**
+ * Replicas on one PostgreSQL, coordinated by the database alone: leases are rows (owner, expiry), task changes and
+ * commands are rows too, and LISTEN/NOTIFY only says which row to read. A notification carries ids, never the
+ * change itself: NOTIFY payloads end at 8000 bytes, a task's change does not.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Sql } from './postgres-connection.ts';
+import type { ReplicaStore } from './replica-store.ts';
+import { TERMINAL_STATES } from './task-rows.ts';
+
+const CHANGES = 'logos_a2a_task_changes';
+const COMMANDS = 'logos_a2a_task_commands';
+const ANSWERS = 'logos_a2a_command_answers';
+/** Changes and commands older than this are swept: a follower reads a change, an owner a command, within moments. */
+const KEEP_FEED_MS = 10 * 60_000;
+const SWEEP_EVERY_MS = 60_000;
+
+interface Follower {
+  onChange: (change: string) => void;
+  /** The last change id heard; undefined until the follow started. */
+  lastId?: number;
+  reading: Promise<void>;
+}
+
+export class PostgresReplicaStore implements ReplicaStore {
+  readonly replicaId = randomUUID();
+  readonly leaseMs: number;
+  /** The lease as an interval: expiry is the database's time, so replicas whose clocks differ agree on it. */
+  readonly #leaseInterval: string;
+  readonly #sql: Sql;
+  readonly #log: (message: string) => void;
+  readonly #followers = new Map<string, Set<Follower>>();
+  readonly #answers = new Map<number, () => void>();
+  /** Publishes of one task go out one after another: the feed's ids then follow the order of the changes. */
+  readonly #publishing = new Map<string, Promise<void>>();
+  readonly #unlisten: (() => Promise<void>)[] = [];
+  #owns: (taskId: string) => boolean = () => false;
+  #run?: (taskId: string, command: string) => Promise<string>;
+  #sweptAt = 0;
+
+  constructor(sql: Sql, options: { leaseMs: number; log?: (message: string) => void }) {
+    this.#sql = sql;
+    this.leaseMs = options.leaseMs;
+    this.#leaseInterval = `${options.leaseMs} milliseconds`;
+    this.#log = options.log ?? ((message) => console.warn(message));
+  }
+
+  async claim(taskId: string): Promise<void> {
+    await this.#sql`
+      INSERT INTO task_leases (task_id, owner, expires_at) VALUES (${taskId}, ${this.replicaId}, now() + ${this.#leaseInterval}::interval)
+      ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`;
+  }
+
+  async renew(): Promise<Set<string>> {
+    await this.#sweep();
+    const rows = await this.#sql<{ task_id: string }[]>`
+      UPDATE task_leases SET expires_at = now() + ${this.#leaseInterval}::interval WHERE owner = ${this.replicaId} RETURNING task_id`;
+    return new Set(rows.map((row) => row.task_id));
+  }
+
+  async release(taskId: string): Promise<void> {
+    await this.#sql`DELETE FROM task_leases WHERE task_id = ${taskId} AND owner = ${this.replicaId}`;
+  }
+
+  async releaseAll(): Promise<void> {
+    await this.#sql`UPDATE task_leases SET expires_at = now() WHERE owner = ${this.replicaId}`;
+  }
+
+  async takeOver(): Promise<string[]> {
+    // An unfinished task without a lease (its creator died between recording it and leasing it, or it predates
+    // leases) is taken once it has been quiet for a lease's length. Row locks decide a race: the loser's update
+    // finds the lease fresh and returns nothing.
+    const quietSince = new Date(Date.now() - this.leaseMs).toISOString();
+    const rows = await this.#sql<{ task_id: string }[]>`
+      INSERT INTO task_leases (task_id, owner, expires_at)
+        SELECT t.id, ${this.replicaId}, now() + ${this.#leaseInterval}::interval FROM tasks t LEFT JOIN task_leases l ON l.task_id = t.id
+        WHERE t.state NOT IN ${this.#sql(TERMINAL_STATES)}
+          AND (l.expires_at < now() OR (l.task_id IS NULL AND t.status_ts < ${quietSince}))
+      ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+        WHERE task_leases.expires_at < now()
+      RETURNING task_id`;
+    return rows.map((row) => row.task_id);
+  }
+
+  async leasedElsewhere(): Promise<Set<string>> {
+    const rows = await this.#sql<{ task_id: string }[]>`
+      SELECT task_id FROM task_leases WHERE owner <> ${this.replicaId} AND expires_at > now()`;
+    return new Set(rows.map((row) => row.task_id));
+  }
+
+  publish(taskId: string, change: string): Promise<void> {
+    const previous = this.#publishing.get(taskId) ?? Promise.resolve();
+    const done = previous.then(async () => {
+      await this.#sql`
+        WITH added AS (INSERT INTO task_changes (task_id, change) VALUES (${taskId}, ${change}) RETURNING task_id)
+        SELECT pg_notify(${CHANGES}, task_id) FROM added`;
+    });
+    const settled = done.catch(() => undefined);
+    this.#publishing.set(taskId, settled);
+    void settled.then(() => {
+      if (this.#publishing.get(taskId) === settled) this.#publishing.delete(taskId);
+    });
+    return done;
+  }
+
+  async follow(taskId: string, onChange: (change: string) => void): Promise<() => void> {
+    const follower: Follower = { onChange, reading: Promise.resolve() };
+    let followers = this.#followers.get(taskId);
+    if (!followers) this.#followers.set(taskId, (followers = new Set()));
+    followers.add(follower);
+    const stop = () => {
+      followers.delete(follower);
+      if (followers.size === 0 && this.#followers.get(taskId) === followers) this.#followers.delete(taskId);
+    };
+    try {
+      const [row] = await this.#sql<{ last: number }[]>`
+        SELECT coalesce(max(id), 0)::int8 AS last FROM task_changes WHERE task_id = ${taskId}`;
+      follower.lastId = row!.last;
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    // A change notified while the follow started is read now.
+    this.#read(taskId, follower);
+    return stop;
+  }
+
+  async request(taskId: string, command: string, timeoutMs: number): Promise<string | undefined> {
+    let heard!: () => void;
+    const answered = new Promise<void>((resolve) => (heard = resolve));
+    const [row] = await this.#sql<{ id: number }[]>`
+      INSERT INTO task_commands (task_id, command) VALUES (${taskId}, ${command}) RETURNING id`;
+    const id = row!.id;
+    this.#answers.set(id, heard);
+    try {
+      await this.#sql`SELECT pg_notify(${COMMANDS}, ${`${id} ${taskId}`})`;
+      const timer = setTimeout(heard, timeoutMs);
+      // Checked once more after the wait: an answer may have come while this replica's listener reconnected.
+      await answered;
+      clearTimeout(timer);
+      const [done] = await this.#sql<{ result: string | null }[]>`SELECT result FROM task_commands WHERE id = ${id}`;
+      return done?.result ?? undefined;
+    } finally {
+      this.#answers.delete(id);
+    }
+  }
+
+  async serve(
+    owns: (taskId: string) => boolean,
+    run: (taskId: string, command: string) => Promise<string>,
+  ): Promise<void> {
+    this.#owns = owns;
+    this.#run = run;
+    const listen = async (channel: string, heard: (payload: string) => void, reconnected?: () => void) => {
+      const { unlisten } = await this.#sql.listen(channel, heard, reconnected);
+      this.#unlisten.push(unlisten);
+    };
+    // After a reconnect, notifications sent meanwhile are lost: every follower reads what it may have missed.
+    await listen(
+      CHANGES,
+      (taskId) => this.#heardChange(taskId),
+      () => this.#readAll(),
+    );
+    await listen(COMMANDS, (payload) => this.#heardCommand(payload));
+    await listen(ANSWERS, (payload) => this.#answers.get(Number(payload))?.());
+  }
+
+  async runWaiting(taskId: string): Promise<void> {
+    const rows = await this.#sql<{ id: number }[]>`
+      SELECT id FROM task_commands WHERE task_id = ${taskId} AND claimed_by IS NULL ORDER BY id`;
+    for (const { id } of rows) await this.#runCommand(id, taskId);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#unlisten.splice(0).map((unlisten) => unlisten().catch(() => undefined)));
+    for (const heard of this.#answers.values()) heard();
+    this.#followers.clear();
+  }
+
+  #heardChange(taskId: string): void {
+    for (const follower of this.#followers.get(taskId) ?? []) this.#read(taskId, follower);
+  }
+
+  #readAll(): void {
+    for (const [taskId, followers] of this.#followers) for (const follower of followers) this.#read(taskId, follower);
+  }
+
+  /** Hands the follower every change after the last it heard, in order; one read at a time per follower. */
+  #read(taskId: string, follower: Follower): void {
+    follower.reading = follower.reading
+      .then(async () => {
+        if (follower.lastId === undefined) return;
+        const rows = await this.#sql<{ id: number; change: string }[]>`
+          SELECT id, change FROM task_changes WHERE task_id = ${taskId} AND id > ${follower.lastId} ORDER BY id`;
+        for (const row of rows) {
+          follower.lastId = row.id;
+          follower.onChange(row.change);
+        }
+      })
+      .catch((error: unknown) => this.#log(`reading the changes of task ${taskId}: ${String(error)}`));
+  }
+
+  #heardCommand(payload: string): void {
+    const [id, taskId] = payload.split(' ');
+    if (!id || !taskId || !this.#owns(taskId)) return;
+    void this.#runCommand(Number(id), taskId);
+  }
+
+  /** Runs a command once, on the replica that claims it first. */
+  async #runCommand(id: number, taskId: string): Promise<void> {
+    try {
+      const [claimed] = await this.#sql<{ command: string }[]>`
+        UPDATE task_commands SET claimed_by = ${this.replicaId} WHERE id = ${id} AND claimed_by IS NULL
+        RETURNING command`;
+      if (!claimed || !this.#run) return;
+      const result = await this.#run(taskId, claimed.command);
+      await this.#sql`UPDATE task_commands SET result = ${result} WHERE id = ${id}`;
+      await this.#sql`SELECT pg_notify(${ANSWERS}, ${String(id)})`;
+    } catch (error) {
+      this.#log(`running command ${id} for task ${taskId}: ${String(error)}`);
+    }
+  }
+
+  async #sweep(): Promise<void> {
+    if (Date.now() - this.#sweptAt < SWEEP_EVERY_MS) return;
+    this.#sweptAt = Date.now();
+    const before = new Date(Date.now() - KEEP_FEED_MS);
+    await this.#sql`DELETE FROM task_changes WHERE created_at < ${before}`;
+    // Whoever asked has stopped waiting for an older command, answered or not.
+    await this.#sql`DELETE FROM task_commands WHERE created_at < ${before}`;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What replicas on one database share besides the tasks themselves: who owns each live task (a lease, renewed while
+ * the owner lives), the feed of committed task changes that streams on other replicas follow, and the commands
+ * (follow-ups, cancels, approvals) other replicas hand to a task's owner. Payloads are opaque text here; the bridge
+ * gives them meaning. A single gateway on SQLite has no replicas and no such store.
+ */
+export interface ReplicaStore {
+  /** This replica's id: the owner named in its leases. */
+  readonly replicaId: string;
+  /** How long a lease lasts without renewal: an owner silent this long is taken for dead. */
+  readonly leaseMs: number;
+
+  /** Takes the lease of a task this replica just created. */
+  claim(taskId: string): Promise<void>;
+  /** Renews every lease this replica holds; returns the tasks it still holds (a lease it lost is missing). */
+  renew(): Promise<Set<string>>;
+  /** Gives up the lease of a task that ended. */
+  release(taskId: string): Promise<void>;
+  /** Lets every lease of this replica run out now (it is stopping): another replica takes its tasks at once. */
+  releaseAll(): Promise<void>;
+  /** Takes the leases of unfinished tasks whose owner stopped renewing; returns their ids. */
+  takeOver(): Promise<string[]>;
+  /** Tasks under a live lease of another replica. */
+  leasedElsewhere(): Promise<Set<string>>;
+
+  /** Appends a committed change of a task to the feed and tells every replica of it. */
+  publish(taskId: string, change: string): Promise<void>;
+  /**
+   * Hears every change of the task published after this call resolves, in order. Read the task after it resolves:
+   * then no change falls between the read and the first change heard (one may be heard that the read included).
+   */
+  follow(taskId: string, onChange: (change: string) => void): Promise<() => void>;
+
+  /**
+   * Hands a command to whichever replica owns the task (or takes it over) and waits for its answer; undefined when
+   * none answered within `timeoutMs`.
+   */
+  request(taskId: string, command: string, timeoutMs: number): Promise<string | undefined>;
+  /**
+   * Runs the commands for tasks this replica owns, as they come: `owns` says which, `run` answers one. Starts
+   * listening to the feed and the commands.
+   */
+  serve(owns: (taskId: string) => boolean, run: (taskId: string, command: string) => Promise<string>): Promise<void>;
+  /** Runs the commands still unanswered for a task this replica just took over. */
+  runWaiting(taskId: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,127 @@
+/**
+ * What replicas share beyond the tables, on a real PostgreSQL: task leases (taken once when their owner stops
+ * renewing), the change feed (every change, in order, to every follower), and commands (run once, by the owner or
+ * by whoever takes the task over).
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Task } from '@a2a-js/sdk';
+import { openStores, type Stores } from '../../src/store/open-stores.ts';
+import type { ReplicaStore } from '../../src/store/replica-store.ts';
+import { eventually } from '../support/gateway.ts';
+import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
+
+const LEASE_MS = 1_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const working = (id: string, timestamp = new Date().toISOString()) =>
+  Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_WORKING', timestamp }, history: [] });
+
+describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: leases, feed, commands', () => {
+  let database: TestDatabase;
+  let stores: Stores[];
+  let replicas: ReplicaStore[];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+  beforeEach(async () => {
+    stores = await Promise.all([0, 1, 2].map(() => openStores(database.url, { leaseMs: LEASE_MS, log: () => {} })));
+    replicas = stores.map((store) => store.replicas!);
+  });
+  afterEach(async () => {
+    await stores[0]!.sql!`TRUNCATE tasks, task_leases, task_changes, task_commands`;
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  const record = (id: string, timestamp?: string) =>
+    stores[0]!.tasks.insert({
+      agentId: 'echo',
+      task: working(id, timestamp),
+      link: { agentAddress: 'a', lastSeq: 0, request: '{}' },
+    });
+
+  it('leaves a renewed lease alone, and hands a lapsed one to exactly one of the replicas racing for it', async () => {
+    const [owner, b, c] = replicas as [ReplicaStore, ReplicaStore, ReplicaStore];
+    await Promise.all(['t1', 't2', 't3'].map((id) => record(id)));
+    await Promise.all(['t1', 't2', 't3'].map((id) => owner.claim(id)));
+    expect([...(await owner.renew())].sort()).toEqual(['t1', 't2', 't3']);
+    expect(await b.takeOver()).toEqual([]);
+    expect(await b.leasedElsewhere()).toEqual(new Set(['t1', 't2', 't3']));
+
+    await owner.release('t3'); // t3 ended
+    await sleep(LEASE_MS + 100); // the owner died: no renewal
+    const [takenByB, takenByC] = await Promise.all([b.takeOver(), c.takeOver()]);
+    // t3 has no lease and has been quiet for a lease's length: it is taken too (in a real run it would have ended).
+    expect([...takenByB, ...takenByC].sort()).toEqual(['t1', 't2', 't3']);
+    expect(await owner.renew()).toEqual(new Set());
+  });
+
+  it('takes a task without a lease only once it has been quiet for a lease', async () => {
+    await record('fresh');
+    await record('old', new Date(Date.now() - 2 * LEASE_MS).toISOString());
+    expect(await replicas[1]!.takeOver()).toEqual(['old']);
+  });
+
+  it('lets a stopping replica’s leases go at once', async () => {
+    await record('t');
+    await replicas[0]!.claim('t');
+    await replicas[0]!.releaseAll();
+    expect(await replicas[1]!.takeOver()).toEqual(['t']);
+  });
+
+  it('hands every follower each change published after it began following, in order', async () => {
+    const [owner, b, c] = replicas as [ReplicaStore, ReplicaStore, ReplicaStore];
+    await Promise.all(
+      replicas.map((replica) =>
+        replica.serve(
+          () => false,
+          async () => '',
+        ),
+      ),
+    );
+    await owner.publish('t', 'before');
+    const heardB: string[] = [];
+    const heardC: string[] = [];
+    const stopB = await b.follow('t', (change) => heardB.push(change));
+    await c.follow('t', (change) => heardC.push(change));
+    await b.follow('other', (change) => heardB.push(`other:${change}`));
+    // A large change (NOTIFY payloads end at 8000 bytes) and many at once, not awaited one by one.
+    const large = 'x'.repeat(20_000);
+    await Promise.all(['1', '2', large, '4', '5'].map((change) => owner.publish('t', change)));
+    await eventually(() => heardC.length === 5 || undefined);
+    await eventually(() => heardB.length === 5 || undefined);
+    expect(heardB).toEqual(['1', '2', large, '4', '5']);
+    expect(heardC).toEqual(heardB);
+    stopB();
+    await owner.publish('t', '6');
+    await eventually(() => heardC.length === 6 || undefined);
+    expect(heardB).toHaveLength(5);
+  });
+
+  it('runs a command once, on the owner; one for a dead owner’s task waits for whoever takes it over', async () => {
+    const [owner, b, c] = replicas as [ReplicaStore, ReplicaStore, ReplicaStore];
+    const ran: string[] = [];
+    const serve = (replica: ReplicaStore, name: string, owned: string[]) =>
+      replica.serve(
+        (taskId) => owned.includes(taskId),
+        async (taskId, command) => {
+          ran.push(`${name}:${taskId}:${command}`);
+          return `${command} done by ${name}`;
+        },
+      );
+    await Promise.all([serve(owner, 'owner', ['t']), serve(b, 'b', []), serve(c, 'c', [])]);
+    expect(await b.request('t', 'cancel', 5_000)).toBe('cancel done by owner');
+    expect(ran).toEqual(['owner:t:cancel']);
+
+    // Nobody runs "orphan" yet: the request waits, and the replica that takes it over answers.
+    const answer = b.request('orphan', 'follow-up', 5_000);
+    await sleep(100);
+    expect(ran).toHaveLength(1);
+    await c.runWaiting('orphan');
+    expect(await answer).toBe('follow-up done by c');
+    // Nobody at all: the caller hears nothing, after its wait.
+    expect(await b.request('nobody', 'cancel', 200)).toBeUndefined();
+  });
+});
