@@ -18,7 +18,7 @@ const compose = parse(readFileSync(join(deploy, 'compose.yaml'), 'utf8'), { merg
 const { services } = compose;
 
 describe('deploy/compose.yaml', () => {
-  it('runs two gateways on one PostgreSQL database, each with its own volume and port', () => {
+  it('runs two gateways on one PostgreSQL database as one Logos party: one data volume, a port each', () => {
     const gateways = ['gateway-1', 'gateway-2'].map((name) => services[name]!);
     const postgres = services.postgres!.environment;
     for (const gateway of gateways) {
@@ -29,10 +29,12 @@ describe('deploy/compose.yaml', () => {
       expect(gateway.depends_on.postgres.condition).toBe('service_healthy');
       expect(gateway.environment.LOGOS_A2A_SEQUENCER_URL).toBe(`http://devnet:${services.devnet!.command.at(-1)}`);
     }
-    expect(gateways.map((g) => g.volumes[0])).toEqual(['gateway-1:/data', 'gateway-2:/data']);
+    // The volume holds the Logos identity and the card-signing key: a task one replica sent, another can take over.
+    expect(gateways.map((g) => g.volumes[0])).toEqual(['gateway:/data', 'gateway:/data']);
+    // Only the first creates those keys; the second starts once the first is healthy.
+    expect(gateways[1]!.depends_on['gateway-1'].condition).toBe('service_healthy');
     expect(gateways.map((g) => g.ports[0])).toEqual(['8080:8080', '8081:8080']);
-    for (const volume of ['postgres', 'gateway-1', 'gateway-2', 'agent'])
-      expect(compose.volumes).toHaveProperty(volume);
+    for (const volume of ['postgres', 'gateway', 'agent']) expect(compose.volumes).toHaveProperty(volume);
   });
 
   it('joins the agent process to both gateways’ Waku nodes, once they are healthy', () => {

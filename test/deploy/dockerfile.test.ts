@@ -94,7 +94,15 @@ describe('deploy/Dockerfile, linted', () => {
     expect(find(runtime, 'ENTRYPOINT')[0]!.json).toEqual(['node', 'dist/cli/main.js']);
     expect(find(runtime, 'CMD')[0]!.json).toEqual(['serve']);
     const env = envOf(runtime);
-    for (const setting of ['LOGOS_A2A_DATABASE', 'LOGOS_A2A_WAKU_KEY_FILE', 'LOGOS_A2A_WALLET_KEY_FILE']) {
+    // Every file the gateway writes is on the volume, also with PostgreSQL as the database (where the card key would
+    // otherwise go to .data/ under the read-only application directory).
+    const files = [
+      'LOGOS_A2A_DATABASE',
+      'LOGOS_A2A_WAKU_KEY_FILE',
+      'LOGOS_A2A_CARD_KEY_FILE',
+      'LOGOS_A2A_WALLET_KEY_FILE',
+    ];
+    for (const setting of files) {
       expect(env[setting], setting).toMatch(/^\/data\//);
     }
   });
