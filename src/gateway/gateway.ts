@@ -26,6 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { TaskStore } from '../store/task-store.ts';
 import { openStores } from '../store/open-stores.ts';
+import { PostgresPayerLock } from '../store/postgres-payer-lock.ts';
 import { isPostgresUrl } from '../store/postgres-connection.ts';
 import { PushNotificationService } from '../push/push-service.ts';
 import { TaskState } from '@a2a-js/sdk';
@@ -128,7 +129,14 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
       'agents: the built-in "paid" agent needs a LEZ account to be paid on; it runs in the demo (logos-a2a demo), on the devnet.',
     );
   }
-  const payer = deps.payer ?? (await payerFromConfig(config.payments));
+  // Replicas on one PostgreSQL database that share the wallet sign by turns (lez/rail/payer-lock.ts).
+  const payerLock = (account: string) => {
+    const lock = new PostgresPayerLock(config.database, account);
+    opened.push(() => lock.close());
+    return lock;
+  };
+  const payer =
+    deps.payer ?? (await payerFromConfig(config.payments, isPostgresUrl(config.database) ? { payerLock } : {}));
   const cardSecret = cardSigningSecret(config);
   const logger = deps.logger ?? loggerFromConfig(deps.log ? { ...config, logLevel: 'silent' } : config);
   const log = deps.log ?? ((message: string) => logger.warn(message));

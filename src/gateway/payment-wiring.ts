@@ -10,6 +10,7 @@ import { ConfigError, type GatewayConfig, type PaymentsConfig } from './config.t
 import type { SigningKey } from '../lez/keys.ts';
 import { LezRail } from '../lez/rail/lez-rail.ts';
 import { SequencerClient } from '../lez/sequencer-client.ts';
+import type { PayerLock } from '../lez/rail/payer-lock.ts';
 import type { PaymentRail } from '../lez/rail/payment-rail.ts';
 import { chooseSigningMode, probeSequencer } from '../lez/sequencer-probe.ts';
 import type { SigningMode } from '../lez/signing.ts';
@@ -104,8 +105,9 @@ export async function detectSigningMode(
   return choice.signingMode;
 }
 
-/** A rail paying from `key` on the sequencer at `url`. */
-export function lezRail(url: string, key: SigningKey, signingMode: SigningMode): PaymentRail {
+/** A rail paying from `key` on the sequencer at `url`; with `payerLock`, by turns with the others sharing `key`. */
+export function lezRail(url: string, key: SigningKey, signingMode: SigningMode, payerLock?: PayerLock): PaymentRail {
+  const dependencies = { client: new SequencerClient({ url }), payer: key, ...(payerLock ? { payerLock } : {}) };
   // Poll for inclusion well inside a block interval: a paid task waits for its payment's block, no longer.
-  return new LezRail({ client: new SequencerClient({ url }), payer: key }, { signingMode, pollIntervalMs: 200 });
+  return new LezRail(dependencies, { signingMode, pollIntervalMs: 200 });
 }

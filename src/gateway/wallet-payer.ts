@@ -1,14 +1,19 @@
 /** The Node gateway's wallet: its encrypted key file, unlocked with LOGOS_A2A_WALLET_PASSPHRASE at start. */
 import type { Payer } from '../bridge/task-payments.ts';
+import type { PayerLock } from '../lez/rail/payer-lock.ts';
 import { loadKeyFile } from '../lez/wallet-key-file.ts';
 import { ConfigError, type PaymentsConfig } from './config.ts';
 import { detectSigningMode, gatewayPayer, lezRail } from './payment-wiring.ts';
 
-/** The gateway wallet's payer from the configuration; undefined when payments are off. */
+/**
+ * The gateway wallet's payer from the configuration; undefined when payments are off. `payerLock` makes replicas
+ * that share the wallet sign by turns.
+ */
 export async function payerFromConfig(
   config: PaymentsConfig,
-  env: NodeJS.ProcessEnv = process.env,
+  options: { env?: NodeJS.ProcessEnv; payerLock?: (account: string) => PayerLock } = {},
 ): Promise<Payer | undefined> {
+  const env = options.env ?? process.env;
   switch (config.rail) {
     case 'none':
       return undefined;
@@ -23,7 +28,8 @@ export async function payerFromConfig(
       const unlocked = await loadKeyFile(config.walletKeyFile, passphrase);
       if (!unlocked.ok) throw new ConfigError(`payments.walletKeyFile ${config.walletKeyFile}: ${unlocked.message}`);
       const signingMode = await detectSigningMode(config.sequencerUrl, config.signingMode);
-      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, signingMode));
+      const payerLock = options.payerLock?.(unlocked.key.account);
+      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, signingMode, payerLock));
     }
   }
 }

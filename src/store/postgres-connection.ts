@@ -17,6 +17,11 @@ export interface PostgresOptions {
   max?: number;
   /** The schema tables are found and made in (tests use one of their own); the server's search path by default. */
   schema?: string;
+  /**
+   * For a session-level advisory lock, which lives and dies with its connection: connections are never recycled
+   * (by default they are after 30 to 60 minutes), and `onClose` hears when one is lost.
+   */
+  session?: { onClose: () => void };
 }
 
 /**
@@ -28,6 +33,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
     max: options.max ?? 10,
     onnotice: () => {},
     ...(options.schema ? { connection: { search_path: options.schema } } : {}),
+    ...(options.session ? { max_lifetime: 0, onclose: options.session.onClose } : {}),
     types: { int8: { to: 20, from: [20], serialize: (value: number) => String(value), parse: Number } },
   });
 }

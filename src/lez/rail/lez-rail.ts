@@ -30,6 +30,7 @@ import type {
   VerifyOutcome,
   VerifyRefundOutcome,
 } from './payment-rail.ts';
+import type { PayerLock } from './payer-lock.ts';
 import { parseRailPaymentRecord } from './payment-record.ts';
 import { AuthenticatedTransferProgram } from './program-ids.ts';
 import { quotePrice } from './quote.ts';
@@ -60,6 +61,8 @@ export interface LezRailDependencies {
   payer: SigningKey;
   /** Durable in a gateway (its payment store); in memory by default. */
   usedTxHashes?: UsedTxHashes;
+  /** Replicas paying from the same key take turns under it (payer-lock.ts); a single process needs none. */
+  payerLock?: PayerLock;
 }
 
 export class LezRail implements PaymentRail {
@@ -97,6 +100,7 @@ export class LezRail implements PaymentRail {
       network: this.network,
       pollIntervalMs: parsed.pollIntervalMs,
       resubmitAfterMs: parsed.resubmitAfterMs,
+      ...(dependencies.payerLock ? { payerLock: dependencies.payerLock } : {}),
     });
     this.verifier = {
       rail: this.rail,

@@ -36,6 +36,7 @@ import type { BlockSearch } from './block-search.ts';
 import { errorText } from './error-text.ts';
 import { Lane } from './lane.ts';
 import { toRecord, type SignedPayment } from './lez-payment.ts';
+import type { PayerLock } from './payer-lock.ts';
 import type { DoubtReason, PayFailureReason } from './payment-rail.ts';
 import type { OnSigned } from './payment-record.ts';
 import { sequencerProblem, type SequencerApi, type SequencerProblem } from './sequencer-api.ts';
@@ -58,6 +59,8 @@ export interface NoncePipelineOptions {
   /** An accepted transaction not in a block after this long is sent again (same bytes). */
   resubmitAfterMs: number;
   now?: () => number;
+  /** With replicas paying from the same key: held while signing and until what was signed has settled. */
+  payerLock?: PayerLock;
 }
 
 export interface PaymentOrder {
@@ -120,6 +123,9 @@ export class NoncePipeline {
   private driving = false;
   private kickScheduled = false;
   private closed = false;
+  private holdsPayerLock = false;
+  /** The last attempt to sign found another replica holding the payer lock. */
+  private payerLockBusy = false;
 
   constructor(options: NoncePipelineOptions) {
     this.options = options;
@@ -193,6 +199,11 @@ export class NoncePipeline {
   /** Stops driving. Orders not yet signed fail; signed ones are reported in doubt (their records stay valid). */
   close(): void {
     this.closed = true;
+    if (this.holdsPayerLock) {
+      this.holdsPayerLock = false;
+      // Its connection goes with the process anyway; letting go now spares the other replicas the wait.
+      void this.options.payerLock!.release().catch(() => undefined);
+    }
     for (const order of this.queue.splice(0))
       this.settleOrder(order, failed('closed', 'the payment rail was closed before this payment was signed'));
     for (const slot of this.slots) {
@@ -244,6 +255,7 @@ export class NoncePipeline {
   private async guarded(work: () => Promise<void>): Promise<void> {
     try {
       await work();
+      await this.releaseIdlePayerLock();
     } catch (error) {
       this.problem = { reason: 'bad-response', message: `internal error in the payment pipeline: ${errorText(error)}` };
     }
@@ -256,6 +268,8 @@ export class NoncePipeline {
     if (this.closed || this.queue.length === 0) return;
     // A transaction whose delivery is unknown holds back everything after it: no new signature until it is through.
     if (this.slots.some((s) => s.resend && s.delivery !== 'accepted')) return;
+    // Another replica is signing from this key: the driver tries again at its next poll.
+    if (!(await this.holdPayerLock())) return;
 
     const account = await this.options.client.getAccount(this.options.key.account);
     if (account.kind !== 'result') return this.failQueue(sequencerProblem(account));
@@ -330,6 +344,23 @@ export class NoncePipeline {
       }
       return; // unknown fate: the driver resends these same bytes; later orders wait
     }
+  }
+
+  /** Whether this process may sign now: always without a payer lock, else while it holds the lock. */
+  private async holdPayerLock(): Promise<boolean> {
+    const lock = this.options.payerLock;
+    if (!lock) return true;
+    // Asked each time, held or not: a lock can be lost with its connection, and must then be taken again.
+    this.holdsPayerLock = await lock.tryAcquire();
+    this.payerLockBusy = !this.holdsPayerLock;
+    return this.holdsPayerLock;
+  }
+
+  /** Lets the payer lock go once everything this process signed has settled and nothing waits to be signed. */
+  private async releaseIdlePayerLock(): Promise<void> {
+    if (!this.holdsPayerLock || this.slots.length > 0 || this.queue.length > 0) return;
+    this.holdsPayerLock = false;
+    await this.options.payerLock!.release();
   }
 
   /** Never throws: the order has left the queue, and a throw here would leave its caller waiting forever. */
@@ -456,7 +487,11 @@ export class NoncePipeline {
     for (const order of [...this.queue]) {
       order.waiters = order.waiters.filter((waiter) => {
         if (waiter.deadline > now) return true;
-        const why = this.problem ? `; last sequencer problem: ${this.problem.message}` : '';
+        const why = this.payerLockBusy
+          ? '; another replica was paying from the same wallet all the while'
+          : this.problem
+            ? `; last sequencer problem: ${this.problem.message}`
+            : '';
         waiter.resolve(
           failed('timeout', `the payment did not get its turn before the deadline, nothing was signed${why}`),
         );
