@@ -157,24 +157,32 @@ async function open(
   closeAll: () => Promise<void>,
 ): Promise<Gateway> {
   collectProcessMetrics();
-  const tracing = tracingFromConfig(config);
+  const tracing = await tracingFromConfig(config);
   onClose(() => tracing.stop());
   const stores = await openStores(config.database);
   onClose(() => stores.close());
   const store = stores.tasks;
   const network = await openNetwork(config.transport, deps.network);
   onClose(() => network.stop());
-  const transport = countingTransport(network.gateway);
+
+  // The in-process agents join the network while the rest opens, and the HTTP face answers (their cards included)
+  // before they are in the relay mesh: joining takes a gossipsub heartbeat or two, the longest step of a start.
+  // Meanwhile the engine's messages wait for them; the start itself ends only once they have joined.
+  const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
+  onClose(() => Promise.all(ownAgents.map((agent) => agent.stop())));
+  const agentsJoined = joinNetwork(ownAgents, network, deps.log);
+  const transport = countingTransport(
+    network.gateway,
+    agentsJoined.then(
+      () => undefined,
+      () => undefined, // the start fails with it (below), and everything closes
+    ),
+  );
   const logosPeers = () => transport.peerCount?.();
   countPeersWith(logosPeers);
   onClose(() => countPeersWith(undefined));
   const rateLimiter = await rateLimiterFromConfig(config);
   if (rateLimiter) onClose(() => rateLimiter.close());
-
-  const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
-  onClose(() => Promise.all(ownAgents.map((agent) => agent.stop())));
-  await Promise.all(ownAgents.map((agent) => agent.start()));
-  if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
 
   const directory = new AgentDirectory({
     store: stores.directory,
@@ -283,7 +291,14 @@ async function open(
     ...(rateLimiter ? { rateLimit: { limiter: rateLimiter, trustProxy: config.trustProxy } } : {}),
   });
 
+  await agentsJoined;
   return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
+}
+
+/** Starts the agents' nodes and announcements, then waits (a while) until the gateway has them all in its mesh. */
+async function joinNetwork(agents: LogosAgent[], network: LogosNetwork, log?: (message: string) => void) {
+  await Promise.all(agents.map((agent) => agent.start()));
+  if (!(await network.ready(agents.length))) log?.('some in-process agents are not in the relay mesh yet');
 }
 
 /** Each state a change enters counts in the task-state metric, by agent and state (`completed`, `input_required`…). */

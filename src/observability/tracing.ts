@@ -14,7 +14,6 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
@@ -56,7 +55,7 @@ let registered = false;
  * process's life, like the metrics registry), and adds this caller's exporters until it stops. Several gateways in
  * one process (tests) each add and remove their own.
  */
-export function startTracing(settings: TracingSettings): Tracing {
+export async function startTracing(settings: TracingSettings): Promise<Tracing> {
   if (!registered) {
     new NodeTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'logos-a2a' }),
@@ -66,7 +65,11 @@ export function startTracing(settings: TracingSettings): Tracing {
   }
   const own: SpanProcessor[] = [];
   if (settings.exporter) own.push(new SimpleSpanProcessor(settings.exporter));
-  if (settings.otlpEndpoint) own.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpEndpoint })));
+  if (settings.otlpEndpoint) {
+    // Some 150 modules, loaded only when spans are exported: most starts have no endpoint.
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    own.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpEndpoint })));
+  }
   for (const processor of own) processors.add(processor);
   return {
     stop: async () => {

@@ -34,7 +34,6 @@
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
-import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
@@ -371,6 +370,8 @@ export class WakuTransport implements LogosTransport {
         : await generateKeyPair('secp256k1')) as unknown as PrivateKey;
       const peerDiscovery: NonNullable<Libp2pOptions['peerDiscovery']> = [];
       if (options.bootstrap && options.bootstrap.enrTrees.length > 0) {
+        // js-waku's discovery is some 150 modules: loaded only by a node that bootstraps from DNS.
+        const { wakuDnsDiscovery } = await import('@waku/discovery');
         peerDiscovery.push(wakuDnsDiscovery(options.bootstrap.enrTrees) as unknown as (typeof peerDiscovery)[number]);
       }
       const node = await createRelayLibp2p({
