@@ -365,9 +365,12 @@ export class WakuTransport implements LogosTransport {
     try {
       const options = this.options;
       // @libp2p/crypto is typed against a newer @libp2p/interface than libp2p 2 is; the key objects are the same.
+      // A random node key is Ed25519, which every libp2p speaks: gossipsub parses the node's own peer id from its
+      // string at every publish, and a secp256k1 one costs a point decompression there (the largest item of the Waku
+      // path's profile, docs/performance.md), an Ed25519 one nothing.
       const privateKey = (this.#nodeKey
         ? privateKeyFromRaw(this.#nodeKey)
-        : await generateKeyPair('secp256k1')) as unknown as PrivateKey;
+        : await generateKeyPair('Ed25519')) as unknown as PrivateKey;
       const peerDiscovery: NonNullable<Libp2pOptions['peerDiscovery']> = [];
       if (options.bootstrap && options.bootstrap.enrTrees.length > 0) {
         // js-waku's discovery is some 150 modules: loaded only by a node that bootstraps from DNS.
