@@ -96,6 +96,8 @@ export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
  */
 export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
+/** Content topics whose shard is remembered (see `WakuTransport.shardOf`). */
+const SHARD_CACHE_CAPACITY = 4096;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
 const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
 
@@ -178,6 +180,11 @@ export class WakuTransport implements LogosTransport {
   private readonly joined = new Set<string>();
   private readonly relayObservers = new Set<RelayObserver>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
+  /**
+   * The pubsub topic of each content topic seen lately: autosharding hashes the topic, several times per message
+   * otherwise. Topics come from the network too, so the cache is emptied whenever it fills.
+   */
+  private readonly shardOf = new Map<string, string>();
 
   private state: State = 'new';
   private transition: Promise<void> | undefined;
@@ -257,7 +264,13 @@ export class WakuTransport implements LogosTransport {
 
   /** The pubsub topic (shard) a content topic is routed on. Throws for a content topic autosharding rejects. */
   pubsubTopicFor(contentTopic: string): string {
-    return `/waku/2/rs/${this.clusterId}/${contentTopicToShardIndex(contentTopic, this.numShardsInCluster)}`;
+    let pubsubTopic = this.shardOf.get(contentTopic);
+    if (pubsubTopic === undefined) {
+      pubsubTopic = `/waku/2/rs/${this.clusterId}/${contentTopicToShardIndex(contentTopic, this.numShardsInCluster)}`;
+      if (this.shardOf.size >= SHARD_CACHE_CAPACITY) this.shardOf.clear();
+      this.shardOf.set(contentTopic, pubsubTopic);
+    }
+    return pubsubTopic;
   }
 
   /** Relay peers in the mesh of a content topic's shard. */
