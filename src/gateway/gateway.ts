@@ -169,15 +169,21 @@ async function open(
   // before they are in the relay mesh: joining takes a gossipsub heartbeat or two, the longest step of a start.
   // Meanwhile the engine's messages wait for them; the start itself ends only once they have joined.
   const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
-  onClose(() => Promise.all(ownAgents.map((agent) => agent.stop())));
-  const agentsJoined = joinNetwork(ownAgents, network, deps.log);
-  const transport = countingTransport(
-    network.gateway,
-    agentsJoined.then(
+  const agentsStarted = Promise.all(ownAgents.map((agent) => agent.start()));
+  const settled = (promise: Promise<unknown>) =>
+    promise.then(
       () => undefined,
       () => undefined, // the start fails with it (below), and everything closes
-    ),
-  );
+    );
+  // A start that fails meanwhile stops the agents once they have started: stopped halfway, one would keep announcing.
+  onClose(async () => {
+    await settled(agentsStarted);
+    await Promise.all(ownAgents.map((agent) => agent.stop()));
+  });
+  const agentsJoined = agentsStarted.then(async () => {
+    if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
+  });
+  const transport = countingTransport(network.gateway, settled(agentsJoined));
   const logosPeers = () => transport.peerCount?.();
   countPeersWith(logosPeers);
   onClose(() => countPeersWith(undefined));
@@ -293,12 +299,6 @@ async function open(
 
   await agentsJoined;
   return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
-}
-
-/** Starts the agents' nodes and announcements, then waits (a while) until the gateway has them all in its mesh. */
-async function joinNetwork(agents: LogosAgent[], network: LogosNetwork, log?: (message: string) => void) {
-  await Promise.all(agents.map((agent) => agent.start()));
-  if (!(await network.ready(agents.length))) log?.('some in-process agents are not in the relay mesh yet');
 }
 
 /** Each state a change enters counts in the task-state metric, by agent and state (`completed`, `input_required`…). */
