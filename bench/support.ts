@@ -55,15 +55,17 @@ export function subsetFromEnv<T extends string>(name: string, all: readonly T[],
 // Gateway
 
 /**
- * A gateway's config for a benchmark: on 127.0.0.1 with an OS-chosen port, its database `tasks.db` in `folder`, then
- * `overrides`. No environment: the shell's PORT, LOGOS_A2A_* etc. must not change what is measured. (config.ts is
- * loaded here, not on import, so a script that starts no gateway on this thread does not load it.)
+ * A gateway's config for a benchmark: on 127.0.0.1 with an OS-chosen port, its database `tasks.db` in `folder`, log
+ * level `warn`, then `overrides`. No environment: the shell's PORT, LOGOS_A2A_* etc. must not change what is
+ * measured. The log level spares the terminal a JSON line per request, which the servers compared with do not write
+ * either. (config.ts is loaded here, not on import, so a script that starts no gateway on this thread does not load
+ * it.)
  */
 export async function benchGatewayConfig(folder: string, overrides: GatewayConfigInput): Promise<GatewayConfig> {
   const { loadConfig } = await import('../src/gateway/config.ts');
   return loadConfig({
     env: {},
-    overrides: { port: 0, host: '127.0.0.1', database: join(folder, 'tasks.db'), ...overrides },
+    overrides: { port: 0, host: '127.0.0.1', database: join(folder, 'tasks.db'), logLevel: 'warn', ...overrides },
   });
 }
 

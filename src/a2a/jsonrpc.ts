@@ -92,6 +92,7 @@ export class JsonRpcBinding {
       return refuse(id, failed(response.error.message), { headers });
     }
     return sseResponse(
+      c,
       result,
       {
         heartbeatMs: this.options.heartbeatMs,

@@ -135,6 +135,7 @@ export class LegacyRestBinding {
   ): Promise<Response> {
     // Each event is the bare StreamResponse: v0.3 REST has no JSON-RPC envelope around it.
     return sseResponse(
+      c,
       events,
       {
         heartbeatMs: this.options.heartbeatMs,

@@ -160,6 +160,7 @@ export class RestBinding {
     abort: AbortController,
   ): Promise<Response> {
     return sseResponse(
+      c,
       events,
       {
         heartbeatMs: this.options.heartbeatMs,

@@ -5,11 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type GatewayConfig } from '../gateway/config.ts';
-import { startGateway, type Gateway } from '../gateway/gateway.ts';
+import type { Gateway } from '../gateway/gateway.ts';
 import { hexToBytes } from '../lez/bytes.ts';
 import { DEVNET_GENESIS } from '../devnet/genesis.ts';
 import { dirname, join } from 'node:path';
-import { spawnDevnet } from './devnet-process.ts';
+import { spawnDevnet, type DevnetProcess } from './devnet-process.ts';
 import { SqliteAgentPaymentStore } from '../store/sqlite-agent-payment-store.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
 import { agentPayments, detectSigningMode, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
@@ -32,12 +32,18 @@ export interface DemoOptions {
 export async function startDemo(configFile: string | undefined, options: DemoOptions = {}): Promise<Demo> {
   // The devnet's chain lives beside the database, so a restarted demo finds every payment it made.
   const database = loadConfig({ ...(configFile ? { file: configFile } : {}) }).database;
-  const devnet = await spawnDevnet({
-    port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040),
-    dataDir: database === ':memory:' ? undefined : join(dirname(database), 'devnet'),
-  });
+  const devnet = await whileDevnetStarts(
+    spawnDevnet({
+      port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040),
+      dataDir: database === ':memory:' ? undefined : join(dirname(database), 'devnet'),
+    }),
+    // The gateway's modules load while the devnet's process starts: each takes about as long as the other, and one
+    // after the other they were most of a cold start.
+    import('../gateway/gateway.ts'),
+  );
   let agentStore: SqliteAgentPaymentStore | undefined;
   try {
+    const { startGateway } = await import('../gateway/gateway.ts');
     const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
     const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
     const agentKey = signingKeyFromSecretKey(hexToBytes(agentGenesis.secretKeyHex));
@@ -102,4 +108,15 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
     await devnet.stop();
     throw error;
   }
+}
+
+/** The devnet once it listens and `loading` has loaded; a devnet already up when loading fails is stopped. */
+async function whileDevnetStarts(devnet: Promise<DevnetProcess>, loading: Promise<unknown>): Promise<DevnetProcess> {
+  const [started, loaded] = await Promise.allSettled([devnet, loading]);
+  if (started.status === 'rejected') throw started.reason;
+  if (loaded.status === 'rejected') {
+    await started.value.stop();
+    throw loaded.reason;
+  }
+  return started.value;
 }

@@ -166,7 +166,7 @@ async function open(
   closeAll: () => Promise<void>,
 ): Promise<Gateway> {
   collectProcessMetrics();
-  const tracing = tracingFromConfig(config);
+  const tracing = await tracingFromConfig(config);
   onClose(() => tracing.stop());
   const stores = await openStores(config.database, {
     leaseMs: config.replicaLeaseMs,
@@ -176,17 +176,31 @@ async function open(
   const store = stores.tasks;
   const network = await openNetwork(config.transport, deps.network);
   onClose(() => network.stop());
-  const transport = countingTransport(network.gateway);
+
+  // The in-process agents join the network while the rest opens, and the HTTP face answers (their cards included)
+  // before they are in the relay mesh: joining takes a gossipsub heartbeat or two, the longest step of a start.
+  // Meanwhile the engine's messages wait for them; the start itself ends only once they have joined.
+  const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
+  const agentsStarted = Promise.all(ownAgents.map((agent) => agent.start()));
+  const settled = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      () => undefined, // the start fails with it (below), and everything closes
+    );
+  // A start that fails meanwhile stops the agents once they have started: stopped halfway, one would keep announcing.
+  onClose(async () => {
+    await settled(agentsStarted);
+    await Promise.all(ownAgents.map((agent) => agent.stop()));
+  });
+  const agentsJoined = agentsStarted.then(async () => {
+    if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
+  });
+  const transport = countingTransport(network.gateway, settled(agentsJoined));
   const logosPeers = () => transport.peerCount?.();
   countPeersWith(logosPeers);
   onClose(() => countPeersWith(undefined));
   const rateLimiter = await rateLimiterFromConfig(config);
   if (rateLimiter) onClose(() => rateLimiter.close());
-
-  const ownAgents = config.agents.map(({ builtin }) => builtinAgent(builtin, network, config.discoveryTopic, deps));
-  onClose(() => Promise.all(ownAgents.map((agent) => agent.stop())));
-  await Promise.all(ownAgents.map((agent) => agent.start()));
-  if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
 
   const directory = new AgentDirectory({
     store: stores.directory,
@@ -289,6 +303,7 @@ async function open(
     ...(rateLimiter ? { rateLimit: { limiter: rateLimiter, trustProxy: config.trustProxy } } : {}),
   });
 
+  await agentsJoined;
   return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
 }
 

@@ -7,8 +7,6 @@ import { metrics } from '../observability/metrics.ts';
 import { startTracing, type Tracing } from '../observability/tracing.ts';
 import type { LogosTransport, PayloadHandler } from '../logos/transport.ts';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../a2a/rate-limit.ts';
-import { RedisRateLimitStore } from '../a2a/rate-limit-redis.ts';
-import { PostgresRateLimitStore } from '../a2a/rate-limit-postgres.ts';
 import type { GatewayConfig } from './config.ts';
 
 /** Whether the `database` setting names a PostgreSQL server rather than a SQLite file. */
@@ -37,17 +35,25 @@ export function loggerFromConfig(config: GatewayConfig, env: NodeJS.ProcessEnv =
   return createLogger({ level: config.logLevel, secrets: secretsOf(config, env) });
 }
 
-export function tracingFromConfig(config: GatewayConfig): Tracing {
+export function tracingFromConfig(config: GatewayConfig): Promise<Tracing> {
   return startTracing(config.otlpEndpoint ? { otlpEndpoint: config.otlpEndpoint } : {});
 }
 
-/** Redis when configured, else the PostgreSQL database when the gateway runs on one, else this process's memory. */
+/**
+ * Redis when configured, else the PostgreSQL database when the gateway runs on one, else this process's memory. The
+ * Redis and PostgreSQL stores are loaded only when chosen: the Redis client alone is some 650 modules, a second of a
+ * cold start.
+ */
 export async function rateLimiterFromConfig(config: GatewayConfig): Promise<RateLimiter | undefined> {
   if (config.rateLimitPerKey === undefined && config.rateLimitPerAddress === undefined) return undefined;
   let store: RateLimitStore;
-  if (config.redis) store = await RedisRateLimitStore.connect(config.redis);
-  else if (isPostgresUrl(config.database)) store = await PostgresRateLimitStore.connect(config.database);
-  else store = new MemoryRateLimitStore();
+  if (config.redis) {
+    const { RedisRateLimitStore } = await import('../a2a/rate-limit-redis.ts');
+    store = await RedisRateLimitStore.connect(config.redis);
+  } else if (isPostgresUrl(config.database)) {
+    const { PostgresRateLimitStore } = await import('../a2a/rate-limit-postgres.ts');
+    store = await PostgresRateLimitStore.connect(config.database);
+  } else store = new MemoryRateLimitStore();
   return new RateLimiter(store, {
     perKey: config.rateLimitPerKey,
     perAddress: config.rateLimitPerAddress,
@@ -56,8 +62,12 @@ export async function rateLimiterFromConfig(config: GatewayConfig): Promise<Rate
   });
 }
 
-/** The gateway's transport, counting what it sends and publishes (out) and what reaches its handlers (in). */
-export function countingTransport(transport: LogosTransport): LogosTransport {
+/**
+ * The gateway's transport, counting what it sends and publishes (out) and what reaches its handlers (in). Sends and
+ * publications wait for `heldUntil` when given: a gateway answers HTTP while its in-process agents still join the
+ * network, and a message published before they are in the mesh would be lost.
+ */
+export function countingTransport(transport: LogosTransport, heldUntil?: Promise<void>): LogosTransport {
   const counted =
     (handler: PayloadHandler): PayloadHandler =>
     (payload, delivery) => {
@@ -76,10 +86,12 @@ export function countingTransport(transport: LogosTransport): LogosTransport {
     start: () => transport.start(),
     stop: () => transport.stop(),
     send: async (address, payload) => {
+      if (heldUntil) await heldUntil;
       await transport.send(address, payload);
       metrics.logosMessages.inc({ direction: 'out' });
     },
     publish: async (topic, payload, options) => {
+      if (heldUntil) await heldUntil;
       await transport.publish(topic, payload, options);
       metrics.logosMessages.inc({ direction: 'out' });
     },

@@ -2,17 +2,16 @@
  * The Logos network the gateway joins, as configured: the in-process memory network, Waku Relay through an
  * embedded node (which can serve the nwaku REST API too), Waku as a light node of service nodes, or Waku Relay
  * through the REST API of a node run elsewhere (nwaku-rest). It hands out the gateway's node and nodes for in-process
- * agents, joined to the same network.
+ * agents, joined to the same network. Each kind but the default (an embedded relay node) is loaded only when chosen:
+ * js-waku's light client and the REST layers are hundreds of modules a start would otherwise load for nothing.
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { loadOrCreateKey } from './secret-key-file.ts';
 import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
-import { NwakuRestTransport } from './transports/nwaku-rest.ts';
 import { BINDING_SHARD_TOPIC, WakuTransport } from './transports/waku.ts';
-import { WakuLightTransport } from './transports/waku-light.ts';
-import { startNodeRestServer, type NodeRestSettings } from './node-rest/server.ts';
+import type { NodeRestServer, NodeRestSettings } from './node-rest/server.ts';
 
 export interface LogosNetwork {
   readonly gateway: LogosTransport;
@@ -93,9 +92,12 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     staticPeers: [...settings.entryNodes, ...settings.peers],
   });
   await gateway.start();
-  let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
+  let rest: NodeRestServer | undefined;
   try {
-    rest = settings.rest ? await startNodeRestServer(gateway, settings.rest) : undefined;
+    if (settings.rest) {
+      const { startNodeRestServer } = await import('./node-rest/server.ts');
+      rest = await startNodeRestServer(gateway, settings.rest);
+    }
   } catch (error) {
     await gateway.stop();
     throw error;
@@ -134,6 +136,7 @@ async function openRemoteNode(settings: {
   keyFile: string;
   pollIntervalMs: number;
 }): Promise<LogosNetwork> {
+  const { NwakuRestTransport } = await import('./transports/nwaku-rest.ts');
   const node = (key: Uint8Array) =>
     new NwakuRestTransport({ url: settings.url, privateKey: key, pollIntervalMs: settings.pollIntervalMs });
   const gateway = node(loadOrCreateKey(settings.keyFile));
@@ -156,6 +159,7 @@ async function openRemoteNode(settings: {
  * is no relay node of ours for them to join).
  */
 async function openLightNetwork(settings: WakuLightNetworkSettings): Promise<LogosNetwork> {
+  const { WakuLightTransport } = await import('./transports/waku-light.ts');
   const servicePeers = [...settings.entryNodes, ...settings.peers];
   const light = (privateKey: Uint8Array) =>
     new WakuLightTransport({

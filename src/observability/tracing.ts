@@ -14,12 +14,15 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOnSampler,
   BatchSpanProcessor,
   NodeTracerProvider,
+  ParentBasedSampler,
+  SamplingDecision,
   SimpleSpanProcessor,
+  type Sampler,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
@@ -52,21 +55,38 @@ const fanOut: SpanProcessor = {
 let registered = false;
 
 /**
+ * Spans are recorded (as the SDK's default sampler decides) only while some start exports them. Without an exporter
+ * a recorded span is memory for nothing, held as long as its context is, by a stream for as long as it is open; the
+ * context still propagates, in spans that record nothing (their traceparent then says "not sampled").
+ */
+const parentBased = new ParentBasedSampler({ root: new AlwaysOnSampler() });
+const recordWhileExported: Sampler = {
+  shouldSample: (...args) =>
+    processors.size > 0 ? parentBased.shouldSample(...args) : { decision: SamplingDecision.NOT_RECORD },
+  toString: () => `${parentBased.toString()} while exporting, else none`,
+};
+
+/**
  * Registers the process's tracer provider, context manager and W3C propagator on first use (they stay for the
  * process's life, like the metrics registry), and adds this caller's exporters until it stops. Several gateways in
  * one process (tests) each add and remove their own.
  */
-export function startTracing(settings: TracingSettings): Tracing {
+export async function startTracing(settings: TracingSettings): Promise<Tracing> {
   if (!registered) {
     new NodeTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'logos-a2a' }),
+      sampler: recordWhileExported,
       spanProcessors: [fanOut],
     }).register();
     registered = true;
   }
   const own: SpanProcessor[] = [];
   if (settings.exporter) own.push(new SimpleSpanProcessor(settings.exporter));
-  if (settings.otlpEndpoint) own.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpEndpoint })));
+  if (settings.otlpEndpoint) {
+    // Some 150 modules, loaded only when spans are exported: most starts have no endpoint.
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    own.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpEndpoint })));
+  }
   for (const processor of own) processors.add(processor);
   return {
     stop: async () => {

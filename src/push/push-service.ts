@@ -17,6 +17,12 @@ import { WebhookGuard, type Resolver } from './webhook-guard.ts';
 import { postWebhook, type PostOutcome } from './webhook-post.ts';
 import { metrics } from '../observability/metrics.ts';
 
+/** What a running service holds: the guarded dispatcher once made, and what cuts its attempts short. */
+interface Running {
+  agent: Promise<Agent> | undefined;
+  abort: AbortController;
+}
+
 export interface PushServiceOptions {
   /** Development: http receivers and private, loopback… addresses are allowed (cloud metadata never is). */
   allowPrivate?: boolean;
@@ -82,8 +88,11 @@ export class PushNotificationService {
   >;
   /** In-flight attempts by config queue (at most one per config). */
   private readonly inFlight = new Map<string, Promise<void>>();
-  /** Set while running: aborting it cuts short the attempts `stop` stopped waiting for. */
-  private running: { agent: Agent; abort: AbortController } | undefined;
+  /**
+   * Set while running: aborting it cuts short the attempts `stop` stopped waiting for. The guarded dispatcher is made
+   * at the first attempt.
+   */
+  private running: Running | undefined;
   private timer: NodeJS.Timeout | undefined;
   private pumpQueued = false;
   /** Looks at the outbox run one after another: two at once would start the same delivery twice. */
@@ -184,7 +193,7 @@ export class PushNotificationService {
   /** Starts delivering, beginning with whatever the outbox holds from before. */
   start(): void {
     if (this.running) return;
-    this.running = { agent: this.guard.createAgent(this.settings.timeoutMs), abort: new AbortController() };
+    this.running = { agent: undefined, abort: new AbortController() };
     this.schedulePump();
   }
 
@@ -208,7 +217,7 @@ export class PushNotificationService {
       running.abort.abort();
       await settled;
     }
-    await running.agent.destroy();
+    await (await running.agent)?.destroy();
   }
 
   /** Coalesces the wake-ups of a busy moment (many `notify` calls, many attempts ending) into one look at the outbox. */
@@ -256,10 +265,11 @@ export class PushNotificationService {
     if (next !== undefined && this.running) this.timer = setTimeout(() => this.schedulePump(), next - now).unref();
   }
 
-  private async attempt(delivery: OutboxDelivery, running: { agent: Agent; abort: AbortController }): Promise<void> {
+  private async attempt(delivery: OutboxDelivery, running: Running): Promise<void> {
+    running.agent ??= this.guard.createAgent(this.settings.timeoutMs);
     const outcome = await postWebhook(delivery, {
       guard: this.guard,
-      dispatcher: running.agent,
+      dispatcher: await running.agent,
       signal: AbortSignal.any([running.abort.signal, AbortSignal.timeout(this.settings.timeoutMs)]),
       maxRedirects: this.settings.maxRedirects,
     });

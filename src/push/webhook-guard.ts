@@ -9,7 +9,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
 
 export interface ResolvedAddress {
@@ -69,14 +69,16 @@ export class WebhookGuard {
    * A dispatcher whose every connection is checked: a host name is resolved here (`lookup`, which net and tls call
    * just before connecting) and a literal address, which they connect to without a lookup, is checked first.
    */
-  createAgent(connectTimeoutMs: number): Agent {
-    const connectChecked = buildConnector({ lookup: this.lookup, timeout: connectTimeoutMs });
+  async createAgent(connectTimeoutMs: number): Promise<Agent> {
+    // undici (some 110 modules) loads with the first delivery, not with every gateway: most never deliver one.
+    const undici = await import('undici');
+    const connectChecked = undici.buildConnector({ lookup: this.lookup, timeout: connectTimeoutMs });
     const connect: buildConnector.connector = (options, callback) => {
       const problem = isIP(options.hostname) ? this.addressProblem(options.hostname) : undefined;
       if (problem === undefined) return connectChecked(options, callback);
       process.nextTick(() => callback(new WebhookRefusedError(`webhook address refused: ${problem}`), null));
     };
-    return new Agent({ connect });
+    return new undici.Agent({ connect });
   }
 
   /** Resolves, refuses the host when any address is not allowed, else hands the addresses to the connecting socket. */

@@ -2,7 +2,7 @@
  * One delivery attempt: POST to the webhook through the guarded dispatcher, following a few redirects, and say what
  * the answer means for the delivery. Never throws.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { CREDENTIAL_HEADERS } from './notification-request.ts';
 import { retryAfterDelay } from './retry-timing.ts';
 import { WebhookRefusedError, type WebhookGuard } from './webhook-guard.ts';
@@ -30,6 +30,8 @@ export async function postWebhook(
   target: { url: string; headers: Record<string, string>; body: string },
   options: PostOptions,
 ): Promise<PostOutcome> {
+  // Loaded with the first delivery (see WebhookGuard.createAgent); later calls find it loaded.
+  const { request } = await import('undici');
   let url = target.url;
   let headers = target.headers;
   let method: 'POST' | 'GET' = 'POST';

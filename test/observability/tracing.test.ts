@@ -17,7 +17,7 @@ describe('traces', () => {
   let bed: TestBed;
 
   beforeAll(async () => {
-    tracing = startTracing({ exporter });
+    tracing = await startTracing({ exporter });
     bed = await startTestBed();
   });
   afterAll(async () => {

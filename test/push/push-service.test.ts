@@ -422,7 +422,7 @@ describe('push notification SSRF protection', () => {
 
   it('checks a literal address at connect time too (one more loopback address, so a broken check stays on this machine)', async () => {
     const receiver = await startReceiver();
-    const agent = new WebhookGuard({ allowNetworks: ['127.0.0.1/32'], requireHttps: false }).createAgent(1000);
+    const agent = await new WebhookGuard({ allowNetworks: ['127.0.0.1/32'], requireHttps: false }).createAgent(1000);
     cleanups.push(() => agent.destroy());
     const attempt = request(`http://127.0.0.2:${receiver.port}/hook`, {
       method: 'POST',

@@ -34,7 +34,6 @@
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
-import { wakuDnsDiscovery } from '@waku/discovery';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
@@ -91,6 +90,8 @@ export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
  */
 export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
+/** Content topics whose shard is remembered (see `WakuTransport.shardOf`). */
+const SHARD_CACHE_CAPACITY = 4096;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
 const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
 
@@ -168,6 +169,11 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
   private readonly joined = new Set<string>();
   private readonly relayObservers = new Set<RelayObserver>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
+  /**
+   * The pubsub topic of each content topic seen lately: autosharding hashes the topic, several times per message
+   * otherwise. Topics come from the network too, so the cache is emptied whenever it fills.
+   */
+  private readonly shardOf = new Map<string, string>();
 
   private state: State = 'new';
   private transition: Promise<void> | undefined;
@@ -241,7 +247,13 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
 
   /** The pubsub topic (shard) a content topic is routed on. Throws for a content topic autosharding rejects. */
   pubsubTopicFor(contentTopic: string): string {
-    return `/waku/2/rs/${this.clusterId}/${contentTopicToShardIndex(contentTopic, this.numShardsInCluster)}`;
+    let pubsubTopic = this.shardOf.get(contentTopic);
+    if (pubsubTopic === undefined) {
+      pubsubTopic = `/waku/2/rs/${this.clusterId}/${contentTopicToShardIndex(contentTopic, this.numShardsInCluster)}`;
+      if (this.shardOf.size >= SHARD_CACHE_CAPACITY) this.shardOf.clear();
+      this.shardOf.set(contentTopic, pubsubTopic);
+    }
+    return pubsubTopic;
   }
 
   /** Relay peers in the mesh of a content topic's shard. */
@@ -328,11 +340,16 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     try {
       const options = this.options;
       // @libp2p/crypto is typed against a newer @libp2p/interface than libp2p 2 is; the key objects are the same.
+      // A random node key is Ed25519, which every libp2p speaks: gossipsub parses the node's own peer id from its
+      // string at every publish, and a secp256k1 one costs a point decompression there (the largest item of the Waku
+      // path's profile, docs/performance.md), an Ed25519 one nothing.
       const privateKey = (this.#nodeKey
         ? privateKeyFromRaw(this.#nodeKey)
-        : await generateKeyPair('secp256k1')) as unknown as PrivateKey;
+        : await generateKeyPair('Ed25519')) as unknown as PrivateKey;
       const peerDiscovery: NonNullable<Libp2pOptions['peerDiscovery']> = [];
       if (options.bootstrap && options.bootstrap.enrTrees.length > 0) {
+        // js-waku's discovery is some 150 modules: loaded only by a node that bootstraps from DNS.
+        const { wakuDnsDiscovery } = await import('@waku/discovery');
         peerDiscovery.push(wakuDnsDiscovery(options.bootstrap.enrTrees) as unknown as (typeof peerDiscovery)[number]);
       }
       const node = await createRelayLibp2p({

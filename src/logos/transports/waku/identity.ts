@@ -113,11 +113,26 @@ export function inboxTopic(address: string): string {
   return inboxTopicForPublicKey(parseWakuAddress(address));
 }
 
+/**
+ * Public keys already decoded, by their hex: every message names or is signed by one, and decoding checks the curve
+ * point in JavaScript (a square root for a compressed key). Keys come from the network too, so the map is emptied
+ * whenever it fills.
+ */
+const decodedKeys = new Map<string, Uint8Array>();
+const DECODED_KEYS_CAPACITY = 4096;
+
 /** The 65-byte form of a public key given in either form; throws for bytes that are not a curve point. */
 export function uncompressedPublicKey(publicKey: Uint8Array): Uint8Array {
-  const point = secp256k1.Point.fromBytes(publicKey);
-  point.assertValidity();
-  return point.toBytes(false);
+  const hex = bytesToHex(publicKey);
+  let decoded = decodedKeys.get(hex);
+  if (decoded === undefined) {
+    const point = secp256k1.Point.fromBytes(publicKey);
+    point.assertValidity();
+    decoded = point.toBytes(false);
+    if (decodedKeys.size >= DECODED_KEYS_CAPACITY) decodedKeys.clear();
+    decodedKeys.set(hex, decoded);
+  }
+  return decoded.slice();
 }
 
 const ADDRESS_PROOF_DOMAIN = 'logos-a2a/address-proof/1:';
