@@ -139,6 +139,11 @@ export class PaidTasks {
     return this.payments?.settleRefund(taskId, refund);
   }
 
+  /** Refunds recorded missing and found on chain since, with their tasks' new receipts. */
+  async recheckMissingRefunds(): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
+    return this.payments ? this.payments.recheckMissingRefunds() : [];
+  }
+
   /** Settles payments left pending by tasks that are no longer live (TaskPayments.settleStranded). */
   async settleStranded(isLive: (taskId: string) => boolean): Promise<Map<string, ChargeOutcome>> {
     return this.payments ? this.payments.settleStranded(isLive) : new Map();

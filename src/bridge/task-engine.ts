@@ -71,6 +71,8 @@ export interface EngineOptions {
   dialectOf?: (agentAddress: string) => Dialect;
   /** The id of a new task (default: a random UUID); on Workers the task's Durable Object has chosen it already. */
   newTaskId?: () => string;
+  /** How often refunds recorded missing are looked for on chain again (besides at start); absent: only at start. */
+  refundRecheckMs?: number;
   log?: (message: string) => void;
 }
 
@@ -89,9 +91,12 @@ export class TaskEngine {
    * retries the same message joins the task it already paid for instead of paying again.
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
-  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf'>> &
-    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf'>;
+  private readonly options: Required<
+    Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'refundRecheckMs'>
+  > &
+    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'refundRecheckMs'>;
   private stopDirect?: () => void;
+  private refundRechecker?: NodeJS.Timeout;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
@@ -114,7 +119,33 @@ export class TaskEngine {
     this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
     for (const stored of await this.options.store.listActive()) await this.resume(stored);
     // In the background: a sequencer that is slow to answer must not hold the gateway's start.
-    void this.settleStrandedPayments();
+    void this.settleStrandedPayments().then(() => this.recheckMissingRefunds());
+    const every = this.options.refundRecheckMs;
+    if (every && this.options.payments) {
+      const next = () => {
+        this.refundRechecker = setTimeout(
+          () => void this.recheckMissingRefunds().finally(() => this.refundRechecker && next()),
+          every,
+        );
+        this.refundRechecker.unref();
+      };
+      next();
+    }
+  }
+
+  /** A refund recorded missing that the chain shows after all (it landed late): the task's receipt is corrected. */
+  private async recheckMissingRefunds(): Promise<void> {
+    try {
+      for (const { taskId, agentId, receipt } of await this.paid.recheckMissingRefunds()) {
+        const stored = await this.options.store.get(agentId, taskId);
+        if (!stored) continue;
+        stored.task.metadata = withReceipt(stored.task.metadata, receipt);
+        await this.options.store.update(taskId, stored.task, stored.link.lastSeq);
+        this.log(`task ${taskId}: the agent's refund was found on chain after all (${receipt.refundTxHash})`);
+      }
+    } catch (error) {
+      this.log(`rechecking missing refunds: ${String(error)}`);
+    }
   }
 
   private async settleStrandedPayments(): Promise<void> {
@@ -135,6 +166,8 @@ export class TaskEngine {
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
   async stop(): Promise<void> {
     this.stopDirect?.();
+    clearTimeout(this.refundRechecker);
+    this.refundRechecker = undefined;
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
   }

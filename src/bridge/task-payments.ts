@@ -164,26 +164,55 @@ export class TaskPayments {
   async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
     const record = await this.store.get(taskId);
     if (!record || record.status !== 'paid') return record && this.receipt(record);
-    const expect = { from: record.payee, to: record.payer ?? this.payer.account, amount: BigInt(record.amount) };
-    const accepts = async (txHash: string) =>
-      !(await this.store.txHashUsed(txHash)) && (await this.payer.verify(txHash, expect)).kind === 'verified';
-    let refundTxHash = refund && (await accepts(refund.tx_hash)) ? refund.tx_hash : undefined;
-    if (!refundTxHash) {
-      // No valid reference (an agent that restarted refunds without one): the chain may show the refund anyway.
-      // A transfer has no memo, so any unclaimed one back of exactly this amount since the payment counts, once.
-      const found = await this.payer.findTransfers({ ...expect, notBeforeMs: Date.parse(record.createdAt) });
-      if (found.kind === 'found') {
-        for (const txHash of found.txHashes) {
-          if (await accepts(txHash)) {
-            refundTxHash = txHash;
-            break;
-          }
-        }
-      }
-    }
+    const refundTxHash =
+      refund && (await this.acceptsRefund(record, refund.tx_hash)) ? refund.tx_hash : await this.refundOnChain(record);
     await this.store.update(taskId, refundTxHash ? { status: 'refunded', refundTxHash } : { status: 'refund-missing' });
     metrics.refunds.inc({ outcome: refundTxHash ? 'refunded' : 'refund-missing' });
     return this.receipt((await this.store.get(taskId))!);
+  }
+
+  /**
+   * Refunds recorded missing are looked for on chain again: the agent may have paid back later (its refund landed
+   * after the task ended, or it retried once the sequencer was back). Those found are recorded as refunded; their
+   * tasks' receipts are returned, to be written to the tasks.
+   */
+  async recheckMissingRefunds(): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
+    const corrected: { taskId: string; agentId: string; receipt: TaskReceipt }[] = [];
+    for (const record of await this.store.refundsMissing()) {
+      const refundTxHash = await this.refundOnChain(record);
+      if (!refundTxHash) continue;
+      await this.store.update(record.taskId, { status: 'refunded', refundTxHash });
+      metrics.refunds.inc({ outcome: 'refunded-late' });
+      const receipt = this.receipt((await this.store.get(record.taskId))!);
+      corrected.push({ taskId: record.taskId, agentId: record.agentId, receipt });
+    }
+    return corrected;
+  }
+
+  /** The refund's expected transfer: from the agent back to whoever paid, of the whole amount. */
+  private refundOf(record: TaskPaymentRecord) {
+    return { from: record.payee, to: record.payer ?? this.payer.account, amount: BigInt(record.amount) };
+  }
+
+  /** A refund transaction is accepted once, and only if the chain shows it paying the whole amount back. */
+  private async acceptsRefund(record: TaskPaymentRecord, txHash: string): Promise<boolean> {
+    return (
+      !(await this.store.txHashUsed(txHash)) && (await this.payer.verify(txHash, this.refundOf(record))).kind === 'verified'
+    );
+  }
+
+  /**
+   * A refund without a valid reference (an agent that restarted refunds without one): the chain may show it anyway.
+   * A transfer has no memo, so any unclaimed one back of exactly this amount since the payment counts, once.
+   */
+  private async refundOnChain(record: TaskPaymentRecord): Promise<string | undefined> {
+    const found = await this.payer.findTransfers({
+      ...this.refundOf(record),
+      notBeforeMs: Date.parse(record.createdAt),
+    });
+    if (found.kind !== 'found') return undefined;
+    for (const txHash of found.txHashes) if (await this.acceptsRefund(record, txHash)) return txHash;
+    return undefined;
   }
 
   /**

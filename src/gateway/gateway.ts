@@ -230,7 +230,8 @@ async function open(
     cancelTimeoutMs: config.cancelTimeoutMs,
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
     dialectOf: (address) => directory.dialectAt(address),
-    ...(payments ? { payments } : {}),
+    // A refund recorded missing is looked for again every 10 s: one that lands late corrects its task's receipt.
+    ...(payments ? { payments, refundRecheckMs: 10_000 } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
   onClose(() => engine.stop());

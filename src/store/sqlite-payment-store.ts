@@ -101,6 +101,11 @@ export class SqlitePaymentStore implements PaymentStore {
     );
   }
 
+  async refundsMissing(): Promise<TaskPaymentRecord[]> {
+    const rows = this.db.prepare("SELECT * FROM payments WHERE status = 'refund-missing'").all();
+    return (rows as unknown as PaymentRow[]).map(paymentFromRow);
+  }
+
   async spentSince(sinceIso: string): Promise<bigint> {
     return this.sumCommitted('created_at >= ?', sinceIso);
   }
