@@ -145,7 +145,9 @@ export class PaidTasks {
   }
 
   /** Settles payments left pending by tasks that are no longer live (TaskPayments.settleStranded). */
-  async settleStranded(isLive: (taskId: string) => boolean): Promise<Map<string, ChargeOutcome>> {
+  async settleStranded(
+    isLive: (taskId: string) => boolean,
+  ): Promise<Map<string, { agentId: string; outcome: ChargeOutcome }>> {
     return this.payments ? this.payments.settleStranded(isLive) : new Map();
   }
 

@@ -71,7 +71,10 @@ export interface EngineOptions {
   dialectOf?: (agentAddress: string) => Dialect;
   /** The id of a new task (default: a random UUID); on Workers the task's Durable Object has chosen it already. */
   newTaskId?: () => string;
-  /** How often refunds recorded missing are looked for on chain again (besides at start); absent: only at start. */
+  /**
+   * How often the money of ended tasks is checked on chain again (besides at start): payments left in doubt, refunds
+   * recorded missing. Absent: only at start.
+   */
   refundRecheckMs?: number;
   log?: (message: string) => void;
 }
@@ -119,12 +122,12 @@ export class TaskEngine {
     this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
     for (const stored of await this.options.store.listActive()) await this.resume(stored);
     // In the background: a sequencer that is slow to answer must not hold the gateway's start.
-    void this.settleStrandedPayments().then(() => this.recheckMissingRefunds());
+    void this.settleMoney();
     const every = this.options.refundRecheckMs;
     if (every && this.options.payments) {
       const next = () => {
         this.refundRechecker = setTimeout(
-          () => void this.recheckMissingRefunds().finally(() => this.refundRechecker && next()),
+          () => void this.settleMoney().finally(() => this.refundRechecker && next()),
           every,
         );
         this.refundRechecker.unref();
@@ -133,34 +136,36 @@ export class TaskEngine {
     }
   }
 
-  /** A refund recorded missing that the chain shows after all (it landed late): the task's receipt is corrected. */
-  private async recheckMissingRefunds(): Promise<void> {
+  /**
+   * What the chain says of ended tasks' money, written to their receipts: payments left in doubt when their task
+   * ended (settled once the chain tells), and refunds recorded missing that landed late.
+   */
+  private async settleMoney(): Promise<void> {
     try {
-      for (const { taskId, agentId, receipt } of await this.paid.recheckMissingRefunds()) {
-        const stored = await this.options.store.get(agentId, taskId);
-        if (!stored) continue;
-        stored.task.metadata = withReceipt(stored.task.metadata, receipt);
-        await this.options.store.update(taskId, stored.task, stored.link.lastSeq);
-        this.log(`task ${taskId}: the agent's refund was found on chain after all (${receipt.refundTxHash})`);
-      }
-    } catch (error) {
-      this.log(`rechecking missing refunds: ${String(error)}`);
-    }
-  }
-
-  private async settleStrandedPayments(): Promise<void> {
-    try {
-      const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId));
-      for (const [taskId, outcome] of outcomes) {
+      for (const [taskId, { agentId, outcome }] of await this.paid.settleStranded((id) => this.live.has(id))) {
+        if (outcome.kind === 'needs-approval') continue;
+        await this.correctReceipt(agentId, taskId, outcome.receipt);
         if (outcome.kind === 'paid') {
           this.log(
             `task ${taskId} had ended before its payment was confirmed; the payment did land (${outcome.receipt.txHash}): the agent holds ${outcome.receipt.amount} for a task it never received`,
           );
         }
       }
+      for (const { taskId, agentId, receipt } of await this.paid.recheckMissingRefunds()) {
+        await this.correctReceipt(agentId, taskId, receipt);
+        this.log(`task ${taskId}: the agent's refund was found on chain after all (${receipt.refundTxHash})`);
+      }
     } catch (error) {
-      this.log(`settling stranded payments: ${String(error)}`);
+      this.log(`settling the money of ended tasks: ${String(error)}`);
     }
+  }
+
+  /** An ended task's receipt, as the chain has it now. */
+  private async correctReceipt(agentId: string, taskId: string, receipt: TaskReceipt): Promise<void> {
+    const stored = await this.options.store.get(agentId, taskId);
+    if (!stored) return;
+    stored.task.metadata = withReceipt(stored.task.metadata, receipt);
+    await this.options.store.update(taskId, stored.task, stored.link.lastSeq);
   }
 
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
@@ -444,7 +449,8 @@ export class TaskEngine {
 
   /**
    * Asks the agent to cancel and waits for its `cancelled` (or any terminal reply). An agent that stays silent
-   * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so.
+   * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so, unless it is
+   * paid (then it stays live until its agent answers, see keepCancelling).
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
     const live = this.requireLive(agentId, taskId);
@@ -498,6 +504,13 @@ export class TaskEngine {
     });
     await this.send(live, { type: 'cancel' });
     await settled;
+    if (!isTerminal(live.task.status?.state) && live.request.payment) {
+      // Paid: the money is with the agent, which may still be working (the cancel lost on a relay mesh still
+      // forming, say). Ended here, its result or refund would go unheard; so the task stays live, the cancel is
+      // repeated, and the agent's answer (cancelled with its refund, or its result) settles it.
+      this.keepCancelling(live);
+      return snapshotTask(live.task);
+    }
     if (!isTerminal(live.task.status?.state)) {
       await this.mutate(live, async () => {
         if (isTerminal(live.task.status?.state)) return;
@@ -581,6 +594,22 @@ export class TaskEngine {
         if (this.live.get(live.task.id) === live) this.askAfterRestart(live, attempt + 1);
       },
       500 * 2 ** attempt,
+    );
+    timer.unref();
+  }
+
+  /** Repeats a paid task's cancel after 1, 2, 4, 8 and 16 s while the task lives and its agent has not answered. */
+  private keepCancelling(live: LiveTask, attempt = 0): void {
+    if (attempt > RESTART_ASKS) return;
+    const timer = setTimeout(
+      () => {
+        if (this.live.get(live.task.id) !== live || isTerminal(live.task.status?.state)) return;
+        void this.send(live, { type: 'cancel' }).catch((error: unknown) =>
+          this.log(`cancelling task ${live.task.id} again: ${String(error)}`),
+        );
+        this.keepCancelling(live, attempt + 1);
+      },
+      1_000 * 2 ** attempt,
     );
     timer.unref();
   }
@@ -676,6 +705,19 @@ export class TaskEngine {
     }
     // Any well-formed reply, even a repeat, proves the agent is alive.
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
+    if (
+      live.lastSeq === 0 &&
+      live.request.payment &&
+      live.dialect === 'binding' &&
+      envelope.type === 'task_result' &&
+      envelope.error?.code === 'unknown_task'
+    ) {
+      // A paid task the agent never heard of (the request was lost, or came before a restart it never noted): it
+      // holds the money and knows nothing of it. The request goes again; the agent runs it, or, if it took this
+      // payment before, refuses it, and its refund is then on chain.
+      this.askAgain(live);
+      return;
+    }
     if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
       this.dropped.duplicate++;
       // The agent still says it waits for input that we forwarded: the task_input was lost on the way.

@@ -39,6 +39,8 @@ export interface TaskPaymentsOptions {
   network: string;
   /** Total spending allowed per API key (by name); keys absent here have no budget of their own. */
   budgets?: ReadonlyMap<string, bigint>;
+  /** How long a payment in doubt is resumed before its task ends without it (default 60 s; see untilKnown). */
+  inDoubtWaitMs?: number;
 }
 
 /** A task to be paid for. */
@@ -106,7 +108,9 @@ export class TaskPayments {
     if (existing && !isUnsigned(existing))
       return this.finish(
         existing,
-        existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined,
+        existing.status === 'pending'
+          ? await this.untilKnown(existing.taskId, await this.payer.resume(existing.railState))
+          : undefined,
       );
     if (existing) return this.payNow(task);
     if (!approved) {
@@ -133,15 +137,37 @@ export class TaskPayments {
     const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
       this.store.update(task.taskId, { railState: state }),
     );
-    return this.finish((await this.store.get(task.taskId))!, outcome);
+    return this.finish((await this.store.get(task.taskId))!, await this.untilKnown(task.taskId, outcome));
+  }
+
+  /**
+   * A payment in doubt (the sequencer went away while it was on its way) is resumed, with the same signed transfer,
+   * until the chain tells whether it landed, for up to `inDoubtWaitMs`: the task waits for its payment rather than
+   * ending while the money may still move to an agent that never hears of the task.
+   */
+  private async untilKnown(taskId: string, outcome: PayOutcome): Promise<PayOutcome> {
+    const deadline = Date.now() + (this.options.inDoubtWaitMs ?? 60_000);
+    for (
+      let delayMs = 500;
+      outcome.kind === 'in-doubt' && Date.now() < deadline;
+      delayMs = Math.min(delayMs * 2, 5_000)
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const record = await this.store.get(taskId);
+      if (!record || isUnsigned(record)) break;
+      outcome = await this.payer.resume(record.railState);
+    }
+    return outcome;
   }
 
   /**
    * Payments still pending whose task no longer waits for them (it ended while the payment was in doubt): finish
    * each one exactly once, so the books say whether the money moved. Tasks still live settle their own payment.
    */
-  async settleStranded(isLive: (taskId: string) => boolean): Promise<Map<string, ChargeOutcome>> {
-    const outcomes = new Map<string, ChargeOutcome>();
+  async settleStranded(
+    isLive: (taskId: string) => boolean,
+  ): Promise<Map<string, { agentId: string; outcome: ChargeOutcome }>> {
+    const outcomes = new Map<string, { agentId: string; outcome: ChargeOutcome }>();
     for (const record of await this.store.pending()) {
       if (isLive(record.taskId)) continue;
       const outcome: PayOutcome = isUnsigned(record)
@@ -152,7 +178,8 @@ export class TaskPayments {
             message: 'the gateway stopped before it signed the transfer, so nothing was sent',
           }
         : await this.payer.resume(record.railState);
-      outcomes.set(record.taskId, await this.finish(record, outcome));
+      if (outcome.kind === 'in-doubt') continue; // still in doubt: asked again next time
+      outcomes.set(record.taskId, { agentId: record.agentId, outcome: await this.finish(record, outcome) });
     }
     return outcomes;
   }
@@ -197,7 +224,8 @@ export class TaskPayments {
   /** A refund transaction is accepted once, and only if the chain shows it paying the whole amount back. */
   private async acceptsRefund(record: TaskPaymentRecord, txHash: string): Promise<boolean> {
     return (
-      !(await this.store.txHashUsed(txHash)) && (await this.payer.verify(txHash, this.refundOf(record))).kind === 'verified'
+      !(await this.store.txHashUsed(txHash)) &&
+      (await this.payer.verify(txHash, this.refundOf(record))).kind === 'verified'
     );
   }
 

@@ -124,7 +124,9 @@ async function paidSide(options: AgentProcessOptions, dataDir: string, id: strin
     store = new SqliteAgentPaymentStore(join(dataDir, `agent-${id}-payments.db`));
   } catch (error) {
     rail.close();
-    throw new CliFailure(`logos-a2a agent paid: cannot open its payment state in ${dataDir}: ${(error as Error).message}`);
+    throw new CliFailure(
+      `logos-a2a agent paid: cannot open its payment state in ${dataDir}: ${(error as Error).message}`,
+    );
   }
   return {
     payments: agentPayments(rail, store),

@@ -204,6 +204,7 @@ async function open(
         payer,
         store: stores.payments,
         network: config.payments.sequencerUrl ?? payer.rail,
+        inDoubtWaitMs: config.payments.inDoubtWaitMs,
         budgets: new Map(
           config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const])),
         ),

@@ -185,6 +185,8 @@ interface TaskRun {
 }
 
 const SEEN_IDS_LIMIT = 10_000;
+/** How long a start waits for the refunds a previous run owed before the agent answers anyway. */
+const START_REFUNDS_WAIT_MS = 5_000;
 let warnedUnsigned = false;
 
 export class LogosAgent {
@@ -253,8 +255,15 @@ export class LogosAgent {
   }
 
   async start(): Promise<void> {
-    // Money first: tasks paid to a previous run of this agent cannot be completed by this one.
-    await this.payments?.refundOwed?.();
+    // Money first: tasks paid to a previous run of this agent cannot be completed by this one. Their refunds get a
+    // few seconds to land before the agent answers (a gateway asking about such a task then finds the refund on
+    // chain at once); a sequencer that is away must not keep the agent down, so they go on in the background.
+    const owed = this.payments?.refundOwed?.().catch((error: unknown) => {
+      console.error(`agent ${this.card.id}: refunding what a previous run owed failed`, error);
+    });
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([owed, new Promise((resolve) => (waited = setTimeout(resolve, START_REFUNDS_WAIT_MS)))]);
+    clearTimeout(waited);
     this.retryRefundsEvery(this.refundRetryMs);
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));

@@ -67,7 +67,7 @@ describe('a payment record that was never signed', () => {
     const { ledger, store, payments } = world();
     await unsignedRecord(store, 't2');
     const settled = await payments.settleStranded(() => false);
-    expect(settled.get('t2')).toMatchObject({
+    expect(settled.get('t2')?.outcome).toMatchObject({
       kind: 'failed',
       message: expect.stringContaining('before it signed the transfer, so nothing was sent. Nothing was charged.'),
       receipt: { status: 'failed' },

@@ -212,7 +212,9 @@ describe('LezRail on the devnet: paying', () => {
     expect(await rail.pay({ ...request, amount: 26n })).toMatchObject({ kind: 'failed', reason: 'conflict' });
   });
 
-  it('100 concurrent payments: consecutive nonces, no gap, sharing blocks, none waits a block for another', async ({ world }) => {
+  it('100 concurrent payments: consecutive nonces, no gap, sharing blocks, none waits a block for another', async ({
+    world,
+  }) => {
     const { devnet, proxy, rail: makeRail } = await world({ blockIntervalMs: 1_000 });
     const rail = makeRail({ inclusionTimeoutMs: 15_000 });
     const blocks: BlockSummary[] = [];
