@@ -25,6 +25,9 @@ export function gatewayPayer(rail: PaymentRail): Payer {
   };
 }
 
+/** How long an agent asks again about a payment the sequencer cannot confirm yet before it refuses the task. */
+const VERIFY_WAIT_MS = 10_000;
+
 /**
  * An agent's side of a rail. With a store (store/agent-payment-store.ts) its money survives a restart: a payment
  * reference is accepted once ever, a refund is signed once and resumed after a crash, a refund that could not be
@@ -89,12 +92,20 @@ export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): Age
         return { ok: false, message: `transaction ${txHash} already paid for another task` };
       reservedHere.add(txHash.toLowerCase());
       try {
-        const outcome = await check(txHash, expect.from, expect.amount);
+        let outcome = await check(txHash, expect.from, expect.amount);
+        // Not decidable yet (the sequencer is away, or restarting): asked again for a while before giving up.
+        const deadline = Date.now() + VERIFY_WAIT_MS;
+        for (let delayMs = 250; outcome.kind === 'unconfirmed' && Date.now() < deadline; delayMs *= 2) {
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          outcome = await check(txHash, expect.from, expect.amount);
+        }
         if (outcome.kind === 'verified') {
           store?.setStatus(txHash, 'held');
           return { ok: true };
         }
-        store?.release(txHash);
+        // Still unconfirmed, the transfer may be money all the same: the reservation stays, and retryRefunds pays
+        // it back once the chain shows it. Only a definite no gives the reference back.
+        if (outcome.kind === 'rejected') store?.release(txHash);
         return { ok: false, message: outcome.message };
       } finally {
         reservedHere.delete(txHash.toLowerCase());

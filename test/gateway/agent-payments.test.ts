@@ -40,6 +40,14 @@ function world() {
     /** While true, the sequencer does not answer payments (nothing is sent). */
     const outage = { down: false };
     const reachable: PaymentRail = Object.assign(Object.create(rail) as PaymentRail, {
+      verify: (...args: Parameters<PaymentRail['verify']>) =>
+        outage.down
+          ? Promise.resolve({
+              kind: 'unconfirmed' as const,
+              reason: 'sequencer-unavailable' as const,
+              message: 'the sequencer does not answer',
+            })
+          : rail.verify(...args),
       pay: (request: Parameters<PaymentRail['pay']>[0]) =>
         outage.down
           ? Promise.resolve({
@@ -136,4 +144,14 @@ it('a reference the previous run died checking is refunded if it is money, and n
   expect(after.store.get('f'.repeat(64))!.status).toBe('checking');
   await after.payments.retryRefunds!();
   expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
+});
+
+it('a payment the sequencer cannot confirm for a moment is asked about again, not refused', async () => {
+  const { run, pay } = world();
+  const tx = await pay('t', 10n);
+  const agent = run();
+  agent.outage.down = true;
+  setTimeout(() => (agent.outage.down = false), 300);
+  expect(await agent.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+  expect(agent.store.get(tx)!.status).toBe('held');
 });
