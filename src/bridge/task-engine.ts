@@ -565,7 +565,8 @@ export class TaskEngine {
       live.chain = live.chain.then(() => this.payAndForward(live, approval?.status === 'approved'));
       return;
     }
-    this.askAgain(live);
+    // Asked a few times: this gateway's node has just started, and its first question can be lost while it joins.
+    this.askAfterRestart(live);
   }
 
   /**
@@ -716,6 +717,13 @@ export class TaskEngine {
       // holds the money and knows nothing of it. The request goes again; the agent runs it, or, if it took this
       // payment before, refuses it, and its refund is then on chain.
       this.askAgain(live);
+      return;
+    }
+    if (envelope.type === 'task_result' && envelope.error?.code === 'unknown_task' && envelope.seq <= live.lastSeq) {
+      // The agent lost the task (it restarted) and numbers its answer after the question, not after what it sent
+      // before: it ends the task whatever its seq, or the task would wait on an agent that will never answer it.
+      live.pending.set(live.lastSeq + 1, { ...envelope, seq: live.lastSeq + 1 });
+      await this.drain(live);
       return;
     }
     if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, onTestFailed } from 'vitest';
 import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
@@ -46,6 +46,8 @@ const wallet = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[0].secretKeyHex
 const agentKey = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[1].secretKeyHex, 32));
 const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-crash-'));
 const running = new Set<ChildProcess>();
+/** Every party, for their output when the test fails. */
+const parties: Party[] = [];
 
 afterAll(() => {
   for (const child of running) child.kill('SIGKILL');
@@ -73,6 +75,7 @@ class Party {
     this.name = name;
     this.args = args;
     this.env = env;
+    parties.push(this);
   }
 
   async start(): Promise<void> {
@@ -185,6 +188,9 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
     }),
   );
 
+  onTestFailed(() => {
+    for (const party of parties) console.error(`--- ${party.name}:\n${party.output.slice(-6000)}`);
+  });
   const devnet = new Party('devnet', ['devnet', '--port', String(devnetPort), '--data', join(dir, 'devnet')]);
   await devnet.start();
   const gateway = new Party('gateway', ['serve', '--config', configFile], {
@@ -286,11 +292,14 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
   let final: Task[] = [];
   for (let round = 0, deadline = Date.now() + 45_000; !final.every(isSettled) || final.length === 0; round++) {
     if (Date.now() > deadline) {
-      const states = final.map((t, i) => [t.id, tasks[i]!.skill, t.status?.state, t.metadata?.lez]);
-      throw new Error(
-        `not settled (seed ${seed}): ${JSON.stringify(states)}\n` +
-          `gateway:\n${gateway.output.slice(-6000)}\nagent:\n${agent.output.slice(-6000)}`,
-      );
+      const states = final.map((t, i) => [
+        t.id,
+        tasks[i]!.skill,
+        t.status?.state,
+        t.metadata?.lez,
+        t.status?.message?.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join(''),
+      ]);
+      throw new Error(`not settled (seed ${seed}): ${JSON.stringify(states)}`);
     }
     await sleep(500);
     final = await Promise.all(
