@@ -983,7 +983,12 @@ export class TaskEngine {
     if (receipt) live.task.metadata = withReceipt(live.task.metadata, receipt);
   }
 
-  private armSilenceTimer(live: LiveTask): void {
+  /**
+   * Fails the task when its agent stays silent for agentTimeoutMs. A paid task's agent is asked once more first and
+   * gets another period (`lastChance`): it holds the money, and its answer (the result, or that it lost the task)
+   * may only have been lost on the way, say while a restarted gateway's node joined the network.
+   */
+  private armSilenceTimer(live: LiveTask, lastChance = false): void {
     clearTimeout(live.silenceTimer);
     const timer = setTimeout(() => {
       live.chain = live.chain.then(async () => {
@@ -991,6 +996,11 @@ export class TaskEngine {
         // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
         if (live.silenceTimer !== timer) return;
         if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
+        if (live.request.payment && !lastChance) {
+          this.askAgain(live);
+          this.armSilenceTimer(live, true);
+          return;
+        }
         const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
         this.setStatus(
           live,

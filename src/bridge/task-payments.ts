@@ -69,6 +69,8 @@ export type ClientPaymentOutcome =
 export class TaskPayments {
   private readonly options: TaskPaymentsOptions;
   private readonly store: PaymentStore;
+  /** The refund claims in turn (see `claiming`). */
+  private claims: Promise<unknown> = Promise.resolve();
 
   constructor(options: TaskPaymentsOptions) {
     this.options = options;
@@ -189,13 +191,39 @@ export class TaskPayments {
    * that, the chain is searched; only when neither shows a refund is it recorded as `refund-missing`.
    */
   async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
-    const record = await this.store.get(taskId);
-    if (!record || record.status !== 'paid') return record && this.receipt(record);
-    const refundTxHash =
-      refund && (await this.acceptsRefund(record, refund.tx_hash)) ? refund.tx_hash : await this.refundOnChain(record);
-    await this.store.update(taskId, refundTxHash ? { status: 'refunded', refundTxHash } : { status: 'refund-missing' });
-    metrics.refunds.inc({ outcome: refundTxHash ? 'refunded' : 'refund-missing' });
-    return this.receipt((await this.store.get(taskId))!);
+    return this.claiming(async () => {
+      const record = await this.store.get(taskId);
+      if (!record || record.status !== 'paid') return record && this.receipt(record);
+      const refundTxHash =
+        refund && (await this.acceptsRefund(record, refund.tx_hash))
+          ? refund.tx_hash
+          : await this.refundOnChain(record);
+      const claimed = refundTxHash !== undefined && (await this.claimRefund(taskId, refundTxHash));
+      if (!claimed) await this.store.update(taskId, { status: 'refund-missing' });
+      metrics.refunds.inc({ outcome: claimed ? 'refunded' : 'refund-missing' });
+      return this.receipt((await this.store.get(taskId))!);
+    });
+  }
+
+  /**
+   * Runs a refund's search and claim one at a time: two tasks ending together would otherwise both pick the same
+   * unclaimed transfer (refunds have no memo), and the second record's claim would fail.
+   */
+  private claiming<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.claims.then(work);
+    this.claims = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Records a refund; false when another record claimed the transaction first (another replica, say). */
+  private async claimRefund(taskId: string, refundTxHash: string): Promise<boolean> {
+    try {
+      await this.store.update(taskId, { status: 'refunded', refundTxHash });
+      return true;
+    } catch (error) {
+      if (await this.store.txHashUsed(refundTxHash)) return false;
+      throw error;
+    }
   }
 
   /**
@@ -206,9 +234,11 @@ export class TaskPayments {
   async recheckMissingRefunds(): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
     const corrected: { taskId: string; agentId: string; receipt: TaskReceipt }[] = [];
     for (const record of await this.store.refundsMissing()) {
-      const refundTxHash = await this.refundOnChain(record);
-      if (!refundTxHash) continue;
-      await this.store.update(record.taskId, { status: 'refunded', refundTxHash });
+      const claimed = await this.claiming(async () => {
+        const refundTxHash = await this.refundOnChain(record);
+        return refundTxHash !== undefined && (await this.claimRefund(record.taskId, refundTxHash));
+      });
+      if (!claimed) continue;
       metrics.refunds.inc({ outcome: 'refunded-late' });
       const receipt = this.receipt((await this.store.get(record.taskId))!);
       corrected.push({ taskId: record.taskId, agentId: record.agentId, receipt });

@@ -95,6 +95,15 @@ describe('a refund without a reference', () => {
     expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 10n);
   });
 
+  it('two tasks ending together do not both claim the one refund on chain', async () => {
+    const { payments, agentRail } = world();
+    for (const id of ['x', 'y']) expect((await payments.charge(task(id))).kind).toBe('paid');
+    const refund = await agentRail.pay({ paymentId: 'refund:x', to: GATEWAY, amount: 10n });
+    if (refund.kind !== 'paid') throw new Error(refund.kind);
+    const settled = await Promise.all([payments.settleRefund('x', undefined), payments.settleRefund('y', undefined)]);
+    expect(settled.map((receipt) => receipt!.status).sort()).toEqual(['refund-missing', 'refunded']);
+  });
+
   it('a wrong reference does not hide the right transfer', async () => {
     const { payments, agentRail } = world();
     const paid = await payments.charge(task('c', 20n));
