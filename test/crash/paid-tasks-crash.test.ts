@@ -178,7 +178,7 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
       host: '127.0.0.1',
       database: join(dir, 'gateway', 'gateway.db'),
       agents: [],
-      agentTimeoutMs: 20_000,
+      agentTimeoutMs: 10_000,
       transport: {
         kind: 'waku',
         listen: [`/ip4/127.0.0.1/tcp/${wakuPort}`],
