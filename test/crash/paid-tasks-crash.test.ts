@@ -290,7 +290,7 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
     );
   };
   let final: Task[] = [];
-  for (let round = 0, deadline = Date.now() + 45_000; !final.every(isSettled) || final.length === 0; round++) {
+  for (let round = 0, deadline = Date.now() + 60_000; !final.every(isSettled) || final.length === 0; round++) {
     if (Date.now() > deadline) {
       const states = final.map((t, i) => [
         t.id,
@@ -366,4 +366,4 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
   console.info(
     `crash suite (seed ${seed}): ${final.length} tasks, ${claimed.size} transactions, paid ${paidOut}, refunded ${paidBack}`,
   );
-}, 120_000);
+}, 150_000);
