@@ -147,8 +147,9 @@ export class PaidTasks {
   /** Settles payments left pending by tasks that are no longer live (TaskPayments.settleStranded). */
   async settleStranded(
     isLive: (taskId: string) => boolean,
+    untouchedForMs = 0,
   ): Promise<Map<string, { agentId: string; outcome: ChargeOutcome }>> {
-    return this.payments ? this.payments.settleStranded(isLive) : new Map();
+    return this.payments ? this.payments.settleStranded(isLive, untouchedForMs) : new Map();
   }
 
   private charged(task: PricedTask, payee: string, outcome: ChargeOutcome): PaidStep {

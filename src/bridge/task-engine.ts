@@ -127,7 +127,7 @@ export class TaskEngine {
     if (every && this.options.payments) {
       const next = () => {
         this.refundRechecker = setTimeout(
-          () => void this.settleMoney().finally(() => this.refundRechecker && next()),
+          () => void this.settleMoney(STRANDED_AFTER_MS).finally(() => this.refundRechecker && next()),
           every,
         );
         this.refundRechecker.unref();
@@ -138,11 +138,13 @@ export class TaskEngine {
 
   /**
    * What the chain says of ended tasks' money, written to their receipts: payments left in doubt when their task
-   * ended (settled once the chain tells), and refunds recorded missing that landed late.
+   * ended (settled once the chain tells), and refunds recorded missing that landed late. While running, only payment
+   * records untouched for `untouchedForMs` are taken: a task live on another replica is still paying its own.
    */
-  private async settleMoney(): Promise<void> {
+  private async settleMoney(untouchedForMs = 0): Promise<void> {
     try {
-      for (const [taskId, { agentId, outcome }] of await this.paid.settleStranded((id) => this.live.has(id))) {
+      const stranded = await this.paid.settleStranded((id) => this.live.has(id), untouchedForMs);
+      for (const [taskId, { agentId, outcome }] of stranded) {
         if (outcome.kind === 'needs-approval') continue;
         await this.correctReceipt(agentId, taskId, outcome.receipt);
         if (outcome.kind === 'paid') {
@@ -1077,5 +1079,7 @@ export class TaskEngine {
 const RETRY_WINDOW_MS = 10 * 60_000;
 /** Questions repeated to a restarted agent, after the first. */
 const RESTART_ASKS = 4;
+/** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
+const STRANDED_AFTER_MS = 180_000;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -164,14 +164,16 @@ export class TaskPayments {
 
   /**
    * Payments still pending whose task no longer waits for them (it ended while the payment was in doubt): finish
-   * each one exactly once, so the books say whether the money moved. Tasks still live settle their own payment.
+   * each one exactly once, so the books say whether the money moved. Tasks still live settle their own payment;
+   * with `untouchedForMs`, so may those of another replica: only records left alone that long are taken.
    */
   async settleStranded(
     isLive: (taskId: string) => boolean,
+    untouchedForMs = 0,
   ): Promise<Map<string, { agentId: string; outcome: ChargeOutcome }>> {
     const outcomes = new Map<string, { agentId: string; outcome: ChargeOutcome }>();
     for (const record of await this.store.pending()) {
-      if (isLive(record.taskId)) continue;
+      if (isLive(record.taskId) || Date.now() - Date.parse(record.updatedAt) < untouchedForMs) continue;
       const outcome: PayOutcome = isUnsigned(record)
         ? {
             kind: 'failed',
