@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { afterAll, expect, it, onTestFailed } from 'vitest';
 import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
@@ -190,6 +191,12 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
 
   onTestFailed(() => {
     for (const party of parties) console.error(`--- ${party.name}:\n${party.output.slice(-6000)}`);
+    // What the agent holds and owes, as its own books say.
+    const books = new DatabaseSync(join(dir, 'agent', 'agent-paid-payments.db'), { readOnly: true });
+    console.error(
+      `--- the agent's payments:\n${JSON.stringify(books.prepare('SELECT tx_hash, status, refund_state IS NOT NULL AS signed FROM agent_payments').all())}`,
+    );
+    books.close();
   });
   const devnet = new Party('devnet', ['devnet', '--port', String(devnetPort), '--data', join(dir, 'devnet')]);
   await devnet.start();
