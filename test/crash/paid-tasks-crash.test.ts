@@ -240,6 +240,7 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
     return answer;
   };
   const [walletBefore, agentBefore] = [await balance(wallet.account), await balance(agentKey.account)];
+  const startedAt = Date.now();
 
   // The plan: when each task is sent, which are cancelled, and when each party dies and for how long.
   const tasks: Submitted[] = Array.from({ length: TASKS }, (_, i) => ({
@@ -282,6 +283,7 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
   ]);
 
   // Settle: every task ends, and no receipt is left in doubt.
+  const chaosEndedAt = Date.now();
   const ended = [
     TaskState.TASK_STATE_COMPLETED,
     TaskState.TASK_STATE_FAILED,
@@ -371,6 +373,7 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
   expect(await balance(wallet.account)).toBe(walletBefore - paidOut + paidBack);
   expect(await balance(agentKey.account)).toBe(agentBefore + paidOut - paidBack);
   console.info(
-    `crash suite (seed ${seed}): ${final.length} tasks, ${claimed.size} transactions, paid ${paidOut}, refunded ${paidBack}`,
+    `crash suite (seed ${seed}): ${final.length} tasks, ${claimed.size} transactions, paid ${paidOut}, refunded ${paidBack}; ` +
+      `tasks and crashes ${chaosEndedAt - startedAt} ms, settling ${Date.now() - chaosEndedAt} ms`,
   );
 }, 150_000);
