@@ -10,6 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * files that start many processes (cli, package, directory-page with its browser, waku-gateway with its agents).
  */
 const SLOWEST_FIRST = [
+  'test/crash/paid-tasks-crash.test.ts',
   'test/worker/worker.test.ts',
   'test/cli/cli.test.ts',
   'test/regression/payments.test.ts',

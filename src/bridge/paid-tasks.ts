@@ -139,9 +139,17 @@ export class PaidTasks {
     return this.payments?.settleRefund(taskId, refund);
   }
 
+  /** Refunds recorded missing and found on chain since, with their tasks' new receipts. */
+  async recheckMissingRefunds(): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
+    return this.payments ? this.payments.recheckMissingRefunds() : [];
+  }
+
   /** Settles payments left pending by tasks that are no longer live (TaskPayments.settleStranded). */
-  async settleStranded(isLive: (taskId: string) => boolean): Promise<Map<string, ChargeOutcome>> {
-    return this.payments ? this.payments.settleStranded(isLive) : new Map();
+  async settleStranded(
+    isLive: (taskId: string) => boolean,
+    untouchedForMs = 0,
+  ): Promise<Map<string, { agentId: string; outcome: ChargeOutcome }>> {
+    return this.payments ? this.payments.settleStranded(isLive, untouchedForMs) : new Map();
   }
 
   private charged(task: PricedTask, payee: string, outcome: ChargeOutcome): PaidStep {

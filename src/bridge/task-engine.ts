@@ -80,6 +80,11 @@ export interface EngineOptions {
    * others' listeners, and their callers' commands reach it. Absent (one gateway): every task is run here.
    */
   replicas?: ReplicaStore;
+  /**
+   * How often the money of ended tasks is checked on chain again (besides at start): payments left in doubt, refunds
+   * recorded missing. Absent: only at start.
+   */
+  refundRecheckMs?: number;
   log?: (message: string) => void;
 }
 
@@ -98,9 +103,12 @@ export class TaskEngine {
    * retries the same message joins the task it already paid for instead of paying again.
    */
   private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
-  private readonly options: Required<Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas'>> &
-    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas'>;
+  private readonly options: Required<
+    Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>
+  > &
+    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>;
   private stopDirect?: () => void;
+  private refundRechecker?: NodeJS.Timeout;
   /** The other replicas, when on a shared database. */
   private readonly replicas?: ReplicaLink;
   /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
@@ -146,29 +154,61 @@ export class TaskEngine {
       for (const stored of await this.options.store.listActive()) await this.resume(stored);
     }
     // In the background: a sequencer that is slow to answer must not hold the gateway's start.
-    void this.settleStrandedPayments();
+    void this.settleMoney();
+    const every = this.options.refundRecheckMs;
+    if (every && this.options.payments) {
+      const next = () => {
+        this.refundRechecker = setTimeout(
+          () => void this.settleMoney(STRANDED_AFTER_MS).finally(() => this.refundRechecker && next()),
+          every,
+        );
+        this.refundRechecker.unref();
+      };
+      next();
+    }
   }
 
-  private async settleStrandedPayments(): Promise<void> {
+  /**
+   * What the chain says of ended tasks' money, written to their receipts: payments left in doubt when their task
+   * ended (settled once the chain tells), and refunds recorded missing that landed late. While running, only payment
+   * records untouched for `untouchedForMs` are taken: a task live on another replica is still paying its own.
+   */
+  private async settleMoney(untouchedForMs = 0): Promise<void> {
     try {
       const elsewhere = (await this.replicas?.store.leasedElsewhere()) ?? new Set<string>();
-      const outcomes = await this.paid.settleStranded((taskId) => this.live.has(taskId) || elsewhere.has(taskId));
-      for (const [taskId, outcome] of outcomes) {
+      const stranded = await this.paid.settleStranded((id) => this.live.has(id) || elsewhere.has(id), untouchedForMs);
+      for (const [taskId, { agentId, outcome }] of stranded) {
+        if (outcome.kind === 'needs-approval') continue;
+        await this.correctReceipt(agentId, taskId, outcome.receipt);
         if (outcome.kind === 'paid') {
           this.log(
             `task ${taskId} had ended before its payment was confirmed; the payment did land (${outcome.receipt.txHash}): the agent holds ${outcome.receipt.amount} for a task it never received`,
           );
         }
       }
+      for (const { taskId, agentId, receipt } of await this.paid.recheckMissingRefunds()) {
+        await this.correctReceipt(agentId, taskId, receipt);
+        this.log(`task ${taskId}: the agent's refund was found on chain after all (${receipt.refundTxHash})`);
+      }
     } catch (error) {
-      this.log(`settling stranded payments: ${String(error)}`);
+      this.log(`settling the money of ended tasks: ${String(error)}`);
     }
+  }
+
+  /** An ended task's receipt, as the chain has it now. */
+  private async correctReceipt(agentId: string, taskId: string, receipt: TaskReceipt): Promise<void> {
+    const stored = await this.options.store.get(agentId, taskId);
+    if (!stored) return;
+    stored.task.metadata = withReceipt(stored.task.metadata, receipt);
+    await this.options.store.update(taskId, stored.task, stored.link.lastSeq);
   }
 
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
   async stop(): Promise<void> {
     this.stopDirect?.();
     clearInterval(this.heartbeat);
+    clearTimeout(this.refundRechecker);
+    this.refundRechecker = undefined;
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
     this.replicas?.unfollowAll();
@@ -535,7 +575,8 @@ export class TaskEngine {
 
   /**
    * Asks the agent to cancel and waits for its `cancelled` (or any terminal reply). An agent that stays silent
-   * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so.
+   * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so, unless it is
+   * paid (then it stays live until its agent answers, see keepCancelling).
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
     if (await this.runsElsewhere(agentId, taskId))
@@ -591,6 +632,13 @@ export class TaskEngine {
     });
     await this.send(live, { type: 'cancel' });
     await settled;
+    if (!isTerminal(live.task.status?.state) && live.request.payment) {
+      // Paid: the money is with the agent, which may still be working (the cancel lost on a relay mesh still
+      // forming, say). Ended here, its result or refund would go unheard; so the task stays live, the cancel is
+      // repeated, and the agent's answer (cancelled with its refund, or its result) settles it.
+      this.keepCancelling(live);
+      return snapshotTask(live.task);
+    }
     if (!isTerminal(live.task.status?.state)) {
       await this.mutate(live, async () => {
         if (isTerminal(live.task.status?.state)) return;
@@ -673,7 +721,8 @@ export class TaskEngine {
       live.chain = live.chain.then(() => this.payAndForward(live, approval?.status === 'approved'));
       return;
     }
-    this.askAgain(live);
+    // Asked a few times: this gateway's node has just started, and its first question can be lost while it joins.
+    this.askAfterRestart(live);
   }
 
   /**
@@ -702,6 +751,22 @@ export class TaskEngine {
         if (this.live.get(live.task.id) === live) this.askAfterRestart(live, attempt + 1);
       },
       500 * 2 ** attempt,
+    );
+    timer.unref();
+  }
+
+  /** Repeats a paid task's cancel after 1, 2, 4, 8 and 16 s while the task lives and its agent has not answered. */
+  private keepCancelling(live: LiveTask, attempt = 0): void {
+    if (attempt > RESTART_ASKS) return;
+    const timer = setTimeout(
+      () => {
+        if (this.live.get(live.task.id) !== live || isTerminal(live.task.status?.state)) return;
+        void this.send(live, { type: 'cancel' }).catch((error: unknown) =>
+          this.log(`cancelling task ${live.task.id} again: ${String(error)}`),
+        );
+        this.keepCancelling(live, attempt + 1);
+      },
+      1_000 * 2 ** attempt,
     );
     timer.unref();
   }
@@ -797,6 +862,26 @@ export class TaskEngine {
     }
     // Any well-formed reply, even a repeat, proves the agent is alive.
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
+    if (
+      live.lastSeq === 0 &&
+      live.request.payment &&
+      live.dialect === 'binding' &&
+      envelope.type === 'task_result' &&
+      envelope.error?.code === 'unknown_task'
+    ) {
+      // A paid task the agent never heard of (the request was lost, or came before a restart it never noted): it
+      // holds the money and knows nothing of it. The request goes again; the agent runs it, or, if it took this
+      // payment before, refuses it, and its refund is then on chain.
+      this.askAgain(live);
+      return;
+    }
+    if (envelope.type === 'task_result' && envelope.error?.code === 'unknown_task' && envelope.seq <= live.lastSeq) {
+      // The agent lost the task (it restarted) and numbers its answer after the question, not after what it sent
+      // before: it ends the task whatever its seq, or the task would wait on an agent that will never answer it.
+      live.pending.set(live.lastSeq + 1, { ...envelope, seq: live.lastSeq + 1 });
+      await this.drain(live);
+      return;
+    }
     if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
       this.dropped.duplicate++;
       // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
@@ -1076,7 +1161,12 @@ export class TaskEngine {
     if (receipt) live.task.metadata = withReceipt(live.task.metadata, receipt);
   }
 
-  private armSilenceTimer(live: LiveTask): void {
+  /**
+   * Fails the task when its agent stays silent for agentTimeoutMs. A paid task's agent is asked once more first and
+   * gets another period (`lastChance`): it holds the money, and its answer (the result, or that it lost the task)
+   * may only have been lost on the way, say while a restarted gateway's node joined the network.
+   */
+  private armSilenceTimer(live: LiveTask, lastChance = false): void {
     clearTimeout(live.silenceTimer);
     const timer = setTimeout(() => {
       live.chain = live.chain.then(async () => {
@@ -1084,6 +1174,11 @@ export class TaskEngine {
         // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
         if (live.silenceTimer !== timer) return;
         if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
+        if (live.request.payment && !lastChance) {
+          this.askAgain(live);
+          this.armSilenceTimer(live, true);
+          return;
+        }
         const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
         this.setStatus(
           live,
@@ -1160,5 +1255,7 @@ export class TaskEngine {
 const RETRY_WINDOW_MS = 10 * 60_000;
 /** Questions repeated to a restarted agent, after the first. */
 const RESTART_ASKS = 4;
+/** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
+const STRANDED_AFTER_MS = 180_000;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

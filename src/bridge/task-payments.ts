@@ -39,6 +39,8 @@ export interface TaskPaymentsOptions {
   network: string;
   /** Total spending allowed per API key (by name); keys absent here have no budget of their own. */
   budgets?: ReadonlyMap<string, bigint>;
+  /** How long a payment in doubt is resumed before its task ends without it (default 60 s; see untilKnown). */
+  inDoubtWaitMs?: number;
 }
 
 /** A task to be paid for. */
@@ -67,6 +69,8 @@ export type ClientPaymentOutcome =
 export class TaskPayments {
   private readonly options: TaskPaymentsOptions;
   private readonly store: PaymentStore;
+  /** The refund claims in turn (see `claiming`). */
+  private claims: Promise<unknown> = Promise.resolve();
 
   constructor(options: TaskPaymentsOptions) {
     this.options = options;
@@ -106,7 +110,9 @@ export class TaskPayments {
     if (existing && !isUnsigned(existing))
       return this.finish(
         existing,
-        existing.status === 'pending' ? await this.payer.resume(existing.railState) : undefined,
+        existing.status === 'pending'
+          ? await this.untilKnown(existing.taskId, await this.payer.resume(existing.railState))
+          : undefined,
       );
     if (existing) return this.payNow(task);
     if (!approved) {
@@ -133,17 +139,41 @@ export class TaskPayments {
     const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
       this.store.update(task.taskId, { railState: state }),
     );
-    return this.finish((await this.store.get(task.taskId))!, outcome);
+    return this.finish((await this.store.get(task.taskId))!, await this.untilKnown(task.taskId, outcome));
+  }
+
+  /**
+   * A payment in doubt (the sequencer went away while it was on its way) is resumed, with the same signed transfer,
+   * until the chain tells whether it landed, for up to `inDoubtWaitMs`: the task waits for its payment rather than
+   * ending while the money may still move to an agent that never hears of the task.
+   */
+  private async untilKnown(taskId: string, outcome: PayOutcome): Promise<PayOutcome> {
+    const deadline = Date.now() + (this.options.inDoubtWaitMs ?? 60_000);
+    for (
+      let delayMs = 500;
+      outcome.kind === 'in-doubt' && Date.now() < deadline;
+      delayMs = Math.min(delayMs * 2, 5_000)
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const record = await this.store.get(taskId);
+      if (!record || isUnsigned(record)) break;
+      outcome = await this.payer.resume(record.railState);
+    }
+    return outcome;
   }
 
   /**
    * Payments still pending whose task no longer waits for them (it ended while the payment was in doubt): finish
-   * each one exactly once, so the books say whether the money moved. Tasks still live settle their own payment.
+   * each one exactly once, so the books say whether the money moved. Tasks still live settle their own payment;
+   * with `untouchedForMs`, so may those of another replica: only records left alone that long are taken.
    */
-  async settleStranded(isLive: (taskId: string) => boolean): Promise<Map<string, ChargeOutcome>> {
-    const outcomes = new Map<string, ChargeOutcome>();
+  async settleStranded(
+    isLive: (taskId: string) => boolean,
+    untouchedForMs = 0,
+  ): Promise<Map<string, { agentId: string; outcome: ChargeOutcome }>> {
+    const outcomes = new Map<string, { agentId: string; outcome: ChargeOutcome }>();
     for (const record of await this.store.pending()) {
-      if (isLive(record.taskId)) continue;
+      if (isLive(record.taskId) || Date.now() - Date.parse(record.updatedAt) < untouchedForMs) continue;
       const outcome: PayOutcome = isUnsigned(record)
         ? {
             kind: 'failed',
@@ -152,7 +182,8 @@ export class TaskPayments {
             message: 'the gateway stopped before it signed the transfer, so nothing was sent',
           }
         : await this.payer.resume(record.railState);
-      outcomes.set(record.taskId, await this.finish(record, outcome));
+      if (outcome.kind === 'in-doubt') continue; // still in doubt: asked again next time
+      outcomes.set(record.taskId, { agentId: record.agentId, outcome: await this.finish(record, outcome) });
     }
     return outcomes;
   }
@@ -162,28 +193,86 @@ export class TaskPayments {
    * that, the chain is searched; only when neither shows a refund is it recorded as `refund-missing`.
    */
   async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
-    const record = await this.store.get(taskId);
-    if (!record || record.status !== 'paid') return record && this.receipt(record);
-    const expect = { from: record.payee, to: record.payer ?? this.payer.account, amount: BigInt(record.amount) };
-    const accepts = async (txHash: string) =>
-      !(await this.store.txHashUsed(txHash)) && (await this.payer.verify(txHash, expect)).kind === 'verified';
-    let refundTxHash = refund && (await accepts(refund.tx_hash)) ? refund.tx_hash : undefined;
-    if (!refundTxHash) {
-      // No valid reference (an agent that restarted refunds without one): the chain may show the refund anyway.
-      // A transfer has no memo, so any unclaimed one back of exactly this amount since the payment counts, once.
-      const found = await this.payer.findTransfers({ ...expect, notBeforeMs: Date.parse(record.createdAt) });
-      if (found.kind === 'found') {
-        for (const txHash of found.txHashes) {
-          if (await accepts(txHash)) {
-            refundTxHash = txHash;
-            break;
-          }
-        }
-      }
+    return this.claiming(async () => {
+      const record = await this.store.get(taskId);
+      if (!record || record.status !== 'paid') return record && this.receipt(record);
+      const refundTxHash =
+        refund && (await this.acceptsRefund(record, refund.tx_hash))
+          ? refund.tx_hash
+          : await this.refundOnChain(record);
+      const claimed = refundTxHash !== undefined && (await this.claimRefund(taskId, refundTxHash));
+      if (!claimed) await this.store.update(taskId, { status: 'refund-missing' });
+      metrics.refunds.inc({ outcome: claimed ? 'refunded' : 'refund-missing' });
+      return this.receipt((await this.store.get(taskId))!);
+    });
+  }
+
+  /**
+   * Runs a refund's search and claim one at a time: two tasks ending together would otherwise both pick the same
+   * unclaimed transfer (refunds have no memo), and the second record's claim would fail.
+   */
+  private claiming<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.claims.then(work);
+    this.claims = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Records a refund; false when another record claimed the transaction first (another replica, say). */
+  private async claimRefund(taskId: string, refundTxHash: string): Promise<boolean> {
+    try {
+      await this.store.update(taskId, { status: 'refunded', refundTxHash });
+      return true;
+    } catch (error) {
+      if (await this.store.txHashUsed(refundTxHash)) return false;
+      throw error;
     }
-    await this.store.update(taskId, refundTxHash ? { status: 'refunded', refundTxHash } : { status: 'refund-missing' });
-    metrics.refunds.inc({ outcome: refundTxHash ? 'refunded' : 'refund-missing' });
-    return this.receipt((await this.store.get(taskId))!);
+  }
+
+  /**
+   * Refunds recorded missing are looked for on chain again: the agent may have paid back later (its refund landed
+   * after the task ended, or it retried once the sequencer was back). Those found are recorded as refunded; their
+   * tasks' receipts are returned, to be written to the tasks.
+   */
+  async recheckMissingRefunds(): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
+    const corrected: { taskId: string; agentId: string; receipt: TaskReceipt }[] = [];
+    for (const record of await this.store.refundsMissing()) {
+      const claimed = await this.claiming(async () => {
+        const refundTxHash = await this.refundOnChain(record);
+        return refundTxHash !== undefined && (await this.claimRefund(record.taskId, refundTxHash));
+      });
+      if (!claimed) continue;
+      metrics.refunds.inc({ outcome: 'refunded-late' });
+      const receipt = this.receipt((await this.store.get(record.taskId))!);
+      corrected.push({ taskId: record.taskId, agentId: record.agentId, receipt });
+    }
+    return corrected;
+  }
+
+  /** The refund's expected transfer: from the agent back to whoever paid, of the whole amount. */
+  private refundOf(record: TaskPaymentRecord) {
+    return { from: record.payee, to: record.payer ?? this.payer.account, amount: BigInt(record.amount) };
+  }
+
+  /** A refund transaction is accepted once, and only if the chain shows it paying the whole amount back. */
+  private async acceptsRefund(record: TaskPaymentRecord, txHash: string): Promise<boolean> {
+    return (
+      !(await this.store.txHashUsed(txHash)) &&
+      (await this.payer.verify(txHash, this.refundOf(record))).kind === 'verified'
+    );
+  }
+
+  /**
+   * A refund without a valid reference (an agent that restarted refunds without one): the chain may show it anyway.
+   * A transfer has no memo, so any unclaimed one back of exactly this amount since the payment counts, once.
+   */
+  private async refundOnChain(record: TaskPaymentRecord): Promise<string | undefined> {
+    const found = await this.payer.findTransfers({
+      ...this.refundOf(record),
+      notBeforeMs: Date.parse(record.createdAt),
+    });
+    if (found.kind !== 'found') return undefined;
+    for (const txHash of found.txHashes) if (await this.acceptsRefund(record, txHash)) return txHash;
+    return undefined;
   }
 
   /**

@@ -1,7 +1,10 @@
 /**
  * `logos-a2a agent`: one of the built-in Logos agents as its own process, on Waku only. It joins the relay network
- * through the peers it is given, announces its card on the discovery topic, and serves tasks until stopped.
+ * through the peers it is given, announces its card on the discovery topic, and serves tasks until stopped. The
+ * paid agent is paid to its card key's LEZ account on a sequencer and keeps its money state in its data directory,
+ * so that a process killed at any point refunds, at its next start, every paid task it can no longer complete.
  */
+import { join } from 'node:path';
 import { CliFailure } from './errors.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import type { LogosAgent } from '../logos/agent-runtime.ts';
@@ -11,18 +14,32 @@ import { NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
 import { loadOrCreateKey } from '../logos/secret-key-file.ts';
 import { WakuTransport } from '../logos/transports/waku.ts';
 import { startNodeRestServer, type NodeRestSettings } from '../logos/node-rest/server.ts';
+import { paidAgent } from '../logos/agents/paid.ts';
+import { signingKeyFromSecretKey } from '../lez/keys.ts';
+import { agentPayments, detectSigningMode, lezRail } from '../gateway/payment-wiring.ts';
+import { SqliteAgentPaymentStore } from '../store/sqlite-agent-payment-store.ts';
+import type { AgentPaymentStore } from '../store/agent-payment-store.ts';
+import type { SigningMode } from '../lez/signing.ts';
+
+export type AgentKind = 'echo' | 'conformance' | 'paid';
 
 export interface AgentProcessOptions {
-  kind: 'echo' | 'conformance';
+  kind: AgentKind;
   /** The agent's id (its URL at the gateway: /agents/{id}); default: the kind. */
   id?: string;
   peers: string[];
   /** The Waku network's preset (default `local`): its cluster, shards, size limit, and entry nodes besides `peers`. */
   network?: NetworkName;
   listen?: string[];
+  /** Where the agent keeps its files (default .data): its keys, unless given, and the paid agent's money state. */
+  dataDir?: string;
   keyFile?: string;
-  /** The LEZ key the card is signed with (default .data/agent-ID.lez.key, created on first start). */
+  /** The LEZ key the card is signed with (default DATA/agent-ID.lez.key, created on first start); the paid agent is paid to its account. */
   cardKeyFile?: string;
+  /** The paid agent's LEZ sequencer (required for it): payments are checked and refunds paid there. */
+  sequencerUrl?: string;
+  /** The signing mode the sequencer is expected to want; used as it is when the sequencer does not answer at start. */
+  signingMode?: SigningMode;
   discoveryTopic?: string;
   announceEveryMs?: number;
   /** Serve the node's nwaku REST API (for Workers and nwaku clients). */
@@ -50,29 +67,38 @@ function keyFrom(file: string, option: string): Uint8Array {
 
 export async function startAgentProcess(options: AgentProcessOptions): Promise<AgentProcess> {
   const preset = NETWORK_PRESETS[options.network ?? 'local'];
+  const dataDir = options.dataDir ?? '.data';
+  const id = options.id ?? options.kind;
+  const cardKey = keyFrom(options.cardKeyFile ?? join(dataDir, `agent-${id}.lez.key`), '--card-key-file');
+  // Money first: the store is opened and the sequencer probed before the agent can take a task.
+  const paid = options.kind === 'paid' ? await paidSide(options, dataDir, id, cardKey) : undefined;
   const transport = new WakuTransport({
-    privateKey: keyFrom(options.keyFile ?? `.data/agent-${options.id ?? options.kind}.key`, '--key-file'),
+    privateKey: keyFrom(options.keyFile ?? join(dataDir, `agent-${id}.key`), '--key-file'),
     listen: options.listen ?? ['/ip4/127.0.0.1/tcp/0'],
     staticPeers: [...preset.entryNodes, ...options.peers],
     clusterId: preset.clusterId,
     numShardsInCluster: preset.shards,
     maxMessageBytes: preset.maxMessageBytes,
   });
-  const id = options.id ?? options.kind;
   const builtin = {
     ...(options.id ? { id: options.id } : {}),
     // The card is announced signed by this LEZ key, kept beside the agent's Waku identity.
-    cardKey: keyFrom(options.cardKeyFile ?? `.data/agent-${id}.lez.key`, '--card-key-file'),
+    cardKey,
     discoveryTopic: options.discoveryTopic ?? DEFAULT_DISCOVERY_TOPIC,
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
   };
-  const agent = options.kind === 'echo' ? echoAgent(transport, builtin) : conformanceAgent(transport, builtin);
-  await agent.start();
+  const agent = paid
+    ? paidAgent(transport, paid.payments, builtin)
+    : options.kind === 'echo'
+      ? echoAgent(transport, builtin)
+      : conformanceAgent(transport, builtin);
   let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
   try {
+    await agent.start();
     rest = options.rest ? await startNodeRestServer(transport, options.rest) : undefined;
   } catch (error) {
     await agent.stop();
+    paid?.close();
     throw error;
   }
   return {
@@ -82,6 +108,31 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
     async stop() {
       await rest?.stop();
       await agent.stop();
+      paid?.close();
+    },
+  };
+}
+
+/** The paid agent's payments: its card key's account on the sequencer, its money state in DATA/agent-ID-payments.db. */
+async function paidSide(options: AgentProcessOptions, dataDir: string, id: string, cardKey: Uint8Array) {
+  if (!options.sequencerUrl) throw new CliFailure('logos-a2a agent paid: --sequencer URL is required');
+  // A sequencer that contradicts itself or speaks another API stops the start with one line (a ConfigError).
+  const signingMode = await detectSigningMode(options.sequencerUrl, options.signingMode, () => undefined);
+  const rail = lezRail(options.sequencerUrl, signingKeyFromSecretKey(cardKey), signingMode);
+  let store: AgentPaymentStore;
+  try {
+    store = new SqliteAgentPaymentStore(join(dataDir, `agent-${id}-payments.db`));
+  } catch (error) {
+    rail.close();
+    throw new CliFailure(
+      `logos-a2a agent paid: cannot open its payment state in ${dataDir}: ${(error as Error).message}`,
+    );
+  }
+  return {
+    payments: agentPayments(rail, store),
+    close: () => {
+      rail.close();
+      store.close();
     },
   };
 }

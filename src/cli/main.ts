@@ -13,6 +13,7 @@ import {
 } from './errors.ts';
 import { ENVIRONMENT, loadConfig, type GatewayConfig } from '../gateway/config.ts';
 import { NETWORK_NAMES, isNetworkName } from '../logos/network-presets.ts';
+import { SIGNING_MODES, type SigningMode } from '../lez/signing.ts';
 import type { Gateway } from '../gateway/gateway.ts';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -107,18 +108,26 @@ Ctrl-C or SIGTERM stops it (calls in flight finish first); a second signal stops
   },
   agent: {
     synopsis: 'KIND [options]',
-    summary: 'a built-in agent (echo or conformance) as its own process, joining a gateway over Waku',
-    help: () => `One of the built-in Logos agents, echo or conformance, as its own process. It joins the Logos network through
---peer, announces its signed card on the discovery topic, and a gateway on that network serves it at
+    summary: 'a built-in agent (echo, conformance or paid) as its own process, joining a gateway over Waku',
+    help: () => `One of the built-in Logos agents, echo, conformance or paid, as its own process. It joins the Logos network
+through --peer, announces its signed card on the discovery topic, and a gateway on that network serves it at
 /agents/ID/ within seconds. To write an agent of your own, see "Writing a Logos agent" in the README.
+
+The paid agent is paid in LEZ to its card key's account on the sequencer given by --sequencer. What it was paid
+and what it owes are kept in DATA/agent-ID-payments.db: a payment is accepted once ever, a failed refund is tried
+again every 5 s, and a restarted agent first refunds every paid task it can no longer complete.
 
 Options:
   --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable)
   --network NAME        the Waku network: local (default), logos.test or logos.dev (joins its entry nodes)
   --listen MULTIADDR    where this agent's node listens (repeatable; default /ip4/127.0.0.1/tcp/0)
   --id ID               the agent's id, its URL at the gateway: /agents/ID/ (default: KIND)
-  --key-file FILE       the agent's Logos identity (default .data/agent-ID.key, created on first start)
-  --card-key-file FILE  the LEZ key its card is signed with (default .data/agent-ID.lez.key, created on first start)
+  --data DIR            where the agent keeps its keys and money state (default .data)
+  --key-file FILE       the agent's Logos identity (default DATA/agent-ID.key, created on first start)
+  --card-key-file FILE  the LEZ key its card is signed with (default DATA/agent-ID.lez.key, created on first start)
+  --sequencer URL       paid: the LEZ sequencer it is paid on (required for paid)
+  --signing-mode MODE   paid: prehash-v0.3 or raw-borsh; must agree with the sequencer's, and is used as it is when
+                        the sequencer does not answer at start (default: detected from the sequencer)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
   --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port)
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
@@ -136,6 +145,9 @@ Ctrl-C or SIGTERM stops it.
       id: { type: 'string' },
       'key-file': { type: 'string' },
       'card-key-file': { type: 'string' },
+      data: { type: 'string' },
+      sequencer: { type: 'string' },
+      'signing-mode': { type: 'string' },
       'announce-every': { type: 'string' },
       'rest-port': { type: 'string' },
       'rest-host': { type: 'string' },
@@ -460,12 +472,18 @@ function devnetPortSetting(
 async function runAgent(positionals: string[], values: Values): Promise<number> {
   const prefix = 'logos-a2a agent';
   const kind = positionals[0];
-  if (kind !== 'echo' && kind !== 'conformance') {
+  if (kind !== 'echo' && kind !== 'conformance' && kind !== 'paid') {
     throw new UsageError(
       kind === undefined
-        ? `${prefix}: say which agent, echo or conformance: logos-a2a agent echo --peer MULTIADDR`
-        : `${prefix}: there is no built-in agent "${kind}"; the agents are echo and conformance`,
+        ? `${prefix}: say which agent, echo, conformance or paid: logos-a2a agent echo --peer MULTIADDR`
+        : `${prefix}: there is no built-in agent "${kind}"; the agents are echo, conformance and paid`,
     );
+  }
+  const sequencerUrl = str(values.sequencer);
+  if (kind === 'paid' && !sequencerUrl) throw new UsageError(`${prefix}: the paid agent needs --sequencer URL`);
+  const signingMode = str(values['signing-mode']);
+  if (signingMode !== undefined && !(SIGNING_MODES as readonly string[]).includes(signingMode)) {
+    throw new UsageError(`${prefix}: --signing-mode is one of ${SIGNING_MODES.join(', ')}, got "${signingMode}"`);
   }
   const every = str(values['announce-every']);
   const announceEveryMs = every === undefined ? undefined : Number(every);
@@ -497,6 +515,9 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...(network ? { network } : {}),
     ...(listen ? { listen } : {}),
     ...(str(values.id) ? { id: str(values.id)! } : {}),
+    ...(str(values.data) ? { dataDir: str(values.data)! } : {}),
+    ...(sequencerUrl ? { sequencerUrl } : {}),
+    ...(signingMode ? { signingMode: signingMode as SigningMode } : {}),
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),

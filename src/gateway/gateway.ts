@@ -231,6 +231,7 @@ async function open(
         store: stores.payments,
         network: config.payments.sequencerUrl ?? payer.rail,
         ...spendingRules(config),
+        inDoubtWaitMs: config.payments.inDoubtWaitMs,
       })
     : undefined;
   const push = new PushNotificationService(stores.push, {
@@ -250,7 +251,8 @@ async function open(
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
     dialectOf: (address) => directory.dialectAt(address),
     ...(stores.replicas ? { replicas: stores.replicas } : {}),
-    ...(payments ? { payments } : {}),
+    // A refund recorded missing is looked for again every 10 s: one that lands late corrects its task's receipt.
+    ...(payments ? { payments, refundRecheckMs: 10_000 } : {}),
     ...(deps.log ? { log: deps.log } : {}),
   });
   onClose(() => engine.stop());

@@ -5,7 +5,7 @@
  */
 import type { Payer, TaskPaymentsOptions } from '../bridge/task-payments.ts';
 import type { AgentPayments } from '../logos/agent-runtime.ts';
-import type { AgentPaymentStore } from '../store/agent-payment-store.ts';
+import type { AgentPaymentStore, HeldPayment } from '../store/agent-payment-store.ts';
 import { ConfigError, type GatewayConfig, type PaymentsConfig } from './config.ts';
 import type { SigningKey } from '../lez/keys.ts';
 import { LezRail } from '../lez/rail/lez-rail.ts';
@@ -40,26 +40,64 @@ export function spendingRules(config: GatewayConfig): Pick<TaskPaymentsOptions, 
   };
 }
 
+/** How long an agent asks again about a payment the sequencer cannot confirm yet before it refuses the task. */
+const VERIFY_WAIT_MS = 10_000;
+
 /**
  * An agent's side of a rail. With a store (store/agent-payment-store.ts) its money survives a restart: a payment
- * reference is accepted once ever, a refund is signed once and resumed after a crash, and the payments of tasks it
+ * reference is accepted once ever, a refund is signed once and resumed after a crash, a refund that could not be
+ * made (the sequencer was down, say) is tried again (`retryRefunds`) until it lands, and the payments of tasks it
  * can no longer complete are refunded at its next start (`refundOwed`).
  */
 export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): AgentPayments {
+  /** Refunds under way, by payment: a retry joins the attempt in flight instead of signing beside it. */
+  const refunding = new Map<string, Promise<{ ok: true; txHash: string } | { ok: false; message: string }>>();
   /** Pays `payment` back, resuming a refund signed before a crash rather than signing a second one. */
-  const payBack = async (payment: { txHash: string; payer: string; amount: string }, paymentId: string) => {
-    const signed = store?.get(payment.txHash)?.refundState;
-    const outcome = signed
-      ? await rail.resume(signed)
-      : await rail.pay({
-          paymentId,
-          to: payment.payer,
-          amount: payment.amount,
-          onSigned: (record) => store?.setRefundState(payment.txHash, record),
-        });
-    if (outcome.kind !== 'paid') return { ok: false as const, message: outcome.message };
-    store?.setStatus(payment.txHash, 'refunded');
-    return { ok: true as const, txHash: outcome.receipt.txHash };
+  const payBack = (payment: { txHash: string; payer: string; amount: string }, paymentId: string) => {
+    const key = payment.txHash.toLowerCase();
+    const running = refunding.get(key);
+    if (running) return running;
+    const attempt = (async () => {
+      const signed = store?.get(payment.txHash)?.refundState;
+      const outcome = signed
+        ? await rail.resume(signed)
+        : await rail.pay({
+            paymentId,
+            to: payment.payer,
+            amount: payment.amount,
+            onSigned: (record) => store?.setRefundState(payment.txHash, record),
+          });
+      if (outcome.kind === 'paid') {
+        store?.setStatus(payment.txHash, 'refunded');
+        return { ok: true as const, txHash: outcome.receipt.txHash };
+      }
+      // Failed means it can never land (nothing was sent, or its nonce went to another transaction): the next
+      // attempt signs a new refund. In doubt, the signed one is kept and resumed.
+      if (outcome.kind === 'failed') store?.setRefundState(payment.txHash, undefined);
+      return { ok: false as const, message: outcome.message };
+    })().finally(() => refunding.delete(key));
+    refunding.set(key, attempt);
+    return attempt;
+  };
+  const payBackAll = async (payments: HeldPayment[]) => {
+    for (const payment of payments) {
+      const result = await payBack(payment, `refund:${payment.txHash}`);
+      if (!result.ok) console.error(`refunding payment ${payment.txHash} failed: ${result.message}`);
+    }
+  };
+  const check = (txHash: string, from: string, amount: bigint | string) =>
+    rail.verify(txHash, { from, to: rail.payer, amount, purpose: `task-payment:${txHash}` });
+  /** References this run reserved: any other still `checking` was left by a run that died checking it. */
+  const reservedHere = new Set<string>();
+  /** Settles what a previous run left unsettled: a reference it was checking is owed back if it is money. */
+  const settleLeftChecking = async (owner: AgentPaymentStore) => {
+    for (const payment of owner.withStatus('checking')) {
+      if (reservedHere.has(payment.txHash)) continue;
+      const outcome = await check(payment.txHash, payment.payer, payment.amount);
+      if (outcome.kind === 'verified') owner.setStatus(payment.txHash, 'owed');
+      else if (outcome.kind === 'rejected') owner.release(payment.txHash);
+      // Unconfirmed (the sequencer is away): asked again at the next retry.
+    }
   };
   return {
     rail: rail.rail,
@@ -67,24 +105,45 @@ export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): Age
     verify: async (txHash, expect) => {
       if (store && !store.reserve(txHash, expect.from, expect.amount.toString()))
         return { ok: false, message: `transaction ${txHash} already paid for another task` };
-      const outcome = await rail.verify(txHash, {
-        from: expect.from,
-        to: rail.payer,
-        amount: expect.amount,
-        purpose: `task-payment:${txHash}`,
-      });
-      if (outcome.kind === 'verified') return { ok: true };
-      store?.release(txHash);
-      return { ok: false, message: outcome.message };
+      reservedHere.add(txHash.toLowerCase());
+      try {
+        let outcome = await check(txHash, expect.from, expect.amount);
+        // Not decidable yet (the sequencer is away, or restarting): asked again for a while before giving up.
+        const deadline = Date.now() + VERIFY_WAIT_MS;
+        for (let delayMs = 250; outcome.kind === 'unconfirmed' && Date.now() < deadline; delayMs *= 2) {
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+          outcome = await check(txHash, expect.from, expect.amount);
+        }
+        if (outcome.kind === 'verified') {
+          store?.setStatus(txHash, 'held');
+          return { ok: true };
+        }
+        // Still unconfirmed, the transfer may be money all the same: the reservation stays, and retryRefunds pays
+        // it back once the chain shows it. Only a definite no gives the reference back.
+        if (outcome.kind === 'rejected') store?.release(txHash);
+        return { ok: false, message: outcome.message };
+      } finally {
+        reservedHere.delete(txHash.toLowerCase());
+      }
     },
-    refund: (paymentId, to, amount, paymentTxHash) =>
-      payBack({ txHash: paymentTxHash ?? paymentId, payer: to, amount: amount.toString() }, paymentId),
+    refund: (paymentId, to, amount, paymentTxHash) => {
+      const txHash = paymentTxHash ?? paymentId;
+      // Owed from now on: if this attempt fails, retryRefunds (or the next start) pays it back.
+      if (store?.get(txHash)?.status === 'held') store.setStatus(txHash, 'owed');
+      return payBack({ txHash, payer: to, amount: amount.toString() }, paymentId);
+    },
     earned: (paymentTxHash) => store?.setStatus(paymentTxHash, 'earned'),
     refundOwed: async () => {
-      for (const payment of store?.held() ?? []) {
-        const result = await payBack(payment, `refund:${payment.txHash}`);
-        if (!result.ok) console.error(`refunding payment ${payment.txHash} failed: ${result.message}`);
-      }
+      if (!store) return;
+      // Every task of the previous run is gone: what it held is owed back.
+      for (const payment of store.withStatus('held')) store.setStatus(payment.txHash, 'owed');
+      await settleLeftChecking(store);
+      await payBackAll(store.withStatus('owed'));
+    },
+    retryRefunds: async () => {
+      if (!store) return;
+      await settleLeftChecking(store);
+      await payBackAll(store.withStatus('owed'));
     },
   };
 }
@@ -106,7 +165,7 @@ export async function detectSigningMode(
 }
 
 /** A rail paying from `key` on the sequencer at `url`; with `payerLock`, by turns with the others sharing `key`. */
-export function lezRail(url: string, key: SigningKey, signingMode: SigningMode, payerLock?: PayerLock): PaymentRail {
+export function lezRail(url: string, key: SigningKey, signingMode: SigningMode, payerLock?: PayerLock): LezRail {
   const dependencies = { client: new SequencerClient({ url }), payer: key, ...(payerLock ? { payerLock } : {}) };
   // Poll for inclusion well inside a block interval: a paid task waits for its payment's block, no longer.
   return new LezRail(dependencies, { signingMode, pollIntervalMs: 200 });

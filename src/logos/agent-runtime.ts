@@ -95,6 +95,8 @@ export interface AgentPayments {
   earned?(paymentTxHash: string): void;
   /** Called once at start: pays back what was taken for tasks a previous run can no longer complete. */
   refundOwed?(): Promise<void>;
+  /** Called every `refundRetryMs` while the agent runs: tries again the refunds that could not be made. */
+  retryRefunds?(): Promise<void>;
 }
 
 /** What the built-in agents let their host choose. */
@@ -155,6 +157,8 @@ export interface LogosAgentOptions {
   cardKey?: Uint8Array;
   /** How often the card is announced again. Default 30 s. */
   announceEveryMs?: number;
+  /** How often refunds that failed (the sequencer was away, say) are tried again. Default 5 s. */
+  refundRetryMs?: number;
 }
 
 interface TaskRun {
@@ -181,6 +185,8 @@ interface TaskRun {
 }
 
 const SEEN_IDS_LIMIT = 10_000;
+/** How long a start waits for the refunds a previous run owed before the agent answers anyway. */
+const START_REFUNDS_WAIT_MS = 5_000;
 let warnedUnsigned = false;
 
 export class LogosAgent {
@@ -199,6 +205,8 @@ export class LogosAgent {
   private readonly seenIds = new Set<string>();
   private unsubscribe?: Unsubscribe;
   private announcer?: NodeJS.Timeout;
+  private refundRetrier?: NodeJS.Timeout;
+  private readonly refundRetryMs: number;
   /** Where the card is announced; undefined when announcing is off. */
   private readonly discoveryTopic: string | undefined;
   private readonly announceEveryMs: number;
@@ -243,11 +251,20 @@ export class LogosAgent {
       throw new Error(`agent ${this.card.id}: a priced card needs payments for the account in x-lez-identity`);
     }
     this.ackAfterMs = options.ackAfterMs ?? 250;
+    this.refundRetryMs = options.refundRetryMs ?? 5_000;
   }
 
   async start(): Promise<void> {
-    // Money first: tasks paid to a previous run of this agent cannot be completed by this one.
-    await this.payments?.refundOwed?.();
+    // Money first: tasks paid to a previous run of this agent cannot be completed by this one. Their refunds get a
+    // few seconds to land before the agent answers (a gateway asking about such a task then finds the refund on
+    // chain at once); a sequencer that is away must not keep the agent down, so they go on in the background.
+    const owed = this.payments?.refundOwed?.().catch((error: unknown) => {
+      console.error(`agent ${this.card.id}: refunding what a previous run owed failed`, error);
+    });
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([owed, new Promise((resolve) => (waited = setTimeout(resolve, START_REFUNDS_WAIT_MS)))]);
+    clearTimeout(waited);
+    this.retryRefundsEvery(this.refundRetryMs);
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
     if (this.discoveryTopic) {
@@ -264,6 +281,23 @@ export class LogosAgent {
     }
   }
 
+  /** Money owed back is never left waiting for the next start: one retry at a time, until the agent stops. */
+  private retryRefundsEvery(ms: number): void {
+    const retry = this.payments?.retryRefunds?.bind(this.payments);
+    if (!retry) return;
+    const next = () => {
+      this.refundRetrier = setTimeout(
+        () =>
+          void retry()
+            .catch((error: unknown) => console.error(`agent ${this.card.id}: retrying refunds failed`, error))
+            .finally(() => this.refundRetrier && next()),
+        ms,
+      );
+      this.refundRetrier.unref();
+    };
+    next();
+  }
+
   /** Publishes the card on the discovery topic (also called periodically once started). */
   async announce(): Promise<void> {
     if (!this.discoveryTopic) return;
@@ -277,6 +311,8 @@ export class LogosAgent {
   async stop(): Promise<void> {
     this.unsubscribe?.();
     clearInterval(this.announcer);
+    clearTimeout(this.refundRetrier);
+    this.refundRetrier = undefined;
     for (const run of this.runs.values()) {
       clearInterval(run.heartbeat);
       run.controller.abort(new Error('agent stopping'));

@@ -6,7 +6,7 @@
  * js-waku's light client and the REST layers are hundreds of modules a start would otherwise load for nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { loadOrCreateKey } from './secret-key-file.ts';
 import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
@@ -88,6 +88,9 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
   const gateway = new WakuTransport({
     ...common,
     privateKey: loadOrCreateKey(settings.keyFile),
+    // A fixed peer id as well: the "join at" address agents were given (/…/p2p/<peer id>) still reaches a
+    // restarted gateway. Kept apart from the party key, as WakuTransport's nodeKey says why.
+    nodeKey: loadOrCreateKey(join(dirname(settings.keyFile), `${basename(settings.keyFile, '.key')}-node.key`)),
     listen: settings.listen,
     staticPeers: [...settings.entryNodes, ...settings.peers],
   });

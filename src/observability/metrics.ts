@@ -73,7 +73,7 @@ export const metrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
-  /** outcome: refunded, refund-missing. */
+  /** outcome: refunded, refund-missing, refunded-late (recorded missing, found on chain later). */
   refunds: new Counter({
     name: 'logos_a2a_refunds_total',
     help: 'Refunds owed by agents after a paid task ended without its result, by outcome.',

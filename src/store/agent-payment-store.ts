@@ -1,9 +1,18 @@
 /**
  * A paid agent's own money state, kept beside its keys so that it survives the agent's process: every payment it
  * accepted (a reference seen once is refused ever after, also after a restart), what became of it (earned by a
- * completed task, or refunded), and the signed refund in flight, so a refund is resumed rather than signed twice.
+ * completed task, owed back, or refunded), and the signed refund in flight, so a refund is resumed rather than
+ * signed twice.
  */
-export type HeldPaymentStatus = 'held' | 'earned' | 'refunded';
+export type HeldPaymentStatus =
+  /** Reserved for a task while its transfer is checked on chain: not known to be money yet. */
+  | 'checking'
+  /** Checked: the agent holds it while the task runs. */
+  | 'held'
+  /** The task ended without completing: the money goes back, and is retried until it has. */
+  | 'owed'
+  | 'earned'
+  | 'refunded';
 
 export interface HeldPayment {
   txHash: string;
@@ -12,19 +21,20 @@ export interface HeldPayment {
   /** u128 base units, decimal. */
   amount: string;
   status: HeldPaymentStatus;
-  /** The rail's record of the signed refund, once signed (opaque here). */
+  /** The rail's record of the signed refund, once signed (opaque here); undefined before, or after it failed. */
   refundState: unknown;
 }
 
 export interface AgentPaymentStore {
-  /** Takes a payment reference for a task; false when it was taken before (a replay). */
+  /** Takes a payment reference for a task (`checking`); false when it was taken before (a replay). */
   reserve(txHash: string, payer: string, amount: string): boolean;
   /** Gives a reservation back: the payment did not verify. */
   release(txHash: string): void;
   get(txHash: string): HeldPayment | undefined;
-  setStatus(txHash: string, status: Exclude<HeldPaymentStatus, 'held'>): void;
+  setStatus(txHash: string, status: Exclude<HeldPaymentStatus, 'checking'>): void;
+  /** Keeps the signed refund; undefined forgets one that can no longer land, so the next attempt signs afresh. */
   setRefundState(txHash: string, state: unknown): void;
-  /** Payments neither earned nor refunded: after a restart, owed back. */
-  held(): HeldPayment[];
+  /** The payments in these states. */
+  withStatus(...statuses: HeldPaymentStatus[]): HeldPayment[];
   close(): void;
 }

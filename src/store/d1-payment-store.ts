@@ -50,6 +50,14 @@ export class D1PaymentStore implements PaymentStore {
     return results.map(paymentFromRow);
   }
 
+  async refundsMissing(): Promise<TaskPaymentRecord[]> {
+    const missing = this.db.prepare(
+      this.onlyTask ? `${sql.REFUNDS_MISSING_SQL} AND task_id = ?` : sql.REFUNDS_MISSING_SQL,
+    );
+    const { results } = await (this.onlyTask ? missing.bind(this.onlyTask) : missing).all<PaymentRow>();
+    return results.map(paymentFromRow);
+  }
+
   async spentSince(sinceIso: string): Promise<bigint> {
     const { results } = await this.db.prepare(sql.SPENT_SINCE_SQL).bind(sinceIso).all<{ amount: string }>();
     return sql.sumAmounts(results);

@@ -60,6 +60,8 @@ export interface PaymentStore {
   ): Promise<void>;
   /** Payments still pending (resumed at start). */
   pending(): Promise<TaskPaymentRecord[]>;
+  /** Payments whose refund was not seen when their task ended (looked for again, as it may land later). */
+  refundsMissing(): Promise<TaskPaymentRecord[]>;
   /** Sum of what was paid or is pending since `sinceIso`: what the per-period limit counts. */
   spentSince(sinceIso: string): Promise<bigint>;
   /** What tasks sent with this API key have spent (paid, pending, or never refunded). */

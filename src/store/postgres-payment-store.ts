@@ -58,6 +58,12 @@ export class PostgresPaymentStore implements PaymentStore {
     return rows.map(paymentFromRow);
   }
 
+  async refundsMissing(): Promise<TaskPaymentRecord[]> {
+    const rows = await this.sql<PaymentRow[]>`
+      SELECT ${this.sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE status = 'refund-missing'`;
+    return rows.map(paymentFromRow);
+  }
+
   async spentSince(sinceIso: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
       SELECT COALESCE(sum(amount), 0)::text AS spent FROM payments

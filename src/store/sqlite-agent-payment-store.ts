@@ -40,13 +40,13 @@ export class SqliteAgentPaymentStore implements AgentPaymentStore {
 
   reserve(txHash: string, payer: string, amount: string): boolean {
     const result = this.db
-      .prepare(`INSERT OR IGNORE INTO agent_payments (tx_hash, payer, amount, status) VALUES (?, ?, ?, 'held')`)
+      .prepare(`INSERT OR IGNORE INTO agent_payments (tx_hash, payer, amount, status) VALUES (?, ?, ?, 'checking')`)
       .run(txHash.toLowerCase(), payer, amount);
     return result.changes === 1;
   }
 
   release(txHash: string): void {
-    this.db.prepare(`DELETE FROM agent_payments WHERE tx_hash = ? AND status = 'held'`).run(txHash.toLowerCase());
+    this.db.prepare(`DELETE FROM agent_payments WHERE tx_hash = ? AND status = 'checking'`).run(txHash.toLowerCase());
   }
 
   get(txHash: string): HeldPayment | undefined {
@@ -55,20 +55,20 @@ export class SqliteAgentPaymentStore implements AgentPaymentStore {
     return row && fromRow(row);
   }
 
-  setStatus(txHash: string, status: Exclude<HeldPaymentStatus, 'held'>): void {
+  setStatus(txHash: string, status: Exclude<HeldPaymentStatus, 'checking'>): void {
     this.db.prepare('UPDATE agent_payments SET status = ? WHERE tx_hash = ?').run(status, txHash.toLowerCase());
   }
 
   setRefundState(txHash: string, state: unknown): void {
     this.db
       .prepare('UPDATE agent_payments SET refund_state = ? WHERE tx_hash = ?')
-      .run(JSON.stringify(state), txHash.toLowerCase());
+      .run(state === undefined ? null : JSON.stringify(state), txHash.toLowerCase());
   }
 
-  held(): HeldPayment[] {
-    return (this.db.prepare(`SELECT * FROM agent_payments WHERE status = 'held'`).all() as unknown as Row[]).map(
-      fromRow,
-    );
+  withStatus(...statuses: HeldPaymentStatus[]): HeldPayment[] {
+    const marks = statuses.map(() => '?').join(', ');
+    const rows = this.db.prepare(`SELECT * FROM agent_payments WHERE status IN (${marks})`).all(...statuses);
+    return (rows as unknown as Row[]).map(fromRow);
   }
 
   /** Idempotent. */

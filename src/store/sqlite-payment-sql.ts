@@ -54,6 +54,7 @@ export function paymentUpdateValues(
 }
 
 export const PENDING_PAYMENTS_SQL = "SELECT * FROM payments WHERE status = 'pending'";
+export const REFUNDS_MISSING_SQL = "SELECT * FROM payments WHERE status = 'refund-missing'";
 
 /** The amounts that count as spent (not refunded, not failed) since a time, or by an API key: one `?` each. */
 export const SPENT_SINCE_SQL = committedAmounts('created_at >= ?');

@@ -35,6 +35,11 @@ export class SqlitePaymentStore implements PaymentStore {
     return (this.db.prepare(sql.PENDING_PAYMENTS_SQL).all() as unknown as PaymentRow[]).map(paymentFromRow);
   }
 
+  async refundsMissing(): Promise<TaskPaymentRecord[]> {
+    const rows = this.db.prepare(sql.REFUNDS_MISSING_SQL).all();
+    return (rows as unknown as PaymentRow[]).map(paymentFromRow);
+  }
+
   async spentSince(sinceIso: string): Promise<bigint> {
     return sql.sumAmounts(this.db.prepare(sql.SPENT_SINCE_SQL).all(sinceIso) as { amount: string }[]);
   }

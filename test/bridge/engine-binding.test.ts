@@ -193,6 +193,29 @@ describe('the gateway side of the binding', () => {
     await eventually(async () => ((await stateOf(started.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
   });
 
+  it('an agent that lost the task (it restarted) ends it, whatever the seq of its answer', async () => {
+    const task = await newTask();
+    await reply(task.id, { seq: 1, type: 'task_status', state: 'working' });
+    await reply(task.id, { seq: 2, type: 'task_status', state: 'working', message: 'still on it' });
+    await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_WORKING ? true : undefined));
+    // The restarted agent answers a cancel (or any question) about a task it has no record of, numbered 1.
+    const lost = 'The agent has no record of this task; it may have restarted.';
+    await reply(task.id, {
+      seq: 1,
+      type: 'task_result',
+      state: 'failed',
+      error: { code: 'unknown_task', message: lost },
+      message: lost,
+    });
+    const failed = await eventually(async () => {
+      const now = await engine.getTask('raw', task.id);
+      return now?.status?.state === TaskState.TASK_STATE_FAILED ? now : undefined;
+    });
+    // Ended by the agent's answer, not by the silence timeout.
+    const text = failed.status?.message?.parts[0]?.content;
+    expect(text?.$case === 'text' && text.value).toBe(lost);
+  });
+
   it('cancels locally, saying so, when the agent does not confirm in time', async () => {
     const task = await newTask();
     const cancelled = await engine.cancel('raw', task.id);

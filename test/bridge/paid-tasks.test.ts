@@ -413,12 +413,59 @@ describe('the client pays the agent itself (client-pays extension)', () => {
   });
 });
 
-describe('a payment in doubt when its task ended', () => {
-  it('is settled once at the next start, so the books say whether the money moved', async () => {
-    // The first gateway signs and records the transfer, then cannot confirm it: the task fails, "not confirmed".
+describe('a payment in doubt for a moment', () => {
+  it('is resumed while its task waits, and the task goes on paid once', async () => {
+    // The transfer is signed and recorded, then the sequencer stops answering before it is sent; it is back when
+    // the gateway asks again.
     await start({
       payer: (w) => ({
         ...w.payer,
+        pay: async (paymentId, to, amount, record) => {
+          const recorded = new Promise<RailPaymentRecord>(
+            (resolve) =>
+              void w.payer.pay(paymentId, to, amount, async (state) => {
+                await record(state);
+                resolve(state as RailPaymentRecord);
+                throw new Error('connection lost before submitting');
+              }),
+          );
+          const { rail, network, txHash, from, nonce } = await recorded;
+          const receipt = {
+            rail,
+            network,
+            txHash,
+            from,
+            to,
+            amount: amount.toString(),
+            nonce,
+            status: 'submitted' as const,
+          };
+          const message = 'the sequencer did not answer';
+          return { kind: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message, receipt };
+        },
+      }),
+    });
+    const task = (await send('quick')).body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.metadata.lez).toMatchObject({ status: 'paid' });
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
+});
+
+describe('a payment in doubt when its task ended', () => {
+  it('is settled once at the next start, so the books say whether the money moved', async () => {
+    // The first gateway signs and records the transfer, then cannot confirm it while it waits: the task fails, "not
+    // confirmed".
+    await start({
+      limits: { inDoubtWaitMs: 300 },
+      payer: (w) => ({
+        ...w.payer,
+        resume: async (state) => {
+          const { paymentId, rail, network, txHash, from, to, amount, nonce } = state as RailPaymentRecord;
+          const receipt = { rail, network, txHash, from, to, amount, nonce, status: 'submitted' as const };
+          const message = 'the sequencer did not answer';
+          return { kind: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message, receipt };
+        },
         pay: async (paymentId, to, amount, record) => {
           let signed: RailPaymentRecord | undefined;
           void w.payer.pay(paymentId, to, amount, (state) => {

@@ -1,7 +1,7 @@
 /**
  * TaskPayments after a crash, on an in-process ledger and a real SQLite payment store: a record written but never
- * signed is paid once (or failed, charging nothing), and a refund whose reference never reached the gateway is found
- * on chain before anything is recorded as `refund-missing`.
+ * signed is paid once (or failed, charging nothing), a refund whose reference never reached the gateway is found
+ * on chain before anything is recorded as `refund-missing`, and one that lands later corrects the record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskPayments, type TaskToPay } from '../../src/bridge/task-payments.ts';
@@ -67,7 +67,7 @@ describe('a payment record that was never signed', () => {
     const { ledger, store, payments } = world();
     await unsignedRecord(store, 't2');
     const settled = await payments.settleStranded(() => false);
-    expect(settled.get('t2')).toMatchObject({
+    expect(settled.get('t2')?.outcome).toMatchObject({
       kind: 'failed',
       message: expect.stringContaining('before it signed the transfer, so nothing was sent. Nothing was charged.'),
       receipt: { status: 'failed' },
@@ -95,6 +95,15 @@ describe('a refund without a reference', () => {
     expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 10n);
   });
 
+  it('two tasks ending together do not both claim the one refund on chain', async () => {
+    const { payments, agentRail } = world();
+    for (const id of ['x', 'y']) expect((await payments.charge(task(id))).kind).toBe('paid');
+    const refund = await agentRail.pay({ paymentId: 'refund:x', to: GATEWAY, amount: 10n });
+    if (refund.kind !== 'paid') throw new Error(refund.kind);
+    const settled = await Promise.all([payments.settleRefund('x', undefined), payments.settleRefund('y', undefined)]);
+    expect(settled.map((receipt) => receipt!.status).sort()).toEqual(['refund-missing', 'refunded']);
+  });
+
   it('a wrong reference does not hide the right transfer', async () => {
     const { payments, agentRail } = world();
     const paid = await payments.charge(task('c', 20n));
@@ -106,5 +115,28 @@ describe('a refund without a reference', () => {
       status: 'refunded',
       refundTxHash: refund.receipt.txHash,
     });
+  });
+});
+
+describe('a refund recorded missing', () => {
+  it('that lands later is found by the recheck and recorded, once', async () => {
+    const { store, payments, agentRail } = world();
+    for (const id of ['late', 'never']) expect((await payments.charge(task(id))).kind).toBe('paid');
+    for (const id of ['late', 'never'])
+      expect(await payments.settleRefund(id, undefined)).toMatchObject({ status: 'refund-missing' });
+    expect(await payments.recheckMissingRefunds()).toEqual([]);
+    // The agent's retry lands after the task ended: one refund of the amount, for one of the two tasks.
+    const refund = await agentRail.pay({ paymentId: 'refund:late', to: GATEWAY, amount: 10n });
+    if (refund.kind !== 'paid') throw new Error(refund.kind);
+
+    const corrected = await payments.recheckMissingRefunds();
+    expect(corrected).toHaveLength(1);
+    expect(corrected[0]).toMatchObject({
+      agentId: 'shop',
+      receipt: { status: 'refunded', refundTxHash: refund.receipt.txHash },
+    });
+    const stillMissing = corrected[0]!.taskId === 'late' ? 'never' : 'late';
+    expect((await store.get(stillMissing))!.status).toBe('refund-missing');
+    expect(await payments.recheckMissingRefunds()).toEqual([]);
   });
 });

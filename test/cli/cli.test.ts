@@ -205,6 +205,17 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     expect(missing.stderr).toMatch(/--peer needs a value/);
   }, 60_000);
 
+  it('the paid agent needs a sequencer, and a signing mode it knows (exit 2)', async () => {
+    const [noSequencer, badMode] = await Promise.all([
+      runCli(['agent', 'paid']),
+      runCli(['agent', 'paid', '--sequencer', 'http://127.0.0.1:1', '--signing-mode', 'guess']),
+    ]);
+    expect(noSequencer).toMatchObject({ code: 2, stack: false });
+    expect(noSequencer.stderr).toMatch(/^logos-a2a agent: the paid agent needs --sequencer URL/);
+    expect(badMode).toMatchObject({ code: 2, stack: false });
+    expect(badMode.stderr).toMatch(/--signing-mode is one of prehash-v0.3, raw-borsh, got "guess"/);
+  }, 60_000);
+
   it('a bad multiaddr names where it came from: --peer and --listen exit 2, the Waku settings exit 1', async () => {
     const [peer, listen, peers, listens] = await Promise.all([
       runCli(['agent', 'echo', '--peer', 'localhost:60000']),

@@ -1,7 +1,7 @@
 /**
  * An agent's money across restarts (agentPayments over a SQLite AgentPaymentStore and an in-process ledger): a
- * payment reference is accepted once ever, and what the agent took for tasks it can no longer complete is paid back
- * at its next start, exactly once.
+ * payment reference is accepted once ever, what the agent took for tasks it can no longer complete is paid back
+ * at its next start, exactly once, and a refund that could not be made is made by a later retry.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { afterEach, expect, it } from 'vitest';
 import { agentPayments } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
+import type { PaymentRail } from '../../src/lez/rail/payment-rail.ts';
 import { SqliteAgentPaymentStore } from '../../src/store/sqlite-agent-payment-store.ts';
 
 const GATEWAY = 'gateway-account-on-the-memory-ledger';
@@ -35,7 +36,29 @@ function world() {
   const run = () => {
     const store = new SqliteAgentPaymentStore(join(dir, 'agent-payments.db'));
     cleanups.push(() => store.close());
-    return { store, payments: agentPayments(new MemoryRail({ ledger, payer: AGENT }), store) };
+    const rail = new MemoryRail({ ledger, payer: AGENT });
+    /** While true, the sequencer does not answer payments (nothing is sent). */
+    const outage = { down: false };
+    const reachable: PaymentRail = Object.assign(Object.create(rail) as PaymentRail, {
+      verify: (...args: Parameters<PaymentRail['verify']>) =>
+        outage.down
+          ? Promise.resolve({
+              kind: 'unconfirmed' as const,
+              reason: 'sequencer-unavailable' as const,
+              message: 'the sequencer does not answer',
+            })
+          : rail.verify(...args),
+      pay: (request: Parameters<PaymentRail['pay']>[0]) =>
+        outage.down
+          ? Promise.resolve({
+              kind: 'failed' as const,
+              paymentId: request.paymentId,
+              reason: 'sequencer-unavailable' as const,
+              message: 'the sequencer does not answer',
+            })
+          : rail.pay(request),
+    });
+    return { store, outage, payments: agentPayments(reachable, store) };
   };
   const pay = async (id: string, amount: bigint) => {
     const outcome = await gateway.pay({ paymentId: id, to: AGENT, amount });
@@ -84,4 +107,51 @@ it('at start, the agent refunds every payment it took and neither earned nor ref
   expect(after.store.get(stranded)!.status).toBe('refunded');
   await after.payments.refundOwed!();
   expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 10n);
+});
+
+it('a refund that fails while the task ends is made by a retry, and the payment stays owed until then', async () => {
+  const { ledger, run, pay } = world();
+  const tx = await pay('t', 10n);
+  const agent = run();
+  expect(await agent.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+  expect(agent.store.get(tx)!.status).toBe('held');
+  agent.outage.down = true;
+  expect(await agent.payments.refund(`refund:${tx}`, GATEWAY, 10n, tx)).toMatchObject({ ok: false });
+  expect(agent.store.get(tx)!.status).toBe('owed');
+  await agent.payments.retryRefunds!();
+  expect(ledger.balanceOf(GATEWAY)).toBe(1_000n - 10n);
+  agent.outage.down = false;
+  await agent.payments.retryRefunds!();
+  expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
+  expect(agent.store.get(tx)!.status).toBe('refunded');
+  await agent.payments.retryRefunds!();
+  expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
+});
+
+it('a reference the previous run died checking is refunded if it is money, and never if the chain lacks it', async () => {
+  const { ledger, run, pay } = world();
+  const real = await pay('real', 10n);
+  const before = run();
+  // The process dies between reserving the references and hearing the chain's answer.
+  before.store.reserve(real, GATEWAY, '10');
+  before.store.reserve('f'.repeat(64), GATEWAY, '10');
+  before.store.close();
+  const after = run();
+  await after.payments.refundOwed!();
+  expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
+  expect(after.store.get(real)!.status).toBe('refunded');
+  // Not on chain (yet): nothing is paid for it, and it is asked about again at the next retry.
+  expect(after.store.get('f'.repeat(64))!.status).toBe('checking');
+  await after.payments.retryRefunds!();
+  expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
+});
+
+it('a payment the sequencer cannot confirm for a moment is asked about again, not refused', async () => {
+  const { run, pay } = world();
+  const tx = await pay('t', 10n);
+  const agent = run();
+  agent.outage.down = true;
+  setTimeout(() => (agent.outage.down = false), 300);
+  expect(await agent.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+  expect(agent.store.get(tx)!.status).toBe('held');
 });

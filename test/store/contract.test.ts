@@ -171,6 +171,11 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       await payments.create(payment('p3', { amount: '7', status: 'paid', caller: 'bob' }));
       await payments.create(payment('p4', { amount: '9', status: 'failed' }));
       expect((await payments.pending()).map((record) => record.taskId)).toEqual(['p2']);
+      expect(await payments.refundsMissing()).toEqual([]);
+      await payments.create(payment('p5', { amount: '3', status: 'refund-missing', txHash: 'tx5' }));
+      expect((await payments.refundsMissing()).map((record) => record.taskId)).toEqual(['p5']);
+      await payments.update('p5', { status: 'refunded', refundTxHash: 'rx5' });
+      expect(await payments.refundsMissing()).toEqual([]);
       expect(await payments.spentSince('2026-01-01T00:00:00.000Z')).toBe(12n);
       expect(await payments.spentSince('2026-01-01T12:00:00.000Z')).toBe(5n);
       expect(await payments.spentByCaller('alice')).toBe(5n);

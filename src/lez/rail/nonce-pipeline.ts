@@ -478,7 +478,12 @@ export class NoncePipeline {
 
   private noteProblem(problem: SequencerProblem): void {
     this.problem = problem;
-    for (const slot of this.slots) slot.problem = problem;
+    for (const slot of this.slots) {
+      slot.problem = problem;
+      // A sequencer that stopped answering may come back restarted, its mempool gone: what it had accepted is sent
+      // again as soon as it answers, not after resubmitAfterMs (a second copy of bytes it still holds is harmless).
+      if (slot.delivery === 'accepted') slot.lastSentAt = undefined;
+    }
   }
 
   /** Waiters past their deadline: unsigned orders fail (nothing to undo); signed payments are in doubt. */

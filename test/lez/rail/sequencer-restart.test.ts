@@ -97,6 +97,36 @@ describe('a devnet kept on disk', () => {
     });
   });
 
+  it('a payment accepted into the mempool of a sequencer that then restarts is sent again as soon as it answers', async () => {
+    const dir = dataDir();
+    const first = await devnetOn(dir);
+    const port = Number(new URL(first.url).port);
+    const before = first.balance(AGENT.account);
+    // Resending only after a minute: the payment lands within its 10 s only if the restart is noticed.
+    const rail = new LezRail(
+      { client: new SequencerClient({ url: first.url }), payer: PAYER },
+      {
+        signingMode: 'prehash-v0.3',
+        network: 'devnet',
+        pollIntervalMs: 50,
+        inclusionTimeoutMs: 10_000,
+        resubmitAfterMs: 60_000,
+      },
+    );
+    cleanups.push(() => rail.close());
+    let signed!: () => void;
+    const submitted = new Promise<void>((resolve) => (signed = resolve));
+    const outcome = rail.pay({ paymentId: 'p1', to: AGENT.account, amount: 7n, onSigned: () => signed() });
+    await submitted;
+    // In the mempool, not yet in a block, when the sequencer goes down; it comes back without it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await first.stop();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await devnetOn(dir, port);
+    expect(await withBlocks(second, outcome)).toMatchObject({ kind: 'paid' });
+    expect(second.balance(AGENT.account)).toBe(before + 7n);
+  });
+
   it('a record whose nonce another transaction took is settled superseded, with that transaction named', async () => {
     const dir = dataDir();
     const first = await devnetOn(dir);
