@@ -66,6 +66,11 @@ const WakuTransportConfig = z
     ...wakuNetworkFields,
     /** Multiaddrs the gateway's node listens on; agents (and other relays) dial these. */
     listen: z.array(z.string().min(1)).min(1).default(['/ip4/127.0.0.1/tcp/60000']),
+    /**
+     * The node's key, which fixes its peer id and so its join address across restarts. Default: beside `keyFile`
+     * with SQLite; with PostgreSQL, where replicas share `keyFile`, a fresh one per start unless set (one per replica).
+     */
+    nodeKeyFile: z.string().min(1).optional(),
     /** The node's nwaku REST API (relay, health, info; docs/binding.md §2.10), for Workers and nwaku clients. Off unless set. */
     rest: z
       .object({
@@ -344,12 +349,14 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
   const listen = list(env.LOGOS_A2A_WAKU_LISTEN);
   const peers = list(env.LOGOS_A2A_WAKU_PEERS);
   const keyFile = env.LOGOS_A2A_WAKU_KEY_FILE || undefined;
+  const nodeKeyFile = env.LOGOS_A2A_WAKU_NODE_KEY_FILE || undefined;
   const kind = env.LOGOS_A2A_TRANSPORT || undefined;
   const network = env.LOGOS_A2A_NETWORK || undefined;
   const url = env.LOGOS_A2A_NWAKU_REST_URL || undefined;
   const restPort = env.LOGOS_A2A_WAKU_REST_PORT || undefined;
   const restHost = env.LOGOS_A2A_WAKU_REST_HOST || undefined;
-  if (!kind && !network && !listen && !peers && !keyFile && !url && !restPort && !restHost) return undefined;
+  if (!kind && !network && !listen && !peers && !keyFile && !nodeKeyFile && !url && !restPort && !restHost)
+    return undefined;
   const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
   const baseRest = typeof base.rest === 'object' && base.rest !== null ? base.rest : {};
   return {
@@ -359,6 +366,7 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
     ...(listen ? { listen } : {}),
     ...(peers ? { peers } : {}),
     ...(keyFile ? { keyFile } : {}),
+    ...(nodeKeyFile ? { nodeKeyFile } : {}),
     ...(url ? { url } : {}),
     ...(restPort || restHost
       ? { rest: { ...baseRest, ...(restPort ? { port: restPort } : {}), ...(restHost ? { host: restHost } : {}) } }

@@ -13,7 +13,7 @@ import type { AgentPayments, LogosAgent } from '../logos/agent-runtime.ts';
 import { paidAgent } from '../logos/agents/paid.ts';
 import { conformanceAgent } from '../logos/agents/conformance.ts';
 import { echoAgent } from '../logos/agents/echo.ts';
-import { openNetwork, type LogosNetwork } from '../logos/network.ts';
+import { defaultNodeKeyFile, openNetwork, type LogosNetwork, type NetworkSettings } from '../logos/network.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
 import { spendingRules } from './payment-wiring.ts';
@@ -109,6 +109,17 @@ function cardSigningSecret(config: GatewayConfig): Uint8Array {
   return file ? loadOrCreateKey(file) : Uint8Array.from(randomBytes(32));
 }
 
+/**
+ * The transport's settings, with the node key's default: a single gateway (SQLite) keeps its peer id across
+ * restarts, beside its party key; replicas (PostgreSQL) share that key's folder, and one peer id for several nodes
+ * would break the mesh, so each gets a fresh one per start unless given a file of its own.
+ */
+function networkSettings(config: GatewayConfig): NetworkSettings {
+  const transport = config.transport;
+  if (transport.kind !== 'waku' || transport.nodeKeyFile || isPostgresUrl(config.database)) return transport;
+  return { ...transport, nodeKeyFile: defaultNodeKeyFile(transport.keyFile) };
+}
+
 /** Starts the in-process agents of the config, the engine and the HTTP server. */
 export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
   // Everything opened is closed in reverse order: by stop(), and by a start that fails halfway (a port in use, say),
@@ -174,7 +185,7 @@ async function open(
   });
   onClose(() => stores.close());
   const store = stores.tasks;
-  const network = await openNetwork(config.transport, deps.network);
+  const network = await openNetwork(networkSettings(config), deps.network);
   onClose(() => network.stop());
 
   // The in-process agents join the network while the rest opens, and the HTTP face answers (their cards included)

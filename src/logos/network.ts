@@ -52,9 +52,16 @@ interface WakuNetworkCommon {
   keyFile: string;
 }
 
+/** Where a single gateway keeps its node key when none is configured: beside its party key. */
+export function defaultNodeKeyFile(keyFile: string): string {
+  return join(dirname(keyFile), `${basename(keyFile, '.key')}-node.key`);
+}
+
 export interface WakuNetworkSettings extends WakuNetworkCommon {
   kind: 'waku';
   listen: string[];
+  /** The node's key, which fixes its peer id (its join address) across restarts; a fresh one per start without. */
+  nodeKeyFile?: string | undefined;
   rest?: NodeRestSettings | undefined;
 }
 
@@ -90,7 +97,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     privateKey: loadOrCreateKey(settings.keyFile),
     // A fixed peer id as well: the "join at" address agents were given (/…/p2p/<peer id>) still reaches a
     // restarted gateway. Kept apart from the party key, as WakuTransport's nodeKey says why.
-    nodeKey: loadOrCreateKey(join(dirname(settings.keyFile), `${basename(settings.keyFile, '.key')}-node.key`)),
+    ...(settings.nodeKeyFile ? { nodeKey: loadOrCreateKey(settings.nodeKeyFile) } : {}),
     listen: settings.listen,
     staticPeers: [...settings.entryNodes, ...settings.peers],
   });

@@ -32,7 +32,7 @@
  * a relay peer in it, so an early message is not published into an empty mesh.
  */
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
-import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
+import { generateKeyPair, generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex } from '@waku/utils';
@@ -99,7 +99,7 @@ export interface WakuTransportOptions {
   /** This party's identity: a 32-byte secp256k1 secret key. Generated when absent (see `privateKey`). */
   privateKey?: Uint8Array;
   /**
-   * The libp2p key (32-byte secp256k1) that fixes the node's peer id, so peers can list it as
+   * The seed (32 bytes) of the Ed25519 libp2p key that fixes the node's peer id, so peers can list it as
    * `/…/p2p/<peer id>` across restarts. Random per start when absent. Deliberately separate from `privateKey`,
    * so the network identity of a host does not reveal which party it carries.
    */
@@ -343,8 +343,10 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
       // A random node key is Ed25519, which every libp2p speaks: gossipsub parses the node's own peer id from its
       // string at every publish, and a secp256k1 one costs a point decompression there (the largest item of the Waku
       // path's profile, docs/performance.md), an Ed25519 one nothing.
+      // Ed25519, fixed or not: gossipsub parses the node's own peer id at every publish, and an Ed25519 id parses
+      // for free where a secp256k1 one costs a point decompression (docs/performance.md).
       const privateKey = (this.#nodeKey
-        ? privateKeyFromRaw(this.#nodeKey)
+        ? await generateKeyPairFromSeed('Ed25519', this.#nodeKey)
         : await generateKeyPair('Ed25519')) as unknown as PrivateKey;
       const peerDiscovery: NonNullable<Libp2pOptions['peerDiscovery']> = [];
       if (options.bootstrap && options.bootstrap.enrTrees.length > 0) {
