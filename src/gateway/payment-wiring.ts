@@ -103,8 +103,19 @@ export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): Age
     rail: rail.rail,
     account: rail.payer,
     verify: async (txHash, expect) => {
-      if (store && !store.reserve(txHash, expect.from, expect.amount.toString()))
-        return { ok: false, message: `transaction ${txHash} already paid for another task` };
+      if (store && !store.reserve(txHash, expect.from, expect.amount.toString(), expect.taskId)) {
+        const taken = store.get(txHash);
+        if (taken?.taskId !== expect.taskId)
+          return { ok: false, message: `transaction ${txHash} already paid for another task` };
+        // The same task asked again: this agent lost it in a restart before its result reached the gateway, which
+        // sends the request once more. The payment it earned (or still holds) pays for this run: one result for one
+        // payment. One refunded, or owed back, pays for nothing any more.
+        if (taken.status === 'earned' || taken.status === 'held') {
+          store.setStatus(txHash, 'held');
+          return { ok: true };
+        }
+        return { ok: false, message: `transaction ${txHash} paid for task ${expect.taskId}, and is refunded (or being refunded)` };
+      }
       reservedHere.add(txHash.toLowerCase());
       try {
         let outcome = await check(txHash, expect.from, expect.amount);

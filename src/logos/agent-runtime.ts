@@ -79,10 +79,10 @@ export interface AgentPayments {
   readonly rail: string;
   /** The agent's own account (its card's `x-lez-identity.account_id`). */
   readonly account: string;
-  /** Is `txHash` an included transfer of exactly `amount` from `from` to this agent? */
+  /** Is `txHash` an included transfer of exactly `amount` from `from` to this agent, for task `taskId`? */
   verify(
     txHash: string,
-    expect: { from: string; amount: bigint },
+    expect: { from: string; amount: bigint; taskId: string },
   ): Promise<{ ok: true } | { ok: false; message: string }>;
   /** A new transfer back to the payer; once per `paymentId`. `paymentTxHash`: the payment it pays back. */
   refund(
@@ -507,7 +507,11 @@ export class LogosAgent {
     }
     if (this.usedPayments.has(payment.tx_hash)) return `Transaction ${payment.tx_hash} already paid for another task.`;
     this.usedPayments.add(payment.tx_hash);
-    const verified = await this.payments.verify(payment.tx_hash, { from: payment.from, amount: price });
+    const verified = await this.payments.verify(payment.tx_hash, {
+      from: payment.from,
+      amount: price,
+      taskId: request.task_id,
+    });
     if (!verified.ok) {
       this.usedPayments.delete(payment.tx_hash);
       return `The payment did not verify: ${verified.message}`;

@@ -21,13 +21,15 @@ export interface HeldPayment {
   /** u128 base units, decimal. */
   amount: string;
   status: HeldPaymentStatus;
+  /** The task it paid for; undefined for payments taken before this was kept. */
+  taskId: string | undefined;
   /** The rail's record of the signed refund, once signed (opaque here); undefined before, or after it failed. */
   refundState: unknown;
 }
 
 export interface AgentPaymentStore {
   /** Takes a payment reference for a task (`checking`); false when it was taken before (a replay). */
-  reserve(txHash: string, payer: string, amount: string): boolean;
+  reserve(txHash: string, payer: string, amount: string, taskId: string): boolean;
   /** Gives a reservation back: the payment did not verify. */
   release(txHash: string): void;
   get(txHash: string): HeldPayment | undefined;

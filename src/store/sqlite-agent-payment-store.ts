@@ -9,7 +9,8 @@ CREATE TABLE IF NOT EXISTS agent_payments (
   payer TEXT NOT NULL,
   amount TEXT NOT NULL,
   status TEXT NOT NULL,
-  refund_state TEXT
+  refund_state TEXT,
+  task_id TEXT
 );`;
 
 interface Row {
@@ -18,6 +19,7 @@ interface Row {
   amount: string;
   status: HeldPaymentStatus;
   refund_state: string | null;
+  task_id: string | null;
 }
 
 const fromRow = (row: Row): HeldPayment => ({
@@ -25,6 +27,7 @@ const fromRow = (row: Row): HeldPayment => ({
   payer: row.payer,
   amount: row.amount,
   status: row.status,
+  taskId: row.task_id ?? undefined,
   refundState: row.refund_state === null ? undefined : (JSON.parse(row.refund_state) as unknown),
 });
 
@@ -36,12 +39,18 @@ export class SqliteAgentPaymentStore implements AgentPaymentStore {
     // FULL: money the agent took, or owes, must survive a power loss too.
     this.db = openSqlite(path, 'FULL');
     this.db.exec(SCHEMA);
+    // A file from before the task was kept gains the column; its earlier payments have no task.
+    const columns = this.db.prepare('PRAGMA table_info(agent_payments)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'task_id'))
+      this.db.exec('ALTER TABLE agent_payments ADD COLUMN task_id TEXT');
   }
 
-  reserve(txHash: string, payer: string, amount: string): boolean {
+  reserve(txHash: string, payer: string, amount: string, taskId: string): boolean {
     const result = this.db
-      .prepare(`INSERT OR IGNORE INTO agent_payments (tx_hash, payer, amount, status) VALUES (?, ?, ?, 'checking')`)
-      .run(txHash.toLowerCase(), payer, amount);
+      .prepare(
+        `INSERT OR IGNORE INTO agent_payments (tx_hash, payer, amount, status, task_id) VALUES (?, ?, ?, 'checking', ?)`,
+      )
+      .run(txHash.toLowerCase(), payer, amount, taskId);
     return result.changes === 1;
   }
 

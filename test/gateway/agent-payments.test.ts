@@ -72,17 +72,43 @@ it('a payment reference is accepted once, also after a restart', async () => {
   const { run, pay } = world();
   const tx = await pay('task:1', 10n);
   const first = run();
-  expect(await first.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+  expect(await first.payments.verify(tx, { from: GATEWAY, amount: 10n, taskId: 't1' })).toEqual({ ok: true });
   first.store.close();
   const second = run();
-  expect(await second.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({
+  expect(await second.payments.verify(tx, { from: GATEWAY, amount: 10n, taskId: 't2' })).toEqual({
     ok: false,
     message: `transaction ${tx} already paid for another task`,
   });
   // A reference that did not verify is not held against a later, valid use.
   const wrong = await pay('task:2', 10n);
-  expect((await second.payments.verify(wrong, { from: GATEWAY, amount: 11n })).ok).toBe(false);
-  expect(await second.payments.verify(wrong, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+  expect((await second.payments.verify(wrong, { from: GATEWAY, amount: 11n, taskId: 't3' })).ok).toBe(false);
+  expect(await second.payments.verify(wrong, { from: GATEWAY, amount: 10n, taskId: 't3' })).toEqual({ ok: true });
+});
+
+it('the same task asked again after a restart runs again on the payment it earned; not on one refunded', async () => {
+  const { run, pay } = world();
+  const [earned, refunded] = [await pay('e', 10n), await pay('r', 10n)];
+  const before = run();
+  expect(await before.payments.verify(earned, { from: GATEWAY, amount: 10n, taskId: 'done' })).toEqual({ ok: true });
+  expect(await before.payments.verify(refunded, { from: GATEWAY, amount: 10n, taskId: 'back' })).toEqual({ ok: true });
+  // The first task completed, but the process died before the gateway heard its result; the second was refunded.
+  before.payments.earned!(earned);
+  expect(await before.payments.refund(`refund:${refunded}`, GATEWAY, 10n, refunded)).toMatchObject({ ok: true });
+  before.store.close();
+
+  const after = run();
+  await after.payments.refundOwed!();
+  // The gateway sends the request again: one result for one payment, so the task runs again on it.
+  expect(await after.payments.verify(earned, { from: GATEWAY, amount: 10n, taskId: 'done' })).toEqual({ ok: true });
+  expect(after.store.get(earned)).toMatchObject({ status: 'held', taskId: 'done' });
+  // The same reference for another task, or a refunded one for its own, pays for nothing.
+  expect(await after.payments.verify(earned, { from: GATEWAY, amount: 10n, taskId: 'other' })).toMatchObject({
+    ok: false,
+  });
+  expect(await after.payments.verify(refunded, { from: GATEWAY, amount: 10n, taskId: 'back' })).toEqual({
+    ok: false,
+    message: `transaction ${refunded} paid for task back, and is refunded (or being refunded)`,
+  });
 });
 
 it('at start, the agent refunds every payment it took and neither earned nor refunded, once', async () => {
@@ -94,7 +120,7 @@ it('at start, the agent refunds every payment it took and neither earned nor ref
     [refunded, 20n],
     [stranded, 30n],
   ] as const)
-    expect(await before.payments.verify(tx, { from: GATEWAY, amount })).toEqual({ ok: true });
+    expect(await before.payments.verify(tx, { from: GATEWAY, amount, taskId: tx })).toEqual({ ok: true });
   before.payments.earned!(earned);
   expect(await before.payments.refund(`refund:${refunded}`, GATEWAY, 20n, refunded)).toMatchObject({ ok: true });
   // The process dies with the stranded task running.
@@ -113,7 +139,7 @@ it('a refund that fails while the task ends is made by a retry, and the payment 
   const { ledger, run, pay } = world();
   const tx = await pay('t', 10n);
   const agent = run();
-  expect(await agent.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+  expect(await agent.payments.verify(tx, { from: GATEWAY, amount: 10n, taskId: 't' })).toEqual({ ok: true });
   expect(agent.store.get(tx)!.status).toBe('held');
   agent.outage.down = true;
   expect(await agent.payments.refund(`refund:${tx}`, GATEWAY, 10n, tx)).toMatchObject({ ok: false });
@@ -133,8 +159,8 @@ it('a reference the previous run died checking is refunded if it is money, and n
   const real = await pay('real', 10n);
   const before = run();
   // The process dies between reserving the references and hearing the chain's answer.
-  before.store.reserve(real, GATEWAY, '10');
-  before.store.reserve('f'.repeat(64), GATEWAY, '10');
+  before.store.reserve(real, GATEWAY, '10', 'real');
+  before.store.reserve('f'.repeat(64), GATEWAY, '10', 'not-money');
   before.store.close();
   const after = run();
   await after.payments.refundOwed!();
@@ -152,6 +178,6 @@ it('a payment the sequencer cannot confirm for a moment is asked about again, no
   const agent = run();
   agent.outage.down = true;
   setTimeout(() => (agent.outage.down = false), 300);
-  expect(await agent.payments.verify(tx, { from: GATEWAY, amount: 10n })).toEqual({ ok: true });
+  expect(await agent.payments.verify(tx, { from: GATEWAY, amount: 10n, taskId: 't' })).toEqual({ ok: true });
   expect(agent.store.get(tx)!.status).toBe('held');
 });
