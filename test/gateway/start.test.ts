@@ -4,19 +4,12 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
 import { ConfigError, loadConfig, type GatewayConfigInput } from '../../src/gateway/config.ts';
 import { startGateway } from '../../src/gateway/gateway.ts';
 
 let dir: string | undefined;
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function refusedBeforeOpening(overrides: GatewayConfigInput, message: RegExp) {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-start-'));

@@ -6,10 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { freePort } from '../../support/free-port.ts';
 import { DEVNET_GENESIS } from '../../../src/devnet/genesis.ts';
 import { hexToBytes } from '../../../src/lez/bytes.ts';
 import { signingKeyFromSecretKey } from '../../../src/lez/keys.ts';
@@ -27,14 +27,6 @@ afterEach(() =>
     .reverse()
     .forEach((cleanup) => cleanup()),
 );
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** `logos-a2a devnet` as a child process; resolves once it listens. */
 async function devnetProcess(port: number, dir: string): Promise<ChildProcess> {
