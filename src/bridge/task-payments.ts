@@ -7,6 +7,7 @@
  */
 import { checkSpend, type GateDecision, type SpendingLimits } from './spending-gate.ts';
 import type { WirePaymentReference } from '../logos/envelope.ts';
+import { Lane } from '../lez/rail/lane.ts';
 import type { FindTransferOutcome, PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from '../store/payment-store.ts';
 import type { TaskReceipt } from './task-metadata.ts';
@@ -69,8 +70,16 @@ export type ClientPaymentOutcome =
 export class TaskPayments {
   private readonly options: TaskPaymentsOptions;
   private readonly store: PaymentStore;
-  /** The refund claims in turn (see `claiming`). */
-  private claims: Promise<unknown> = Promise.resolve();
+  /**
+   * A refund's search and claim, one at a time: two tasks ending together would otherwise both pick the same
+   * unclaimed transfer (refunds have no memo), and the second record's claim would fail.
+   */
+  private readonly claims = new Lane();
+  /**
+   * The gate's sums and the record of the payment it lets through, one task at a time (and one replica at a time,
+   * `PaymentStore.exclusively`): two tasks charged at once must not both fit under a limit only one of them fits.
+   */
+  private readonly admissions = new Lane();
 
   constructor(options: TaskPaymentsOptions) {
     this.options = options;
@@ -116,7 +125,13 @@ export class TaskPayments {
       );
     if (existing) return this.payNow(task);
     if (!approved) {
-      const gate = await this.gate(task.amount, task.caller);
+      const gate = await this.admissions.run(() =>
+        this.store.exclusively(async () => {
+          const decision = await this.gate(task.amount, task.caller);
+          if (decision.kind !== 'needs-approval') await this.store.create(this.newRecord(task, { status: 'pending' }));
+          return decision;
+        }),
+      );
       if (gate.kind === 'needs-approval') {
         await this.store.createApproval({
           taskId: task.taskId,
@@ -129,6 +144,7 @@ export class TaskPayments {
         metrics.payments.inc({ outcome: 'needs-approval' });
         return { kind: 'needs-approval', reason: gate.reason };
       }
+      return this.payNow(task);
     }
     await this.store.create(this.newRecord(task, { status: 'pending' }));
     return this.payNow(task);
@@ -193,7 +209,7 @@ export class TaskPayments {
    * that, the chain is searched; only when neither shows a refund is it recorded as `refund-missing`.
    */
   async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
-    return this.claiming(async () => {
+    return this.claims.run(async () => {
       const record = await this.store.get(taskId);
       if (!record || record.status !== 'paid') return record && this.receipt(record);
       const refundTxHash =
@@ -205,16 +221,6 @@ export class TaskPayments {
       metrics.refunds.inc({ outcome: claimed ? 'refunded' : 'refund-missing' });
       return this.receipt((await this.store.get(taskId))!);
     });
-  }
-
-  /**
-   * Runs a refund's search and claim one at a time: two tasks ending together would otherwise both pick the same
-   * unclaimed transfer (refunds have no memo), and the second record's claim would fail.
-   */
-  private claiming<T>(work: () => Promise<T>): Promise<T> {
-    const turn = this.claims.then(work);
-    this.claims = turn.catch(() => undefined);
-    return turn;
   }
 
   /** Records a refund; false when another record claimed the transaction first (another replica, say). */
@@ -236,7 +242,7 @@ export class TaskPayments {
   async recheckMissingRefunds(): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
     const corrected: { taskId: string; agentId: string; receipt: TaskReceipt }[] = [];
     for (const record of await this.store.refundsMissing()) {
-      const claimed = await this.claiming(async () => {
+      const claimed = await this.claims.run(async () => {
         const refundTxHash = await this.refundOnChain(record);
         return refundTxHash !== undefined && (await this.claimRefund(record.taskId, refundTxHash));
       });

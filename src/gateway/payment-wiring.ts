@@ -114,7 +114,10 @@ export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): Age
           store.setStatus(txHash, 'held');
           return { ok: true };
         }
-        return { ok: false, message: `transaction ${txHash} paid for task ${expect.taskId}, and is refunded (or being refunded)` };
+        return {
+          ok: false,
+          message: `transaction ${txHash} paid for task ${expect.taskId}, and is refunded (or being refunded)`,
+        };
       }
       reservedHere.add(txHash.toLowerCase());
       try {

@@ -101,5 +101,13 @@ export class D1PaymentStore implements PaymentStore {
     return results.map(approvalFromRow);
   }
 
+  /**
+   * D1 has no lock to hold across statements: tasks charged at the same instant by different objects can together
+   * pass the per-period limit or a budget (docs/architecture.md); the per-transaction limit always holds.
+   */
+  exclusively<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   async close(): Promise<void> {}
 }

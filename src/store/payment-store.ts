@@ -69,6 +69,13 @@ export interface PaymentStore {
   /** Whether a transaction hash was already accepted for any payment or refund (reuse is refused). */
   txHashUsed(txHash: string): Promise<boolean>;
 
+  /**
+   * Runs `work` while no other gateway on this database runs work given here: the spending gate's sums and the
+   * record of the payment it lets through, so that replicas charging at once cannot together pass a limit. Within
+   * one process the caller takes turns already.
+   */
+  exclusively<T>(work: () => Promise<T>): Promise<T>;
+
   createApproval(record: ApprovalRecord): Promise<void>;
   getApproval(taskId: string): Promise<ApprovalRecord | undefined>;
   decideApproval(taskId: string, status: Exclude<ApprovalStatus, 'pending'>): Promise<ApprovalRecord | undefined>;

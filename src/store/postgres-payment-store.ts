@@ -10,6 +10,8 @@ import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } fr
 const PAYMENT_COLUMNS =
   'task_id, agent_id, amount::text AS amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at';
 const APPROVAL_COLUMNS = 'task_id, agent_id, amount::text AS amount, reason, status, created_at, decided_at';
+/** Key of the advisory lock the spending gate's turns are taken under, across replicas. */
+const SPENDING_LOCK = 0x7370656e;
 
 export class PostgresPaymentStore implements PaymentStore {
   private readonly sql: Sql;
@@ -28,6 +30,21 @@ export class PostgresPaymentStore implements PaymentStore {
               ${record.updatedAt})
       ON CONFLICT DO NOTHING`;
     return result.count === 1;
+  }
+
+  /** Under a session advisory lock, on a connection reserved for the turn; the work itself uses the pool. */
+  async exclusively<T>(work: () => Promise<T>): Promise<T> {
+    const connection = await this.sql.reserve();
+    try {
+      await connection`SELECT pg_advisory_lock(${SPENDING_LOCK})`;
+      try {
+        return await work();
+      } finally {
+        await connection`SELECT pg_advisory_unlock(${SPENDING_LOCK})`;
+      }
+    } finally {
+      connection.release();
+    }
   }
 
   async get(taskId: string): Promise<TaskPaymentRecord | undefined> {

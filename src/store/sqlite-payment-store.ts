@@ -74,6 +74,11 @@ export class SqlitePaymentStore implements PaymentStore {
     return (this.db.prepare(query.sql).all(...query.args) as unknown as ApprovalRow[]).map(approvalFromRow);
   }
 
+  /** A SQLite file has one gateway: its own turns are enough. */
+  exclusively<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   async close(): Promise<void> {
     if (this.db.isOpen) this.db.close();
   }

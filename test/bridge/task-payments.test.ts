@@ -8,7 +8,11 @@ import { TaskPayments, type TaskToPay } from '../../src/bridge/task-payments.ts'
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
+import type { PaymentStore } from '../../src/store/payment-store.ts';
+import { migrate, openPostgres } from '../../src/store/postgres-connection.ts';
+import { PostgresPaymentStore } from '../../src/store/postgres-payment-store.ts';
 import { SqlitePaymentStore } from '../../src/store/sqlite-payment-store.ts';
+import { createTestDatabase, postgresAdminUrl } from '../support/postgres.ts';
 
 const GATEWAY = 'gateway-account-on-the-memory-ledger';
 const AGENT = 'agent-account-on-the-memory-ledger';
@@ -18,21 +22,26 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
-function world() {
+function world(budgets?: Map<string, bigint>) {
   const ledger = new MemoryLedger();
   ledger.fund(GATEWAY, 1_000n);
   ledger.initialise(AGENT);
   ledger.initialise(GATEWAY);
   const store = new SqlitePaymentStore(':memory:');
   stores.push(store);
-  const payments = new TaskPayments({
+  const payments = paymentsOn(ledger, store, budgets);
+  const agentRail = new MemoryRail({ ledger, payer: AGENT });
+  return { ledger, store, payments, agentRail };
+}
+
+function paymentsOn(ledger: MemoryLedger, store: PaymentStore, budgets?: Map<string, bigint>) {
+  return new TaskPayments({
     payer: gatewayPayer(new MemoryRail({ ledger, payer: GATEWAY })),
     store,
     limits: { perTransaction: 100n, perPeriod: 1_000n, periodMs: 86_400_000 },
     network: 'memory',
+    ...(budgets ? { budgets } : {}),
   });
-  const agentRail = new MemoryRail({ ledger, payer: AGENT });
-  return { ledger, store, payments, agentRail };
 }
 
 const task = (taskId: string, amount = 10n): TaskToPay => ({ taskId, agentId: 'shop', payee: AGENT, amount });
@@ -52,6 +61,52 @@ async function unsignedRecord(store: SqlitePaymentStore, taskId: string, amount 
     updatedAt: now,
   });
 }
+
+describe('the spending gate, with tasks charged at once', () => {
+  it('lets through only what fits under the period limit: the rest waits for an operator', async () => {
+    const { ledger, payments } = world();
+    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => payments.charge(task(`t${i}`, 100n))));
+    expect(outcomes.filter((o) => o.kind === 'paid')).toHaveLength(10);
+    expect(outcomes.filter((o) => o.kind === 'needs-approval')).toHaveLength(2);
+    expect(ledger.balanceOf(GATEWAY)).toBe(0n);
+  });
+
+  it('and under an API key’s budget', async () => {
+    const { payments } = world(new Map([['key', 250n]]));
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => payments.charge({ ...task(`k${i}`, 100n), caller: 'key' })),
+    );
+    expect(outcomes.map((o) => o.kind).sort()).toEqual([
+      'needs-approval',
+      'needs-approval',
+      'needs-approval',
+      'paid',
+      'paid',
+    ]);
+  });
+});
+
+describe.skipIf(postgresAdminUrl === undefined)('the spending gate of replicas on one PostgreSQL database', () => {
+  it('holds across them: tasks charged at once on two replicas together stay under the period limit', async () => {
+    const database = await createTestDatabase();
+    const pools = [openPostgres(database.url), openPostgres(database.url)];
+    try {
+      await migrate(pools[0]!);
+      const ledger = new MemoryLedger();
+      ledger.fund(GATEWAY, 2_000n);
+      ledger.initialise(AGENT);
+      const replicas = pools.map((sql) => paymentsOn(ledger, new PostgresPaymentStore(sql)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => replicas[i % 2]!.charge(task(`r${i}`, 100n))),
+      );
+      expect(outcomes.filter((o) => o.kind === 'paid')).toHaveLength(10);
+      expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
+    } finally {
+      await Promise.all(pools.map((sql) => sql.end()));
+      await database.drop();
+    }
+  });
+});
 
 describe('a payment record that was never signed', () => {
   it('is paid, once, when its task goes on', async () => {
