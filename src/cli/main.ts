@@ -114,8 +114,9 @@ through --peer, announces its signed card on the discovery topic, and a gateway 
 /agents/ID/ within seconds. To write an agent of your own, see "Writing a Logos agent" in the README.
 
 The paid agent is paid in LEZ to its card key's account on the sequencer given by --sequencer. What it was paid
-and what it owes are kept in DATA/agent-ID-payments.db: a payment is accepted once ever, a failed refund is tried
-again every 5 s, and a restarted agent first refunds every paid task it can no longer complete.
+and what it owes are kept in DATA/agent-ID-payments.db: a payment pays for one task only, a failed refund is tried
+again every 5 s, and a restarted agent first refunds every paid task it can no longer complete. On the devnet, its
+card key must be one of the devnet's initialised accounts (the devnet prints them), or no payment can reach it.
 
 Options:
   --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable)

@@ -45,7 +45,7 @@ const VERIFY_WAIT_MS = 10_000;
 
 /**
  * An agent's side of a rail. With a store (store/agent-payment-store.ts) its money survives a restart: a payment
- * reference is accepted once ever, a refund is signed once and resumed after a crash, a refund that could not be
+ * reference pays for one task only, ever, a refund is signed once and resumed after a crash, a refund that could not be
  * made (the sequencer was down, say) is tried again (`retryRefunds`) until it lands, and the payments of tasks it
  * can no longer complete are refunded at its next start (`refundOwed`).
  */
