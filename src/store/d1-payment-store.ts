@@ -8,6 +8,14 @@ import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } 
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
 import * as sql from './sqlite-payment-sql.ts';
 
+/** A turn longer than this (an object evicted mid-turn) is over, and its lock free. */
+const SPENDING_TURN_MS = 10_000;
+/** Taken when free or expired, in one statement: D1 runs one statement at a time. */
+const TAKE_SPENDING_LOCK_SQL = `INSERT INTO locks (name, holder, expires_at) VALUES ('spending', ?1, ?2)
+  ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+  WHERE locks.expires_at < ?3`;
+const RELEASE_SPENDING_LOCK_SQL = `DELETE FROM locks WHERE name = 'spending' AND holder = ?`;
+
 export class D1PaymentStore implements PaymentStore {
   private readonly db: D1Database;
   private readonly onlyTask: string | undefined;
@@ -102,11 +110,27 @@ export class D1PaymentStore implements PaymentStore {
   }
 
   /**
-   * D1 has no lock to hold across statements: tasks charged at the same instant by different objects can together
-   * pass the per-period limit or a budget (docs/architecture.md); the per-transaction limit always holds.
+   * D1 holds no lock across statements, so the turn is a row (migrations/0003_spending_lock.sql): taken when free
+   * or expired, waited for with backoff otherwise, and deleted by its holder.
    */
-  exclusively<T>(work: () => Promise<T>): Promise<T> {
-    return work();
+  async exclusively<T>(work: () => Promise<T>): Promise<T> {
+    const holder = crypto.randomUUID();
+    const giveUpAt = Date.now() + 2 * SPENDING_TURN_MS;
+    for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 100)) {
+      const now = Date.now();
+      const taken = await this.db
+        .prepare(TAKE_SPENDING_LOCK_SQL)
+        .bind(holder, now + SPENDING_TURN_MS, now)
+        .run();
+      if (taken.meta.changes === 1) break;
+      if (now > giveUpAt) throw new Error('the spending gate stayed busy for 20 s; try again');
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+    try {
+      return await work();
+    } finally {
+      await this.db.prepare(RELEASE_SPENDING_LOCK_SQL).bind(holder).run();
+    }
   }
 
   async close(): Promise<void> {}
