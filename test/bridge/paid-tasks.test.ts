@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Payer } from '../../src/bridge/task-payments.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
+import type { PayOutcome } from '../../src/lez/rail/payment-rail.ts';
 import type { RailPaymentRecord } from '../../src/lez/rail/payment-record.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
@@ -413,6 +414,14 @@ describe('the client pays the agent itself (client-pays extension)', () => {
   });
 });
 
+/** What a rail answers for a recorded transfer it cannot confirm: the sequencer did not answer. */
+function unconfirmed(record: RailPaymentRecord): PayOutcome {
+  const { paymentId, rail, network, txHash, from, to, amount, nonce } = record;
+  const receipt = { rail, network, txHash, from, to, amount, nonce, status: 'submitted' as const };
+  const message = 'the sequencer did not answer';
+  return { kind: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message, receipt };
+}
+
 describe('a payment in doubt for a moment', () => {
   it('is resumed while its task waits, and the task goes on paid once', async () => {
     // The transfer is signed and recorded, then the sequencer stops answering before it is sent; it is back when
@@ -429,19 +438,7 @@ describe('a payment in doubt for a moment', () => {
                 throw new Error('connection lost before submitting');
               }),
           );
-          const { rail, network, txHash, from, nonce } = await recorded;
-          const receipt = {
-            rail,
-            network,
-            txHash,
-            from,
-            to,
-            amount: amount.toString(),
-            nonce,
-            status: 'submitted' as const,
-          };
-          const message = 'the sequencer did not answer';
-          return { kind: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message, receipt };
+          return unconfirmed(await recorded);
         },
       }),
     });
@@ -460,12 +457,7 @@ describe('a payment in doubt when its task ended', () => {
       limits: { inDoubtWaitMs: 300 },
       payer: (w) => ({
         ...w.payer,
-        resume: async (state) => {
-          const { paymentId, rail, network, txHash, from, to, amount, nonce } = state as RailPaymentRecord;
-          const receipt = { rail, network, txHash, from, to, amount, nonce, status: 'submitted' as const };
-          const message = 'the sequencer did not answer';
-          return { kind: 'in-doubt', paymentId, reason: 'sequencer-unavailable', message, receipt };
-        },
+        resume: async (state) => unconfirmed(state as RailPaymentRecord),
         pay: async (paymentId, to, amount, record) => {
           let signed: RailPaymentRecord | undefined;
           void w.payer.pay(paymentId, to, amount, (state) => {
@@ -474,24 +466,7 @@ describe('a payment in doubt when its task ended', () => {
             throw new Error('connection lost before submitting');
           });
           await new Promise((resolve) => setTimeout(resolve, 50));
-          const { rail, network, txHash, from, nonce } = signed!;
-          const receipt = {
-            rail,
-            network,
-            txHash,
-            from,
-            to,
-            amount: amount.toString(),
-            nonce,
-            status: 'submitted' as const,
-          };
-          return {
-            kind: 'in-doubt',
-            paymentId,
-            reason: 'sequencer-unavailable',
-            message: 'the sequencer did not answer',
-            receipt,
-          };
+          return unconfirmed(signed!);
         },
       }),
     });
