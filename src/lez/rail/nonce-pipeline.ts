@@ -123,7 +123,6 @@ export class NoncePipeline {
   private driving = false;
   private kickScheduled = false;
   private closed = false;
-  private holdsPayerLock = false;
   /** The last attempt to sign found another replica holding the payer lock. */
   private payerLockBusy = false;
 
@@ -199,11 +198,8 @@ export class NoncePipeline {
   /** Stops driving. Orders not yet signed fail; signed ones are reported in doubt (their records stay valid). */
   close(): void {
     this.closed = true;
-    if (this.holdsPayerLock) {
-      this.holdsPayerLock = false;
-      // Its connection goes with the process anyway; letting go now spares the other replicas the wait.
-      void this.options.payerLock!.release().catch(() => undefined);
-    }
+    // Its connection goes with the process anyway; letting go now spares the other replicas the wait.
+    void this.options.payerLock?.release().catch(() => undefined);
     for (const order of this.queue.splice(0))
       this.settleOrder(order, failed('closed', 'the payment rail was closed before this payment was signed'));
     for (const slot of this.slots) {
@@ -351,16 +347,15 @@ export class NoncePipeline {
     const lock = this.options.payerLock;
     if (!lock) return true;
     // Asked each time, held or not: a lock can be lost with its connection, and must then be taken again.
-    this.holdsPayerLock = await lock.tryAcquire();
-    this.payerLockBusy = !this.holdsPayerLock;
-    return this.holdsPayerLock;
+    const held = await lock.tryAcquire();
+    this.payerLockBusy = !held;
+    return held;
   }
 
   /** Lets the payer lock go once everything this process signed has settled and nothing waits to be signed. */
   private async releaseIdlePayerLock(): Promise<void> {
-    if (!this.holdsPayerLock || this.slots.length > 0 || this.queue.length > 0) return;
-    this.holdsPayerLock = false;
-    await this.options.payerLock!.release();
+    if (this.slots.length > 0 || this.queue.length > 0) return;
+    await this.options.payerLock?.release(); // a no-op when not held
   }
 
   /** Never throws: the order has left the queue, and a throw here would leave its caller waiting forever. */
