@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { afterAll, expect, it, onTestFailed } from 'vitest';
+import { stopChild } from '../support/child-process.ts';
 import { freePort } from '../support/free-port.ts';
 import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
@@ -98,9 +99,7 @@ class Party {
   /** kill -9, then a start on the same data after `downMs`. */
   async crash(downMs: number): Promise<void> {
     const child = this.child!;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await stopChild(child, 'SIGKILL');
     console.info(`crash suite: killed the ${this.name}, back in ${downMs} ms`);
     await sleep(downMs);
     await this.start();

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Copy, DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopChild } from '../support/child-process.ts';
 
 const run = promisify(execFile);
 const repo = join(import.meta.dirname, '../..');
@@ -138,11 +139,7 @@ describe.runIf(process.env.LOGOS_A2A_IMAGE_BUILD_TEST === '1')('deploy/Dockerfil
   });
 
   afterAll(async () => {
-    if (gateway && gateway.exitCode === null) {
-      const exited = new Promise((resolve) => gateway!.once('exit', resolve));
-      gateway.kill('SIGTERM');
-      await exited;
-    }
+    await stopChild(gateway);
     rmSync(root, { recursive: true, force: true });
   }, 120_000);
 

@@ -12,7 +12,8 @@ import { TaskState, type Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.ts';
 import { clientFor, eventually, textMessage } from '../support/gateway.ts';
-import { startWakuGateway, stopChild } from '../support/waku-gateway.ts';
+import { stopChild } from '../support/child-process.ts';
+import { startWakuGateway } from '../support/waku-gateway.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/stock-agent.ts', import.meta.url));
 let dir: string;

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
 import { clientFor, eventually, textMessage } from '../support/gateway.ts';
-import { startWakuGateway, stopChild } from '../support/waku-gateway.ts';
+import { stopChild } from '../support/child-process.ts';
+import { startWakuGateway } from '../support/waku-gateway.ts';
 
 const script = fileURLToPath(new URL('../support/seed-agent-process.ts', import.meta.url));
 let dir: string;

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopChild } from '../support/child-process.ts';
 import { GetTaskRequest, SubscribeToTaskRequest, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import postgres from 'postgres';
@@ -120,16 +121,7 @@ describe.skipIf(postgresAdminUrl === undefined)('three replicas, one killed with
   }, 180_000);
 
   afterAll(async () => {
-    const stopped = [...replicas.map((replica) => replica.child), agent].filter(
-      (child) => child && child.exitCode === null && child.signalCode === null,
-    );
-    await Promise.all(
-      stopped.map((child) => {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        return exited;
-      }),
-    );
+    await Promise.all([...replicas.map((replica) => replica.child), agent].map((child) => stopChild(child)));
     await database?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
@@ -164,8 +156,7 @@ describe.skipIf(postgresAdminUrl === undefined)('three replicas, one killed with
       return states.every((s) => s === TaskState.TASK_STATE_WORKING) || undefined;
     }, 10_000);
 
-    victim.child.kill('SIGKILL');
-    await new Promise((resolve) => victim.child.once('exit', resolve));
+    await stopChild(victim.child, 'SIGKILL');
 
     // The follow-up reaches the task's new owner once it has taken the dead replica's lease over.
     const followed = (await roundRobin().sendMessage(

@@ -1,5 +1,4 @@
-/** Fixtures for tests whose agents run as their own processes: a gateway on a real Waku node, and child stopping. */
-import type { ChildProcess } from 'node:child_process';
+/** A fixture for tests whose agents run as their own processes: a gateway on a real Waku node they can join. */
 import { join } from 'node:path';
 import { loadConfig, type GatewayConfigInput } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
@@ -21,12 +20,4 @@ export function startWakuGateway(
     },
   });
   return startGateway(config, { log: () => undefined });
-}
-
-/** Sends `signal` to a child that is still running and resolves once it has exited. */
-export async function stopChild(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopChild } from '../support/child-process.ts';
 import { spawnDevnet, type DevnetProcess } from '../../src/cli/devnet-process.ts';
 import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
 import { SequencerClient } from '../../src/lez/sequencer-client.ts';
@@ -64,11 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  if (agent && agent.exitCode === null) {
-    const exited = new Promise((resolve) => agent!.once('exit', resolve));
-    agent.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(agent);
   await devnet?.stop();
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopChild } from '../support/child-process.ts';
 import { collect, eventually, rpc } from '../support/gateway.ts';
 import { v03Generation, v1Generation, type Binding, type EventView } from '../support/sdk-generations.ts';
 import { cliEntry } from '../cli/dist.ts';
@@ -85,14 +86,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await proxy?.stop();
-  await Promise.all(
-    agents.map((agent) => {
-      if (agent.exitCode !== null) return;
-      const exited = new Promise((resolve) => agent.once('exit', resolve));
-      agent.kill('SIGTERM');
-      return exited;
-    }),
-  );
+  await Promise.all(agents.map((agent) => stopChild(agent)));
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
@@ -237,9 +231,7 @@ describe('a task through a restart of the Worker', () => {
 describe('without its node', { timeout: E2E_TIMEOUT_MS }, () => {
   it('refuses a new task with 503 and says why', async () => {
     const [echo] = agents;
-    const exited = new Promise((resolve) => echo!.once('exit', resolve));
-    echo!.kill('SIGTERM');
-    await exited;
+    await stopChild(echo);
     const response = await fetch(`${worker!.url}/agents/echo/message:send`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },

@@ -13,7 +13,8 @@ import { statusKeyBytes } from '../../../src/logos/status-key.ts';
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { verifyProjectedCard } from '../../../src/a2a/card-jws.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../../support/gateway.ts';
-import { startWakuGateway, stopChild } from '../../support/waku-gateway.ts';
+import { stopChild } from '../../support/child-process.ts';
+import { startWakuGateway } from '../../support/waku-gateway.ts';
 import { cliEntry } from '../../cli/dist.ts';
 
 // dist/cli/main.js when dist/ is the build of the sources as they are (it starts quicker), else src/cli/main.ts.
