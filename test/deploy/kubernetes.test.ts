@@ -102,6 +102,19 @@ describe('deploy/kubernetes', () => {
       LOGOS_A2A_ADMIN_TOKEN: 'admin-token',
       LOGOS_A2A_WALLET_PASSPHRASE: 'wallet-passphrase',
     });
+    // Every replica is one Logos party and signs cards alike: both keys come from the Secret, mounted where the
+    // settings point.
+    const mount = gateway.volumeMounts.find((m: Manifest) => m.name === 'secrets').mountPath;
+    const items = pod.volumes.find((v: Manifest) => v.name === 'secrets').secret.items;
+    const setting = (name: string) => gateway.env.find((e: Manifest) => e.name === name).value;
+    expect(items).toEqual(
+      expect.arrayContaining([
+        { key: 'logos-key', path: 'gateway.key' },
+        { key: 'card-signing-key', path: 'card-signing.key' },
+      ]),
+    );
+    expect(setting('LOGOS_A2A_WAKU_KEY_FILE')).toBe(`${mount}/gateway.key`);
+    expect(setting('LOGOS_A2A_CARD_KEY_FILE')).toBe(`${mount}/card-signing.key`);
     // Drained before it is killed: the pod's grace outlasts the gateway's own.
     const grace = Number(gateway.env.find((e: Manifest) => e.name === 'LOGOS_A2A_SHUTDOWN_GRACE_MS').value);
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(grace);

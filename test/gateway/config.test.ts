@@ -53,6 +53,11 @@ describe('configuration', () => {
       listen: ['/ip4/127.0.0.1/tcp/0'],
     });
     expect(() => loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'carrier-pigeon' } })).toThrow(/transport/);
+    // A replica's own node key beside the party key all replicas share.
+    expect(
+      loadConfig({ env: { LOGOS_A2A_WAKU_KEY_FILE: '/keys/party.key', LOGOS_A2A_WAKU_NODE_KEY_FILE: '/own/node.key' } })
+        .transport,
+    ).toMatchObject({ kind: 'waku', keyFile: '/keys/party.key', nodeKeyFile: '/own/node.key' });
   });
 
   it('joins a network by preset: its cluster, shards, size limit and entry nodes, each overridable', () => {
