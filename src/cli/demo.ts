@@ -32,6 +32,7 @@ export interface DemoOptions {
 export async function startDemo(configFile: string | undefined, options: DemoOptions = {}): Promise<Demo> {
   // The devnet's chain lives beside the database, so a restarted demo finds every payment it made.
   const database = loadConfig({ ...(configFile ? { file: configFile } : {}) }).database;
+  const gatewayModule = import('../gateway/gateway.ts');
   const devnet = await whileDevnetStarts(
     spawnDevnet({
       port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040),
@@ -39,11 +40,11 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
     }),
     // The gateway's modules load while the devnet's process starts: each takes about as long as the other, and one
     // after the other they were most of a cold start.
-    import('../gateway/gateway.ts'),
+    gatewayModule,
   );
   let agentStore: SqliteAgentPaymentStore | undefined;
   try {
-    const { startGateway } = await import('../gateway/gateway.ts');
+    const { startGateway } = await gatewayModule;
     const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
     const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
     const agentKey = signingKeyFromSecretKey(hexToBytes(agentGenesis.secretKeyHex));

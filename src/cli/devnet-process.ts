@@ -10,7 +10,6 @@ import { fileURLToPath } from 'node:url';
 export interface DevnetReady {
   kind: 'devnet-ready';
   url: string;
-  lastBlockId: string;
 }
 
 export interface DevnetProcess {

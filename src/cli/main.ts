@@ -566,7 +566,7 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
   );
   // Started by a demo (devnet-process.ts): say where it listens, and stop when the parent is gone.
   if (process.send) {
-    process.send({ kind: 'devnet-ready', url: devnet.url, lastBlockId: devnet.lastBlockId().toString() });
+    process.send({ kind: 'devnet-ready', url: devnet.url });
     process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   }
   await signalled;

@@ -171,9 +171,7 @@ export const GatewayConfig = z
      * Push-notification webhooks may be http and on private, loopback or link-local addresses (development only: it
      * lets anyone who can create a task make the gateway call into its own network).
      */
-    pushAllowPrivate: z
-      .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
-      .default(false),
+    pushAllowPrivate: flag.default(false),
     /** CIDR networks whose webhook receivers are allowed although not public (the operator's own network). */
     pushAllowNetworks: z
       .union([
@@ -199,16 +197,14 @@ export const GatewayConfig = z
         NwakuRestTransportConfig,
       ])
       .prefault({ kind: 'waku' }),
-    /** Where agents announce their cards; the gateway serves every agent it hears there. */
     /**
      * Serve agents whose card no documented rule verifies (unsigned, or signed the seed's way), marked unverified;
      * off: they are refused.
      */
-    allowUnverifiedAgents: z
-      .union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')])
-      .default(false),
+    allowUnverifiedAgents: flag.default(false),
     /** An agent not heard on the discovery topic for this long is listed as offline. */
     offlineAfterMs: z.coerce.number().int().positive().default(90_000),
+    /** Where agents announce their cards; the gateway serves every agent it hears there. */
     discoveryTopic: z
       .string()
       .regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding')

@@ -7,10 +7,8 @@ import { metrics } from '../observability/metrics.ts';
 import { startTracing, type Tracing } from '../observability/tracing.ts';
 import type { LogosTransport, PayloadHandler } from '../logos/transport.ts';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../a2a/rate-limit.ts';
+import { isPostgresUrl } from '../store/postgres-connection.ts';
 import type { GatewayConfig } from './config.ts';
-
-/** Whether the `database` setting names a PostgreSQL server rather than a SQLite file. */
-export const isPostgresUrl = (database: string) => /^postgres(ql)?:\/\//.test(database);
 
 /** Every secret the config holds or points at, for the logger to scrub from free text. */
 function secretsOf(config: GatewayConfig, env: NodeJS.ProcessEnv): string[] {

@@ -99,6 +99,12 @@ export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): Age
       // Unconfirmed (the sequencer is away): asked again at the next retry.
     }
   };
+  /** What is owed is paid back, and what a run that died left being checked is settled first. */
+  const retryRefunds = async () => {
+    if (!store) return;
+    await settleLeftChecking(store);
+    await payBackAll(store.withStatus('owed'));
+  };
   return {
     rail: rail.rail,
     account: rail.payer,
@@ -148,17 +154,11 @@ export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): Age
     },
     earned: (paymentTxHash) => store?.setStatus(paymentTxHash, 'earned'),
     refundOwed: async () => {
-      if (!store) return;
       // Every task of the previous run is gone: what it held is owed back.
-      for (const payment of store.withStatus('held')) store.setStatus(payment.txHash, 'owed');
-      await settleLeftChecking(store);
-      await payBackAll(store.withStatus('owed'));
+      for (const payment of store?.withStatus('held') ?? []) store!.setStatus(payment.txHash, 'owed');
+      await retryRefunds();
     },
-    retryRefunds: async () => {
-      if (!store) return;
-      await settleLeftChecking(store);
-      await payBackAll(store.withStatus('owed'));
-    },
+    retryRefunds,
   };
 }
 

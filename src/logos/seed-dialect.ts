@@ -21,6 +21,7 @@ import {
   type TaskRequest,
   WireState,
 } from './envelope.ts';
+import { U128_MAX } from '../lez/json.ts';
 
 export type Dialect = 'binding' | 'seed';
 
@@ -38,7 +39,6 @@ export function dialectOf(card: LogosAgentCard): Dialect {
  * plain u128 integers, docs/lez.md §6.2), so one LEZ is one base unit, and a seed price is its base units once its
  * zero decimals are dropped. Towards a seed agent, base units are written as they are: the same number in LEZ.
  */
-const U128_MAX = (1n << 128n) - 1n;
 const DECIMAL = /^(\d{1,39})(?:\.(\d{1,39}))?$/;
 
 export type PriceConversion = { ok: true; units: string } | { ok: false; reason: string };

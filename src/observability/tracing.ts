@@ -135,13 +135,6 @@ export function handOver(name: string, attributes: Attributes): string | undefin
   return carrier.traceparent;
 }
 
-/** The W3C `traceparent` of the active span, to carry across a hop; undefined when there is no trace. */
-export function currentTraceparent(): string | undefined {
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return carrier.traceparent;
-}
-
 /** The context a `traceparent` (and `tracestate`) continues; the active one when there is none. */
 export function contextFrom(carrier: { traceparent?: string | undefined; tracestate?: string | undefined }): Context {
   const headers: Record<string, string> = {};

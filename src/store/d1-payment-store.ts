@@ -50,19 +50,18 @@ export class D1PaymentStore implements PaymentStore {
       .run();
   }
 
-  async pending(): Promise<TaskPaymentRecord[]> {
-    const pending = this.db.prepare(
-      this.onlyTask ? `${sql.PENDING_PAYMENTS_SQL} AND task_id = ?` : sql.PENDING_PAYMENTS_SQL,
-    );
-    const { results } = await (this.onlyTask ? pending.bind(this.onlyTask) : pending).all<PaymentRow>();
-    return results.map(paymentFromRow);
+  pending(): Promise<TaskPaymentRecord[]> {
+    return this.select(sql.PENDING_PAYMENTS_SQL);
   }
 
-  async refundsMissing(): Promise<TaskPaymentRecord[]> {
-    const missing = this.db.prepare(
-      this.onlyTask ? `${sql.REFUNDS_MISSING_SQL} AND task_id = ?` : sql.REFUNDS_MISSING_SQL,
-    );
-    const { results } = await (this.onlyTask ? missing.bind(this.onlyTask) : missing).all<PaymentRow>();
+  refundsMissing(): Promise<TaskPaymentRecord[]> {
+    return this.select(sql.REFUNDS_MISSING_SQL);
+  }
+
+  /** The payments a query finds: in a task's own object, only that task's. */
+  private async select(query: string): Promise<TaskPaymentRecord[]> {
+    const statement = this.db.prepare(this.onlyTask ? `${query} AND task_id = ?` : query);
+    const { results } = await (this.onlyTask ? statement.bind(this.onlyTask) : statement).all<PaymentRow>();
     return results.map(paymentFromRow);
   }
 

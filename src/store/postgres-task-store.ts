@@ -9,10 +9,10 @@ import type { Sql } from './postgres-connection.ts';
 import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
   decodeCursor,
-  encodeCursor,
   fromRow,
   serialize,
   stateOf,
+  taskPageOf,
   TERMINAL_STATES,
   timestampOf,
   type TaskRow,
@@ -88,14 +88,7 @@ export class PostgresTaskStore implements TaskStore {
         ${cursor ? sql`AND (status_ts, id) < (${cursor[0]}, ${cursor[1]})` : sql``}
         ORDER BY status_ts DESC, id DESC LIMIT ${query.pageSize + 1}`,
     ]);
-    const more = rows.length > query.pageSize;
-    const page = rows.slice(0, query.pageSize).map((row) => fromRow(row).task);
-    const last = page.at(-1);
-    return {
-      tasks: page,
-      totalSize: count?.total ?? 0,
-      nextPageToken: more && last ? encodeCursor(timestampOf(last), last.id) : '',
-    };
+    return taskPageOf(rows, count?.total ?? 0, query.pageSize);
   }
 
   async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {

@@ -4,6 +4,7 @@
  * evicted first when full; the same message twice is kept once.
  */
 import type { RelayMessage } from './wire.ts';
+import { bytesEqual } from '../../lez/bytes.ts';
 
 export class RelayMessageCache {
   private readonly topics = new Set<string>();
@@ -57,11 +58,7 @@ function sameMessage(a: RelayMessage, b: RelayMessage): boolean {
     a.version === b.version &&
     a.timestamp === b.timestamp &&
     a.ephemeral === b.ephemeral &&
-    equalBytes(a.payload, b.payload) &&
-    equalBytes(a.meta ?? new Uint8Array(), b.meta ?? new Uint8Array())
+    bytesEqual(a.payload, b.payload) &&
+    bytesEqual(a.meta ?? new Uint8Array(), b.meta ?? new Uint8Array())
   );
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }

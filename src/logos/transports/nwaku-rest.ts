@@ -29,7 +29,7 @@ import {
   relayMessageJson,
   type RelayMessage,
 } from '../node-rest/wire.ts';
-import { SealingTransport } from './waku/sealing-transport.ts';
+import { checkedInteger, SealingTransport } from './waku/sealing-transport.ts';
 import { PartyReceiver, deliver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
 
 export interface NwakuRestTransportOptions {
@@ -276,9 +276,5 @@ function assertContentTopic(topic: string): void {
   contentTopicToShardIndex(topic, TOPIC_CHECK_SHARDS);
 }
 
-function atLeast(value: number, name: string, min: number): number {
-  if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(`nwaku-rest transport: ${name} must be an integer ≥ ${min}`);
-  }
-  return value;
-}
+/** The nwaku-rest transport's numeric options. */
+const atLeast = (value: number, name: string, min: number) => checkedInteger('nwaku-rest transport', value, name, min);

@@ -44,7 +44,7 @@ import { FilterService } from './waku/filter-service.ts';
 import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
 import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
-import { SealingTransport } from './waku/sealing-transport.ts';
+import { checkedInteger, SealingTransport } from './waku/sealing-transport.ts';
 import {
   ENVELOPE_OVERHEAD_BYTES,
   PartyReceiver,
@@ -340,9 +340,6 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     try {
       const options = this.options;
       // @libp2p/crypto is typed against a newer @libp2p/interface than libp2p 2 is; the key objects are the same.
-      // A random node key is Ed25519, which every libp2p speaks: gossipsub parses the node's own peer id from its
-      // string at every publish, and a secp256k1 one costs a point decompression there (the largest item of the Waku
-      // path's profile, docs/performance.md), an Ed25519 one nothing.
       // Ed25519, fixed or not: gossipsub parses the node's own peer id at every publish, and an Ed25519 id parses
       // for free where a secp256k1 one costs a point decompression (docs/performance.md).
       const privateKey = (this.#nodeKey
@@ -596,11 +593,8 @@ function decodeWakuMessage(data: Uint8Array): WakuMessage | undefined {
   }
 }
 
-function integerAtLeast(value: number, name: string, min: number): number {
-  if (!Number.isInteger(value) || value < min)
-    throw new RangeError(`waku transport: ${name} must be an integer ≥ ${min}`);
-  return value;
-}
+/** The waku transport's numeric options. */
+const integerAtLeast = (value: number, name: string, min: number) => checkedInteger('waku transport', value, name, min);
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

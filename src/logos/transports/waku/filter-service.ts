@@ -47,11 +47,6 @@ export class FilterService {
     this.relay = relay;
   }
 
-  /** Number of peers with subscriptions. */
-  get subscriberCount(): number {
-    return this.subscribers.size;
-  }
-
   async start(): Promise<void> {
     await this.node.handle(FILTER_SUBSCRIBE_CODEC, this.onRequest, { runOnLimitedConnection: false });
     this.node.addEventListener('peer:disconnect', this.onDisconnect);

@@ -9,6 +9,7 @@ import type { Delivery, PayloadHandler } from '../../transport.ts';
 import type { WakuIdentity } from './identity.ts';
 import { openDirect, openKeyed, type DropReason } from './payloads.ts';
 import { SeenSet, digestHex } from './seen-set.ts';
+import { bytesEqual } from '../../../lez/bytes.ts';
 
 /** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES or AES-GCM). */
 export const ENVELOPE_OVERHEAD_BYTES = 1024;
@@ -101,7 +102,7 @@ export class PartyReceiver {
       }
       if (opened.body.length > this.maxPayloadBytes) return this.drop('oversized');
       this.seen.add(seenKey);
-      const readers = listeners.filter((listener) => listener.key && equalBytes(listener.key, key));
+      const readers = listeners.filter((listener) => listener.key && bytesEqual(listener.key, key));
       return {
         body: opened.body,
         delivery: { sender: opened.sender },
@@ -141,13 +142,6 @@ export function topicKey(key: Uint8Array, label: string): Uint8Array {
 
 function distinctKeys(listeners: readonly TopicListener[]): Uint8Array[] {
   const keys: Uint8Array[] = [];
-  for (const { key } of listeners) if (key && !keys.some((known) => equalBytes(known, key))) keys.push(key);
+  for (const { key } of listeners) if (key && !keys.some((known) => bytesEqual(known, key))) keys.push(key);
   return keys;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
 }

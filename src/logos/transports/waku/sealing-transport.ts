@@ -62,3 +62,10 @@ export abstract class SealingTransport {
   protected abstract assertTopic(topic: string): void;
   protected abstract relay(message: PartyMessage): Promise<void>;
 }
+
+/** A numeric option of a transport, checked at construction: a bad one is a programming error and throws. */
+export function checkedInteger(transport: string, value: number, name: string, min: number): number {
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${transport}: ${name} must be an integer ≥ ${min}`);
+  return value;
+}
