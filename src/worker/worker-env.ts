@@ -43,8 +43,26 @@ export interface WorkerPayments {
 const NWAKU_REST_NEEDED =
   'on Cloudflare Workers the Logos side goes through the REST API of a Waku node (nwaku, logos-delivery or `logos-a2a agent --rest-port`): set LOGOS_A2A_TRANSPORT = "nwaku-rest" and LOGOS_A2A_NWAKU_REST_URL in wrangler.toml [vars]';
 
+/** Settings read per environment object, not per request: reading them parses the config and derives a key. */
+const settingsOf = new WeakMap<WorkerEnv, WorkerSettings | ConfigError>();
+
 /** The settings of the Worker; a ConfigError names what is wrong or cannot work here. */
 export function workerSettings(env: WorkerEnv): WorkerSettings {
+  let settings = settingsOf.get(env);
+  if (!settings) {
+    try {
+      settings = readSettings(env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      settings = error;
+    }
+    settingsOf.set(env, settings);
+  }
+  if (settings instanceof ConfigError) throw settings;
+  return settings;
+}
+
+function readSettings(env: WorkerEnv): WorkerSettings {
   const strings: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (typeof value === 'string') strings[name] = value;
   if (strings.LOGOS_A2A_DATABASE) {
