@@ -171,7 +171,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}
 
 async function open(
   config: GatewayConfig,
-  deps: GatewayDeps & { logger: Logger; errorLog?: ErrorLog },
+  deps: GatewayDeps & { logger: Logger; log: (message: string) => void; errorLog?: ErrorLog },
   cardSecret: Uint8Array,
   onClose: (close: () => unknown) => void,
   closeAll: () => Promise<void>,
@@ -181,7 +181,7 @@ async function open(
   onClose(() => tracing.stop());
   const stores = await openStores(config.database, {
     leaseMs: config.replicaLeaseMs,
-    ...(deps.log ? { log: deps.log } : {}),
+    log: deps.log,
   });
   onClose(() => stores.close());
   const store = stores.tasks;
@@ -204,7 +204,7 @@ async function open(
     await Promise.all(ownAgents.map((agent) => agent.stop()));
   });
   const agentsJoined = agentsStarted.then(async () => {
-    if (!(await network.ready(ownAgents.length))) deps.log?.('some in-process agents are not in the relay mesh yet');
+    if (!(await network.ready(ownAgents.length))) deps.log('some in-process agents are not in the relay mesh yet');
   });
   const transport = countingTransport(network.gateway, settled(agentsJoined));
   const logosPeers = () => transport.peerCount?.();
@@ -217,7 +217,7 @@ async function open(
     store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
     allowUnverified: config.allowUnverifiedAgents,
-    ...(deps.log ? { log: deps.log } : {}),
+    log: deps.log,
   });
   onClose(() => directory.flush());
   await directory.load();
@@ -230,9 +230,7 @@ async function open(
   // directory happens to list first (a stale entry from an earlier run, offline, would hang every call at the root).
   const defaultAgentId = config.defaultAgent ?? [...ownAgents, ...(deps.agents ?? [])][0]?.card.id;
   if (config.defaultAgent && !directory.get(config.defaultAgent)) {
-    deps.log?.(
-      `defaultAgent "${config.defaultAgent}" has not announced itself yet; the root answers 404 until it does`,
-    );
+    deps.log(`defaultAgent "${config.defaultAgent}" has not announced itself yet; the root answers 404 until it does`);
   }
 
   const payer = deps.payer;
@@ -248,7 +246,7 @@ async function open(
   const push = new PushNotificationService(stores.push, {
     allowPrivate: config.pushAllowPrivate,
     allowNetworks: config.pushAllowNetworks,
-    ...(deps.log ? { log: deps.log } : {}),
+    log: deps.log,
   });
   const engine = new TaskEngine({
     store,
@@ -264,7 +262,7 @@ async function open(
     ...(stores.replicas ? { replicas: stores.replicas } : {}),
     // A refund recorded missing is looked for again every 10 s: one that lands late corrects its task's receipt.
     ...(payments ? { payments, refundRecheckMs: 10_000 } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
+    log: deps.log,
   });
   onClose(() => engine.stop());
   await engine.start();
