@@ -11,9 +11,17 @@ export class PostgresRateLimitStore implements RateLimitStore {
   #sweptAt = 0;
 
   readonly #sql: Sql;
+  /** Whether `close` ends the pool: one it opened itself, not the gateway's stores' pool. */
+  readonly #ownsPool: boolean;
 
-  private constructor(sql: Sql) {
+  private constructor(sql: Sql, ownsPool: boolean) {
     this.#sql = sql;
+    this.#ownsPool = ownsPool;
+  }
+
+  /** On the gateway's own pool, migrated already by its stores (open-stores.ts); closing it leaves the pool open. */
+  static on(sql: Sql): PostgresRateLimitStore {
+    return new PostgresRateLimitStore(sql, false);
   }
 
   /** `schema`: where the table lives (tests use a schema of their own); the connection's search path by default. */
@@ -26,7 +34,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
       await sql.end();
       throw error;
     }
-    return new PostgresRateLimitStore(sql);
+    return new PostgresRateLimitStore(sql, true);
   }
 
   async hit(key: string, windowStart: number, windowMs: number): Promise<number> {
@@ -41,7 +49,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
     return row!.hits;
   }
 
-  close(): Promise<void> {
-    return this.#sql.end();
+  async close(): Promise<void> {
+    if (this.#ownsPool) await this.#sql.end();
   }
 }

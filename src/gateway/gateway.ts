@@ -210,7 +210,7 @@ async function open(
   const logosPeers = () => transport.peerCount?.();
   countPeersWith(logosPeers);
   onClose(() => countPeersWith(undefined));
-  const rateLimiter = await rateLimiterFromConfig(config);
+  const rateLimiter = await rateLimiterFromConfig(config, stores.sql);
   if (rateLimiter) onClose(() => rateLimiter.close());
 
   const directory = new AgentDirectory({

@@ -7,7 +7,7 @@ import { metrics } from '../observability/metrics.ts';
 import { startTracing, type Tracing } from '../observability/tracing.ts';
 import type { LogosTransport, PayloadHandler } from '../logos/transport.ts';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../a2a/rate-limit.ts';
-import { isPostgresUrl } from '../store/postgres-connection.ts';
+import { isPostgresUrl, type Sql } from '../store/postgres-connection.ts';
 import type { GatewayConfig } from './config.ts';
 
 /** Every secret the config holds or points at, for the logger to scrub from free text. */
@@ -38,19 +38,20 @@ export function tracingFromConfig(config: GatewayConfig): Promise<Tracing> {
 }
 
 /**
- * Redis when configured, else the PostgreSQL database when the gateway runs on one, else this process's memory. The
+ * Redis when configured, else the PostgreSQL database when the gateway runs on one (`sql`, its stores' pool, migrated
+ * already), else this process's memory. The
  * Redis and PostgreSQL stores are loaded only when chosen: the Redis client alone is some 650 modules, a second of a
  * cold start.
  */
-export async function rateLimiterFromConfig(config: GatewayConfig): Promise<RateLimiter | undefined> {
+export async function rateLimiterFromConfig(config: GatewayConfig, sql?: Sql): Promise<RateLimiter | undefined> {
   if (config.rateLimitPerKey === undefined && config.rateLimitPerAddress === undefined) return undefined;
   let store: RateLimitStore;
   if (config.redis) {
     const { RedisRateLimitStore } = await import('../a2a/rate-limit-redis.ts');
     store = await RedisRateLimitStore.connect(config.redis);
-  } else if (isPostgresUrl(config.database)) {
+  } else if (sql) {
     const { PostgresRateLimitStore } = await import('../a2a/rate-limit-postgres.ts');
-    store = await PostgresRateLimitStore.connect(config.database);
+    store = PostgresRateLimitStore.on(sql);
   } else store = new MemoryRateLimitStore();
   return new RateLimiter(store, {
     perKey: config.rateLimitPerKey,

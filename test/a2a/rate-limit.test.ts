@@ -4,7 +4,7 @@
  * two replicas.
  */
 import { randomUUID } from 'node:crypto';
-import { openPostgres } from '../../src/store/postgres-connection.ts';
+import { migrate, openPostgres, type Sql } from '../../src/store/postgres-connection.ts';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimitStore, RATE_LIMITED_CODE, RateLimiter, type RateLimitStore } from '../../src/a2a/rate-limit.ts';
@@ -147,3 +147,14 @@ afterAll(async () => {
   await admin.end();
 });
 sharedStoreContract('PostgreSQL', () => PostgresRateLimitStore.connect(POSTGRES_URL, { schema }));
+// As a gateway on PostgreSQL makes it: on its stores' pool, migrated by them; closing the store leaves the pool open.
+const pools: Sql[] = [];
+afterAll(async () => {
+  await Promise.all(pools.map((sql) => sql.end()));
+});
+sharedStoreContract('PostgreSQL, on the stores’ pool', async () => {
+  const sql = openPostgres(POSTGRES_URL, { max: 2, schema });
+  pools.push(sql);
+  await migrate(sql);
+  return PostgresRateLimitStore.on(sql);
+});
