@@ -743,30 +743,34 @@ export class TaskEngine {
    * told from a reply still in flight from before the restart, so the few questions go out regardless; a repeat
    * costs the agent a replay, whose duplicates the engine drops by seq.
    */
-  private askAfterRestart(live: LiveTask, attempt = 0): void {
+  private askAfterRestart(live: LiveTask): void {
     this.askAgain(live);
-    if (attempt >= RESTART_ASKS) return;
-    const timer = setTimeout(
-      () => {
-        if (this.live.get(live.task.id) === live) this.askAfterRestart(live, attempt + 1);
-      },
-      500 * 2 ** attempt,
-    );
-    timer.unref();
+    this.repeatWhileLive(live, 500, RESTART_ASKS, () => this.askAgain(live));
   }
 
   /** Repeats a paid task's cancel after 1, 2, 4, 8 and 16 s while the task lives and its agent has not answered. */
-  private keepCancelling(live: LiveTask, attempt = 0): void {
-    if (attempt > RESTART_ASKS) return;
+  private keepCancelling(live: LiveTask): void {
+    this.repeatWhileLive(
+      live,
+      1_000,
+      RESTART_ASKS + 1,
+      () =>
+        void this.send(live, { type: 'cancel' }).catch((error: unknown) =>
+          this.log(`cancelling task ${live.task.id} again: ${String(error)}`),
+        ),
+    );
+  }
+
+  /** Runs `action` `times` times, after `firstDelayMs`, then twice as long each time, while the task is live here. */
+  private repeatWhileLive(live: LiveTask, firstDelayMs: number, times: number, action: () => void, done = 0): void {
+    if (done >= times) return;
     const timer = setTimeout(
       () => {
         if (this.live.get(live.task.id) !== live || isTerminal(live.task.status?.state)) return;
-        void this.send(live, { type: 'cancel' }).catch((error: unknown) =>
-          this.log(`cancelling task ${live.task.id} again: ${String(error)}`),
-        );
-        this.keepCancelling(live, attempt + 1);
+        action();
+        this.repeatWhileLive(live, firstDelayMs, times, action, done + 1);
       },
-      1_000 * 2 ** attempt,
+      firstDelayMs * 2 ** done,
     );
     timer.unref();
   }

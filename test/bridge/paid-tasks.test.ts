@@ -260,6 +260,52 @@ describe('API keys', () => {
   });
 });
 
+describe('a paid task whose agent does not confirm its cancel', () => {
+  it('stays live, and the cancel is sent again until the agent answers with its refund', async () => {
+    world = pricedWorld();
+    let droppedCancels = 0;
+    bed = await startTestBed({
+      config: {
+        cancelTimeoutMs: 300,
+        payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' },
+      },
+      agents: (network) => {
+        // The agent never hears the first cancel (lost on the way): only the gateway's repeat reaches it.
+        const deliver = network.deliver.bind(network);
+        network.deliver = (table, name, payload, sender, key) => {
+          const cancel =
+            table === 'direct' &&
+            name === 'agent:shop' &&
+            new TextDecoder().decode(payload).includes('"type":"cancel"');
+          if (cancel && droppedCancels++ === 0) return;
+          deliver(table, name, payload, sender, key);
+        };
+        return [world.agent(network)];
+      },
+      payer: world.payer,
+    });
+    const { body } = await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'deaf', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'slow' } },
+      configuration: { returnImmediately: true },
+    });
+    const taskId = body.result.task.id;
+    await eventually(async () => {
+      const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
+      return task.metadata?.lez?.status === 'paid' && task.status.state === 'TASK_STATE_WORKING' ? true : undefined;
+    });
+    await rpc(shop(), 'CancelTask', { id: taskId });
+    // Cancelled only on the gateway's side, its money would be unheard of: the task waits for the agent.
+    expect((await rpc(shop(), 'GetTask', { id: taskId })).body.result.status.state).toBe('TASK_STATE_WORKING');
+    const ended = await eventually(async () => {
+      const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
+      return task.status.state === 'TASK_STATE_CANCELED' ? task : undefined;
+    }, 10_000);
+    expect(ended.metadata.lez.status).toBe('refunded');
+    expect(droppedCancels).toBeGreaterThanOrEqual(2);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+});
+
 describe('cancelling while the agent checks the payment', () => {
   it('refunds everything: the skill never started', async () => {
     await start();
