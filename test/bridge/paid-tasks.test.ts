@@ -8,7 +8,9 @@ import type { Payer } from '../../src/bridge/task-payments.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import type { PayOutcome } from '../../src/lez/rail/payment-rail.ts';
 import type { RailPaymentRecord } from '../../src/lez/rail/payment-record.ts';
-import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
+import { agentPayments, gatewayPayer } from '../../src/gateway/payment-wiring.ts';
+import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import type { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 import { AGENT_ACCOUNT, GATEWAY_ACCOUNT, pricedWorld, type PricedWorld } from '../support/priced-agent.ts';
 
@@ -18,7 +20,12 @@ let world: PricedWorld;
 afterEach(() => bed?.close());
 
 async function start(
-  options: { funds?: bigint; payer?: (world: PricedWorld) => Payer; limits?: Record<string, unknown> } = {},
+  options: {
+    funds?: bigint;
+    payer?: (world: PricedWorld) => Payer;
+    limits?: Record<string, unknown>;
+    agent?: (network: MemoryNetwork) => LogosAgent;
+  } = {},
 ) {
   world = pricedWorld(options.funds);
   bed = await startTestBed({
@@ -26,7 +33,7 @@ async function start(
       adminToken: ADMIN,
       payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000', ...options.limits },
     },
-    agents: (network) => [world.agent(network)],
+    agents: (network) => [options.agent?.(network) ?? world.agent(network)],
     payer: options.payer?.(world) ?? world.payer,
   });
 }
@@ -304,6 +311,40 @@ describe('a paid task whose agent does not confirm its cancel', () => {
     expect(droppedCancels).toBeGreaterThanOrEqual(2);
     expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
   });
+});
+
+describe('a refund recorded missing', () => {
+  it('that the agent makes later turns the task’s receipt to refunded, with no restart', async () => {
+    let agentRail!: MemoryRail;
+    await start({
+      agent: (network) => {
+        agentRail = new MemoryRail({ ledger: world.ledger, payer: AGENT_ACCOUNT });
+        // The agent's refund fails when the task is cancelled (its sequencer is away): it names no refund.
+        const refund = async () => ({ ok: false as const, message: 'the sequencer is away' });
+        return world.agent(network, { ...agentPayments(agentRail), refund });
+      },
+    });
+    const { body } = await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'late', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'slow' } },
+      configuration: { returnImmediately: true },
+    });
+    const taskId = body.result.task.id;
+    await eventually(async () => {
+      const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
+      return task.metadata?.lez?.status === 'paid' ? true : undefined;
+    });
+    const cancelled = (await rpc(shop(), 'CancelTask', { id: taskId })).body.result;
+    expect(cancelled.metadata.lez.status).toBe('refund-missing');
+    // The agent pays it back once its sequencer is back; the gateway's next look at the chain finds it.
+    const refund = await agentRail.pay({ paymentId: `refund:${taskId}`, to: GATEWAY_ACCOUNT, amount: 10n });
+    if (refund.kind !== 'paid') throw new Error(refund.kind);
+    const corrected = await eventually(async () => {
+      const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
+      return task.metadata.lez.status === 'refunded' ? task : undefined;
+    }, 20_000);
+    expect(corrected.metadata.lez.refundTxHash).toBe(refund.receipt.txHash);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  }, 30_000);
 });
 
 describe('cancelling while the agent checks the payment', () => {

@@ -1,5 +1,5 @@
 /** A Logos agent that charges for a skill, paid and refunded on an in-process ledger. */
-import { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import { LogosAgent, type AgentPayments } from '../../src/logos/agent-runtime.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import type { MemoryNetwork } from '../../src/logos/transports/memory.ts';
@@ -13,7 +13,8 @@ export const AGENT_ACCOUNT = 'shop-account-on-the-memory-ledger';
 export interface PricedWorld {
   ledger: MemoryLedger;
   payer: Payer;
-  agent(network: MemoryNetwork): LogosAgent;
+  /** The agent; `payments` replaces its side of the ledger (to make it fail, say). */
+  agent(network: MemoryNetwork, payments?: AgentPayments): LogosAgent;
   /** Releases tasks of the `slow` skill. */
   release(): void;
 }
@@ -28,11 +29,11 @@ export function pricedWorld(funds = 1_000n): PricedWorld {
     ledger,
     payer: gatewayPayer(new MemoryRail({ ledger, payer: GATEWAY_ACCOUNT })),
     release: () => waiting.splice(0).forEach((go) => go()),
-    agent: (network) =>
+    agent: (network, payments = agentPayments(new MemoryRail({ ledger, payer: AGENT_ACCOUNT }))) =>
       new LogosAgent({
         transport: network.node('agent:shop'),
         announce: false, // registered with the gateway directly
-        payments: agentPayments(new MemoryRail({ ledger, payer: AGENT_ACCOUNT })),
+        payments,
         card: {
           id: 'shop',
           name: 'Shop',
