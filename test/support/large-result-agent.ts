@@ -9,7 +9,7 @@ import { LogosAgent, builtinOptions } from '../../src/logos/agent-runtime.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
 import type { LogosTransport } from '../../src/logos/transport.ts';
 import { eventually, rpc } from './gateway.ts';
-import { openSse } from './sse.ts';
+import { openRpcStream } from './sse.ts';
 
 /** Larger than one message, with characters of 2 and 4 bytes that must not be cut in half. */
 const LARGE_TEXT = 'é🙂abc'.repeat(40_000);
@@ -64,17 +64,8 @@ export async function expectLargeTextInChunks(agentUrl: string, messageId: strin
 
 /** Asks `big` for its long text over SSE and returns the artifact updates streamed back, in order. */
 async function streamedArtifactChunks(agentUrl: string, messageId: string): Promise<any[]> {
-  const stream = await openSse(agentUrl, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendStreamingMessage',
-      params: {
-        message: { messageId, role: 'ROLE_USER', parts: [{ text: 'go' }], metadata: { skill: 'text' } },
-      },
-    }),
+  const stream = await openRpcStream(agentUrl, 'SendStreamingMessage', {
+    message: { messageId, role: 'ROLE_USER', parts: [{ text: 'go' }], metadata: { skill: 'text' } },
   });
   const events = (await stream.rest()) as { result: { artifactUpdate?: any } }[];
   return events.flatMap((event) => (event.result.artifactUpdate ? [event.result.artifactUpdate] : []));
