@@ -462,12 +462,18 @@ function devnetPortSetting(
   kind: 'option' | 'setting' = 'setting',
 ): number {
   if (value === undefined || value === '') return 3040;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  const port = portNumber(value);
+  if (port === undefined) {
     const message = `${prefix}: ${setting} must be a port number from 0 to 65535, got "${value}"`;
     throw kind === 'option' ? new UsageError(message) : new CliFailure(message);
   }
   return port;
+}
+
+/** `text` as a TCP port, 0 (any free port) to 65535; undefined when it is not one. */
+function portNumber(text: string): number | undefined {
+  const port = Number(text);
+  return text !== '' && Number.isInteger(port) && port >= 0 && port <= 65535 ? port : undefined;
 }
 
 async function runAgent(positionals: string[], values: Values): Promise<number> {
@@ -492,11 +498,8 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     throw new UsageError(`${prefix}: --announce-every takes milliseconds, a whole number above 0, got "${every}"`);
   }
   const restPortOption = str(values['rest-port']);
-  const restPort = restPortOption === undefined ? undefined : Number(restPortOption);
-  if (
-    restPort !== undefined &&
-    !(restPortOption !== '' && Number.isInteger(restPort) && restPort >= 0 && restPort <= 65535)
-  ) {
+  const restPort = restPortOption === undefined ? undefined : portNumber(restPortOption);
+  if (restPortOption !== undefined && restPort === undefined) {
     throw new UsageError(`${prefix}: --rest-port takes a port number from 0 to 65535, got "${restPortOption}"`);
   }
   const peers = (values.peer as string[] | undefined) ?? [];

@@ -34,10 +34,23 @@ export type CardReading =
  * documented rule verifies comes back unverified (`admitLogosCard`): nothing proves its address either.
  */
 export function readAnnouncedCard(json: unknown): CardReading {
+  return admitClaimedCard(json, claimedCard(json));
+}
+
+/** What a card claims, before anything vouches for it: the card schema's reading of it. */
+type ClaimedCard = { ok: true; card: LogosAgentCard } | { ok: false; reason: 'invalid' | 'bad-price'; message: string };
+
+function claimedCard(json: unknown): ClaimedCard {
   const canonical = canonicalCard(json);
   if (!canonical.ok) return canonical;
   const parsed = LogosAgentCard.safeParse(canonical.card);
   if (!parsed.success) return { ok: false, reason: 'invalid', message: parsed.error.message };
+  return { ok: true, card: parsed.data };
+}
+
+/** `readAnnouncedCard` past the schema check, whose reading of `json` is `claimed`. */
+function admitClaimedCard(json: unknown, claimed: ClaimedCard): CardReading {
+  if (!claimed.ok) return claimed;
   const verified = admitLogosCard(json as Record<string, unknown>);
   if (!verified.ok || 'unverified' in verified) return verified;
   const address = logosAddressOf(verified.card);
@@ -143,13 +156,12 @@ export class DiscoveryListener {
       return;
     }
     // Counted per claimed address before the signature is checked: a flood is cut off before the costly part.
-    const canonical = canonicalCard(json);
-    const claimed = canonical.ok ? LogosAgentCard.safeParse(canonical.card) : undefined;
-    if (claimed?.success && this.flooding(logosAddressOf(claimed.data))) {
+    const claimed = claimedCard(json);
+    if (claimed.ok && this.flooding(logosAddressOf(claimed.card))) {
       this.counters.flood++;
       return;
     }
-    const verified = readAnnouncedCard(json);
+    const verified = admitClaimedCard(json, claimed);
     if (!verified.ok) {
       if (verified.reason === 'invalid') this.counters.invalid++;
       else if (verified.reason === 'unsigned') this.counters.unsigned++;

@@ -29,6 +29,17 @@ export interface NetworkPreset {
 /** nwaku's DefaultMaxWakuMessageSize, "150KiB". */
 export const FLEET_MAX_MESSAGE_BYTES = 150 * 1024;
 
+/**
+ * Room a party leaves in every message for the payload's encryption and signature and the WakuMessage's other fields
+ * (content topic, timestamp, meta…): 5 KiB, as the `waku` transport reserves.
+ */
+const MESSAGE_OVERHEAD_BYTES = 5 * 1024;
+
+/** The largest payload a party hands its transport so that the message carrying it stays within `maxMessageBytes`. */
+export function payloadBytesPerMessage(maxMessageBytes: number): number {
+  return maxMessageBytes - MESSAGE_OVERHEAD_BYTES;
+}
+
 export const NETWORK_PRESETS: Readonly<Record<NetworkName, NetworkPreset>> = {
   'logos.dev': {
     clusterId: 3,

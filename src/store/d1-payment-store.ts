@@ -1,7 +1,8 @@
 /**
  * Payments and approvals on Cloudflare D1 (the Workers deployment): the SQLite store's tables
- * (migrations/0002_payments.sql) and statements (sqlite-payment-sql.ts), through the D1 binding. Each write is
- * committed when its promise settles, so a payment is recorded before any transfer is submitted.
+ * (migrations/0002_payments.sql) and statements (sqlite-payment-sql.ts; the update is one statement of its own),
+ * through the D1 binding. Each write is committed when its promise settles, so a payment is recorded before any
+ * transfer is submitted.
  */
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
@@ -15,6 +16,14 @@ const TAKE_SPENDING_LOCK_SQL = `INSERT INTO locks (name, holder, expires_at) VAL
   ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
   WHERE locks.expires_at < ?3`;
 const RELEASE_SPENDING_LOCK_SQL = `DELETE FROM locks WHERE name = 'spending' AND holder = ?`;
+/** Each column set when the change names it (its flag is 1), kept otherwise. */
+const UPDATE_GIVEN_PAYMENT_SQL = `UPDATE payments SET
+  status = CASE WHEN ?1 THEN ?2 ELSE status END,
+  rail_state = CASE WHEN ?3 THEN ?4 ELSE rail_state END,
+  tx_hash = CASE WHEN ?5 THEN ?6 ELSE tx_hash END,
+  refund_tx = CASE WHEN ?7 THEN ?8 ELSE refund_tx END,
+  updated_at = ?9
+  WHERE task_id = ?10`;
 
 export class D1PaymentStore implements PaymentStore {
   private readonly db: D1Database;
@@ -42,12 +51,25 @@ export class D1PaymentStore implements PaymentStore {
     return row ? paymentFromRow(row) : undefined;
   }
 
+  /** One statement, not a read and a write: a concurrent update of other columns (the wallet's) is never undone. */
   async update(taskId: string, change: sql.PaymentChange): Promise<void> {
-    const values = sql.paymentUpdateValues(taskId, await this.get(taskId), change);
-    await this.db
-      .prepare(sql.UPDATE_PAYMENT_SQL)
-      .bind(...values)
+    const given = (key: keyof sql.PaymentChange) => (key in change ? 1 : 0);
+    const result = await this.db
+      .prepare(UPDATE_GIVEN_PAYMENT_SQL)
+      .bind(
+        given('status'),
+        change.status ?? null,
+        given('railState'),
+        JSON.stringify(change.railState ?? null),
+        given('txHash'),
+        change.txHash ?? null,
+        given('refundTxHash'),
+        change.refundTxHash ?? null,
+        new Date().toISOString(),
+        taskId,
+      )
       .run();
+    if (result.meta.changes === 0) throw new Error(`no payment for task ${taskId}`);
   }
 
   pending(): Promise<TaskPaymentRecord[]> {

@@ -216,6 +216,23 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     expect(badMode.stderr).toMatch(/--signing-mode is one of prehash-v0.3, raw-borsh, got "guess"/);
   }, 60_000);
 
+  it('a port that is not one names where it came from: --rest-port and --port exit 2, the devnet setting exits 1', async () => {
+    const [restPort, emptyRestPort, devnetOption, devnetSetting] = await Promise.all([
+      runCli(['agent', 'echo', '--rest-port', '65536']),
+      runCli(['agent', 'echo', '--rest-port', '']),
+      runCli(['devnet', '--port', '1.5']),
+      runCli(['devnet'], { LOGOS_A2A_DEVNET_PORT: 'x' }),
+    ]);
+    expect(restPort).toMatchObject({ code: 2, stack: false });
+    expect(restPort.stderr).toMatch(/^logos-a2a agent: --rest-port takes a port number from 0 to 65535, got "65536"/);
+    expect(emptyRestPort).toMatchObject({ code: 2, stack: false });
+    expect(emptyRestPort.stderr).toMatch(/--rest-port takes a port number from 0 to 65535, got ""/);
+    expect(devnetOption).toMatchObject({ code: 2, stack: false });
+    expect(devnetOption.stderr).toMatch(/^logos-a2a devnet: --port must be a port number from 0 to 65535, got "1.5"/);
+    expect(devnetSetting).toMatchObject({ code: 1, stack: false });
+    expect(devnetSetting.stderr).toMatch(/LOGOS_A2A_DEVNET_PORT must be a port number from 0 to 65535, got "x"/);
+  }, 60_000);
+
   it('a bad multiaddr names where it came from: --peer and --listen exit 2, the Waku settings exit 1', async () => {
     const [peer, listen, peers, listens] = await Promise.all([
       runCli(['agent', 'echo', '--peer', 'localhost:60000']),

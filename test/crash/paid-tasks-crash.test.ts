@@ -17,12 +17,11 @@ import { freePort } from '../support/free-port.ts';
 import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
-import { decodeBlock } from '../../src/lez/block.ts';
 import { hexToBytes } from '../../src/lez/bytes.ts';
 import { signingKeyFromSecretKey } from '../../src/lez/keys.ts';
-import { readNativeTransfer } from '../../src/lez/native-transfer.ts';
 import { SequencerClient } from '../../src/lez/sequencer-client.ts';
 import { encryptKeyFile, saveKeyFile } from '../../src/lez/wallet-key-file.ts';
+import { transfersBetween } from '../support/chain-transfers.ts';
 import { clientFor, eventually, textMessage } from '../support/gateway.ts';
 import { cliEntry } from '../cli/dist.ts';
 
@@ -122,34 +121,6 @@ async function untilAnswered<T>(call: () => Promise<T>): Promise<T> {
       await sleep(250);
     }
   }
-}
-
-/** Every native transfer between the wallet and the agent, read from the blocks over the devnet's RPC. */
-async function transfersOnChain(
-  sequencer: SequencerClient,
-): Promise<{ hash: string; from: string; to: string; amount: bigint }[]> {
-  const programs = await sequencer.getProgramIds();
-  const last = await sequencer.getLastBlockId();
-  if (programs.kind !== 'result' || last.kind !== 'result') throw new Error('the devnet does not answer');
-  const transfers = [];
-  for (let start = 1n; start <= last.value; start += 100n) {
-    const end = start + 99n < last.value ? start + 99n : last.value;
-    const blocks = await sequencer.getBlockRange(start, end);
-    if (blocks.kind !== 'result') throw new Error(`getBlockRange(${start}, ${end}): ${blocks.kind}`);
-    for (const bytes of blocks.value) {
-      const block = decodeBlock(bytes);
-      if (!block.ok) throw new Error(`a block does not decode: ${block.reason}`);
-      expect(block.value.unreadTransactions).toBe(0);
-      for (const tx of block.value.publicTransactions) {
-        const transfer = readNativeTransfer(tx.transaction, programs.value.authenticated_transfer);
-        if (!transfer.ok) continue;
-        const parties = [transfer.from, transfer.to];
-        if (parties.includes(wallet.account) && parties.includes(agentKey.account))
-          transfers.push({ hash: tx.hash, from: transfer.from, to: transfer.to, amount: transfer.amount });
-      }
-    }
-  }
-  return transfers;
 }
 
 it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each killed -9: the chain agrees with every receipt`, async () => {
@@ -315,7 +286,7 @@ it(`${TASKS} paid tasks while the devnet, the gateway and the agent are each kil
   }
 
   // The chain, block by block.
-  const transfers = await transfersOnChain(sequencer);
+  const transfers = await transfersBetween(sequencer, wallet.account, agentKey.account);
   const payments = new Map(transfers.filter((t) => t.from === wallet.account).map((t) => [t.hash, t]));
   const refunds = new Map(transfers.filter((t) => t.from === agentKey.account).map((t) => [t.hash, t]));
   const claimed = new Set<string>();

@@ -45,3 +45,12 @@ export const dataOf = (frame: string | undefined): any => {
   if (!frame?.startsWith('data: ')) throw new Error(`not a data frame: ${frame}`);
   return JSON.parse(frame.slice(6));
 };
+
+/** A JSON-RPC call of A2A v1.0 answered as SSE (SendStreamingMessage, SubscribeToTask). */
+export function openRpcStream(url: string, method: string, params: unknown): Promise<SseStream> {
+  return openSse(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+}

@@ -1,41 +1,29 @@
 /**
  * The spending gate on D1, where every task's Durable Object charges its own task: objects charging at the same
- * moment must not together pass a limit that only some of them fit. Real D1 (workerd's, through wrangler's
- * platform proxy), the migrations as `wrangler d1 migrations apply` runs them, one store per task object.
+ * moment must not together pass a limit that only some of them fit. Real D1 (local-d1.ts), one store per task
+ * object.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { getPlatformProxy } from 'wrangler';
 import { TaskPayments, type TaskToPay } from '../../src/bridge/task-payments.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import { D1PaymentStore } from '../../src/store/d1-payment-store.ts';
+import { openLocalD1 } from './local-d1.ts';
 
 const GATEWAY = 'gateway-account-on-the-memory-ledger';
 const AGENT = 'agent-account-on-the-memory-ledger';
-const migrations = new URL('../../migrations/', import.meta.url);
 
-let proxy: Awaited<ReturnType<typeof getPlatformProxy>>;
+let d1: Awaited<ReturnType<typeof openLocalD1>>;
 let db: D1Database;
 
 beforeAll(async () => {
-  proxy = await getPlatformProxy({ configPath: 'wrangler.toml', persist: false });
-  db = (proxy.env as { DB: D1Database }).DB;
-  for (const file of readdirSync(migrations)
-    .filter((name) => name.endsWith('.sql'))
-    .sort()) {
-    const statements = readFileSync(new URL(file, migrations), 'utf8')
-      .replace(/^--.*$/gm, '')
-      .split(';')
-      .map((statement) => statement.trim())
-      .filter(Boolean);
-    await db.batch(statements.map((statement) => db.prepare(statement)));
-  }
+  d1 = await openLocalD1();
+  db = d1.db;
 }, 60_000);
 afterAll(async () => {
-  await proxy?.dispose();
+  await d1?.dispose();
 });
 
 it('tasks charged at once by their own objects together stay under the period limit', async () => {

@@ -1,25 +1,36 @@
 /**
- * Paid tasks through the Worker: `wrangler dev` pays from the devnet's first genesis account (its key a Workers
- * secret, here a --var), on the project's devnet running as its own process; the paid agent runs as its own process
- * too (paid-agent.ts), reached only through its node's nwaku REST API. Balances are read from the devnet.
+ * Paid tasks through the Worker (paid-worker.ts: the devnet, the paid agent behind its node's REST API, wrangler dev
+ * paying from a genesis account). Balances are read from the devnet, transfers and their nonces from its blocks.
+ * Calls carry API keys, one of them with a budget.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopChild } from '../support/child-process.ts';
 import { spawnDevnet, type DevnetProcess } from '../../src/cli/devnet-process.ts';
-import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
 import { SequencerClient } from '../../src/lez/sequencer-client.ts';
+import { transfersBetween } from '../support/chain-transfers.ts';
 import { eventually, rpc } from '../support/gateway.ts';
-import { applyMigrations, startWranglerDev, type WranglerDev } from './wrangler-dev.ts';
+import {
+  agentGenesis,
+  balanceOf as balanceOn,
+  startPaidAgent,
+  startPayingWorker,
+  walletGenesis,
+} from './paid-worker.ts';
+import { applyMigrations, type WranglerDev } from './wrangler-dev.ts';
 
-const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
 /** Each call crosses wrangler's proxy, three Durable Objects, the node's REST API and a devnet block or two. */
 const E2E_TIMEOUT_MS = 90_000;
 const ADMIN_TOKEN = 'operator-token-of-the-test';
+/** Every call carries an API key: the operator's has no budget, `capped` may spend 10 in all (two echo tasks). */
+const API_KEYS = [
+  { name: 'operator', key: 'operator-api-key-of-the-test' },
+  { name: 'capped', key: 'capped-api-key-of-the-test', budget: '10' },
+];
+const [OPERATOR_KEY, CAPPED_KEY] = API_KEYS.map(({ key }) => key) as [string, string];
 
 let dir: string;
 let devnet: DevnetProcess | undefined;
@@ -27,40 +38,19 @@ let agent: ChildProcess | undefined;
 let worker: WranglerDev | undefined;
 let sequencer: SequencerClient;
 
-function startPaidAgent(sequencerUrl: string): Promise<string> {
-  const script = fileURLToPath(new URL('./paid-agent.ts', import.meta.url));
-  agent = spawn(process.execPath, [script, sequencerUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const url = /paid agent at (http:\/\/\S+)/.exec(output)?.[1];
-      if (url) resolve(url);
-    };
-    agent!.stdout!.on('data', read);
-    agent!.stderr!.on('data', read);
-    agent!.on('exit', (code) => reject(new Error(`the paid agent exited with ${code}:\n${output}`)));
-  });
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-worker-pay-'));
   const state = join(dir, 'state');
   devnet = await spawnDevnet({ port: 0, dataDir: undefined });
   sequencer = new SequencerClient({ url: devnet.url });
-  const [restUrl] = await Promise.all([startPaidAgent(devnet.url), applyMigrations(state)]);
-  worker = await startWranglerDev(state, {
-    LOGOS_A2A_NWAKU_REST_URL: restUrl,
-    LOGOS_A2A_DEFAULT_AGENT: 'paid',
-    LOGOS_A2A_PAYMENTS_RAIL: 'lez',
-    LOGOS_A2A_SEQUENCER_URL: devnet.url,
-    LOGOS_A2A_WALLET_SECRET_KEY: walletGenesis.secretKeyHex,
-    LOGOS_A2A_ADMIN_TOKEN: ADMIN_TOKEN,
+  const paidAgent = startPaidAgent(devnet.url);
+  agent = paidAgent.child;
+  const [restUrl] = await Promise.all([paidAgent.restUrl, applyMigrations(state)]);
+  worker = await startPayingWorker(state, {
+    restUrl,
+    sequencerUrl: devnet.url,
+    vars: { LOGOS_A2A_ADMIN_TOKEN: ADMIN_TOKEN, LOGOS_A2A_API_KEYS: JSON.stringify(API_KEYS) },
   });
-  await eventually(async () => {
-    const response = await fetch(`${worker!.url}/agents/paid/.well-known/agent-card.json`);
-    return response.status === 200 ? true : undefined;
-  }, 30_000);
 }, 180_000);
 
 afterAll(async () => {
@@ -70,18 +60,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
-const balanceOf = async (account: string) => {
-  const result = await sequencer.getAccountBalance(account);
-  if (result.kind !== 'result') throw new Error(`balance: ${result.message}`);
-  return result.value;
-};
+const balanceOf = (account: string) => balanceOn(sequencer, account);
 
-const call = (method: string, params: Record<string, unknown>) => rpc(`${worker!.url}/agents/paid`, method, params);
-const send = (skill: string, extra: Record<string, unknown> = {}) =>
-  call('SendMessage', {
-    message: { messageId: `m-${skill}`, role: 'ROLE_USER', parts: [{ text: `${skill} text` }], metadata: { skill } },
-    ...extra,
-  });
+const call = (method: string, params: Record<string, unknown>, apiKey = OPERATOR_KEY) =>
+  rpc(`${worker!.url}/agents/paid`, method, params, { 'A2A-Version': '1.0', 'X-API-Key': apiKey });
+const send = (skill: string, extra: Record<string, unknown> = {}, messageId = `m-${skill}`, apiKey = OPERATOR_KEY) =>
+  call(
+    'SendMessage',
+    { message: { messageId, role: 'ROLE_USER', parts: [{ text: `${skill} text` }], metadata: { skill } }, ...extra },
+    apiKey,
+  );
 
 describe('paying agents from the Worker', { timeout: E2E_TIMEOUT_MS }, () => {
   it('pays a paid task once, on chain: the agent is paid its price and the task completes', async () => {
@@ -143,5 +131,50 @@ describe('paying agents from the Worker', { timeout: E2E_TIMEOUT_MS }, () => {
       return got?.status?.state === 'TASK_STATE_COMPLETED' ? true : undefined;
     }, 30_000);
     expect(await balanceOf(agentGenesis.account)).toBe(agentBefore + 500n);
+  });
+
+  it('pays tasks sent at the same moment from one wallet: consecutive nonces, every transfer on chain', async () => {
+    const agentBefore = await balanceOf(agentGenesis.account);
+    const tasks = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => (await send('echo', {}, `at-once-${i}`)).body.result?.task),
+    );
+    for (const task of tasks) {
+      expect(task?.status?.state).toBe('TASK_STATE_COMPLETED');
+      expect(task.metadata.lez).toMatchObject({ status: 'paid', txHash: expect.any(String) });
+    }
+    const hashes = new Set(tasks.map((task) => task.metadata.lez.txHash as string));
+    expect(hashes.size).toBe(6);
+    // The chain, block by block: each receipt's transfer landed, and the wallet's nonces follow one another.
+    const landed = (await transfersBetween(sequencer, walletGenesis.account, agentGenesis.account)).filter((transfer) =>
+      hashes.has(transfer.hash),
+    );
+    expect(landed).toHaveLength(6);
+    const nonces = landed.map((transfer) => transfer.nonce).sort((a, b) => (a < b ? -1 : 1));
+    expect(nonces).toEqual(nonces.map((_, i) => nonces[0]! + BigInt(i)));
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore + 30n);
+  });
+
+  it('holds an API key to its budget across task objects: past it a task waits for an operator', async () => {
+    const agentBefore = await balanceOf(agentGenesis.account);
+    for (const n of [1, 2]) {
+      const task = (await send('echo', {}, `capped-${n}`, CAPPED_KEY)).body.result?.task;
+      expect(task?.metadata?.lez?.status).toBe('paid');
+    }
+    const held = (await send('echo', { configuration: { returnImmediately: true } }, 'capped-3', CAPPED_KEY)).body
+      .result?.task;
+    await eventually(async () => {
+      const got = (await call('GetTask', { id: held.id }, CAPPED_KEY)).body.result;
+      return got?.metadata?.lez?.status === 'awaiting-approval' ? true : undefined;
+    }, 30_000);
+    const pending = await fetch(`${worker!.url}/admin/approvals?status=pending`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const { approvals } = (await pending.json()) as { approvals: { taskId: string; reason: string }[] };
+    expect(approvals.find((approval) => approval.taskId === held.id)?.reason).toMatch(
+      /API key "capped" has spent 10 of its budget of 10/,
+    );
+    // Another key without a budget is still paid at once.
+    expect((await send('echo', {}, 'uncapped-after')).body.result?.task?.metadata?.lez?.status).toBe('paid');
+    expect(await balanceOf(agentGenesis.account)).toBe(agentBefore + 15n);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Reads one transaction from the sequencer as transfer facts for verification.ts (docs/lez.md §7.3): it must be
  * included (`getTransaction` is non-null only for included, successfully executed transactions; when it is null,
- * the recent blocks are searched, block-search.ts), public, a call
+ * the recent blocks are searched: transaction-location.ts), public, a call
  * of `authenticated_transfer` with accounts [from, to] and one u128, signed by `from`, and its signatures must
  * hold under our signing mode (the sequencer checked them already; checking again costs little and means a
  * misbehaving sequencer cannot hand us a forged transfer).
@@ -12,6 +12,7 @@ import { readNativeTransfer } from '../native-transfer.ts';
 import { verifyPublicTransactionSignatures, type SigningMode } from '../signing.ts';
 import { programIdEquals, type PublicTransaction } from '../transaction.ts';
 import type { BlockSearch } from './block-search.ts';
+import { locateTransaction } from './transaction-location.ts';
 import type { AuthenticatedTransferProgram } from './program-ids.ts';
 import { sequencerProblem, type SequencerApi } from './sequencer-api.ts';
 import type { TransferLookup } from './verification.ts';
@@ -25,11 +26,11 @@ export async function lookupLezTransfer(
 ): Promise<TransferLookup> {
   const programId = await program.id();
   if (programId.kind !== 'result') return { kind: 'unconfirmed', ...sequencerProblem(programId) };
-  const fetched = await client.getTransaction(txHash);
-  if (fetched.kind !== 'result') return { kind: 'unconfirmed', ...sequencerProblem(fetched) };
+  const located = await locateTransaction(client, search, { txHash });
+  if (located.kind === 'unavailable') return { kind: 'unconfirmed', ...located.problem };
   let tx: PublicTransaction;
-  if (fetched.value !== null) {
-    const nssa = fetched.value.transaction;
+  if (located.kind === 'indexed') {
+    const nssa = located.transaction;
     if (nssa.kind !== 'public')
       return {
         kind: 'rejected',
@@ -37,18 +38,14 @@ export async function lookupLezTransfer(
         message: `transaction ${txHash} is ${nssa.kind}, not a public transfer`,
       };
     tx = nssa.transaction;
+  } else if (located.kind === 'included') {
+    tx = located.transaction.transaction;
   } else {
-    // A restarted sequencer's index forgets what earlier blocks hold; the blocks themselves do not.
-    const searched = await search.find({ txHash });
-    if (searched.kind === 'unavailable') return { kind: 'unconfirmed', ...searched.problem };
-    if (searched.kind !== 'included') {
-      return {
-        kind: 'unconfirmed',
-        reason: 'not-included',
-        message: `transaction ${txHash} is not included (yet): neither the sequencer's index nor its last ${searched.kind === 'not-found' ? searched.searchedBlocks : 0} block(s) hold it`,
-      };
-    }
-    tx = searched.transaction.transaction;
+    return {
+      kind: 'unconfirmed',
+      reason: 'not-included',
+      message: `transaction ${txHash} is not included (yet): neither the sequencer's index nor its last ${located.kind === 'not-found' ? located.searchedBlocks : 0} block(s) hold it`,
+    };
   }
   if (
     programIdEquals(tx.message.programId, programId.value) &&

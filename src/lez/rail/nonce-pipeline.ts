@@ -15,7 +15,7 @@
  * - When a submission's fate is unknown (timeout, garbage, 5xx), the nonce stays taken, no new order is signed,
  *   and only the same bytes are ever sent again (submission.ts).
  * - A driver polls while anyone waits: `getAccountsNonces` tells which nonces the chain has used. A used nonce is
- *   looked up by our hash (`getTransaction`): found = paid. Absent, the blocks are searched (block-search.ts),
+ *   looked up by our hash (`getTransaction`): found = paid. Absent, the blocks are searched (transaction-location.ts),
  *   since a restarted sequencer forgets earlier hashes: our transaction in a block = paid; another one of ours
  *   with that nonce = `superseded`, ours can never land; neither = still in doubt. An unused nonce whose transaction is overdue is resent, same bytes,
  *   in order.
@@ -41,6 +41,7 @@ import type { DoubtReason, PayFailureReason } from './payment-rail.ts';
 import type { OnSigned } from './payment-record.ts';
 import { sequencerProblem, type SequencerApi, type SequencerProblem } from './sequencer-api.ts';
 import { submitTransaction } from './submission.ts';
+import { locateTransaction } from './transaction-location.ts';
 
 const REMEMBERED_PAYMENTS = 10_000;
 /** A block holding our transaction is not older than its signature, give or take the sequencer's clock. */
@@ -426,29 +427,24 @@ export class NoncePipeline {
     const chainNonce = nonces.value[0]!;
 
     for (const slot of this.slots.filter((s) => s.payment.nonce < chainNonce)) {
-      const found = await this.options.client.getTransaction(slot.payment.txHash);
-      if (found.kind !== 'result') return this.noteProblem(sequencerProblem(found));
-      if (found.value !== null) {
-        this.settleSlot(slot, { kind: 'included', payment: slot.payment });
-        continue;
-      }
-      // The nonce is used and the index does not know our hash: a restarted sequencer forgets the hashes of
-      // earlier blocks, so only the blocks can say whether ours landed or another transaction took the nonce.
-      const searched = await this.options.search.find({
+      // The nonce is used. When the index does not know our hash (a restarted sequencer forgets the hashes of
+      // earlier blocks), only the blocks can say whether ours landed or another transaction took the nonce.
+      const located = await locateTransaction(this.options.client, this.options.search, {
         txHash: slot.payment.txHash,
         signer: { account: slot.payment.from, nonce: slot.payment.nonce },
         notBeforeMs: Date.parse(slot.payment.signedAt) - SIGNING_CLOCK_SKEW_MS,
       });
-      if (searched.kind === 'unavailable') return this.noteProblem(searched.problem);
-      if (searched.kind === 'included') this.settleSlot(slot, { kind: 'included', payment: slot.payment });
-      else if (searched.kind === 'nonce-taken') {
-        const message = `nonce ${slot.payment.nonce} was used by transaction ${searched.byTxHash} (block ${searched.blockId}), so ${slot.payment.txHash} can never land`;
+      if (located.kind === 'unavailable') return this.noteProblem(located.problem);
+      if (located.kind === 'indexed' || located.kind === 'included')
+        this.settleSlot(slot, { kind: 'included', payment: slot.payment });
+      else if (located.kind === 'nonce-taken') {
+        const message = `nonce ${slot.payment.nonce} was used by transaction ${located.byTxHash} (block ${located.blockId}), so ${slot.payment.txHash} can never land`;
         this.settleSlot(slot, failed('superseded', message));
       } else {
         // Neither is on the blocks read: in doubt it stays, since money may have moved.
         slot.problem = {
           reason: 'bad-response',
-          message: `nonce ${slot.payment.nonce} is used, but neither ${slot.payment.txHash} nor another transaction with that nonce was found in the last ${searched.searchedBlocks} block(s)${searched.complete ? '' : ' (some could not be read)'}`,
+          message: `nonce ${slot.payment.nonce} is used, but neither ${slot.payment.txHash} nor another transaction with that nonce was found in the last ${located.searchedBlocks} block(s)${located.complete ? '' : ' (some could not be read)'}`,
         };
       }
     }

@@ -21,6 +21,7 @@
  * unsigned, forged, for another recipient, or a repeat of a message already delivered.
  */
 import { contentTopicToShardIndex } from '@waku/utils';
+import { FLEET_MAX_MESSAGE_BYTES, payloadBytesPerMessage } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import {
   NWAKU_ROUTES,
@@ -41,7 +42,11 @@ export interface NwakuRestTransportOptions {
   pollIntervalMs?: number;
   /** Timeout of one request to the node. Default 10 s. */
   requestTimeoutMs?: number;
-  /** Largest payload accepted by `send`/`publish` and delivered to handlers. Default 1 MiB. */
+  /**
+   * Largest payload accepted by `send`/`publish` and delivered to handlers. Default: what fits in one message of the
+   * network presets' 150 KiB (nwaku's `maxMessageSize`), as the `waku` transport's: a node refuses a larger message,
+   * and an agent cuts a result into chunks of this size.
+   */
   maxPayloadBytes?: number;
   /** How many recent message hashes are remembered to drop repeats. Default 32768. */
   dedupeCapacity?: number;
@@ -90,7 +95,11 @@ export class NwakuRestTransport extends SealingTransport implements LogosTranspo
     this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.pollIntervalMs = atLeast(options.pollIntervalMs ?? 250, 'pollIntervalMs', 0);
     this.requestTimeoutMs = atLeast(options.requestTimeoutMs ?? 10_000, 'requestTimeoutMs', 1);
-    this.maxPayloadBytes = atLeast(options.maxPayloadBytes ?? 1024 * 1024, 'maxPayloadBytes', 1);
+    this.maxPayloadBytes = atLeast(
+      options.maxPayloadBytes ?? payloadBytesPerMessage(FLEET_MAX_MESSAGE_BYTES),
+      'maxPayloadBytes',
+      1,
+    );
     this.receiver = new PartyReceiver(
       this.identity,
       this.maxPayloadBytes,

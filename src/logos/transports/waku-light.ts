@@ -22,7 +22,7 @@ import {
   type LightNode,
 } from '@waku/sdk';
 import { contentTopicToShardIndex } from '@waku/utils';
-import { FLEET_MAX_MESSAGE_BYTES } from '../network-presets.ts';
+import { FLEET_MAX_MESSAGE_BYTES, payloadBytesPerMessage } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import { generateWakuPrivateKey, proveAddress, wakuIdentity, type WakuIdentity } from './waku/identity.ts';
 import { directMessage, publicationMessage, type PartyMessage } from './waku/outgoing.ts';
@@ -41,9 +41,6 @@ export interface WakuLightTransportOptions {
   /** How long a send or a subscription waits for a service node. Default 10 s. */
   peerWaitMs?: number;
 }
-
-/** Room for the payload encryption and the WakuMessage's other fields (as the `waku` transport reserves). */
-const MESSAGE_OVERHEAD_BYTES = 5 * 1024;
 
 type WakuMessage = proto_message.WakuMessage;
 
@@ -72,7 +69,7 @@ export class WakuLightTransport implements LogosTransport {
     this.address = this.#identity.address;
     this.inboxTopic = this.#identity.inboxTopic;
     this.maxMessageBytes = options.maxMessageBytes ?? FLEET_MAX_MESSAGE_BYTES;
-    this.maxPayloadBytes = this.maxMessageBytes - MESSAGE_OVERHEAD_BYTES;
+    this.maxPayloadBytes = payloadBytesPerMessage(this.maxMessageBytes);
     this.peerWaitMs = options.peerWaitMs ?? 10_000;
     this.receiver = new PartyReceiver(this.#identity, this.maxPayloadBytes, 32_768);
   }

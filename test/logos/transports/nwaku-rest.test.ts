@@ -2,7 +2,8 @@
  * The `nwaku-rest` transport against a relay node's REST API over real HTTP (our node's REST face, the routes a real
  * nwaku serves): 1:1 and pub/sub (keyed and plain) with parties on the `waku` transport across the relay network,
  * senders vouched for, forgeries, misaddressed messages and repeats dropped, a node that restarts, a node that is not there; and a gateway on nwaku-rest
- * serving an echo agent process through the node, to the official A2A client.
+ * serving an echo agent process through the node, to the official A2A client; an agent behind the node whose result
+ * is larger than one message of the network.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,8 @@ import { encryptSymmetric } from '@waku/message-encryption/symmetric';
 import { startAgentProcess, type AgentProcess } from '../../../src/cli/agent-process.ts';
 import { loadConfig } from '../../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../../src/gateway/gateway.ts';
+import type { LogosAgent } from '../../../src/logos/agent-runtime.ts';
+import { FLEET_MAX_MESSAGE_BYTES } from '../../../src/logos/network-presets.ts';
 import type { Delivery } from '../../../src/logos/transport.ts';
 import { startNodeRestServer, type NodeRestServer } from '../../../src/logos/node-rest/server.ts';
 import { messagesPath } from '../../../src/logos/node-rest/wire.ts';
@@ -21,6 +24,8 @@ import { WakuTransport, inboxTopic } from '../../../src/logos/transports/waku.ts
 import { parseWakuAddress, wakuIdentity, generateWakuPrivateKey } from '../../../src/logos/transports/waku/identity.ts';
 import { sealDirect, sealKeyed } from '../../../src/logos/transports/waku/payloads.ts';
 import { clientFor, eventually, textMessage } from '../../support/gateway.ts';
+import { expectLargeTextInChunks, largeResultAgent } from '../../support/large-result-agent.ts';
+import { startWakuGateway } from '../../support/waku-gateway.ts';
 
 const TOPIC = '/logos-a2a/1/nwaku-rest-test/json';
 const KEY = new Uint8Array(32).fill(7);
@@ -272,5 +277,43 @@ describe('a gateway on nwaku-rest', () => {
     };
     expect(JSON.stringify(task)).toContain('through REST');
     expect(gateway.network.remoteNodeUrl).toBe(rest.url);
+  }, 60_000);
+});
+
+describe('an agent behind the REST API', () => {
+  let dir: string;
+  let agentTransport: NwakuRestTransport;
+  let agent: LogosAgent;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'logos-a2a-nwaku-rest-agent-'));
+    // agent —(REST)→ node —(Waku relay)→ gateway on its own node
+    agentTransport = new NwakuRestTransport({ url: rest.url, pollIntervalMs: 20 });
+    agent = largeResultAgent(agentTransport);
+    await agent.start();
+    gateway = await startWakuGateway(dir, {
+      overrides: {
+        agentTimeoutMs: 10_000,
+        transport: {
+          kind: 'waku',
+          listen: ['/ip4/127.0.0.1/tcp/0'],
+          peers: node.multiaddrs(),
+          keyFile: join(dir, 'gateway.key'),
+        },
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await agent?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends a result larger than one message of the network as artifact chunks the node relays', async () => {
+    // Each chunk must fit in one message the node accepts (150 KiB); one envelope with the whole result it refuses.
+    expect(agentTransport.maxPayloadBytes).toBeLessThan(FLEET_MAX_MESSAGE_BYTES);
+    await expectLargeTextInChunks(`${gateway.url}/agents/big`, 'rest-big-1');
   }, 60_000);
 });

@@ -10,20 +10,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../../src/gateway/gateway.ts';
-import { LogosAgent, builtinOptions } from '../../../src/logos/agent-runtime.ts';
+import type { LogosAgent } from '../../../src/logos/agent-runtime.ts';
 import { echoAgent } from '../../../src/logos/agents/echo.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../../src/logos/discovery.ts';
 import { WakuTransport, verifyAddressProof } from '../../../src/logos/transports/waku.ts';
 import { WakuLightTransport } from '../../../src/logos/transports/waku-light.ts';
 import { eventually, rpc } from '../../support/gateway.ts';
+import { expectLargeTextInChunks, largeResultAgent } from '../../support/large-result-agent.ts';
 
 let dir: string;
 let service: WakuTransport;
 let agentNode: WakuTransport;
 let agent: LogosAgent;
 let bigAgent: LogosAgent;
-/** Larger than one message (150 KiB), with characters of 2 and 4 bytes that must not be cut in half. */
-const LARGE_TEXT = 'é🙂abc'.repeat(40_000);
 let gateway: Gateway;
 
 beforeAll(async () => {
@@ -36,26 +35,7 @@ beforeAll(async () => {
     announceEveryMs: 500,
   });
   await agent.start();
-  const bigNode = new WakuTransport({ staticPeers: service.multiaddrs() });
-  bigAgent = new LogosAgent({
-    transport: bigNode,
-    ...builtinOptions({ discoveryTopic: DEFAULT_DISCOVERY_TOPIC, cardKey: randomBytes(32), announceEveryMs: 500 }),
-    card: {
-      id: 'big',
-      name: 'Big',
-      description: 'Answers with more than one message holds.',
-      version: '1.0.0',
-      skills: [
-        { id: 'text', name: 'Text', description: 'A long text.', tags: ['test'] },
-        { id: 'data', name: 'Data', description: 'A large data object.', tags: ['test'] },
-      ],
-      agentInterfaces: [{ type: 'logos-messaging', version: '1', address: bigNode.address }],
-    },
-    skills: {
-      text: () => LARGE_TEXT,
-      data: () => ({ blob: 'z'.repeat(200_000) }),
-    },
-  });
+  bigAgent = largeResultAgent(new WakuTransport({ staticPeers: service.multiaddrs() }));
   await bigAgent.start();
   const config = loadConfig({
     env: {},
@@ -106,41 +86,7 @@ describe('the gateway as a light node', { timeout: 60_000 }, () => {
   });
 
   it('receives a result larger than one message as artifact chunks, reassembled in order into the task’s artifact', async () => {
-    await eventually(async () => {
-      const response = await fetch(`${gateway.url}/agents/big/.well-known/agent-card.json`);
-      return response.status === 200 ? true : undefined;
-    }, 20_000);
-    const events: any[] = [];
-    const response = await fetch(`${gateway.url}/agents/big`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendStreamingMessage',
-        params: {
-          message: { messageId: 'big-1', role: 'ROLE_USER', parts: [{ text: 'go' }], metadata: { skill: 'text' } },
-        },
-      }),
-    });
-    for (const line of (await response.text()).split('\n')) {
-      if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)).result);
-    }
-    const chunks = events.filter((event) => event.artifactUpdate).map((event) => event.artifactUpdate);
-    expect(chunks.length).toBeGreaterThan(1);
-    // JSON leaves out false flags: the first chunk starts the artifact, the last closes it.
-    expect(chunks[0]).toMatchObject({ artifact: { artifactId: 'result' } });
-    expect([chunks[0].append, chunks[0].lastChunk]).toEqual([undefined, undefined]);
-    expect(chunks.at(-1)).toMatchObject({ append: true, lastChunk: true });
-    expect(chunks.map((chunk) => chunk.artifact.parts[0].text).join('')).toBe(LARGE_TEXT);
-    const taskId = chunks[0].taskId;
-    const { body } = await rpc(`${gateway.url}/agents/big`, 'GetTask', { id: taskId });
-    expect(body.result.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(body.result.artifacts).toHaveLength(1);
-    // A2A's append adds the chunk's parts: the artifact holds the pieces, in order.
-    const parts = body.result.artifacts[0].parts;
-    expect(parts).toHaveLength(chunks.length);
-    expect(parts.map((part: any) => part.text).join('')).toBe(LARGE_TEXT);
+    await expectLargeTextInChunks(`${gateway.url}/agents/big`, 'big-1');
   });
 
   it('fails a task whose result has a data part larger than one message, saying why', async () => {
