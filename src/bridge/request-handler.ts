@@ -32,7 +32,8 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { skillPrice } from '../logos/card.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
-import { AsyncQueue } from './async-queue.ts';
+import { ChangeStream } from './change-stream.ts';
+import { pullEvents, type EventSink, type EventSource } from './event-source.ts';
 import { PushConfigError, type PushNotificationService } from '../push/push-service.ts';
 import type { PushConfigRecord } from '../store/push-store.ts';
 import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
@@ -41,7 +42,7 @@ import type { DirectoryEntry } from '../logos/directory.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange } from './task-change.ts';
 import type { TaskEngine } from './task-engine.ts';
-import { snapshotTask, stateName, statusEvent } from './task-events.ts';
+import { snapshotTask, stateName } from './task-events.ts';
 import { logosMetadataOf } from './task-metadata.ts';
 
 export interface RequestHandlerOptions {
@@ -60,6 +61,10 @@ export interface RequestHandlerOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 50;
+
+/** The SDK's request handler, with its two streams also as push-based sources, for the gateway's own bindings. */
+export type StreamingRequestHandler = A2ARequestHandler &
+  Pick<LogosAgentRequestHandler, 'streamMessage' | 'streamTask'>;
 
 export class LogosAgentRequestHandler implements A2ARequestHandler {
   private readonly card: AgentCard;
@@ -121,55 +126,54 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     }
   }
 
-  async *sendMessageStream(
+  /** SendStreamingMessage for the SDK's transport handlers (v0.3): `streamMessage` as an async generator. */
+  sendMessageStream(
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    this.requireStreaming();
-    const message = this.checkSend(params, context);
-    const queue = new AsyncQueue<TaskChange>();
-    callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
-    const stopWaiting = onAbort(this.options.shutdown, () => queue.close());
-    const listener = (change: TaskChange) => queue.push({ ...change, task: snapshotTask(change.task) });
-    let taskId: string | undefined;
+    return pullEvents(this.streamMessage(params, context), callAbortSignal(context));
+  }
+
+  /**
+   * SendStreamingMessage, pushed: a new task's stream opens with the Task as submitted, as soon as it is on disk
+   * (before any payment or agent reply), so the client has its task id and an open stream at once; an agent's
+   * direct answer therefore arrives on a stream as the task's final status (blocking SendMessage still returns it
+   * as a Message). A follow-up's stream opens with the task as it is once the engine took the input, working again.
+   */
+  streamMessage(params: SendMessageRequest, context: ServerCallContext): EventSource<StreamResponse> {
+    return (sink) => {
+      const stream = this.changeStream(sink, endsStream);
+      void this.openMessageStream(params, context, stream);
+      return () => stream.stop();
+    };
+  }
+
+  private async openMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+    stream: ChangeStream,
+  ): Promise<void> {
     try {
+      this.requireStreaming();
+      const message = this.checkSend(params, context);
+      this.awaitShutdown(stream);
+      const extras = { listener: stream.listener, pushConfig: params.configuration?.taskPushNotificationConfig };
       if (message.taskId) {
-        // A follow-up: the task as it is now, working again, once the engine took the input.
-        taskId = (
-          await this.submit(message, context, {
-            listener,
-            pushConfig: params.configuration?.taskPushNotificationConfig,
-          })
-        ).id;
-        const first = await queue[Symbol.asyncIterator]().next();
-        if (first.done) return;
-        yield { payload: { $case: 'task', value: first.value.task } };
-        if (endsStream(first.value.task)) return;
-      } else {
-        // A new task: the Task as submitted goes out as soon as it is on disk, before any payment or agent reply, so
-        // the client has its task id and an open stream at once. (An agent's direct answer therefore arrives on a
-        // stream as the task's final status; blocking SendMessage still returns it as a Message.)
-        let onRecorded!: (task: Task) => void;
-        const recorded = new Promise<Task>((resolve) => (onRecorded = resolve));
-        const submission = this.submit(message, context, {
-          listener,
-          onRecorded,
-          pushConfig: params.configuration?.taskPushNotificationConfig,
-        });
-        const submitted = await Promise.race([recorded, submission]);
-        taskId = submitted.id;
-        yield { payload: { $case: 'task', value: submitted } };
-        await submission;
+        const task = await this.submit(message, context, extras);
+        stream.following(task.id, () => this.engine.unlisten(task.id, stream.listener));
+        stream.flow({ firstAsTask: true });
+        return;
       }
-      for await (const change of queue) {
-        yield* change.events;
-        if (endsStream(change.task)) return;
-      }
-      yield* this.finalStatusOnShutdown(taskId);
-    } finally {
-      stopWaiting();
-      if (taskId) this.engine.unlisten(taskId, listener);
-      queue.close();
+      let onRecorded!: (task: Task) => void;
+      const recorded = new Promise<Task>((resolve) => (onRecorded = resolve));
+      const submission = this.submit(message, context, { ...extras, onRecorded });
+      const submitted = await Promise.race([recorded, submission]);
+      stream.following(submitted.id, () => this.engine.unlisten(submitted.id, stream.listener));
+      stream.emit({ payload: { $case: 'task', value: submitted } });
+      await submission;
+      stream.flow();
+    } catch (error) {
+      stream.fail(error);
     }
   }
 
@@ -214,48 +218,62 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return this.engine.cancel(this.agent.id, id);
   }
 
-  async *resubscribe(
+  /** SubscribeToTask for the SDK's transport handlers (v0.3): `streamTask` as an async generator. */
+  resubscribe(
     params: SubscribeToTaskRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    this.requireStreaming();
-    const id = requireId(params.id);
-    if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
-    const queue = new AsyncQueue<TaskChange>();
-    callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
-    const stopWaiting = onAbort(this.options.shutdown, () => queue.close());
-    // The task may run on another replica: then its changes come from there, through the database.
-    const handle = await this.engine.follow(this.agent.id, id, (change) =>
-      queue.push({ ...change, task: snapshotTask(change.task) }),
-    );
-    if (!handle) {
-      const task = await this.engine.getTask(this.agent.id, id);
-      if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
-      throw new UnsupportedOperationError(
-        `Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`,
-      );
-    }
+    return pullEvents(this.streamTask(params, context), callAbortSignal(context));
+  }
+
+  /**
+   * SubscribeToTask, pushed: the task as it is, then its changes. Unlike a send's stream, a subscription follows
+   * the task to its end: it stays open while the task waits for input, so the subscriber sees the follow-up's work
+   * and the terminal state.
+   */
+  streamTask(params: SubscribeToTaskRequest, context: ServerCallContext): EventSource<StreamResponse> {
+    return (sink) => {
+      const stream = this.changeStream(sink, (task) => isTerminal(task.status?.state));
+      void this.openTaskStream(params, context, stream);
+      return () => stream.stop();
+    };
+  }
+
+  private async openTaskStream(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+    stream: ChangeStream,
+  ): Promise<void> {
     try {
-      // A subscription follows the task to its end: unlike a send's stream it stays open while the task waits for
-      // input, so the subscriber sees the follow-up's work and the terminal state.
-      yield { payload: { $case: 'task', value: handle.task } };
-      for await (const change of queue) {
-        yield* change.events;
-        if (isTerminal(change.task.status?.state)) return;
+      this.requireStreaming();
+      const id = requireId(params.id);
+      if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
+      this.awaitShutdown(stream);
+      // The task may run on another replica: then its changes come from there, through the database.
+      const handle = await this.engine.follow(this.agent.id, id, stream.listener);
+      if (!handle) {
+        const task = await this.engine.getTask(this.agent.id, id);
+        if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
+        throw new UnsupportedOperationError(
+          `Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`,
+        );
       }
-      yield* this.finalStatusOnShutdown(id);
-    } finally {
-      stopWaiting();
-      handle.stop();
-      queue.close();
+      stream.following(id, handle.stop);
+      stream.emit({ payload: { $case: 'task', value: handle.task } });
+      stream.flow();
+    } catch (error) {
+      stream.fail(error);
     }
   }
 
-  /** A stream cut short by shutdown ends with the task's current status: not terminal, so the client resubscribes. */
-  private async *finalStatusOnShutdown(taskId: string | undefined): AsyncGenerator<StreamResponse, void, undefined> {
-    if (!this.options.shutdown?.aborted || !taskId) return;
-    const task = await this.engine.getTask(this.agent.id, taskId);
-    if (task) yield statusEvent(task);
+  /** A stream of a task's changes; one cut short by shutdown ends with the task's current status. */
+  private changeStream(sink: EventSink<StreamResponse>, ends: (task: Task) => boolean): ChangeStream {
+    return new ChangeStream(sink, { ends, current: (taskId) => this.engine.getTask(this.agent.id, taskId) });
+  }
+
+  /** Shutdown ends the stream (with the task's current status), so clients resubscribe instead of being cut off. */
+  private awaitShutdown(stream: ChangeStream): void {
+    stream.awaitingShutdown(onAbort(this.options.shutdown, () => stream.shutdown()));
   }
 
   async createTaskPushNotificationConfig(
