@@ -12,7 +12,7 @@ import type { ServerResponse } from 'node:http';
 import { SSE_HEADERS as SDK_SSE_HEADERS } from '@a2a-js/sdk';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
-import type { EventSink, EventSource } from '../bridge/event-source.ts';
+import type { EventSink, EventSource, Stoppable } from '../bridge/event-source.ts';
 import { metrics } from '../observability/metrics.ts';
 import { CORS_HEADERS, respond } from './responses.ts';
 
@@ -84,7 +84,7 @@ class SseStream<T> implements EventSink<T>, Beating {
   private readonly options: SseOptions<T>;
   private opening: Opening | undefined;
   private out: FrameSink | undefined;
-  private stopSource: (() => void) | undefined;
+  private source: Stoppable | undefined;
   private open = false;
   /** The Node response's 'close' listener: it comes when the response has ended or the connection went first. */
   private readonly onClose = () => this.cancel();
@@ -95,9 +95,9 @@ class SseStream<T> implements EventSink<T>, Beating {
   }
 
   start(source: EventSource<T>): void {
-    const stop = source(this);
+    const started = source(this);
     // A source that ended within its start has nothing left to stop.
-    if (this.opening || this.open) this.stopSource = stop;
+    if (this.opening || this.open) this.source = started;
   }
 
   event(item: T): void {
@@ -106,7 +106,7 @@ class SseStream<T> implements EventSink<T>, Beating {
     try {
       this.write(`data: ${JSON.stringify(this.options.format(item))}\n\n`);
     } catch (error) {
-      this.stopSource?.();
+      this.source?.stop();
       this.fail(error);
     }
   }
@@ -145,10 +145,10 @@ class SseStream<T> implements EventSink<T>, Beating {
 
   /** The client went away: stop listening. The task itself carries on untouched. */
   private cancel(): void {
-    const stop = this.stopSource;
+    const source = this.source;
     if (!this.close()) return;
     this.options.onCancel?.();
-    stop?.();
+    source?.stop();
   }
 
   /** Answers with the stream, headers first. */
@@ -183,7 +183,7 @@ class SseStream<T> implements EventSink<T>, Beating {
   private close(): boolean {
     if (!this.open) return false;
     this.open = false;
-    this.stopSource = undefined;
+    this.source = undefined;
     heartbeats.remove(this, this.options.heartbeatMs);
     metrics.openStreams.dec();
     return true;

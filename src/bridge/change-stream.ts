@@ -1,6 +1,7 @@
 /**
  * One open stream of a task's changes, pushed to its sink as the engine tells them: the whole per-stream state of
- * SendStreamingMessage and SubscribeToTask once they are set up (their listener is this object's one closure).
+ * SendStreamingMessage and SubscribeToTask once they are set up. A gateway holds thousands of these, so a stream is
+ * one object with one closure (its listener); what every stream of an agent shares is in `ChangeStreams`.
  *
  * Changes are held until the stream's opening is out (the task as submitted, or as subscribed to), then passed on
  * as they come. The stream ends at the change that `ends` (a terminal state, for sends also an interrupted one),
@@ -12,18 +13,54 @@ import type { EventSink } from './event-source.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { snapshotTask, statusEvent } from './task-events.ts';
 
-export interface ChangeStreamOptions {
-  /** Whether the stream closes after the change that left the task in this state. */
-  ends: (task: Task) => boolean;
+/** What the streams of one agent share: the engine's side, and the gateway's shutdown. */
+export class ChangeStreams {
+  private readonly engine: ChangeStreamEngine;
+  private readonly shutdown: AbortSignal | undefined;
+  /** The streams open while the gateway runs: each ends when it shuts down. */
+  private readonly open = new Set<ChangeStream>();
+
+  constructor(engine: ChangeStreamEngine, shutdown: AbortSignal | undefined) {
+    this.engine = engine;
+    this.shutdown = shutdown;
+    // One listener for every stream: a listener per stream on the one signal would cost more than a set entry.
+    shutdown?.addEventListener('abort', () => this.open.forEach((stream) => stream.shutdown()), { once: true });
+  }
+
+  /** A new stream into `sink`, closing after the change that leaves the task in a state that `ends`. */
+  stream(sink: EventSink<StreamResponse>, ends: (task: Task) => boolean): ChangeStream {
+    return new ChangeStream(sink, ends, this);
+  }
+
+  /** The stream ends at shutdown, now if that has begun. */
+  watch(stream: ChangeStream): void {
+    if (this.shutdown?.aborted) queueMicrotask(() => stream.shutdown());
+    else if (this.shutdown) this.open.add(stream);
+  }
+
+  release(stream: ChangeStream, taskId: string | undefined): void {
+    this.open.delete(stream);
+    if (taskId !== undefined) this.engine.unlisten(taskId, stream.listener);
+  }
+
+  current(taskId: string): Promise<Task | undefined> {
+    return this.engine.current(taskId);
+  }
+}
+
+/** What the streams need of the task engine, for one agent. */
+export interface ChangeStreamEngine {
+  unlisten(taskId: string, listener: ChangeListener): void;
   /** The task as it stands, for the status a stream cut short by shutdown ends with. */
-  current: (taskId: string) => Promise<Task | undefined>;
+  current(taskId: string): Promise<Task | undefined>;
 }
 
 export class ChangeStream {
   /** What the engine calls with each change of the task. */
   readonly listener: ChangeListener = (change) => this.receive(change);
   private readonly sink: EventSink<StreamResponse>;
-  private readonly options: ChangeStreamOptions;
+  private readonly ends: (task: Task) => boolean;
+  private readonly streams: ChangeStreams;
   /** Changes that came before the opening went out, as they were then; undefined once they pass straight on. */
   private held: TaskChange[] | undefined = [];
   /** A follow-up's stream opens with the task as its first change left it, instead of that change's events. */
@@ -31,26 +68,19 @@ export class ChangeStream {
   private open = true;
   /** The gateway is shutting down: no more changes are taken; once the held ones are out, the stream ends. */
   private closing = false;
-  /** The task followed, once known. */
+  /** The task followed, once known: the stream stops listening to it when it ends. */
   private taskId: string | undefined;
-  private stopListening: (() => void) | undefined;
-  private stopWaitingForShutdown: (() => void) | undefined;
 
-  constructor(sink: EventSink<StreamResponse>, options: ChangeStreamOptions) {
+  constructor(sink: EventSink<StreamResponse>, ends: (task: Task) => boolean, streams: ChangeStreams) {
     this.sink = sink;
-    this.options = options;
+    this.ends = ends;
+    this.streams = streams;
+    streams.watch(this);
   }
 
-  /** How to stop hearing of the task once the stream ends; at once if it has ended already. */
-  following(taskId: string, stopListening: () => void): void {
+  /** The task the listener was attached to; it is let go at once if the stream has ended already. */
+  following(taskId: string): void {
     this.taskId = taskId;
-    this.stopListening = stopListening;
-    if (!this.open) this.release();
-  }
-
-  /** How to stop waiting for the gateway's shutdown once the stream ends. */
-  awaitingShutdown(stopWaiting: () => void): void {
-    this.stopWaitingForShutdown = stopWaiting;
     if (!this.open) this.release();
   }
 
@@ -109,15 +139,15 @@ export class ChangeStream {
     } else {
       for (const event of change.events) if (this.open) this.sink.event(event);
     }
-    if (this.options.ends(change.task)) this.end();
+    if (this.ends(change.task)) this.end();
   }
 
   /** Ends with the task's current status; a follow-up that never opened ends without one. */
   private closeForShutdown(): void {
-    this.release();
     const taskId = this.taskId;
+    this.release();
     if (this.firstAsTask || taskId === undefined) return this.end();
-    void this.options.current(taskId).then(
+    void this.streams.current(taskId).then(
       (task) => {
         if (task) this.emit(statusEvent(task));
         this.end();
@@ -127,9 +157,7 @@ export class ChangeStream {
   }
 
   private release(): void {
-    this.stopListening?.();
-    this.stopListening = undefined;
-    this.stopWaitingForShutdown?.();
-    this.stopWaitingForShutdown = undefined;
+    this.streams.release(this, this.taskId);
+    this.taskId = undefined;
   }
 }

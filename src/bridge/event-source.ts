@@ -14,8 +14,13 @@ export interface EventSink<T> {
   fail(error: unknown): void;
 }
 
-/** Starts a stream into `sink`; the returned function stops it (the consumer went away). Never throws. */
-export type EventSource<T> = (sink: EventSink<T>) => () => void;
+/** A started stream, to stop when its consumer goes away. */
+export interface Stoppable {
+  stop(): void;
+}
+
+/** Starts a stream into `sink`. Never throws: what fails is reported to the sink. */
+export type EventSource<T> = (sink: EventSink<T>) => Stoppable;
 
 /**
  * The source as an async generator, for the SDK's transport handlers. `abort` ends it while it waits for an
@@ -27,7 +32,7 @@ export async function* pullEvents<T>(
 ): AsyncGenerator<T, void, undefined> {
   const queue = new AsyncQueue<T>();
   let failure: { error: unknown } | undefined;
-  const stop = source({
+  const stream = source({
     event: (item) => queue.push(item),
     end: () => queue.close(),
     fail: (error) => {
@@ -42,7 +47,7 @@ export async function* pullEvents<T>(
     if (failure) throw failure.error;
   } finally {
     abort?.removeEventListener('abort', onAbort);
-    stop();
+    stream.stop();
   }
 }
 
@@ -58,10 +63,12 @@ export function generatorEvents<T>(events: AsyncGenerator<T, void, undefined>): 
         sink.fail(error);
       }
     })();
-    return () => {
-      open = false;
-      // The generator finishes at its next event or when the task ends; nothing waits for that here.
-      void events.return(undefined).catch(() => undefined);
+    return {
+      stop: () => {
+        open = false;
+        // The generator finishes at its next event or when the task ends; nothing waits for that here.
+        void events.return(undefined).catch(() => undefined);
+      },
     };
   };
 }

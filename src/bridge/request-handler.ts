@@ -32,8 +32,8 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { skillPrice } from '../logos/card.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
-import { ChangeStream } from './change-stream.ts';
-import { pullEvents, type EventSink, type EventSource } from './event-source.ts';
+import { ChangeStreams, type ChangeStream } from './change-stream.ts';
+import { pullEvents, type EventSource } from './event-source.ts';
 import { PushConfigError, type PushNotificationService } from '../push/push-service.ts';
 import type { PushConfigRecord } from '../store/push-store.ts';
 import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
@@ -73,6 +73,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   private readonly store: TaskStore;
 
   private readonly options: RequestHandlerOptions;
+  private readonly streams: ChangeStreams;
 
   constructor(options: RequestHandlerOptions) {
     this.agent = options.agent;
@@ -80,6 +81,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     this.engine = options.engine;
     this.store = options.store;
     this.options = options;
+    this.streams = new ChangeStreams(
+      {
+        unlisten: (taskId, listener) => this.engine.unlisten(taskId, listener),
+        current: (taskId) => this.engine.getTask(this.agent.id, taskId),
+      },
+      options.shutdown,
+    );
   }
 
   async getAgentCard(): Promise<AgentCard> {
@@ -142,9 +150,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
    */
   streamMessage(params: SendMessageRequest, context: ServerCallContext): EventSource<StreamResponse> {
     return (sink) => {
-      const stream = this.changeStream(sink, endsStream);
+      const stream = this.streams.stream(sink, endsStream);
       void this.openMessageStream(params, context, stream);
-      return () => stream.stop();
+      return stream;
     };
   }
 
@@ -156,11 +164,10 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     try {
       this.requireStreaming();
       const message = this.checkSend(params, context);
-      this.awaitShutdown(stream);
       const extras = { listener: stream.listener, pushConfig: params.configuration?.taskPushNotificationConfig };
       if (message.taskId) {
         const task = await this.submit(message, context, extras);
-        stream.following(task.id, () => this.engine.unlisten(task.id, stream.listener));
+        stream.following(task.id);
         stream.flow({ firstAsTask: true });
         return;
       }
@@ -168,7 +175,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       const recorded = new Promise<Task>((resolve) => (onRecorded = resolve));
       const submission = this.submit(message, context, { ...extras, onRecorded });
       const submitted = await Promise.race([recorded, submission]);
-      stream.following(submitted.id, () => this.engine.unlisten(submitted.id, stream.listener));
+      stream.following(submitted.id);
       stream.emit({ payload: { $case: 'task', value: submitted } });
       await submission;
       stream.flow();
@@ -233,9 +240,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
    */
   streamTask(params: SubscribeToTaskRequest, context: ServerCallContext): EventSource<StreamResponse> {
     return (sink) => {
-      const stream = this.changeStream(sink, (task) => isTerminal(task.status?.state));
+      const stream = this.streams.stream(sink, endsSubscription);
       void this.openTaskStream(params, context, stream);
-      return () => stream.stop();
+      return stream;
     };
   }
 
@@ -248,7 +255,6 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       this.requireStreaming();
       const id = requireId(params.id);
       if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
-      this.awaitShutdown(stream);
       // The task may run on another replica: then its changes come from there, through the database.
       const handle = await this.engine.follow(this.agent.id, id, stream.listener);
       if (!handle) {
@@ -258,22 +264,12 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
           `Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`,
         );
       }
-      stream.following(id, handle.stop);
+      stream.following(id);
       stream.emit({ payload: { $case: 'task', value: handle.task } });
       stream.flow();
     } catch (error) {
       stream.fail(error);
     }
-  }
-
-  /** A stream of a task's changes; one cut short by shutdown ends with the task's current status. */
-  private changeStream(sink: EventSink<StreamResponse>, ends: (task: Task) => boolean): ChangeStream {
-    return new ChangeStream(sink, { ends, current: (taskId) => this.engine.getTask(this.agent.id, taskId) });
-  }
-
-  /** Shutdown ends the stream (with the task's current status), so clients resubscribe instead of being cut off. */
-  private awaitShutdown(stream: ChangeStream): void {
-    stream.awaitingShutdown(onAbort(this.options.shutdown, () => stream.shutdown()));
   }
 
   async createTaskPushNotificationConfig(
@@ -498,6 +494,11 @@ function onAbort(signal: AbortSignal | undefined, action: () => void): () => voi
 function endsStream(task: Task): boolean {
   const state = task.status?.state;
   return isTerminal(state) || isInterrupted(state);
+}
+
+/** Subscriptions close at a terminal state only: they follow a task through its waits for input. */
+function endsSubscription(task: Task): boolean {
+  return isTerminal(task.status?.state);
 }
 
 /** historyLength: absent = all, 0 = none, N = the last N messages. */
