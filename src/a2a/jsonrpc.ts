@@ -31,7 +31,7 @@ import { readJsonRpcRequest, type JsonRpcCall } from './jsonrpc-request.ts';
 import { negotiateVersion, unsupportedVersionMessage, type ProtocolVersion } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, readBody, unreadBodyHeaders } from './request-body.ts';
 import { respond } from './responses.ts';
-import { sseResponse } from './sse.ts';
+import { sseResponse, type SseOptions } from './sse.ts';
 
 export interface JsonRpcBindingOptions {
   maxBodyBytes: number;
@@ -96,7 +96,7 @@ export class JsonRpcBinding {
     const abort = new AbortController();
     const context = callContext(c, version, auth.user, abort.signal);
     if (version === '1.0' && (method === 'SendStreamingMessage' || method === 'SubscribeToTask'))
-      return this.streamV1(c, read.call, context, failed);
+      return this.streamV1(c, read.call, context);
     const transport = version === '1.0' ? this.v1 : this.v03;
     const result = await transport.handle(request, context);
     const headers = responseHeaders(context, version);
@@ -127,17 +127,11 @@ export class JsonRpcBinding {
    * A v1.0 stream, pushed from the request handler to the SSE writer without the SDK transport handler's generator
    * around it: the same checks, tenant, request decoding and `{jsonrpc, id, result}` frames as that handler.
    */
-  private streamV1(
-    c: Context,
-    call: JsonRpcCall,
-    context: ServerCallContext,
-    failed: (thrown: unknown) => BindingError,
-  ): Promise<Response> {
-    const { id, method } = call;
+  private streamV1(c: Context, call: JsonRpcCall, context: ServerCallContext): Promise<Response> {
+    const { method } = call;
     const params = call.request.params;
     // Read now, as the SDK's handler answers: the stream's headers are out before the handler activates anything.
-    const headers = responseHeaders(context, '1.0');
-    const refuse = (thrown: unknown) => jsonRpcErrorResponse(id, failed(thrown), '1.0', { headers });
+    const frames = new JsonRpcFrames(call, this.log, this.options.heartbeatMs, responseHeaders(context, '1.0'));
     let source: EventSource<StreamResponse>;
     try {
       if (!isParamsObject(params)) throw new RequestMalformedError('Invalid method parameters.');
@@ -147,19 +141,46 @@ export class JsonRpcBinding {
           ? this.handler.streamMessage(SendMessageRequest.fromJSON(params), context)
           : this.handler.streamTask(SubscribeToTaskRequest.fromJSON(params), context);
     } catch (thrown) {
-      return Promise.resolve(refuse(thrown));
+      return Promise.resolve(frames.refuse(thrown));
     }
-    return sseResponse(
-      c,
-      source,
-      {
-        heartbeatMs: this.options.heartbeatMs,
-        format: (event) => ({ jsonrpc: '2.0', id, result: StreamResponse.toJSON(event) }),
-        formatError: (thrown) => ({ jsonrpc: '2.0', id, error: jsonRpcErrorObject(failed(thrown), '1.0') }),
-        headers,
-      },
-      refuse,
-    );
+    return sseResponse(c, source, frames, (thrown) => frames.refuse(thrown));
+  }
+}
+
+/**
+ * The frames of one v1.0 JSON-RPC stream, as its SSE options: one small object per open stream instead of
+ * closures over the whole request.
+ */
+class JsonRpcFrames implements SseOptions<StreamResponse> {
+  private readonly id: JsonRpcId;
+  private readonly method: string;
+  private readonly log: ErrorLog;
+  readonly heartbeatMs: number;
+  readonly headers: Record<string, string>;
+
+  constructor(call: JsonRpcCall, log: ErrorLog, heartbeatMs: number, headers: Record<string, string>) {
+    this.id = call.id;
+    this.method = call.method;
+    this.log = log;
+    this.heartbeatMs = heartbeatMs;
+    this.headers = headers;
+  }
+
+  format(event: StreamResponse): unknown {
+    return { jsonrpc: '2.0', id: this.id, result: StreamResponse.toJSON(event) };
+  }
+
+  formatError(thrown: unknown): unknown {
+    return { jsonrpc: '2.0', id: this.id, error: jsonRpcErrorObject(this.failed(thrown), '1.0') };
+  }
+
+  /** The error answer of a stream that fails before its first event. */
+  refuse(thrown: unknown): Response {
+    return jsonRpcErrorResponse(this.id, this.failed(thrown), '1.0', { headers: this.headers });
+  }
+
+  private failed(thrown: unknown): BindingError {
+    return classifyThrown(thrown, this.log, `JSON-RPC ${this.method}`);
   }
 }
 

@@ -375,7 +375,8 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
           ? { onCreated: (task: Task) => push.createConfig(pushConfigInput(pushConfig, task.id, context)) }
           : {}),
         onRecorded: (task: Task) => {
-          void push?.notify(task, [{ payload: { $case: 'task', value: task } }]);
+          // Only this send's own webhook can know of the task yet: without one, there is no one to tell.
+          if (push) void push.notify(task, [{ payload: { $case: 'task', value: task } }]);
           extras.onRecorded?.(task);
         },
         agentId: this.agent.id,
