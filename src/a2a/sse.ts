@@ -61,6 +61,16 @@ function nodeResponseOf(c: Context): ServerResponse | undefined {
   return typeof outgoing?.writeHead === 'function' && !outgoing.headersSent ? (outgoing as ServerResponse) : undefined;
 }
 
+/**
+ * Node keeps the response's head block (`_header`) for the response's lifetime, as it built it: a rope of some 35
+ * concatenations, about 1.1 KB of heap per open stream against some 0.4 KB flat. Reading a character of it makes V8
+ * flatten it in place (bench/streams.ts, heap snapshots). The bytes on the wire are the same either way.
+ */
+function flattenHeadBlock(outgoing: ServerResponse): void {
+  const head = (outgoing as unknown as { _header?: unknown })._header;
+  if (typeof head === 'string') head.charCodeAt(0);
+}
+
 /** What the heartbeat timer needs of a stream. */
 interface Beating {
   readonly lastWrite: number;
@@ -162,6 +172,7 @@ class SseStream<T> implements EventSink<T>, Beating {
     const outgoing = nodeResponseOf(c);
     if (outgoing) {
       outgoing.writeHead(200, { ...CORS_HEADERS, ...SSE_HEADERS, ...this.options.headers });
+      flattenHeadBlock(outgoing);
       outgoing.on('close', this.onClose);
       this.out = outgoing;
       answer(RESPONSE_ALREADY_SENT);
