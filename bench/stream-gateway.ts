@@ -5,7 +5,8 @@
  * Runs with --expose-gc so that memory is read after a full collection. Protocol over IPC (parent ⇄ child):
  *   → { type: 'ready', url }
  *   ← { type: 'measure' }    → { type: 'memory', rss, heapUsed, external, arrayBuffers, held }
- *   ← { type: 'delay-start' } / { type: 'delay-stop' } → { type: 'delay', p50, p99, max } (ms, event-loop delay)
+ *   ← { type: 'delay-start' } / { type: 'delay-stop' } → { type: 'delay', p50, p99, max, cpuMs } (ms: event-loop
+ *                            delay, and the CPU time this process used in between, user and system)
  *   ← { type: 'release' }    every held task completes
  *   ← { type: 'stop' }       → { type: 'stopped' }, then the process exits (so that --cpu-prof writes its profile)
  */
@@ -55,6 +56,7 @@ const config = await benchGatewayConfig(folder, { agents: [], transport: { kind:
 const gateway = await startGateway(config, { network, agents: [agent] });
 
 const histogram = monitorEventLoopDelay({ resolution: 1 });
+let cpuAtStart = process.cpuUsage();
 const ms = (ns: number) => ns / 1e6;
 
 process.on('message', (message: ParentMessage) => {
@@ -71,16 +73,20 @@ process.on('message', (message: ParentMessage) => {
     case 'delay-start':
       histogram.reset();
       histogram.enable();
+      cpuAtStart = process.cpuUsage();
       break;
-    case 'delay-stop':
+    case 'delay-stop': {
       histogram.disable();
+      const cpu = process.cpuUsage(cpuAtStart);
       send({
         type: 'delay',
         p50: ms(histogram.percentile(50)),
         p99: ms(histogram.percentile(99)),
         max: ms(histogram.max),
+        cpuMs: (cpu.user + cpu.system) / 1000,
       });
       break;
+    }
     case 'release':
       waiting.splice(0).forEach((resolve) => resolve());
       break;

@@ -4,7 +4,9 @@
  * A gateway runs in a child process (bench/stream-gateway.ts) with one in-process agent that keeps every task
  * working until released. This process opens SendStreamingMessage streams (JSON-RPC v1.0, one connection each) and
  * reports, from the gateway's side:
- *   - the event-loop delay (p50, p99, max) while the first BENCH_BURST streams open all at once;
+ *   - the event-loop delay (p50, p99, max) while the first BENCH_BURST streams open all at once, and the CPU time
+ *     the gateway's process spent on that burst (steadier than the delay on a shared machine, where the delay
+ *     also measures how long the process waited for a core);
  *   - the memory each open stream costs, its live task included: (RSS and heap after a full GC with every stream
  *     open) minus (the same before any), divided by the number of streams.
  * Then every task is released, and every stream must deliver its submitted task first and its completed task
@@ -37,6 +39,7 @@ interface Delay {
   p50: number;
   p99: number;
   max: number;
+  cpuMs: number;
 }
 
 /** The gateway child, with a request/answer helper over IPC. */
@@ -231,6 +234,12 @@ async function main(): Promise<void> {
           yes(delay.p99 <= GOALS.delayP99Ms),
         ],
         ['  p50 / max', `${delay.p50.toFixed(1)} / ${delay.max.toFixed(1)} ms`, '', ''],
+        [
+          `gateway CPU time, ${BURST} opening`,
+          `${delay.cpuMs.toFixed(0)} ms (${((delay.cpuMs / BURST) * 1000).toFixed(0)} µs each)`,
+          '',
+          '',
+        ],
       ],
       1,
     );

@@ -3,21 +3,35 @@
  * (jsonrpc-request.ts) in front of the SDK's transport handlers, v1.0 or v0.3 by A2A-Version, and SSE for the
  * streaming methods. Every error it answers is written by jsonrpc-errors.ts.
  */
-import { A2A_VERSION_HEADER, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
+import {
+  A2A_VERSION_HEADER,
+  HTTP_EXTENSION_HEADER,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+} from '@a2a-js/sdk';
 import { LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { A2A_ERROR_CODE, ContentTypeNotSupportedError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
-import { JsonRpcTransportHandler, ServerCallContext, type A2ARequestHandler } from '@a2a-js/sdk/server';
+import {
+  A2A_ERROR_CODE,
+  ContentTypeNotSupportedError,
+  RequestMalformedError,
+  VersionNotSupportedError,
+} from '@a2a-js/sdk/errors';
+import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { generatorEvents, type EventSource } from '../bridge/event-source.ts';
+import type { StreamingRequestHandler } from '../bridge/request-handler.ts';
+import { isPlainObject } from '../json-object.ts';
 import type { Context } from 'hono';
 import type { ApiKeys } from './api-keys.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import { classifyThrown, consoleLog, jsonRpcProtocolError, type BindingError, type ErrorLog } from './errors.ts';
 import { jsonRpcErrorObject, jsonRpcErrorResponse, type JsonRpcId } from './jsonrpc-errors.ts';
-import { readJsonRpcRequest } from './jsonrpc-request.ts';
+import { readJsonRpcRequest, type JsonRpcCall } from './jsonrpc-request.ts';
 import { negotiateVersion, unsupportedVersionMessage, type ProtocolVersion } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, readBody, unreadBodyHeaders } from './request-body.ts';
 import { respond } from './responses.ts';
-import { sseResponse } from './sse.ts';
+import { sseResponse, type SseOptions } from './sse.ts';
 
 export interface JsonRpcBindingOptions {
   maxBodyBytes: number;
@@ -31,10 +45,12 @@ export interface JsonRpcBindingOptions {
 export class JsonRpcBinding {
   private readonly v1: JsonRpcTransportHandler;
   private readonly v03: LegacyJsonRpcTransportHandler;
+  private readonly handler: StreamingRequestHandler;
   private readonly options: JsonRpcBindingOptions;
   private readonly log: ErrorLog;
 
-  constructor(handler: A2ARequestHandler, options: JsonRpcBindingOptions) {
+  constructor(handler: StreamingRequestHandler, options: JsonRpcBindingOptions) {
+    this.handler = handler;
     this.options = options;
     this.log = options.log ?? consoleLog;
     this.v1 = new JsonRpcTransportHandler(handler);
@@ -79,6 +95,8 @@ export class JsonRpcBinding {
 
     const abort = new AbortController();
     const context = callContext(c, version, auth.user, abort.signal);
+    if (version === '1.0' && (method === 'SendStreamingMessage' || method === 'SubscribeToTask'))
+      return this.streamV1(c, read.call, context);
     const transport = version === '1.0' ? this.v1 : this.v03;
     const result = await transport.handle(request, context);
     const headers = responseHeaders(context, version);
@@ -93,7 +111,7 @@ export class JsonRpcBinding {
     }
     return sseResponse(
       c,
-      result,
+      generatorEvents(result),
       {
         heartbeatMs: this.options.heartbeatMs,
         format: (event) => event,
@@ -104,6 +122,71 @@ export class JsonRpcBinding {
       (thrown) => refuse(id, failed(thrown), { headers }),
     );
   }
+
+  /**
+   * A v1.0 stream, pushed from the request handler to the SSE writer without the SDK transport handler's generator
+   * around it: the same checks, tenant, request decoding and `{jsonrpc, id, result}` frames as that handler.
+   */
+  private streamV1(c: Context, call: JsonRpcCall, context: ServerCallContext): Promise<Response> {
+    const { method } = call;
+    const params = call.request.params;
+    // Read now, as the SDK's handler answers: the stream's headers are out before the handler activates anything.
+    const frames = new JsonRpcFrames(call, this.log, this.options.heartbeatMs, responseHeaders(context, '1.0'));
+    let source: EventSource<StreamResponse>;
+    try {
+      if (!isParamsObject(params)) throw new RequestMalformedError('Invalid method parameters.');
+      if (typeof params.tenant === 'string' && params.tenant) context.setTenant(params.tenant);
+      source =
+        method === 'SendStreamingMessage'
+          ? this.handler.streamMessage(SendMessageRequest.fromJSON(params), context)
+          : this.handler.streamTask(SubscribeToTaskRequest.fromJSON(params), context);
+    } catch (thrown) {
+      return Promise.resolve(frames.refuse(thrown));
+    }
+    return sseResponse(c, source, frames, (thrown) => frames.refuse(thrown));
+  }
+}
+
+/**
+ * The frames of one v1.0 JSON-RPC stream, as its SSE options: one small object per open stream instead of
+ * closures over the whole request.
+ */
+class JsonRpcFrames implements SseOptions<StreamResponse> {
+  private readonly id: JsonRpcId;
+  private readonly method: string;
+  private readonly log: ErrorLog;
+  readonly heartbeatMs: number;
+  readonly headers: Record<string, string>;
+
+  constructor(call: JsonRpcCall, log: ErrorLog, heartbeatMs: number, headers: Record<string, string>) {
+    this.id = call.id;
+    this.method = call.method;
+    this.log = log;
+    this.heartbeatMs = heartbeatMs;
+    this.headers = headers;
+  }
+
+  format(event: StreamResponse): unknown {
+    return { jsonrpc: '2.0', id: this.id, result: StreamResponse.toJSON(event) };
+  }
+
+  formatError(thrown: unknown): unknown {
+    return { jsonrpc: '2.0', id: this.id, error: jsonRpcErrorObject(this.failed(thrown), '1.0') };
+  }
+
+  /** The error answer of a stream that fails before its first event. */
+  refuse(thrown: unknown): Response {
+    return jsonRpcErrorResponse(this.id, this.failed(thrown), '1.0', { headers: this.headers });
+  }
+
+  private failed(thrown: unknown): BindingError {
+    return classifyThrown(thrown, this.log, `JSON-RPC ${this.method}`);
+  }
+}
+
+/** What the SDK's handler takes as params: an object whose keys are all non-empty. */
+function isParamsObject(params: unknown): params is Record<string, unknown> {
+  return isPlainObject(params) && !Object.keys(params).includes('');
 }
 
 function responseHeaders(context: ServerCallContext, version: ProtocolVersion): Record<string, string> {

@@ -29,6 +29,7 @@ import { legacyRestErrorBody, legacyRestErrorResponse } from './rest-v03-errors.
 import { parseSendMessageRequest, parseTaskPushConfig } from './rest-v03-requests.ts';
 import type { LegacyRestRoute } from './rest-v03-routes.ts';
 import { sseResponse } from './sse.ts';
+import { generatorEvents } from '../bridge/event-source.ts';
 
 export interface LegacyRestBindingOptions {
   maxBodyBytes: number;
@@ -136,7 +137,7 @@ export class LegacyRestBinding {
     // Each event is the bare StreamResponse: v0.3 REST has no JSON-RPC envelope around it.
     return sseResponse(
       c,
-      events,
+      generatorEvents(events),
       {
         heartbeatMs: this.options.heartbeatMs,
         format: streamEventToProto,

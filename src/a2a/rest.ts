@@ -16,8 +16,10 @@ import {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
-import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
+import type { EventSource } from '../bridge/event-source.ts';
+import type { StreamingRequestHandler } from '../bridge/request-handler.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import type { ApiKeys } from './api-keys.ts';
 import { classifyThrown, consoleLog, type ErrorLog } from './errors.ts';
@@ -44,11 +46,11 @@ export interface RestBindingOptions {
 }
 
 export class RestBinding {
-  private readonly handler: A2ARequestHandler;
+  private readonly handler: StreamingRequestHandler;
   private readonly options: RestBindingOptions;
   private readonly log: ErrorLog;
 
-  constructor(handler: A2ARequestHandler, options: RestBindingOptions) {
+  constructor(handler: StreamingRequestHandler, options: RestBindingOptions) {
     this.handler = handler;
     this.options = options;
     this.log = options.log ?? consoleLog;
@@ -68,10 +70,9 @@ export class RestBinding {
     const auth = this.options.apiKeys.authenticate(c);
     if (!auth.ok)
       return restErrorResponse({ kind: 'unauthenticated', message: auth.message }, unreadBodyHeaders(c.req.raw));
-    const abort = new AbortController();
-    const context = callContext(c, '1.0', auth.user, abort.signal);
+    const context = callContext(c, '1.0', auth.user);
     try {
-      return await this.dispatch(c, route, context, abort);
+      return await this.dispatch(c, route, context);
     } catch (thrown) {
       return restErrorResponse(this.failed(c, thrown));
     }
@@ -81,12 +82,7 @@ export class RestBinding {
     return classifyThrown(thrown, this.log, `${c.req.method} ${c.req.path}`);
   }
 
-  private async dispatch(
-    c: Context,
-    route: RestRoute,
-    context: ServerCallContext,
-    abort: AbortController,
-  ): Promise<Response> {
+  private async dispatch(c: Context, route: RestRoute, context: ServerCallContext): Promise<Response> {
     switch (route.name) {
       case 'send': {
         const request = sendMessageRequest(await this.body(c));
@@ -99,7 +95,7 @@ export class RestBinding {
       }
       case 'stream': {
         const request = sendMessageRequest(await this.body(c));
-        return this.stream(c, this.handler.sendMessageStream(request, context), abort);
+        return this.stream(c, this.handler.streamMessage(request, context));
       }
       case 'get':
         return ok(Task.toJSON(await this.handler.getTask(getTaskRequest(route.taskId, c.req.query()), context)));
@@ -115,11 +111,7 @@ export class RestBinding {
           Task.toJSON(await this.handler.cancelTask(CancelTaskRequest.fromJSON({ id: route.taskId }), context)),
         );
       case 'subscribe':
-        return this.stream(
-          c,
-          this.handler.resubscribe(SubscribeToTaskRequest.fromJSON({ id: route.taskId }), context),
-          abort,
-        );
+        return this.stream(c, this.handler.streamTask(SubscribeToTaskRequest.fromJSON({ id: route.taskId }), context));
       case 'pushConfigs': {
         if (c.req.method === 'GET') {
           const listed = await this.handler.listTaskPushNotificationConfigs(
@@ -154,11 +146,7 @@ export class RestBinding {
     return readRestBody(c.req.raw, this.options.maxBodyBytes, '1.0');
   }
 
-  private stream(
-    c: Context,
-    events: AsyncGenerator<StreamResponse, void, undefined>,
-    abort: AbortController,
-  ): Promise<Response> {
+  private stream(c: Context, events: EventSource<StreamResponse>): Promise<Response> {
     return sseResponse(
       c,
       events,
@@ -167,7 +155,6 @@ export class RestBinding {
         format: (event) => StreamResponse.toJSON(event),
         formatError: (thrown) => restErrorBody(this.failed(c, thrown)),
         headers: VERSION_HEADERS,
-        onCancel: () => abort.abort(),
       },
       (thrown) => restErrorResponse(this.failed(c, thrown)),
     );

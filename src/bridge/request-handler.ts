@@ -32,7 +32,8 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { skillPrice } from '../logos/card.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
-import { AsyncQueue } from './async-queue.ts';
+import { ChangeStreams, type ChangeStream } from './change-stream.ts';
+import { pullEvents, type EventSource } from './event-source.ts';
 import { PushConfigError, type PushNotificationService } from '../push/push-service.ts';
 import type { PushConfigRecord } from '../store/push-store.ts';
 import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
@@ -41,7 +42,7 @@ import type { DirectoryEntry } from '../logos/directory.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange } from './task-change.ts';
 import type { TaskEngine } from './task-engine.ts';
-import { snapshotTask, stateName, statusEvent } from './task-events.ts';
+import { snapshotTask, stateName } from './task-events.ts';
 import { logosMetadataOf } from './task-metadata.ts';
 
 export interface RequestHandlerOptions {
@@ -61,6 +62,10 @@ export interface RequestHandlerOptions {
 
 const DEFAULT_PAGE_SIZE = 50;
 
+/** The SDK's request handler, with its two streams also as push-based sources, for the gateway's own bindings. */
+export type StreamingRequestHandler = A2ARequestHandler &
+  Pick<LogosAgentRequestHandler, 'streamMessage' | 'streamTask'>;
+
 export class LogosAgentRequestHandler implements A2ARequestHandler {
   private readonly card: AgentCard;
   private readonly agent: DirectoryEntry;
@@ -68,6 +73,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   private readonly store: TaskStore;
 
   private readonly options: RequestHandlerOptions;
+  private readonly streams: ChangeStreams;
 
   constructor(options: RequestHandlerOptions) {
     this.agent = options.agent;
@@ -75,6 +81,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     this.engine = options.engine;
     this.store = options.store;
     this.options = options;
+    this.streams = new ChangeStreams(
+      {
+        unlisten: (taskId, listener) => this.engine.unlisten(taskId, listener),
+        current: (taskId) => this.engine.getTask(this.agent.id, taskId),
+      },
+      options.shutdown,
+    );
   }
 
   async getAgentCard(): Promise<AgentCard> {
@@ -121,55 +134,53 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     }
   }
 
-  async *sendMessageStream(
+  /** SendStreamingMessage for the SDK's transport handlers (v0.3): `streamMessage` as an async generator. */
+  sendMessageStream(
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    this.requireStreaming();
-    const message = this.checkSend(params, context);
-    const queue = new AsyncQueue<TaskChange>();
-    callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
-    const stopWaiting = onAbort(this.options.shutdown, () => queue.close());
-    const listener = (change: TaskChange) => queue.push({ ...change, task: snapshotTask(change.task) });
-    let taskId: string | undefined;
+    return pullEvents(this.streamMessage(params, context), callAbortSignal(context));
+  }
+
+  /**
+   * SendStreamingMessage, pushed: a new task's stream opens with the Task as submitted, as soon as it is on disk
+   * (before any payment or agent reply), so the client has its task id and an open stream at once; an agent's
+   * direct answer therefore arrives on a stream as the task's final status (blocking SendMessage still returns it
+   * as a Message). A follow-up's stream opens with the task as it is once the engine took the input, working again.
+   */
+  streamMessage(params: SendMessageRequest, context: ServerCallContext): EventSource<StreamResponse> {
+    return (sink) => {
+      const stream = this.streams.stream(sink, endsStream);
+      void this.openMessageStream(params, context, stream);
+      return stream;
+    };
+  }
+
+  private async openMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+    stream: ChangeStream,
+  ): Promise<void> {
     try {
+      this.requireStreaming();
+      const message = this.checkSend(params, context);
+      const extras = { listener: stream.listener, pushConfig: params.configuration?.taskPushNotificationConfig };
       if (message.taskId) {
-        // A follow-up: the task as it is now, working again, once the engine took the input.
-        taskId = (
-          await this.submit(message, context, {
-            listener,
-            pushConfig: params.configuration?.taskPushNotificationConfig,
-          })
-        ).id;
-        const first = await queue[Symbol.asyncIterator]().next();
-        if (first.done) return;
-        yield { payload: { $case: 'task', value: first.value.task } };
-        if (endsStream(first.value.task)) return;
-      } else {
-        // A new task: the Task as submitted goes out as soon as it is on disk, before any payment or agent reply, so
-        // the client has its task id and an open stream at once. (An agent's direct answer therefore arrives on a
-        // stream as the task's final status; blocking SendMessage still returns it as a Message.)
-        let onRecorded!: (task: Task) => void;
-        const recorded = new Promise<Task>((resolve) => (onRecorded = resolve));
-        const submission = this.submit(message, context, {
-          listener,
-          onRecorded,
-          pushConfig: params.configuration?.taskPushNotificationConfig,
-        });
-        const submitted = await Promise.race([recorded, submission]);
-        taskId = submitted.id;
-        yield { payload: { $case: 'task', value: submitted } };
-        await submission;
+        const task = await this.submit(message, context, extras);
+        stream.following(task.id);
+        stream.flow({ firstAsTask: true });
+        return;
       }
-      for await (const change of queue) {
-        yield* change.events;
-        if (endsStream(change.task)) return;
-      }
-      yield* this.finalStatusOnShutdown(taskId);
-    } finally {
-      stopWaiting();
-      if (taskId) this.engine.unlisten(taskId, listener);
-      queue.close();
+      let onRecorded!: (task: Task) => void;
+      const recorded = new Promise<Task>((resolve) => (onRecorded = resolve));
+      const submission = this.submit(message, context, { ...extras, onRecorded });
+      const submitted = await Promise.race([recorded, submission]);
+      stream.following(submitted.id);
+      stream.emit({ payload: { $case: 'task', value: submitted } });
+      await submission;
+      stream.flow();
+    } catch (error) {
+      stream.fail(error);
     }
   }
 
@@ -214,48 +225,51 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return this.engine.cancel(this.agent.id, id);
   }
 
-  async *resubscribe(
+  /** SubscribeToTask for the SDK's transport handlers (v0.3): `streamTask` as an async generator. */
+  resubscribe(
     params: SubscribeToTaskRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    this.requireStreaming();
-    const id = requireId(params.id);
-    if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
-    const queue = new AsyncQueue<TaskChange>();
-    callAbortSignal(context)?.addEventListener('abort', () => queue.close(), { once: true });
-    const stopWaiting = onAbort(this.options.shutdown, () => queue.close());
-    // The task may run on another replica: then its changes come from there, through the database.
-    const handle = await this.engine.follow(this.agent.id, id, (change) =>
-      queue.push({ ...change, task: snapshotTask(change.task) }),
-    );
-    if (!handle) {
-      const task = await this.engine.getTask(this.agent.id, id);
-      if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
-      throw new UnsupportedOperationError(
-        `Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`,
-      );
-    }
-    try {
-      // A subscription follows the task to its end: unlike a send's stream it stays open while the task waits for
-      // input, so the subscriber sees the follow-up's work and the terminal state.
-      yield { payload: { $case: 'task', value: handle.task } };
-      for await (const change of queue) {
-        yield* change.events;
-        if (isTerminal(change.task.status?.state)) return;
-      }
-      yield* this.finalStatusOnShutdown(id);
-    } finally {
-      stopWaiting();
-      handle.stop();
-      queue.close();
-    }
+    return pullEvents(this.streamTask(params, context), callAbortSignal(context));
   }
 
-  /** A stream cut short by shutdown ends with the task's current status: not terminal, so the client resubscribes. */
-  private async *finalStatusOnShutdown(taskId: string | undefined): AsyncGenerator<StreamResponse, void, undefined> {
-    if (!this.options.shutdown?.aborted || !taskId) return;
-    const task = await this.engine.getTask(this.agent.id, taskId);
-    if (task) yield statusEvent(task);
+  /**
+   * SubscribeToTask, pushed: the task as it is, then its changes. Unlike a send's stream, a subscription follows
+   * the task to its end: it stays open while the task waits for input, so the subscriber sees the follow-up's work
+   * and the terminal state.
+   */
+  streamTask(params: SubscribeToTaskRequest, context: ServerCallContext): EventSource<StreamResponse> {
+    return (sink) => {
+      const stream = this.streams.stream(sink, endsSubscription);
+      void this.openTaskStream(params, context, stream);
+      return stream;
+    };
+  }
+
+  private async openTaskStream(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+    stream: ChangeStream,
+  ): Promise<void> {
+    try {
+      this.requireStreaming();
+      const id = requireId(params.id);
+      if (!(await this.visibleTask(id, context))) throw new TaskNotFoundError(`Task ${id} was not found.`);
+      // The task may run on another replica: then its changes come from there, through the database.
+      const handle = await this.engine.follow(this.agent.id, id, stream.listener);
+      if (!handle) {
+        const task = await this.engine.getTask(this.agent.id, id);
+        if (!task) throw new TaskNotFoundError(`Task ${id} was not found.`);
+        throw new UnsupportedOperationError(
+          `Task ${id} is already ${stateName(task)}; there is nothing to subscribe to.`,
+        );
+      }
+      stream.following(id);
+      stream.emit({ payload: { $case: 'task', value: handle.task } });
+      stream.flow();
+    } catch (error) {
+      stream.fail(error);
+    }
   }
 
   async createTaskPushNotificationConfig(
@@ -361,7 +375,8 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
           ? { onCreated: (task: Task) => push.createConfig(pushConfigInput(pushConfig, task.id, context)) }
           : {}),
         onRecorded: (task: Task) => {
-          void push?.notify(task, [{ payload: { $case: 'task', value: task } }]);
+          // Only this send's own webhook can know of the task yet: without one, there is no one to tell.
+          if (push) void push.notify(task, [{ payload: { $case: 'task', value: task } }]);
           extras.onRecorded?.(task);
         },
         agentId: this.agent.id,
@@ -480,6 +495,11 @@ function onAbort(signal: AbortSignal | undefined, action: () => void): () => voi
 function endsStream(task: Task): boolean {
   const state = task.status?.state;
   return isTerminal(state) || isInterrupted(state);
+}
+
+/** Subscriptions close at a terminal state only: they follow a task through its waits for input. */
+function endsSubscription(task: Task): boolean {
+  return isTerminal(task.status?.state);
 }
 
 /** historyLength: absent = all, 0 = none, N = the last N messages. */
