@@ -368,15 +368,15 @@ export class TaskEngine {
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
     // finishes within one store batch is thus written once.
+    const snapshot = snapshotTask(task);
     const inserted = this.options.store.insert({
       agentId: input.agentId,
-      task,
+      task: snapshot,
       link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
       ...(retryKey ? { retryKey } : {}),
       ...(input.caller ? { owner: input.caller } : {}),
     });
     const recorded = this.replicas ? this.recordLeased(taskId, inserted) : inserted;
-    const snapshot = snapshotTask(task);
     await input.onCreated?.(snapshot);
     this.attach(live);
     if (priced) {
@@ -1003,7 +1003,7 @@ export class TaskEngine {
 
   private async persist(live: LiveTask): Promise<void> {
     const snapshot = snapshotTask(live.task);
-    await this.options.store.update(live.task.id, live.task, live.lastSeq);
+    await this.options.store.update(live.task.id, snapshot, live.lastSeq);
     live.committed = snapshot;
   }
 

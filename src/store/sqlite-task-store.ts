@@ -29,13 +29,14 @@ import { migrationSql } from './migration-sql.ts';
 
 const UPDATE_TASK_SQL = 'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?';
 
-/** The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. */
-interface PendingWrite {
-  kind: 'insert' | 'update';
-  /** Insert: the whole row. Update: state, status_ts, task_json, last_seq, id. */
-  args: (string | number | null)[];
-  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
-}
+/**
+ * The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. The
+ * task is serialized when the batch commits, once per row however many changes it coalesced (callers hand the store
+ * tasks they no longer change: see TaskStore).
+ */
+type PendingWrite = (
+  { kind: 'insert'; record: StoredTask } | { kind: 'update'; taskId: string; task: Task; lastSeq: number }
+) & { waiters: { resolve: () => void; reject: (error: unknown) => void }[] };
 
 export class SqliteTaskStore implements TaskStore {
   private readonly db: DatabaseSync;
@@ -53,25 +54,20 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   insert(record: StoredTask): Promise<void> {
-    // Values are taken now: the caller goes on changing the task before the batch commits.
-    const row = insertValues(record);
-    return this.enqueue(record.task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
+    return this.enqueue(record.task.id, (pending) => pending ?? { kind: 'insert', record, waiters: [] });
   }
 
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
-    const state = stateOf(task);
-    const timestamp = timestampOf(task);
-    const json = serialize(task);
     return this.enqueue(taskId, (pending) => {
       if (pending?.kind === 'insert') {
         // Not yet written: write the row once, as it is now. A task that already ended will never be resent, so
         // its request need not be kept (the common case of a quick task: half the row).
-        pending.args.splice(3, 3, state, timestamp, json);
-        pending.args[7] = lastSeq;
-        if (TERMINAL_STATES.includes(state)) pending.args[8] = '';
+        const { link } = pending.record;
+        const request = TERMINAL_STATES.includes(stateOf(task)) ? '' : link.request;
+        pending.record = { ...pending.record, task, link: { ...link, lastSeq, request } };
         return pending;
       }
-      return { kind: 'update', args: [state, timestamp, json, lastSeq, taskId], waiters: pending?.waiters ?? [] };
+      return { kind: 'update', taskId, task, lastSeq, waiters: pending?.waiters ?? [] };
     });
   }
 
@@ -91,7 +87,11 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   private run(write: PendingWrite): void {
-    this.prepare(write.kind === 'insert' ? INSERT_TASK_SQL : UPDATE_TASK_SQL).run(...write.args);
+    if (write.kind === 'insert') this.prepare(INSERT_TASK_SQL).run(...insertValues(write.record));
+    else {
+      const { task } = write;
+      this.prepare(UPDATE_TASK_SQL).run(stateOf(task), timestampOf(task), serialize(task), write.lastSeq, write.taskId);
+    }
   }
 
   private commit(): void {
