@@ -362,7 +362,9 @@ export class TaskEngine {
       message: userMessageJson(userMessage),
     };
     const requestJson = JSON.stringify(request);
-    this.assertFits(Buffer.byteLength(requestJson));
+    // Encoded once: its size is checked here and, for a task without a price, the same bytes are sent below.
+    const requestBytes = new TextEncoder().encode(requestJson);
+    this.assertFits(requestBytes.byteLength);
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
@@ -387,7 +389,7 @@ export class TaskEngine {
       return snapshot;
     }
     try {
-      await this.sendRaw(live, new TextEncoder().encode(requestJson));
+      await this.sendRaw(live, requestBytes);
     } finally {
       await recorded;
     }
