@@ -55,12 +55,20 @@ CREATE INDEX IF NOT EXISTS push_outbox_due ON push_outbox (next_attempt_at) WHER
 export class SqlitePushStore implements PushStore {
   private readonly db: DatabaseSync;
   private readonly prepare: (sql: string) => StatementSync;
+  /**
+   * False only while the table holds no config at all. A SQLite file has one gateway, and this store is the only
+   * writer of its configs (replicas, which add configs of each other's tasks, share PostgreSQL instead), so the flag
+   * is read from the table once and set by each save; while it is false (a gateway whose clients never asked for a
+   * webhook), `listConfigs`, which runs at every task change, answers without a query.
+   */
+  private hasConfigs: boolean;
 
   /** `path` is a file, or ":memory:". */
   constructor(path: string) {
     this.db = openSqlite(path);
     this.db.exec(SCHEMA);
     this.prepare = statementCache(this.db);
+    this.hasConfigs = this.prepare('SELECT 1 FROM push_configs LIMIT 1').get() !== undefined;
   }
 
   async saveConfig(record: PushConfigRecord): Promise<void> {
@@ -78,6 +86,7 @@ export class SqlitePushStore implements PushStore {
       record.owner ?? null,
       record.createdAt,
     );
+    this.hasConfigs = true;
   }
 
   async getConfig(taskId: string, configId: string): Promise<PushConfigRecord | undefined> {
@@ -87,6 +96,7 @@ export class SqlitePushStore implements PushStore {
   }
 
   async listConfigs(taskId: string): Promise<PushConfigRecord[]> {
+    if (!this.hasConfigs) return [];
     const rows = this.prepare('SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, config_id').all(
       taskId,
     ) as unknown as ConfigRow[];
