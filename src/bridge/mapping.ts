@@ -143,7 +143,22 @@ export function resultArtifact(result: unknown): Artifact {
 }
 
 export function statusOf(state: TaskState, message?: Message): TaskStatus {
-  return { state, message, timestamp: new Date().toISOString() };
+  return { state, message, timestamp: isoNow() };
+}
+
+/**
+ * The time as ISO 8601, made once per millisecond: under load many tasks change status within the same one (a
+ * batch of replies applied in one turn), and formatting a date costs more than the rest of a status.
+ */
+let stampedMs = Number.NaN;
+let stamp = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== stampedMs) {
+    stampedMs = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
 }
 
 /** The caller's message as stored in history: bound to its task and context, in v1.0 JSON for the agent. */

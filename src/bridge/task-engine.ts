@@ -362,21 +362,23 @@ export class TaskEngine {
       message: userMessageJson(userMessage),
     };
     const requestJson = JSON.stringify(request);
-    this.assertFits(Buffer.byteLength(requestJson));
+    // Encoded once: its size is checked here and, for a task without a price, the same bytes are sent below.
+    const requestBytes = new TextEncoder().encode(requestJson);
+    this.assertFits(requestBytes.byteLength);
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
     // finishes within one store batch is thus written once.
+    const snapshot = snapshotTask(task);
     const inserted = this.options.store.insert({
       agentId: input.agentId,
-      task,
+      task: snapshot,
       link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
       ...(retryKey ? { retryKey } : {}),
       ...(input.caller ? { owner: input.caller } : {}),
     });
     const recorded = this.replicas ? this.recordLeased(taskId, inserted) : inserted;
-    const snapshot = snapshotTask(task);
     await input.onCreated?.(snapshot);
     this.attach(live);
     if (priced) {
@@ -387,7 +389,7 @@ export class TaskEngine {
       return snapshot;
     }
     try {
-      await this.sendRaw(live, new TextEncoder().encode(requestJson));
+      await this.sendRaw(live, requestBytes);
     } finally {
       await recorded;
     }
@@ -1003,7 +1005,7 @@ export class TaskEngine {
 
   private async persist(live: LiveTask): Promise<void> {
     const snapshot = snapshotTask(live.task);
-    await this.options.store.update(live.task.id, live.task, live.lastSeq);
+    await this.options.store.update(live.task.id, snapshot, live.lastSeq);
     live.committed = snapshot;
   }
 

@@ -4,15 +4,18 @@
  * trace. Spans are exported over OTLP/HTTP only when an endpoint is configured; without one the context still
  * propagates (a client's `traceparent` reaches the agent) and nothing is recorded.
  */
+import { randomFillSync } from 'node:crypto';
 import {
   context,
   propagation,
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Span,
+  type SpanOptions,
 } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -97,6 +100,42 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
 }
 
 /**
+ * A span, child of `parent`. While nothing is exported the SDK's sampler would decline it anyway (see
+ * `recordWhileExported`), and the SDK would then wrap a span context of the parent's trace (or a new one), a new span
+ * id and "not sampled" in a span that records nothing: that span is made here at once, without the SDK's per-span
+ * work (attribute copies, the sampler's arguments, its own metrics), since every request starts several.
+ */
+function startSpan(name: string, options: SpanOptions, parent: Context): Span {
+  if (!registered || processors.size > 0) return tracer.startSpan(name, options, parent);
+  const parentSpan = trace.getSpanContext(parent);
+  const continues = parentSpan !== undefined && trace.isSpanContextValid(parentSpan);
+  return trace.wrapSpanContext({
+    traceId: continues ? parentSpan.traceId : randomId(16),
+    spanId: randomId(8),
+    traceFlags: TraceFlags.NONE,
+    ...(continues && parentSpan.traceState ? { traceState: parentSpan.traceState } : {}),
+  });
+}
+
+/** Random bytes drawn a few kilobytes at a time: a span id is 8 of them, a trace id 16. */
+const randomPool = Buffer.alloc(4096);
+let randomOffset = randomPool.length;
+
+/** A W3C id of `bytes` random bytes in lowercase hex; never all zeros, which would be invalid. */
+function randomId(bytes: 8 | 16): string {
+  if (randomOffset + bytes > randomPool.length) {
+    randomFillSync(randomPool);
+    randomOffset = 0;
+  }
+  const start = randomOffset;
+  randomOffset += bytes;
+  let zeros = true;
+  for (let i = start; zeros && i < randomOffset; i++) zeros = randomPool[i] === 0;
+  if (zeros) randomPool[randomOffset - 1] = 1;
+  return randomPool.toString('hex', start, randomOffset);
+}
+
+/**
  * Runs `fn` in a new span, child of `parent` (default: the active context), and ends it when `fn` settles; a throw
  * marks the span as an error and is rethrown.
  */
@@ -106,7 +145,7 @@ export async function inSpan<T>(
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
   const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(
+  const span = startSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
     parent,
@@ -128,9 +167,10 @@ export async function inSpan<T>(
  * replies, continue from it.
  */
 export function handOver(name: string, attributes: Attributes): string | undefined {
-  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes });
+  const active = context.active();
+  const span = startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active);
   const carrier: Record<string, string> = {};
-  propagation.inject(trace.setSpan(context.active(), span), carrier);
+  propagation.inject(trace.setSpan(active, span), carrier);
   span.end();
   return carrier.traceparent;
 }

@@ -2,35 +2,35 @@
  * The agent directory on disk (same SQLite file as the tasks, own connection): a restarted gateway serves every
  * agent it knew at once, as offline until it hears from it again.
  */
-import type { DatabaseSync } from 'node:sqlite';
-import { openSqlite } from './sqlite-file.ts';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { openSqlite, statementCache } from './sqlite-file.ts';
 import type { DirectoryStore, StoredAgent } from './directory-store.ts';
 
 export class SqliteDirectoryStore implements DirectoryStore {
   private readonly db: DatabaseSync;
+  private readonly prepare: (sql: string) => StatementSync;
 
   constructor(path: string) {
     this.db = openSqlite(path);
+    this.prepare = statementCache(this.db);
     this.db.exec(`CREATE TABLE IF NOT EXISTS agents (
       id TEXT PRIMARY KEY, card_json TEXT NOT NULL, updated_at TEXT NOT NULL, last_seen_at TEXT NOT NULL
     ) STRICT`);
   }
 
   async save(agent: StoredAgent): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO agents (id, card_json, updated_at, last_seen_at) VALUES (?, ?, ?, ?)
+    this.prepare(
+      `INSERT INTO agents (id, card_json, updated_at, last_seen_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET card_json = excluded.card_json, updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at`,
-      )
-      .run(agent.id, agent.cardJson, agent.updatedAt, agent.lastSeenAt);
+    ).run(agent.id, agent.cardJson, agent.updatedAt, agent.lastSeenAt);
   }
 
   async touch(id: string, lastSeenAt: string): Promise<void> {
-    this.db.prepare('UPDATE agents SET last_seen_at = ? WHERE id = ?').run(lastSeenAt, id);
+    this.prepare('UPDATE agents SET last_seen_at = ? WHERE id = ?').run(lastSeenAt, id);
   }
 
   async all(): Promise<StoredAgent[]> {
-    const rows = this.db.prepare('SELECT * FROM agents ORDER BY id').all() as {
+    const rows = this.prepare('SELECT * FROM agents ORDER BY id').all() as {
       id: string;
       card_json: string;
       updated_at: string;

@@ -3,9 +3,22 @@
  * Writes are synchronous and committed before they return: an event is in the outbox before any attempt to send it.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite } from './sqlite-file.ts';
+import { openSqlite, statementCache } from './sqlite-file.ts';
 import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from './push-store.ts';
 import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from './push-rows.ts';
+
+const INSERT_DELIVERY_SQL = `INSERT INTO push_outbox (event_id, task_id, config_id, url, headers, body, state, attempts, next_attempt_at, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`;
+
+/**
+ * A delivery is due only when no earlier pending delivery of the same config exists: a retried event holds back the
+ * later ones, so a receiver never sees "completed" before "working".
+ */
+const DUE_SQL = `SELECT * FROM push_outbox AS o
+  WHERE o.state = 'pending' AND o.next_attempt_at <= ?
+    AND NOT EXISTS (SELECT 1 FROM push_outbox AS e
+                    WHERE e.task_id = o.task_id AND e.config_id = o.config_id AND e.state = 'pending' AND e.seq < o.seq)
+  ORDER BY o.seq LIMIT ?`;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS push_configs (
@@ -41,67 +54,60 @@ CREATE INDEX IF NOT EXISTS push_outbox_due ON push_outbox (next_attempt_at) WHER
 
 export class SqlitePushStore implements PushStore {
   private readonly db: DatabaseSync;
-  private readonly insertDelivery: StatementSync;
-  private readonly dueStmt: StatementSync;
+  private readonly prepare: (sql: string) => StatementSync;
+  /**
+   * False only while the table holds no config at all. A SQLite file has one gateway, and this store is the only
+   * writer of its configs (replicas, which add configs of each other's tasks, share PostgreSQL instead), so the flag
+   * is read from the table once and set by each save; while it is false (a gateway whose clients never asked for a
+   * webhook), `listConfigs`, which runs at every task change, answers without a query.
+   */
+  private hasConfigs: boolean;
 
   /** `path` is a file, or ":memory:". */
   constructor(path: string) {
     this.db = openSqlite(path);
     this.db.exec(SCHEMA);
-    this.insertDelivery = this.db.prepare(
-      `INSERT INTO push_outbox (event_id, task_id, config_id, url, headers, body, state, attempts, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-    );
-    // A delivery is due only when no earlier pending delivery of the same config exists: a retried event holds back
-    // the later ones, so a receiver never sees "completed" before "working".
-    this.dueStmt = this.db.prepare(
-      `SELECT * FROM push_outbox AS o
-       WHERE o.state = 'pending' AND o.next_attempt_at <= ?
-         AND NOT EXISTS (SELECT 1 FROM push_outbox AS e
-                         WHERE e.task_id = o.task_id AND e.config_id = o.config_id AND e.state = 'pending' AND e.seq < o.seq)
-       ORDER BY o.seq LIMIT ?`,
-    );
+    this.prepare = statementCache(this.db);
+    this.hasConfigs = this.prepare('SELECT 1 FROM push_configs LIMIT 1').get() !== undefined;
   }
 
   async saveConfig(record: PushConfigRecord): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT OR REPLACE INTO push_configs (task_id, config_id, url, token, auth_scheme, auth_credentials, protocol_version, owner, created_at)
+    this.prepare(
+      `INSERT OR REPLACE INTO push_configs (task_id, config_id, url, token, auth_scheme, auth_credentials, protocol_version, owner, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        record.taskId,
-        record.id,
-        record.url,
-        record.token ?? null,
-        record.authentication?.scheme ?? null,
-        record.authentication?.credentials ?? null,
-        record.protocolVersion,
-        record.owner ?? null,
-        record.createdAt,
-      );
+    ).run(
+      record.taskId,
+      record.id,
+      record.url,
+      record.token ?? null,
+      record.authentication?.scheme ?? null,
+      record.authentication?.credentials ?? null,
+      record.protocolVersion,
+      record.owner ?? null,
+      record.createdAt,
+    );
+    this.hasConfigs = true;
   }
 
   async getConfig(taskId: string, configId: string): Promise<PushConfigRecord | undefined> {
-    const row = this.db
-      .prepare('SELECT * FROM push_configs WHERE task_id = ? AND config_id = ?')
-      .get(taskId, configId) as ConfigRow | undefined;
+    const row = this.prepare('SELECT * FROM push_configs WHERE task_id = ? AND config_id = ?').get(taskId, configId) as
+      ConfigRow | undefined;
     return row && configFromRow(row);
   }
 
   async listConfigs(taskId: string): Promise<PushConfigRecord[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, config_id')
-      .all(taskId) as unknown as ConfigRow[];
+    if (!this.hasConfigs) return [];
+    const rows = this.prepare('SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, config_id').all(
+      taskId,
+    ) as unknown as ConfigRow[];
     return rows.map(configFromRow);
   }
 
   async deleteConfig(taskId: string, configId: string): Promise<boolean> {
     return this.transaction(() => {
-      this.db.prepare('DELETE FROM push_outbox WHERE task_id = ? AND config_id = ?').run(taskId, configId);
+      this.prepare('DELETE FROM push_outbox WHERE task_id = ? AND config_id = ?').run(taskId, configId);
       return (
-        this.db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?').run(taskId, configId)
-          .changes === 1
+        this.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?').run(taskId, configId).changes === 1
       );
     });
   }
@@ -110,7 +116,7 @@ export class SqlitePushStore implements PushStore {
     const createdAt = new Date(nowMs).toISOString();
     this.transaction(() => {
       for (const delivery of deliveries) {
-        this.insertDelivery.run(
+        this.prepare(INSERT_DELIVERY_SQL).run(
           delivery.eventId,
           delivery.taskId,
           delivery.configId,
@@ -125,35 +131,40 @@ export class SqlitePushStore implements PushStore {
   }
 
   async due(nowMs: number, limit: number): Promise<OutboxDelivery[]> {
-    return (this.dueStmt.all(nowMs, limit) as unknown as OutboxRow[]).map(deliveryFromRow);
+    return (this.prepare(DUE_SQL).all(nowMs, limit) as unknown as OutboxRow[]).map(deliveryFromRow);
   }
 
   async nextAttemptAfter(nowMs: number): Promise<number | undefined> {
-    const row = this.db
-      .prepare("SELECT MIN(next_attempt_at) AS next FROM push_outbox WHERE state = 'pending' AND next_attempt_at > ?")
-      .get(nowMs) as { next: number | null };
+    const row = this.prepare(
+      "SELECT MIN(next_attempt_at) AS next FROM push_outbox WHERE state = 'pending' AND next_attempt_at > ?",
+    ).get(nowMs) as { next: number | null };
     return row.next ?? undefined;
   }
 
   async markDelivered(seq: number): Promise<void> {
-    this.db.prepare('DELETE FROM push_outbox WHERE seq = ?').run(seq);
+    this.prepare('DELETE FROM push_outbox WHERE seq = ?').run(seq);
   }
 
   async scheduleRetry(seq: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
-    this.db
-      .prepare('UPDATE push_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?')
-      .run(attempts, nextAttemptAt, error, seq);
+    this.prepare('UPDATE push_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?').run(
+      attempts,
+      nextAttemptAt,
+      error,
+      seq,
+    );
   }
 
   async markFailed(seq: number, attempts: number, error: string): Promise<void> {
-    this.db
-      .prepare("UPDATE push_outbox SET state = 'failed', attempts = ?, last_error = ? WHERE seq = ?")
-      .run(attempts, error, seq);
+    this.prepare("UPDATE push_outbox SET state = 'failed', attempts = ?, last_error = ? WHERE seq = ?").run(
+      attempts,
+      error,
+      seq,
+    );
   }
 
   async deliveries(taskId: string): Promise<OutboxDelivery[]> {
     return (
-      this.db.prepare('SELECT * FROM push_outbox WHERE task_id = ? ORDER BY seq').all(taskId) as unknown as OutboxRow[]
+      this.prepare('SELECT * FROM push_outbox WHERE task_id = ? ORDER BY seq').all(taskId) as unknown as OutboxRow[]
     ).map(deliveryFromRow);
   }
 

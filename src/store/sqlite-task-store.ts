@@ -9,7 +9,7 @@
  * promise still never tell anyone about a state that is not on disk.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite } from './sqlite-file.ts';
+import { openSqlite, statementCache } from './sqlite-file.ts';
 import type { Task } from '@a2a-js/sdk';
 import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
@@ -27,21 +27,21 @@ import {
 } from './task-rows.ts';
 import { migrationSql } from './migration-sql.ts';
 
-/** The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. */
-interface PendingWrite {
-  kind: 'insert' | 'update';
-  /** Insert: the whole row. Update: state, status_ts, task_json, last_seq, id. */
-  args: (string | number | null)[];
-  waiters: { resolve: () => void; reject: (error: unknown) => void }[];
-}
+const UPDATE_TASK_SQL = 'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?';
+
+/**
+ * The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. The
+ * task is serialized when the batch commits, once per row however many changes it coalesced (callers hand the store
+ * tasks they no longer change: see TaskStore).
+ */
+type PendingWrite = (
+  { kind: 'insert'; record: StoredTask } | { kind: 'update'; taskId: string; task: Task; lastSeq: number }
+) & { waiters: { resolve: () => void; reject: (error: unknown) => void }[] };
 
 export class SqliteTaskStore implements TaskStore {
   private readonly db: DatabaseSync;
+  private readonly prepare: (sql: string) => StatementSync;
   private pending = new Map<string, PendingWrite>();
-  private readonly insertStmt: StatementSync;
-  private readonly updateStmt: StatementSync;
-  private readonly getStmt: StatementSync;
-  private readonly activeStmt: StatementSync;
 
   /** `path` is a file, or ":memory:". */
   constructor(path: string) {
@@ -50,40 +50,30 @@ export class SqliteTaskStore implements TaskStore {
     // a quarter less time per task than the default of 1000 pages).
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(migrationSql('0001_tasks.sql'));
-    this.insertStmt = this.db.prepare(INSERT_TASK_SQL);
-    this.updateStmt = this.db.prepare(
-      'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?',
-    );
-    this.getStmt = this.db.prepare('SELECT * FROM tasks WHERE id = ? AND agent_id = ?');
-    this.activeStmt = this.db.prepare(ACTIVE_TASKS_SQL);
+    this.prepare = statementCache(this.db);
   }
 
   insert(record: StoredTask): Promise<void> {
-    // Values are taken now: the caller goes on changing the task before the batch commits.
-    const row = insertValues(record);
-    return this.enqueue(record.task.id, (pending) => (pending ? pending : { kind: 'insert', args: row, waiters: [] }));
+    return this.enqueue(record.task.id, (pending) => pending ?? { kind: 'insert', record, waiters: [] });
   }
 
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
-    const state = stateOf(task);
-    const timestamp = timestampOf(task);
-    const json = serialize(task);
     return this.enqueue(taskId, (pending) => {
       if (pending?.kind === 'insert') {
         // Not yet written: write the row once, as it is now. A task that already ended will never be resent, so
         // its request need not be kept (the common case of a quick task: half the row).
-        pending.args.splice(3, 3, state, timestamp, json);
-        pending.args[7] = lastSeq;
-        if (TERMINAL_STATES.includes(state)) pending.args[8] = '';
+        const { link } = pending.record;
+        const request = TERMINAL_STATES.includes(stateOf(task)) ? '' : link.request;
+        pending.record = { ...pending.record, task, link: { ...link, lastSeq, request } };
         return pending;
       }
-      return { kind: 'update', args: [state, timestamp, json, lastSeq, taskId], waiters: pending?.waiters ?? [] };
+      return { kind: 'update', taskId, task, lastSeq, waiters: pending?.waiters ?? [] };
     });
   }
 
   updateRequest(taskId: string, request: string): Promise<void> {
     // Rare (once per priced task), and after the task's insert is committed: written at once.
-    this.db.prepare('UPDATE tasks SET request = ? WHERE id = ?').run(request, taskId);
+    this.prepare('UPDATE tasks SET request = ? WHERE id = ?').run(request, taskId);
     return Promise.resolve();
   }
 
@@ -97,7 +87,11 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   private run(write: PendingWrite): void {
-    (write.kind === 'insert' ? this.insertStmt : this.updateStmt).run(...write.args);
+    if (write.kind === 'insert') this.prepare(INSERT_TASK_SQL).run(...insertValues(write.record));
+    else {
+      const { task } = write;
+      this.prepare(UPDATE_TASK_SQL).run(stateOf(task), timestampOf(task), serialize(task), write.lastSeq, write.taskId);
+    }
   }
 
   private commit(): void {
@@ -130,27 +124,26 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async get(agentId: string, taskId: string): Promise<StoredTask | undefined> {
-    const row = this.getStmt.get(taskId, agentId) as TaskRow | undefined;
+    const row = this.prepare('SELECT * FROM tasks WHERE id = ? AND agent_id = ?').get(taskId, agentId) as
+      TaskRow | undefined;
     return row && fromRow(row);
   }
 
   async list(agentId: string, query: TaskQuery): Promise<TaskPage> {
     const { count, page } = taskListSql(agentId, query);
-    const { total } = this.db.prepare(count.sql).get(...count.args) as { total: number };
-    return taskPageOf(this.db.prepare(page.sql).all(...page.args) as unknown as TaskRow[], total, query.pageSize);
+    const { total } = this.prepare(count.sql).get(...count.args) as { total: number };
+    return taskPageOf(this.prepare(page.sql).all(...page.args) as unknown as TaskRow[], total, query.pageSize);
   }
 
   async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
-    const row = this.db
-      .prepare(
-        'SELECT id FROM tasks WHERE retry_key = ? AND agent_id = ? AND status_ts >= ? ORDER BY status_ts DESC LIMIT 1',
-      )
-      .get(retryKey, agentId, sinceIso) as { id: string } | undefined;
+    const row = this.prepare(
+      'SELECT id FROM tasks WHERE retry_key = ? AND agent_id = ? AND status_ts >= ? ORDER BY status_ts DESC LIMIT 1',
+    ).get(retryKey, agentId, sinceIso) as { id: string } | undefined;
     return row?.id;
   }
 
   async listActive(): Promise<StoredTask[]> {
-    return (this.activeStmt.all() as unknown as TaskRow[]).map(fromRow);
+    return (this.prepare(ACTIVE_TASKS_SQL).all() as unknown as TaskRow[]).map(fromRow);
   }
 
   async close(): Promise<void> {

@@ -47,6 +47,10 @@ export class InvalidPageTokenError extends Error {
   override readonly name = 'InvalidPageTokenError';
 }
 
+/**
+ * A store may keep the task (and record) it is given until the write is committed, and serialize it only then: the
+ * caller hands over a task it no longer changes (the engine passes a snapshot).
+ */
 export interface TaskStore {
   insert(record: StoredTask): Promise<void>;
   /** Replaces the task_request kept for resending (once the task is paid, it carries the payment). */

@@ -83,3 +83,55 @@ describe('traces', () => {
     expect(request?.traceparent).toBe(`00-${CALLER_TRACE}-${bridge!.spanContext().spanId}-01`);
   });
 });
+
+describe('trace context while no span is exported', () => {
+  let bed: TestBed;
+
+  beforeAll(async () => {
+    bed = await startTestBed();
+  });
+  afterAll(async () => {
+    await bed.close();
+  });
+
+  /** The traceparent of the task_request the gateway sends the echo agent for one SendMessage. */
+  async function sentTraceparent(headers: Record<string, string>, messageId: string): Promise<string | undefined> {
+    const envelopes: { type: string; traceparent?: string }[] = [];
+    const stopListening = bed.network.listen('direct', 'agent:echo', (payload) =>
+      envelopes.push(JSON.parse(new TextDecoder().decode(payload)) as { type: string; traceparent?: string }),
+    );
+    try {
+      const response = await fetch(`${bed.gateway.url}/agents/echo`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...headers },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: { message: { messageId, role: 'ROLE_USER', parts: [{ text: 'trace me' }] } },
+        }),
+      });
+      expect(response.status).toBe(200);
+      await response.json();
+      return envelopes.find((envelope) => envelope.type === 'task_request')?.traceparent;
+    } finally {
+      stopListening();
+    }
+  }
+
+  it('continues the caller’s trace with a span id of its own, marked as not sampled', async () => {
+    const sent = await sentTraceparent({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }, 'untraced-1');
+    const [version, traceId, spanId, flags] = sent?.split('-') ?? [];
+    expect([version, traceId, flags]).toEqual(['00', CALLER_TRACE, '00']);
+    expect(spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(spanId).not.toBe(CALLER_SPAN);
+    expect(spanId).not.toBe('0000000000000000');
+  });
+
+  it('starts a trace of its own for a caller without one, a new one per request', async () => {
+    const first = await sentTraceparent({}, 'untraced-2');
+    const second = await sentTraceparent({}, 'untraced-3');
+    for (const sent of [first, second]) expect(sent).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/);
+    expect(first!.split('-')[1]).not.toBe(second!.split('-')[1]);
+  });
+});
