@@ -118,7 +118,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     };
     const returnImmediately = params.configuration?.returnImmediately ?? false;
     const submitted = await this.submit(message, context, {
-      ...(returnImmediately ? {} : { listener }),
+      ...(returnImmediately ? { returnOnceRecorded: true } : { listener }),
       pushConfig: params.configuration?.taskPushNotificationConfig,
     });
     if (returnImmediately) return withHistoryLength(submitted, params.configuration?.historyLength);
@@ -359,6 +359,8 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       onRecorded?: (task: Task) => void;
       /** A webhook the send asked for (configuration.taskPushNotificationConfig), already checked by checkSend. */
       pushConfig?: TaskPushNotificationConfig | undefined;
+      /** A new task: answer once it is recorded, its payment going on behind (returnImmediately). */
+      returnOnceRecorded?: boolean;
     },
   ): Promise<Task> {
     const caller = callerOf(context);
@@ -387,6 +389,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         ...(this.agent.card['x-lez-identity'] ? { payee: this.agent.card['x-lez-identity'].account_id } : {}),
         ...(caller ? { caller } : {}),
         ...(listener ? { listener } : {}),
+        ...(extras.returnOnceRecorded ? { returnOnceRecorded: true } : {}),
       });
     }
     // Ownership is this handler's to check; what the task makes of the message, the engine decides.

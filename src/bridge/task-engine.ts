@@ -312,6 +312,12 @@ export class TaskEngine {
     onRecorded?: (task: Task) => void;
     /** Called with the new task before its request leaves or any payment starts (push configs are attached here). */
     onCreated?: (task: Task) => Promise<unknown>;
+    /**
+     * Resolve once the task is on disk, leaving a priced task's payment to go on behind (SendMessage with
+     * returnImmediately): a payment can wait on a slow sequencer for minutes. An error it throws is then logged,
+     * the caller having gone.
+     */
+    returnOnceRecorded?: boolean;
   }): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
     const retryKey = priced ? this.retryKeyOf(input.agentId, input.message, input.caller) : undefined;
@@ -385,7 +391,14 @@ export class TaskEngine {
       // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
       await recorded;
       input.onRecorded?.(snapshot);
-      await this.mutate(live, () => (input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false)));
+      const paying = this.mutate(live, () =>
+        input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false),
+      );
+      if (input.returnOnceRecorded) {
+        paying.catch((error: unknown) => this.log(`paying for task ${taskId}: ${String(error)}`));
+        return snapshot;
+      }
+      await paying;
       return snapshot;
     }
     try {

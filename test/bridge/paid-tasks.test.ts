@@ -197,6 +197,40 @@ describe('paying agents', () => {
     expect(done.metadata.lez.status).toBe('paid');
     expect(balances()).toEqual({ gateway: 990n, agent: 10n });
   });
+
+  it('returnImmediately answers with the submitted task while its payment still waits on the rail', async () => {
+    let release!: () => void;
+    const railAnswers = new Promise<void>((resolve) => (release = resolve));
+    await start({
+      payer: (w) => ({
+        ...w.payer,
+        // A sequencer that takes its time: the transfer is submitted only once the test lets it.
+        pay: async (paymentId, to, amount, record) => {
+          await railAnswers;
+          return w.payer.pay(paymentId, to, amount, record);
+        },
+      }),
+    });
+    const answer = await Promise.race([
+      rpc(shop(), 'SendMessage', {
+        message: { messageId: 'at-once', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+        configuration: { returnImmediately: true },
+      }),
+      new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 2_000)),
+    ]);
+    if (answer === 'still waiting') throw new Error('SendMessage waited for the payment');
+    const submitted = answer.body.result.task;
+    expect(submitted.status.state).toBe('TASK_STATE_SUBMITTED');
+    expect(submitted.metadata.lez).toMatchObject({ amount: '10', status: 'pending' });
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+    release();
+    const done = await eventually(async () => {
+      const now = (await rpc(shop(), 'GetTask', { id: submitted.id })).body.result;
+      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
+    });
+    expect(done.metadata.lez.status).toBe('paid');
+    expect(balances()).toEqual({ gateway: 990n, agent: 10n });
+  });
 });
 
 describe('API keys', () => {
