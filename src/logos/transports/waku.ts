@@ -35,7 +35,7 @@ import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
 import { proto_message } from '@waku/proto';
-import { contentTopicToShardIndex } from '@waku/utils';
+import { contentTopicToShardIndex, ensureValidContentTopic } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
 import { FLEET_MAX_MESSAGE_BYTES, NETWORK_PRESETS } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
@@ -90,7 +90,7 @@ export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
  */
 export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
-/** Content topics whose shard is remembered (see `WakuTransport.shardOf`). */
+/** Content topic applications and versions whose shard is remembered (see `WakuTransport.shardOf`). */
 const SHARD_CACHE_CAPACITY = 4096;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
 const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
@@ -170,8 +170,9 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
   private readonly relayObservers = new Set<RelayObserver>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
   /**
-   * The pubsub topic of each content topic seen lately: autosharding hashes the topic, several times per message
-   * otherwise. Topics come from the network too, so the cache is emptied whenever it fills.
+   * The pubsub topic of each content topic application and version seen lately: autosharding hashes only those two
+   * fields, so every task's status topic (a new content topic each) is placed without a hash. Topics come from the
+   * network too, so the cache is emptied whenever it fills.
    */
   private readonly shardOf = new Map<string, string>();
 
@@ -247,11 +248,14 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
 
   /** The pubsub topic (shard) a content topic is routed on. Throws for a content topic autosharding rejects. */
   pubsubTopicFor(contentTopic: string): string {
-    let pubsubTopic = this.shardOf.get(contentTopic);
+    // Validates the topic as autosharding does (throws the same errors); its fields cannot contain a slash.
+    const { application, version } = ensureValidContentTopic(contentTopic);
+    const shardKey = `${application}/${version}`;
+    let pubsubTopic = this.shardOf.get(shardKey);
     if (pubsubTopic === undefined) {
       pubsubTopic = `/waku/2/rs/${this.clusterId}/${contentTopicToShardIndex(contentTopic, this.numShardsInCluster)}`;
       if (this.shardOf.size >= SHARD_CACHE_CAPACITY) this.shardOf.clear();
-      this.shardOf.set(contentTopic, pubsubTopic);
+      this.shardOf.set(shardKey, pubsubTopic);
     }
     return pubsubTopic;
   }

@@ -3,6 +3,7 @@
  * with the parameters nwaku uses (waku_relay/protocol.nim) and js-waku's message id and signature policy, plus the
  * protocols nwaku expects of a relay peer (identify and ping; the metadata protocol is in `metadata.ts`).
  */
+import { createHash } from 'node:crypto';
 import { GossipSub, type GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { noise } from '@chainsafe/libp2p-noise';
 import { identify } from '@libp2p/identify';
@@ -12,7 +13,6 @@ import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { webSockets } from '@libp2p/websockets';
 import { all as anyWebSocketAddress } from '@libp2p/websockets/filters';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { createLibp2p, type Libp2pOptions } from 'libp2p';
 
 export const RELAY_CODEC = '/vac/waku/relay/2.0.0';
@@ -27,7 +27,8 @@ export type WakuLibp2p = Libp2p<{ pubsub: GossipSub; identify: unknown; ping: un
 export function relayGossipsubOptions(overrides: Partial<GossipsubOpts> = {}): Partial<GossipsubOpts> {
   return {
     globalSignaturePolicy: 'StrictNoSign',
-    msgIdFn: (message) => sha256(message.data),
+    // OpenSSL's SHA-256: gossipsub hashes every message it sees, a kilobyte or more each.
+    msgIdFn: (message) => createHash('sha256').update(message.data).digest(),
     fallbackToFloodsub: false,
     floodPublish: true,
     allowPublishToZeroTopicPeers: true,

@@ -1,7 +1,8 @@
 /**
  * The stock payload formats of 26/WAKU2-PAYLOAD (WakuMessage version 1), byte for byte as @waku/message-encryption
- * writes and reads them, but synchronous and on native primitives: AES, HMAC and SHA-256 from node:crypto, and
- * secp256k1 from the backend given (libsecp256k1 where it loads). The stock package does the same work in pure
+ * writes and reads them, but synchronous and on native primitives: AES, HMAC and SHA-256 from node:crypto,
+ * secp256k1 from the backend given (libsecp256k1 where it loads), keccak-256 from `keccak256.ts` (the `keccak`
+ * addon where it loads), random bytes from `random-pool.ts`. The stock package does the same work in pure
  * JavaScript on the main thread, at about 36 % of the Waku path's CPU (see bench/waku-overhead.ts).
  *
  * - **Signed plaintext**: flags (bits 0–1: bytes of the size field, bit 2: signed), the body's size (little-endian),
@@ -11,8 +12,9 @@
  *   keys from SHA-256(0x00000001 ‖ shared x): the first 16 bytes encrypt, SHA-256 of the last 16 is the MAC key.
  * - **Symmetric**: AES-256-GCM ciphertext ‖ tag (16) ‖ IV (12).
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { keccak256 } from './keccak256.ts';
+import { fillRandom, randomBytesFromPool } from './random-pool.ts';
 import type { Secp256k1 } from './secp256k1-backend.ts';
 
 const SIGNED_FLAG = 0b100;
@@ -46,8 +48,8 @@ export function signedPlaintext(body: Uint8Array, signerSecretKey: Uint8Array, c
   for (let i = 0, size = body.length; i < sizeBytes; i++, size = Math.floor(size / 256)) out[1 + i] = size & 0xff;
   out.set(body, 1 + sizeBytes);
   const signedEnd = out.length - SIGNATURE_BYTES;
-  out.set(randomBytes(padding), 1 + sizeBytes + body.length);
-  const { signature, recovery } = curve.sign(keccak_256(out.subarray(0, signedEnd)), signerSecretKey);
+  fillRandom(out.subarray(1 + sizeBytes + body.length, signedEnd));
+  const { signature, recovery } = curve.sign(keccak256(out.subarray(0, signedEnd)), signerSecretKey);
   out.set(signature, signedEnd);
   out[out.length - 1] = recovery;
   return out;
@@ -69,7 +71,7 @@ export function openPlaintext(plaintext: Uint8Array, curve: Secp256k1): OpenedPl
   if (recovery > 3) return { ok: false, reason: 'badSignature' };
   try {
     const signer = curve.recover(
-      keccak_256(plaintext.subarray(0, contentEnd)),
+      keccak256(plaintext.subarray(0, contentEnd)),
       plaintext.subarray(contentEnd, plaintext.length - 1),
       recovery,
     );
@@ -95,7 +97,7 @@ function eciesKeys(sharedX: Uint8Array): { encryptionKey: Buffer; macKey: Buffer
 export function eciesEncrypt(recipientPublicKey: Uint8Array, plaintext: Uint8Array, curve: Secp256k1): Uint8Array {
   const ephemeralSecret = randomEphemeralKey();
   const { encryptionKey, macKey } = eciesKeys(curve.sharedX(ephemeralSecret, recipientPublicKey));
-  const iv = randomBytes(CTR_IV_BYTES);
+  const iv = randomBytesFromPool(CTR_IV_BYTES);
   const cipher = createCipheriv('aes-128-ctr', encryptionKey, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   const mac = createHmac('sha256', macKey).update(iv).update(ciphertext).digest();
@@ -124,7 +126,7 @@ export function eciesDecrypt(secretKey: Uint8Array, payload: Uint8Array, curve: 
 
 /** AES-256-GCM under a 32-byte key. */
 export function symmetricEncrypt(key: Uint8Array, plaintext: Uint8Array): Uint8Array {
-  const iv = randomBytes(GCM_IV_BYTES);
+  const iv = randomBytesFromPool(GCM_IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   return asBytes(Buffer.concat([ciphertext, cipher.getAuthTag(), iv]));
@@ -151,7 +153,7 @@ function asBytes(buffer: Buffer): Uint8Array {
 /** A random secp256k1 secret key (32 random bytes are one with overwhelming probability; checked anyway). */
 function randomEphemeralKey(): Uint8Array {
   for (;;) {
-    const candidate = randomBytes(32);
+    const candidate = randomBytesFromPool(32);
     if (candidate.some((byte) => byte !== 0) && Buffer.compare(candidate, CURVE_ORDER) < 0) return candidate;
   }
 }
