@@ -90,6 +90,8 @@ export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
  */
 export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
+/** What gossipsub throws for a publication it has already seen (asked to, rather than ignoring it). */
+const DUPLICATE_PUBLISH = 'PublishError.Duplicate';
 /** Content topic applications and versions whose shard is remembered (see `WakuTransport.shardOf`). */
 const SHARD_CACHE_CAPACITY = 4096;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
@@ -453,9 +455,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
         return true;
       },
       publish: async (pubsubTopic, wire, contentTopic) => {
-        const { recipients } = await node.services.pubsub.publish(pubsubTopic, wire);
-        const self = node.peerId.toString();
-        const relayPeers = recipients.filter((peer) => peer.toString() !== self).length;
+        const relayPeers = await this.publishAndHear(node, pubsubTopic, wire);
         // This node and its filter subscribers are recipients too: a light node may talk to a party right here.
         const here = contentTopic === this.inboxTopic || this.topicHandlers.has(contentTopic) ? 1 : 0;
         return relayPeers + here + (this.filter?.subscribersOf(pubsubTopic, contentTopic) ?? 0);
@@ -502,11 +502,30 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     const node = this.libp2p;
     if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
     try {
-      await node.services.pubsub.publish(pubsubTopic, wire);
+      await this.publishAndHear(node, pubsubTopic, wire);
     } catch (error) {
       // Fire and forget: a publish the network could not take is a lost message, as on any relay.
       if (this.state === 'running') console.warn(`waku transport ${this.address}: publish failed`, error);
     }
+  }
+
+  /**
+   * Publishes on a joined shard, then hands the message to this node's own readers (its parties, relay observers and
+   * filter subscribers) as nwaku's triggerSelf does; a repeat of a message already seen is neither sent nor read
+   * again. Resolves with the number of relay peers it was sent to.
+   */
+  private async publishAndHear(node: WakuLibp2p, pubsubTopic: string, wire: Uint8Array): Promise<number> {
+    let recipients: PeerId[];
+    try {
+      ({ recipients } = await node.services.pubsub.publish(pubsubTopic, wire, { ignoreDuplicatePublishError: false }));
+    } catch (error) {
+      if (error instanceof Error && error.message === DUPLICATE_PUBLISH) return 0;
+      throw error;
+    }
+    const message: Message = { type: 'unsigned', topic: pubsubTopic, data: wire };
+    this.hear(message);
+    this.filter?.onRelayed(new CustomEvent('message', { detail: message }));
+    return recipients.length;
   }
 
   private async waitForMesh(pubsubTopic: string): Promise<void> {
@@ -543,8 +562,12 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     return TopicValidatorResult.Accept;
   };
 
+  /** A message relayed by a peer (this node's own are heard from `publishAndHear`). */
   private readonly onMessage = (event: CustomEvent<Message>): void => {
-    const message = event.detail;
+    this.hear(event.detail);
+  };
+
+  private hear(message: Message): void {
     if (this.state !== 'running' || !this.joined.has(message.topic)) return;
     // Our own publications skip validation, so they are decoded here.
     const decoded = this.validated.get(message) ?? decodeWakuMessage(message.data);
@@ -564,7 +587,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
       ? this.receiver.direct(decoded, this.directHandlers)
       : this.receiver.publication(decoded, [...(this.topicHandlers.get(contentTopic) ?? [])]);
     if (received) deliver(received, this.label);
-  };
+  }
 
   private get label(): string {
     return `waku transport ${this.address}`;

@@ -33,7 +33,9 @@ export function relayGossipsubOptions(overrides: Partial<GossipsubOpts> = {}): P
     floodPublish: true,
     allowPublishToZeroTopicPeers: true,
     ignoreDuplicatePublishError: true,
-    emitSelf: true,
+    // The transport hands its own publications to its readers itself (waku.ts): gossipsub's emitSelf would also list
+    // this node among the recipients, parsing its peer id from a string at every publish.
+    emitSelf: false,
     D: 6,
     Dlo: 4,
     Dhi: 8,
