@@ -14,6 +14,7 @@ import { tcp } from '@libp2p/tcp';
 import { webSockets } from '@libp2p/websockets';
 import { all as anyWebSocketAddress } from '@libp2p/websockets/filters';
 import { createLibp2p, type Libp2pOptions } from 'libp2p';
+import { batchingWrites } from './write-batching.ts';
 
 export const RELAY_CODEC = '/vac/waku/relay/2.0.0';
 
@@ -111,7 +112,9 @@ export async function createRelayLibp2p(options: NodeOptions): Promise<WakuLibp2
     addresses: { listen: options.listen },
     // A closing socket waits this long for its last bytes to drain (libp2p's default is 500 ms).
     transports: [tcp({ socketCloseTimeout: 250 }), webSockets({ filter: anyWebSocketAddress })],
-    connectionEncrypters: [noise()],
+    connectionEncrypters: [
+      (components: Parameters<ReturnType<typeof noise>>[0]) => batchingWrites(noise()(components)),
+    ],
     // js-waku speaks mplex only; nwaku offers mplex and yamux.
     streamMuxers: [mplex()],
     connectionManager: { dialTimeout: options.dialTimeoutMs },
