@@ -455,7 +455,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
         return true;
       },
       publish: async (pubsubTopic, wire, contentTopic) => {
-        const relayPeers = await this.publishAndHear(node, pubsubTopic, wire);
+        const relayPeers = await this.publishAndHear(node, pubsubTopic, wire, contentTopic);
         // This node and its filter subscribers are recipients too: a light node may talk to a party right here.
         const here = contentTopic === this.inboxTopic || this.topicHandlers.has(contentTopic) ? 1 : 0;
         return relayPeers + here + (this.filter?.subscribersOf(pubsubTopic, contentTopic) ?? 0);
@@ -502,7 +502,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     const node = this.libp2p;
     if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
     try {
-      await this.publishAndHear(node, pubsubTopic, wire);
+      await this.publishAndHear(node, pubsubTopic, wire, message.contentTopic);
     } catch (error) {
       // Fire and forget: a publish the network could not take is a lost message, as on any relay.
       if (this.state === 'running') console.warn(`waku transport ${this.address}: publish failed`, error);
@@ -514,7 +514,12 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
    * filter subscribers) as nwaku's triggerSelf does; a repeat of a message already seen is neither sent nor read
    * again. Resolves with the number of relay peers it was sent to.
    */
-  private async publishAndHear(node: WakuLibp2p, pubsubTopic: string, wire: Uint8Array): Promise<number> {
+  private async publishAndHear(
+    node: WakuLibp2p,
+    pubsubTopic: string,
+    wire: Uint8Array,
+    contentTopic: string,
+  ): Promise<number> {
     let recipients: PeerId[];
     try {
       ({ recipients } = await node.services.pubsub.publish(pubsubTopic, wire, { ignoreDuplicatePublishError: false }));
@@ -523,7 +528,10 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
       throw error;
     }
     const message: Message = { type: 'unsigned', topic: pubsubTopic, data: wire };
-    this.hear(message);
+    // Decoded only when something here reads it: most of what a party sends is for others.
+    const readHere =
+      this.relayObservers.size > 0 || contentTopic === this.inboxTopic || this.topicHandlers.has(contentTopic);
+    if (readHere) this.hear(message);
     this.filter?.onRelayed(new CustomEvent('message', { detail: message }));
     return recipients.length;
   }
