@@ -30,6 +30,11 @@ const KECCAK_PADDING = 0x01;
 const DIGEST_BYTES = 32;
 
 let native: NativeKeccakStateClass | null | undefined;
+/**
+ * One sponge for every hash: `initialize` resets it completely, and hashing is synchronous, so no two hashes share
+ * it at once. A new one per hash would be a wrapped C++ object with a finalizer each, for the GC to collect.
+ */
+let sponge: NativeKeccakState | undefined;
 
 /** Whether the addon is in use (diagnostics, tests). */
 export function keccak256Backend(): 'native' | 'noble' {
@@ -40,7 +45,7 @@ export function keccak256Backend(): 'native' | 'noble' {
 export function keccak256(data: Uint8Array): Uint8Array {
   const State = loadNative();
   if (!State) return keccak_256(data);
-  const state = new State();
+  const state = (sponge ??= new State());
   state.initialize(RATE_BITS, CAPACITY_BITS);
   state.absorb(data);
   state.absorbLastFewBits(KECCAK_PADDING);
