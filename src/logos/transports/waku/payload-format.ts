@@ -93,15 +93,20 @@ function eciesKeys(sharedX: Uint8Array): { encryptionKey: Buffer; macKey: Buffer
   };
 }
 
-/** ECIES to a 65-byte public key. */
+/** ECIES to a 65-byte public key: written in place, ephemeral public key ‖ IV ‖ ciphertext ‖ MAC. */
 export function eciesEncrypt(recipientPublicKey: Uint8Array, plaintext: Uint8Array, curve: Secp256k1): Uint8Array {
   const ephemeralSecret = randomEphemeralKey();
   const { encryptionKey, macKey } = eciesKeys(curve.sharedX(ephemeralSecret, recipientPublicKey));
-  const iv = randomBytesFromPool(CTR_IV_BYTES);
+  const ivEnd = PUBLIC_KEY_BYTES + CTR_IV_BYTES;
+  const macStart = ivEnd + plaintext.length;
+  const out = new Uint8Array(macStart + MAC_BYTES);
+  out.set(curve.publicKey(ephemeralSecret));
+  const iv = out.subarray(PUBLIC_KEY_BYTES, ivEnd);
+  fillRandom(iv);
   const cipher = createCipheriv('aes-128-ctr', encryptionKey, iv);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  const mac = createHmac('sha256', macKey).update(iv).update(ciphertext).digest();
-  return asBytes(Buffer.concat([curve.publicKey(ephemeralSecret), iv, ciphertext, mac]));
+  writeAll(out, ivEnd, cipher.update(plaintext), cipher.final());
+  out.set(createHmac('sha256', macKey).update(out.subarray(PUBLIC_KEY_BYTES, macStart)).digest(), macStart);
+  return out;
 }
 
 /** The plaintext of an ECIES payload for `secretKey`, or undefined when it is not one (bad format or MAC). */
@@ -119,17 +124,20 @@ export function eciesDecrypt(secretKey: Uint8Array, payload: Uint8Array, curve: 
   const mac = createHmac('sha256', macKey).update(payload.subarray(ivStart, macStart)).digest();
   if (!timingSafeEqual(mac, payload.subarray(macStart))) return undefined;
   const decipher = createDecipheriv('aes-128-ctr', encryptionKey, payload.subarray(ivStart, ivStart + CTR_IV_BYTES));
-  return asBytes(
-    Buffer.concat([decipher.update(payload.subarray(ivStart + CTR_IV_BYTES, macStart)), decipher.final()]),
-  );
+  return joined(decipher.update(payload.subarray(ivStart + CTR_IV_BYTES, macStart)), decipher.final());
 }
 
-/** AES-256-GCM under a 32-byte key. */
+/** AES-256-GCM under a 32-byte key: written in place, ciphertext ‖ tag ‖ IV. */
 export function symmetricEncrypt(key: Uint8Array, plaintext: Uint8Array): Uint8Array {
-  const iv = randomBytesFromPool(GCM_IV_BYTES);
+  const tagStart = plaintext.length;
+  const ivStart = tagStart + GCM_TAG_BYTES;
+  const out = new Uint8Array(ivStart + GCM_IV_BYTES);
+  const iv = out.subarray(ivStart);
+  fillRandom(iv);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return asBytes(Buffer.concat([ciphertext, cipher.getAuthTag(), iv]));
+  writeAll(out, 0, cipher.update(plaintext), cipher.final());
+  out.set(cipher.getAuthTag(), tagStart);
+  return out;
 }
 
 /** The plaintext of an AES-256-GCM payload under `key`, or undefined when it does not authenticate. */
@@ -139,10 +147,21 @@ export function symmetricDecrypt(key: Uint8Array, payload: Uint8Array): Uint8Arr
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, payload.subarray(tagStart + GCM_TAG_BYTES));
     decipher.setAuthTag(payload.subarray(tagStart, tagStart + GCM_TAG_BYTES));
-    return asBytes(Buffer.concat([decipher.update(payload.subarray(0, tagStart)), decipher.final()]));
+    return joined(decipher.update(payload.subarray(0, tagStart)), decipher.final());
   } catch {
     return undefined;
   }
+}
+
+/** Writes a cipher's output (what `update` and then `final` returned) into `out` at `offset`. */
+function writeAll(out: Uint8Array, offset: number, head: Uint8Array, tail: Uint8Array): void {
+  out.set(head, offset);
+  out.set(tail, offset + head.length);
+}
+
+/** A cipher's whole output as a plain Uint8Array; AES in CTR and GCM modes returns it all from `update`. */
+function joined(head: Buffer, tail: Buffer): Uint8Array {
+  return asBytes(tail.length === 0 ? head : Buffer.concat([head, tail]));
 }
 
 /** The same bytes as a plain Uint8Array: callers compare and serialise bytes, and a Buffer is not equal to one. */
