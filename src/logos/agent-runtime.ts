@@ -519,7 +519,7 @@ export class LogosAgent {
     return undefined;
   }
 
-  private finish(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): void {
+  private finish(run: TaskRun, reply: AgentReply): void {
     run.finished = true;
     clearInterval(run.heartbeat);
     this.retain(run.taskId);
@@ -566,12 +566,16 @@ export class LogosAgent {
   // ---- results larger than one message of the network (see result-chunks.ts) -------------------------------------
 
   /** A completed result that does not fit in one message goes as artifact chunks, then the result without it. */
-  private sendResult(
-    run: TaskRun,
-    reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>,
-  ): Promise<void> {
-    if (reply.type !== 'task_result' || reply.state !== 'completed' || this.fitsOneMessage(run, reply)) {
-      return this.reply(run, reply);
+  private sendResult(run: TaskRun, reply: AgentReply): Promise<void> {
+    // Encoded once: the bytes that are measured are the bytes that are sent.
+    const envelope = this.nextEnvelope(run, reply);
+    const payload = encodeEnvelope(envelope);
+    if (
+      reply.type !== 'task_result' ||
+      reply.state !== 'completed' ||
+      payload.length <= this.transport.maxPayloadBytes
+    ) {
+      return this.post(run, envelope, payload);
     }
     const { result, artifacts, ...rest } = reply;
     const plan = planResultChunks(result, artifacts, this.chunkBudget(run));
@@ -583,41 +587,34 @@ export class LogosAgent {
     return this.reply(run, rest);
   }
 
-  private fitsOneMessage(
-    run: TaskRun,
-    reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>,
-  ): boolean {
-    return this.encodedSize(run, reply) <= this.transport.maxPayloadBytes;
-  }
-
   /** The bytes one chunk's part may take: a message, less what an envelope around an empty chunk takes. */
   private chunkBudget(run: TaskRun): number {
     const empty = { artifact_id: 'result', name: 'result', parts: [{ text: '' }], append: true, last_chunk: true };
-    const overhead = this.encodedSize(run, { type: 'task_status', state: 'working', artifact: empty });
+    const overhead = encodeEnvelope(
+      this.nextEnvelope(run, { type: 'task_status', state: 'working', artifact: empty }),
+    ).length;
     // Room for the longer artifact ids and names of the agent's own artifacts.
     return this.transport.maxPayloadBytes - overhead - 1_024;
   }
 
-  /** The envelope's encoded size; the transport's encryption fits in the room its `maxPayloadBytes` leaves. */
-  private encodedSize(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): number {
-    const envelope = { ...reply, v: BINDING_VERSION, id: randomUUID(), task_id: run.taskId, seq: run.seq + 1 };
-    return encodeEnvelope(envelope as AgentEnvelope).length;
+  private reply(run: TaskRun, reply: AgentReply): Promise<void> {
+    const envelope = this.nextEnvelope(run, reply);
+    return this.post(run, envelope, encodeEnvelope(envelope));
   }
 
-  private reply(run: TaskRun, reply: DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>): Promise<void> {
-    const envelope = {
-      ...reply,
-      v: BINDING_VERSION,
-      id: randomUUID(),
-      task_id: run.taskId,
-      seq: ++run.seq,
-    } as AgentEnvelope;
+  /** The task's next envelope around `reply`; it takes its `seq` only once posted. */
+  private nextEnvelope(run: TaskRun, reply: AgentReply): AgentEnvelope {
+    return { ...reply, v: BINDING_VERSION, id: randomUUID(), task_id: run.taskId, seq: run.seq + 1 } as AgentEnvelope;
+  }
+
+  /** Logs the envelope as the task's next and publishes its bytes after the replies before it. */
+  private post(run: TaskRun, envelope: AgentEnvelope, payload: Uint8Array): Promise<void> {
+    run.seq = envelope.seq;
     run.log.push(envelope);
-    return this.enqueue(run, envelope);
+    return this.enqueue(run, payload);
   }
 
-  private enqueue(run: TaskRun, envelope: AgentEnvelope): Promise<void> {
-    const payload = encodeEnvelope(envelope);
+  private enqueue(run: TaskRun, payload: Uint8Array): Promise<void> {
     run.outbox = run.outbox
       .then(() => this.transport.publish(run.topic, payload, { key: run.topicKey }))
       .catch((error: unknown) => {
@@ -627,12 +624,12 @@ export class LogosAgent {
   }
 
   private replay(run: TaskRun, afterSeq: number): void {
-    for (const envelope of run.log) if (envelope.seq > afterSeq) void this.enqueue(run, envelope);
+    for (const envelope of run.log) if (envelope.seq > afterSeq) void this.enqueue(run, encodeEnvelope(envelope));
   }
 
   private republishLast(run: TaskRun): void {
     const last = run.log.at(-1);
-    if (last) void this.enqueue(run, last);
+    if (last) void this.enqueue(run, encodeEnvelope(last));
   }
 
   /** A task this agent does not know (it restarted, or the request never arrived): say so, the gateway fails it. */
@@ -655,3 +652,5 @@ export class LogosAgent {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** What a reply says; the runtime adds the version, a fresh id, the task id and the next `seq`. */
+type AgentReply = DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>;

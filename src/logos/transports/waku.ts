@@ -35,7 +35,7 @@ import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
 import { proto_message } from '@waku/proto';
-import { contentTopicToShardIndex } from '@waku/utils';
+import { contentTopicToShardIndex, ensureValidContentTopic } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
 import { FLEET_MAX_MESSAGE_BYTES, NETWORK_PRESETS } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
@@ -90,7 +90,9 @@ export const DEFAULT_NUM_SHARDS_IN_CLUSTER = NETWORK_PRESETS.local.shards;
  * names the shard a node always relays, and whose mesh tells whether agents have joined.
  */
 export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
-/** Content topics whose shard is remembered (see `WakuTransport.shardOf`). */
+/** What gossipsub throws for a publication it has already seen (asked to, rather than ignoring it). */
+const DUPLICATE_PUBLISH = 'PublishError.Duplicate';
+/** Content topic applications and versions whose shard is remembered (see `WakuTransport.shardOf`). */
 const SHARD_CACHE_CAPACITY = 4096;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
 const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
@@ -170,8 +172,9 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
   private readonly relayObservers = new Set<RelayObserver>();
   private readonly validated = new WeakMap<Message, WakuMessage>();
   /**
-   * The pubsub topic of each content topic seen lately: autosharding hashes the topic, several times per message
-   * otherwise. Topics come from the network too, so the cache is emptied whenever it fills.
+   * The pubsub topic of each content topic application and version seen lately: autosharding hashes only those two
+   * fields, so every task's status topic (a new content topic each) is placed without a hash. Topics come from the
+   * network too, so the cache is emptied whenever it fills.
    */
   private readonly shardOf = new Map<string, string>();
 
@@ -247,11 +250,14 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
 
   /** The pubsub topic (shard) a content topic is routed on. Throws for a content topic autosharding rejects. */
   pubsubTopicFor(contentTopic: string): string {
-    let pubsubTopic = this.shardOf.get(contentTopic);
+    // Validates the topic as autosharding does (throws the same errors); its fields cannot contain a slash.
+    const { application, version } = ensureValidContentTopic(contentTopic);
+    const shardKey = `${application}/${version}`;
+    let pubsubTopic = this.shardOf.get(shardKey);
     if (pubsubTopic === undefined) {
       pubsubTopic = `/waku/2/rs/${this.clusterId}/${contentTopicToShardIndex(contentTopic, this.numShardsInCluster)}`;
       if (this.shardOf.size >= SHARD_CACHE_CAPACITY) this.shardOf.clear();
-      this.shardOf.set(contentTopic, pubsubTopic);
+      this.shardOf.set(shardKey, pubsubTopic);
     }
     return pubsubTopic;
   }
@@ -449,9 +455,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
         return true;
       },
       publish: async (pubsubTopic, wire, contentTopic) => {
-        const { recipients } = await node.services.pubsub.publish(pubsubTopic, wire);
-        const self = node.peerId.toString();
-        const relayPeers = recipients.filter((peer) => peer.toString() !== self).length;
+        const relayPeers = await this.publishAndHear(node, pubsubTopic, wire, contentTopic);
         // This node and its filter subscribers are recipients too: a light node may talk to a party right here.
         const here = contentTopic === this.inboxTopic || this.topicHandlers.has(contentTopic) ? 1 : 0;
         return relayPeers + here + (this.filter?.subscribersOf(pubsubTopic, contentTopic) ?? 0);
@@ -498,11 +502,38 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     const node = this.libp2p;
     if (!node || this.state !== 'running') return; // stopped meanwhile: the message is simply not sent
     try {
-      await node.services.pubsub.publish(pubsubTopic, wire);
+      await this.publishAndHear(node, pubsubTopic, wire, message.contentTopic);
     } catch (error) {
       // Fire and forget: a publish the network could not take is a lost message, as on any relay.
       if (this.state === 'running') console.warn(`waku transport ${this.address}: publish failed`, error);
     }
+  }
+
+  /**
+   * Publishes on a joined shard, then hands the message to this node's own readers (its parties, relay observers and
+   * filter subscribers) as nwaku's triggerSelf does; a repeat of a message already seen is neither sent nor read
+   * again. Resolves with the number of relay peers it was sent to.
+   */
+  private async publishAndHear(
+    node: WakuLibp2p,
+    pubsubTopic: string,
+    wire: Uint8Array,
+    contentTopic: string,
+  ): Promise<number> {
+    let recipients: PeerId[];
+    try {
+      ({ recipients } = await node.services.pubsub.publish(pubsubTopic, wire, { ignoreDuplicatePublishError: false }));
+    } catch (error) {
+      if (error instanceof Error && error.message === DUPLICATE_PUBLISH) return 0;
+      throw error;
+    }
+    const message: Message = { type: 'unsigned', topic: pubsubTopic, data: wire };
+    // Decoded only when something here reads it: most of what a party sends is for others.
+    const readHere =
+      this.relayObservers.size > 0 || contentTopic === this.inboxTopic || this.topicHandlers.has(contentTopic);
+    if (readHere) this.hear(message);
+    this.filter?.onRelayed(new CustomEvent('message', { detail: message }));
+    return recipients.length;
   }
 
   private async waitForMesh(pubsubTopic: string): Promise<void> {
@@ -539,8 +570,12 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     return TopicValidatorResult.Accept;
   };
 
+  /** A message relayed by a peer (this node's own are heard from `publishAndHear`). */
   private readonly onMessage = (event: CustomEvent<Message>): void => {
-    const message = event.detail;
+    this.hear(event.detail);
+  };
+
+  private hear(message: Message): void {
     if (this.state !== 'running' || !this.joined.has(message.topic)) return;
     // Our own publications skip validation, so they are decoded here.
     const decoded = this.validated.get(message) ?? decodeWakuMessage(message.data);
@@ -560,7 +595,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
       ? this.receiver.direct(decoded, this.directHandlers)
       : this.receiver.publication(decoded, [...(this.topicHandlers.get(contentTopic) ?? [])]);
     if (received) deliver(received, this.label);
-  };
+  }
 
   private get label(): string {
     return `waku transport ${this.address}`;

@@ -100,8 +100,20 @@ export function isWakuAddress(address: string): boolean {
 
 /** The canonical spelling (uncompressed key, lowercase) of a waku address in any accepted form. */
 export function canonicalWakuAddress(address: string): string {
-  return addressFromPublicKey(parseWakuAddress(address));
+  let canonical = canonicalAddresses.get(address);
+  if (canonical === undefined) {
+    canonical = addressFromPublicKey(parseWakuAddress(address));
+    if (canonicalAddresses.size >= DECODED_KEYS_CAPACITY) canonicalAddresses.clear();
+    canonicalAddresses.set(address, canonical);
+  }
+  return canonical;
 }
+
+/**
+ * Canonical spellings already worked out: every 1:1 body names its two parties, nearly always the same few. Kept
+ * like `decodedKeys` below, and only for addresses that parse.
+ */
+const canonicalAddresses = new Map<string, string>();
 
 /** The inbox topic of a 65-byte uncompressed public key. */
 export function inboxTopicForPublicKey(publicKey: Uint8Array): string {

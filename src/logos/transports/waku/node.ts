@@ -3,6 +3,7 @@
  * with the parameters nwaku uses (waku_relay/protocol.nim) and js-waku's message id and signature policy, plus the
  * protocols nwaku expects of a relay peer (identify and ping; the metadata protocol is in `metadata.ts`).
  */
+import { createHash } from 'node:crypto';
 import { GossipSub, type GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { noise } from '@chainsafe/libp2p-noise';
 import { identify } from '@libp2p/identify';
@@ -12,8 +13,8 @@ import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { webSockets } from '@libp2p/websockets';
 import { all as anyWebSocketAddress } from '@libp2p/websockets/filters';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { createLibp2p, type Libp2pOptions } from 'libp2p';
+import { batchingWrites } from './write-batching.ts';
 
 export const RELAY_CODEC = '/vac/waku/relay/2.0.0';
 
@@ -27,12 +28,15 @@ export type WakuLibp2p = Libp2p<{ pubsub: GossipSub; identify: unknown; ping: un
 export function relayGossipsubOptions(overrides: Partial<GossipsubOpts> = {}): Partial<GossipsubOpts> {
   return {
     globalSignaturePolicy: 'StrictNoSign',
-    msgIdFn: (message) => sha256(message.data),
+    // OpenSSL's SHA-256: gossipsub hashes every message it sees, a kilobyte or more each.
+    msgIdFn: (message) => createHash('sha256').update(message.data).digest(),
     fallbackToFloodsub: false,
     floodPublish: true,
     allowPublishToZeroTopicPeers: true,
     ignoreDuplicatePublishError: true,
-    emitSelf: true,
+    // The transport hands its own publications to its readers itself (waku.ts): gossipsub's emitSelf would also list
+    // this node among the recipients, parsing its peer id from a string at every publish.
+    emitSelf: false,
     D: 6,
     Dlo: 4,
     Dhi: 8,
@@ -108,7 +112,9 @@ export async function createRelayLibp2p(options: NodeOptions): Promise<WakuLibp2
     addresses: { listen: options.listen },
     // A closing socket waits this long for its last bytes to drain (libp2p's default is 500 ms).
     transports: [tcp({ socketCloseTimeout: 250 }), webSockets({ filter: anyWebSocketAddress })],
-    connectionEncrypters: [noise()],
+    connectionEncrypters: [
+      (components: Parameters<ReturnType<typeof noise>>[0]) => batchingWrites(noise()(components)),
+    ],
     // js-waku speaks mplex only; nwaku offers mplex and yamux.
     streamMuxers: [mplex()],
     connectionManager: { dialTimeout: options.dialTimeoutMs },

@@ -15,12 +15,36 @@ export interface PartyMessage {
 
 /** A 1:1 message to `address`: signed by the sender, encrypted to the recipient, on the recipient's inbox topic. */
 export function directMessage(senderPrivateKey: Uint8Array, address: string, body: Uint8Array): PartyMessage {
-  const recipient = parseWakuAddress(address);
+  const recipient = recipientOf(address);
   return {
-    payload: sealDirect(senderPrivateKey, recipient, body),
-    contentTopic: inboxTopicForPublicKey(recipient),
+    payload: sealDirect(senderPrivateKey, recipient.publicKey, body),
+    contentTopic: recipient.inbox,
     version: 1,
   };
+}
+
+interface Recipient {
+  readonly publicKey: Uint8Array;
+  readonly inbox: string;
+}
+
+/**
+ * The recipients of recent 1:1 messages, by address as given: a gateway sends every task of an agent to the same
+ * few addresses, and parsing one (a curve point check and a hash for the inbox topic) costs more than the lookup.
+ * Addresses come from cards on the network too, so the map is emptied whenever it fills.
+ */
+const recipients = new Map<string, Recipient>();
+const RECIPIENTS_CAPACITY = 4096;
+
+function recipientOf(address: string): Recipient {
+  let recipient = recipients.get(address);
+  if (recipient === undefined) {
+    const publicKey = parseWakuAddress(address);
+    recipient = { publicKey, inbox: inboxTopicForPublicKey(publicKey) };
+    if (recipients.size >= RECIPIENTS_CAPACITY) recipients.clear();
+    recipients.set(address, recipient);
+  }
+  return recipient;
 }
 
 /** A publication on `topic`: signed and encrypted under `key` when there is one, else the body as is. */

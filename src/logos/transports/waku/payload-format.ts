@@ -1,7 +1,8 @@
 /**
  * The stock payload formats of 26/WAKU2-PAYLOAD (WakuMessage version 1), byte for byte as @waku/message-encryption
- * writes and reads them, but synchronous and on native primitives: AES, HMAC and SHA-256 from node:crypto, and
- * secp256k1 from the backend given (libsecp256k1 where it loads). The stock package does the same work in pure
+ * writes and reads them, but synchronous and on native primitives: AES, HMAC and SHA-256 from node:crypto,
+ * secp256k1 from the backend given (libsecp256k1 where it loads), keccak-256 from `keccak256.ts` (the `keccak`
+ * addon where it loads), random bytes from `random-pool.ts`. The stock package does the same work in pure
  * JavaScript on the main thread, at about 36 % of the Waku path's CPU (see bench/waku-overhead.ts).
  *
  * - **Signed plaintext**: flags (bits 0–1: bytes of the size field, bit 2: signed), the body's size (little-endian),
@@ -11,8 +12,9 @@
  *   keys from SHA-256(0x00000001 ‖ shared x): the first 16 bytes encrypt, SHA-256 of the last 16 is the MAC key.
  * - **Symmetric**: AES-256-GCM ciphertext ‖ tag (16) ‖ IV (12).
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { keccak256 } from './keccak256.ts';
+import { fillRandom, randomBytesFromPool } from './random-pool.ts';
 import type { Secp256k1 } from './secp256k1-backend.ts';
 
 const SIGNED_FLAG = 0b100;
@@ -46,8 +48,8 @@ export function signedPlaintext(body: Uint8Array, signerSecretKey: Uint8Array, c
   for (let i = 0, size = body.length; i < sizeBytes; i++, size = Math.floor(size / 256)) out[1 + i] = size & 0xff;
   out.set(body, 1 + sizeBytes);
   const signedEnd = out.length - SIGNATURE_BYTES;
-  out.set(randomBytes(padding), 1 + sizeBytes + body.length);
-  const { signature, recovery } = curve.sign(keccak_256(out.subarray(0, signedEnd)), signerSecretKey);
+  fillRandom(out.subarray(1 + sizeBytes + body.length, signedEnd));
+  const { signature, recovery } = curve.sign(keccak256(out.subarray(0, signedEnd)), signerSecretKey);
   out.set(signature, signedEnd);
   out[out.length - 1] = recovery;
   return out;
@@ -69,7 +71,7 @@ export function openPlaintext(plaintext: Uint8Array, curve: Secp256k1): OpenedPl
   if (recovery > 3) return { ok: false, reason: 'badSignature' };
   try {
     const signer = curve.recover(
-      keccak_256(plaintext.subarray(0, contentEnd)),
+      keccak256(plaintext.subarray(0, contentEnd)),
       plaintext.subarray(contentEnd, plaintext.length - 1),
       recovery,
     );
@@ -91,15 +93,20 @@ function eciesKeys(sharedX: Uint8Array): { encryptionKey: Buffer; macKey: Buffer
   };
 }
 
-/** ECIES to a 65-byte public key. */
+/** ECIES to a 65-byte public key: written in place, ephemeral public key ‖ IV ‖ ciphertext ‖ MAC. */
 export function eciesEncrypt(recipientPublicKey: Uint8Array, plaintext: Uint8Array, curve: Secp256k1): Uint8Array {
   const ephemeralSecret = randomEphemeralKey();
   const { encryptionKey, macKey } = eciesKeys(curve.sharedX(ephemeralSecret, recipientPublicKey));
-  const iv = randomBytes(CTR_IV_BYTES);
+  const ivEnd = PUBLIC_KEY_BYTES + CTR_IV_BYTES;
+  const macStart = ivEnd + plaintext.length;
+  const out = new Uint8Array(macStart + MAC_BYTES);
+  out.set(curve.publicKey(ephemeralSecret));
+  const iv = out.subarray(PUBLIC_KEY_BYTES, ivEnd);
+  fillRandom(iv);
   const cipher = createCipheriv('aes-128-ctr', encryptionKey, iv);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  const mac = createHmac('sha256', macKey).update(iv).update(ciphertext).digest();
-  return asBytes(Buffer.concat([curve.publicKey(ephemeralSecret), iv, ciphertext, mac]));
+  writeAll(out, ivEnd, cipher.update(plaintext), cipher.final());
+  out.set(createHmac('sha256', macKey).update(out.subarray(PUBLIC_KEY_BYTES, macStart)).digest(), macStart);
+  return out;
 }
 
 /** The plaintext of an ECIES payload for `secretKey`, or undefined when it is not one (bad format or MAC). */
@@ -117,17 +124,20 @@ export function eciesDecrypt(secretKey: Uint8Array, payload: Uint8Array, curve: 
   const mac = createHmac('sha256', macKey).update(payload.subarray(ivStart, macStart)).digest();
   if (!timingSafeEqual(mac, payload.subarray(macStart))) return undefined;
   const decipher = createDecipheriv('aes-128-ctr', encryptionKey, payload.subarray(ivStart, ivStart + CTR_IV_BYTES));
-  return asBytes(
-    Buffer.concat([decipher.update(payload.subarray(ivStart + CTR_IV_BYTES, macStart)), decipher.final()]),
-  );
+  return joined(decipher.update(payload.subarray(ivStart + CTR_IV_BYTES, macStart)), decipher.final());
 }
 
-/** AES-256-GCM under a 32-byte key. */
+/** AES-256-GCM under a 32-byte key: written in place, ciphertext ‖ tag ‖ IV. */
 export function symmetricEncrypt(key: Uint8Array, plaintext: Uint8Array): Uint8Array {
-  const iv = randomBytes(GCM_IV_BYTES);
+  const tagStart = plaintext.length;
+  const ivStart = tagStart + GCM_TAG_BYTES;
+  const out = new Uint8Array(ivStart + GCM_IV_BYTES);
+  const iv = out.subarray(ivStart);
+  fillRandom(iv);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return asBytes(Buffer.concat([ciphertext, cipher.getAuthTag(), iv]));
+  writeAll(out, 0, cipher.update(plaintext), cipher.final());
+  out.set(cipher.getAuthTag(), tagStart);
+  return out;
 }
 
 /** The plaintext of an AES-256-GCM payload under `key`, or undefined when it does not authenticate. */
@@ -137,10 +147,21 @@ export function symmetricDecrypt(key: Uint8Array, payload: Uint8Array): Uint8Arr
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, payload.subarray(tagStart + GCM_TAG_BYTES));
     decipher.setAuthTag(payload.subarray(tagStart, tagStart + GCM_TAG_BYTES));
-    return asBytes(Buffer.concat([decipher.update(payload.subarray(0, tagStart)), decipher.final()]));
+    return joined(decipher.update(payload.subarray(0, tagStart)), decipher.final());
   } catch {
     return undefined;
   }
+}
+
+/** Writes a cipher's output (what `update` and then `final` returned) into `out` at `offset`. */
+function writeAll(out: Uint8Array, offset: number, head: Uint8Array, tail: Uint8Array): void {
+  out.set(head, offset);
+  out.set(tail, offset + head.length);
+}
+
+/** A cipher's whole output as a plain Uint8Array; AES in CTR and GCM modes returns it all from `update`. */
+function joined(head: Buffer, tail: Buffer): Uint8Array {
+  return asBytes(tail.length === 0 ? head : Buffer.concat([head, tail]));
 }
 
 /** The same bytes as a plain Uint8Array: callers compare and serialise bytes, and a Buffer is not equal to one. */
@@ -151,7 +172,7 @@ function asBytes(buffer: Buffer): Uint8Array {
 /** A random secp256k1 secret key (32 random bytes are one with overwhelming probability; checked anyway). */
 function randomEphemeralKey(): Uint8Array {
   for (;;) {
-    const candidate = randomBytes(32);
+    const candidate = randomBytesFromPool(32);
     if (candidate.some((byte) => byte !== 0) && Buffer.compare(candidate, CURVE_ORDER) < 0) return candidate;
   }
 }

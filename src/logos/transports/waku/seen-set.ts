@@ -1,15 +1,15 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { createHash } from 'node:crypto';
 
-/** The key a message is remembered by: sha256 over its parts, each prefixed with its length. */
+/** The key a message is remembered by: sha256 over its parts, each prefixed with its length (OpenSSL's: native). */
 export function digestHex(...parts: Uint8Array[]): string {
-  const hash = sha256.create();
+  const hash = createHash('sha256');
+  const length = new Uint8Array(4);
+  const lengthView = new DataView(length.buffer);
   for (const part of parts) {
-    const length = new Uint8Array(4);
-    new DataView(length.buffer).setUint32(0, part.length, false);
+    lengthView.setUint32(0, part.length, false);
     hash.update(length).update(part);
   }
-  return bytesToHex(hash.digest());
+  return hash.digest('hex');
 }
 
 /** A set of message hashes with a fixed capacity: past it, the oldest entry is forgotten first. */
