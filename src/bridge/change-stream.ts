@@ -20,11 +20,12 @@ export class ChangeStreams {
   /** The streams open while the gateway runs: each ends when it shuts down. */
   private readonly open = new Set<ChangeStream>();
 
+  /** One listener for every stream: a listener per stream on the one signal would cost more than a set entry. */
+  private readonly endAll = () => this.open.forEach((stream) => stream.shutdown());
+
   constructor(engine: ChangeStreamEngine, shutdown: AbortSignal | undefined) {
     this.engine = engine;
     this.shutdown = shutdown;
-    // One listener for every stream: a listener per stream on the one signal would cost more than a set entry.
-    shutdown?.addEventListener('abort', () => this.open.forEach((stream) => stream.shutdown()), { once: true });
   }
 
   /** A new stream into `sink`, closing after the change that leaves the task in a state that `ends`. */
@@ -35,11 +36,16 @@ export class ChangeStreams {
   /** The stream ends at shutdown, now if that has begun. */
   watch(stream: ChangeStream): void {
     if (this.shutdown?.aborted) queueMicrotask(() => stream.shutdown());
-    else if (this.shutdown) this.open.add(stream);
+    else if (this.shutdown) {
+      // The gateway's signal holds this object only while a stream is open: request handlers, and their streams
+      // with them, are built again whenever an agent's card changes, and the old ones must be let go.
+      if (this.open.size === 0) this.shutdown.addEventListener('abort', this.endAll, { once: true });
+      this.open.add(stream);
+    }
   }
 
   release(stream: ChangeStream, taskId: string | undefined): void {
-    this.open.delete(stream);
+    if (this.open.delete(stream) && this.open.size === 0) this.shutdown?.removeEventListener('abort', this.endAll);
     if (taskId !== undefined) this.engine.unlisten(taskId, stream.listener);
   }
 

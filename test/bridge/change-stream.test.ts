@@ -2,6 +2,7 @@
  * A pushed stream of a task's changes (ChangeStream): what it holds until its opening is out, how a follow-up's
  * stream opens, when it lets go of the task, and how the gateway's shutdown ends it.
  */
+import { getEventListeners } from 'node:events';
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { ChangeStreams, type ChangeStream } from '../../src/bridge/change-stream.ts';
@@ -130,6 +131,19 @@ describe('ChangeStream', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(opening.told).toEqual([`status ${W}`, `status ${W}`, 'end']);
     expect(unlistened.map(([taskId]) => taskId)).toEqual(['t1', 't1']);
+  });
+
+  it('holds the gateway’s shutdown signal only while a stream is open, so that streams of old handlers are freed', () => {
+    const shutdown = new AbortController();
+    const { streams } = streamsOn(shutdown.signal);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+    const first = streams.stream(recordingSink().sink, endsSend);
+    const second = streams.stream(recordingSink().sink, endsSend);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
+    first.stop();
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
+    second.stop();
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
   });
 
   it('a follow-up that never opened ends without a status at shutdown', async () => {
