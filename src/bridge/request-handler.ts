@@ -166,6 +166,8 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       const message = this.checkSend(params, context);
       const extras = { listener: stream.listener, pushConfig: params.configuration?.taskPushNotificationConfig };
       if (message.taskId) {
+        // Known before the submit: one that fails after the engine attached the listener still lets go of it.
+        stream.following(message.taskId);
         const task = await this.submit(message, context, extras);
         stream.following(task.id);
         stream.flow({ firstAsTask: true });

@@ -314,8 +314,7 @@ export class TaskEngine {
     onCreated?: (task: Task) => Promise<unknown>;
     /**
      * Resolve once the task is on disk, leaving a priced task's payment to go on behind (SendMessage with
-     * returnImmediately): a payment can wait on a slow sequencer for minutes. An error it throws is then logged,
-     * the caller having gone.
+     * returnImmediately): a payment can wait on a slow sequencer for minutes. If it then throws, the task fails.
      */
     returnOnceRecorded?: boolean;
   }): Promise<Task> {
@@ -395,7 +394,7 @@ export class TaskEngine {
         input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false),
       );
       if (input.returnOnceRecorded) {
-        paying.catch((error: unknown) => this.log(`paying for task ${taskId}: ${String(error)}`));
+        paying.catch((error: unknown) => this.paymentFailedBehind(live, error));
         return snapshot;
       }
       await paying;
@@ -1059,6 +1058,20 @@ export class TaskEngine {
     this.replicas?.store
       .release(taskId)
       .catch((error: unknown) => this.log(`task ${taskId}: releasing its lease: ${String(error)}`));
+  }
+
+  /**
+   * A payment that threw after its caller had the task (returnImmediately): the task fails, so that nobody waits on
+   * it for good. One already forwarded is left alone: its agent has the request, and the silence timer runs.
+   */
+  private paymentFailedBehind(live: LiveTask, error: unknown): void {
+    const taskId = live.task.id;
+    this.log(`paying for task ${taskId}: ${String(error)}`);
+    this.mutate(live, async () => {
+      if (live.request.payment || this.live.get(taskId) !== live || isTerminal(live.task.status?.state)) return;
+      this.setStatus(live, TaskState.TASK_STATE_FAILED, 'The gateway could not pay the agent; its log says why.');
+      await this.finishLocally(live);
+    }).catch((failure: unknown) => this.log(`failing task ${taskId}: ${String(failure)}`));
   }
 
   private async finishLocally(live: LiveTask): Promise<void> {

@@ -233,6 +233,32 @@ describe('paying agents', () => {
   });
 });
 
+describe('returnImmediately with a payment that throws', () => {
+  it('fails the task instead of leaving it submitted', async () => {
+    await start({
+      payer: (w) => ({
+        ...w.payer,
+        pay: async () => {
+          throw new Error('the payment store is unreachable');
+        },
+      }),
+    });
+    const { body } = await rpc(shop(), 'SendMessage', {
+      message: { messageId: 'throws', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
+      configuration: { returnImmediately: true },
+    });
+    expect(body.result.task.status.state).toBe('TASK_STATE_SUBMITTED');
+    const ended = await eventually(async () => {
+      const now = (await rpc(shop(), 'GetTask', { id: body.result.task.id })).body.result;
+      return now.status.state === 'TASK_STATE_SUBMITTED' ? undefined : now;
+    });
+    expect(ended.status.state).toBe('TASK_STATE_FAILED');
+    expect(ended.status.message.parts[0].text).toMatch(/could not pay the agent/);
+    expect(JSON.stringify(ended)).not.toMatch(/unreachable/);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+});
+
 describe('API keys', () => {
   it('when keys are configured every call needs one, cards say so, and each key is held to its budget', async () => {
     world = pricedWorld(10_000n);
