@@ -16,14 +16,6 @@ const TAKE_SPENDING_LOCK_SQL = `INSERT INTO locks (name, holder, expires_at) VAL
   ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
   WHERE locks.expires_at < ?3`;
 const RELEASE_SPENDING_LOCK_SQL = `DELETE FROM locks WHERE name = 'spending' AND holder = ?`;
-/** Each column set when the change names it (its flag is 1), kept otherwise. */
-const UPDATE_GIVEN_PAYMENT_SQL = `UPDATE payments SET
-  status = CASE WHEN ?1 THEN ?2 ELSE status END,
-  rail_state = CASE WHEN ?3 THEN ?4 ELSE rail_state END,
-  tx_hash = CASE WHEN ?5 THEN ?6 ELSE tx_hash END,
-  refund_tx = CASE WHEN ?7 THEN ?8 ELSE refund_tx END,
-  updated_at = ?9
-  WHERE task_id = ?10`;
 
 export class D1PaymentStore implements PaymentStore {
   private readonly db: D1Database;
@@ -53,21 +45,9 @@ export class D1PaymentStore implements PaymentStore {
 
   /** One statement, not a read and a write: a concurrent update of other columns (the wallet's) is never undone. */
   async update(taskId: string, change: sql.PaymentChange): Promise<void> {
-    const given = (key: keyof sql.PaymentChange) => (key in change ? 1 : 0);
     const result = await this.db
-      .prepare(UPDATE_GIVEN_PAYMENT_SQL)
-      .bind(
-        given('status'),
-        change.status ?? null,
-        given('railState'),
-        JSON.stringify(change.railState ?? null),
-        given('txHash'),
-        change.txHash ?? null,
-        given('refundTxHash'),
-        change.refundTxHash ?? null,
-        new Date().toISOString(),
-        taskId,
-      )
+      .prepare(sql.UPDATE_PAYMENT_SQL)
+      .bind(...sql.paymentUpdateValues(taskId, change))
       .run();
     if (result.meta.changes === 0) throw new Error(`no payment for task ${taskId}`);
   }

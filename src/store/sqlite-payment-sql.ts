@@ -32,22 +32,30 @@ export function paymentInsertValues(record: TaskPaymentRecord): Value[] {
 
 export const SELECT_PAYMENT_SQL = 'SELECT * FROM payments WHERE task_id = ?';
 
-export const UPDATE_PAYMENT_SQL =
-  'UPDATE payments SET status = ?, rail_state = ?, tx_hash = ?, refund_tx = ?, updated_at = ? WHERE task_id = ?';
+/**
+ * Each column set when the change names it (its flag is 1), kept otherwise: one statement and no read before it, so
+ * two changes of one payment made at the same moment (of different columns) both stay.
+ */
+export const UPDATE_PAYMENT_SQL = `UPDATE payments SET
+  status = CASE WHEN ?1 THEN ?2 ELSE status END,
+  rail_state = CASE WHEN ?3 THEN ?4 ELSE rail_state END,
+  tx_hash = CASE WHEN ?5 THEN ?6 ELSE tx_hash END,
+  refund_tx = CASE WHEN ?7 THEN ?8 ELSE refund_tx END,
+  updated_at = ?9
+  WHERE task_id = ?10`;
 
-/** The record `current` of `taskId` as it is after `change`: the values of UPDATE_PAYMENT_SQL. */
-export function paymentUpdateValues(
-  taskId: string,
-  current: TaskPaymentRecord | undefined,
-  change: PaymentChange,
-): Value[] {
-  if (!current) throw new Error(`no payment for task ${taskId}`);
-  const next = { ...current, ...change };
+/** The values of UPDATE_PAYMENT_SQL for `change` of `taskId`'s payment. */
+export function paymentUpdateValues(taskId: string, change: PaymentChange): (Value | number)[] {
+  const given = (key: keyof PaymentChange) => (key in change ? 1 : 0);
   return [
-    next.status,
-    JSON.stringify(next.railState ?? null),
-    next.txHash ?? null,
-    next.refundTxHash ?? null,
+    given('status'),
+    change.status ?? null,
+    given('railState'),
+    JSON.stringify(change.railState ?? null),
+    given('txHash'),
+    change.txHash ?? null,
+    given('refundTxHash'),
+    change.refundTxHash ?? null,
     new Date().toISOString(),
     taskId,
   ];

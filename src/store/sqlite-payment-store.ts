@@ -30,7 +30,8 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   async update(taskId: string, change: sql.PaymentChange): Promise<void> {
-    this.prepare(sql.UPDATE_PAYMENT_SQL).run(...sql.paymentUpdateValues(taskId, await this.get(taskId), change));
+    const { changes } = this.prepare(sql.UPDATE_PAYMENT_SQL).run(...sql.paymentUpdateValues(taskId, change));
+    if (changes === 0) throw new Error(`no payment for task ${taskId}`);
   }
 
   async pending(): Promise<TaskPaymentRecord[]> {

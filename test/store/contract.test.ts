@@ -185,6 +185,20 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect(await payments.txHashUsed('tx9')).toBe(false);
     });
 
+    it('keeps both of two updates of different columns made at once (no read before the write)', async () => {
+      const { payments } = stores;
+      await payments.create(payment('both'));
+      await Promise.all([
+        payments.update('both', { railState: { nonce: 2, hash: 'tx2' } }),
+        payments.update('both', { status: 'paid', txHash: 'tx2' }),
+      ]);
+      expect(await payments.get('both')).toMatchObject({
+        status: 'paid',
+        txHash: 'tx2',
+        railState: { nonce: 2, hash: 'tx2' },
+      });
+    });
+
     it('keeps approvals, decided once each', async () => {
       const { payments } = stores;
       const approval = {
