@@ -8,6 +8,7 @@ import { randomFillSync } from 'node:crypto';
 import {
   context,
   propagation,
+  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -181,4 +182,20 @@ export function contextFrom(carrier: { traceparent?: string | undefined; tracest
   if (carrier.traceparent) headers.traceparent = carrier.traceparent;
   if (carrier.tracestate) headers.tracestate = carrier.tracestate;
   return propagation.extract(context.active(), headers);
+}
+
+/** Runs `fn` in the trace a `traceparent` continues, whatever context is active (a timer's callback, say). */
+export function inTraceOf<T>(
+  carrier: { traceparent?: string | undefined; tracestate?: string | undefined },
+  fn: () => T,
+): T {
+  return context.with(
+    context.with(ROOT_CONTEXT, () => contextFrom(carrier)),
+    fn,
+  );
+}
+
+/** Runs `fn` outside any trace: what it sets going (a timer) keeps no span or context of the caller alive. */
+export function outsideTrace<T>(fn: () => T): T {
+  return context.with(ROOT_CONTEXT, fn);
 }
