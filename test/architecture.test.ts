@@ -11,7 +11,7 @@ const src = fileURLToPath(new URL('../src', import.meta.url));
 
 /**
  * Top to bottom. `agent.ts` (the package's public module) sits on top; the runtimes' entries (`worker.ts` with
- * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `json-object.ts` is a shared leaf.
+ * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `keep-alive.ts` and `json-object.ts` are shared leaves.
  */
 const LAYERS = [
   'agent.ts',
@@ -27,6 +27,7 @@ const LAYERS = [
   'lez',
   'store',
   'observability',
+  'keep-alive.ts',
   'json-object.ts',
 ];
 

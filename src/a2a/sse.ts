@@ -13,6 +13,7 @@ import { SSE_HEADERS as SDK_SSE_HEADERS } from '@a2a-js/sdk';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { EventSink, EventSource, Stoppable } from '../bridge/event-source.ts';
+import { keepAlive, stopKeepingAlive, type KeptAlive } from '../keep-alive.ts';
 import { metrics } from '../observability/metrics.ts';
 import { CORS_HEADERS, respond } from './responses.ts';
 
@@ -71,12 +72,6 @@ function flattenHeadBlock(outgoing: ServerResponse): void {
   if (typeof head === 'string') head.charCodeAt(0);
 }
 
-/** What the heartbeat timer needs of a stream. */
-interface Beating {
-  readonly lastWrite: number;
-  write(frame: string): void;
-}
-
 /** What a stream needs until it answers; dropped once it has. */
 interface Opening {
   c: Context;
@@ -88,9 +83,9 @@ interface Opening {
  * One stream: answers at its first event, then writes each event as the source pushes it, until the source ends
  * or the client leaves, whichever comes first.
  */
-class SseStream<T> implements EventSink<T>, Beating {
+class SseStream<T> implements EventSink<T>, KeptAlive {
   /** When a frame last went out: a heartbeat is due only after a quiet interval. */
-  lastWrite = 0;
+  lastSentAt = 0;
   private readonly options: SseOptions<T>;
   private opening: Opening | undefined;
   private out: FrameSink | undefined;
@@ -147,9 +142,13 @@ class SseStream<T> implements EventSink<T>, Beating {
     this.end();
   }
 
+  beat(): void {
+    this.write(': keep-alive\n\n');
+  }
+
   write(frame: string): void {
     if (!this.open) return;
-    this.lastWrite = Date.now();
+    this.lastSentAt = Date.now();
     this.out!.write(frame);
   }
 
@@ -166,9 +165,9 @@ class SseStream<T> implements EventSink<T>, Beating {
     const { c, answer } = this.opening!;
     this.opening = undefined;
     this.open = true;
-    this.lastWrite = Date.now();
+    this.lastSentAt = Date.now();
     metrics.openStreams.inc();
-    heartbeats.add(this, this.options.heartbeatMs);
+    keepAlive(this, this.options.heartbeatMs);
     const outgoing = nodeResponseOf(c);
     if (outgoing) {
       outgoing.writeHead(200, { ...CORS_HEADERS, ...SSE_HEADERS, ...this.options.headers });
@@ -195,37 +194,8 @@ class SseStream<T> implements EventSink<T>, Beating {
     if (!this.open) return false;
     this.open = false;
     this.source = undefined;
-    heartbeats.remove(this, this.options.heartbeatMs);
+    stopKeepingAlive(this, this.options.heartbeatMs);
     metrics.openStreams.dec();
     return true;
   }
 }
-
-/**
- * The heartbeats of every open stream: one timer per interval (in practice one, the configured one) instead of one
- * per stream. A tick writes a comment to each stream that has been quiet for most of the interval.
- */
-const heartbeats = {
-  byInterval: new Map<number, { timer: NodeJS.Timeout; streams: Set<Beating> }>(),
-
-  add(stream: Beating, intervalMs: number): void {
-    let beat = this.byInterval.get(intervalMs);
-    if (!beat) {
-      const streams = new Set<Beating>();
-      const timer = setInterval(() => {
-        const quietSince = Date.now() - intervalMs * 0.9;
-        for (const open of streams) if (open.lastWrite <= quietSince) open.write(': keep-alive\n\n');
-      }, intervalMs);
-      timer.unref();
-      this.byInterval.set(intervalMs, (beat = { timer, streams }));
-    }
-    beat.streams.add(stream);
-  },
-
-  remove(stream: Beating, intervalMs: number): void {
-    const beat = this.byInterval.get(intervalMs);
-    if (!beat?.streams.delete(stream) || beat.streams.size > 0) return;
-    clearInterval(beat.timer);
-    this.byInterval.delete(intervalMs);
-  },
-};

@@ -25,6 +25,7 @@ import { statusKeyBytes } from './status-key.ts';
 import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
 import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
+import { keepAlive, stopKeepingAlive } from '../keep-alive.ts';
 
 /** What a skill handler gets. */
 export interface SkillContext {
@@ -181,7 +182,8 @@ interface TaskRun {
   /** The payment is being checked; the skill has not started. */
   admitting?: boolean;
   awaitingInput?: (input: { params: Record<string, unknown>; message?: Record<string, unknown> }) => void;
-  heartbeat?: NodeJS.Timeout;
+  /** While the skill runs, its last reply is published again after `heartbeatMs` of quiet (keep-alive.ts). */
+  readonly keptAlive: { lastSentAt: number; readonly beat: () => void };
 }
 
 const SEEN_IDS_LIMIT = 10_000;
@@ -314,7 +316,7 @@ export class LogosAgent {
     clearTimeout(this.refundRetrier);
     this.refundRetrier = undefined;
     for (const run of this.runs.values()) {
-      clearInterval(run.heartbeat);
+      stopKeepingAlive(run.keptAlive, this.heartbeatMs);
       run.controller.abort(new Error('agent stopping'));
     }
     this.runs.clear();
@@ -382,6 +384,7 @@ export class LogosAgent {
       seq: 0,
       finished: false,
       outbox: Promise.resolve(),
+      keptAlive: { lastSentAt: 0, beat: () => this.republishLast(run) },
     };
     this.runs.set(run.taskId, run);
     const handler = this.skills[request.skill];
@@ -430,8 +433,7 @@ export class LogosAgent {
       if (run.seq === 0 && !run.finished) void this.reply(run, { type: 'task_status', state: 'working' });
     }, this.ackAfterMs);
     ack.unref();
-    run.heartbeat = setInterval(() => this.republishLast(run), this.heartbeatMs);
-    run.heartbeat.unref();
+    keepAlive(run.keptAlive, this.heartbeatMs);
     void this.execute(run, request, handler);
   }
 
@@ -521,7 +523,7 @@ export class LogosAgent {
 
   private finish(run: TaskRun, reply: AgentReply): void {
     run.finished = true;
-    clearInterval(run.heartbeat);
+    stopKeepingAlive(run.keptAlive, this.heartbeatMs);
     this.retain(run.taskId);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
     if (run.paid && completed) this.payments?.earned?.(run.paid.tx_hash);
@@ -615,6 +617,7 @@ export class LogosAgent {
   }
 
   private enqueue(run: TaskRun, payload: Uint8Array): Promise<void> {
+    run.keptAlive.lastSentAt = Date.now();
     run.outbox = run.outbox
       .then(() => this.transport.publish(run.topic, payload, { key: run.topicKey }))
       .catch((error: unknown) => {

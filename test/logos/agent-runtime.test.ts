@@ -120,6 +120,54 @@ describe('agent runtime', () => {
   });
 });
 
+describe('keeping a running task alive', () => {
+  it('publishes the last reply again after each quiet heartbeat interval while the skill runs, and not after', async () => {
+    const ticking = new LogosAgent({
+      transport: network.node('agent:slow'),
+      announce: false,
+      ackAfterMs: 0,
+      heartbeatMs: 100,
+      card: {
+        id: 'slow',
+        name: 'Slow',
+        description: 'waits',
+        version: '1',
+        skills: [{ id: 'wait', name: 'Wait', description: '' }],
+        agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:slow' }],
+      },
+      skills: { wait: () => new Promise((resolve) => (release = () => resolve('done'))) },
+    });
+    await ticking.start();
+    try {
+      listen('k1');
+      await gateway.send(
+        'agent:slow',
+        encodeEnvelope({
+          v: 1,
+          id: 'k-request',
+          from: gateway.address,
+          to: 'agent:slow',
+          status_key: key,
+          type: 'task_request',
+          task_id: 'k1',
+          context_id: 'c',
+          skill: 'wait',
+          params: {},
+        } as GatewayEnvelopeInput),
+      );
+      await eventually(() => (replies.filter((reply) => reply.seq === 1).length >= 3 ? true : undefined));
+      expect(replies.every((reply) => reply.seq === 1 && reply.type === 'task_status')).toBe(true);
+      release();
+      await eventually(() => (replies.at(-1)?.type === 'task_result' ? true : undefined));
+      const ended = replies.length;
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(replies).toHaveLength(ended);
+    } finally {
+      await ticking.stop();
+    }
+  });
+});
+
 describe('announcing the card', () => {
   const card = (id: string) => ({
     id,
