@@ -20,20 +20,20 @@ let gateway: MemoryTransport;
 let release: () => void;
 const replies: AgentEnvelope[] = [];
 
-beforeEach(async () => {
-  network = new MemoryNetwork();
-  replies.length = 0;
-  agent = new LogosAgent({
-    transport: network.node('agent:a'),
+/** An agent whose one skill, `wait`, runs until `release()`. */
+function waitingAgent(id: string, options: { heartbeatMs?: number } = {}): LogosAgent {
+  return new LogosAgent({
+    transport: network.node(`agent:${id}`),
     announce: false,
     ackAfterMs: 0,
+    ...options,
     card: {
-      id: 'a',
-      name: 'A',
+      id,
+      name: id.toUpperCase(),
       description: 'waits',
       version: '1',
       skills: [{ id: 'wait', name: 'Wait', description: '' }],
-      agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:a' }],
+      agentInterfaces: [{ type: 'logos-messaging', version: '1', address: `agent:${id}` }],
     },
     skills: {
       wait: (ctx) =>
@@ -43,6 +43,12 @@ beforeEach(async () => {
         }),
     },
   });
+}
+
+beforeEach(async () => {
+  network = new MemoryNetwork();
+  replies.length = 0;
+  agent = waitingAgent('a');
   await agent.start();
   gateway = network.node('gateway');
   await gateway.start();
@@ -63,14 +69,14 @@ function listen(taskId: string) {
 }
 
 let n = 0;
-const send = (from: MemoryTransport, body: Record<string, unknown>) =>
+const send = (from: MemoryTransport, body: Record<string, unknown>, to = 'agent:a') =>
   from.send(
-    'agent:a',
+    to,
     encodeEnvelope({
       v: 1,
       id: `g${++n}`,
       from: from.address,
-      to: 'agent:a',
+      to,
       status_key: key,
       ...body,
     } as GatewayEnvelopeInput),
@@ -122,38 +128,14 @@ describe('agent runtime', () => {
 
 describe('keeping a running task alive', () => {
   it('publishes the last reply again after each quiet heartbeat interval while the skill runs, and not after', async () => {
-    const ticking = new LogosAgent({
-      transport: network.node('agent:slow'),
-      announce: false,
-      ackAfterMs: 0,
-      heartbeatMs: 100,
-      card: {
-        id: 'slow',
-        name: 'Slow',
-        description: 'waits',
-        version: '1',
-        skills: [{ id: 'wait', name: 'Wait', description: '' }],
-        agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:slow' }],
-      },
-      skills: { wait: () => new Promise((resolve) => (release = () => resolve('done'))) },
-    });
+    const ticking = waitingAgent('slow', { heartbeatMs: 100 });
     await ticking.start();
     try {
       listen('k1');
-      await gateway.send(
+      await send(
+        gateway,
+        { type: 'task_request', task_id: 'k1', context_id: 'c', skill: 'wait', params: {} },
         'agent:slow',
-        encodeEnvelope({
-          v: 1,
-          id: 'k-request',
-          from: gateway.address,
-          to: 'agent:slow',
-          status_key: key,
-          type: 'task_request',
-          task_id: 'k1',
-          context_id: 'c',
-          skill: 'wait',
-          params: {},
-        } as GatewayEnvelopeInput),
       );
       await eventually(() => (replies.filter((reply) => reply.seq === 1).length >= 3 ? true : undefined));
       expect(replies.every((reply) => reply.seq === 1 && reply.type === 'task_status')).toBe(true);
