@@ -175,6 +175,9 @@ class SseStream<T> implements EventSink<T>, KeptAlive {
       outgoing.on('close', this.onClose);
       this.out = outgoing;
       answer(RESPONSE_ALREADY_SENT);
+      // A client that left before the first event (a follow-up waiting its turn on the task, say): its 'close'
+      // came and went before the listener above.
+      if (outgoing.destroyed) this.cancel();
       return;
     }
     const body = new ReadableStream<Uint8Array>({
