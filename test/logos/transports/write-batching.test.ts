@@ -85,3 +85,18 @@ it('stops reading the source when the consumer stops', async () => {
   await new Promise((resolve) => setTimeout(resolve, 20));
   expect(returned).toBe(true);
 });
+
+it('writes at once what was sent just before the source ended, not at the end of the turn', async () => {
+  const q = queue();
+  const batches = inBatches(q.source);
+  const first = batches.next();
+  q.push(bytes(1));
+  q.push(bytes(2));
+  q.end(); // a closing connection: its last frames, then the end, in the same turn
+  let written: number[] | undefined;
+  void first.then((result) => (written = flat(result.value!)));
+  // Only microtasks: a socket closed once the muxer's queue is drained would be gone by the next turn.
+  for (let tick = 0; tick < 50 && !written; tick++) await Promise.resolve();
+  expect(written).toEqual([1, 2]);
+  expect((await batches.next()).done).toBe(true);
+});

@@ -63,9 +63,20 @@ export async function* inBatches(source: AsyncIterable<Chunk>): AsyncGenerator<C
         if (failure) throw failure.error;
         if (ended) return;
         await new Promise<void>((resolve) => (wake = resolve));
+        // Let the rest of this turn's callbacks add what they send; but a source that ends (a connection closing:
+        // its muxer sends its last frames, ends, and the socket goes as soon as that queue is drained) is
+        // written at once, before the socket is gone.
+        if (!ended) {
+          await new Promise<void>((resolve) => {
+            const turnEnd = setImmediate(resolve);
+            wake = () => {
+              if (!ended) return;
+              clearImmediate(turnEnd);
+              resolve();
+            };
+          });
+        }
         wake = undefined;
-        // Let the rest of this turn's callbacks add what they send.
-        await new Promise<void>((resolve) => setImmediate(resolve));
         continue;
       }
       yield joined(pending.splice(0));
