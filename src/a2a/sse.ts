@@ -148,7 +148,7 @@ class SseStream<T> implements EventSink<T>, KeptAlive {
 
   write(frame: string): void {
     if (!this.open) return;
-    this.lastSentAt = Date.now();
+    this.lastSentAt = performance.now();
     this.out!.write(frame);
   }
 
@@ -165,7 +165,7 @@ class SseStream<T> implements EventSink<T>, KeptAlive {
     const { c, answer } = this.opening!;
     this.opening = undefined;
     this.open = true;
-    this.lastSentAt = Date.now();
+    this.lastSentAt = performance.now();
     metrics.openStreams.inc();
     keepAlive(this, this.options.heartbeatMs);
     const outgoing = nodeResponseOf(c);

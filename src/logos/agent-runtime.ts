@@ -617,7 +617,7 @@ export class LogosAgent {
   }
 
   private enqueue(run: TaskRun, payload: Uint8Array): Promise<void> {
-    run.keptAlive.lastSentAt = Date.now();
+    run.keptAlive.lastSentAt = performance.now();
     run.outbox = run.outbox
       .then(() => this.transport.publish(run.topic, payload, { key: run.topicKey }))
       .catch((error: unknown) => {

@@ -94,6 +94,8 @@ export const BINDING_SHARD_TOPIC = '/logos-a2a/1/binding/json';
 const DUPLICATE_PUBLISH = 'PublishError.Duplicate';
 /** Content topic applications and versions whose shard is remembered (see `WakuTransport.shardOf`). */
 const SHARD_CACHE_CAPACITY = 4096;
+/** Longest application/version pair whose shard is kept (this project's are under 40 characters). */
+const MAX_CACHED_SHARD_KEY = 256;
 /** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
 const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
 
@@ -256,8 +258,11 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     let pubsubTopic = this.shardOf.get(shardKey);
     if (pubsubTopic === undefined) {
       pubsubTopic = `/waku/2/rs/${this.clusterId}/${contentTopicToShardIndex(contentTopic, this.numShardsInCluster)}`;
-      if (this.shardOf.size >= SHARD_CACHE_CAPACITY) this.shardOf.clear();
-      this.shardOf.set(shardKey, pubsubTopic);
+      // Only names of a sensible length are kept: a light client may send topics of any length, each a new key.
+      if (shardKey.length <= MAX_CACHED_SHARD_KEY) {
+        if (this.shardOf.size >= SHARD_CACHE_CAPACITY) this.shardOf.clear();
+        this.shardOf.set(shardKey, pubsubTopic);
+      }
     }
     return pubsubTopic;
   }

@@ -34,9 +34,6 @@ export function relayGossipsubOptions(overrides: Partial<GossipsubOpts> = {}): P
     floodPublish: true,
     allowPublishToZeroTopicPeers: true,
     ignoreDuplicatePublishError: true,
-    // The transport hands its own publications to its readers itself (waku.ts): gossipsub's emitSelf would also list
-    // this node among the recipients, parsing its peer id from a string at every publish.
-    emitSelf: false,
     D: 6,
     Dlo: 4,
     Dhi: 8,
@@ -71,6 +68,10 @@ export function relayGossipsubOptions(overrides: Partial<GossipsubOpts> = {}): P
       behaviourPenaltyDecay: 0.986,
     },
     ...overrides,
+    // The transport hands its own publications to its readers itself (waku.ts): gossipsub's emitSelf would also list
+    // this node among the recipients, parsing its peer id from a string at every publish, and its readers would
+    // hear each one twice; so it stays off whatever the overrides say.
+    emitSelf: false,
   };
 }
 
