@@ -1,6 +1,6 @@
 /** The shared keep-alive timer: nothing it keeps stays quiet longer than one interval, as with a timer each. */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { keepAlive, stopKeepingAlive, type KeptAlive } from '../src/keep-alive.ts';
+import { keepAlive, stopKeepingAlive } from '../src/keep-alive.ts';
 
 beforeEach(() => vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] }));
 afterEach(() => vi.useRealTimers());
@@ -8,7 +8,7 @@ afterEach(() => vi.useRealTimers());
 /** A member that records when it sent anything: on its own (`send`) or when beaten. */
 function member() {
   const sentAt: number[] = [];
-  const kept: KeptAlive & { send(): void } = {
+  const kept: { lastSentAt: number; send(): void; beat(): void } = {
     lastSentAt: 0,
     send() {
       this.lastSentAt = performance.now();

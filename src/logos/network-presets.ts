@@ -31,9 +31,9 @@ export const FLEET_MAX_MESSAGE_BYTES = 150 * 1024;
 
 /**
  * Room a party leaves in every message for the payload's encryption and signature and the WakuMessage's other fields
- * (content topic, timestamp, meta…): 5 KiB, as the `waku` transport reserves.
+ * (content topic, timestamp, meta…): 5 KiB, whichever transport carries it.
  */
-const MESSAGE_OVERHEAD_BYTES = 5 * 1024;
+export const MESSAGE_OVERHEAD_BYTES = 5 * 1024;
 
 /** The largest payload a party hands its transport so that the message carrying it stays within `maxMessageBytes`. */
 export function payloadBytesPerMessage(maxMessageBytes: number): number {

@@ -37,7 +37,12 @@ import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type Pr
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex, ensureValidContentTopic } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
-import { FLEET_MAX_MESSAGE_BYTES, NETWORK_PRESETS } from '../network-presets.ts';
+import {
+  FLEET_MAX_MESSAGE_BYTES,
+  MESSAGE_OVERHEAD_BYTES,
+  NETWORK_PRESETS,
+  payloadBytesPerMessage,
+} from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 import { assertSecretKey } from './waku/identity.ts';
 import { FilterService } from './waku/filter-service.ts';
@@ -96,8 +101,6 @@ const DUPLICATE_PUBLISH = 'PublishError.Duplicate';
 const SHARD_CACHE_CAPACITY = 4096;
 /** Longest application/version pair whose shard is kept (this project's are under 40 characters). */
 const MAX_CACHED_SHARD_KEY = 256;
-/** Room for the WakuMessage fields around the payload (content topic, timestamp, meta…). */
-const WAKU_MESSAGE_OVERHEAD_BYTES = 4096;
 
 export interface WakuTransportOptions {
   /** This party's identity: a 32-byte secp256k1 secret key. Generated when absent (see `privateKey`). */
@@ -210,10 +213,10 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     this.maxMessageBytes = integerAtLeast(
       options.maxMessageBytes ?? FLEET_MAX_MESSAGE_BYTES,
       'maxMessageBytes',
-      WAKU_MESSAGE_OVERHEAD_BYTES + ENVELOPE_OVERHEAD_BYTES + 1,
+      MESSAGE_OVERHEAD_BYTES + 1,
     );
     this.maxPayloadBytes = integerAtLeast(
-      options.maxPayloadBytes ?? this.maxMessageBytes - WAKU_MESSAGE_OVERHEAD_BYTES - ENVELOPE_OVERHEAD_BYTES,
+      options.maxPayloadBytes ?? payloadBytesPerMessage(this.maxMessageBytes),
       'maxPayloadBytes',
       1,
     );
