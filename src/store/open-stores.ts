@@ -63,6 +63,7 @@ export async function openStores(database: string, options: StoreOptions = {}): 
   const replicas = new PostgresReplicaStore(sql, {
     leaseMs: options.leaseMs ?? 15_000,
     ...(options.log ? { log: options.log } : {}),
+    openSession: (onClose) => openPostgres(database, { max: 1, session: { onClose } }),
   });
   return {
     ...stores,

@@ -14,6 +14,8 @@ const ANSWERS = 'logos_a2a_command_answers';
 /** Changes and commands older than this are swept: a follower reads a change, an owner a command, within moments. */
 const KEEP_FEED_MS = 10 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
+/** The first key of every replica's liveness lock (`pg_advisory_lock(LIVENESS_LOCKS, hashtext(replica id))`). */
+const LIVENESS_LOCKS = 0x4c413241;
 
 interface Follower {
   onChange: (change: string) => void;
@@ -37,21 +39,46 @@ export class PostgresReplicaStore implements ReplicaStore {
   #owns: (taskId: string) => boolean = () => false;
   #run?: (taskId: string, command: string) => Promise<string>;
   #sweptAt = 0;
+  readonly #openSession: ((onClose: () => void) => Sql) | undefined;
+  /** The connection that holds this replica's liveness lock, and whether it holds it now. */
+  #session: Sql | undefined;
+  #alive = false;
+  #startedTakingOver = false;
 
-  constructor(sql: Sql, options: { leaseMs: number; log?: (message: string) => void }) {
+  /**
+   * `openSession` opens a connection of this replica's own (not the pool's), calling `onClose` when it is lost: on
+   * it the replica holds a liveness lock as long as it lives, so that a replica starting after a crash takes the
+   * dead one's tasks at once instead of after its lease. Without it, only leases that ran out are taken.
+   */
+  constructor(
+    sql: Sql,
+    options: { leaseMs: number; log?: (message: string) => void; openSession?: (onClose: () => void) => Sql },
+  ) {
     this.#sql = sql;
     this.leaseMs = options.leaseMs;
     this.#leaseInterval = `${options.leaseMs} milliseconds`;
     this.#log = options.log ?? ((message) => console.warn(message));
+    this.#openSession = options.openSession;
+  }
+
+  /** Takes this replica's liveness lock, again after its connection was lost (a server restart, say). */
+  async #stayAlive(): Promise<void> {
+    if (!this.#openSession || this.#alive) return;
+    this.#session ??= this.#openSession(() => (this.#alive = false));
+    const [row] = await this.#session<{ locked: boolean }[]>`
+      SELECT pg_try_advisory_lock(${LIVENESS_LOCKS}, hashtext(${this.replicaId})) AS locked`;
+    this.#alive = row?.locked === true;
   }
 
   async claim(taskId: string): Promise<void> {
+    await this.#stayAlive();
     await this.#sql`
       INSERT INTO task_leases (task_id, owner, expires_at) VALUES (${taskId}, ${this.replicaId}, now() + ${this.#leaseInterval}::interval)
       ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`;
   }
 
   async renew(): Promise<Set<string>> {
+    await this.#stayAlive();
     await this.#sweep();
     const rows = await this.#sql<{ task_id: string }[]>`
       UPDATE task_leases SET expires_at = now() + ${this.#leaseInterval}::interval WHERE owner = ${this.replicaId} RETURNING task_id`;
@@ -71,13 +98,25 @@ export class PostgresReplicaStore implements ReplicaStore {
     // leases) is taken once it has been quiet for a lease's length. Row locks decide a race: the loser's update
     // finds the lease fresh and returns nothing.
     const quietSince = new Date(Date.now() - this.leaseMs).toISOString();
+    // At start, also the leases of owners that hold no liveness lock: their connection, and so their process, is
+    // gone (a gateway restarted after a crash takes its tasks back at once). Later, only leases that ran out: after a
+    // database restart, live replicas take their locks again only at their next renewal.
+    // Who takes leases is alive, and says so first: a replica racing it at its own start must see it.
+    await this.#stayAlive();
+    const atStart = this.#openSession !== undefined && !this.#startedTakingOver;
+    this.#startedTakingOver = true;
+    const ownerGone = (owner: ReturnType<Sql>) =>
+      atStart
+        ? this.#sql`OR (${owner} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'
+            AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid AND objid = hashtext(${owner})::oid))`
+        : this.#sql``;
     const rows = await this.#sql<{ task_id: string }[]>`
       INSERT INTO task_leases (task_id, owner, expires_at)
         SELECT t.id, ${this.replicaId}, now() + ${this.#leaseInterval}::interval FROM tasks t LEFT JOIN task_leases l ON l.task_id = t.id
         WHERE t.state NOT IN ${this.#sql(TERMINAL_STATES)}
-          AND (l.expires_at < now() OR (l.task_id IS NULL AND t.status_ts < ${quietSince}))
+          AND (l.expires_at < now() ${ownerGone(this.#sql`l.owner`)} OR (l.task_id IS NULL AND t.status_ts < ${quietSince}))
       ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-        WHERE task_leases.expires_at < now()
+        WHERE task_leases.expires_at < now() ${ownerGone(this.#sql`task_leases.owner`)}
       RETURNING task_id`;
     return rows.map((row) => row.task_id);
   }
@@ -151,6 +190,7 @@ export class PostgresReplicaStore implements ReplicaStore {
   ): Promise<void> {
     this.#owns = owns;
     this.#run = run;
+    await this.#stayAlive();
     const listen = async (channel: string, heard: (payload: string) => void, reconnected?: () => void) => {
       const { unlisten } = await this.#sql.listen(channel, heard, reconnected);
       this.#unlisten.push(unlisten);
@@ -175,6 +215,10 @@ export class PostgresReplicaStore implements ReplicaStore {
     await Promise.all(this.#unlisten.splice(0).map((unlisten) => unlisten().catch(() => undefined)));
     for (const heard of this.#answers.values()) heard();
     this.#followers.clear();
+    // Its end frees the liveness lock.
+    const session = this.#session;
+    this.#session = undefined;
+    await session?.end({ timeout: 5 });
   }
 
   #heardChange(taskId: string): void {

@@ -64,6 +64,28 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     expect(await replicas[1]!.takeOver()).toEqual(['old']);
   });
 
+  it('at start, takes at once the fresh leases of a replica whose process is gone, and only those', async () => {
+    const [crashed, live] = replicas as [ReplicaStore, ReplicaStore];
+    await record('of-crashed');
+    await record('of-live');
+    await crashed.claim('of-crashed');
+    await live.claim('of-live');
+    // The crashed replica's connections end with its process (here: its pool and its liveness session).
+    await stores[0]!.close();
+    stores[0] = await openStores(database.url, { leaseMs: LEASE_MS, log: () => {} });
+    const restarted = await openStores(database.url, { leaseMs: 60_000, log: () => {} });
+    try {
+      // Its leases have most of their time left; the live replica's stay with it.
+      expect(await restarted.replicas!.takeOver()).toEqual(['of-crashed']);
+      expect(await live.renew()).toEqual(new Set(['of-live']));
+      // After its start, a replica waits for leases to run out, as before.
+      await crashed.claim('of-crashed').catch(() => undefined);
+      expect(await restarted.replicas!.takeOver()).toEqual([]);
+    } finally {
+      await restarted.close();
+    }
+  });
+
   it('lets a stopping replica’s leases go at once', async () => {
     await record('t');
     await replicas[0]!.claim('t');
