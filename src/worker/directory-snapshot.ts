@@ -38,3 +38,20 @@ export function directoryFromSnapshot(entries: DirectorySnapshotEntry[], offline
   }
   return directory;
 }
+
+/**
+ * Brings a directory built from an earlier snapshot up to this one when only the last-seen times differ (agents
+ * announce every half minute), without checking any signature again.
+ */
+export function refreshLastSeen(directory: AgentDirectory, entries: DirectorySnapshotEntry[]): void {
+  for (const entry of entries) {
+    const id = entry.signedCard.id;
+    const known = typeof id === 'string' ? directory.get(id) : undefined;
+    if (known?.verified) directory.register(known.card, new Date(entry.lastSeenAt), known.verified);
+  }
+}
+
+/** What a directory built from `entries` depends on besides the last-seen times (see `refreshLastSeen`). */
+export function snapshotCardsKey(entries: DirectorySnapshotEntry[]): string {
+  return JSON.stringify(entries.map(({ signedCard, updatedAt }) => [signedCard, updatedAt]));
+}

@@ -6,14 +6,15 @@
 import { gatewayErrorResponse } from '../a2a/errors.ts';
 import { ConfigError } from '../gateway/config.ts';
 import { NwakuRestTransport } from '../logos/transports/nwaku-rest.ts';
+import type { AgentDirectory } from '../logos/directory.ts';
 import { D1TaskStore } from '../store/d1-task-store.ts';
 import { directoryEntries } from './directory-client.ts';
-import { directoryFromSnapshot } from './directory-snapshot.ts';
+import { directoryFromSnapshot, refreshLastSeen, snapshotCardsKey } from './directory-snapshot.ts';
 import { routeRequest } from './task-routing.ts';
 import { taskPayments, workerApp, type WorkerApp } from './worker-app.ts';
 import { workerSettings, type WorkerEnv, type WorkerSettings } from './worker-env.ts';
 
-let cached: { key: string; gateway: WorkerApp } | undefined;
+let cached: { key: string; gateway: WorkerApp; directory: AgentDirectory } | undefined;
 
 export async function serveRequest(request: Request, env: WorkerEnv): Promise<Response> {
   let settings: WorkerSettings;
@@ -37,14 +38,19 @@ async function serveHere(request: Request, env: WorkerEnv, settings: WorkerSetti
   const heard = await directoryEntries(env);
   if (!heard.ok) return heard.response;
   const entries = heard.entries;
-  const key = JSON.stringify([origin, entries]);
-  if (cached?.key !== key) {
+  // The cards, not when each was last heard: that changes at every agent's announcement, and is brought up to date
+  // in place rather than by building the app and checking every signature again.
+  const key = JSON.stringify([origin, snapshotCardsKey(entries)]);
+  if (cached?.key === key) refreshLastSeen(cached.directory, entries);
+  else {
     const payments = taskPayments(env, settings);
+    const directory = directoryFromSnapshot(entries, settings.config.offlineAfterMs);
     cached = {
       key,
+      directory,
       gateway: workerApp({
         settings,
-        directory: directoryFromSnapshot(entries, settings.config.offlineAfterMs),
+        directory,
         store: new D1TaskStore(env.DB),
         // Never started: the front reads tasks, it does not drive them (their calls go to their TaskObject).
         transport: new NwakuRestTransport({ url: settings.nodeUrl, pollIntervalMs: 0 }),
