@@ -32,7 +32,7 @@ import type { LogosTransport } from '../logos/transport.ts';
 import { addToLogContext, outsideLogContext, withLogContext } from '../observability/log-context.ts';
 import { contextFrom, handOver, inSpan, inTraceOf, outsideTrace, SpanKind } from '../observability/tracing.ts';
 import { metrics } from '../observability/metrics.ts';
-import type { ReplicaStore } from '../store/replica-store.ts';
+import { LeaseLostError, type ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
@@ -228,14 +228,8 @@ export class TaskEngine {
       const held = await replicas.renew();
       for (const taskId of this.leased) {
         const live = this.live.get(taskId);
-        if (held.has(taskId) || !live) continue;
-        // Taken over while this replica could not renew (the database was out of reach): the new owner runs it,
-        // and whoever listened here follows it there.
-        this.log(`task ${taskId}: its lease went to another replica; following it there`);
-        this.leased.delete(taskId);
-        this.detach(live);
-        this.live.delete(taskId);
-        for (const listener of live.listeners) void this.replicas!.follow(taskId, listener);
+        // Taken over while this replica could not renew (the database was out of reach).
+        if (!held.has(taskId) && live) this.letGo(live);
       }
       await this.takeOverOrphans();
     } catch (error) {
@@ -243,6 +237,17 @@ export class TaskEngine {
     } finally {
       this.renewing = false;
     }
+  }
+
+  /** A task whose lease another replica holds now: that one runs it, and whoever listened here follows it there. */
+  private letGo(live: LiveTask): void {
+    const taskId = live.task.id;
+    if (this.live.get(taskId) !== live) return;
+    this.log(`task ${taskId}: its lease went to another replica; following it there`);
+    this.leased.delete(taskId);
+    this.detach(live);
+    this.live.delete(taskId);
+    for (const listener of live.listeners) void this.replicas!.follow(taskId, listener);
   }
 
   private async takeOverOrphans(): Promise<void> {
@@ -1017,7 +1022,13 @@ export class TaskEngine {
 
   private async persist(live: LiveTask): Promise<void> {
     const snapshot = snapshotTask(live.task);
-    await this.options.store.update(live.task.id, snapshot, live.lastSeq);
+    try {
+      await this.options.store.update(live.task.id, snapshot, live.lastSeq);
+    } catch (error) {
+      // This replica stalled past its lease, and the task was taken over: what it was doing stops here.
+      if (error instanceof LeaseLostError) this.letGo(live);
+      throw error;
+    }
     live.committed = snapshot;
   }
 

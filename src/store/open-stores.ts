@@ -2,6 +2,7 @@
  * The gateway's durable state, from its `database` setting: a SQLite file (the embedded default, or ":memory:"), or
  * a PostgreSQL server (`postgres://…`) that any number of replicas share.
  */
+import { randomUUID } from 'node:crypto';
 import type { DirectoryStore } from './directory-store.ts';
 import type { PaymentStore } from './payment-store.ts';
 import { isPostgresUrl, migrate, openPostgres, type Sql } from './postgres-connection.ts';
@@ -54,13 +55,16 @@ export async function openStores(database: string, options: StoreOptions = {}): 
     await sql.end({ timeout: 1 });
     throw error;
   }
+  // One id for this replica's leases and for the fence on its task writes.
+  const replicaId = randomUUID();
   const stores = {
-    tasks: new PostgresTaskStore(sql),
+    tasks: new PostgresTaskStore(sql, { replicaId }),
     payments: new PostgresPaymentStore(sql),
     push: new PostgresPushStore(sql),
     directory: new PostgresDirectoryStore(sql),
   };
   const replicas = new PostgresReplicaStore(sql, {
+    replicaId,
     leaseMs: options.leaseMs ?? 15_000,
     ...(options.log ? { log: options.log } : {}),
     openSession: (onClose) => openPostgres(database, { max: 1, session: { onClose } }),

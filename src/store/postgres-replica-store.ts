@@ -25,7 +25,7 @@ interface Follower {
 }
 
 export class PostgresReplicaStore implements ReplicaStore {
-  readonly replicaId = randomUUID();
+  readonly replicaId: string;
   readonly leaseMs: number;
   /** The lease as an interval: expiry is the database's time, so replicas whose clocks differ agree on it. */
   readonly #leaseInterval: string;
@@ -52,9 +52,16 @@ export class PostgresReplicaStore implements ReplicaStore {
    */
   constructor(
     sql: Sql,
-    options: { leaseMs: number; log?: (message: string) => void; openSession?: (onClose: () => void) => Sql },
+    options: {
+      leaseMs: number;
+      log?: (message: string) => void;
+      openSession?: (onClose: () => void) => Sql;
+      /** Default: a new random one. */
+      replicaId?: string;
+    },
   ) {
     this.#sql = sql;
+    this.replicaId = options.replicaId ?? randomUUID();
     this.leaseMs = options.leaseMs;
     this.#leaseInterval = `${options.leaseMs} milliseconds`;
     this.#log = options.log ?? ((message) => console.warn(message));

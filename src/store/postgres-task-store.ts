@@ -6,6 +6,7 @@
  */
 import type { Task } from '@a2a-js/sdk';
 import type { Sql } from './postgres-connection.ts';
+import { LeaseLostError } from './replica-store.ts';
 import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
   decodeCursor,
@@ -22,10 +23,15 @@ export class PostgresTaskStore implements TaskStore {
   private readonly sql: Sql;
   /** Each task's last write still in flight. */
   private readonly writes = new Map<string, Promise<void>>();
+  private readonly replicaId: string | undefined;
 
-  /** The pool belongs to the caller, who ends it after the stores are closed. */
-  constructor(sql: Sql) {
+  /**
+   * The pool belongs to the caller, who ends it after the stores are closed. With `replicaId`, updates are fenced by
+   * the task's lease: one made while another replica holds a live lease on the task fails with LeaseLostError.
+   */
+  constructor(sql: Sql, options: { replicaId?: string } = {}) {
     this.sql = sql;
+    this.replicaId = options.replicaId;
   }
 
   insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
@@ -45,13 +51,23 @@ export class PostgresTaskStore implements TaskStore {
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
     const state = stateOf(task);
     // A task that ended will never be resent: its request need not be kept (as in the SQLite store).
-    return this.inOrder(
-      taskId,
-      this.sql`
+    const me = this.replicaId;
+    const heldElsewhere = (sql: Sql) =>
+      sql`EXISTS (SELECT 1 FROM task_leases WHERE task_id = ${taskId} AND owner <> ${me ?? ''} AND expires_at > now())`;
+    const update = this.sql`
       UPDATE tasks SET state = ${state}, status_ts = ${timestampOf(task)}, task_json = ${serialize(task)},
         last_seq = ${lastSeq}, request = CASE WHEN ${TERMINAL_STATES.includes(state)} THEN '' ELSE request END
-      WHERE id = ${taskId}`,
-    );
+      WHERE id = ${taskId} ${me ? this.sql`AND NOT ${heldElsewhere(this.sql)}` : this.sql``}`;
+    return this.inOrder(taskId, {
+      then: (settled, failed) =>
+        update
+          .then(async (result) => {
+            if (!me || result.count > 0) return;
+            const [fenced] = await this.sql<{ held: boolean }[]>`SELECT ${heldElsewhere(this.sql)} AS held`;
+            if (fenced?.held) throw new LeaseLostError(taskId);
+          })
+          .then(settled, failed),
+    });
   }
 
   /**

@@ -45,3 +45,17 @@ export interface ReplicaStore {
   runWaiting(taskId: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * A write refused because another replica holds the task's lease now: this one stalled past its lease (or could not
+ * renew it) and the task was taken over. The writer lets the task go; the new owner runs it.
+ */
+export class LeaseLostError extends Error {
+  readonly taskId: string;
+
+  constructor(taskId: string) {
+    super(`task ${taskId} is leased to another replica now`);
+    this.name = 'LeaseLostError';
+    this.taskId = taskId;
+  }
+}

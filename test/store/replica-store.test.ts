@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Task } from '@a2a-js/sdk';
 import { openStores, type Stores } from '../../src/store/open-stores.ts';
-import type { ReplicaStore } from '../../src/store/replica-store.ts';
+import { LeaseLostError, type ReplicaStore } from '../../src/store/replica-store.ts';
 import { eventually } from '../support/gateway.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
 
@@ -84,6 +84,21 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     } finally {
       await restarted.close();
     }
+  });
+
+  it('refuses a task write from a replica whose lease another took (fenced), and only that', async () => {
+    const [stalled, taker] = replicas as [ReplicaStore, ReplicaStore];
+    await record('fenced');
+    await stalled.claim('fenced');
+    await stores[0]!.tasks.update('fenced', working('fenced'), 1); // its own lease: written
+    await sleep(LEASE_MS + 100); // it stalls past its lease
+    expect(await taker.takeOver()).toContain('fenced');
+    await expect(stores[0]!.tasks.update('fenced', working('fenced'), 2)).rejects.toBeInstanceOf(LeaseLostError);
+    await stores[1]!.tasks.update('fenced', working('fenced'), 3);
+    expect((await stores[2]!.tasks.get('echo', 'fenced'))?.link.lastSeq).toBe(3);
+    // A task nobody leases is anyone's to write.
+    await record('unleased');
+    await stores[0]!.tasks.update('unleased', working('unleased'), 4);
   });
 
   it('lets a stopping replica’s leases go at once', async () => {
