@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LezAmount } from '../logos/card.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
-import { NETWORK_NAMES, NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
+import { FLEET_MAX_MESSAGE_BYTES, NETWORK_NAMES, NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
 import { parseNetwork } from '../push/address-policy.ts';
 import { LOG_LEVELS } from '../observability/logger.ts';
 
@@ -103,6 +103,12 @@ const NwakuRestTransportConfig = z
     /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
     keyFile: z.string().min(1).default('.data/gateway.key'),
     pollIntervalMs: z.coerce.number().int().positive().default(250),
+    /** Largest WakuMessage the node relays, in bytes (its `--max-msg-size`): the presets' 150 KiB by default. */
+    maxMessageBytes: z
+      .number()
+      .int()
+      .min(16 * 1024)
+      .default(FLEET_MAX_MESSAGE_BYTES),
   })
   .strict();
 

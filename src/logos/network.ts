@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { payloadBytesPerMessage } from './network-presets.ts';
 import { loadOrCreateKey } from './secret-key-file.ts';
 import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
@@ -40,7 +41,7 @@ export type NetworkSettings =
   | { kind: 'memory' }
   | WakuNetworkSettings
   | WakuLightNetworkSettings
-  | { kind: 'nwaku-rest'; url: string; keyFile: string; pollIntervalMs: number };
+  | { kind: 'nwaku-rest'; url: string; keyFile: string; pollIntervalMs: number; maxMessageBytes: number };
 
 interface WakuNetworkCommon {
   /** Peers to stay connected to: the network's entry nodes, then the operator's own. */
@@ -145,10 +146,16 @@ async function openRemoteNode(settings: {
   url: string;
   keyFile: string;
   pollIntervalMs: number;
+  maxMessageBytes: number;
 }): Promise<LogosNetwork> {
   const { NwakuRestTransport } = await import('./transports/nwaku-rest.ts');
   const node = (key: Uint8Array) =>
-    new NwakuRestTransport({ url: settings.url, privateKey: key, pollIntervalMs: settings.pollIntervalMs });
+    new NwakuRestTransport({
+      url: settings.url,
+      privateKey: key,
+      pollIntervalMs: settings.pollIntervalMs,
+      maxPayloadBytes: payloadBytesPerMessage(settings.maxMessageBytes),
+    });
   const gateway = node(loadOrCreateKey(settings.keyFile));
   await gateway.start();
   return {

@@ -53,6 +53,12 @@ describe('configuration', () => {
       listen: ['/ip4/127.0.0.1/tcp/0'],
     });
     expect(() => loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'carrier-pigeon' } })).toThrow(/transport/);
+    // A node set up for larger messages than the presets' says so in the file.
+    expect(
+      loadConfig({
+        overrides: { transport: { kind: 'nwaku-rest', url: 'http://127.0.0.1:8645', maxMessageBytes: 1024 * 1024 } },
+      }).transport,
+    ).toMatchObject({ kind: 'nwaku-rest', maxMessageBytes: 1024 * 1024 });
     // A replica's own node key beside the party key all replicas share.
     expect(
       loadConfig({ env: { LOGOS_A2A_WAKU_KEY_FILE: '/keys/party.key', LOGOS_A2A_WAKU_NODE_KEY_FILE: '/own/node.key' } })

@@ -15,7 +15,7 @@ import { startAgentProcess, type AgentProcess } from '../../../src/cli/agent-pro
 import { loadConfig } from '../../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../../src/gateway/gateway.ts';
 import type { LogosAgent } from '../../../src/logos/agent-runtime.ts';
-import { FLEET_MAX_MESSAGE_BYTES } from '../../../src/logos/network-presets.ts';
+import { FLEET_MAX_MESSAGE_BYTES, payloadBytesPerMessage } from '../../../src/logos/network-presets.ts';
 import type { Delivery } from '../../../src/logos/transport.ts';
 import { startNodeRestServer, type NodeRestServer } from '../../../src/logos/node-rest/server.ts';
 import { messagesPath } from '../../../src/logos/node-rest/wire.ts';
@@ -258,8 +258,16 @@ describe('a gateway on nwaku-rest', () => {
       env: { LOGOS_A2A_NWAKU_REST_URL: rest.url, LOGOS_A2A_WAKU_KEY_FILE: join(dir, 'gateway.key') },
       overrides: { port: 0, database: join(dir, 'gateway.db'), agents: [], agentTimeoutMs: 20_000 },
     });
-    expect(config.transport).toMatchObject({ kind: 'nwaku-rest', url: rest.url });
+    // The node's message limit: the presets' 150 KiB unless the node was set up otherwise.
+    expect(config.transport).toMatchObject({
+      kind: 'nwaku-rest',
+      url: rest.url,
+      maxMessageBytes: FLEET_MAX_MESSAGE_BYTES,
+    });
     gateway = await startGateway(config, { log: () => undefined });
+    expect((gateway.network.gateway as NwakuRestTransport).maxPayloadBytes).toBe(
+      payloadBytesPerMessage(FLEET_MAX_MESSAGE_BYTES),
+    );
   }, 60_000);
 
   afterAll(async () => {
