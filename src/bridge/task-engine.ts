@@ -247,7 +247,11 @@ export class TaskEngine {
     this.leased.delete(taskId);
     this.detach(live);
     this.live.delete(taskId);
-    for (const listener of live.listeners) void this.replicas!.follow(taskId, listener);
+    for (const listener of live.listeners) {
+      this.replicas!.follow(taskId, listener).catch((error: unknown) =>
+        this.log(`task ${taskId}: following it on its new owner: ${String(error)}`),
+      );
+    }
   }
 
   private async takeOverOrphans(): Promise<void> {
