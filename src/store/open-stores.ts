@@ -2,14 +2,13 @@
  * The gateway's durable state, from its `database` setting: a SQLite file (the embedded default, or ":memory:"), or
  * a PostgreSQL server (`postgres://…`) that any number of replicas share.
  */
-import { randomUUID } from 'node:crypto';
 import type { DirectoryStore } from './directory-store.ts';
 import type { PaymentStore } from './payment-store.ts';
 import { isPostgresUrl, migrate, openPostgres, type Sql } from './postgres-connection.ts';
 import { PostgresDirectoryStore } from './postgres-directory-store.ts';
 import { PostgresPaymentStore } from './postgres-payment-store.ts';
 import { PostgresPushStore } from './postgres-push-store.ts';
-import { PostgresReplicaStore } from './postgres-replica-store.ts';
+import { newReplicaId, PostgresReplicaStore } from './postgres-replica-store.ts';
 import { PostgresTaskStore } from './postgres-task-store.ts';
 import type { PushStore } from './push-store.ts';
 import type { ReplicaStore } from './replica-store.ts';
@@ -56,7 +55,7 @@ export async function openStores(database: string, options: StoreOptions = {}): 
     throw error;
   }
   // One id for this replica's leases and for the fence on its task writes.
-  const replicaId = randomUUID();
+  const replicaId = newReplicaId(true);
   const stores = {
     tasks: new PostgresTaskStore(sql, { replicaId }),
     payments: new PostgresPaymentStore(sql),

@@ -16,6 +16,11 @@ const KEEP_FEED_MS = 10 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
 /** The first key of every replica's liveness lock (`pg_advisory_lock(LIVENESS_LOCKS, hashtext(replica id))`). */
 const LIVENESS_LOCKS = 0x4c413241;
+/**
+ * How the id of a replica that holds a liveness lock begins. Only such owners are taken for gone when they hold none:
+ * a replica of an earlier version, upgraded beside this one, holds no lock and is alive.
+ */
+const LIVE_OWNER_PREFIX = 'live:';
 
 interface Follower {
   onChange: (change: string) => void;
@@ -44,6 +49,7 @@ export class PostgresReplicaStore implements ReplicaStore {
   #session: Sql | undefined;
   #alive = false;
   #startedTakingOver = false;
+  #closed = false;
 
   /**
    * `openSession` opens a connection of this replica's own (not the pool's), calling `onClose` when it is lost: on
@@ -61,20 +67,33 @@ export class PostgresReplicaStore implements ReplicaStore {
     },
   ) {
     this.#sql = sql;
-    this.replicaId = options.replicaId ?? randomUUID();
+    this.replicaId = options.replicaId ?? newReplicaId(options.openSession !== undefined);
     this.leaseMs = options.leaseMs;
     this.#leaseInterval = `${options.leaseMs} milliseconds`;
     this.#log = options.log ?? ((message) => console.warn(message));
     this.#openSession = options.openSession;
   }
 
-  /** Takes this replica's liveness lock, again after its connection was lost (a server restart, say). */
-  async #stayAlive(): Promise<void> {
-    if (!this.#openSession || this.#alive) return;
+  /**
+   * Holds this replica's liveness lock: takes it if its connection does not hold it (again after that connection was
+   * lost, a server restart say). `check` asks the server even when the lock is thought held: a half-open connection
+   * says nothing until the keep-alive notices. A failure is logged: the lock matters to others' starts only, and
+   * must not stop this replica from leasing and renewing.
+   */
+  async #stayAlive(check = false): Promise<void> {
+    if (!this.#openSession || this.#closed || (this.#alive && !check)) return;
     this.#session ??= this.#openSession(() => (this.#alive = false));
-    const [row] = await this.#session<{ locked: boolean }[]>`
-      SELECT pg_try_advisory_lock(${LIVENESS_LOCKS}, hashtext(${this.replicaId})) AS locked`;
-    this.#alive = row?.locked === true;
+    try {
+      const [row] = await this.#session<{ locked: boolean }[]>`
+        SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory'
+                      AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid
+                      AND objid = hashtext(${this.replicaId})::oid AND granted)
+               THEN true ELSE pg_try_advisory_lock(${LIVENESS_LOCKS}, hashtext(${this.replicaId})) END AS locked`;
+      this.#alive = row?.locked === true;
+    } catch (error) {
+      this.#alive = false;
+      this.#log(`holding this replica's liveness lock: ${String(error)}`);
+    }
   }
 
   async claim(taskId: string): Promise<void> {
@@ -85,7 +104,7 @@ export class PostgresReplicaStore implements ReplicaStore {
   }
 
   async renew(): Promise<Set<string>> {
-    await this.#stayAlive();
+    await this.#stayAlive(true);
     await this.#sweep();
     const rows = await this.#sql<{ task_id: string }[]>`
       UPDATE task_leases SET expires_at = now() + ${this.#leaseInterval}::interval WHERE owner = ${this.replicaId} RETURNING task_id`;
@@ -111,11 +130,11 @@ export class PostgresReplicaStore implements ReplicaStore {
     // Who takes leases is alive, and says so first: a replica racing it at its own start must see it.
     await this.#stayAlive();
     const atStart = this.#openSession !== undefined && !this.#startedTakingOver;
-    this.#startedTakingOver = true;
     const ownerGone = (owner: ReturnType<Sql>) =>
       atStart
-        ? this.#sql`OR (${owner} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'
-            AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid AND objid = hashtext(${owner})::oid))`
+        ? this.#sql`OR (${owner} LIKE ${LIVE_OWNER_PREFIX + '%'} AND NOT EXISTS (SELECT 1 FROM pg_locks
+            WHERE locktype = 'advisory' AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid
+              AND objid = hashtext(${owner})::oid))`
         : this.#sql``;
     const rows = await this.#sql<{ task_id: string }[]>`
       INSERT INTO task_leases (task_id, owner, expires_at)
@@ -125,6 +144,7 @@ export class PostgresReplicaStore implements ReplicaStore {
       ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
         WHERE task_leases.expires_at < now() ${ownerGone(this.#sql`task_leases.owner`)}
       RETURNING task_id`;
+    this.#startedTakingOver = true;
     return rows.map((row) => row.task_id);
   }
 
@@ -219,6 +239,7 @@ export class PostgresReplicaStore implements ReplicaStore {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all(this.#unlisten.splice(0).map((unlisten) => unlisten().catch(() => undefined)));
     for (const heard of this.#answers.values()) heard();
     this.#followers.clear();
@@ -280,4 +301,9 @@ export class PostgresReplicaStore implements ReplicaStore {
     // Whoever asked has stopped waiting for an older command, answered or not.
     await this.#sql`DELETE FROM task_commands WHERE created_at < ${before}`;
   }
+}
+
+/** A new replica id: marked as one that holds a liveness lock when it will (LIVE_OWNER_PREFIX). */
+export function newReplicaId(holdsLivenessLock: boolean): string {
+  return holdsLivenessLock ? `${LIVE_OWNER_PREFIX}${randomUUID()}` : randomUUID();
 }

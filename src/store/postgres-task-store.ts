@@ -51,20 +51,26 @@ export class PostgresTaskStore implements TaskStore {
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
     const state = stateOf(task);
     // A task that ended will never be resent: its request need not be kept (as in the SQLite store).
+    const set = this.sql`state = ${state}, status_ts = ${timestampOf(task)}, task_json = ${serialize(task)},
+      last_seq = ${lastSeq}, request = CASE WHEN ${TERMINAL_STATES.includes(state)} THEN '' ELSE request END`;
     const me = this.replicaId;
-    const heldElsewhere = (sql: Sql) =>
-      sql`EXISTS (SELECT 1 FROM task_leases WHERE task_id = ${taskId} AND owner <> ${me ?? ''} AND expires_at > now())`;
-    const update = this.sql`
-      UPDATE tasks SET state = ${state}, status_ts = ${timestampOf(task)}, task_json = ${serialize(task)},
-        last_seq = ${lastSeq}, request = CASE WHEN ${TERMINAL_STATES.includes(state)} THEN '' ELSE request END
-      WHERE id = ${taskId} ${me ? this.sql`AND NOT ${heldElsewhere(this.sql)}` : this.sql``}`;
+    if (!me) return this.inOrder(taskId, this.sql`UPDATE tasks SET ${set} WHERE id = ${taskId}`);
+    // One statement that reads the task's lease row, whoever holds it, under a share lock: a takeover running
+    // meanwhile either waits for this write or has committed first, and then this write is refused.
+    const fenced = this.sql<{ refused: boolean }[]>`
+      WITH lease AS (
+        SELECT owner, expires_at FROM task_leases WHERE task_id = ${taskId} FOR SHARE
+      ), elsewhere AS (
+        SELECT 1 FROM lease WHERE owner <> ${me} AND expires_at > now()
+      ), written AS (
+        UPDATE tasks SET ${set} WHERE id = ${taskId} AND NOT EXISTS (SELECT 1 FROM elsewhere) RETURNING 1
+      )
+      SELECT EXISTS (SELECT 1 FROM elsewhere) AND NOT EXISTS (SELECT 1 FROM written) AS refused`;
     return this.inOrder(taskId, {
       then: (settled, failed) =>
-        update
-          .then(async (result) => {
-            if (!me || result.count > 0) return;
-            const [fenced] = await this.sql<{ held: boolean }[]>`SELECT ${heldElsewhere(this.sql)} AS held`;
-            if (fenced?.held) throw new LeaseLostError(taskId);
+        fenced
+          .then(([row]) => {
+            if (row?.refused) throw new LeaseLostError(taskId);
           })
           .then(settled, failed),
     });

@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Task } from '@a2a-js/sdk';
 import { openStores, type Stores } from '../../src/store/open-stores.ts';
+import { PostgresReplicaStore } from '../../src/store/postgres-replica-store.ts';
 import { LeaseLostError, type ReplicaStore } from '../../src/store/replica-store.ts';
 import { eventually } from '../support/gateway.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
@@ -74,6 +75,10 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     await stores[0]!.close();
     stores[0] = await openStores(database.url, { leaseMs: LEASE_MS, log: () => {} });
     const restarted = await openStores(database.url, { leaseMs: 60_000, log: () => {} });
+    // A replica of an earlier version holds no liveness lock, and is alive: its fresh lease is left alone.
+    const earlierVersion = new PostgresReplicaStore(stores[1]!.sql!, { leaseMs: LEASE_MS });
+    await record('of-earlier-version');
+    await earlierVersion.claim('of-earlier-version');
     try {
       // Its leases have most of their time left; the live replica's stay with it.
       expect(await restarted.replicas!.takeOver()).toEqual(['of-crashed']);
