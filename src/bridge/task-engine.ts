@@ -29,8 +29,9 @@ import {
   type Dialect,
 } from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
-import { addToLogContext, outsideLogContext, withLogContext } from '../observability/log-context.ts';
-import { contextFrom, handOver, inSpan, inTraceOf, outsideTrace, SpanKind } from '../observability/tracing.ts';
+import { detachedTimeout } from '../observability/detached-timeout.ts';
+import { addToLogContext, withLogContext } from '../observability/log-context.ts';
+import { contextFrom, handOver, inSpan, SpanKind } from '../observability/tracing.ts';
 import { metrics } from '../observability/metrics.ts';
 import { LeaseLostError, type ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
@@ -1215,7 +1216,8 @@ export class TaskEngine {
    */
   private armSilenceTimer(live: LiveTask, lastChance = false): void {
     clearTimeout(live.silenceTimer);
-    const timer = taskTimeout(live, this.options.agentTimeoutMs, () => {
+    const scope = { logFields: { agentId: live.agentId, taskId: live.task.id }, trace: live.request };
+    const timer = detachedTimeout(this.options.agentTimeoutMs, scope, () => {
       live.chain = live.chain.then(async () => {
         const state = live.task.status?.state;
         // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
@@ -1304,16 +1306,5 @@ const RETRY_WINDOW_MS = 10 * 60_000;
 const RESTART_ASKS = 4;
 /** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
 const STRANDED_AFTER_MS = 180_000;
-
-/**
- * A timer for as long as a task lives, set apart from the reply that arms it: it would otherwise keep that reply's
- * log fields and trace context alive with it (some 600 bytes per live task, measured with 10,000 open streams). Its
- * callback runs in the task's own trace and log fields.
- */
-function taskTimeout(live: LiveTask, ms: number, callback: () => void): NodeJS.Timeout {
-  const inTask = () =>
-    withLogContext({ agentId: live.agentId, taskId: live.task.id }, () => inTraceOf(live.request, callback));
-  return outsideLogContext(() => outsideTrace(() => setTimeout(inTask, ms)));
-}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
