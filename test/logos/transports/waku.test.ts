@@ -174,6 +174,21 @@ describe.concurrent('identity', () => {
   });
 });
 
+describe.concurrent('a node alone', () => {
+  it('hears its own publications once, even when the gossipsub overrides ask for emitSelf', async () => {
+    const alone = await node({ gossipsub: { emitSelf: true } });
+    const heard = listen(alone, TOPIC);
+    // What gossipsub itself hands the node's relay listeners (the filter service among them): with emitSelf, the
+    // node's own message too, a second copy beside the one the transport hands its readers.
+    const relayed = tap(alone, TOPIC);
+    await alone.publish(TOPIC, utf8('to myself'));
+    await eventually(() => heard.length === 1 || undefined);
+    await sleep(200);
+    expect(heard.map((received) => received.body)).toEqual(['to myself']);
+    expect(relayed).toHaveLength(0);
+  });
+});
+
 describe.concurrent('two nodes A–B', () => {
   let a: WakuTransport;
   let b: WakuTransport;
