@@ -43,6 +43,18 @@ const send = (skill: string, text = 'hi', extra: Record<string, unknown> = {}) =
   rpc(shop(), 'SendMessage', {
     message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }], metadata: { skill }, ...extra },
   });
+/** SendMessage with returnImmediately: answered with the task as recorded. */
+const sendAtOnce = (skill: string, messageId: string) =>
+  rpc(shop(), 'SendMessage', {
+    message: { messageId, role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill } },
+    configuration: { returnImmediately: true },
+  });
+/** The task, once `ready` says so of it. */
+const taskOnce = (taskId: string, ready: (task: any) => boolean, timeoutMs?: number) =>
+  eventually(async () => {
+    const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
+    return ready(task) ? task : undefined;
+  }, timeoutMs);
 const balances = () => ({
   gateway: world.ledger.balanceOf(GATEWAY_ACCOUNT),
   agent: world.ledger.balanceOf(AGENT_ACCOUNT),
@@ -75,10 +87,7 @@ describe('paying agents', () => {
 
   it('a cancelled paid task is refunded by the agent, and the gateway checks the refund', async () => {
     await start();
-    const { body } = await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'c1', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'slow' } },
-      configuration: { returnImmediately: true },
-    });
+    const { body } = await sendAtOnce('slow', 'c1');
     const taskId = body.result.task.id;
     await eventually(async () =>
       (await rpc(shop(), 'GetTask', { id: taskId })).body.result.status.state === 'TASK_STATE_WORKING'
@@ -111,10 +120,7 @@ describe('paying agents', () => {
     ).json();
     expect(list.approvals.map((a: { taskId: string }) => a.taskId)).toEqual([waiting.id]);
     expect((await admin(`/${waiting.id}/approve`)).status).toBe(200);
-    const done = await eventually(async () => {
-      const now = (await rpc(shop(), 'GetTask', { id: waiting.id })).body.result;
-      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
-    });
+    const done = await taskOnce(waiting.id, (now) => now.status.state === 'TASK_STATE_COMPLETED');
     expect(done.metadata.lez.status).toBe('paid');
     expect(balances()).toEqual({ gateway: 5_000n, agent: 5_000n });
     expect((await admin(`/${waiting.id}/approve`)).status).toBe(409);
@@ -178,10 +184,7 @@ describe('paying agents', () => {
           }),
       }),
     });
-    const pending = rpc(shop(), 'SendMessage', {
-      message: { messageId: 'crash', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
-      configuration: { returnImmediately: true },
-    });
+    const pending = sendAtOnce('quick', 'crash');
     void pending.catch(() => undefined);
     await eventually(async () => ((await rpc(shop(), 'ListTasks', {})).body.result.totalSize === 1 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -190,10 +193,7 @@ describe('paying agents', () => {
     // (A fresh rail, as in a new process: the old one remembers its failed attempt.)
     await bed.restartGateway({ payer: gatewayPayer(new MemoryRail({ ledger: world.ledger, payer: GATEWAY_ACCOUNT })) });
     const taskId = (await rpc(shop(), 'ListTasks', {})).body.result.tasks[0].id;
-    const done = await eventually(async () => {
-      const now = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
-      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
-    });
+    const done = await taskOnce(taskId, (now) => now.status.state === 'TASK_STATE_COMPLETED');
     expect(done.metadata.lez.status).toBe('paid');
     expect(balances()).toEqual({ gateway: 990n, agent: 10n });
   });
@@ -212,10 +212,7 @@ describe('paying agents', () => {
       }),
     });
     const answer = await Promise.race([
-      rpc(shop(), 'SendMessage', {
-        message: { messageId: 'at-once', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
-        configuration: { returnImmediately: true },
-      }),
+      sendAtOnce('quick', 'at-once'),
       new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 2_000)),
     ]);
     if (answer === 'still waiting') throw new Error('SendMessage waited for the payment');
@@ -224,10 +221,7 @@ describe('paying agents', () => {
     expect(submitted.metadata.lez).toMatchObject({ amount: '10', status: 'pending' });
     expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
     release();
-    const done = await eventually(async () => {
-      const now = (await rpc(shop(), 'GetTask', { id: submitted.id })).body.result;
-      return now.status.state === 'TASK_STATE_COMPLETED' ? now : undefined;
-    });
+    const done = await taskOnce(submitted.id, (now) => now.status.state === 'TASK_STATE_COMPLETED');
     expect(done.metadata.lez.status).toBe('paid');
     expect(balances()).toEqual({ gateway: 990n, agent: 10n });
   });
@@ -243,10 +237,7 @@ describe('returnImmediately with a payment that throws', () => {
         },
       }),
     });
-    const { body } = await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'throws', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
-      configuration: { returnImmediately: true },
-    });
+    const { body } = await sendAtOnce('quick', 'throws');
     expect(body.result.task.status.state).toBe('TASK_STATE_SUBMITTED');
     const ended = await eventually(async () => {
       const now = (await rpc(shop(), 'GetTask', { id: body.result.task.id })).body.result;
@@ -351,22 +342,16 @@ describe('a paid task whose agent does not confirm its cancel', () => {
       },
       payer: world.payer,
     });
-    const { body } = await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'deaf', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'slow' } },
-      configuration: { returnImmediately: true },
-    });
+    const { body } = await sendAtOnce('slow', 'deaf');
     const taskId = body.result.task.id;
-    await eventually(async () => {
-      const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
-      return task.metadata?.lez?.status === 'paid' && task.status.state === 'TASK_STATE_WORKING' ? true : undefined;
-    });
+    await taskOnce(
+      taskId,
+      (task) => task.metadata?.lez?.status === 'paid' && task.status.state === 'TASK_STATE_WORKING',
+    );
     await rpc(shop(), 'CancelTask', { id: taskId });
     // Cancelled only on the gateway's side, its money would be unheard of: the task waits for the agent.
     expect((await rpc(shop(), 'GetTask', { id: taskId })).body.result.status.state).toBe('TASK_STATE_WORKING');
-    const ended = await eventually(async () => {
-      const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
-      return task.status.state === 'TASK_STATE_CANCELED' ? task : undefined;
-    }, 10_000);
+    const ended = await taskOnce(taskId, (task) => task.status.state === 'TASK_STATE_CANCELED', 10_000);
     expect(ended.metadata.lez.status).toBe('refunded');
     expect(droppedCancels).toBeGreaterThanOrEqual(2);
     expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
@@ -384,24 +369,15 @@ describe('a refund recorded missing', () => {
         return world.agent(network, { ...agentPayments(agentRail), refund });
       },
     });
-    const { body } = await rpc(shop(), 'SendMessage', {
-      message: { messageId: 'late', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'slow' } },
-      configuration: { returnImmediately: true },
-    });
+    const { body } = await sendAtOnce('slow', 'late');
     const taskId = body.result.task.id;
-    await eventually(async () => {
-      const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
-      return task.metadata?.lez?.status === 'paid' ? true : undefined;
-    });
+    await taskOnce(taskId, (task) => task.metadata?.lez?.status === 'paid');
     const cancelled = (await rpc(shop(), 'CancelTask', { id: taskId })).body.result;
     expect(cancelled.metadata.lez.status).toBe('refund-missing');
     // The agent pays it back once its sequencer is back; the gateway's next look at the chain finds it.
     const refund = await agentRail.pay({ paymentId: `refund:${taskId}`, to: GATEWAY_ACCOUNT, amount: 10n });
     if (refund.kind !== 'paid') throw new Error(refund.kind);
-    const corrected = await eventually(async () => {
-      const task = (await rpc(shop(), 'GetTask', { id: taskId })).body.result;
-      return task.metadata.lez.status === 'refunded' ? task : undefined;
-    }, 20_000);
+    const corrected = await taskOnce(taskId, (task) => task.metadata.lez.status === 'refunded', 20_000);
     expect(corrected.metadata.lez.refundTxHash).toBe(refund.receipt.txHash);
     expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
   }, 30_000);
@@ -417,12 +393,7 @@ describe('cancelling while the agent checks the payment', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       return verify(...args);
     };
-    const task = (
-      await rpc(shop(), 'SendMessage', {
-        message: { messageId: 'cv', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'quick' } },
-        configuration: { returnImmediately: true },
-      })
-    ).body.result.task;
+    const task = (await sendAtOnce('quick', 'cv')).body.result.task;
     await new Promise((resolve) => setTimeout(resolve, 100));
     const cancelled = (await rpc(shop(), 'CancelTask', { id: task.id })).body.result;
     expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
