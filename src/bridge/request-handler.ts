@@ -149,9 +149,17 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
    * as a Message). A follow-up's stream opens with the task as it is once the engine took the input, working again.
    */
   streamMessage(params: SendMessageRequest, context: ServerCallContext): EventSource<StreamResponse> {
+    return this.pushed(endsStream, (stream) => this.openMessageStream(params, context, stream));
+  }
+
+  /** A stream into each sink, set going by `open` (which reports its own failures to the stream), ending at `ends`. */
+  private pushed(
+    ends: (task: Task) => boolean,
+    open: (stream: ChangeStream) => Promise<void>,
+  ): EventSource<StreamResponse> {
     return (sink) => {
-      const stream = this.streams.stream(sink, endsStream);
-      void this.openMessageStream(params, context, stream);
+      const stream = this.streams.stream(sink, ends);
+      void open(stream);
       return stream;
     };
   }
@@ -241,11 +249,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
    * and the terminal state.
    */
   streamTask(params: SubscribeToTaskRequest, context: ServerCallContext): EventSource<StreamResponse> {
-    return (sink) => {
-      const stream = this.streams.stream(sink, endsSubscription);
-      void this.openTaskStream(params, context, stream);
-      return stream;
-    };
+    return this.pushed(endsSubscription, (stream) => this.openTaskStream(params, context, stream));
   }
 
   private async openTaskStream(
