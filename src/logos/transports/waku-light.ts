@@ -27,7 +27,7 @@ import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '
 import { generateWakuPrivateKey, proveAddress, wakuIdentity, type WakuIdentity } from './waku/identity.ts';
 import { directMessage, publicationMessage, type PartyMessage } from './waku/outgoing.ts';
 import { PartyReceiver, deliver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
-import { StaticPeerDialer } from './waku/static-peers.ts';
+import { DEFAULT_REDIAL, StaticPeerDialer } from './waku/static-peers.ts';
 
 export interface WakuLightTransportOptions {
   /** This party's identity: a 32-byte secp256k1 secret key. Generated when absent. */
@@ -107,7 +107,7 @@ export class WakuLightTransport implements LogosTransport {
     await light.start();
     this.light = light;
     this.running = true;
-    this.dialer = new StaticPeerDialer(light.libp2p, this.options.servicePeers, { initialMs: 500, maxMs: 30_000 });
+    this.dialer = new StaticPeerDialer(light.libp2p, this.options.servicePeers, DEFAULT_REDIAL);
     this.dialer.start();
     this.listen(this.inboxTopic);
     for (const topic of this.topicHandlers.keys()) this.listen(topic);

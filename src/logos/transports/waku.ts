@@ -11,8 +11,8 @@
  *   AES-256-GCM-encrypted under the topic key; plain publications are version 0, the bytes as given. The sender a
  *   receiver learns is the signer.
  * - **Routing**: autosharding. A content topic's pubsub topic is `/waku/2/rs/<cluster>/<shard>` with the shard from
- *   its application and version (RFC 51). Defaults follow the Logos agent stack this gateway talks to (logos.dev at
- *   the version the agents pin): cluster 2, 8 shards. Every `/logos-a2a/1/…` topic lands on one shard; the node
+ *   its application and version (RFC 51). Defaults are the `local` network preset's (network-presets.ts): cluster 2
+ *   (as logos.test), 8 shards. Every `/logos-a2a/1/…` topic lands on one shard; the node
  *   joins it at start and joins any other shard it sends, publishes or subscribes on.
  * - **Peers**: static peers (multiaddrs) are dialled at start and re-dialled with backoff whenever they drop or
  *   were down; DNS bootstrap (EIP-1459 ENR trees) only when asked for. Nothing dials out otherwise.
@@ -58,7 +58,7 @@ import {
   type TopicListener,
   type WakuDropCounters,
 } from './waku/receiver.ts';
-import { StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
+import { DEFAULT_REDIAL, StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
 export {
   addressFromPublicKey,
@@ -117,7 +117,7 @@ export interface WakuTransportOptions {
   staticPeers?: string[];
   /** DNS discovery from EIP-1459 ENR trees (`enrtree://…`). Off unless given; needs the internet. */
   bootstrap?: { enrTrees: string[]; maxPeers?: number };
-  /** Waku cluster. Default 2 (logos.dev at the version the Logos agents pin; later logos.dev uses 3). */
+  /** Waku cluster. Default 2, the `local` preset's (logos.test is 2 as well, logos.dev 3). */
   clusterId?: number;
   /** Autosharding: number of shards in the cluster. Default 8. */
   numShardsInCluster?: number;
@@ -137,7 +137,7 @@ export interface WakuTransportOptions {
   peerWaitMs?: number;
   /** Timeout of one dial. Default 5000 ms. */
   dialTimeoutMs?: number;
-  /** Backoff of static-peer redials. Default 500 ms doubling up to 30 s. */
+  /** Backoff of static-peer redials. Default DEFAULT_REDIAL: 500 ms doubling up to 30 s, reset by a 10 s connection. */
   redial?: Partial<RedialPolicy>;
   /** How many recent message hashes are remembered to drop replays. Default 32768. */
   dedupeCapacity?: number;
@@ -387,10 +387,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
       this.join(this.pubsubTopicFor(BINDING_SHARD_TOPIC));
       for (const shard of options.relayShards ?? []) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
       for (const topic of this.topicHandlers.keys()) this.join(this.pubsubTopicFor(topic));
-      this.dialer = new StaticPeerDialer(node, options.staticPeers ?? [], {
-        initialMs: options.redial?.initialMs ?? 500,
-        maxMs: options.redial?.maxMs ?? 30_000,
-      });
+      this.dialer = new StaticPeerDialer(node, options.staticPeers ?? [], { ...DEFAULT_REDIAL, ...options.redial });
       this.dialer.start();
       this.state = 'running';
     } catch (error) {

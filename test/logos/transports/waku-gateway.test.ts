@@ -28,7 +28,22 @@ const agents = new Map<string, ChildProcess>();
 function startAgentProcess(kind: string, id: string, peer: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [cli, 'agent', kind, '--id', id, '--peer', peer, '--key-file', join(dir, `${id}.key`), '--announce-every', '300'],
+    // --data: the card's LEZ key goes to the test's folder, not to .data/ in the checkout.
+    [
+      cli,
+      'agent',
+      kind,
+      '--id',
+      id,
+      '--peer',
+      peer,
+      '--key-file',
+      join(dir, `${id}.key`),
+      '--data',
+      dir,
+      '--announce-every',
+      '300',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   agents.set(id, child);

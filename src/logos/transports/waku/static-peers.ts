@@ -1,6 +1,10 @@
 /**
  * Keeps the node connected to its configured peers: each is dialled at start, and again after a failed dial or a
  * lost connection, with exponential backoff (and jitter) between attempts, for as long as the node runs.
+ *
+ * A connection counts as a success only once it has stayed up for `stableMs`. A peer that accepts and then hangs
+ * up at once (another cluster's node, whose metadata check refuses us; a node with no free slots) is a failure like
+ * a refused dial, so its redials back off too instead of repeating twice a second.
  */
 import type { Libp2p, PeerId } from '@libp2p/interface';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
@@ -10,13 +14,20 @@ export interface RedialPolicy {
   initialMs: number;
   /** Longest delay between attempts. */
   maxMs: number;
+  /** How long a connection must stay up before the backoff starts again from `initialMs`. */
+  stableMs: number;
 }
+
+/** 500 ms doubling up to 30 s; a connection that lasts 10 s resets it. */
+export const DEFAULT_REDIAL: RedialPolicy = { initialMs: 500, maxMs: 30_000, stableMs: 10_000 };
 
 interface StaticPeer {
   readonly address: Multiaddr;
   /** Learned from the first connection when the multiaddr has no /p2p/ part. */
   peerId: string | undefined;
   failures: number;
+  /** When the current connection came up (performance.now()), while there is one. */
+  connectedAt: number | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
   dialing: boolean;
 }
@@ -33,11 +44,19 @@ export class StaticPeerDialer {
     this.policy = policy;
     this.peers = addresses.map((text) => {
       const address = multiaddr(text);
-      return { address, peerId: address.getPeerId() ?? undefined, failures: 0, timer: undefined, dialing: false };
+      return {
+        address,
+        peerId: address.getPeerId() ?? undefined,
+        failures: 0,
+        connectedAt: undefined,
+        timer: undefined,
+        dialing: false,
+      };
     });
   }
 
   start(): void {
+    this.node.addEventListener('peer:connect', this.onConnect);
     this.node.addEventListener('peer:disconnect', this.onDisconnect);
     for (const peer of this.peers) void this.dial(peer);
   }
@@ -45,6 +64,7 @@ export class StaticPeerDialer {
   stop(): void {
     this.stopped = true;
     this.abort.abort();
+    this.node.removeEventListener('peer:connect', this.onConnect);
     this.node.removeEventListener('peer:disconnect', this.onDisconnect);
     for (const peer of this.peers) {
       if (peer.timer) clearTimeout(peer.timer);
@@ -52,12 +72,27 @@ export class StaticPeerDialer {
     }
   }
 
+  /** A connection whichever side opened it: the peer may have dialled this node first. */
+  private readonly onConnect = (event: CustomEvent<PeerId>): void => {
+    const id = event.detail.toString();
+    for (const peer of this.peers) if (peer.peerId === id) peer.connectedAt ??= performance.now();
+  };
+
   private readonly onDisconnect = (event: CustomEvent<PeerId>): void => {
     const id = event.detail.toString();
     for (const peer of this.peers) {
-      if (peer.peerId === id && !peer.dialing && !peer.timer) this.schedule(peer);
+      if (peer.peerId !== id || peer.dialing || peer.timer) continue;
+      this.lost(peer);
+      this.schedule(peer);
     }
   };
+
+  /** The peer's connection ended: a success if it lasted, a failure if the peer hung up soon after accepting. */
+  private lost(peer: StaticPeer): void {
+    const lasted = peer.connectedAt !== undefined && performance.now() - peer.connectedAt >= this.policy.stableMs;
+    peer.connectedAt = undefined;
+    peer.failures = lasted ? 0 : peer.failures + 1;
+  }
 
   private async dial(peer: StaticPeer): Promise<void> {
     if (this.stopped) return;
@@ -66,14 +101,17 @@ export class StaticPeerDialer {
     try {
       const connection = await this.node.dial(peer.address, { signal: this.abort.signal });
       peer.peerId = connection.remotePeer.toString();
-      peer.failures = 0;
+      peer.connectedAt ??= performance.now();
     } catch {
       peer.failures += 1;
     } finally {
       peer.dialing = false;
     }
     // Also covers a connection that closed while the dial was settling (its disconnect was ignored meanwhile).
-    if (!this.isConnected(peer)) this.schedule(peer);
+    if (!this.isConnected(peer)) {
+      if (peer.connectedAt !== undefined) this.lost(peer);
+      this.schedule(peer);
+    }
   }
 
   private isConnected(peer: StaticPeer): boolean {
