@@ -2,9 +2,12 @@
  * What joining a real fleet asks of the `waku` node: it hangs up on peers of another cluster (asking each new peer's
  * Waku metadata, as nwaku does), drops empty payloads, and refuses to send a message over the network's size limit.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { proto_message } from '@waku/proto';
 import { WakuTransport, type WakuTransportOptions } from '../../../src/logos/transports/waku.ts';
+import { stopChild } from '../../support/child-process.ts';
 import { eventually } from '../../support/gateway.ts';
 
 const TOPIC = '/logos-a2a/1/fleet-test/json';
@@ -50,6 +53,23 @@ describe.concurrent('on a fleet', { timeout: 60_000 }, () => {
     await friend.send(ours.address, directBody(friend, ours, 'same cluster'));
     await soon(() => (received.length === 1 ? true : undefined));
     expect(received).toEqual(['same cluster']);
+  });
+
+  it('hangs up on a stock @waku/sdk node of another cluster', async () => {
+    const ours = await node({ clusterId: 2, listen: ['/ip4/127.0.0.1/tcp/0/ws'] });
+    const script = fileURLToPath(new URL('../../support/stock-light-node.mjs', import.meta.url));
+    // A stock light node of cluster 1 dialling ours: it never gets the peer it waits for, and exits in time.
+    const stranger = spawn(
+      process.execPath,
+      [script, JSON.stringify({ peer: ours.multiaddrs()[0], clusterId: 1, shards: 8, listen: [] })],
+      { stdio: 'ignore' },
+    );
+    try {
+      await soon(() => (ours.refusedPeers >= 1 ? true : undefined));
+      await soon(() => (ours.node!.getConnections().length === 0 ? true : undefined));
+    } finally {
+      await stopChild(stranger);
+    }
   });
 
   it('drops WakuMessages with an empty payload and does not relay them', async () => {
