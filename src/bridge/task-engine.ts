@@ -412,6 +412,7 @@ export class TaskEngine {
     }
     try {
       await this.sendRaw(live, requestBytes);
+      this.resendUntilAnswered(live);
     } finally {
       await recorded;
     }
@@ -770,6 +771,19 @@ export class TaskEngine {
   private askAfterRestart(live: LiveTask): void {
     this.askAgain(live);
     this.repeatWhileLive(live, 500, RESTART_ASKS, () => this.askAgain(live));
+  }
+
+  /**
+   * A request lost on the way (published while the agent's node was still joining the relay mesh, or while a node
+   * on the path restarted) is sent again, as after a restart (binding §5.7 b), 2, 4, 8 and 16 s after it went out,
+   * for as long as no reply has been applied: an agent answers within a fraction of a second (§4.1), and one that
+   * did get the request only re-publishes its replies, so a resend is cheap either way. Without this, a lost
+   * request stayed unanswered until the silence timeout failed the task.
+   */
+  private resendUntilAnswered(live: LiveTask): void {
+    this.repeatWhileLive(live, FIRST_RESEND_MS, REQUEST_RESENDS, () => {
+      if (live.lastSeq === 0) this.askAgain(live);
+    });
   }
 
   /** Repeats a paid task's cancel after 1, 2, 4, 8 and 16 s while the task lives and its agent has not answered. */
@@ -1138,6 +1152,7 @@ export class TaskEngine {
         // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
         this.armSilenceTimer(live);
         await this.sendRaw(live, encodeEnvelope(live.request));
+        this.resendUntilAnswered(live);
         return;
       }
       case 'hold':
@@ -1304,6 +1319,10 @@ export class TaskEngine {
 const RETRY_WINDOW_MS = 10 * 60_000;
 /** Questions repeated to a restarted agent, after the first. */
 const RESTART_ASKS = 4;
+/** A request no reply has answered is sent again this long after it went out, then after twice as long, … */
+const FIRST_RESEND_MS = 2_000;
+/** … this many times. */
+const REQUEST_RESENDS = 4;
 /** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
 const STRANDED_AFTER_MS = 180_000;
 
