@@ -35,9 +35,35 @@ class SlowestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * End-to-end files that run a second time with every envelope on the stock Waku wire (LOGOS_A2A_TEST_WIRE=waku, see
+ * test/support/gateway.ts): the official clients of both generations, both bindings, streams, push, the conformance
+ * scenarios, payments on the devnet and the regressions of the A2A face. The other files that start a test bed tap or
+ * forge what crosses the in-process network, so they run on it only.
+ */
+const OVER_WAKU = [
+  'test/a2a/client-generations.test.ts',
+  'test/a2a/client-v1.test.ts',
+  'test/a2a/client-v03.test.ts',
+  'test/a2a/rest.test.ts',
+  'test/a2a/rest-v03.test.ts',
+  'test/a2a/streams.test.ts',
+  'test/a2a/errors.test.ts',
+  'test/a2a/push.test.ts',
+  'test/logos/agents/conformance.test.ts',
+  'test/bridge/paid-tasks-on-devnet.test.ts',
+  'test/regression/payments.test.ts',
+  'test/regression/sse.test.ts',
+  'test/regression/client-mistakes.test.ts',
+  'test/regression/a2a-face.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: [
+      { extends: true, test: { name: 'memory', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'waku', include: OVER_WAKU, env: { LOGOS_A2A_TEST_WIRE: 'waku' } } },
+    ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Integration files each start their own gateway on a free loopback port; two workers fit a 2-core machine.

@@ -14,6 +14,7 @@ import {
   collect,
   eventually,
   startTestBed,
+  TEST_WIRE,
   textMessage,
   type Binding,
   type TestBed,
@@ -32,6 +33,10 @@ beforeAll(async () => {
   });
 });
 afterAll(() => bed.close());
+
+it('runs on the wire its vitest project names (the waku project: every envelope over Waku relay)', () => {
+  expect(bed.gateway.network.description).toMatch(TEST_WIRE === 'waku' ? /^Waku relay/ : /^in-process/);
+});
 
 const textOf = (task: Task) =>
   task.artifacts

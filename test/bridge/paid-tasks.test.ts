@@ -10,8 +10,7 @@ import type { PayOutcome } from '../../src/lez/rail/payment-rail.ts';
 import type { RailPaymentRecord } from '../../src/lez/rail/payment-record.ts';
 import { agentPayments, gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
-import type { MemoryNetwork } from '../../src/logos/transports/memory.ts';
-import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
+import { eventually, inProcess, rpc, startTestBed, type TestBed, type TestNetwork } from '../support/gateway.ts';
 import { AGENT_ACCOUNT, GATEWAY_ACCOUNT, pricedWorld, type PricedWorld } from '../support/priced-agent.ts';
 
 const ADMIN = 'admin-token-for-tests-0123456789';
@@ -24,7 +23,7 @@ async function start(
     funds?: bigint;
     payer?: (world: PricedWorld) => Payer;
     limits?: Record<string, unknown>;
-    agent?: (network: MemoryNetwork) => LogosAgent;
+    agent?: (network: TestNetwork) => LogosAgent;
   } = {},
 ) {
   world = pricedWorld(options.funds);
@@ -327,7 +326,8 @@ describe('a paid task whose agent does not confirm its cancel', () => {
         cancelTimeoutMs: 300,
         payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' },
       },
-      agents: (network) => {
+      agents: (testNetwork) => {
+        const network = inProcess(testNetwork);
         // The agent never hears the first cancel (lost on the way): only the gateway's repeat reaches it.
         const deliver = network.deliver.bind(network);
         network.deliver = (table, name, payload, sender, key) => {

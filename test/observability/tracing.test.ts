@@ -6,7 +6,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing, type Tracing } from '../../src/observability/tracing.ts';
-import { eventually, startTestBed, type TestBed } from '../support/gateway.ts';
+import { eventually, inProcess, startTestBed, type TestBed } from '../support/gateway.ts';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -29,7 +29,7 @@ describe('traces', () => {
     exporter.reset();
     const envelopes: { type: string; traceparent?: string }[] = [];
     // Another listener at the agent's address: the network hands it what the gateway sends the agent.
-    const stopListening = bed.network.listen('direct', 'agent:echo', (payload) =>
+    const stopListening = inProcess(bed.network).listen('direct', 'agent:echo', (payload) =>
       envelopes.push(JSON.parse(new TextDecoder().decode(payload)) as { type: string; traceparent?: string }),
     );
     const response = await fetch(`${bed.gateway.url}/agents/echo`, {
@@ -97,7 +97,7 @@ describe('trace context while no span is exported', () => {
   /** The traceparent of the task_request the gateway sends the echo agent for one SendMessage. */
   async function sentTraceparent(headers: Record<string, string>, messageId: string): Promise<string | undefined> {
     const envelopes: { type: string; traceparent?: string }[] = [];
-    const stopListening = bed.network.listen('direct', 'agent:echo', (payload) =>
+    const stopListening = inProcess(bed.network).listen('direct', 'agent:echo', (payload) =>
       envelopes.push(JSON.parse(new TextDecoder().decode(payload)) as { type: string; traceparent?: string }),
     );
     try {

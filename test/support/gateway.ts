@@ -9,12 +9,61 @@ import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { conformanceAgent } from '../../src/logos/agents/conformance.ts';
 import { echoAgent } from '../../src/logos/agents/echo.ts';
+import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
+import { WakuTransport } from '../../src/logos/transports/waku.ts';
+import type { LogosTransport } from '../../src/logos/transport.ts';
 import type { Payer } from '../../src/bridge/task-payments.ts';
+
+/**
+ * What the test bed's agents run on: the in-process network (the default), or real Waku relay nodes on 127.0.0.1
+ * with the gateway on a node of its own, all joined to one hub node, so that every envelope crosses the stock wire
+ * (ECIES 1:1 messages, keyed publications, gossipsub over TCP). `LOGOS_A2A_TEST_WIRE=waku` picks the second; the
+ * `waku` project of vitest.config.ts runs a set of end-to-end files that way.
+ */
+export type TestWire = 'memory' | 'waku';
+export const TEST_WIRE: TestWire = process.env.LOGOS_A2A_TEST_WIRE === 'waku' ? 'waku' : 'memory';
+
+/** Where a test's agents get their transport: `node(name)` is a party of its own on the bed's network. */
+export interface TestNetwork {
+  node(name: string): LogosTransport;
+}
+
+/** Relay nodes joined to one hub, each created unstarted (an agent starts its own). */
+class WakuTestNetwork implements TestNetwork {
+  readonly hub: WakuTransport;
+
+  private constructor(hub: WakuTransport) {
+    this.hub = hub;
+  }
+
+  static async start(): Promise<WakuTestNetwork> {
+    return new WakuTestNetwork(await WakuTransport.create({ listen: ['/ip4/127.0.0.1/tcp/0'] }));
+  }
+
+  node(): WakuTransport {
+    return new WakuTransport({ staticPeers: this.hub.multiaddrs() });
+  }
+
+  /** Until the gateway and every agent are in the hub's mesh: a message published before is lost, as on a fleet. */
+  meshed(parties: number): Promise<true> {
+    return eventually(() => (this.hub.meshPeerCount(DEFAULT_DISCOVERY_TOPIC) >= parties ? true : undefined), 15_000);
+  }
+
+  stop(): Promise<void> {
+    return this.hub.stop();
+  }
+}
+
+/** The in-process network, for a test that taps or forges what crosses it (such a file runs on it only). */
+export function inProcess(network: TestNetwork): MemoryNetwork {
+  if (!(network instanceof MemoryNetwork)) throw new Error('this test needs the in-process network');
+  return network;
+}
 
 export interface TestBed {
   gateway: Gateway;
-  network: MemoryNetwork;
+  network: TestNetwork;
   agents: LogosAgent[];
   database: string;
   /** Stops the gateway only (agents and network stay, as on a real network). */
@@ -25,11 +74,12 @@ export interface TestBed {
 }
 
 export async function startTestBed(
-  options: { config?: GatewayConfigInput; agents?: (network: MemoryNetwork) => LogosAgent[]; payer?: Payer } = {},
+  options: { config?: GatewayConfigInput; agents?: (network: TestNetwork) => LogosAgent[]; payer?: Payer } = {},
 ): Promise<TestBed> {
   const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-test-'));
   const database = join(dir, 'gateway.db');
-  const network = new MemoryNetwork();
+  const waku = TEST_WIRE === 'waku' ? await WakuTestNetwork.start() : undefined;
+  const network = waku ?? new MemoryNetwork();
   const agents = options.agents
     ? options.agents(network)
     : [
@@ -48,12 +98,25 @@ export async function startTestBed(
       agents: [],
       sseHeartbeatMs: 1_000,
       shutdownGraceMs: 1_000,
-      transport: { kind: 'memory' },
+      transport: waku
+        ? {
+            kind: 'waku',
+            listen: ['/ip4/127.0.0.1/tcp/0'],
+            peers: waku.hub.multiaddrs(),
+            keyFile: join(dir, 'gateway.key'),
+          }
+        : { kind: 'memory' },
       ...options.config,
     },
   });
-  const deps = { network, agents, log: () => undefined, ...(options.payer ? { payer: options.payer } : {}) };
+  const deps = {
+    ...(network instanceof MemoryNetwork ? { network } : {}),
+    agents,
+    log: () => undefined,
+    ...(options.payer ? { payer: options.payer } : {}),
+  };
   let gateway = await startGateway(config, deps);
+  await waku?.meshed(agents.length + 1);
   let running = true;
   const bed: TestBed = {
     get gateway() {
@@ -75,6 +138,7 @@ export async function startTestBed(
     async close() {
       await bed.stopGateway();
       await Promise.all(agents.map((agent) => agent.stop()));
+      await waku?.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

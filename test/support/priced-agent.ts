@@ -2,7 +2,7 @@
 import { LogosAgent, type AgentPayments } from '../../src/logos/agent-runtime.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
-import type { MemoryNetwork } from '../../src/logos/transports/memory.ts';
+import type { TestNetwork } from './gateway.ts';
 import { agentPayments, gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import type { Payer } from '../../src/bridge/task-payments.ts';
 
@@ -14,7 +14,7 @@ export interface PricedWorld {
   ledger: MemoryLedger;
   payer: Payer;
   /** The agent; `payments` replaces its side of the ledger (to make it fail, say). */
-  agent(network: MemoryNetwork, payments?: AgentPayments): LogosAgent;
+  agent(network: TestNetwork, payments?: AgentPayments): LogosAgent;
   /** Releases tasks of the `slow` skill. */
   release(): void;
 }
@@ -29,9 +29,10 @@ export function pricedWorld(funds = 1_000n): PricedWorld {
     ledger,
     payer: gatewayPayer(new MemoryRail({ ledger, payer: GATEWAY_ACCOUNT })),
     release: () => waiting.splice(0).forEach((go) => go()),
-    agent: (network, payments = agentPayments(new MemoryRail({ ledger, payer: AGENT_ACCOUNT }))) =>
-      new LogosAgent({
-        transport: network.node('agent:shop'),
+    agent: (network, payments = agentPayments(new MemoryRail({ ledger, payer: AGENT_ACCOUNT }))) => {
+      const transport = network.node('agent:shop');
+      return new LogosAgent({
+        transport,
         announce: false, // registered with the gateway directly
         payments,
         card: {
@@ -45,7 +46,7 @@ export function pricedWorld(funds = 1_000n): PricedWorld {
             { id: 'slow', name: 'Slow', description: '', 'x-lez-price': '10' },
             { id: 'dear', name: 'Dear', description: '', 'x-lez-price': '5000' },
           ],
-          agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:shop' }],
+          agentInterfaces: [{ type: 'logos-messaging', version: '1', address: transport.address }],
         },
         skills: {
           quick: (ctx) => `done: ${ctx.text}`,
@@ -56,6 +57,7 @@ export function pricedWorld(funds = 1_000n): PricedWorld {
               ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
             }),
         },
-      }),
+      });
+    },
   };
 }
