@@ -15,7 +15,7 @@ const ANSWERS = 'logos_a2a_command_answers';
 const KEEP_FEED_MS = 10 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
 /** The first key of every replica's liveness lock (`pg_advisory_lock(LIVENESS_LOCKS, hashtext(replica id))`). */
-const LIVENESS_LOCKS = 0x4c413241;
+export const LIVENESS_LOCKS = 0x4c413241;
 /**
  * How the id of a replica that holds a liveness lock begins. Only such owners are taken for gone when they hold none:
  * a replica of an earlier version, upgraded beside this one, holds no lock and is alive.
@@ -78,22 +78,45 @@ export class PostgresReplicaStore implements ReplicaStore {
    * Holds this replica's liveness lock: takes it if its connection does not hold it (again after that connection was
    * lost, a server restart say). `check` asks the server even when the lock is thought held: a half-open connection
    * says nothing until the keep-alive notices. A failure is logged: the lock matters to others' starts only, and
-   * must not stop this replica from leasing and renewing.
+   * must not stop this replica from leasing and renewing. A check that fails is tried once more on a new connection:
+   * the one it failed on is most often one the server ended (a restart, a failover, an administrator), and the lock
+   * should be back at once rather than a renewal later, when a replica starting meanwhile would take this one for gone.
    */
-  async #stayAlive(check = false): Promise<void> {
+  async #stayAlive(check = false, retry = true): Promise<void> {
     if (!this.#openSession || this.#closed || (this.#alive && !check)) return;
-    this.#session ??= this.#openSession(() => (this.#alive = false));
+    if (!this.#session) {
+      const opened: Sql = this.#openSession(() => this.#dropSession(opened));
+      this.#session = opened;
+    }
+    const session = this.#session;
     try {
-      const [row] = await this.#session<{ locked: boolean }[]>`
+      const [row] = await session<{ locked: boolean }[]>`
         SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory'
                       AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid
                       AND objid = hashtext(${this.replicaId})::oid AND granted)
                THEN true ELSE pg_try_advisory_lock(${LIVENESS_LOCKS}, hashtext(${this.replicaId})) END AS locked`;
       this.#alive = row?.locked === true;
     } catch (error) {
-      this.#alive = false;
+      this.#dropSession(session);
       this.#log(`holding this replica's liveness lock: ${String(error)}`);
+      if (retry) await this.#stayAlive(check, false);
     }
+  }
+
+  /**
+   * Ends a session whose connection was lost or failed a query; the next check opens a new one. The driver
+   * (postgres 3.4.9) cannot be trusted with such a connection again: after a connection error it keeps the failed
+   * query and the server's last error, so the first query once it reconnects fails with that stale error, and a
+   * query sent between the socket's 'error' and 'close' events (another claim at that moment, say) waits on the dead
+   * socket and never settles, after which the connection never becomes ready again and every later check, so every
+   * renewal, waits forever. Ending the session rejects what waits on it; a new one shares none of that state.
+   */
+  #dropSession(session: Sql): void {
+    if (this.#session === session) {
+      this.#session = undefined;
+      this.#alive = false;
+    }
+    void session.end({ timeout: 0 }).catch(() => undefined);
   }
 
   async claim(taskId: string): Promise<void> {

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Task } from '@a2a-js/sdk';
 import { openStores, type Stores } from '../../src/store/open-stores.ts';
-import { PostgresReplicaStore } from '../../src/store/postgres-replica-store.ts';
+import { LIVENESS_LOCKS, PostgresReplicaStore } from '../../src/store/postgres-replica-store.ts';
 import { LeaseLostError, type ReplicaStore } from '../../src/store/replica-store.ts';
 import { eventually } from '../support/gateway.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
@@ -32,7 +32,8 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     replicas = stores.map((store) => store.replicas!);
   });
   afterEach(async () => {
-    await stores[0]!.sql!`TRUNCATE tasks, task_leases, task_changes, task_commands`;
+    // Through the one replica whose pool no test kills: a pool whose connections were killed fails a query or two.
+    await stores[2]!.sql!`TRUNCATE tasks, task_leases, task_changes, task_commands`;
     await Promise.all(stores.map((store) => store.close()));
   });
 
@@ -104,6 +105,118 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     // A task nobody leases is anyone's to write.
     await record('unleased');
     await stores[0]!.tasks.update('unleased', working('unleased'), 4);
+  });
+
+  /** The server process of the connection that holds `replica`'s liveness lock, seen from another replica's pool. */
+  const livenessPid = async (replica: ReplicaStore) => {
+    const rows = await stores[2]!.sql!<{ pid: number }[]>`
+      SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted
+        AND classid = ${LIVENESS_LOCKS}::int4::oid AND objid = hashtext(${replica.replicaId})::oid`;
+    return rows[0]?.pid;
+  };
+  /** Ends server processes as a failover or an administrator would: the client hears only that they are gone. */
+  const terminate = async (pids: number[]) => {
+    await stores[2]!.sql!`SELECT pg_terminate_backend(pid) FROM unnest(${pids}::int4[]) AS pid`;
+  };
+  /** The server processes of `sql`'s pool, found by running on every one of its connections at once. */
+  const poolPids = async (sql: NonNullable<Stores['sql']>) => {
+    const rows = await Promise.all(
+      [...Array(10)].map(() => sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`),
+    );
+    return [...new Set(rows.map(([row]) => row!.pid))];
+  };
+  /** Settles `promise` or fails the test after `ms`: a hung renewal must fail here, not at the test's timeout. */
+  const within = <T>(ms: number, promise: Promise<T>) =>
+    Promise.race([
+      promise,
+      sleep(ms).then(() => {
+        throw new Error(`not settled within ${ms} ms`);
+      }),
+    ]);
+
+  it('takes its liveness lock again at the renewal after its connection was killed, and keeps leasing', async () => {
+    const [owner, other] = replicas as [ReplicaStore, ReplicaStore];
+    await record('kept');
+    await owner.claim('kept');
+    const before = await livenessPid(owner);
+    expect(before).toBeDefined();
+    await terminate([before!]);
+    await eventually(async () => (await livenessPid(owner)) === undefined || undefined);
+    expect(await within(2_000, owner.renew())).toEqual(new Set(['kept']));
+    const after = await livenessPid(owner);
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+    // It is alive again: a replica starting now leaves its lease alone.
+    expect(await other.takeOver()).toEqual([]);
+  });
+
+  it('never hangs a renewal or a claim when its liveness connection is killed under a check', async () => {
+    // Another caller of the store at the moment a check fails (a new task's claim, say): here the log of that failure.
+    let claimAtFailure = false;
+    const claims: Promise<void>[] = [];
+    const store = await openStores(database.url, {
+      leaseMs: LEASE_MS,
+      log: (message) => {
+        if (!claimAtFailure || !message.includes('liveness lock')) return;
+        claimAtFailure = false;
+        claims.push(store.replicas!.claim('kept'));
+      },
+    });
+    stores.push(store);
+    const owner = store.replicas!;
+    await record('kept');
+    await owner.claim('kept');
+    // The kill races the check (the server's process may or may not be gone when the check is sent): several rounds.
+    for (let round = 0; round < 5; round++) {
+      const pid = await eventually(() => livenessPid(owner));
+      claimAtFailure = true;
+      await terminate([pid]);
+      await within(2_000, owner.renew());
+      await within(2_000, Promise.all(claims.splice(0)));
+      // Taken again by a later renewal, at the latest.
+      await eventually(async () => {
+        await within(2_000, owner.renew());
+        return (await livenessPid(owner)) ?? undefined;
+      });
+    }
+    expect(await within(2_000, owner.renew())).toEqual(new Set(['kept']));
+  });
+
+  it('renews and follows again once the connections of its pool and its listener were killed', async () => {
+    const [owner, follower] = replicas as [ReplicaStore, ReplicaStore];
+    await Promise.all(
+      replicas.map((replica) =>
+        replica.serve(
+          () => false,
+          async () => '',
+        ),
+      ),
+    );
+    await record('kept');
+    await owner.claim('kept');
+    const heard: string[] = [];
+    await follower.follow('kept', (change) => heard.push(change));
+    const listeners = await stores[2]!.sql!<{ pid: number }[]>`
+      SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'listen %'
+        AND pid <> pg_backend_pid()`;
+    expect(listeners.length).toBeGreaterThan(0);
+    const pools = [...(await poolPids(stores[0]!.sql!)), ...(await poolPids(stores[1]!.sql!))];
+    await terminate([...pools, ...listeners.map((row) => row.pid), (await livenessPid(owner))!]);
+    // A query on a killed connection fails (this driver fails the first one after it reconnects too): renewals, each
+    // settled in a bounded time, soon renew the lease and hold the lock again.
+    const renewed = await eventually(async () => {
+      const held = await within(2_000, owner.renew()).catch(() => undefined);
+      return held && (await livenessPid(owner)) !== undefined ? held : undefined;
+    });
+    expect(renewed).toEqual(new Set(['kept']));
+    // The follower hears a change published after the kill (its listener is back, or reads it after reconnecting).
+    await eventually(() =>
+      owner.publish('kept', 'after the kill').then(
+        () => true,
+        () => undefined,
+      ),
+    );
+    await eventually(() => heard.includes('after the kill') || undefined);
   });
 
   it('lets a stopping replica’s leases go at once', async () => {
