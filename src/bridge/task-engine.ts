@@ -226,7 +226,7 @@ export class TaskEngine {
     if (this.renewing) return;
     this.renewing = true;
     try {
-      const held = await replicas.renew();
+      const held = await renewalWithin(replicas.renew(), replicas.leaseMs);
       for (const taskId of this.leased) {
         const live = this.live.get(taskId);
         // Taken over while this replica could not renew (the database was out of reach).
@@ -1313,6 +1313,22 @@ export class TaskEngine {
   private log(message: string): void {
     (this.options.log ?? console.warn)(`[engine] ${message}`);
   }
+}
+
+/**
+ * A renewal that has not settled within two beats is given up, so that the next beat renews afresh. A database
+ * that vanished without closing its connections (a failover) leaves queries waiting until TCP notices, minutes
+ * later; one renewal waiting that long would hold every later one back, and the leases would run out meanwhile.
+ */
+function renewalWithin<T>(renewal: Promise<T>, leaseMs: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer from the database in ${(2 * leaseMs) / 3} ms`)),
+      (2 * leaseMs) / 3,
+    );
+  });
+  return Promise.race([renewal, limit]).finally(() => clearTimeout(timer));
 }
 
 /** How long a priced message's retries join its task rather than pay again. */
