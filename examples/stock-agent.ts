@@ -1,19 +1,24 @@
 /**
  * A Logos agent written with stock packages only: `@waku/sdk` (the node, plain messages, autosharding),
- * `@waku/message-encryption` (ECIES requests in, AES-256-GCM replies out), libp2p's gossipsub (Waku Relay), and
- * `@noble/curves` / `@scure/base` (the signed card). Nothing from logos-a2a: everything it does on the wire is in
- * docs/binding.md §2.7–§2.8 and §11. It upper-cases text.
+ * `@waku/message-encryption` (ECIES requests in, AES-256-GCM replies out), libp2p (gossipsub for Waku Relay, the
+ * TCP and WebSocket transports), and `@noble/curves` / `@scure/base` (the signed card). Nothing from logos-a2a:
+ * everything it does on the wire is in docs/binding.md §2.7–§2.8 and §11. It upper-cases text.
  *
- *     node examples/stock-agent.ts <gateway multiaddr> [data directory]
+ *     node examples/stock-agent.ts [--light] <gateway multiaddr> [data directory]
  *
- * The multiaddr is where the gateway's Waku node listens (`npm start`: /ip4/127.0.0.1/tcp/60000). The agent keeps
- * its two keys in `<data directory>/stock-agent.keys.json` (default `.data`), so it keeps its address and account.
+ * The multiaddr is where the gateway's Waku node listens (`npm start`: /ip4/127.0.0.1/tcp/60000). By default the
+ * agent runs a Waku Relay node and joins the network through it; with `--light` it runs a `@waku/sdk` light node
+ * instead, which relays nothing: it sends with LightPush and receives with Filter through that node (any node that
+ * serves both protocols, as the gateway's does, over TCP or WebSocket). The agent keeps its two keys in
+ * `<data directory>/stock-agent.keys.json` (default `.data`), so it keeps its address and account.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GossipSub } from '@chainsafe/libp2p-gossipsub';
 import { tcp } from '@libp2p/tcp';
+import { webSockets } from '@libp2p/websockets';
+import { all as anyWebSocketAddress } from '@libp2p/websockets/filters';
 import { multiaddr } from '@multiformats/multiaddr';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -21,10 +26,21 @@ import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { base58 } from '@scure/base';
 import { createDecoder as createEciesDecoder } from '@waku/message-encryption/ecies';
 import { createEncoder as createSymmetricEncoder } from '@waku/message-encryption/symmetric';
-import { createEncoder as createPlainEncoder, defaultLibp2p, utils } from '@waku/sdk';
+import {
+  Protocols,
+  createEncoder as createPlainEncoder,
+  createLightNode,
+  defaultLibp2p,
+  utils,
+  type IDecodedMessage,
+  type IDecoder,
+  type IEncoder,
+} from '@waku/sdk';
 
-const [peer, dataDir = '.data'] = process.argv.slice(2);
-if (!peer) throw new Error('usage: node examples/stock-agent.ts <gateway multiaddr> [data directory]');
+const args = process.argv.slice(2);
+const light = args[0] === '--light';
+const [peer, dataDir = '.data'] = light ? args.slice(1) : args;
+if (!peer) throw new Error('usage: node examples/stock-agent.ts [--light] <gateway multiaddr> [data directory]');
 
 // The gateway's defaults (docs/binding.md §2.7.2, §11.2).
 const NETWORK = { clusterId: 2, numShardsInCluster: 8 };
@@ -107,41 +123,99 @@ const card = {
   },
 };
 
-// ---- the node: Waku Relay is gossipsub under Waku's protocol id, unsigned, ids = sha256 of the message ---------
+// ---- the node: all the agent needs of it is to send what an encoder writes, and to hear what a decoder opens -----
 
-const node = await defaultLibp2p(NETWORK.clusterId, {
-  addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
-  transports: [tcp()],
-  hideWebSocketInfo: true,
-  services: {
-    pubsub: (components: ConstructorParameters<typeof GossipSub>[0]) => {
-      const gossipsub = new GossipSub(components, {
-        globalSignaturePolicy: 'StrictNoSign',
-        msgIdFn: (message) => sha256(message.data),
-        fallbackToFloodsub: false,
-        allowPublishToZeroTopicPeers: true,
-      });
-      gossipsub.multicodecs = [RELAY_CODEC];
-      return gossipsub;
+interface AgentNode {
+  send(encoder: IEncoder, payload: Uint8Array): Promise<void>;
+  /** Hands over each message on the decoder's content topic that the decoder opens. */
+  receive<T extends IDecodedMessage>(decoder: IDecoder<T>, handler: (message: T) => void): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Waku Relay: gossipsub under Waku's protocol id, unsigned, message ids = sha256 of the message (§2.7.8). */
+async function joinAsRelay(): Promise<AgentNode> {
+  const node = await defaultLibp2p(NETWORK.clusterId, {
+    addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
+    transports: [tcp()],
+    hideWebSocketInfo: true,
+    services: {
+      pubsub: (components: ConstructorParameters<typeof GossipSub>[0]) => {
+        const gossipsub = new GossipSub(components, {
+          globalSignaturePolicy: 'StrictNoSign',
+          msgIdFn: (message) => sha256(message.data),
+          fallbackToFloodsub: false,
+          allowPublishToZeroTopicPeers: true,
+        });
+        gossipsub.multicodecs = [RELAY_CODEC];
+        return gossipsub;
+      },
     },
-  },
-} as never);
-const pubsub = (node.services as unknown as { pubsub: GossipSub }).pubsub;
+  } as never);
+  const pubsub = (node.services as unknown as { pubsub: GossipSub }).pubsub;
+  const discoveryShard = route(DISCOVERY_TOPIC).pubsubTopic;
+  await node.start();
+  pubsub.subscribe(discoveryShard);
+  await node.dial(multiaddr(peer!));
+  // Ready once the gateway has said which shards it relays, so that the first announcement reaches it.
+  const deadline = Date.now() + 10_000;
+  while (pubsub.getSubscribers(discoveryShard).length === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    async send(encoder, payload) {
+      const wire = await encoder.toWire({ payload });
+      if (wire) await pubsub.publish(encoder.pubsubTopic, wire).catch(() => undefined);
+    },
+    async receive(decoder, handler) {
+      pubsub.subscribe(decoder.pubsubTopic);
+      pubsub.addEventListener('message', (event) => {
+        const { topic, data } = event.detail;
+        if (topic !== decoder.pubsubTopic) return;
+        void (async () => {
+          const proto = await decoder.fromWireToProtoObj(data);
+          if (proto?.contentTopic !== decoder.contentTopic) return;
+          const message = await decoder.fromProtoObj(topic, proto);
+          if (message) handler(message);
+        })().catch(() => undefined); // not a WakuMessage, not for this key: a node ignores what it cannot read
+      });
+    },
+    stop: async () => await node.stop(),
+  };
+}
+
+/** A light node: nothing relayed, LightPush out and Filter in through the peer, a service node (§2.8). */
+async function joinAsLight(): Promise<AgentNode> {
+  const node = await createLightNode({
+    networkConfig: NETWORK,
+    libp2p: { transports: [tcp(), webSockets({ filter: anyWebSocketAddress })], hideWebSocketInfo: true },
+    discovery: { dns: false, peerExchange: false, peerCache: false },
+  });
+  await node.start();
+  await node.dial(peer!);
+  await node.waitForPeers([Protocols.LightPush, Protocols.Filter], 10_000);
+  return {
+    async send(encoder, payload) {
+      const result = await node.lightPush.send(encoder, { payload });
+      if (result.successes.length === 0) console.warn(`no service node took a message: ${result.failures[0]?.error}`);
+    },
+    async receive(decoder, handler) {
+      if (!(await node.filter.subscribe(decoder, handler)))
+        throw new Error(`cannot subscribe to ${decoder.contentTopic}`);
+    },
+    async stop() {
+      // The subscriptions' keep-alive timers outlive `stop` and would keep the process running.
+      node.filter.unsubscribeAll();
+      await node.stop();
+    },
+  };
+}
 
 const route = (contentTopic: string) => utils.createRoutingInfo(NETWORK, { contentTopic });
-const inbox = route(inboxTopic);
-const discovery = route(DISCOVERY_TOPIC);
-const inboxDecoder = createEciesDecoder(inboxTopic, inbox, keys.waku);
-const cardEncoder = createPlainEncoder({ contentTopic: DISCOVERY_TOPIC, routingInfo: discovery });
-
-await node.start();
-pubsub.subscribe(inbox.pubsubTopic);
-pubsub.subscribe(discovery.pubsubTopic);
-await node.dial(multiaddr(peer));
+const node = light ? await joinAsLight() : await joinAsRelay();
+const cardEncoder = createPlainEncoder({ contentTopic: DISCOVERY_TOPIC, routingInfo: route(DISCOVERY_TOPIC) });
 
 async function announce(): Promise<void> {
-  const wire = await cardEncoder.toWire({ payload: utf8ToBytes(JSON.stringify(card)) });
-  if (wire) await pubsub.publish(discovery.pubsubTopic, wire).catch(() => undefined);
+  await node.send(cardEncoder, utf8ToBytes(JSON.stringify(card))).catch(() => undefined);
 }
 
 // ---- tasks (§4, §6) ---------------------------------------------------------------------------------------------
@@ -162,8 +236,7 @@ async function publish(taskId: string, statusKey: string, body: Uint8Array): Pro
     symKey: new Uint8Array(Buffer.from(statusKey, 'base64url')),
     sigPrivKey: keys.waku,
   });
-  const wire = await encoder.toWire({ payload: body });
-  if (wire) await pubsub.publish(encoder.pubsubTopic, wire).catch(() => undefined);
+  await node.send(encoder, body).catch(() => undefined);
 }
 
 async function reply(taskId: string, statusKey: string, fields: Record<string, unknown>): Promise<Uint8Array> {
@@ -214,29 +287,22 @@ async function handle(request: Request, sender: string): Promise<void> {
 
 // ---- requests in (§2.7.3): signed, addressed to this agent, from their signer ----------------------------------
 
-pubsub.addEventListener('message', (event) => {
-  const { topic, data } = event.detail;
-  if (topic !== inbox.pubsubTopic) return;
-  void (async () => {
-    const proto = await inboxDecoder.fromWireToProtoObj(data);
-    if (proto?.contentTopic !== inboxTopic) return;
-    const message = await inboxDecoder.fromProtoObj(topic, proto);
-    if (!message?.signaturePublicKey) return;
-    const signer = bytesToHex(message.signaturePublicKey);
+await node.receive(createEciesDecoder(inboxTopic, route(inboxTopic), keys.waku), (message) => {
+  if (!message.signaturePublicKey) return;
+  const signer = bytesToHex(message.signaturePublicKey);
+  try {
     const request = JSON.parse(new TextDecoder().decode(message.payload)) as Request & { to: string };
     if (canonical(request.to) !== bytesToHex(publicKey) || canonical(request.from) !== signer) return;
-    await handle(request, signer);
-  })().catch(() => undefined); // not JSON, not for us: a node ignores what it cannot read
+    void handle(request, signer).catch(() => undefined);
+  } catch {
+    // not JSON: a node ignores what it cannot read
+  }
 });
 
-// Announce once the gateway has said which shards it relays, then every 30 s.
-const deadline = Date.now() + 10_000;
-while (pubsub.getSubscribers(discovery.pubsubTopic).length === 0 && Date.now() < deadline) {
-  await new Promise((resolve) => setTimeout(resolve, 50));
-}
+// Listening first, then announced: at once, and every 30 s.
 await announce();
 const announcer = setInterval(() => void announce(), 30_000);
-console.log(`stock-agent ${card.id}: ${address}, joined through ${peer}; ready`);
+console.log(`stock-agent ${card.id}: ${address}, joined through ${peer} as a ${light ? 'light' : 'relay'} node; ready`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

@@ -4,6 +4,8 @@
  *
  * - `LogosAgent`: the runtime (a card and skill handlers; it announces the card on the discovery topic by default);
  * - `WakuTransport`: a node on the Logos Messaging (Waku relay) network, the one gateways listen on;
+ * - `WakuLightTransport`: a Waku light node instead, sending with LightPush and receiving with Filter through service
+ *   nodes (a gateway's node, or a fleet's), for an agent that runs no relay node;
  * - `loadOrCreateKey`: a key kept in a file (the agent's Logos identity, and the LEZ key its card is signed with);
  * - `signLogosCard` / `verifyLogosCard`: signed cards by hand (the runtime signs the card itself when given `cardKey`).
  */
@@ -32,3 +34,4 @@ export type { WireArtifact, WireMessage } from './logos/envelope.ts';
 export { loadOrCreateKey } from './logos/secret-key-file.ts';
 export type { Delivery, LogosTransport, PayloadHandler, Unsubscribe } from './logos/transport.ts';
 export { WakuTransport, type WakuTransportOptions } from './logos/transports/waku.ts';
+export { WakuLightTransport, type WakuLightTransportOptions } from './logos/transports/waku-light.ts';

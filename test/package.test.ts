@@ -145,6 +145,7 @@ describe.concurrent('the packed package', () => {
         'LogosAgent',
         'SkillRejected',
         'WakuTransport',
+        'WakuLightTransport',
         'loadOrCreateKey',
         'signLogosCard',
         'verifyLogosCard',

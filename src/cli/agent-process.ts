@@ -1,8 +1,9 @@
 /**
  * `logos-a2a agent`: one of the built-in Logos agents as its own process, on Waku only. It joins the relay network
- * through the peers it is given, announces its card on the discovery topic, and serves tasks until stopped. The
- * paid agent is paid to its card key's LEZ account on a sequencer and keeps its money state in its data directory,
- * so that a process killed at any point refunds, at its next start, every paid task it can no longer complete.
+ * through the peers it is given (or, as a light node, sends and receives through them as service nodes), announces
+ * its card on the discovery topic, and serves tasks until stopped. The paid agent is paid to its card key's LEZ
+ * account on a sequencer and keeps its money state in its data directory, so that a process killed at any point
+ * refunds, at its next start, every paid task it can no longer complete.
  */
 import { join } from 'node:path';
 import { CliFailure } from './errors.ts';
@@ -13,6 +14,7 @@ import { echoAgent } from '../logos/agents/echo.ts';
 import { NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
 import { loadOrCreateKey } from '../logos/secret-key-file.ts';
 import { WakuTransport } from '../logos/transports/waku.ts';
+import { WakuLightTransport } from '../logos/transports/waku-light.ts';
 import { startNodeRestServer, type NodeRestSettings } from '../logos/node-rest/server.ts';
 import { paidAgent } from '../logos/agents/paid.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
@@ -22,14 +24,19 @@ import type { AgentPaymentStore } from '../store/agent-payment-store.ts';
 import type { SigningMode } from '../lez/signing.ts';
 
 export type AgentKind = 'echo' | 'conformance' | 'paid';
+/** How the agent is on the network: a relay node of its own, or a light node of service nodes (as the gateway's `transport.kind`). */
+export type AgentTransportKind = 'waku' | 'waku-light';
 
 export interface AgentProcessOptions {
   kind: AgentKind;
   /** The agent's id (its URL at the gateway: /agents/{id}); default: the kind. */
   id?: string;
+  /** `waku` (default): a relay node joined through `peers`; `waku-light`: a light node of `peers` (and the entry nodes). */
+  transport?: AgentTransportKind;
   peers: string[];
   /** The Waku network's preset (default `local`): its cluster, shards, size limit, and entry nodes besides `peers`. */
   network?: NetworkName;
+  /** Where its relay node listens (`waku` only). */
   listen?: string[];
   /** Where the agent keeps its files (default .data): its keys, unless given, and the paid agent's money state. */
   dataDir?: string;
@@ -42,13 +49,13 @@ export interface AgentProcessOptions {
   signingMode?: SigningMode;
   discoveryTopic?: string;
   announceEveryMs?: number;
-  /** Serve the node's nwaku REST API (for Workers and nwaku clients). */
+  /** Serve the node's nwaku REST API (for Workers and nwaku clients; `waku` only). */
   rest?: NodeRestSettings;
 }
 
 export interface AgentProcess {
   agent: LogosAgent;
-  transport: WakuTransport;
+  transport: WakuTransport | WakuLightTransport;
   /** Where the node's nwaku REST API is, when served. */
   restUrl?: string;
   stop(): Promise<void>;
@@ -66,20 +73,30 @@ function keyFrom(file: string, option: string): Uint8Array {
 }
 
 export async function startAgentProcess(options: AgentProcessOptions): Promise<AgentProcess> {
+  if (options.transport === 'waku-light' && (options.listen || options.rest)) {
+    throw new CliFailure('logos-a2a agent: a waku-light agent has no node of its own to listen on or serve REST from');
+  }
   const preset = NETWORK_PRESETS[options.network ?? 'local'];
   const dataDir = options.dataDir ?? '.data';
   const id = options.id ?? options.kind;
   const cardKey = keyFrom(options.cardKeyFile ?? join(dataDir, `agent-${id}.lez.key`), '--card-key-file');
   // Money first: the store is opened and the sequencer probed before the agent can take a task.
   const paid = options.kind === 'paid' ? await paidSide(options, dataDir, id, cardKey) : undefined;
-  const transport = new WakuTransport({
-    privateKey: keyFrom(options.keyFile ?? join(dataDir, `agent-${id}.key`), '--key-file'),
-    listen: options.listen ?? ['/ip4/127.0.0.1/tcp/0'],
-    staticPeers: [...preset.entryNodes, ...options.peers],
+  const privateKey = keyFrom(options.keyFile ?? join(dataDir, `agent-${id}.key`), '--key-file');
+  const network = {
     clusterId: preset.clusterId,
     numShardsInCluster: preset.shards,
     maxMessageBytes: preset.maxMessageBytes,
-  });
+  };
+  const transport =
+    options.transport === 'waku-light'
+      ? new WakuLightTransport({ privateKey, servicePeers: [...preset.entryNodes, ...options.peers], ...network })
+      : new WakuTransport({
+          privateKey,
+          listen: options.listen ?? ['/ip4/127.0.0.1/tcp/0'],
+          staticPeers: [...preset.entryNodes, ...options.peers],
+          ...network,
+        });
   const builtin = {
     ...(options.id ? { id: options.id } : {}),
     // The card is announced signed by this LEZ key, kept beside the agent's Waku identity.
@@ -95,7 +112,10 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
   let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
   try {
     await agent.start();
-    rest = options.rest ? await startNodeRestServer(transport, options.rest) : undefined;
+    rest =
+      options.rest && transport instanceof WakuTransport
+        ? await startNodeRestServer(transport, options.rest)
+        : undefined;
   } catch (error) {
     await agent.stop();
     paid?.close();

@@ -113,15 +113,21 @@ Ctrl-C or SIGTERM stops it (calls in flight finish first); a second signal stops
 through --peer, announces its signed card on the discovery topic, and a gateway on that network serves it at
 /agents/ID/ within seconds. To write an agent of your own, see "Writing a Logos agent" in the README.
 
+With --transport waku-light the agent runs no relay node: it is a Waku light node that sends with LightPush and
+receives with Filter through its --peer nodes (and the network's entry nodes), which must serve both protocols, as
+a gateway's node and the fleets' nodes do. This is how an agent joins a fleet without running a relay node.
+
 The paid agent is paid in LEZ to its card key's account on the sequencer given by --sequencer. What it was paid
 and what it owes are kept in DATA/agent-ID-payments.db: a payment pays for one task only, a failed refund is tried
 again every 5 s, and a restarted agent first refunds every paid task it can no longer complete. On the devnet, its
 card key must be one of the devnet's initialised accounts (the devnet prints them), or no payment can reach it.
 
 Options:
-  --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable)
+  --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable);
+                        with waku-light, a service node to send and receive through
+  --transport KIND      waku (default): a relay node of its own; waku-light: a light node of its --peer nodes
   --network NAME        the Waku network: local (default), logos.test or logos.dev (joins its entry nodes)
-  --listen MULTIADDR    where this agent's node listens (repeatable; default /ip4/127.0.0.1/tcp/0)
+  --listen MULTIADDR    where this agent's node listens (repeatable; default /ip4/127.0.0.1/tcp/0; waku only)
   --id ID               the agent's id, its URL at the gateway: /agents/ID/ (default: KIND)
   --data DIR            where the agent keeps its keys and money state (default .data)
   --key-file FILE       the agent's Logos identity (default DATA/agent-ID.key, created on first start)
@@ -130,7 +136,7 @@ Options:
   --signing-mode MODE   paid: prehash-v0.3 or raw-borsh; must agree with the sequencer's, and is used as it is when
                         the sequencer does not answer at start (default: detected from the sequencer)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
-  --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port)
+  --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port; waku only)
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
   -h, --help            this text
 
@@ -141,6 +147,7 @@ Ctrl-C or SIGTERM stops it.
 `,
     options: {
       peer: { type: 'string', multiple: true },
+      transport: { type: 'string' },
       network: { type: 'string' },
       listen: { type: 'string', multiple: true },
       id: { type: 'string' },
@@ -508,6 +515,13 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     throw new UsageError(`${prefix}: --network is one of ${NETWORK_NAMES.join(', ')}, got "${network}"`);
   }
   const listen = values.listen as string[] | undefined;
+  const transport = str(values.transport) ?? 'waku';
+  if (transport !== 'waku' && transport !== 'waku-light') {
+    throw new UsageError(`${prefix}: --transport is waku or waku-light, got "${transport}"`);
+  }
+  if (transport === 'waku-light' && (listen || restPort !== undefined)) {
+    throw new UsageError(`${prefix}: a waku-light agent has no node of its own: --listen and --rest-port are for waku`);
+  }
   checkMultiaddrs(peers, '--peer', prefix, 'option');
   checkMultiaddrs(listen ?? [], '--listen', prefix, 'option');
   failureContext = { prefix, listenSetting: '--listen', peerSetting: '--peer' };
@@ -515,6 +529,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   const { startAgentProcess } = await import('./agent-process.ts');
   const running = await startAgentProcess({
     kind,
+    transport,
     peers,
     ...(network ? { network } : {}),
     ...(listen ? { listen } : {}),
@@ -530,8 +545,12 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   process.stdout.write(
     [
       `logos-a2a agent ${running.agent.card.id}: ${running.transport.address}`,
-      `  listening at ${running.transport.multiaddrs().join(', ')}`,
-      `  peers: ${peers.join(', ') || 'none (pass --peer to join a network)'}`,
+      ...('multiaddrs' in running.transport
+        ? [
+            `  listening at ${running.transport.multiaddrs().join(', ')}`,
+            `  peers: ${peers.join(', ') || 'none (pass --peer to join a network)'}`,
+          ]
+        : [`  a light node of: ${peers.join(', ') || 'no service node but the network’s entry nodes'}`]),
       ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
       'Ctrl-C stops it.',
       '',

@@ -61,6 +61,8 @@ export class WakuLightTransport implements LogosTransport {
   private light: LightNode | undefined;
   private dialer: StaticPeerDialer | undefined;
   private running = false;
+  /** The Filter subscribe in flight; the next waits for it (see `listen`). */
+  private subscribing: Promise<unknown> = Promise.resolve();
 
   constructor(options: WakuLightTransportOptions) {
     const { privateKey, ...settings } = options;
@@ -122,6 +124,8 @@ export class WakuLightTransport implements LogosTransport {
     this.receiver.clear();
     const light = this.light;
     this.light = undefined;
+    // The Filter subscriptions' keep-alive timers outlive the node's stop and would keep the process running.
+    light?.filter.unsubscribeAll();
     await light?.stop();
   }
 
@@ -184,12 +188,16 @@ export class WakuLightTransport implements LogosTransport {
   private listen(contentTopic: string): void {
     const light = this.light!;
     const decoder = rawDecoder(light.createDecoder({ contentTopic }));
+    const subscribe = () =>
+      this.running && this.light === light
+        ? light.filter.subscribe(decoder, (message) => this.receive(message as unknown as WakuMessage))
+        : Promise.resolve(true);
     const attempt = async (delayMs: number): Promise<void> => {
       if (!this.running || this.light !== light) return;
       await light.waitForPeers([Protocols.Filter], this.peerWaitMs).catch(() => undefined);
-      const subscribed = await light.filter
-        .subscribe(decoder, (message) => this.receive(message as unknown as WakuMessage))
-        .catch(() => false);
+      // One at a time: @waku/sdk records a shard's subscription only once its first subscribe is answered, so two in
+      // flight on one shard make two, and the one it forgets is never stopped (its timers keep the process alive).
+      const subscribed = await (this.subscribing = this.subscribing.then(subscribe).catch(() => false));
       if (!subscribed && this.running) {
         setTimeout(() => void attempt(Math.min(delayMs * 2, 30_000)), delayMs).unref?.();
       }
