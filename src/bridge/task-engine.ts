@@ -1316,17 +1316,15 @@ export class TaskEngine {
 }
 
 /**
- * A renewal that has not settled within two beats is given up, so that the next beat renews afresh. A database
- * that vanished without closing its connections (a failover) leaves queries waiting until TCP notices, minutes
- * later; one renewal waiting that long would hold every later one back, and the leases would run out meanwhile.
+ * A renewal that has not settled within a quarter of a lease is given up, before the next beat (every third of a
+ * lease), which then renews afresh while the last renewal's lease still runs. A database that vanished without
+ * closing its connections (a failover) leaves queries waiting until TCP notices, minutes later; one renewal waiting
+ * that long would hold every later one back, and the leases would run out meanwhile.
  */
 function renewalWithin<T>(renewal: Promise<T>, leaseMs: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer from the database in ${(2 * leaseMs) / 3} ms`)),
-      (2 * leaseMs) / 3,
-    );
+    timer = setTimeout(() => reject(new Error(`no answer from the database in ${leaseMs / 4} ms`)), leaseMs / 4);
   });
   return Promise.race([renewal, limit]).finally(() => clearTimeout(timer));
 }

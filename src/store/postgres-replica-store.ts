@@ -89,18 +89,34 @@ export class PostgresReplicaStore implements ReplicaStore {
       this.#session = opened;
     }
     const session = this.#session;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const [row] = await session<{ locked: boolean }[]>`
+      const answer = session<{ locked: boolean }[]>`
         SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory'
                       AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid
                       AND objid = hashtext(${this.replicaId})::oid AND granted)
                THEN true ELSE pg_try_advisory_lock(${LIVENESS_LOCKS}, hashtext(${this.replicaId})) END AS locked`;
+      // A connection the server left without closing it (a failover) answers nothing and reports nothing until TCP
+      // gives up, minutes later: past the limit it is taken for lost like one that failed.
+      const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new CheckTimeout(this.#checkMs)), this.#checkMs);
+      });
+      answer.catch(() => undefined);
+      const [row] = await Promise.race([answer, limit]);
       this.#alive = row?.locked === true;
     } catch (error) {
       this.#dropSession(session);
       this.#log(`holding this replica's liveness lock: ${String(error)}`);
-      if (retry) await this.#stayAlive(check, false);
+      // Not after a timeout: a renewal waits on the check, and a second wait would outlast the engine's limit.
+      if (retry && !(error instanceof CheckTimeout)) await this.#stayAlive(check, false);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /** How long one liveness check may take: a fifth of a lease, within the engine's limit on a renewal (a quarter). */
+  get #checkMs(): number {
+    return Math.max(500, this.leaseMs / 5);
   }
 
   /**
@@ -127,11 +143,17 @@ export class PostgresReplicaStore implements ReplicaStore {
   }
 
   async renew(): Promise<Set<string>> {
-    await this.#stayAlive(true);
-    await this.#sweep();
-    const rows = await this.#sql<{ task_id: string }[]>`
-      UPDATE task_leases SET expires_at = now() + ${this.#leaseInterval}::interval WHERE owner = ${this.replicaId} RETURNING task_id`;
-    return new Set(rows.map((row) => row.task_id));
+    // The liveness check runs beside the renewal, never before it: a check waiting on a lost connection must not
+    // hold back the leases (it never throws; a failure is logged).
+    const checked = this.#stayAlive(true);
+    try {
+      await this.#sweep();
+      const rows = await this.#sql<{ task_id: string }[]>`
+        UPDATE task_leases SET expires_at = now() + ${this.#leaseInterval}::interval WHERE owner = ${this.replicaId} RETURNING task_id`;
+      return new Set(rows.map((row) => row.task_id));
+    } finally {
+      await checked;
+    }
   }
 
   async release(taskId: string): Promise<void> {
@@ -323,6 +345,12 @@ export class PostgresReplicaStore implements ReplicaStore {
     await this.#sql`DELETE FROM task_changes WHERE created_at < ${before}`;
     // Whoever asked has stopped waiting for an older command, answered or not.
     await this.#sql`DELETE FROM task_commands WHERE created_at < ${before}`;
+  }
+}
+
+class CheckTimeout extends Error {
+  constructor(ms: number) {
+    super(`no answer in ${ms} ms`);
   }
 }
 

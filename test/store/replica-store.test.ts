@@ -3,6 +3,7 @@
  * renewing), the change feed (every change, in order, to every follower), and commands (run once, by the owner or
  * by whoever takes the task over).
  */
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Task } from '@a2a-js/sdk';
 import { openStores, type Stores } from '../../src/store/open-stores.ts';
@@ -180,6 +181,52 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
       });
     }
     expect(await within(2_000, owner.renew())).toEqual(new Set(['kept']));
+  });
+
+  it('renews within a bounded time when the server goes silent on its connections (a failover)', async () => {
+    // A proxy whose existing connections stop passing bytes, without closing: what a server that vanished looks
+    // like until TCP gives up, minutes later. New connections still reach the server (the new primary).
+    const frozen: (() => void)[] = [];
+    const sockets: Socket[] = [];
+    const proxy = createServer((client) => {
+      const server = connect(Number(new URL(database.url).port || 5432), '127.0.0.1');
+      sockets.push(client, server);
+      let passing = true;
+      frozen.push(() => (passing = false));
+      client.on('data', (data) => passing && server.write(data));
+      server.on('data', (data) => passing && client.write(data));
+      for (const [socket, peer] of [
+        [client, server],
+        [server, client],
+      ] as const) {
+        socket.on('error', () => undefined);
+        socket.on('close', () => peer.destroy());
+      }
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(database.url);
+      url.hostname = '127.0.0.1';
+      url.port = String((proxy.address() as AddressInfo).port);
+      const store = await openStores(url.toString(), { leaseMs: LEASE_MS, log: () => {} });
+      stores.push(store);
+      const owner = store.replicas!;
+      await record('kept');
+      await owner.claim('kept');
+      expect(await owner.renew()).toEqual(new Set(['kept']));
+      for (const freeze of frozen) freeze();
+      // As the engine does, each renewal is given up after a quarter of a lease: one may be (its pool connection is
+      // silent), a later one renews on a new connection. Before, the liveness check on the silent session held every
+      // renewal back. (The old server process here still holds the lock, so the lock itself cannot be checked.)
+      const renewed = await eventually(
+        () => within(LEASE_MS / 4 + 500, owner.renew()).catch(() => undefined),
+        3 * LEASE_MS,
+      );
+      expect(renewed).toEqual(new Set(['kept']));
+    } finally {
+      proxy.close();
+      for (const socket of sockets) socket.destroy();
+    }
   });
 
   it('renews and follows again once the connections of its pool and its listener were killed', async () => {
