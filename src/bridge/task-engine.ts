@@ -906,11 +906,11 @@ export class TaskEngine {
     if (envelope.type === 'task_result' && envelope.error?.code === 'unknown_task' && envelope.seq <= live.lastSeq) {
       // The agent lost the task (it restarted) and numbers its answer after the question, not after what it sent
       // before: it ends the task whatever its seq, or the task would wait on an agent that will never answer it.
-      live.pending.set(live.lastSeq + 1, { ...envelope, seq: live.lastSeq + 1 });
+      live.holdReply(live.lastSeq + 1, { ...envelope, seq: live.lastSeq + 1 });
       await this.drain(live);
       return;
     }
-    if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
+    if (envelope.seq <= live.lastSeq || live.pending?.has(envelope.seq)) {
       this.dropped.duplicate++;
       // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
       const stillWaiting =
@@ -929,19 +929,19 @@ export class TaskEngine {
       }
       return;
     }
-    live.pending.set(envelope.seq, envelope);
+    live.holdReply(envelope.seq, envelope);
     await this.drain(live);
   }
 
   /** Applies pending replies while they continue the sequence. */
   private async drain(live: LiveTask): Promise<void> {
-    let next = live.pending.get(live.lastSeq + 1);
+    let next = live.pending?.get(live.lastSeq + 1);
     while (next && this.live.get(live.task.id) === live) {
-      live.pending.delete(next.seq);
+      live.dropReply(next.seq);
       await this.apply(live, next);
-      next = live.pending.get(live.lastSeq + 1);
+      next = live.pending?.get(live.lastSeq + 1);
     }
-    if (live.pending.size === 0) {
+    if (!live.pending) {
       clearTimeout(live.gapTimer);
       live.gapTimer = undefined;
     } else if (!live.gapTimer && this.live.get(live.task.id) === live) {
@@ -956,7 +956,7 @@ export class TaskEngine {
 
   /** A missing reply never came: carry on from the next one we have. */
   private async skipGap(live: LiveTask): Promise<void> {
-    if (live.pending.size === 0 || this.live.get(live.task.id) !== live) return;
+    if (!live.pending || this.live.get(live.task.id) !== live) return;
     const lowest = Math.min(...live.pending.keys());
     this.log(`task ${live.task.id}: replies ${live.lastSeq + 1}..${lowest - 1} never arrived; skipping them`);
     live.lastSeq = lowest - 1;
