@@ -50,7 +50,8 @@ export class LiveTask {
   /** Serialises everything that changes this task. */
   chain: Promise<void> = Promise.resolve();
   unsubscribe?: Unsubscribe;
-  silenceTimer?: NodeJS.Timeout;
+  /** The silence timer that runs is the paid task's last chance: the agent was asked once more already. */
+  lastChance = false;
   gapTimer?: NodeJS.Timeout;
   /** The last task_input sent, until the agent replies past the input-required it answered. */
   sentInput?: Uint8Array;
