@@ -1,9 +1,10 @@
 /**
  * Benchmark: many concurrent A2A streams on one gateway.
  *
- * A gateway runs in a child process (bench/stream-gateway.ts) with one in-process agent that keeps every task
- * working until released. This process opens SendStreamingMessage streams (JSON-RPC v1.0, one connection each) and
- * reports, from the gateway's side:
+ * A gateway runs in a child process (bench/stream-gateway.ts) with one agent that keeps every task working until
+ * released; the agent runs in a process of its own, as a real agent does (BENCH_AGENT=in-process: in the gateway's
+ * process, as measured before; its side of each task then counts in the gateway's figures). This process opens
+ * SendStreamingMessage streams (JSON-RPC v1.0, one connection each) and reports, from the gateway's side:
  *   - the event-loop delay (p50, p99, max) while the first BENCH_BURST streams open all at once, and the CPU time
  *     the gateway's process spent on that burst (steadier than the delay on a shared machine, where the delay
  *     also measures how long the process waited for a core);
@@ -18,6 +19,7 @@
  *                   file descriptors: see `ulimit -n`)
  *   BENCH_BURST     streams opened at once while the event-loop delay is measured (default 1000)
  *   BENCH_PARALLEL  opens in flight after the burst (default 500)
+ *   BENCH_AGENT     `process` (default): the agent in a process of its own; `in-process`: in the gateway's
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request, type ClientRequest } from 'node:http';
@@ -26,7 +28,8 @@ import { FunctionalFailure, positiveInteger, printRows, runMain } from './suppor
 const STREAMS = positiveInteger('BENCH_STREAMS', 10_000);
 const BURST = Math.min(positiveInteger('BENCH_BURST', 1_000), STREAMS);
 const PARALLEL = positiveInteger('BENCH_PARALLEL', 500);
-const GOALS = { bytesPerStream: 20 * 1024, delayP99Ms: 50 };
+/** The issue's "20 KB" read as 20,000 bytes (19.5 KiB), the stricter reading. */
+const GOALS = { bytesPerStream: 20_000, delayP99Ms: 50 };
 
 interface Memory {
   rss: number;
@@ -34,6 +37,8 @@ interface Memory {
   external: number;
   arrayBuffers: number;
   held: number;
+  /** The agent's own process, when it has one. */
+  agent?: { rss: number; heapUsed: number };
 }
 interface Delay {
   p50: number;
@@ -191,10 +196,13 @@ function checkStream(stream: OpenStream, events: string[]): void {
     );
 }
 
-const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB (${(bytes / 1000).toFixed(1)} KB)`;
 
 async function main(): Promise<void> {
-  console.log(`streams: ${STREAMS} held open, the first ${BURST} opened at once; gateway in a child process`);
+  const agentWhere = process.env.BENCH_AGENT === 'in-process' ? "in the gateway's process" : 'in its own process';
+  console.log(
+    `streams: ${STREAMS} held open, the first ${BURST} opened at once; gateway in a child process, agent ${agentWhere}`,
+  );
   const gateway = await GatewayChild.start();
   const streams: OpenStream[] = [];
   try {
@@ -227,6 +235,16 @@ async function main(): Promise<void> {
           yes(perStream('rss') <= GOALS.bytesPerStream),
         ],
         ['  of which JS heap', kib(perStream('heapUsed')), '', ''],
+        ...(during.agent && before.agent
+          ? [
+              [
+                "the agent's process, per stream (RSS / heap)",
+                `${kib((during.agent.rss - before.agent.rss) / STREAMS)} / ${kib((during.agent.heapUsed - before.agent.heapUsed) / STREAMS)}`,
+                '',
+                '',
+              ],
+            ]
+          : []),
         [
           `event-loop delay p99, ${BURST} opening`,
           `${delay.p99.toFixed(1)} ms`,

@@ -1,4 +1,8 @@
-/** What the engine holds in memory for a task that is not finished: the task, its Logos side, its timers. */
+/**
+ * What the engine holds in memory for a task that is not finished: the task, its Logos side, its timers. A gateway
+ * holds one for every open stream (bench/streams.ts), so what most tasks leave empty is not allocated: the replies
+ * held for a gap in the sequence, and a set for more than one listener.
+ */
 import type { Task } from '@a2a-js/sdk';
 import type { AgentEnvelope, TaskRequest } from '../logos/envelope.ts';
 import type { Dialect } from '../logos/seed-dialect.ts';
@@ -6,13 +10,50 @@ import type { Unsubscribe } from '../logos/transport.ts';
 import type { ChangeListener } from './task-change.ts';
 import { snapshotTask } from './task-events.ts';
 
+/**
+ * Who hears a task's changes: usually one (the stream or the blocking send that started it), so one is held as it
+ * is, and a set only for more. Iterating goes over the listeners as they were, so one may leave meanwhile.
+ */
+export class ChangeListeners {
+  private one: ChangeListener | undefined;
+  private many: Set<ChangeListener> | undefined;
+
+  add(listener: ChangeListener): void {
+    if (this.many) this.many.add(listener);
+    else if (this.one === undefined || this.one === listener) this.one = listener;
+    else {
+      this.many = new Set([this.one, listener]);
+      this.one = undefined;
+    }
+  }
+
+  delete(listener: ChangeListener): boolean {
+    if (this.many) return this.many.delete(listener);
+    if (this.one !== listener) return false;
+    this.one = undefined;
+    return true;
+  }
+
+  get size(): number {
+    return this.many ? this.many.size : this.one ? 1 : 0;
+  }
+
+  [Symbol.iterator](): Iterator<ChangeListener> {
+    return (this.many ? [...this.many] : this.one ? [this.one] : []).values();
+  }
+}
+
+const SETTLED: Promise<void> = Promise.resolve();
+
 export class LiveTask {
-  readonly listeners = new Set<ChangeListener>();
-  readonly pending = new Map<number, AgentEnvelope>();
-  /** Serialises everything that changes this task. */
-  chain: Promise<void> = Promise.resolve();
+  readonly listeners = new ChangeListeners();
+  /** Replies that came ahead of one still missing, by seq; undefined while there are none. */
+  pending?: Map<number, AgentEnvelope>;
+  /** The last of what changes this task, until it settles (see `chain`). */
+  private tail: Promise<void> | undefined;
   unsubscribe?: Unsubscribe;
-  silenceTimer?: NodeJS.Timeout;
+  /** The silence timer that runs is the paid task's last chance: the agent was asked once more already. */
+  lastChance = false;
   gapTimer?: NodeJS.Timeout;
   /** The last task_input sent, until the agent replies past the input-required it answered. */
   sentInput?: Uint8Array;
@@ -30,6 +71,33 @@ export class LiveTask {
   lastSeq: number;
   /** What the agent speaks: this binding, or the seed's dialect (its requests and replies are mapped). */
   dialect: Dialect = 'binding';
+
+  /**
+   * Serialises everything that changes this task: each change is chained after the one before. A task idle between
+   * replies (an open stream's, most of its life) keeps no promise of its own: a settled one is 150 bytes on Node 22,
+   * where the async hooks of AsyncLocalStorage add two fields to every promise (bench/streams.ts, heap snapshots).
+   */
+  get chain(): Promise<void> {
+    return this.tail ?? SETTLED;
+  }
+
+  set chain(next: Promise<void>) {
+    this.tail = next;
+    const settled = () => {
+      if (this.tail === next) this.tail = undefined;
+    };
+    next.then(settled, settled);
+  }
+
+  /** Holds a reply until the ones before it have come. */
+  holdReply(seq: number, envelope: AgentEnvelope): void {
+    (this.pending ??= new Map()).set(seq, envelope);
+  }
+
+  /** A held reply is applied: the map goes with the last one. */
+  dropReply(seq: number): void {
+    if (this.pending?.delete(seq) && this.pending.size === 0) this.pending = undefined;
+  }
 
   constructor(agentId: string, task: Task, agentAddress: string, lastSeq: number, request: TaskRequest) {
     this.committed = snapshotTask(task);

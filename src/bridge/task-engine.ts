@@ -29,15 +29,15 @@ import {
   type Dialect,
 } from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
-import { detachedTimeout } from '../observability/detached-timeout.ts';
 import { addToLogContext, withLogContext } from '../observability/log-context.ts';
-import { contextFrom, handOver, inSpan, SpanKind } from '../observability/tracing.ts';
+import { contextFrom, handOver, inSpan, inTraceOf, SpanKind } from '../observability/tracing.ts';
 import { metrics } from '../observability/metrics.ts';
 import { LeaseLostError, type ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
+import { SilenceTimers } from './silence-timers.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
 import { ReplicaLink } from './replica-link.ts';
@@ -118,6 +118,8 @@ export class TaskEngine {
   private renewing = false;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
+  /** Fails a task whose agent stays silent for agentTimeoutMs (see `silent`). */
+  private readonly silence: SilenceTimers<LiveTask>;
   readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
 
   constructor(options: EngineOptions) {
@@ -130,6 +132,7 @@ export class TaskEngine {
       ...options,
     };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
+    this.silence = new SilenceTimers(this.options.agentTimeoutMs, (live) => this.silent(live));
     if (options.replicas) {
       // Long enough for a dead owner's lease to run out, and for another replica to take the task and answer.
       const answerWithinMs = 2 * options.replicas.leaseMs + 2 * this.options.cancelTimeoutMs;
@@ -876,7 +879,7 @@ export class TaskEngine {
     live.unsubscribe?.();
     clearTimeout(live.approvalTimer);
     clearTimeout(live.clientPaymentTimer);
-    clearTimeout(live.silenceTimer);
+    this.silence.disarm(live);
     clearTimeout(live.gapTimer);
   }
 
@@ -920,11 +923,11 @@ export class TaskEngine {
     if (envelope.type === 'task_result' && envelope.error?.code === 'unknown_task' && envelope.seq <= live.lastSeq) {
       // The agent lost the task (it restarted) and numbers its answer after the question, not after what it sent
       // before: it ends the task whatever its seq, or the task would wait on an agent that will never answer it.
-      live.pending.set(live.lastSeq + 1, { ...envelope, seq: live.lastSeq + 1 });
+      live.holdReply(live.lastSeq + 1, { ...envelope, seq: live.lastSeq + 1 });
       await this.drain(live);
       return;
     }
-    if (envelope.seq <= live.lastSeq || live.pending.has(envelope.seq)) {
+    if (envelope.seq <= live.lastSeq || live.pending?.has(envelope.seq)) {
       this.dropped.duplicate++;
       // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
       const stillWaiting =
@@ -937,25 +940,25 @@ export class TaskEngine {
           TaskState.TASK_STATE_INPUT_REQUIRED,
           envelope.message ?? 'The agent did not receive the input; please send it again.',
         );
-        clearTimeout(live.silenceTimer);
+        this.silence.disarm(live);
         await this.persist(live);
         this.emit(live, { events: [statusEvent(live.task)], task: live.task });
       }
       return;
     }
-    live.pending.set(envelope.seq, envelope);
+    live.holdReply(envelope.seq, envelope);
     await this.drain(live);
   }
 
   /** Applies pending replies while they continue the sequence. */
   private async drain(live: LiveTask): Promise<void> {
-    let next = live.pending.get(live.lastSeq + 1);
+    let next = live.pending?.get(live.lastSeq + 1);
     while (next && this.live.get(live.task.id) === live) {
-      live.pending.delete(next.seq);
+      live.dropReply(next.seq);
       await this.apply(live, next);
-      next = live.pending.get(live.lastSeq + 1);
+      next = live.pending?.get(live.lastSeq + 1);
     }
-    if (live.pending.size === 0) {
+    if (!live.pending) {
       clearTimeout(live.gapTimer);
       live.gapTimer = undefined;
     } else if (!live.gapTimer && this.live.get(live.task.id) === live) {
@@ -970,7 +973,7 @@ export class TaskEngine {
 
   /** A missing reply never came: carry on from the next one we have. */
   private async skipGap(live: LiveTask): Promise<void> {
-    if (live.pending.size === 0 || this.live.get(live.task.id) !== live) return;
+    if (!live.pending || this.live.get(live.task.id) !== live) return;
     const lowest = Math.min(...live.pending.keys());
     this.log(`task ${live.task.id}: replies ${live.lastSeq + 1}..${lowest - 1} never arrived; skipping them`);
     live.lastSeq = lowest - 1;
@@ -1016,7 +1019,7 @@ export class TaskEngine {
       await this.settleRefund(live, envelope);
     await this.persist(live);
     if (isTerminal(task.status?.state)) this.retire(live);
-    else if (isInterrupted(task.status?.state)) clearTimeout(live.silenceTimer);
+    else if (isInterrupted(task.status?.state)) this.silence.disarm(live);
     else this.armSilenceTimer(live); // working again, perhaps after an interruption the agent ended itself
     // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
     const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
@@ -1157,7 +1160,7 @@ export class TaskEngine {
       }
       case 'hold':
         this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.note);
-        clearTimeout(live.silenceTimer);
+        this.silence.disarm(live);
         this.armApprovalTimer(live, this.options.approvalTimeoutMs);
         await this.persist(live);
         this.emit(live, { events: [statusEvent(live.task)], task: live.task });
@@ -1170,7 +1173,7 @@ export class TaskEngine {
         return;
       case 'await-payment':
         this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.request);
-        clearTimeout(live.silenceTimer);
+        this.silence.disarm(live);
         // Asked again after a payment that did not verify: the wait that started with the first request goes on.
         if (live.clientPaymentTimer === undefined) this.armClientPaymentTimer(live);
         await this.persist(live);
@@ -1230,34 +1233,39 @@ export class TaskEngine {
    * may only have been lost on the way, say while a restarted gateway's node joined the network.
    */
   private armSilenceTimer(live: LiveTask, lastChance = false): void {
-    clearTimeout(live.silenceTimer);
-    const scope = { logFields: { agentId: live.agentId, taskId: live.task.id }, trace: live.request };
-    const timer = detachedTimeout(this.options.agentTimeoutMs, scope, () => {
-      live.chain = live.chain.then(async () => {
-        const state = live.task.status?.state;
-        // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
-        if (live.silenceTimer !== timer) return;
-        if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
-        if (live.request.payment && !lastChance) {
-          this.askAgain(live);
-          this.armSilenceTimer(live, true);
-          return;
-        }
-        const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
-        this.setStatus(
-          live,
-          TaskState.TASK_STATE_FAILED,
-          `The agent did not answer within ${seconds} s; the gateway gave up on the task.`,
-        );
-        live.task.metadata = {
-          ...live.task.metadata,
-          error: { code: 'agent_timeout', message: `no reply for ${seconds} s` },
-        };
-        await this.finishLocally(live);
-      });
-    });
-    timer.unref();
-    live.silenceTimer = timer;
+    live.lastChance = lastChance;
+    this.silence.arm(live);
+  }
+
+  /** The silence timer of `live` fired: in the task's own log fields and trace, not those of whoever armed it. */
+  private silent(live: LiveTask): void {
+    const logFields = { agentId: live.agentId, taskId: live.task.id };
+    withLogContext(logFields, () =>
+      inTraceOf(live.request, () => {
+        live.chain = live.chain.then(async () => {
+          const state = live.task.status?.state;
+          // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
+          if (this.silence.armed(live)) return;
+          if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
+          if (live.request.payment && !live.lastChance) {
+            this.askAgain(live);
+            this.armSilenceTimer(live, true);
+            return;
+          }
+          const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
+          this.setStatus(
+            live,
+            TaskState.TASK_STATE_FAILED,
+            `The agent did not answer within ${seconds} s; the gateway gave up on the task.`,
+          );
+          live.task.metadata = {
+            ...live.task.metadata,
+            error: { code: 'agent_timeout', message: `no reply for ${seconds} s` },
+          };
+          await this.finishLocally(live);
+        });
+      }),
+    );
   }
 
   /** A message that would not fit one envelope is refused before anything is recorded or sent. */

@@ -1,0 +1,44 @@
+/**
+ * The live tasks' silence timers on one timer: each key falls due its time after it was last armed, in that order,
+ * and the timer keeps none of the context (log fields, span) of the request that armed it.
+ */
+import { context, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SilenceTimers } from '../../src/bridge/silence-timers.ts';
+import { currentLogContext, withLogContext } from '../../src/observability/log-context.ts';
+import { inSpan, startTracing, type Tracing } from '../../src/observability/tracing.ts';
+
+let tracing: Tracing;
+beforeAll(async () => (tracing = await startTracing({ exporter: new InMemorySpanExporter() })));
+afterAll(() => tracing.stop());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+it('fires each key once, its time after it was last armed, in that order; a disarmed key never', async () => {
+  const fired: string[] = [];
+  const timers = new SilenceTimers<string>(40, (key) => fired.push(key));
+  timers.arm('a');
+  timers.arm('b');
+  timers.arm('c');
+  await sleep(20);
+  timers.arm('a'); // armed again: now due after c
+  timers.disarm('b');
+  await sleep(30);
+  expect(fired).toEqual(['c']);
+  expect(timers.armed('a')).toBe(true);
+  await sleep(30);
+  expect(fired).toEqual(['c', 'a']);
+  expect(timers.armed('a')).toBe(false);
+});
+
+it('runs what falls due outside the log fields and span of the request that armed it', async () => {
+  const seen = await new Promise<{ log: object; span: unknown }>((resolve) => {
+    const timers = new SilenceTimers<string>(5, () =>
+      resolve({ log: currentLogContext(), span: trace.getSpan(context.active()) }),
+    );
+    withLogContext({ requestId: 'the-request' }, () => inSpan('the request', {}, async () => timers.arm('task')));
+  });
+  expect(seen.log).toEqual({});
+  expect(seen.span).toBeUndefined();
+});
