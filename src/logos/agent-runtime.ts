@@ -182,6 +182,8 @@ interface TaskRun {
   paid?: WirePaymentReference;
   /** The payment is being checked; the skill has not started. */
   admitting?: boolean;
+  /** Sends `working` if the skill has said nothing after `ackAfterMs`. */
+  ack?: NodeJS.Timeout;
   awaitingInput?: (input: { params: Record<string, unknown>; message?: Record<string, unknown> }) => void;
   /** While the skill runs, its last reply is published again after `heartbeatMs` of quiet (keep-alive.ts). */
   readonly keptAlive: { lastSentAt: number; readonly beat: () => void };
@@ -431,10 +433,10 @@ export class LogosAgent {
     }
     // Acknowledge with `working` only if the skill has said nothing by then: a quick skill answers in one reply
     // (and can answer with a message instead of a task), a slow one is acknowledged promptly.
-    const ack = setTimeout(() => {
+    run.ack = setTimeout(() => {
       if (run.seq === 0 && !run.finished) void this.reply(run, { type: 'task_status', state: 'working' });
     }, this.ackAfterMs);
-    ack.unref();
+    run.ack.unref();
     keepAlive(run.keptAlive, this.heartbeatMs);
     void this.execute(run, request, handler);
   }
@@ -525,6 +527,8 @@ export class LogosAgent {
 
   private finish(run: TaskRun, reply: AgentReply): void {
     run.finished = true;
+    // A quick skill is done before its acknowledgement is due: the timer (and the run it holds) goes now.
+    clearTimeout(run.ack);
     stopKeepingAlive(run.keptAlive, this.heartbeatMs);
     this.retain(run.taskId);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
