@@ -19,6 +19,11 @@
  * Profiling the gateway alone:  BENCH_TARGETS=gateway node --cpu-prof --cpu-prof-dir=<dir> bench/gateway-vs-sdk.ts
  * (one .cpuprofile per thread; the server's is the worker's.)
  *
+ * With the servers in worker threads, each target's row also gives the CPU time of the server's thread per request
+ * over the measured seconds (user + system, `process.threadCpuUsage()` in the worker): steadier than req/s on a
+ * shared machine, and what the ratios come down to when the cores are saturated. (A target's other processes, the
+ * Waku echo agent of (e), are not in it.)
+ *
  * Every target is first checked functionally (one request must come back as a completed task echoing the text),
  * and again after the load; under load every response body is checked too. The exit code is 0 whatever the
  * numbers are, and 1 only on a functional failure: a failed check, or errors / non-2xx / wrong bodies under load.
@@ -73,6 +78,8 @@ interface Measurement {
   timeouts: number;
   non2xx: number;
   badBodies: number;
+  /** CPU time of the server's thread per request, µs; undefined with BENCH_INLINE=1 (one thread for both). */
+  serverCpuMicros: number | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -93,9 +100,12 @@ async function main(): Promise<void> {
       process.stdout.write('ok — warm-up… ');
       await load(server.url, WARMUP_SECONDS);
       process.stdout.write('measuring… ');
+      const cpuBefore = await server.cpuMicros?.();
       const result = await load(server.url, SECONDS);
+      const cpuAfter = await server.cpuMicros?.();
       await checkSendMessage(target, server.url);
-      results.push(measurementOf(target, result));
+      const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+      results.push(measurementOf(target, result, cpu));
       console.log('done');
     } finally {
       await server.close();
@@ -151,7 +161,7 @@ function load(url: string, seconds: number): Promise<autocannon.Result> {
   });
 }
 
-function measurementOf(target: TargetName, result: autocannon.Result): Measurement {
+function measurementOf(target: TargetName, result: autocannon.Result, cpuMicros: number | undefined): Measurement {
   return {
     target,
     requestsPerSecond: result.requests.total / result.duration,
@@ -163,6 +173,8 @@ function measurementOf(target: TargetName, result: autocannon.Result): Measureme
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     badBodies: result.mismatches,
+    serverCpuMicros:
+      cpuMicros === undefined || result.requests.total === 0 ? undefined : cpuMicros / result.requests.total,
   };
 }
 
@@ -182,16 +194,19 @@ async function checkSendMessage(target: TargetName, url: string): Promise<void> 
 // ---------------------------------------------------------------------------------------------------------------
 // Servers: in a worker thread of this process (default) or on the main thread.
 
-async function startInline(target: TargetName): Promise<RunningTarget> {
+/** A running target; in a worker thread, it also answers that thread's CPU time so far (µs). */
+type BenchTarget = RunningTarget & { cpuMicros?: () => Promise<number> };
+
+async function startInline(target: TargetName): Promise<BenchTarget> {
   return startTarget(target);
 }
 
-async function startInWorker(target: TargetName): Promise<RunningTarget> {
+async function startInWorker(target: TargetName): Promise<BenchTarget> {
   const worker = new Worker(new URL('./target-worker.ts', import.meta.url), { workerData: { target } });
   let workerError: Error | undefined;
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   const next = (type: string, timeoutMs: number) =>
-    new Promise<{ type: string; url?: string; error?: string }>((resolve, reject) => {
+    new Promise<{ type: string; url?: string; error?: string; micros?: number }>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new FunctionalFailure(`${target} worker: no "${type}" within ${timeoutMs} ms`)),
         timeoutMs,
@@ -224,6 +239,11 @@ async function startInWorker(target: TargetName): Promise<RunningTarget> {
   const ready = await next('ready', 30_000);
   return {
     url: ready.url!,
+    async cpuMicros() {
+      const answer = next('cpu', 5_000);
+      worker.postMessage({ type: 'cpu' });
+      return (await answer).micros!;
+    },
     async close() {
       const stopped = next('stopped', 15_000);
       worker.postMessage({ type: 'stop' });
@@ -243,10 +263,22 @@ async function startInWorker(target: TargetName): Promise<RunningTarget> {
 // Report
 
 function printTable(results: Measurement[]): void {
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'requests', 'errors', 'non-2xx', 'bad body'];
+  const header = [
+    'target',
+    'req/s',
+    'server CPU µs/req',
+    'p50 ms',
+    'p99 ms',
+    'mean ms',
+    'requests',
+    'errors',
+    'non-2xx',
+    'bad body',
+  ];
   const rows = results.map((r) => [
     TARGET_LABELS[r.target],
     r.requestsPerSecond.toFixed(0),
+    r.serverCpuMicros === undefined ? 'n/a' : r.serverCpuMicros.toFixed(0),
     r.p50.toFixed(1),
     r.p99.toFixed(1),
     r.mean.toFixed(2),
@@ -271,6 +303,14 @@ function printGoals(results: Measurement[]): void {
     const verdict =
       'min' in goal ? `goal ≥ ${goal.min.toFixed(1)}   ${ratio >= goal.min ? 'PASS' : 'MISS'}` : '(for information)';
     console.log(`${goal.label.padEnd(30)} ${ratio.toFixed(2).padStart(6)}   ${verdict}`);
+  }
+  // The same ratio from the servers' CPU per request: what c/a comes to when the load generator and the server each
+  // have a core, whatever else the machine runs meanwhile.
+  const cpu = new Map(results.map((r) => [r.target, r.serverCpuMicros]));
+  const [ceilingCpu, gatewayCpu] = [cpu.get('hono'), cpu.get('gateway')];
+  if (ceilingCpu !== undefined && gatewayCpu !== undefined) {
+    const ratio = (ceilingCpu / gatewayCpu).toFixed(2).padStart(6);
+    console.log(`${'c/a by server CPU per request'.padEnd(30)} ${ratio}   (for information)`);
   }
   const overWaku = results.find((r) => r.target === 'gateway-waku');
   if (overWaku) {

@@ -56,6 +56,8 @@ import {
   type SkillCall,
 } from './mapping.ts';
 
+const utf8 = new TextEncoder();
+
 export interface EngineOptions {
   store: TaskStore;
   transport: LogosTransport;
@@ -381,7 +383,7 @@ export class TaskEngine {
     };
     const requestJson = JSON.stringify(request);
     // Encoded once: its size is checked here and, for a task without a price, the same bytes are sent below.
-    const requestBytes = new TextEncoder().encode(requestJson);
+    const requestBytes = utf8.encode(requestJson);
     this.assertFits(requestBytes.byteLength);
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
     if (input.listener) live.listeners.add(input.listener);

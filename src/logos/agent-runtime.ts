@@ -20,6 +20,7 @@ import {
 import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
+import { OldestFirst } from './oldest-first.ts';
 import { planResultChunks } from './result-chunks.ts';
 import { statusKeyBytes } from './status-key.ts';
 import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
@@ -181,6 +182,8 @@ interface TaskRun {
   paid?: WirePaymentReference;
   /** The payment is being checked; the skill has not started. */
   admitting?: boolean;
+  /** Sends `working` if the skill has said nothing after `ackAfterMs`. */
+  ack?: NodeJS.Timeout;
   awaitingInput?: (input: { params: Record<string, unknown>; message?: Record<string, unknown> }) => void;
   /** While the skill runs, its last reply is published again after `heartbeatMs` of quiet (keep-alive.ts). */
   readonly keptAlive: { lastSentAt: number; readonly beat: () => void };
@@ -200,11 +203,14 @@ export class LogosAgent {
   private readonly heartbeatMs: number;
   private readonly retentionMs: number;
   private readonly maxRetained: number;
-  /** Finished tasks, oldest first, with when they finished. */
+  /** Finished tasks, with when they finished… */
   private readonly finished = new Map<string, number>();
+  /** …and their ids, oldest first. */
+  private readonly finishedOrder = new OldestFirst<string>();
   private readonly ackAfterMs: number;
   private readonly runs = new Map<string, TaskRun>();
   private readonly seenIds = new Set<string>();
+  private readonly seenOrder = new OldestFirst<string>();
   private unsubscribe?: Unsubscribe;
   private announcer?: NodeJS.Timeout;
   private refundRetrier?: NodeJS.Timeout;
@@ -337,10 +343,8 @@ export class LogosAgent {
 
   private remember(id: string): void {
     this.seenIds.add(id);
-    if (this.seenIds.size > SEEN_IDS_LIMIT) {
-      const oldest = this.seenIds.values().next().value;
-      if (oldest !== undefined) this.seenIds.delete(oldest);
-    }
+    this.seenOrder.push(id);
+    if (this.seenIds.size > SEEN_IDS_LIMIT) this.seenIds.delete(this.seenOrder.shift()!);
   }
 
   private dispatch(envelope: GatewayEnvelope, sender: string | undefined): void {
@@ -429,10 +433,10 @@ export class LogosAgent {
     }
     // Acknowledge with `working` only if the skill has said nothing by then: a quick skill answers in one reply
     // (and can answer with a message instead of a task), a slow one is acknowledged promptly.
-    const ack = setTimeout(() => {
+    run.ack = setTimeout(() => {
       if (run.seq === 0 && !run.finished) void this.reply(run, { type: 'task_status', state: 'working' });
     }, this.ackAfterMs);
-    ack.unref();
+    run.ack.unref();
     keepAlive(run.keptAlive, this.heartbeatMs);
     void this.execute(run, request, handler);
   }
@@ -523,6 +527,8 @@ export class LogosAgent {
 
   private finish(run: TaskRun, reply: AgentReply): void {
     run.finished = true;
+    // A quick skill is done before its acknowledgement is due: the timer (and the run it holds) goes now.
+    clearTimeout(run.ack);
     stopKeepingAlive(run.keptAlive, this.heartbeatMs);
     this.retain(run.taskId);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
@@ -557,9 +563,12 @@ export class LogosAgent {
   /** Keeps a finished task for replay, and forgets the ones past the time or count limit (no timer per task). */
   private retain(taskId: string): void {
     const now = Date.now();
+    // A task finished again (a repeated request after it was forgotten) keeps its place, as in a Map.
+    if (!this.finished.has(taskId)) this.finishedOrder.push(taskId);
     this.finished.set(taskId, now);
-    for (const [oldest, finishedAt] of this.finished) {
-      if (this.finished.size <= this.maxRetained && now - finishedAt < this.retentionMs) break;
+    for (let oldest = this.finishedOrder.peek(); oldest !== undefined; oldest = this.finishedOrder.peek()) {
+      if (this.finished.size <= this.maxRetained && now - this.finished.get(oldest)! < this.retentionMs) break;
+      this.finishedOrder.shift();
       this.finished.delete(oldest);
       this.runs.delete(oldest);
     }

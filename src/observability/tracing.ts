@@ -107,7 +107,7 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
  * work (attribute copies, the sampler's arguments, its own metrics), since every request starts several.
  */
 function startSpan(name: string, options: SpanOptions, parent: Context): Span {
-  if (!registered || processors.size > 0) return tracer.startSpan(name, options, parent);
+  if (recording()) return tracer.startSpan(name, options, parent);
   const parentSpan = trace.getSpanContext(parent);
   const continues = parentSpan !== undefined && trace.isSpanContextValid(parentSpan);
   return trace.wrapSpanContext({
@@ -116,6 +116,11 @@ function startSpan(name: string, options: SpanOptions, parent: Context): Span {
     traceFlags: TraceFlags.NONE,
     ...(continues && parentSpan.traceState ? { traceState: parentSpan.traceState } : {}),
   });
+}
+
+/** Whether spans go through the SDK: before `startTracing` (the API's no-op tracer), or while some start exports. */
+function recording(): boolean {
+  return !registered || processors.size > 0;
 }
 
 /** Random bytes drawn a few kilobytes at a time: a span id is 8 of them, a trace id 16. */
@@ -151,6 +156,15 @@ export async function inSpan<T>(
     { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
     parent,
   );
+  // A span of startSpan's own records nothing: ending it, its status and exceptions are no-ops, so `fn`'s promise is
+  // the answer as it is (every request runs several of these; an async frame each is measurable).
+  if (!recording()) {
+    try {
+      return context.with(trace.setSpan(parent, span), fn, undefined, span);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));
   } catch (error) {
@@ -170,6 +184,12 @@ export async function inSpan<T>(
 export function handOver(name: string, attributes: Attributes): string | undefined {
   const active = context.active();
   const span = startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active);
+  // startSpan's own span is valid and ends as a no-op: its traceparent is written here as the W3C propagator writes
+  // it, without a context around it and the propagators' round (a tracestate, if any, does not go in `traceparent`).
+  if (!recording()) {
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    return `00-${traceId}-${spanId}-0${traceFlags.toString(16)}`;
+  }
   const carrier: Record<string, string> = {};
   propagation.inject(trace.setSpan(active, span), carrier);
   span.end();
@@ -178,8 +198,10 @@ export function handOver(name: string, attributes: Attributes): string | undefin
 
 /** The context a `traceparent` (and `tracestate`) continues; the active one when there is none. */
 export function contextFrom(carrier: { traceparent?: string | undefined; tracestate?: string | undefined }): Context {
-  const headers: Record<string, string> = {};
-  if (carrier.traceparent) headers.traceparent = carrier.traceparent;
+  // Without a traceparent the propagators (W3C trace context, baggage) find nothing to take: every request from a
+  // client that sends none came here.
+  if (!carrier.traceparent) return context.active();
+  const headers: Record<string, string> = { traceparent: carrier.traceparent };
   if (carrier.tracestate) headers.tracestate = carrier.tracestate;
   return propagation.extract(context.active(), headers);
 }

@@ -227,3 +227,44 @@ describe('a priced agent', () => {
     }
   });
 });
+
+describe('forgetting finished tasks', () => {
+  it('keeps the last maxRetained finished tasks for replay and forgets the older ones, oldest first', async () => {
+    const quick = new LogosAgent({
+      transport: network.node('agent:quick'),
+      announce: false,
+      maxRetained: 2,
+      card: {
+        id: 'quick',
+        name: 'Quick',
+        description: 'echoes',
+        version: '1',
+        skills: [{ id: 'echo', name: 'Echo', description: '' }],
+        agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:quick' }],
+      },
+      skills: { echo: (ctx) => ctx.text },
+    });
+    await quick.start();
+    try {
+      for (const taskId of ['f1', 'f2', 'f3']) {
+        listen(taskId);
+        await send(
+          gateway,
+          { type: 'task_request', task_id: taskId, context_id: 'c', skill: 'echo', params: { text: taskId } },
+          'agent:quick',
+        );
+        await eventually(() => (replies.some((reply) => reply.task_id === taskId) ? true : undefined));
+      }
+      replies.length = 0;
+      for (const taskId of ['f1', 'f2', 'f3'])
+        await send(gateway, { type: 'task_get', task_id: taskId, after_seq: 0 }, 'agent:quick');
+      await eventually(() => (replies.length === 3 ? true : undefined));
+      const byTask = Object.fromEntries(replies.map((reply) => [reply.task_id, reply]));
+      expect(byTask.f1).toMatchObject({ type: 'task_result', state: 'failed', error: { code: 'unknown_task' } });
+      expect(byTask.f2).toMatchObject({ type: 'task_result', state: 'completed', result: 'f2' });
+      expect(byTask.f3).toMatchObject({ type: 'task_result', state: 'completed', result: 'f3' });
+    } finally {
+      await quick.stop();
+    }
+  });
+});

@@ -39,10 +39,12 @@ export class MemoryNetwork {
   deliver(table: 'direct' | 'topics', name: string, payload: Uint8Array, sender: string | undefined, key = ''): void {
     const listeners = (table === 'direct' ? this.direct : this.topics).get(name);
     if (!listeners || listeners.size === 0) return;
-    // Each receiver gets its own copy, so nobody can alter what another party received.
+    // Each receiver gets its own copy, so nobody can alter what another party received (or what the sender does
+    // with its bytes afterwards). A Buffer copy of a small payload is a view of Node's shared allocation pool rather
+    // than an ArrayBuffer of its own, which costs a fraction of one to make and to collect.
     for (const { handler, key: listenerKey } of [...listeners]) {
       if (listenerKey !== key) continue; // it would not decrypt
-      const copy = payload.slice();
+      const copy = Buffer.from(payload);
       queueMicrotask(() => {
         try {
           handler(copy, { sender });
