@@ -55,6 +55,8 @@ export class LiveTask {
   /** The silence timer that runs is the paid task's last chance: the agent was asked once more already. */
   lastChance = false;
   gapTimer?: NodeJS.Timeout;
+  /** A cancel went out to the agent: the request is no longer sent again (it would start what was cancelled). */
+  cancelSent?: boolean;
   /** The last task_input sent, until the agent replies past the input-required it answered. */
   sentInput?: Uint8Array;
 

@@ -660,6 +660,7 @@ export class TaskEngine {
       }, this.options.cancelTimeoutMs);
       timer.unref();
     });
+    live.cancelSent = true;
     await this.send(live, { type: 'cancel' });
     await settled;
     if (!isTerminal(live.task.status?.state) && live.request.payment) {
@@ -768,7 +769,7 @@ export class TaskEngine {
   }
 
   /**
-   * Asks now, and again after 0.5, 1, 2 and 4 s while the task lives: a restarted agent announces itself before its
+   * Asks now, and again 0.5, 1.5, 3.5 and 7.5 s later while the task lives: a restarted agent announces itself before its
    * node has rejoined the relay mesh, so a question can be lost on the way. Whether an answer came in reply cannot be
    * told from a reply still in flight from before the restart, so the few questions go out regardless; a repeat
    * costs the agent a replay, whose duplicates the engine drops by seq.
@@ -780,18 +781,25 @@ export class TaskEngine {
 
   /**
    * A request lost on the way (published while the agent's node was still joining the relay mesh, or while a node
-   * on the path restarted) is sent again, as after a restart (binding §5.7 b), 2, 4, 8 and 16 s after it went out,
-   * for as long as no reply has been applied: an agent answers within a fraction of a second (§4.1), and one that
-   * did get the request only re-publishes its replies, so a resend is cheap either way. Without this, a lost
-   * request stayed unanswered until the silence timeout failed the task.
+   * on the path restarted) is sent again, as after a restart (binding §5.7 b), 2, 6, 14 and 30 s after it went out,
+   * until a reply has been applied or a cancel has gone out: an agent answers within a fraction of a second (§4.1),
+   * and one that did get the request only re-publishes its replies, so a resend is cheap either way. Without this,
+   * a lost request stayed unanswered until the silence timeout failed the task. A cancelled task's request is not
+   * sent again: an agent that never had it would run what the caller cancelled. Nor is a seed agent asked: it knows
+   * no resend (§13), and its answer to a question about a task it has not registered yet may be that it failed.
    */
   private resendUntilAnswered(live: LiveTask): void {
-    this.repeatWhileLive(live, FIRST_RESEND_MS, REQUEST_RESENDS, () => {
-      if (live.lastSeq === 0) this.askAgain(live);
-    });
+    if (live.dialect === 'seed') return;
+    this.repeatWhileLive(
+      live,
+      FIRST_RESEND_MS,
+      REQUEST_RESENDS,
+      () => this.askAgain(live),
+      () => live.lastSeq === 0 && !live.cancelSent,
+    );
   }
 
-  /** Repeats a paid task's cancel after 1, 2, 4, 8 and 16 s while the task lives and its agent has not answered. */
+  /** Repeats a paid task's cancel 1, 3, 7, 15 and 31 s later while the task lives and its agent has not answered. */
   private keepCancelling(live: LiveTask): void {
     this.repeatWhileLive(
       live,
@@ -804,14 +812,24 @@ export class TaskEngine {
     );
   }
 
-  /** Runs `action` `times` times, after `firstDelayMs`, then twice as long each time, while the task is live here. */
-  private repeatWhileLive(live: LiveTask, firstDelayMs: number, times: number, action: () => void, done = 0): void {
+  /**
+   * Runs `action` `times` times, after `firstDelayMs`, then after each wait twice the one before, while the task is
+   * live here and `wanted()` says so (checked at each turn: once it says no, the repeats stop).
+   */
+  private repeatWhileLive(
+    live: LiveTask,
+    firstDelayMs: number,
+    times: number,
+    action: () => void,
+    wanted: () => boolean = () => true,
+    done = 0,
+  ): void {
     if (done >= times) return;
     const timer = setTimeout(
       () => {
-        if (this.live.get(live.task.id) !== live || isTerminal(live.task.status?.state)) return;
+        if (this.live.get(live.task.id) !== live || isTerminal(live.task.status?.state) || !wanted()) return;
         action();
-        this.repeatWhileLive(live, firstDelayMs, times, action, done + 1);
+        this.repeatWhileLive(live, firstDelayMs, times, action, wanted, done + 1);
       },
       firstDelayMs * 2 ** done,
     );
