@@ -31,7 +31,7 @@ function fakeNode(stayMs: number) {
       return { remotePeer };
     },
   };
-  return { node: node as unknown as Libp2p, dials };
+  return { node: node as unknown as Libp2p, dials, events, remotePeer };
 }
 
 beforeEach(() => vi.useFakeTimers());
@@ -64,4 +64,21 @@ it('starts again from the shortest delay after a connection that lasted', async 
       DEFAULT_REDIAL.stableMs + 1_000 + DEFAULT_REDIAL.initialMs * 1.2,
     );
   }
+});
+
+it('counts a connection the peer opened while a redial was pending, so a quick hang-up after it still backs off', async () => {
+  vi.spyOn(Math, 'random').mockReturnValue(0.5); // no jitter: dials at 0, 0.5, 1.5, 3.5, 7.5, 15.5, 31.5, 61.5 s
+  const { node, dials, events, remotePeer } = fakeNode(0);
+  const dialer = new StaticPeerDialer(node, [ADDRESS], DEFAULT_REDIAL);
+  dialer.start();
+  await vi.advanceTimersByTimeAsync(32_000);
+  // While the next redial waits (30 s), the peer dials in and drops again: a connection begun long before it.
+  events.dispatchEvent(new CustomEvent('peer:connect', { detail: remotePeer }));
+  events.dispatchEvent(new CustomEvent('peer:disconnect', { detail: remotePeer }));
+  const before = dials.length;
+  await vi.advanceTimersByTimeAsync(40_000);
+  dialer.stop();
+  vi.restoreAllMocks();
+  // The redial at 61.5 s and no other: not the reset to half a second that a stale start of that connection causes.
+  expect(dials.length - before).toBe(1);
 });

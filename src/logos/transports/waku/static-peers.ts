@@ -81,9 +81,11 @@ export class StaticPeerDialer {
   private readonly onDisconnect = (event: CustomEvent<PeerId>): void => {
     const id = event.detail.toString();
     for (const peer of this.peers) {
-      if (peer.peerId !== id || peer.dialing || peer.timer) continue;
+      if (peer.peerId !== id) continue;
+      // Counted even while a redial is pending or under way (the peer dialled in meanwhile): a stale connectedAt
+      // would make the next quick hang-up look like a connection that lasted.
       this.lost(peer);
-      this.schedule(peer);
+      if (!peer.dialing && !peer.timer) this.schedule(peer);
     }
   };
 
