@@ -1,7 +1,8 @@
 /**
  * Peer exchange (RFC 34) on the `waku` node: a node that knows only one peer learns of others from it and relays
- * with them; records of another cluster, other shards, no relay or a bad signature are not dialled; a malformed
- * answer does not stop the node; nothing is asked when it is off or the node has its peers.
+ * with them, and redials them when they drop; records of another cluster, other shards, no relay or a bad signature
+ * are not dialled; a malformed answer does not stop the node; nothing is asked when it is off or the node has its
+ * peers.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Libp2p } from '@libp2p/interface';
@@ -119,6 +120,25 @@ describe.concurrent('peer exchange', { timeout: 60_000 }, () => {
     entry.subscribe(TOPIC, (payload) => atEntry.push(new TextDecoder().decode(payload)));
     await a.publish(TOPIC, new TextEncoder().encode('still here'));
     await soon(() => (atEntry.length === 1 ? true : undefined));
+  });
+
+  it('redials a found peer that drops, though no later answer lists it', async () => {
+    const entry = await node();
+    const far = await recordedPeer(2);
+    const requests = await servePeerExchange(entry.node!, (request) => answerWith(request === 1 ? [far.record] : []));
+    const a = await node({
+      staticPeers: entry.multiaddrs(),
+      peerExchange: { intervalMs: 300 },
+      redial: { initialMs: 100 },
+    });
+    const farId = far.node.peerId.toString();
+    // Both ends: the side dialled finishes its handshake last.
+    await soon(() => (connected(a.node!, farId) && connected(far.node, a.peerId!) ? true : undefined));
+    const before = far.connections.count;
+    // The connection breaks, as when a network fails; the node dials the far one again.
+    for (const connection of far.node.getConnections(a.node!.peerId)) connection.abort(new Error('dropped'));
+    await soon(() => (far.connections.count > before && connected(a.node!, farId) ? true : undefined));
+    expect(requests.length).toBeGreaterThanOrEqual(1);
   });
 
   it('asks nobody when it is off, or when it already has as many relay peers as it wants', async () => {

@@ -8,30 +8,26 @@
  *   answer's `response` lists ENRs. nwaku also sends a status (field 10) that is not read here: an answer without a
  *   `response` (nwaku's refusals: bad request, too many requests, unavailable), one that does not decode or that
  *   does not come within `ANSWER_TIMEOUT_MS` is a failed request, and the peer is asked again at the next interval.
- * - **Who is dialled**: the peers of the records that pass `readPeerRecord`, while relay peers plus dials under way
- *   stay under `maxPeers`. A failed dial keeps that peer from being tried again for a backoff that doubles with each
- *   failure; a peer that dropped is dialled again when a later answer lists it and there is room.
+ * - **Who is dialled**: the peers of the records that pass `readPeerRecord`, kept connected up to `maxPeers` relay
+ *   peers, and redialled with backoff when they fail or drop (`found-peers.ts`).
  */
 import type { IdentifyResult, Libp2p, PeerId } from '@libp2p/interface';
-import { multiaddr } from '@multiformats/multiaddr';
 import { proto_peer_exchange } from '@waku/proto';
 import { exchange } from './length-prefixed.ts';
-import { RELAY_CODEC } from './node.ts';
-import { MAX_RECORD_BYTES, readPeerRecord, type PeerRecord, type RecordRefusal } from './peer-records.ts';
+import { FoundPeerDialer, type RetryPolicy } from './found-peers.ts';
+import { MAX_RECORD_BYTES, readPeerRecord, type RecordRefusal } from './peer-records.ts';
 
 export const PEER_EXCHANGE_CODEC = '/vac/waku/peer-exchange/2.0.0-alpha1';
 /** How long a peer has to answer once the stream is open. */
 const ANSWER_TIMEOUT_MS = 10_000;
-/** Peers whose failed dials are remembered; past it the oldest are forgotten (records come from the network). */
-const MAX_REMEMBERED_FAILURES = 1_024;
 
 export interface PeerExchangePolicy {
   /** Relay peers beyond which no more are looked for. */
   maxPeers: number;
   /** How often a peer that serves peer exchange is asked again while there is room. */
   intervalMs: number;
-  /** Backoff of a peer whose dial failed: `initialMs` doubling up to `maxMs`. */
-  retry: { initialMs: number; maxMs: number };
+  /** Backoff of a found peer whose dial failed or that dropped (see `found-peers.ts`). */
+  retry: RetryPolicy;
 }
 
 export interface PeerExchangeNode {
@@ -51,25 +47,16 @@ export interface PeerExchangeCounters {
   refused: Record<RecordRefusal, number>;
 }
 
-interface Failure {
-  count: number;
-  retryAt: number;
-}
-
 export class PeerExchangeClient {
-  readonly counters: PeerExchangeCounters = {
+  private readonly counts = {
     requests: 0,
     failedRequests: 0,
-    dials: 0,
     refused: { invalid: 0, 'other-cluster': 0, 'other-shards': 0, 'not-relay': 0, 'no-address': 0 },
   };
   private readonly abort = new AbortController();
   /** Connected peers that serve peer exchange, with when each was last asked. */
   private readonly servers = new Map<string, { peerId: PeerId; askedAt: number; asking: boolean }>();
-  /** Connected peers identified as not relaying (light clients of this node): they do not count against `maxPeers`. */
-  private readonly notRelaying = new Set<string>();
-  private readonly dialing = new Set<string>();
-  private readonly failures = new Map<string, Failure>();
+  private readonly found: FoundPeerDialer;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly node: Libp2p;
   private readonly local: PeerExchangeNode;
@@ -79,9 +66,15 @@ export class PeerExchangeClient {
     this.node = node;
     this.local = local;
     this.policy = policy;
+    this.found = new FoundPeerDialer(node, policy.maxPeers, policy.retry);
+  }
+
+  get counters(): PeerExchangeCounters {
+    return { ...this.counts, refused: { ...this.counts.refused }, dials: this.found.dials };
   }
 
   start(): void {
+    this.found.start();
     this.node.addEventListener('peer:identify', this.onIdentify);
     this.node.addEventListener('peer:disconnect', this.onDisconnect);
     this.timer = setInterval(() => {
@@ -94,50 +87,38 @@ export class PeerExchangeClient {
   stop(): void {
     this.abort.abort();
     clearInterval(this.timer);
+    this.found.stop();
     this.node.removeEventListener('peer:identify', this.onIdentify);
     this.node.removeEventListener('peer:disconnect', this.onDisconnect);
     this.servers.clear();
-    this.notRelaying.clear();
   }
 
   private readonly onIdentify = (event: CustomEvent<IdentifyResult>): void => {
     const { peerId, protocols } = event.detail;
-    const id = peerId.toString();
-    if (protocols.includes(RELAY_CODEC)) this.notRelaying.delete(id);
-    else this.notRelaying.add(id);
     if (!protocols.includes(PEER_EXCHANGE_CODEC)) return;
+    const id = peerId.toString();
     if (!this.servers.has(id)) this.servers.set(id, { peerId, askedAt: 0, asking: false });
     void this.ask(id);
   };
 
   private readonly onDisconnect = (event: CustomEvent<PeerId>): void => {
     this.servers.delete(event.detail.toString());
-    this.notRelaying.delete(event.detail.toString());
   };
-
-  /**
-   * How many more peers may be dialled. A peer not yet identified counts as a relay peer, and one being dialled may
-   * count twice for a moment: the node errs on the side of fewer dials.
-   */
-  private room(): number {
-    const relayPeers = this.node.getPeers().filter((peer) => !this.notRelaying.has(peer.toString())).length;
-    return this.policy.maxPeers - relayPeers - this.dialing.size;
-  }
 
   private async ask(id: string): Promise<void> {
     const server = this.servers.get(id);
     const now = Date.now();
-    if (!server || server.asking || this.abort.signal.aborted || this.room() <= 0) return;
+    if (!server || server.asking || this.abort.signal.aborted || this.found.room() <= 0) return;
     // Half the interval: the timer's ticks fall a little short of it, and an identify push asks again no sooner.
     if (now - server.askedAt < this.policy.intervalMs / 2) return;
     server.asking = true;
     server.askedAt = now;
-    this.counters.requests += 1;
+    this.counts.requests += 1;
     let records: Uint8Array[];
     try {
       records = await this.request(server.peerId);
     } catch {
-      if (!this.abort.signal.aborted) this.counters.failedRequests += 1;
+      if (!this.abort.signal.aborted) this.counts.failedRequests += 1;
       return;
     } finally {
       server.asking = false;
@@ -164,46 +145,8 @@ export class PeerExchangeClient {
     for (const bytes of records) {
       const record = await readPeerRecord(bytes, local);
       if (this.abort.signal.aborted) return;
-      if ('refused' in record) {
-        this.counters.refused[record.refused] += 1;
-        continue;
-      }
-      if (this.room() <= 0) return;
-      if (this.isNew(record.peerId)) void this.dial(record);
-    }
-  }
-
-  private isNew(id: string): boolean {
-    if (id === this.node.peerId.toString() || this.dialing.has(id)) return false;
-    if (this.node.getConnections().some((c) => c.remotePeer.toString() === id && c.status === 'open')) return false;
-    return (this.failures.get(id)?.retryAt ?? 0) <= Date.now();
-  }
-
-  private async dial(record: PeerRecord): Promise<void> {
-    this.dialing.add(record.peerId);
-    this.counters.dials += 1;
-    try {
-      await this.node.dial(
-        record.multiaddrs.map((address) => multiaddr(address)),
-        { signal: this.abort.signal },
-      );
-      this.failures.delete(record.peerId);
-    } catch {
-      this.failed(record.peerId);
-    } finally {
-      this.dialing.delete(record.peerId);
-    }
-  }
-
-  private failed(id: string): void {
-    const count = (this.failures.get(id)?.count ?? 0) + 1;
-    const { initialMs, maxMs } = this.policy.retry;
-    const delay = Math.min(maxMs, initialMs * 2 ** Math.min(count - 1, 20));
-    this.failures.delete(id); // re-inserted last: the map's order is the order of failures
-    this.failures.set(id, { count, retryAt: Date.now() + delay });
-    if (this.failures.size > MAX_REMEMBERED_FAILURES) {
-      const oldest = this.failures.keys().next().value;
-      if (oldest !== undefined) this.failures.delete(oldest);
+      if ('refused' in record) this.counts.refused[record.refused] += 1;
+      else this.found.add(record);
     }
   }
 }
