@@ -4,28 +4,23 @@
  * - **The cap**: peers are dialled while relay peers plus dials under way are under `maxPeers`. A peer identified
  *   without relay (a light client of this node) does not count; one not identified yet does, so the node errs on
  *   the side of fewer dials.
- * - **Backoff**: a failed dial, or a connection that drops before it has lasted `STEADY_MS`, counts as a failure:
- *   the peer is dialled again after `initialMs` doubling with each failure up to `maxMs`, and forgotten after
- *   `MAX_FAILURES` in a row (a later answer that lists it brings it back). A peer that drops after a steady
- *   connection is redialled after `initialMs`. So is one that the metadata guard hung up on, until forgotten.
+ * - **Backoff**, as for static peers (`RedialPolicy`): a failed dial, or a connection that drops before it has lasted
+ *   `stableMs`, counts as a failure: the peer is dialled again after `initialMs` doubling with each failure up to
+ *   `maxMs`, and forgotten after `MAX_FAILURES` in a row (a later answer that lists it brings it back). A peer that
+ *   drops after a stable connection is redialled after `initialMs`. One that the metadata guard hangs up on (another
+ *   cluster, though its record did not say so) fails that way until forgotten.
  * - **Memory**: the `MAX_FOUND` most recently listed peers; the most recent are dialled first.
  */
 import type { IdentifyResult, Libp2p, PeerId } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
 import { RELAY_CODEC } from './node.ts';
 import type { PeerRecord } from './peer-records.ts';
+import type { RedialPolicy } from './static-peers.ts';
 
 /** Found peers remembered (records come from the network). */
 const MAX_FOUND = 64;
 /** Failures in a row after which a found peer is forgotten. */
 const MAX_FAILURES = 5;
-/** A connection that lasted this long was not a failure when it drops. */
-const STEADY_MS = 60_000;
-
-export interface RetryPolicy {
-  initialMs: number;
-  maxMs: number;
-}
 
 interface FoundPeer {
   record: PeerRecord;
@@ -45,9 +40,9 @@ export class FoundPeerDialer {
   private readonly abort = new AbortController();
   private readonly node: Libp2p;
   private readonly maxPeers: number;
-  private readonly retry: RetryPolicy;
+  private readonly retry: RedialPolicy;
 
-  constructor(node: Libp2p, maxPeers: number, retry: RetryPolicy) {
+  constructor(node: Libp2p, maxPeers: number, retry: RedialPolicy) {
     this.node = node;
     this.maxPeers = maxPeers;
     this.retry = retry;
@@ -106,7 +101,7 @@ export class FoundPeerDialer {
         peer.record.multiaddrs.map((address) => multiaddr(address)),
         { signal: this.abort.signal },
       );
-      peer.connectedAt = Date.now();
+      peer.connectedAt = performance.now();
     } catch {
       this.failed(id, peer);
     } finally {
@@ -151,9 +146,9 @@ export class FoundPeerDialer {
       this.later(0);
       return;
     }
-    const lasted = Date.now() - peer.connectedAt;
+    const lasted = performance.now() - peer.connectedAt;
     peer.connectedAt = undefined;
-    if (lasted >= STEADY_MS) {
+    if (lasted >= this.retry.stableMs) {
       peer.failures = 0;
       peer.retryAt = Date.now() + this.retry.initialMs;
       this.later(this.retry.initialMs);

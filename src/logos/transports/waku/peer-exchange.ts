@@ -14,8 +14,9 @@
 import type { IdentifyResult, Libp2p, PeerId } from '@libp2p/interface';
 import { proto_peer_exchange } from '@waku/proto';
 import { exchange } from './length-prefixed.ts';
-import { FoundPeerDialer, type RetryPolicy } from './found-peers.ts';
+import { FoundPeerDialer } from './found-peers.ts';
 import { MAX_RECORD_BYTES, readPeerRecord, type RecordRefusal } from './peer-records.ts';
+import type { RedialPolicy } from './static-peers.ts';
 
 export const PEER_EXCHANGE_CODEC = '/vac/waku/peer-exchange/2.0.0-alpha1';
 /** How long a peer has to answer once the stream is open. */
@@ -27,7 +28,7 @@ export interface PeerExchangePolicy {
   /** How often a peer that serves peer exchange is asked again while there is room. */
   intervalMs: number;
   /** Backoff of a found peer whose dial failed or that dropped (see `found-peers.ts`). */
-  retry: RetryPolicy;
+  retry: RedialPolicy;
 }
 
 export interface PeerExchangeNode {
