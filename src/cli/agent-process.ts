@@ -95,6 +95,8 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
           privateKey,
           listen: options.listen ?? ['/ip4/127.0.0.1/tcp/0'],
           staticPeers: [...preset.entryNodes, ...options.peers],
+          // On a fleet, more relay peers than its entry nodes, as the gateway's node has.
+          peerExchange: preset.peerExchange,
           ...network,
         });
   const builtin = {

@@ -126,7 +126,8 @@ Options:
   --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable);
                         with waku-light, a service node to send and receive through
   --transport KIND      waku (default): a relay node of its own; waku-light: a light node of its --peer nodes
-  --network NAME        the Waku network: local (default), logos.test or logos.dev (joins its entry nodes)
+  --network NAME        the Waku network: local (default), logos.test or logos.dev (joins its entry nodes; a relay
+                        node also finds more relay peers through them with peer exchange)
   --listen MULTIADDR    where this agent's node listens (repeatable; default /ip4/127.0.0.1/tcp/0; waku only)
   --id ID               the agent's id, its URL at the gateway: /agents/ID/ (default: KIND)
   --data DIR            where the agent keeps its keys and money state (default .data)

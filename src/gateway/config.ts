@@ -71,6 +71,11 @@ const WakuTransportConfig = z
      * with SQLite; with PostgreSQL, where replicas share `keyFile`, a fresh one per start unless set (one per replica).
      */
     nodeKeyFile: z.string().min(1).optional(),
+    /**
+     * Peer exchange: peers that serve it (the fleets' nodes) are asked for more relay peers of the cluster, dialled
+     * up to 12 relay peers. Default: the network's (on for logos.dev and logos.test, off for local).
+     */
+    peerExchange: z.boolean().optional(),
     /** The node's nwaku REST API (relay, health, info; docs/binding.md §2.10), for Workers and nwaku clients. Off unless set. */
     rest: z
       .object({
@@ -84,7 +89,11 @@ const WakuTransportConfig = z
       .optional(),
   })
   .strict()
-  .transform(withPreset);
+  .transform(withPreset)
+  .transform(({ peerExchange, ...rest }) => ({
+    ...rest,
+    peerExchange: peerExchange ?? NETWORK_PRESETS[rest.network].peerExchange,
+  }));
 
 /** A light node of the network's service nodes (entry nodes and peers): no relay, nothing to listen on. */
 const WakuLightTransportConfig = z

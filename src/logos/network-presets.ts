@@ -24,6 +24,11 @@ export interface NetworkPreset {
   readonly maxMessageBytes: number;
   /** Multiaddrs of the fleet's nodes, dialled at start. */
   readonly entryNodes: readonly string[];
+  /**
+   * Whether a node asks its peers for more by default (peer exchange, RFC 34): the fleets' nodes serve it; `local`
+   * means only the peers configured.
+   */
+  readonly peerExchange: boolean;
 }
 
 /** nwaku's DefaultMaxWakuMessageSize, "150KiB". */
@@ -45,6 +50,7 @@ export const NETWORK_PRESETS: Readonly<Record<NetworkName, NetworkPreset>> = {
     clusterId: 3,
     shards: 8,
     maxMessageBytes: FLEET_MAX_MESSAGE_BYTES,
+    peerExchange: true,
     entryNodes: [
       '/dns4/delivery-01.do-ams3.logos.dev.status.im/tcp/30303/p2p/16Uiu2HAmTUbnxLGT9JvV6mu9oPyDjqHK4Phs1VDJNUgESgNSkuby',
       '/dns4/delivery-02.do-ams3.logos.dev.status.im/tcp/30303/p2p/16Uiu2HAmMK7PYygBtKUQ8EHp7EfaD3bCEsJrkFooK8RQ2PVpJprH',
@@ -58,6 +64,7 @@ export const NETWORK_PRESETS: Readonly<Record<NetworkName, NetworkPreset>> = {
     clusterId: 2,
     shards: 8,
     maxMessageBytes: FLEET_MAX_MESSAGE_BYTES,
+    peerExchange: true,
     entryNodes: [
       '/dns4/node-01.do-ams3.logos.test.status.im/tcp/30303/p2p/16Uiu2HAmQ9X2xDfPG3uL77V9piYDhjq14JhKCtcmNYsTMKNqrKCj',
       '/dns4/node-02.do-ams3.logos.test.status.im/tcp/30303/p2p/16Uiu2HAmB8NYprrfQrgWVzsJtYWkfjsXbmJEGNMG6othXsQ53BwG',
@@ -67,5 +74,5 @@ export const NETWORK_PRESETS: Readonly<Record<NetworkName, NetworkPreset>> = {
       '/dns4/node-02.ac-cn-hongkong-c.logos.test.status.im/tcp/30303/p2p/16Uiu2HAm28CoBZjpyxsanC8tQpbvZ7bZJnVYuB1EgFzb571qpWsV',
     ],
   },
-  local: { clusterId: 2, shards: 8, maxMessageBytes: FLEET_MAX_MESSAGE_BYTES, entryNodes: [] },
+  local: { clusterId: 2, shards: 8, maxMessageBytes: FLEET_MAX_MESSAGE_BYTES, entryNodes: [], peerExchange: false },
 };

@@ -64,6 +64,8 @@ export interface WakuNetworkSettings extends WakuNetworkCommon {
   /** The node's key, which fixes its peer id (its join address) across restarts; a fresh one per start without. */
   nodeKeyFile?: string | undefined;
   rest?: NodeRestSettings | undefined;
+  /** Ask peers that serve peer exchange for more relay peers (the fleets' nodes do). Default off. */
+  peerExchange?: boolean | undefined;
 }
 
 /** A light node: the entry nodes and peers are its service nodes (LightPush and Filter). */
@@ -101,6 +103,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     ...(settings.nodeKeyFile ? { nodeKey: loadOrCreateKey(settings.nodeKeyFile) } : {}),
     listen: settings.listen,
     staticPeers: [...settings.entryNodes, ...settings.peers],
+    peerExchange: settings.peerExchange ?? false,
   });
   await gateway.start();
   let rest: NodeRestServer | undefined;

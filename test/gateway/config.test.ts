@@ -73,11 +73,12 @@ describe('configuration', () => {
       shards: 8,
       maxMessageBytes: 150 * 1024,
       entryNodes: [],
+      peerExchange: false,
     });
     const test = loadConfig({ env: { LOGOS_A2A_NETWORK: 'logos.test' } }).transport;
     expect(test).toMatchObject({ kind: 'waku', network: 'logos.test', clusterId: 2, shards: 8 });
     const dev = loadConfig({ env: { LOGOS_A2A_NETWORK: 'logos.dev' } }).transport;
-    expect(dev).toMatchObject({ network: 'logos.dev', clusterId: 3, maxMessageBytes: 153_600 });
+    expect(dev).toMatchObject({ network: 'logos.dev', clusterId: 3, maxMessageBytes: 153_600, peerExchange: true });
     if (dev.kind !== 'waku') throw new Error('expected the waku transport');
     expect(dev.entryNodes).toHaveLength(6);
     for (const node of dev.entryNodes)
@@ -89,6 +90,11 @@ describe('configuration', () => {
       },
     }).transport;
     expect(overridden).toMatchObject({ clusterId: 7, shards: 8, entryNodes: [], maxMessageBytes: 65_536 });
+    const withoutExchange = loadConfig({
+      env: {},
+      overrides: { transport: { kind: 'waku', network: 'logos.test', peerExchange: false } },
+    }).transport;
+    expect(withoutExchange).toMatchObject({ network: 'logos.test', peerExchange: false });
     expect(() => loadConfig({ env: { LOGOS_A2A_NETWORK: 'logos.prod' } })).toThrow(
       /transport\.network .*logos\.dev.*logos\.test.*local/s,
     );

@@ -15,7 +15,9 @@
  *   (as logos.test), 8 shards. Every `/logos-a2a/1/…` topic lands on one shard; the node
  *   joins it at start and joins any other shard it sends, publishes or subscribes on.
  * - **Peers**: static peers (multiaddrs) are dialled at start and re-dialled with backoff whenever they drop or
- *   were down; DNS bootstrap (EIP-1459 ENR trees) only when asked for. Nothing dials out otherwise.
+ *   were down; DNS bootstrap (EIP-1459 ENR trees) and peer exchange (RFC 34: connected peers that serve it are asked
+ *   for more relay peers of this cluster, see `waku/peer-exchange.ts`) only when asked for. Nothing dials out
+ *   otherwise.
  *
  * What is dropped, and counted in `dropped`: WakuMessages that do not decode (`malformed`, also counted for relayed
  * traffic on joined shards); messages over `maxPayloadBytes` (`oversized`); and, for what is addressed to this node
@@ -49,6 +51,7 @@ import { FilterService } from './waku/filter-service.ts';
 import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
 import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
+import { PeerExchangeClient, type PeerExchangeCounters, type PeerExchangePolicy } from './waku/peer-exchange.ts';
 import { checkedInteger, SealingTransport } from './waku/sealing-transport.ts';
 import {
   ENVELOPE_OVERHEAD_BYTES,
@@ -137,8 +140,18 @@ export interface WakuTransportOptions {
   peerWaitMs?: number;
   /** Timeout of one dial. Default 5000 ms. */
   dialTimeoutMs?: number;
-  /** Backoff of static-peer redials. Default DEFAULT_REDIAL: 500 ms doubling up to 30 s, reset by a 10 s connection. */
+  /**
+   * Backoff of static-peer redials, and of peers found by peer exchange. Default DEFAULT_REDIAL: 500 ms doubling up
+   * to 30 s, reset by a 10 s connection.
+   */
   redial?: Partial<RedialPolicy>;
+  /**
+   * Peer exchange (RFC 34): connected peers that serve it (the fleets' nodes) are asked for more relay peers, which
+   * are dialled while the node has fewer than `maxPeers` relay peers (default 12: a full gossipsub mesh beyond the
+   * six entry nodes of a fleet); each such peer is asked again every `intervalMs` (default 60 s) while there is
+   * room. `true` takes the defaults. Off unless given.
+   */
+  peerExchange?: boolean | Partial<Omit<PeerExchangePolicy, 'retry'>>;
   /** How many recent message hashes are remembered to drop replays. Default 32768. */
   dedupeCapacity?: number;
   /** Overrides of the gossipsub parameters (tests, tuning). */
@@ -171,6 +184,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
   /** Peers hung up on because they are not on this node's cluster (see `waku/metadata.ts`). */
   refusedPeers = 0;
   private readonly peerWaitMs: number;
+  private readonly peerExchangePolicy: Omit<PeerExchangePolicy, 'retry'> | undefined;
   private readonly receiver: PartyReceiver;
   private readonly topicHandlers = new Map<string, Set<TopicListener>>();
   private readonly joined = new Set<string>();
@@ -187,6 +201,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
   private transition: Promise<void> | undefined;
   private libp2p: WakuLibp2p | undefined;
   private dialer: StaticPeerDialer | undefined;
+  private peerExchange: PeerExchangeClient | undefined;
   private stopGuard: (() => void) | undefined;
   private filter: FilterService | undefined;
 
@@ -221,6 +236,11 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
       1,
     );
     this.peerWaitMs = integerAtLeast(options.peerWaitMs ?? 5_000, 'peerWaitMs', 0);
+    const peerExchange = options.peerExchange === true ? {} : options.peerExchange || undefined;
+    this.peerExchangePolicy = peerExchange && {
+      maxPeers: integerAtLeast(peerExchange.maxPeers ?? 12, 'peerExchange.maxPeers', 1),
+      intervalMs: integerAtLeast(peerExchange.intervalMs ?? 60_000, 'peerExchange.intervalMs', 1),
+    };
     this.receiver = new PartyReceiver(
       this.identity,
       this.maxPayloadBytes,
@@ -273,6 +293,11 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
   /** Relay peers in the mesh of a content topic's shard. */
   meshPeerCount(contentTopic: string): number {
     return this.libp2p?.services.pubsub.getMeshPeers(this.pubsubTopicFor(contentTopic)).length ?? 0;
+  }
+
+  /** What peer exchange did while running (undefined when it is off or the node is stopped). */
+  get peerExchangeCounters(): PeerExchangeCounters | undefined {
+    return this.peerExchange?.counters;
   }
 
   /** Connected libp2p peers. */
@@ -387,7 +412,17 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
       this.join(this.pubsubTopicFor(BINDING_SHARD_TOPIC));
       for (const shard of options.relayShards ?? []) this.join(`/waku/2/rs/${this.clusterId}/${shard}`);
       for (const topic of this.topicHandlers.keys()) this.join(this.pubsubTopicFor(topic));
-      this.dialer = new StaticPeerDialer(node, options.staticPeers ?? [], { ...DEFAULT_REDIAL, ...options.redial });
+      const redial = { ...DEFAULT_REDIAL, ...options.redial };
+      if (this.peerExchangePolicy) {
+        // Started before the first dial, so that the static peers' identify is heard.
+        this.peerExchange = new PeerExchangeClient(
+          node,
+          { clusterId: this.clusterId, shards: () => this.joinedShards() },
+          { ...this.peerExchangePolicy, retry: redial },
+        );
+        this.peerExchange.start();
+      }
+      this.dialer = new StaticPeerDialer(node, options.staticPeers ?? [], redial);
       this.dialer.start();
       this.state = 'running';
     } catch (error) {
@@ -408,6 +443,8 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     const node = this.libp2p;
     this.dialer?.stop();
     this.dialer = undefined;
+    this.peerExchange?.stop();
+    this.peerExchange = undefined;
     this.stopGuard?.();
     this.stopGuard = undefined;
     if (this.filter) node?.services.pubsub.removeEventListener('message', this.filter.onRelayed);
