@@ -15,7 +15,7 @@ import type { IdentifyResult, Libp2p, PeerId } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
 import { RELAY_CODEC } from './node.ts';
 import type { PeerRecord } from './peer-records.ts';
-import type { RedialPolicy } from './static-peers.ts';
+import { redialDelay, type RedialPolicy } from './static-peers.ts';
 
 /** Found peers remembered (records come from the network). */
 const MAX_FOUND = 64;
@@ -83,10 +83,16 @@ export class FoundPeerDialer {
   private dialSome(): void {
     if (this.abort.signal.aborted) return;
     const now = Date.now();
+    let soonest = Infinity;
     for (const [id, peer] of [...this.found].reverse()) {
       if (this.room() <= 0) return;
-      if (peer.retryAt <= now && !this.dialing.has(id) && !this.isConnected(id)) void this.dial(id, peer);
+      if (this.dialing.has(id) || this.isConnected(id)) continue;
+      if (peer.retryAt <= now) void this.dial(id, peer);
+      else soonest = Math.min(soonest, peer.retryAt - now);
     }
+    // A backoff's timer may fire a moment before the wall clock reaches retryAt: such a peer is not left waiting for
+    // the next answer to come round.
+    if (soonest !== Infinity) this.later(soonest);
   }
 
   private isConnected(id: string): boolean {
@@ -115,7 +121,7 @@ export class FoundPeerDialer {
       this.found.delete(id);
       return;
     }
-    const delay = Math.min(this.retry.maxMs, this.retry.initialMs * 2 ** (peer.failures - 1));
+    const delay = redialDelay(this.retry, peer.failures);
     peer.retryAt = Date.now() + delay;
     this.later(delay);
   }

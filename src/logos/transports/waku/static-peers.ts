@@ -21,6 +21,17 @@ export interface RedialPolicy {
 /** 500 ms doubling up to 30 s; a connection that lasts 10 s resets it. */
 export const DEFAULT_REDIAL: RedialPolicy = { initialMs: 500, maxMs: 30_000, stableMs: 10_000 };
 
+/**
+ * The wait before the next dial after `failures` failures in a row: `initialMs` doubling with each, at most `maxMs`,
+ * with ±20 % jitter so that peers who lost each other at one moment do not all come back at one moment.
+ */
+export function redialDelay(policy: RedialPolicy, failures: number): number {
+  const base = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(Math.max(0, failures - 1), 20));
+  // Whole milliseconds: timers fire on whole milliseconds, and a caller comparing a clock with now + delay must not
+  // find the timer early.
+  return Math.ceil(base * (0.8 + Math.random() * 0.4));
+}
+
 interface StaticPeer {
   readonly address: Multiaddr;
   /** Learned from the first connection when the multiaddr has no /p2p/ part. */
@@ -123,8 +134,7 @@ export class StaticPeerDialer {
 
   private schedule(peer: StaticPeer): void {
     if (this.stopped || peer.timer) return;
-    const base = Math.min(this.policy.maxMs, this.policy.initialMs * 2 ** Math.min(Math.max(0, peer.failures - 1), 20));
-    const delay = base * (0.8 + Math.random() * 0.4);
+    const delay = redialDelay(this.policy, peer.failures);
     peer.timer = setTimeout(() => void this.dial(peer), delay);
     // A pending redial alone never keeps the process alive.
     peer.timer.unref?.();
