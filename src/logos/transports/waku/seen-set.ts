@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { OldestFirst } from '../../oldest-first.ts';
 
 /** The key a message is remembered by: sha256 over its parts, each prefixed with its length (OpenSSL's: native). */
 export function digestHex(...parts: Uint8Array[]): string {
@@ -15,6 +16,8 @@ export function digestHex(...parts: Uint8Array[]): string {
 /** A set of message hashes with a fixed capacity: past it, the oldest entry is forgotten first. */
 export class SeenSet {
   private readonly entries = new Set<string>();
+  /** The same keys in the order added (OldestFirst: taking the oldest from the Set itself costs O(deleted)). */
+  private readonly order = new OldestFirst<string>();
   private readonly capacity: number;
 
   constructor(capacity: number) {
@@ -30,11 +33,8 @@ export class SeenSet {
   add(key: string): void {
     if (this.entries.has(key)) return;
     this.entries.add(key);
-    if (this.entries.size > this.capacity) {
-      // A Set iterates in insertion order, so the first key is the oldest.
-      const oldest = this.entries.values().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
+    this.order.push(key);
+    if (this.entries.size > this.capacity) this.entries.delete(this.order.shift()!);
   }
 
   get size(): number {
