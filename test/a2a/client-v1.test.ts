@@ -14,7 +14,6 @@ import {
   collect,
   eventually,
   startTestBed,
-  TEST_WIRE,
   textMessage,
   type Binding,
   type TestBed,
@@ -34,8 +33,8 @@ beforeAll(async () => {
 });
 afterAll(() => bed.close());
 
-it('runs on the wire its vitest project names (the waku project: every envelope over Waku relay)', () => {
-  expect(bed.gateway.network.description).toMatch(TEST_WIRE === 'waku' ? /^Waku relay/ : /^in-process/);
+it('runs on the wire its vitest project names (the waku project: every envelope over Waku relay)', ({ task }) => {
+  expect(bed.gateway.network.description).toMatch(task.file.projectName === 'waku' ? /^Waku relay/ : /^in-process/);
 });
 
 const textOf = (task: Task) =>

@@ -45,7 +45,10 @@ class WakuTestNetwork implements TestNetwork {
     return new WakuTransport({ staticPeers: this.hub.multiaddrs() });
   }
 
-  /** Until the gateway and every agent are in the hub's mesh: a message published before is lost, as on a fleet. */
+  /**
+   * Until the gateway and every agent are in the hub's mesh: a message published before is lost, as on a fleet.
+   * (gossipsub keeps at most 12 mesh peers: a bed of more parties would need a check per party.)
+   */
   meshed(parties: number): Promise<true> {
     return eventually(() => (this.hub.meshPeerCount(DEFAULT_DISCOVERY_TOPIC) >= parties ? true : undefined), 15_000);
   }
@@ -86,7 +89,15 @@ export async function startTestBed(
         echoAgent(network.node('agent:echo')),
         conformanceAgent(network.node('agent:conformance'), { resubscribeDelayMs: 400 }),
       ];
-  await Promise.all(agents.map((agent) => agent.start()));
+  // A start that fails halfway stops what it started: with vitest's shared workers, nodes left running would stay
+  // beside the files that come next.
+  const abandon = async (error: unknown): Promise<never> => {
+    await Promise.allSettled(agents.map((agent) => agent.stop()));
+    await waku?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  };
+  await Promise.all(agents.map((agent) => agent.start())).catch(abandon);
   const config = loadConfig({
     env: {},
     // A stop waits at most 1 s (not the 10 s default) for calls still open, such as a call a test leaves hanging to
@@ -115,8 +126,11 @@ export async function startTestBed(
     log: () => undefined,
     ...(options.payer ? { payer: options.payer } : {}),
   };
-  let gateway = await startGateway(config, deps);
-  await waku?.meshed(agents.length + 1);
+  let gateway = await startGateway(config, deps).catch(abandon);
+  await waku?.meshed(agents.length + 1).catch(async (error: unknown) => {
+    await gateway.stop();
+    return abandon(error);
+  });
   let running = true;
   const bed: TestBed = {
     get gateway() {
