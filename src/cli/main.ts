@@ -12,7 +12,7 @@ import {
   type FailureContext,
 } from './errors.ts';
 import { ENVIRONMENT, loadConfig, type GatewayConfig } from '../gateway/config.ts';
-import { NETWORK_NAMES, isNetworkName } from '../logos/network-presets.ts';
+import { NETWORK_NAMES, NETWORK_PRESETS, isNetworkName } from '../logos/network-presets.ts';
 import { SIGNING_MODES, type SigningMode } from '../lez/signing.ts';
 import type { Gateway } from '../gateway/gateway.ts';
 
@@ -522,6 +522,11 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   }
   if (transport === 'waku-light' && (listen || restPort !== undefined)) {
     throw new UsageError(`${prefix}: a waku-light agent has no node of its own: --listen and --rest-port are for waku`);
+  }
+  if (transport === 'waku-light' && peers.length === 0 && NETWORK_PRESETS[network ?? 'local'].entryNodes.length === 0) {
+    throw new UsageError(
+      `${prefix}: a waku-light agent needs a service node to reach the network: --peer MULTIADDR, or a --network with entry nodes`,
+    );
   }
   checkMultiaddrs(peers, '--peer', prefix, 'option');
   checkMultiaddrs(listen ?? [], '--listen', prefix, 'option');

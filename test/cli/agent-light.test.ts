@@ -83,12 +83,15 @@ describe('logos-a2a agent --transport waku-light', () => {
     await stopChild(agent);
   }, 90_000);
 
-  it('refuses an unknown transport, and --listen or --rest-port for a light agent (exit 2)', async () => {
-    const [unknown, listen, rest] = await Promise.all([
+  it('refuses an unknown transport, --listen or --rest-port for a light agent, and one with no service node (exit 2)', async () => {
+    const [unknown, listen, rest, alone] = await Promise.all([
       runAgent(['echo', '--transport', 'carrier-pigeon']),
       runAgent(['echo', '--transport', 'waku-light', '--listen', '/ip4/127.0.0.1/tcp/0']),
       runAgent(['echo', '--transport', 'waku-light', '--rest-port', '0']),
+      runAgent(['echo', '--transport', 'waku-light']),
     ]);
+    expect(alone.code).toBe(2);
+    expect(alone.output).toMatch(/^logos-a2a agent: a waku-light agent needs a service node/);
     expect(unknown.code).toBe(2);
     expect(unknown.output).toMatch(/^logos-a2a agent: --transport is waku or waku-light, got "carrier-pigeon"/);
     for (const refused of [listen, rest]) {
