@@ -11,7 +11,8 @@ const src = fileURLToPath(new URL('../src', import.meta.url));
 
 /**
  * Top to bottom. `agent.ts` (the package's public module) sits on top; the runtimes' entries (`worker.ts` with
- * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `keep-alive.ts` and `json-object.ts` are shared leaves.
+ * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `keep-alive.ts`, `time-limit.ts` and `json-object.ts`
+ * are shared leaves.
  */
 const LAYERS = [
   'agent.ts',
@@ -28,6 +29,7 @@ const LAYERS = [
   'store',
   'observability',
   'keep-alive.ts',
+  'time-limit.ts',
   'json-object.ts',
 ];
 

@@ -42,6 +42,7 @@ import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
 import { ReplicaLink } from './replica-link.ts';
 import type { TaskCommand } from './replica-messages.ts';
+import { withinMs } from '../time-limit.ts';
 import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
 import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
 import {
@@ -231,7 +232,11 @@ export class TaskEngine {
     if (this.renewing) return;
     this.renewing = true;
     try {
-      const held = await renewalWithin(replicas.renew(), replicas.leaseMs);
+      // Given up after a quarter of a lease, before the next beat (every third of a lease), which then renews afresh
+      // while the last renewal's lease still runs: a database gone without closing its connections (a failover)
+      // leaves queries waiting until TCP notices, minutes later, and one renewal waiting that long would hold every
+      // later one back while the leases ran out.
+      const held = await withinMs(replicas.renew(), replicas.leaseMs / 4);
       for (const taskId of this.leased) {
         const live = this.live.get(taskId);
         // Taken over while this replica could not renew (the database was out of reach).
@@ -1341,20 +1346,6 @@ export class TaskEngine {
   private log(message: string): void {
     (this.options.log ?? console.warn)(`[engine] ${message}`);
   }
-}
-
-/**
- * A renewal that has not settled within a quarter of a lease is given up, before the next beat (every third of a
- * lease), which then renews afresh while the last renewal's lease still runs. A database that vanished without
- * closing its connections (a failover) leaves queries waiting until TCP notices, minutes later; one renewal waiting
- * that long would hold every later one back, and the leases would run out meanwhile.
- */
-function renewalWithin<T>(renewal: Promise<T>, leaseMs: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from the database in ${leaseMs / 4} ms`)), leaseMs / 4);
-  });
-  return Promise.race([renewal, limit]).finally(() => clearTimeout(timer));
 }
 
 /** How long a priced message's retries join its task rather than pay again. */

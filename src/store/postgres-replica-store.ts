@@ -4,6 +4,7 @@
  * change itself: NOTIFY payloads end at 8000 bytes, a task's change does not.
  */
 import { randomUUID } from 'node:crypto';
+import { withinMs } from '../time-limit.ts';
 import type { Sql } from './postgres-connection.ts';
 import type { ReplicaStore } from './replica-store.ts';
 import { TERMINAL_STATES } from './task-rows.ts';
@@ -89,7 +90,6 @@ export class PostgresReplicaStore implements ReplicaStore {
       this.#session = opened;
     }
     const session = this.#session;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const answer = session<{ locked: boolean }[]>`
         SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory'
@@ -98,19 +98,14 @@ export class PostgresReplicaStore implements ReplicaStore {
                THEN true ELSE pg_try_advisory_lock(${LIVENESS_LOCKS}, hashtext(${this.replicaId})) END AS locked`;
       // A connection the server left without closing it (a failover) answers nothing and reports nothing until TCP
       // gives up, minutes later: past the limit it is taken for lost like one that failed.
-      const limit = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new CheckTimeout(this.#checkMs)), this.#checkMs);
-      });
       answer.catch(() => undefined);
-      const [row] = await Promise.race([answer, limit]);
+      const [row] = await withinMs(answer, this.#checkMs, () => new CheckTimeout(this.#checkMs));
       this.#alive = row?.locked === true;
     } catch (error) {
       this.#dropSession(session);
       this.#log(`holding this replica's liveness lock: ${String(error)}`);
       // Not after a timeout: a renewal waits on the check, and a second wait would outlast the engine's limit.
       if (retry && !(error instanceof CheckTimeout)) await this.#stayAlive(check, false);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

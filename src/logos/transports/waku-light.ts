@@ -28,6 +28,7 @@ import { generateWakuPrivateKey, proveAddress, wakuIdentity, type WakuIdentity }
 import { directMessage, publicationMessage, type PartyMessage } from './waku/outgoing.ts';
 import { PartyReceiver, deliver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
 import { DEFAULT_REDIAL, StaticPeerDialer } from './waku/static-peers.ts';
+import { withinMs } from '../../time-limit.ts';
 
 export interface WakuLightTransportOptions {
   /** This party's identity: a 32-byte secp256k1 secret key. Generated when absent. */
@@ -197,7 +198,10 @@ export class WakuLightTransport implements LogosTransport {
       await light.waitForPeers([Protocols.Filter], this.peerWaitMs).catch(() => undefined);
       // One at a time: @waku/sdk records a shard's subscription only once its first subscribe is answered, so two in
       // flight on one shard make two, and the one it forgets is never stopped (its timers keep the process alive).
-      const subscribed = await (this.subscribing = this.subscribing.then(subscribe).catch(() => false));
+      // Each within a time limit: the sdk waits on a service node's answer without one, and one node that never
+      // answers would otherwise hold every later subscription back. Past it, the attempt counts as failed.
+      const bounded = () => withinMs(subscribe(), SUBSCRIBE_TIMEOUT_MS);
+      const subscribed = await (this.subscribing = this.subscribing.then(bounded).catch(() => false));
       if (!subscribed && this.running) {
         setTimeout(() => void attempt(Math.min(delayMs * 2, 30_000)), delayMs).unref?.();
       }
@@ -229,6 +233,9 @@ export class WakuLightTransport implements LogosTransport {
     return contentTopicToShardIndex(contentTopic, this.options.numShardsInCluster);
   }
 }
+
+/** How long one Filter subscribe may wait for a service node's answer. */
+const SUBSCRIBE_TIMEOUT_MS = 10_000;
 
 /** The stock encoder, writing our WakuMessage version (1 for payload-encrypted 1:1 messages). */
 function versionedEncoder(stock: IEncoder, version: number): IEncoder {
