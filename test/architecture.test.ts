@@ -11,7 +11,8 @@ const src = fileURLToPath(new URL('../src', import.meta.url));
 
 /**
  * Top to bottom. `agent.ts` (the package's public module) sits on top; the runtimes' entries (`worker.ts` with
- * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `keep-alive.ts`, `time-limit.ts` and `json-object.ts`
+ * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `keep-alive.ts`, `time-limit.ts`, `address-policy.ts` and
+ * `json-object.ts`
  * are shared leaves.
  */
 const LAYERS = [
@@ -30,6 +31,7 @@ const LAYERS = [
   'observability',
   'keep-alive.ts',
   'time-limit.ts',
+  'address-policy.ts',
   'json-object.ts',
 ];
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { LezAmount } from '../logos/card.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import { FLEET_MAX_MESSAGE_BYTES, NETWORK_NAMES, NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
-import { parseNetwork } from '../push/address-policy.ts';
+import { parseNetwork } from '../address-policy.ts';
 import { LOG_LEVELS } from '../observability/logger.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);

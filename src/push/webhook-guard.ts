@@ -10,7 +10,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Agent, buildConnector } from 'undici';
-import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
+import { AddressPolicy, type AddressPolicyOptions } from '../address-policy.ts';
 
 export interface ResolvedAddress {
   address: string;

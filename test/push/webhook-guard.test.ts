@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AddressPolicy, parseAddress, parseNetwork } from '../../src/push/address-policy.ts';
+import { AddressPolicy, parseAddress, parseNetwork } from '../../src/address-policy.ts';
 import { WebhookGuard } from '../../src/push/webhook-guard.ts';
 import { backoffDelay, retryAfterDelay } from '../../src/push/retry-timing.ts';
 

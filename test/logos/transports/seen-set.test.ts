@@ -9,3 +9,12 @@ it('forgets the oldest key first once past its capacity, and a repeat does not c
   seen.add('b');
   expect(['b', 'c', 'd', 'e'].map((key) => seen.has(key))).toEqual([true, false, true, true]);
 });
+
+it('after clear, holds its capacity again, forgetting only keys added since', () => {
+  const seen = new SeenSet(3);
+  for (const key of ['a', 'b', 'c']) seen.add(key);
+  seen.clear();
+  for (const key of ['d', 'e', 'a', 'f', 'g']) seen.add(key);
+  expect(seen.size).toBe(3);
+  expect(['d', 'e', 'a', 'f', 'g'].map((key) => seen.has(key))).toEqual([false, false, true, true, true]);
+});

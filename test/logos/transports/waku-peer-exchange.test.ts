@@ -154,4 +154,16 @@ describe.concurrent('peer exchange', { timeout: 60_000 }, () => {
     expect(far.connections.count).toBe(0);
     expect(full.peerExchangeCounters?.requests).toBe(0);
   });
+
+  it('does not ask a peer that dialled it: anyone can, and its records would choose whom the node dials', async () => {
+    const a = await node({ peerExchange: { intervalMs: 200 } });
+    const stranger = await node({ staticPeers: a.multiaddrs() });
+    const far = await recordedPeer(2);
+    const requests = await servePeerExchange(stranger.node!, () => answerWith([far.record]));
+    await soon(() => (connected(a.node!, stranger.peerId!) ? true : undefined));
+    await sleep(1_000);
+    expect(requests).toEqual([]);
+    expect(a.peerExchangeCounters?.requests).toBe(0);
+    expect(far.connections.count).toBe(0);
+  });
 });

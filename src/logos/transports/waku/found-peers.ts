@@ -36,7 +36,9 @@ export class FoundPeerDialer {
   private readonly dialing = new Set<string>();
   /** Connected peers identified as not relaying. */
   private readonly notRelaying = new Set<string>();
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** The one pending retry, and when it is due (performance.now()). */
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerDue = Infinity;
   private readonly abort = new AbortController();
   private readonly node: Libp2p;
   private readonly maxPeers: number;
@@ -57,8 +59,8 @@ export class FoundPeerDialer {
     this.abort.abort();
     this.node.removeEventListener('peer:identify', this.onIdentify);
     this.node.removeEventListener('peer:disconnect', this.onDisconnect);
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** How many more peers may be dialled. */
@@ -71,18 +73,17 @@ export class FoundPeerDialer {
   add(record: PeerRecord): void {
     if (record.peerId === this.node.peerId.toString()) return;
     const known = this.found.get(record.peerId);
+    // Updated in place: a dial under way holds this very object, and its outcome must count.
+    if (known) known.record = record;
     this.found.delete(record.peerId);
-    this.found.set(
-      record.peerId,
-      known ? { ...known, record } : { record, failures: 0, retryAt: 0, connectedAt: undefined },
-    );
+    this.found.set(record.peerId, known ?? { record, failures: 0, retryAt: 0, connectedAt: undefined });
     if (this.found.size > MAX_FOUND) this.found.delete(this.found.keys().next().value!);
     this.dialSome();
   }
 
   private dialSome(): void {
     if (this.abort.signal.aborted) return;
-    const now = Date.now();
+    const now = performance.now();
     let soonest = Infinity;
     for (const [id, peer] of [...this.found].reverse()) {
       if (this.room() <= 0) return;
@@ -90,8 +91,7 @@ export class FoundPeerDialer {
       if (peer.retryAt <= now) void this.dial(id, peer);
       else soonest = Math.min(soonest, peer.retryAt - now);
     }
-    // A backoff's timer may fire a moment before the wall clock reaches retryAt: such a peer is not left waiting for
-    // the next answer to come round.
+    // The next backoff to end: its peer is tried then, not when the next answer comes round.
     if (soonest !== Infinity) this.later(soonest);
   }
 
@@ -122,19 +122,26 @@ export class FoundPeerDialer {
       return;
     }
     const delay = redialDelay(this.retry, peer.failures);
-    peer.retryAt = Date.now() + delay;
+    peer.retryAt = performance.now() + delay;
     this.later(delay);
   }
 
-  /** Tries again once a backoff has passed (a pending retry never keeps the process alive). */
+  /**
+   * Tries again in `delayMs`, on one timer: a later call moves it only earlier, so however many events ask for a
+   * retry, one is pending (a pending retry never keeps the process alive).
+   */
   private later(delayMs: number): void {
     if (this.abort.signal.aborted) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
+    const due = performance.now() + delayMs;
+    if (this.timer !== undefined && this.timerDue <= due) return;
+    clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerDue = Infinity;
       this.dialSome();
-    }, delayMs);
-    timer.unref?.();
-    this.timers.add(timer);
+    }, Math.ceil(delayMs));
+    this.timer.unref?.();
   }
 
   private readonly onIdentify = (event: CustomEvent<IdentifyResult>): void => {
@@ -156,7 +163,7 @@ export class FoundPeerDialer {
     peer.connectedAt = undefined;
     if (lasted >= this.retry.stableMs) {
       peer.failures = 0;
-      peer.retryAt = Date.now() + this.retry.initialMs;
+      peer.retryAt = performance.now() + this.retry.initialMs;
       this.later(this.retry.initialMs);
     } else {
       this.failed(id, peer);

@@ -2,17 +2,24 @@
  * Waku Peer Exchange (`/vac/waku/peer-exchange/2.0.0-alpha1`, RFC 34), the client side: finds relay peers beyond the
  * configured ones by asking connected peers that serve the protocol (the fleets' nodes do) for records of others.
  *
- * - **Who is asked**: a peer whose identify lists the protocol, as soon as it is identified, then again every
- *   `intervalMs`; only while the node has room for more relay peers, and one request at a time per peer.
+ * - **Who is asked**: a peer this node dialled (its static peers, the network's entry nodes, peers found before)
+ *   whose identify lists the protocol, as soon as it is identified, then again every `intervalMs`; only while the
+ *   node has room for more relay peers, and one request at a time per peer. A peer that dialled this node is not
+ *   asked: anyone can, and its records would choose whom this node dials.
  * - **The exchange**: one length-prefixed PeerExchangeRPC each way; the request asks for `maxPeers` records, the
  *   answer's `response` lists ENRs. nwaku also sends a status (field 10) that is not read here: an answer without a
  *   `response` (nwaku's refusals: bad request, too many requests, unavailable), one that does not decode or that
  *   does not come within `ANSWER_TIMEOUT_MS` is a failed request, and the peer is asked again at the next interval.
- * - **Who is dialled**: the peers of the records that pass `readPeerRecord`, kept connected up to `maxPeers` relay
- *   peers, and redialled with backoff when they fail or drop (`found-peers.ts`).
+ * - **Who is dialled**: the peers of the records that pass `readPeerRecord`, at their public addresses only (a
+ *   record costs nothing to make, and one naming 127.0.0.1:5432 would have the node connect to its own database),
+ *   unless the answering peer is itself at a private address (a fleet of one's own network, or a test); kept
+ *   connected up to `maxPeers` relay peers, and redialled with backoff when they fail or drop (`found-peers.ts`).
  */
+import { isIP } from 'node:net';
 import type { IdentifyResult, Libp2p, PeerId } from '@libp2p/interface';
+import { multiaddr } from '@multiformats/multiaddr';
 import { proto_peer_exchange } from '@waku/proto';
+import { AddressPolicy } from '../../../address-policy.ts';
 import { exchange } from './length-prefixed.ts';
 import { FoundPeerDialer } from './found-peers.ts';
 import { MAX_RECORD_BYTES, readPeerRecord, type RecordRefusal } from './peer-records.ts';
@@ -95,8 +102,8 @@ export class PeerExchangeClient {
   }
 
   private readonly onIdentify = (event: CustomEvent<IdentifyResult>): void => {
-    const { peerId, protocols } = event.detail;
-    if (!protocols.includes(PEER_EXCHANGE_CODEC)) return;
+    const { peerId, protocols, connection } = event.detail;
+    if (!protocols.includes(PEER_EXCHANGE_CODEC) || connection.direction !== 'outbound') return;
     const id = peerId.toString();
     if (!this.servers.has(id)) this.servers.set(id, { peerId, askedAt: 0, asking: false });
     void this.ask(id);
@@ -116,6 +123,7 @@ export class PeerExchangeClient {
     server.askedAt = now;
     this.counts.requests += 1;
     let records: Uint8Array[];
+    const policy = this.policyFor(server.peerId);
     try {
       records = await this.request(server.peerId);
     } catch {
@@ -124,7 +132,13 @@ export class PeerExchangeClient {
     } finally {
       server.asking = false;
     }
-    await this.consider(records);
+    await this.consider(records, policy);
+  }
+
+  /** Public addresses only, unless the answering peer is at a non-public address itself. */
+  private policyFor(peerId: PeerId): AddressPolicy {
+    const host = this.node.getConnections(peerId)[0]?.remoteAddr.toOptions().host;
+    return host !== undefined && PUBLIC.refusal(host) !== undefined ? PRIVATE_TOO : PUBLIC;
   }
 
   /** One exchange: the ENRs of the answer, at most as many as were asked for. */
@@ -133,21 +147,42 @@ export class PeerExchangeClient {
     const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(ANSWER_TIMEOUT_MS)]);
     const stream = await this.node.dialProtocol(peerId, PEER_EXCHANGE_CODEC, { signal });
     const request = proto_peer_exchange.PeerExchangeRPC.encode({ query: { numPeers: BigInt(wanted) } });
-    // Room for the records asked for, each with its field tags and lengths.
-    const answer = await exchange(stream, request, wanted * (MAX_RECORD_BYTES + 8) + 64, ANSWER_TIMEOUT_MS);
+    let answer: Uint8Array | undefined;
+    try {
+      // Room for the records asked for, each with its field tags and lengths.
+      answer = await exchange(stream, request, wanted * (MAX_RECORD_BYTES + 8) + 64, ANSWER_TIMEOUT_MS);
+    } finally {
+      // One exchange per stream: whatever the peer does next, the stream ends here, or it would stay open (and
+      // count against the connection's streams) until the peer closed it.
+      stream.abort(new Error('peer exchange done'));
+    }
     if (!answer) throw new Error('the stream ended without an answer');
     const { response } = proto_peer_exchange.PeerExchangeRPC.decode(answer);
     if (!response) throw new Error('the answer has no response');
     return response.peerInfos.flatMap((info) => (info.enr ? [info.enr] : [])).slice(0, wanted);
   }
 
-  private async consider(records: Uint8Array[]): Promise<void> {
+  private async consider(records: Uint8Array[], policy: AddressPolicy): Promise<void> {
     const local = { clusterId: this.local.clusterId, shards: this.local.shards() };
     for (const bytes of records) {
       const record = await readPeerRecord(bytes, local);
       if (this.abort.signal.aborted) return;
-      if ('refused' in record) this.counts.refused[record.refused] += 1;
-      else this.found.add(record);
+      if ('refused' in record) {
+        this.counts.refused[record.refused] += 1;
+        continue;
+      }
+      const reachable = record.multiaddrs.filter((address) => allowedAddress(address, policy));
+      if (reachable.length === 0) this.counts.refused['no-address'] += 1;
+      else this.found.add({ ...record, multiaddrs: reachable });
     }
   }
+}
+
+const PUBLIC = new AddressPolicy();
+const PRIVATE_TOO = new AddressPolicy({ allowPrivate: true });
+
+/** An address a record may send this node to: by name (DNS), or at an IP address the policy allows. */
+function allowedAddress(address: string, policy: AddressPolicy): boolean {
+  const { host } = multiaddr(address).toOptions();
+  return isIP(host) === 0 || policy.refusal(host) === undefined;
 }

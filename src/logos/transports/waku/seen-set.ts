@@ -17,7 +17,7 @@ export function digestHex(...parts: Uint8Array[]): string {
 export class SeenSet {
   private readonly entries = new Set<string>();
   /** The same keys in the order added (OldestFirst: taking the oldest from the Set itself costs O(deleted)). */
-  private readonly order = new OldestFirst<string>();
+  private order = new OldestFirst<string>();
   private readonly capacity: number;
 
   constructor(capacity: number) {
@@ -43,5 +43,6 @@ export class SeenSet {
 
   clear(): void {
     this.entries.clear();
+    this.order = new OldestFirst<string>();
   }
 }
