@@ -54,7 +54,12 @@ export class SilenceTimers<K> {
       for (const [key, deadline] of this.due) {
         if (deadline > now) break;
         this.due.delete(key);
-        this.expire(key);
+        // One task's failure must not end the others' timeouts, nor escape this timer (it would end the process).
+        try {
+          this.expire(key);
+        } catch (error) {
+          console.error('a silence timeout failed', error);
+        }
       }
     } finally {
       if (this.timer === undefined) this.schedule();

@@ -749,12 +749,12 @@ export class TaskEngine {
     }
     if (receiptOf(live.task)?.status === 'awaiting-payment') {
       // Still waiting for the client's own payment: wait again (a full period).
-      live.chain = live.chain.then(() => this.askClientToPay(live));
+      this.enqueue(live, 'asking the client to pay', () => this.askClientToPay(live));
       return;
     }
     if (BigInt(request.lez_price) > 0n && !request.payment) {
       // Stopped between recording the payment and forwarding the task: finish the payment (exactly once), go on.
-      live.chain = live.chain.then(() => this.payAndForward(live, approval?.status === 'approved'));
+      this.enqueue(live, 'paying and forwarding', () => this.payAndForward(live, approval?.status === 'approved'));
       return;
     }
     // Asked a few times: this gateway's node has just started, and its first question can be lost while it joins.
@@ -876,17 +876,13 @@ export class TaskEngine {
       this.dropped.wrongSender++;
       return;
     }
-    live.chain = live.chain
-      .then(() =>
-        withLogContext({ taskId: live.task.id, agentId: live.agentId }, () =>
-          inSpan('logos receive', { kind: SpanKind.CONSUMER, parent: contextFrom(live.request) }, () =>
-            this.receive(live, payload, sender),
-          ),
+    this.enqueue(live, 'a reply', () =>
+      withLogContext({ taskId: live.task.id, agentId: live.agentId }, () =>
+        inSpan('logos receive', { kind: SpanKind.CONSUMER, parent: contextFrom(live.request) }, () =>
+          this.receive(live, payload, sender),
         ),
-      )
-      .catch((error: unknown) => {
-        this.log(`task ${live.task.id}: ${String(error)}`);
-      });
+      ),
+    );
   }
 
   /** A 1:1 message: a seed agent's reply, for one of its live tasks. */
@@ -941,7 +937,9 @@ export class TaskEngine {
     ) {
       // A paid task the agent never heard of (the request was lost, or came before a restart it never noted): it
       // holds the money and knows nothing of it. The request goes again; the agent runs it, or, if it took this
-      // payment before, refuses it, and its refund is then on chain.
+      // payment before, refuses it, and its refund is then on chain. So also after a cancel (unlike the resends of
+      // a request no reply answered, resendUntilAnswered): only the request tells the agent of the money, and the
+      // repeated cancel that follows (keepCancelling) then stops the run and has the payment refunded.
       this.askAgain(live);
       return;
     }
@@ -990,10 +988,20 @@ export class TaskEngine {
       // Replies wait for a missing one; if it has not come when the timer fires, carry on without it.
       live.gapTimer = setTimeout(() => {
         live.gapTimer = undefined;
-        live.chain = live.chain.then(() => this.skipGap(live));
+        this.enqueue(live, 'skipping a missing reply', () => this.skipGap(live));
       }, this.options.reorderWaitMs);
       live.gapTimer.unref();
     }
+  }
+
+  /**
+   * Runs `step` after whatever else is changing the task. A step that fails is logged: the changes queued after it
+   * still run, and nothing is left unhandled.
+   */
+  private enqueue(live: LiveTask, what: string, step: () => Promise<void>): void {
+    live.chain = live.chain
+      .then(step)
+      .catch((error: unknown) => this.log(`task ${live.task.id}: ${what}: ${String(error)}`));
   }
 
   /** A missing reply never came: carry on from the next one we have. */
@@ -1219,7 +1227,7 @@ export class TaskEngine {
     clearTimeout(live.approvalTimer);
     live.approvalTimer = setTimeout(
       () => {
-        live.chain = live.chain.then(async () => {
+        this.enqueue(live, 'the approval timing out', async () => {
           if (live.approvalTimer === undefined) return;
           const step = await this.paid.approvalExpired(this.pricedOf(live));
           if (!step) return;
@@ -1234,7 +1242,7 @@ export class TaskEngine {
 
   private armClientPaymentTimer(live: LiveTask): void {
     const timer = setTimeout(() => {
-      live.chain = live.chain.then(async () => {
+      this.enqueue(live, "the client's payment timing out", async () => {
         if (live.clientPaymentTimer !== timer || this.live.get(live.task.id) !== live) return;
         live.clientPaymentTimer = undefined;
         await this.applyPaid(live, this.paid.clientPaymentExpired(this.pricedOf(live)));
@@ -1267,7 +1275,7 @@ export class TaskEngine {
     const logFields = { agentId: live.agentId, taskId: live.task.id };
     withLogContext(logFields, () =>
       inTraceOf(live.request, () => {
-        live.chain = live.chain.then(async () => {
+        this.enqueue(live, 'the agent timing out', async () => {
           const state = live.task.status?.state;
           // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
           if (this.silence.armed(live)) return;
