@@ -15,14 +15,11 @@
  *   unless the answering peer is itself at a private address (a fleet of one's own network, or a test); kept
  *   connected up to `maxPeers` relay peers, and redialled with backoff when they fail or drop (`found-peers.ts`).
  */
-import { isIP } from 'node:net';
 import type { IdentifyResult, Libp2p, PeerId } from '@libp2p/interface';
-import { multiaddr } from '@multiformats/multiaddr';
 import { proto_peer_exchange } from '@waku/proto';
-import { AddressPolicy } from '../../../address-policy.ts';
 import { exchange } from './length-prefixed.ts';
 import { FoundPeerDialer } from './found-peers.ts';
-import { MAX_RECORD_BYTES, readPeerRecord, type RecordRefusal } from './peer-records.ts';
+import { dialableAddresses, MAX_RECORD_BYTES, readPeerRecord, type RecordRefusal } from './peer-records.ts';
 import type { RedialPolicy } from './static-peers.ts';
 
 export const PEER_EXCHANGE_CODEC = '/vac/waku/peer-exchange/2.0.0-alpha1';
@@ -123,7 +120,8 @@ export class PeerExchangeClient {
     server.askedAt = now;
     this.counts.requests += 1;
     let records: Uint8Array[];
-    const policy = this.policyFor(server.peerId);
+    // Where the answer comes from decides which addresses its records may send this node to.
+    const answeredFrom = this.node.getConnections(server.peerId)[0]?.remoteAddr.toOptions().host;
     try {
       records = await this.request(server.peerId);
     } catch {
@@ -132,13 +130,7 @@ export class PeerExchangeClient {
     } finally {
       server.asking = false;
     }
-    await this.consider(records, policy);
-  }
-
-  /** Public addresses only, unless the answering peer is at a non-public address itself. */
-  private policyFor(peerId: PeerId): AddressPolicy {
-    const host = this.node.getConnections(peerId)[0]?.remoteAddr.toOptions().host;
-    return host !== undefined && PUBLIC.refusal(host) !== undefined ? PRIVATE_TOO : PUBLIC;
+    await this.consider(records, answeredFrom);
   }
 
   /** One exchange: the ENRs of the answer, at most as many as were asked for. */
@@ -162,7 +154,7 @@ export class PeerExchangeClient {
     return response.peerInfos.flatMap((info) => (info.enr ? [info.enr] : [])).slice(0, wanted);
   }
 
-  private async consider(records: Uint8Array[], policy: AddressPolicy): Promise<void> {
+  private async consider(records: Uint8Array[], answeredFrom: string | undefined): Promise<void> {
     const local = { clusterId: this.local.clusterId, shards: this.local.shards() };
     for (const bytes of records) {
       const record = await readPeerRecord(bytes, local);
@@ -171,18 +163,9 @@ export class PeerExchangeClient {
         this.counts.refused[record.refused] += 1;
         continue;
       }
-      const reachable = record.multiaddrs.filter((address) => allowedAddress(address, policy));
+      const reachable = dialableAddresses(record.multiaddrs, answeredFrom);
       if (reachable.length === 0) this.counts.refused['no-address'] += 1;
       else this.found.add({ ...record, multiaddrs: reachable });
     }
   }
-}
-
-const PUBLIC = new AddressPolicy();
-const PRIVATE_TOO = new AddressPolicy({ allowPrivate: true });
-
-/** An address a record may send this node to: by name (DNS), or at an IP address the policy allows. */
-function allowedAddress(address: string, policy: AddressPolicy): boolean {
-  const { host } = multiaddr(address).toOptions();
-  return isIP(host) === 0 || policy.refusal(host) === undefined;
 }

@@ -3,12 +3,16 @@
  * them name a relay peer this node can use.
  *
  * A record is read only when its signature verifies under its own key (identity scheme `v4`: secp256k1, which also
- * gives the peer id), so a peer that answers cannot make this node dial an address in someone else's name. It is
- * then kept when what it says agrees with this node: the same cluster when it names one (`rs`/`rsv`), a shard in
+ * gives the peer id): the peer id it names is then the one that signed it, though anyone can make a key and sign a
+ * record, so this says nothing of whether the peer is honest (hence `dialableAddresses` below). It is then kept when what it says agrees with this node: the same cluster when it names one (`rs`/`rsv`), a shard in
  * common when it lists shards, relay among its capabilities when it lists them (`waku2`), and an address this node
  * can dial. A record that says nothing of cluster or shards is kept: the metadata guard asks the peer itself once
  * connected (metadata.ts).
  */
+
+import { isIP } from 'node:net';
+import { multiaddr } from '@multiformats/multiaddr';
+import { AddressPolicy } from '../../../address-policy.ts';
 
 /** A record that passed every check: a peer to dial. */
 export interface PeerRecord {
@@ -65,4 +69,24 @@ export async function readPeerRecord(
   const dialable = multiaddrs.filter((address) => address.includes('/tcp/') && !address.includes('/udp/'));
   if (dialable.length === 0) return { refused: 'no-address' };
   return { peerId, multiaddrs: dialable };
+}
+
+const PUBLIC = new AddressPolicy();
+const PRIVATE_TOO = new AddressPolicy({ allowPrivate: true });
+
+/**
+ * The addresses of a record this node may dial, given the host of the peer whose answer listed it: by name (DNS),
+ * or at an IP address that is public. A record costs nothing to make, and one naming 127.0.0.1:5432 would have the
+ * node connect to its own database. Only when the answering peer is itself at a non-public address (a fleet of
+ * one's own network, or a test on one machine) are non-public addresses dialled too.
+ */
+export function dialableAddresses(addresses: readonly string[], answeredFrom: string | undefined): string[] {
+  const policy =
+    answeredFrom !== undefined && isIP(answeredFrom) !== 0 && PUBLIC.refusal(answeredFrom) !== undefined
+      ? PRIVATE_TOO
+      : PUBLIC;
+  return addresses.filter((address) => {
+    const { host } = multiaddr(address).toOptions();
+    return isIP(host) === 0 || policy.refusal(host) === undefined;
+  });
 }
