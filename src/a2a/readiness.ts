@@ -3,6 +3,7 @@
  * reach agents through, and never while the gateway drains. A load balancer sends calls only to ready replicas.
  */
 import type { TaskStore } from '../store/task-store.ts';
+import { withinMs } from '../time-limit.ts';
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -18,20 +19,18 @@ export async function readiness(sources: ReadinessSources): Promise<Readiness> {
   if (sources.draining()) return { ready: false, reason: 'The gateway is shutting down.' };
   const peers = sources.logosPeers();
   if (peers === 0) return { ready: false, reason: 'The Logos node has no peers yet; agents cannot be reached.' };
-  let timer: NodeJS.Timeout | undefined;
   const timeoutMs = sources.timeoutMs ?? 2_000;
   try {
-    const answered = await Promise.race([
-      // A lookup that finds nothing still goes through the store's whole read path.
-      sources.store.get('', '').then(() => true),
-      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-    ]);
-    if (!answered) return { ready: false, reason: `The task store did not answer within ${timeoutMs} ms.` };
-  } catch {
+    // A lookup that finds nothing still goes through the store's whole read path.
+    await withinMs(sources.store.get('', ''), timeoutMs, () => new StoreSilent());
+  } catch (error) {
+    if (error instanceof StoreSilent) {
+      return { ready: false, reason: `The task store did not answer within ${timeoutMs} ms.` };
+    }
     // The cause may name internals (hosts, schemas): the probe says only which part is down.
     return { ready: false, reason: 'The task store failed to answer.' };
-  } finally {
-    clearTimeout(timer);
   }
   return { ready: true };
 }
+
+class StoreSilent extends Error {}

@@ -999,9 +999,7 @@ export class TaskEngine {
    * still run, and nothing is left unhandled.
    */
   private enqueue(live: LiveTask, what: string, step: () => Promise<void>): void {
-    live.chain = live.chain
-      .then(step)
-      .catch((error: unknown) => this.log(`task ${live.task.id}: ${what}: ${String(error)}`));
+    this.mutate(live, step).catch((error: unknown) => this.log(`task ${live.task.id}: ${what}: ${String(error)}`));
   }
 
   /** A missing reply never came: carry on from the next one we have. */
@@ -1133,11 +1131,11 @@ export class TaskEngine {
   private paymentFailedBehind(live: LiveTask, error: unknown): void {
     const taskId = live.task.id;
     this.log(`paying for task ${taskId}: ${String(error)}`);
-    this.mutate(live, async () => {
+    this.enqueue(live, 'failing it', async () => {
       if (live.request.payment || this.live.get(taskId) !== live || isTerminal(live.task.status?.state)) return;
       this.setStatus(live, TaskState.TASK_STATE_FAILED, 'The gateway could not pay the agent; its log says why.');
       await this.finishLocally(live);
-    }).catch((failure: unknown) => this.log(`failing task ${taskId}: ${String(failure)}`));
+    });
   }
 
   private async finishLocally(live: LiveTask): Promise<void> {

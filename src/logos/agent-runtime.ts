@@ -21,6 +21,7 @@ import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from '
 import { signLogosCard } from './card-signature.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
 import { OldestFirst } from './oldest-first.ts';
+import { SeenSet } from './seen-set.ts';
 import { planResultChunks } from './result-chunks.ts';
 import { statusKeyBytes } from './status-key.ts';
 import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
@@ -209,8 +210,7 @@ export class LogosAgent {
   private readonly finishedOrder = new OldestFirst<string>();
   private readonly ackAfterMs: number;
   private readonly runs = new Map<string, TaskRun>();
-  private readonly seenIds = new Set<string>();
-  private readonly seenOrder = new OldestFirst<string>();
+  private readonly seenIds = new SeenSet(SEEN_IDS_LIMIT);
   private unsubscribe?: Unsubscribe;
   private announcer?: NodeJS.Timeout;
   private refundRetrier?: NodeJS.Timeout;
@@ -337,14 +337,8 @@ export class LogosAgent {
     // Only the party that submitted a task may continue, query or cancel it, and only under the task's key.
     const run = this.runs.get(envelope.task_id);
     if (run && (sender !== run.owner || envelope.status_key !== run.statusKey)) return;
-    this.remember(envelope.id);
+    this.seenIds.add(envelope.id);
     this.dispatch(envelope, sender);
-  }
-
-  private remember(id: string): void {
-    this.seenIds.add(id);
-    this.seenOrder.push(id);
-    if (this.seenIds.size > SEEN_IDS_LIMIT) this.seenIds.delete(this.seenOrder.shift()!);
   }
 
   private dispatch(envelope: GatewayEnvelope, sender: string | undefined): void {

@@ -6,26 +6,17 @@
  *
  * Wire form: 32 bytes, base64url without padding (43 characters).
  */
-import { randomFillSync } from 'node:crypto';
+import { fillRandom } from '../random-pool.ts';
 
 const KEY_BYTES = 32;
 
-/**
- * Keys come from a pool refilled from the CSPRNG 8 KiB at a time: one system call per 256 tasks instead of one per
- * task (it showed in profiles). Every key is copied out and never handed out twice.
- */
-const pool = Buffer.allocUnsafe(8192);
-let poolOffset = pool.length;
+/** Filled anew for each key, which leaves as a string: the bytes come from the shared pool (random-pool.ts). */
+const scratch = Buffer.alloc(KEY_BYTES);
 
 /** A fresh key in its wire form. */
 export function newStatusKey(): string {
-  if (poolOffset + KEY_BYTES > pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const key = pool.toString('base64url', poolOffset, poolOffset + KEY_BYTES);
-  poolOffset += KEY_BYTES;
-  return key;
+  fillRandom(scratch);
+  return scratch.toString('base64url');
 }
 
 export const STATUS_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;

@@ -4,7 +4,7 @@
  * trace. Spans are exported over OTLP/HTTP only when an endpoint is configured; without one the context still
  * propagates (a client's `traceparent` reaches the agent) and nothing is recorded.
  */
-import { randomFillSync } from 'node:crypto';
+import { fillRandom } from '../random-pool.ts';
 import {
   context,
   propagation,
@@ -123,22 +123,15 @@ function recording(): boolean {
   return !registered || processors.size > 0;
 }
 
-/** Random bytes drawn a few kilobytes at a time: a span id is 8 of them, a trace id 16. */
-const randomPool = Buffer.alloc(4096);
-let randomOffset = randomPool.length;
+/** Filled anew for each id, which leaves as a string: the bytes come from the shared pool (random-pool.ts). */
+const idScratch = { 8: Buffer.alloc(8), 16: Buffer.alloc(16) };
 
 /** A W3C id of `bytes` random bytes in lowercase hex; never all zeros, which would be invalid. */
 function randomId(bytes: 8 | 16): string {
-  if (randomOffset + bytes > randomPool.length) {
-    randomFillSync(randomPool);
-    randomOffset = 0;
-  }
-  const start = randomOffset;
-  randomOffset += bytes;
-  let zeros = true;
-  for (let i = start; zeros && i < randomOffset; i++) zeros = randomPool[i] === 0;
-  if (zeros) randomPool[randomOffset - 1] = 1;
-  return randomPool.toString('hex', start, randomOffset);
+  const id = idScratch[bytes];
+  fillRandom(id);
+  if (id.every((byte) => byte === 0)) id[bytes - 1] = 1;
+  return id.toString('hex');
 }
 
 /**

@@ -23,13 +23,13 @@ export class PostgresTaskStore implements TaskStore {
   private readonly sql: Sql;
   /** Each task's last write still in flight. */
   private readonly writes = new Map<string, Promise<void>>();
-  private readonly replicaId: string | undefined;
+  private readonly replicaId: string;
 
   /**
-   * The pool belongs to the caller, who ends it after the stores are closed. With `replicaId`, updates are fenced by
-   * the task's lease: one made while another replica holds a live lease on the task fails with LeaseLostError.
+   * The pool belongs to the caller, who ends it after the stores are closed. Updates are fenced by the task's lease,
+   * held by `replicaId`: one made while another replica holds a live lease on the task fails with LeaseLostError.
    */
-  constructor(sql: Sql, options: { replicaId?: string } = {}) {
+  constructor(sql: Sql, options: { replicaId: string }) {
     this.sql = sql;
     this.replicaId = options.replicaId;
   }
@@ -54,7 +54,6 @@ export class PostgresTaskStore implements TaskStore {
     const set = this.sql`state = ${state}, status_ts = ${timestampOf(task)}, task_json = ${serialize(task)},
       last_seq = ${lastSeq}, request = CASE WHEN ${TERMINAL_STATES.includes(state)} THEN '' ELSE request END`;
     const me = this.replicaId;
-    if (!me) return this.inOrder(taskId, this.sql`UPDATE tasks SET ${set} WHERE id = ${taskId}`);
     // One statement that reads the task's lease row, whoever holds it, under a share lock: a takeover running
     // meanwhile either waits for this write or has committed first, and then this write is refused.
     const fenced = this.sql<{ refused: boolean }[]>`
@@ -66,13 +65,9 @@ export class PostgresTaskStore implements TaskStore {
         UPDATE tasks SET ${set} WHERE id = ${taskId} AND NOT EXISTS (SELECT 1 FROM elsewhere) RETURNING 1
       )
       SELECT EXISTS (SELECT 1 FROM elsewhere) AND NOT EXISTS (SELECT 1 FROM written) AS refused`;
-    return this.inOrder(taskId, {
-      then: (settled, failed) =>
-        fenced
-          .then(([row]) => {
-            if (row?.refused) throw new LeaseLostError(taskId);
-          })
-          .then(settled, failed),
+    return this.inOrder(taskId, async () => {
+      const [row] = await fenced;
+      if (row?.refused) throw new LeaseLostError(taskId);
     });
   }
 
@@ -80,9 +75,11 @@ export class PostgresTaskStore implements TaskStore {
    * Sends `query` once the task's previous write is done. A postgres.js query is lazy: it goes out when first awaited
    * (here, by `then`), so its values are taken now and the statement waits its turn.
    */
-  private inOrder(taskId: string, query: PromiseLike<unknown>): Promise<void> {
+  private inOrder(taskId: string, query: PromiseLike<unknown> | (() => Promise<void>)): Promise<void> {
     const previous = this.writes.get(taskId) ?? Promise.resolve();
-    const write = previous.catch(() => undefined).then(async () => void (await query));
+    const write = previous
+      .catch(() => undefined)
+      .then(async () => void (await (typeof query === 'function' ? query() : query)));
     this.writes.set(taskId, write);
     const forget = () => {
       if (this.writes.get(taskId) === write) this.writes.delete(taskId);

@@ -2,6 +2,7 @@
  * The live tasks' silence timers on one timer: each key falls due its time after it was last armed, in that order,
  * and the timer keeps none of the context (log fields, span) of the request that armed it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -12,8 +13,6 @@ import { inSpan, startTracing, type Tracing } from '../../src/observability/trac
 let tracing: Tracing;
 beforeAll(async () => (tracing = await startTracing({ exporter: new InMemorySpanExporter() })));
 afterAll(() => tracing.stop());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('fires each key once, its time after it was last armed, in that order; a disarmed key never', async () => {
   const fired: string[] = [];

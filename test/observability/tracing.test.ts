@@ -6,7 +6,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing, type Tracing } from '../../src/observability/tracing.ts';
-import { eventually, inProcess, startTestBed, type TestBed } from '../support/gateway.ts';
+import { eventually, inProcess, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -101,18 +101,13 @@ describe('trace context while no span is exported', () => {
       envelopes.push(JSON.parse(new TextDecoder().decode(payload)) as { type: string; traceparent?: string }),
     );
     try {
-      const response = await fetch(`${bed.gateway.url}/agents/echo`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...headers },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'SendMessage',
-          params: { message: { messageId, role: 'ROLE_USER', parts: [{ text: 'trace me' }] } },
-        }),
-      });
-      expect(response.status).toBe(200);
-      await response.json();
+      const { status } = await rpc(
+        `${bed.gateway.url}/agents/echo`,
+        'SendMessage',
+        { message: { messageId, role: 'ROLE_USER', parts: [{ text: 'trace me' }] } },
+        { 'A2A-Version': '1.0', ...headers },
+      );
+      expect(status).toBe(200);
       return envelopes.find((envelope) => envelope.type === 'task_request')?.traceparent;
     } finally {
       stopListening();

@@ -4,16 +4,17 @@
  * by whoever takes the task over).
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Task } from '@a2a-js/sdk';
 import { openStores, type Stores } from '../../src/store/open-stores.ts';
 import { LIVENESS_LOCKS, PostgresReplicaStore } from '../../src/store/postgres-replica-store.ts';
 import { LeaseLostError, type ReplicaStore } from '../../src/store/replica-store.ts';
+import { withinMs } from '../../src/time-limit.ts';
 import { eventually } from '../support/gateway.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
 
 const LEASE_MS = 1_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const working = (id: string, timestamp = new Date().toISOString()) =>
   Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_WORKING', timestamp }, history: [] });
@@ -128,12 +129,7 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
   };
   /** Settles `promise` or fails the test after `ms`: a hung renewal must fail here, not at the test's timeout. */
   const within = <T>(ms: number, promise: Promise<T>) =>
-    Promise.race([
-      promise,
-      sleep(ms).then(() => {
-        throw new Error(`not settled within ${ms} ms`);
-      }),
-    ]);
+    withinMs(promise, ms, () => new Error(`not settled within ${ms} ms`));
 
   it('takes its liveness lock again at the renewal after its connection was killed, and keeps leasing', async () => {
     const [owner, other] = replicas as [ReplicaStore, ReplicaStore];

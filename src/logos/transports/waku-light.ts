@@ -203,10 +203,10 @@ export class WakuLightTransport implements LogosTransport {
       const bounded = () => withinMs(subscribe(), SUBSCRIBE_TIMEOUT_MS);
       const subscribed = await (this.subscribing = this.subscribing.then(bounded).catch(() => false));
       if (!subscribed && this.running) {
-        setTimeout(() => void attempt(Math.min(delayMs * 2, 30_000)), delayMs).unref?.();
+        setTimeout(() => void attempt(Math.min(delayMs * 2, DEFAULT_REDIAL.maxMs)), delayMs).unref?.();
       }
     };
-    void attempt(500);
+    void attempt(DEFAULT_REDIAL.initialMs);
   }
 
   private receive(message: WakuMessage): void {

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { keccak256, keccak256Backend, keccak256InJavaScript } from '../../../src/logos/transports/waku/keccak256.ts';
+import { keccak_256 as keccak256InJavaScript } from '@noble/hashes/sha3.js';
+import { keccak256, keccak256Backend } from '../../../src/logos/transports/waku/keccak256.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const utf8 = (text: string) => new TextEncoder().encode(text);

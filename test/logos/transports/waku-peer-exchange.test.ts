@@ -4,6 +4,7 @@
  * are not dialled; a malformed answer does not stop the node; nothing is asked when it is off or the node has its
  * peers.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Libp2p } from '@libp2p/interface';
 import { proto_message } from '@waku/proto';
@@ -42,7 +43,6 @@ afterAll(() => Promise.all(stops.map((stop) => stop())));
 const soon = <T>(check: () => T | undefined) => eventually(check, 20_000);
 const connected = (from: Libp2p, peerId: string) =>
   from.getConnections().some((c) => c.remotePeer.toString() === peerId && c.status === 'open');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.concurrent('peer exchange', { timeout: 60_000 }, () => {
   it('finds a peer beyond its static peers through one that serves peer exchange, and relays with it', async () => {

@@ -53,9 +53,6 @@ export function keccak256(data: Uint8Array): Uint8Array {
   return new Uint8Array(digest.buffer, digest.byteOffset, DIGEST_BYTES);
 }
 
-/** The same hash in JavaScript, whatever loads: what the tests compare the addon with. */
-export const keccak256InJavaScript = (data: Uint8Array): Uint8Array => keccak_256(data);
-
 function loadNative(): NativeKeccakStateClass | null {
   if (native === undefined) native = tryLoadNative();
   return native;

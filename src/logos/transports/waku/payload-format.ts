@@ -14,7 +14,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { keccak256 } from './keccak256.ts';
-import { fillRandom, randomBytesFromPool } from './random-pool.ts';
+import { fillRandom, randomBytesFromPool } from '../../../random-pool.ts';
 import type { Secp256k1 } from './secp256k1-backend.ts';
 
 const SIGNED_FLAG = 0b100;

@@ -8,7 +8,8 @@ import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Delivery, PayloadHandler } from '../../transport.ts';
 import type { WakuIdentity } from './identity.ts';
 import { openDirect, openKeyed, type DropReason } from './payloads.ts';
-import { SeenSet, digestHex } from './seen-set.ts';
+import { SeenSet } from '../../seen-set.ts';
+import { digestHex } from './message-digest.ts';
 import { bytesEqual } from '../../../lez/bytes.ts';
 
 /** Room for Waku payload encryption (flags, size, padding to 256, signature, ECIES or AES-GCM). */

@@ -1,19 +1,8 @@
-import { createHash } from 'node:crypto';
-import { OldestFirst } from '../../oldest-first.ts';
+import { OldestFirst } from './oldest-first.ts';
 
-/** The key a message is remembered by: sha256 over its parts, each prefixed with its length (OpenSSL's: native). */
-export function digestHex(...parts: Uint8Array[]): string {
-  const hash = createHash('sha256');
-  const length = new Uint8Array(4);
-  const lengthView = new DataView(length.buffer);
-  for (const part of parts) {
-    lengthView.setUint32(0, part.length, false);
-    hash.update(length).update(part);
-  }
-  return hash.digest('hex');
-}
-
-/** A set of message hashes with a fixed capacity: past it, the oldest entry is forgotten first. */
+/**
+ * A set of keys (message hashes, envelope ids) with a fixed capacity: past it, the oldest key is forgotten first.
+ */
 export class SeenSet {
   private readonly entries = new Set<string>();
   /** The same keys in the order added (OldestFirst: taking the oldest from the Set itself costs O(deleted)). */

@@ -1,7 +1,7 @@
 /**
- * Random bytes for the payload formats, drawn from a buffer filled by the system's CSPRNG a few kilobytes at a time.
- * Sealing one message takes three small draws (padding, an ephemeral key, an IV); one call into OpenSSL for each
- * costs more than the bytes. Every byte is handed out once, then never again: the buffer is refilled, not reread.
+ * Random bytes drawn from a buffer filled by the system's CSPRNG a few kilobytes at a time, for the many small
+ * draws of the hot paths: sealing one Waku message takes three (padding, an ephemeral key, an IV), a task its status
+ * key, a request its trace and span ids; one call into OpenSSL for each costs more than the bytes. Every byte is handed out once, then never again: the buffer is refilled, not reread.
  */
 import { randomFillSync } from 'node:crypto';
 

@@ -3,7 +3,7 @@
  * pool's refills too, and none is left as zeros (the pool clears what it hands out, so a missed refill would show).
  */
 import { expect, it } from 'vitest';
-import { fillRandom, randomBytesFromPool } from '../../../src/logos/transports/waku/random-pool.ts';
+import { fillRandom, randomBytesFromPool } from '../src/random-pool.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 

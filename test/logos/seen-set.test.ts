@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { SeenSet } from '../../../src/logos/transports/waku/seen-set.ts';
+import { SeenSet } from '../../src/logos/seen-set.ts';
 
 it('forgets the oldest key first once past its capacity, and a repeat does not count as new', () => {
   const seen = new SeenSet(3);
