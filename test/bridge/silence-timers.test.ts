@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { SilenceTimers } from '../../src/bridge/silence-timers.ts';
 import { currentLogContext, withLogContext } from '../../src/observability/log-context.ts';
 import { inSpan, startTracing, type Tracing } from '../../src/observability/tracing.ts';
@@ -40,4 +40,27 @@ it('runs what falls due outside the log fields and span of the request that arme
   });
   expect(seen.log).toEqual({});
   expect(seen.span).toBeUndefined();
+});
+
+it('fires the keys due after one whose timeout throws, and lets nothing escape the shared timer', async () => {
+  const fired: string[] = [];
+  const uncaught: unknown[] = [];
+  const onUncaught = (error: unknown) => uncaught.push(error);
+  process.prependListener('uncaughtException', onUncaught);
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    const timers = new SilenceTimers<string>(5, (key) => {
+      if (key === 'bad') throw new Error('this task cannot time out');
+      fired.push(key);
+    });
+    timers.arm('bad');
+    timers.arm('good');
+    await sleep(40);
+    expect(fired).toEqual(['good']);
+    expect(uncaught).toEqual([]);
+    expect(errors).toHaveBeenCalledOnce();
+  } finally {
+    process.removeListener('uncaughtException', onUncaught);
+    errors.mockRestore();
+  }
 });
