@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
-import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
+import { eventually, inProcess, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 import { runSeedAgent, type SeedAgent, type SeedAgentOptions } from '../support/seed-agent.ts';
 
 const beds: TestBed[] = [];
@@ -126,5 +126,25 @@ describe('seed agents on the in-process network', () => {
     expect(done.artifacts[0].parts[0].text).toBe('hi');
     // Asked, never sent the task again: a seed agent would run it twice.
     expect(seed.requests.filter((r) => r.task_id === taskId).map((r) => r.type)).toEqual(['task_request', 'task_get']);
+  });
+
+  it('never sends a seed agent a lost request again, nor asks about it: it would run the task a second time', async () => {
+    const bed = await bedWith(true);
+    const network = inProcess(bed.network);
+    const deliver = network.deliver.bind(network);
+    let lost = 0;
+    network.deliver = (table, name, payload, sender, key) => {
+      const request = table === 'direct' && name === 'agent:seed-lost';
+      if (request && new TextDecoder().decode(payload).includes('"task_request"') && lost++ === 0) return;
+      deliver(table, name, payload, sender, key);
+    };
+    const seed = await seedOn(bed, 'agent:seed-lost');
+    await eventually(() => bed.gateway.directory.get(servedId(seed)));
+    const { body } = await send(bed, seed, 'echo', { configuration: { returnImmediately: true } });
+    const taskId = body.result.task.id as string;
+    // Past the first resend a binding agent would get (2 s).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(lost).toBe(1);
+    expect(seed.requests.filter((r) => r.task_id === taskId)).toEqual([]);
   });
 });
