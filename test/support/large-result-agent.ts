@@ -62,6 +62,20 @@ export async function expectLargeTextInChunks(agentUrl: string, messageId: strin
   expect(parts.map((part: any) => part.text).join('')).toBe(LARGE_TEXT);
 }
 
+/**
+ * Sends `agentUrl` a request one byte over `limit` (what one message of the network carries): it is refused with
+ * -32602 naming the limit, and no task is recorded.
+ */
+export async function expectOversizedRequestRefused(agentUrl: string, messageId: string, limit: number): Promise<void> {
+  const { body } = await rpc(agentUrl, 'SendMessage', {
+    message: { messageId, role: 'ROLE_USER', parts: [{ text: 'x'.repeat(limit + 1) }] },
+  });
+  expect(body.error).toMatchObject({ code: -32602 });
+  expect(body.error!.message).toContain(`at most ${limit}`);
+  const tasks = await rpc(agentUrl, 'ListTasks', {});
+  expect(tasks.body.result.tasks.map((task: any) => task.history?.[0]?.messageId)).not.toContain(messageId);
+}
+
 /** Asks `big` for its long text over SSE and returns the artifact updates streamed back, in order. */
 async function streamedArtifactChunks(agentUrl: string, messageId: string): Promise<any[]> {
   const stream = await openRpcStream(agentUrl, 'SendStreamingMessage', {

@@ -24,7 +24,11 @@ import { WakuTransport, inboxTopic } from '../../../src/logos/transports/waku.ts
 import { parseWakuAddress, wakuIdentity, generateWakuPrivateKey } from '../../../src/logos/transports/waku/identity.ts';
 import { sealDirect, sealKeyed } from '../../../src/logos/transports/waku/payloads.ts';
 import { clientFor, eventually, textMessage } from '../../support/gateway.ts';
-import { expectLargeTextInChunks, largeResultAgent } from '../../support/large-result-agent.ts';
+import {
+  expectLargeTextInChunks,
+  expectOversizedRequestRefused,
+  largeResultAgent,
+} from '../../support/large-result-agent.ts';
 import { startWakuGateway } from '../../support/waku-gateway.ts';
 
 const TOPIC = '/logos-a2a/1/nwaku-rest-test/json';
@@ -286,6 +290,15 @@ describe('a gateway on nwaku-rest', () => {
     expect(JSON.stringify(task)).toContain('through REST');
     expect(gateway.network.remoteNodeUrl).toBe(rest.url);
   }, 60_000);
+
+  it('refuses a request larger than one message of the node with -32602 naming the limit, and records no task', async () => {
+    await until(async () => (await fetch(`${gateway.url}/agents/echo/.well-known/agent-card.json`)).ok, 15_000);
+    await expectOversizedRequestRefused(
+      `${gateway.url}/agents/echo`,
+      'rest-big-request',
+      gateway.network.gateway.maxPayloadBytes,
+    );
+  });
 });
 
 describe('an agent behind the REST API', () => {

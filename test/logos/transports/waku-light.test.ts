@@ -16,7 +16,11 @@ import { DEFAULT_DISCOVERY_TOPIC } from '../../../src/logos/discovery.ts';
 import { WakuTransport, verifyAddressProof } from '../../../src/logos/transports/waku.ts';
 import { WakuLightTransport } from '../../../src/logos/transports/waku-light.ts';
 import { eventually, rpc } from '../../support/gateway.ts';
-import { expectLargeTextInChunks, largeResultAgent } from '../../support/large-result-agent.ts';
+import {
+  expectLargeTextInChunks,
+  expectOversizedRequestRefused,
+  largeResultAgent,
+} from '../../support/large-result-agent.ts';
 
 let dir: string;
 let service: WakuTransport;
@@ -75,14 +79,11 @@ describe('the gateway as a light node', { timeout: 60_000 }, () => {
   });
 
   it('refuses a request larger than one message of the network with -32602 naming the limit', async () => {
-    const limit = gateway.network.gateway.maxPayloadBytes;
-    const { body } = await rpc(`${gateway.url}/agents/echo`, 'SendMessage', {
-      message: { messageId: 'light-2', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(limit + 1) }] },
-    });
-    expect(body.error).toMatchObject({ code: -32602 });
-    expect(body.error!.message).toContain(`at most ${limit}`);
-    const tasks = await rpc(`${gateway.url}/agents/echo`, 'ListTasks', {});
-    expect(tasks.body.result.tasks.map((task: any) => task.history?.[0]?.messageId)).not.toContain('light-2');
+    await expectOversizedRequestRefused(
+      `${gateway.url}/agents/echo`,
+      'light-2',
+      gateway.network.gateway.maxPayloadBytes,
+    );
   });
 
   it('receives a result larger than one message as artifact chunks, reassembled in order into the task’s artifact', async () => {

@@ -7,14 +7,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, it } from 'vitest';
 import type { Gateway } from '../../../src/gateway/gateway.ts';
 import type { LogosAgent } from '../../../src/logos/agent-runtime.ts';
 import { echoAgent } from '../../../src/logos/agents/echo.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../../src/logos/discovery.ts';
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
-import { eventually, rpc } from '../../support/gateway.ts';
-import { expectLargeTextInChunks, largeResultAgent } from '../../support/large-result-agent.ts';
+import { eventually } from '../../support/gateway.ts';
+import {
+  expectLargeTextInChunks,
+  expectOversizedRequestRefused,
+  largeResultAgent,
+} from '../../support/large-result-agent.ts';
 import { startWakuGateway } from '../../support/waku-gateway.ts';
 
 let dir: string;
@@ -47,14 +51,11 @@ afterAll(async () => {
 }, 30_000);
 
 it('refuses a request larger than one relay message with -32602 naming the limit, and records no task', async () => {
-  const limit = gateway.network.gateway.maxPayloadBytes;
-  const { body } = await rpc(`${gateway.url}/agents/echo`, 'SendMessage', {
-    message: { messageId: 'relay-big-request', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(limit + 1) }] },
-  });
-  expect(body.error).toMatchObject({ code: -32602 });
-  expect(body.error!.message).toContain(`at most ${limit}`);
-  const tasks = await rpc(`${gateway.url}/agents/echo`, 'ListTasks', {});
-  expect(tasks.body.result.tasks.map((task: any) => task.history?.[0]?.messageId)).not.toContain('relay-big-request');
+  await expectOversizedRequestRefused(
+    `${gateway.url}/agents/echo`,
+    'relay-big-request',
+    gateway.network.gateway.maxPayloadBytes,
+  );
 });
 
 it('receives a result larger than one relay message as artifact chunks, in order', { timeout: 60_000 }, async () => {
