@@ -358,6 +358,42 @@ describe('a paid task whose agent does not confirm its cancel', () => {
   });
 });
 
+describe('a paid task whose request was lost, then cancelled', () => {
+  it('still reaches its agent, so the agent learns of the money, stops at the repeated cancel and pays it back', async () => {
+    world = pricedWorld();
+    const requests: string[] = [];
+    bed = await startTestBed({
+      config: {
+        cancelTimeoutMs: 300,
+        payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' },
+      },
+      agents: (testNetwork) => {
+        const network = inProcess(testNetwork);
+        // The first task_request never arrives: the agent answers the cancel that follows with unknown_task.
+        const deliver = network.deliver.bind(network);
+        network.deliver = (table, name, payload, sender, key) => {
+          const text = new TextDecoder().decode(payload);
+          if (table === 'direct' && name === 'agent:shop' && text.includes('"type":"task_request"')) {
+            requests.push(text);
+            if (requests.length === 1) return;
+          }
+          deliver(table, name, payload, sender, key);
+        };
+        return [world.agent(network)];
+      },
+      payer: world.payer,
+    });
+    const { body } = await sendAtOnce('slow', 'lost-then-cancelled');
+    const taskId = body.result.task.id;
+    await taskOnce(taskId, (task) => task.metadata?.lez?.status === 'paid');
+    await rpc(shop(), 'CancelTask', { id: taskId });
+    const ended = await taskOnce(taskId, (task) => task.status.state === 'TASK_STATE_CANCELED', 10_000);
+    expect(ended.metadata.lez.status).toBe('refunded');
+    expect(requests).toHaveLength(2);
+    expect(balances()).toEqual({ gateway: 1000n, agent: 0n });
+  });
+});
+
 describe('a refund recorded missing', () => {
   it('that the agent makes later turns the task’s receipt to refunded, with no restart', async () => {
     let agentRail!: MemoryRail;
