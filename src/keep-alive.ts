@@ -5,6 +5,8 @@
  * last reply again. Thousands of either are open at once, and a timer each (with the async context it keeps) would
  * cost more than a set entry.
  */
+import { outsideAnyCaller } from './outside-callers.ts';
+
 export interface KeptAlive {
   /** When it last sent anything, by `performance.now()` (a monotonic clock: a clock set back stops no beat). */
   readonly lastSentAt: number;
@@ -17,10 +19,12 @@ export function keepAlive(member: KeptAlive, intervalMs: number): void {
   let group = byInterval.get(intervalMs);
   if (!group) {
     const members = new Set<KeptAlive>();
-    const timer = setInterval(() => {
-      const quietSince = performance.now() - intervalMs * 0.75;
-      for (const quiet of members) if (quiet.lastSentAt <= quietSince) quiet.beat();
-    }, intervalMs / 4);
+    const timer = outsideAnyCaller(() =>
+      setInterval(() => {
+        const quietSince = performance.now() - intervalMs * 0.75;
+        for (const quiet of members) if (quiet.lastSentAt <= quietSince) quiet.beat();
+      }, intervalMs / 4),
+    );
     timer.unref();
     byInterval.set(intervalMs, (group = { timer, members }));
   }

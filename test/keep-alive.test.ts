@@ -1,4 +1,5 @@
 /** The shared keep-alive timer: nothing it keeps stays quiet longer than one interval, as with a timer each. */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { keepAlive, stopKeepingAlive } from '../src/keep-alive.ts';
 
@@ -55,4 +56,20 @@ it('does not beat what speaks on its own often enough', () => {
   // Twenty sends of its own, and no beat in between.
   expect(chatty.sentAt).toHaveLength(20);
   stopKeepingAlive(chatty.kept, interval);
+});
+
+it('beats outside the async context of whoever started the shared timer', async () => {
+  vi.useRealTimers();
+  const requestContext = new AsyncLocalStorage<string>();
+  const seen = await new Promise<string | undefined>((resolve) => {
+    const kept = {
+      lastSentAt: 0,
+      beat() {
+        stopKeepingAlive(kept, 40);
+        resolve(requestContext.getStore());
+      },
+    };
+    requestContext.run('the first request', () => keepAlive(kept, 40));
+  });
+  expect(seen).toBeUndefined();
 });

@@ -4,8 +4,7 @@
  * Every timer runs for the same time, so they fall due in the order they were last armed: the map, in insertion
  * order, is the queue, and arming a task again moves it to the end.
  */
-import { outsideLogContext } from '../observability/log-context.ts';
-import { outsideTrace } from '../observability/tracing.ts';
+import { outsideAnyCaller } from '../outside-callers.ts';
 
 export class SilenceTimers<K> {
   /** When each armed key falls due (`performance.now()`, a monotonic clock), earliest first. */
@@ -38,9 +37,7 @@ export class SilenceTimers<K> {
   private schedule(): void {
     for (const deadline of this.due.values()) {
       // Set outside the caller's log fields and trace: the one timer outlives every request that arms it.
-      const timer = outsideLogContext(() =>
-        outsideTrace(() => setTimeout(() => this.fire(), Math.max(0, deadline - performance.now()))),
-      );
+      const timer = outsideAnyCaller(() => setTimeout(() => this.fire(), Math.max(0, deadline - performance.now())));
       timer.unref();
       this.timer = timer;
       return;

@@ -24,11 +24,6 @@ export function addToLogContext(fields: LogContext): void {
   if (store) Object.assign(store, fields);
 }
 
-/** Runs `fn` outside any log context: what it sets going (a timer) keeps none of the caller's fields alive. */
-export function outsideLogContext<T>(fn: () => T): T {
-  return storage.exit(fn);
-}
-
 export function currentLogContext(): LogContext {
   return { ...storage.getStore() };
 }

@@ -209,8 +209,3 @@ export function inTraceOf<T>(
     fn,
   );
 }
-
-/** Runs `fn` outside any trace: what it sets going (a timer) keeps no span or context of the caller alive. */
-export function outsideTrace<T>(fn: () => T): T {
-  return context.with(ROOT_CONTEXT, fn);
-}
