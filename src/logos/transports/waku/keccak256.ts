@@ -13,6 +13,7 @@
  * the hash itself.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { loadNativeAddon } from './native-addon.ts';
 
 /** The sponge of the `keccak` package's addon (its KeccakState class). */
 interface NativeKeccakState {
@@ -59,17 +60,12 @@ function loadNative(): NativeKeccakStateClass | null {
 }
 
 function tryLoadNative(): NativeKeccakStateClass | null {
-  const nodeModule = globalThis.process?.getBuiltinModule?.('node:module') as typeof import('node:module') | undefined;
-  if (!nodeModule) return null;
-  try {
-    const packageJson = nodeModule.createRequire(import.meta.url).resolve('keccak/package.json');
+  const State = loadNativeAddon((require, requireFrom) => {
+    const packageJson = require.resolve('keccak/package.json');
     // node-gyp-build (the package's own loader, one of its dependencies) picks the prebuilt binary for this
     // platform from the package's folder, or throws when there is none.
-    const requireFromPackage = nodeModule.createRequire(packageJson);
-    const loadAddon = requireFromPackage('node-gyp-build') as (folder: string) => unknown;
-    const State = loadAddon(packageJson.slice(0, -'package.json'.length));
-    return typeof State === 'function' ? (State as NativeKeccakStateClass) : null;
-  } catch {
-    return null;
-  }
+    const loadBinary = requireFrom(packageJson)('node-gyp-build') as (folder: string) => unknown;
+    return loadBinary(packageJson.slice(0, -'package.json'.length));
+  });
+  return typeof State === 'function' ? (State as NativeKeccakStateClass) : null;
 }

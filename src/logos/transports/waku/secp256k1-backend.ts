@@ -9,6 +9,7 @@
  * runtimes neither see nor need it.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { loadNativeAddon } from './native-addon.ts';
 
 export interface Secp256k1 {
   readonly name: 'native' | 'noble';
@@ -65,15 +66,9 @@ export function loadNativeSecp256k1(): Secp256k1 | undefined {
 }
 
 function tryLoadNative(): Secp256k1 | null {
-  const nodeModule = globalThis.process?.getBuiltinModule?.('node:module') as typeof import('node:module') | undefined;
-  if (!nodeModule) return null;
-  let addon: NativeAddon;
-  try {
-    // `secp256k1/bindings` is the addon only; the package's main entry would fall back to a slow JS library silently.
-    addon = nodeModule.createRequire(import.meta.url)('secp256k1/bindings') as NativeAddon;
-  } catch {
-    return null;
-  }
+  // `secp256k1/bindings` is the addon only; the package's main entry would fall back to a slow JS library silently.
+  const addon = loadNativeAddon((require) => require('secp256k1/bindings') as NativeAddon);
+  if (!addon) return null;
   return {
     name: 'native',
     publicKey: (secretKey) => addon.publicKeyCreate(secretKey, false),
