@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.ts';
 import { eventually, rpc } from '../support/gateway.ts';
-import { stopChild } from '../support/child-process.ts';
+import { stopChild, untilPrinted } from '../support/child-process.ts';
 import { startWakuGateway } from '../support/waku-gateway.ts';
 import { cliEntry } from './dist.ts';
 
@@ -20,28 +20,10 @@ let gateway: Gateway;
 let agent: ChildProcess | undefined;
 
 /** `logos-a2a agent ARGS…`: resolves with its output once it has printed `until`, or once it has exited. */
-function runAgent(args: string[], until?: RegExp): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [cli, 'agent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  agent = child;
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`logos-a2a agent ${args.join(' ')} did not start:\n${output}`)),
-      40_000,
-    );
-    const seen = (chunk: Buffer) => {
-      output += chunk;
-      if (!until?.test(output)) return;
-      clearTimeout(timer);
-      resolve({ code: null, output });
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
+async function runAgent(args: string[], until = /(?!)/): Promise<{ code: number | null; output: string }> {
+  agent = spawn(process.execPath, [cli, 'agent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const { code, output } = await untilPrinted(agent, until, `logos-a2a agent ${args.join(' ')}`);
+  return { code, output };
 }
 
 beforeAll(async () => {

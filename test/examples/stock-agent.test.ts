@@ -13,7 +13,7 @@ import { TaskState, type Task } from '@a2a-js/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.ts';
 import { clientFor, eventually, textMessage } from '../support/gateway.ts';
-import { stopChild } from '../support/child-process.ts';
+import { stopChild, untilPrinted } from '../support/child-process.ts';
 import { STOCK_SPECIFIER, importedSpecifiers } from '../support/stock-imports.ts';
 import { startWakuGateway } from '../support/waku-gateway.ts';
 
@@ -21,23 +21,13 @@ const EXAMPLE = fileURLToPath(new URL('../../examples/stock-agent.ts', import.me
 const running: { dir: string; gateway?: Gateway; agent?: ChildProcess }[] = [];
 
 /** Starts the example with `args`, resolving with its address once it says it is ready. */
-function startExample(args: string[]): Promise<string> {
+async function startExample(args: string[]): Promise<string> {
   const agent = spawn(process.execPath, [EXAMPLE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.at(-1)!.agent = agent;
-  let output = '';
-  agent.stdout!.on('data', (chunk) => (output += chunk));
-  agent.stderr!.on('data', (chunk) => (output += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the stock agent did not start:\n${output}`)), 40_000);
-    agent.stdout!.on('data', () => {
-      const ready = /: (waku:04[0-9a-f]{128}), joined through .*; ready/.exec(output);
-      if (ready?.[1]) {
-        clearTimeout(timer);
-        resolve(ready[1]);
-      }
-    });
-    agent.once('exit', (code) => reject(new Error(`the stock agent exited with ${code}:\n${output}`)));
-  });
+  const ready = /: (waku:04[0-9a-f]{128}), joined through .*; ready/;
+  const { match, code, output } = await untilPrinted(agent, ready, 'the stock agent');
+  if (!match) throw new Error(`the stock agent exited with ${code}:\n${output}`);
+  return match[1]!;
 }
 
 /** A gateway on a Waku node listening at `listen`, and its data directory, stopped after the test. */

@@ -4,6 +4,7 @@
  * genesis account (its key a Workers secret, here a --var).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { untilPrinted } from '../support/child-process.ts';
 import { fileURLToPath } from 'node:url';
 import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
 import type { SequencerClient } from '../../src/lez/sequencer-client.ts';
@@ -16,17 +17,12 @@ export const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
 export function startPaidAgent(sequencerUrl: string): { child: ChildProcess; restUrl: Promise<string> } {
   const script = fileURLToPath(new URL('./paid-agent.ts', import.meta.url));
   const child = spawn(process.execPath, [script, sequencerUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const restUrl = new Promise<string>((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const url = /paid agent at (http:\/\/\S+)/.exec(output)?.[1];
-      if (url) resolve(url);
-    };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
-    child.on('exit', (code) => reject(new Error(`the paid agent exited with ${code}:\n${output}`)));
-  });
+  const restUrl = untilPrinted(child, /paid agent at (http:\/\/\S+)/, 'the paid agent', 90_000).then(
+    ({ match, code, output }) => {
+      if (!match) throw new Error(`the paid agent exited with ${code}:\n${output}`);
+      return match[1]!;
+    },
+  );
   return { child, restUrl };
 }
 
