@@ -317,31 +317,32 @@ describe('API keys', () => {
   });
 });
 
+/** The shop on a bed where a 1:1 message to it is lost when `lost` says so (given the message's text). */
+async function startLosing(lost: (text: string) => boolean): Promise<void> {
+  world = pricedWorld();
+  bed = await startTestBed({
+    config: {
+      cancelTimeoutMs: 300,
+      payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' },
+    },
+    agents: (testNetwork) => {
+      const network = inProcess(testNetwork);
+      const deliver = network.deliver.bind(network);
+      network.deliver = (table, name, payload, sender, key) => {
+        if (table === 'direct' && name === 'agent:shop' && lost(new TextDecoder().decode(payload))) return;
+        deliver(table, name, payload, sender, key);
+      };
+      return [world.agent(network)];
+    },
+    payer: world.payer,
+  });
+}
+
 describe('a paid task whose agent does not confirm its cancel', () => {
   it('stays live, and the cancel is sent again until the agent answers with its refund', async () => {
-    world = pricedWorld();
     let droppedCancels = 0;
-    bed = await startTestBed({
-      config: {
-        cancelTimeoutMs: 300,
-        payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' },
-      },
-      agents: (testNetwork) => {
-        const network = inProcess(testNetwork);
-        // The agent never hears the first cancel (lost on the way): only the gateway's repeat reaches it.
-        const deliver = network.deliver.bind(network);
-        network.deliver = (table, name, payload, sender, key) => {
-          const cancel =
-            table === 'direct' &&
-            name === 'agent:shop' &&
-            new TextDecoder().decode(payload).includes('"type":"cancel"');
-          if (cancel && droppedCancels++ === 0) return;
-          deliver(table, name, payload, sender, key);
-        };
-        return [world.agent(network)];
-      },
-      payer: world.payer,
-    });
+    // The agent never hears the first cancel (lost on the way): only the gateway's repeat reaches it.
+    await startLosing((text) => text.includes('"type":"cancel"') && droppedCancels++ === 0);
     const { body } = await sendAtOnce('slow', 'deaf');
     const taskId = body.result.task.id;
     await taskOnce(
@@ -360,29 +361,9 @@ describe('a paid task whose agent does not confirm its cancel', () => {
 
 describe('a paid task whose request was lost, then cancelled', () => {
   it('still reaches its agent, so the agent learns of the money, stops at the repeated cancel and pays it back', async () => {
-    world = pricedWorld();
     const requests: string[] = [];
-    bed = await startTestBed({
-      config: {
-        cancelTimeoutMs: 300,
-        payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '1000' },
-      },
-      agents: (testNetwork) => {
-        const network = inProcess(testNetwork);
-        // The first task_request never arrives: the agent answers the cancel that follows with unknown_task.
-        const deliver = network.deliver.bind(network);
-        network.deliver = (table, name, payload, sender, key) => {
-          const text = new TextDecoder().decode(payload);
-          if (table === 'direct' && name === 'agent:shop' && text.includes('"type":"task_request"')) {
-            requests.push(text);
-            if (requests.length === 1) return;
-          }
-          deliver(table, name, payload, sender, key);
-        };
-        return [world.agent(network)];
-      },
-      payer: world.payer,
-    });
+    // The first task_request never arrives: the agent answers the cancel that follows with unknown_task.
+    await startLosing((text) => text.includes('"type":"task_request"') && requests.push(text) === 1);
     const { body } = await sendAtOnce('slow', 'lost-then-cancelled');
     const taskId = body.result.task.id;
     await taskOnce(taskId, (task) => task.metadata?.lez?.status === 'paid');
