@@ -40,6 +40,21 @@ export interface MemoryRailOptions {
   usedTxHashes?: UsedTxHashes;
 }
 
+/**
+ * One lane per ledger and paying account, shared by every rail paying from it: its nonce is one counter, so rails of
+ * two replicas sharing an account take turns, as the LEZ rail's do under their payer lock. Otherwise both read the
+ * same nonce while their records are written, and the second transfer is refused as superseded.
+ */
+const payerLanes = new WeakMap<MemoryLedger, Map<string, Lane>>();
+
+function laneOf(ledger: MemoryLedger, payer: string): Lane {
+  let lanes = payerLanes.get(ledger);
+  if (!lanes) payerLanes.set(ledger, (lanes = new Map()));
+  let lane = lanes.get(payer);
+  if (!lane) lanes.set(payer, (lane = new Lane()));
+  return lane;
+}
+
 function checkMemoryAccount(text: string): string | undefined {
   return /^\S{1,128}$/.test(text) ? undefined : 'a memory account is 1 to 128 non-space characters';
 }
@@ -49,7 +64,7 @@ export class MemoryRail implements PaymentRail {
   readonly network: string;
   readonly payer: string;
   private readonly ledger: MemoryLedger;
-  private readonly lane = new Lane();
+  private readonly lane: Lane;
   private readonly payments = new Map<string, { to: string; amount: bigint; outcome: Promise<PayOutcome> }>();
   private readonly verifier: VerifierContext;
 
@@ -58,6 +73,7 @@ export class MemoryRail implements PaymentRail {
     if (problem) throw new RangeError(`payer: ${problem}`);
     this.ledger = options.ledger;
     this.payer = options.payer;
+    this.lane = laneOf(options.ledger, options.payer);
     this.network = options.network ?? 'memory';
     this.verifier = {
       rail: this.rail,

@@ -80,6 +80,20 @@ describe('MemoryRail: pay', () => {
     expect(nonces).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  it('takes turns with the other rails paying from the same account, as two replicas sharing a wallet', async () => {
+    const { ledger, rail } = setup();
+    const other = new MemoryRail({ ledger, payer: 'gateway' });
+    // Each record takes a moment to write, as a database's would: the rails must not sign under one nonce meanwhile.
+    const slowRecord = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? other : rail).pay({ paymentId: `task:${i}`, to: 'agent', amount: '10', onSigned: slowRecord }),
+      ),
+    );
+    expect(outcomes.map((o) => o.kind)).toEqual(Array(6).fill('paid'));
+    expect(ledger.nonceOf('gateway')).toBe(6n);
+  });
+
   it('refuses an overdraft and changes nothing; the same id may be tried again once funded', async () => {
     const { ledger, rail } = setup(50n);
     expect(await rail.pay({ paymentId: 'task:1', to: 'agent', amount: 60n })).toMatchObject({
