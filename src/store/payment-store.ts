@@ -54,6 +54,10 @@ export interface PaymentStore {
   /** Creates the record; false when the task already has one (a retry: the existing record stands). */
   create(record: TaskPaymentRecord): Promise<boolean>;
   get(taskId: string): Promise<TaskPaymentRecord | undefined>;
+  /**
+   * Sets the fields `change` names and only those, in one statement: another writer's change of other fields at the
+   * same moment stays. A field named with the value undefined is cleared.
+   */
   update(
     taskId: string,
     change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,

@@ -57,13 +57,15 @@ export class PostgresPaymentStore implements PaymentStore {
     taskId: string,
     change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
   ): Promise<void> {
-    // Only the fields given change: a concurrent writer of the others is not overwritten with a stale read.
+    // Only the fields the change names are set, as in the SQLite stores: a concurrent writer of the others is not
+    // overwritten with a stale read, and a field named as undefined is cleared.
+    const named = (field: keyof typeof change) => field in change;
     const result = await this.sql`
       UPDATE payments SET
-        status = COALESCE(${change.status ?? null}, status),
-        rail_state = CASE WHEN ${'railState' in change} THEN ${JSON.stringify(change.railState ?? null)} ELSE rail_state END,
-        tx_hash = COALESCE(${change.txHash ?? null}, tx_hash),
-        refund_tx = COALESCE(${change.refundTxHash ?? null}, refund_tx),
+        status = CASE WHEN ${named('status')} THEN ${change.status ?? null} ELSE status END,
+        rail_state = CASE WHEN ${named('railState')} THEN ${JSON.stringify(change.railState ?? null)} ELSE rail_state END,
+        tx_hash = CASE WHEN ${named('txHash')} THEN ${change.txHash ?? null} ELSE tx_hash END,
+        refund_tx = CASE WHEN ${named('refundTxHash')} THEN ${change.refundTxHash ?? null} ELSE refund_tx END,
         updated_at = ${new Date().toISOString()}
       WHERE task_id = ${taskId}`;
     if (result.count === 0) throw new Error(`no payment for task ${taskId}`);

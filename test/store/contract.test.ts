@@ -166,6 +166,12 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       await payments.update('p1', { status: 'refunded', refundTxHash: 'rx1' });
       expect(await payments.get('p1')).toMatchObject({ status: 'refunded', txHash: 'tx1', refundTxHash: 'rx1' });
       await expect(payments.update('nope', { status: 'paid' })).rejects.toThrow('no payment for task nope');
+      // A field named as undefined is cleared; one not named stays.
+      await payments.update('p1', { refundTxHash: undefined });
+      const cleared = await payments.get('p1');
+      expect(cleared).toMatchObject({ status: 'refunded', txHash: 'tx1' });
+      expect(cleared!.refundTxHash).toBeUndefined();
+      await payments.update('p1', { refundTxHash: 'rx1' });
 
       await payments.create(payment('p2', { amount: '5', createdAt: '2026-01-02T00:00:00.000Z' }));
       await payments.create(payment('p3', { amount: '7', status: 'paid', caller: 'bob' }));
