@@ -5,9 +5,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * The files that take longest, roughly longest first. They start before all others, so that with two workers none of
  * them is left running alone at the end. The rest follow in vitest's own order (by their last duration when vitest has
- * a cache of it, else larger files first). lez-rail comes last of them: its test of how many 1 s blocks 100 payments
- * take wants the CPU, so it should not overlap the type check (npm test runs it beside vitest at the start) or the
- * files that start many processes (cli, package, directory-page with its browser, waku-gateway with its agents).
+ * a cache of it, else larger files first).
  */
 const SLOWEST_FIRST = [
   'test/crash/paid-tasks-crash.test.ts',

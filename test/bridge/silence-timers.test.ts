@@ -14,21 +14,28 @@ let tracing: Tracing;
 beforeAll(async () => (tracing = await startTracing({ exporter: new InMemorySpanExporter() })));
 afterAll(() => tracing.stop());
 
-it('fires each key once, its time after it was last armed, in that order; a disarmed key never', async () => {
-  const fired: string[] = [];
-  const timers = new SilenceTimers<string>(40, (key) => fired.push(key));
-  timers.arm('a');
-  timers.arm('b');
-  timers.arm('c');
-  await sleep(20);
-  timers.arm('a'); // armed again: now due after c
-  timers.disarm('b');
-  await sleep(30);
-  expect(fired).toEqual(['c']);
-  expect(timers.armed('a')).toBe(true);
-  await sleep(30);
-  expect(fired).toEqual(['c', 'a']);
-  expect(timers.armed('a')).toBe(false);
+it('fires each key once, its time after it was last armed, in that order; a disarmed key never', () => {
+  // On a fake clock: with real sleeps, a loaded machine that oversleeps the first one lets every key fall due before
+  // a is armed again.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  try {
+    const fired: string[] = [];
+    const timers = new SilenceTimers<string>(40, (key) => fired.push(key));
+    timers.arm('a');
+    timers.arm('b');
+    timers.arm('c');
+    vi.advanceTimersByTime(20);
+    timers.arm('a'); // armed again: now due after c
+    timers.disarm('b');
+    vi.advanceTimersByTime(30);
+    expect(fired).toEqual(['c']);
+    expect(timers.armed('a')).toBe(true);
+    vi.advanceTimersByTime(30);
+    expect(fired).toEqual(['c', 'a']);
+    expect(timers.armed('a')).toBe(false);
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 it('runs what falls due outside the log fields and span of the request that armed it', async () => {

@@ -11,9 +11,22 @@ import { cliEntry } from './dist.ts';
 // dist/cli/main.js when dist/ is the build of the sources as they are (it starts quicker), else src/cli/main.ts.
 const cli = cliEntry();
 
+/**
+ * How long a CLI process may take to start, or to end, before the test calls it hung. The file starts some thirty
+ * at once, and on a 2-core machine, beside the suite's other worker, its type check and its linter, each waits its
+ * turn for the CPU: a run that ends in half a second alone took over 20 s there, and the demo over 40 s to start.
+ * A guard against a hang, not a measure of speed.
+ */
+const HUNG_AFTER_MS = 150_000;
+/**
+ * The tests' limit (and the demo's start-up hook's), a little longer: a hung process is then reported by its own
+ * deadline, with what it printed.
+ */
+const PATIENCE = { timeout: HUNG_AFTER_MS + 10_000 };
+
 // Every suite below runs its child processes independently of the others: the suites run concurrently (and so do
 // the tests within a suite unless one depends on another), so the processes overlap their start-up waits.
-describe.concurrent('logos-a2a demo', () => {
+describe.concurrent('logos-a2a demo', PATIENCE, () => {
   let child: ChildProcess;
   let output = '';
   let url = '';
@@ -35,7 +48,7 @@ describe.concurrent('logos-a2a demo', () => {
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`demo did not start:\n${output}`)), 40_000);
+      const timer = setTimeout(() => reject(new Error(`demo did not start:\n${output}`)), HUNG_AFTER_MS);
       child.stdout!.on('data', () => {
         const match = /listening at (http:\/\/\S+)/.exec(output);
         // The payments part (from 'LEZ devnet:') comes after "Ctrl-C", in one write of its own.
@@ -45,7 +58,7 @@ describe.concurrent('logos-a2a demo', () => {
         }
       });
     });
-  }, 45_000);
+  }, PATIENCE.timeout);
 
   afterAll(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
@@ -110,7 +123,7 @@ describe.concurrent('logos-a2a demo', () => {
   });
 });
 
-describe.concurrent('logos-a2a serve', () => {
+describe.concurrent('logos-a2a serve', PATIENCE, () => {
   it('refuses a bad setting with a message that names it, and exits 1', async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const run = spawn(process.execPath, [cli, 'serve'], {
@@ -135,7 +148,7 @@ describe.concurrent('logos-a2a serve', () => {
 });
 
 /** Runs the CLI to its end; `stack` tells whether anything looking like a stack trace was printed. */
-function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 40_000) {
+function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = HUNG_AFTER_MS) {
   return new Promise<{ code: number | null; stdout: string; stderr: string; stack: boolean }>((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       env: { ...process.env, ...env },
@@ -160,7 +173,7 @@ function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 40
 /** A gateway start that fails before it serves anything: an in-memory database, no Waku unless asked for. */
 const quickServe = { PORT: '0', HOST: '127.0.0.1', LOGOS_A2A_DATABASE: ':memory:', LOGOS_A2A_TRANSPORT: 'memory' };
 
-describe.concurrent('logos-a2a help', () => {
+describe.concurrent('logos-a2a help', PATIENCE, () => {
   it('gives each command its own help, with the settings it reads', async () => {
     // Independent runs, started together.
     const commands = ['demo', 'serve', 'agent', 'devnet', 'keys', 'card', 'registry'];
@@ -187,10 +200,10 @@ describe.concurrent('logos-a2a help', () => {
     });
     expect(keysHelp.stdout).toMatch(/LOGOS_A2A_WALLET_PASSPHRASE/);
     expect(versionRun.stdout).toMatch(/^logos-a2a \d+\.\d+\.\d+/);
-  }, 60_000);
+  });
 });
 
-describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
+describe.concurrent('logos-a2a mistakes: one line, no stack', PATIENCE, () => {
   it('an unknown option, or an option of another command, is a usage error (exit 2)', async () => {
     const [unknown, elsewhere, missing] = await Promise.all([
       runCli(['serve', '--bogus']),
@@ -203,7 +216,7 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     expect(elsewhere.stderr).toMatch(/unknown option --peer/);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--peer needs a value/);
-  }, 60_000);
+  });
 
   it('the paid agent needs a sequencer, and a signing mode it knows (exit 2)', async () => {
     const [noSequencer, badMode] = await Promise.all([
@@ -214,7 +227,7 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     expect(noSequencer.stderr).toMatch(/^logos-a2a agent: the paid agent needs --sequencer URL/);
     expect(badMode).toMatchObject({ code: 2, stack: false });
     expect(badMode.stderr).toMatch(/--signing-mode is one of prehash-v0.3, raw-borsh, got "guess"/);
-  }, 60_000);
+  });
 
   it('a port that is not one names where it came from: --rest-port and --port exit 2, the devnet setting exits 1', async () => {
     const [restPort, emptyRestPort, devnetOption, devnetSetting] = await Promise.all([
@@ -231,7 +244,7 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     expect(devnetOption.stderr).toMatch(/^logos-a2a devnet: --port must be a port number from 0 to 65535, got "1.5"/);
     expect(devnetSetting).toMatchObject({ code: 1, stack: false });
     expect(devnetSetting.stderr).toMatch(/LOGOS_A2A_DEVNET_PORT must be a port number from 0 to 65535, got "x"/);
-  }, 60_000);
+  });
 
   it('a bad multiaddr names where it came from: --peer and --listen exit 2, the Waku settings exit 1', async () => {
     const [peer, listen, peers, listens] = await Promise.all([
@@ -251,7 +264,7 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     expect(listens).toMatchObject({ code: 1, stack: false });
     expect(listens.stderr).toMatch(/LOGOS_A2A_WAKU_LISTEN/);
     expect(listens.stderr.trim().split('\n')).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('a port in use names the setting (exit 1), for the gateway and for its Waku node', async () => {
     const holder = createServer();
@@ -282,7 +295,7 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     } finally {
       holder.close();
     }
-  }, 60_000);
+  });
 
   it('a host that does not resolve, or is not this machine, names HOST', () => {
     // Failures as the HTTP server reports them (no DNS query leaves this machine in the test).
@@ -324,7 +337,7 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 40_000);
+      const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), HUNG_AFTER_MS);
       child.stdout!.on('data', () => output.includes('Ctrl-C') && (clearTimeout(timer), resolve()));
     });
     // 'close', not 'exit': the line about the second signal must have been read too.
@@ -333,10 +346,10 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', () => {
     child.kill('SIGINT');
     expect([130, 143]).toContain(await exited);
     expect(output).toMatch(/again, stopping at once/);
-  }, 60_000);
+  });
 });
 
-describe.concurrent('logos-a2a keys', () => {
+describe.concurrent('logos-a2a keys', PATIENCE, () => {
   const run = (args: string[], env: Record<string, string>, input?: string) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
       const child = spawn(process.execPath, [cli, 'keys', ...args], {
@@ -360,7 +373,7 @@ describe.concurrent('logos-a2a keys', () => {
     expect(again.out).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} already exists`));
     expect(again.out).toMatch(/keys show --file/);
     expect(again.out).not.toMatch(/\.tmp|EEXIST/);
-  }, 60_000);
+  });
 
   it('new, show and import agree on the account; a wrong passphrase is refused', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-keys-'));
@@ -388,5 +401,5 @@ describe.concurrent('logos-a2a keys', () => {
     expect(imported.code).toBe(0);
     expect(imported.out).toContain(account);
     expect(noPassphrase.out).toMatch(/LOGOS_A2A_WALLET_PASSPHRASE/);
-  }, 60_000);
+  });
 });

@@ -49,9 +49,11 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas sharing tasks', ()
           cardSigningKeyFile: undefined,
           agents: [],
           shutdownGraceMs: 500,
-          // Both replicas share this process with the test: a lease long enough that a busy moment loses none. A
-          // replica that stops lets its leases go at once, so the takeover test does not wait for it.
-          replicaLeaseMs: 3_000,
+          // Both replicas share this process with the test: a lease long enough that a busy moment loses none. Under
+          // load, renewals (each given up after a quarter of the lease) were seen to miss; with a 3 s lease, a few
+          // missed in a row can hand B a task an earlier test left working on A, in the middle of the takeover
+          // test's count. A replica that stops lets its leases go at once, so the takeover test does not wait for it.
+          replicaLeaseMs: 10_000,
           transport: { kind: 'memory' },
           adminToken: ADMIN,
           payments: { rail: 'none', perTransactionLimit: '100', perPeriodLimit: '100000' },
