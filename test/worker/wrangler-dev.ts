@@ -36,13 +36,21 @@ function runToEnd(args: string[], logDir: string, what: string): Promise<void> {
   );
 }
 
-/** `wrangler d1 migrations apply --local`: the schema of migrations/ in the test's D1. */
-export function applyMigrations(stateDir: string): Promise<void> {
-  return runToEnd(
-    ['d1', 'migrations', 'apply', 'logos-a2a', '--local', '--persist-to', stateDir],
-    stateDir,
-    'migrations',
-  );
+/**
+ * `wrangler d1 migrations apply --local`: the schema of migrations/ in the test's D1. Tried up to three times: on a
+ * loaded machine, miniflare's synchronous fetch to its worker thread now and then reads no answer and fails its own
+ * assertion (`message?.id === id`) before anything is applied. Applying is idempotent (wrangler records what it
+ * applied), and a real fault of a migration fails every attempt the same way.
+ */
+export async function applyMigrations(stateDir: string): Promise<void> {
+  const args = ['d1', 'migrations', 'apply', 'logos-a2a', '--local', '--persist-to', stateDir];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runToEnd(args, stateDir, 'migrations');
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
 }
 
 /** `wrangler deploy --dry-run`: the Worker bundled into `outDir`, with esbuild's metafile at `outDir`/meta.json. */
