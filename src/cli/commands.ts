@@ -1,4 +1,4 @@
-/** `logos-a2a`'s commands: their options, help and dispatch. main.ts starts them; in dist/ this file is one bundle. */
+/** `logos-a2a`'s commands: their options, help and dispatch. main.ts starts them; in dist/, a bundle. */
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {

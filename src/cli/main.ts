@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `logos-a2a`: the Node entry point. It imports nothing of its own until the runtime is known to fit and the compile
- * cache is on, then loads the commands (commands.ts; in dist/, the whole CLI bundled into that one file).
+ * cache is on, then loads the commands (commands.ts; in dist/, the CLI bundled into that file and chunks beside it).
  */
 import nodeModule from 'node:module';
 

@@ -1,6 +1,8 @@
 /**
- * `npm run build` bundles the CLI's commands into one file of dist/: a start then reads one file instead of resolving
- * some 1,200 modules one by one (docs/performance.md, "Cold start"). Checked on a fresh build, as CI makes one.
+ * `npm run build` bundles the CLI's commands with esbuild into dist/cli/commands.js and chunks beside it, one for each
+ * part loaded on demand (the gateway, the devnet, the Redis client...): a start reads a few files instead of resolving
+ * some 1,200 modules one by one, and the devnet's process never reads the gateway's (docs/performance.md, "Cold
+ * start"). Checked on a fresh build, as CI makes one.
  */
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -8,17 +10,49 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { distIsFresh } from './dist.ts';
 
-const built = (path: string) => readFileSync(fileURLToPath(new URL(`../../dist/cli/${path}`, import.meta.url)), 'utf8');
+const built = (file: string) => readFileSync(fileURLToPath(new URL(`../../dist/cli/${file}`, import.meta.url)), 'utf8');
+/** esbuild's chunk names: a name, a dash and an eight-character hash. */
+const CHUNK = /^\.\/[\w.-]+-[A-Z0-9]{8}\.js$/;
+
+/**
+ * The specifiers a built file imports: statically (`import … from`, `import "…"`, each on a line of its own) and the
+ * files of this folder it imports on demand, as esbuild writes them (`import("./….js")`; the packages' JSDoc type imports
+ * use single quotes).
+ */
+function importsOf(code: string): { loaded: string[]; onDemand: string[] } {
+  const loaded = [...code.matchAll(/^import\b[^;'"]*?["']([^"']+)["']/gm)].map((match) => match[1]!);
+  const onDemand = [...code.matchAll(/\bimport\("(\.\/[^"]+\.js)"\)/g)].map((match) => match[1]!);
+  return { loaded, onDemand };
+}
 
 describe.runIf(distIsFresh())('the built CLI', () => {
-  it('is one bundle: its commands import only Node built-ins, and load only the native addons at run time', () => {
-    const commands = built('commands.js');
-    const imported = [...commands.matchAll(/^import\b[^;'"]*?["']([^"']+)["']/gm)].map((match) => match[1]!);
-    expect(imported.length).toBeGreaterThan(0);
+  it('is bundled: from its commands on, only Node built-ins and chunks of the bundle load at start', () => {
     const builtin = (specifier: string) => specifier.startsWith('node:') || builtinModules.includes(specifier);
-    expect(imported.filter((specifier) => !builtin(specifier))).toEqual([]);
-    // The entry point only turns the compile cache on before it loads the bundle, so that the cache covers it.
-    const entry = built('main.js');
-    expect(entry).toMatch(/enableCompileCache\(\)[\s\S]*import\(['"]\.\/commands\.js['"]\)/);
+    const seen = new Set<string>();
+    const loadedAtStart = new Set<string>();
+    const visit = (file: string, atStart: boolean) => {
+      if (atStart) loadedAtStart.add(file);
+      if (seen.has(file)) return;
+      seen.add(file);
+      const { loaded, onDemand } = importsOf(built(file));
+      for (const specifier of [...loaded.filter((s) => s.startsWith('.')), ...onDemand]) {
+        // A relative import is always a chunk: never one of tsc's modules, which would load the rest one by one.
+        expect(specifier, `imported by ${file}`).toMatch(CHUNK);
+      }
+      expect(
+        loaded.filter((s) => !s.startsWith('.') && !builtin(s)),
+        `packages ${file} loads at start`,
+      ).toEqual([]);
+      for (const specifier of loaded.filter((s) => s.startsWith('.'))) visit(specifier.slice(2), atStart);
+      for (const specifier of onDemand) visit(specifier.slice(2), false);
+    };
+    visit('commands.js', true);
+    expect(seen.size).toBeGreaterThan(2);
+    // The gateway is loaded on demand, so that `logos-a2a devnet` (the demo's devnet process) never reads it.
+    const gatewayChunks = [...seen].filter((file) => /^gateway-/.test(file));
+    expect(gatewayChunks).toHaveLength(1);
+    expect(loadedAtStart.has(gatewayChunks[0]!)).toBe(false);
+    // The entry point turns the compile cache on before it loads the commands, so that the cache covers them.
+    expect(built('main.js')).toMatch(/enableCompileCache\(\)[\s\S]*import\(['"]\.\/commands\.js['"]\)/);
   });
 });
