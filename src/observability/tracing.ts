@@ -88,7 +88,7 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
   if (settings.exporter) own.push(new SimpleSpanProcessor(settings.exporter));
   if (settings.otlpEndpoint) {
     // Some 150 modules, loaded only when spans are exported: most starts have no endpoint.
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    const { OTLPTraceExporter } = await import('./otlp-exporter.ts');
     own.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpEndpoint })));
   }
   for (const processor of own) processors.add(processor);

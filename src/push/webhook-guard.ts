@@ -71,7 +71,7 @@ export class WebhookGuard {
    */
   async createAgent(connectTimeoutMs: number): Promise<Agent> {
     // undici (some 110 modules) loads with the first delivery, not with every gateway: most never deliver one.
-    const undici = await import('undici');
+    const undici = await import('./undici.ts');
     const connectChecked = undici.buildConnector({ lookup: this.lookup, timeout: connectTimeoutMs });
     const connect: buildConnector.connector = (options, callback) => {
       const problem = isIP(options.hostname) ? this.addressProblem(options.hostname) : undefined;

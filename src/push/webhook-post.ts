@@ -31,7 +31,7 @@ export async function postWebhook(
   options: PostOptions,
 ): Promise<PostOutcome> {
   // Loaded with the first delivery (see WebhookGuard.createAgent); later calls find it loaded.
-  const { request } = await import('undici');
+  const { request } = await import('./undici.ts');
   let url = target.url;
   let headers = target.headers;
   let method: 'POST' | 'GET' = 'POST';
