@@ -9,12 +9,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** True when every source file has its .js and .d.ts in dist/, none of them older than any source or build setting. */
+/**
+ * True when every source file has its .js and .d.ts in dist/, none of them older than any source, build setting or
+ * dependency change.
+ */
 export function distIsFresh(): boolean {
   let newestInput = 0;
   let oldestOutput = Infinity;
   try {
-    for (const setting of ['tsconfig.json', 'tsconfig.build.json'])
+    // The build settings, and the dependencies' versions: the CLI's bundle carries the dependencies' code.
+    for (const setting of ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'])
       newestInput = Math.max(newestInput, statSync(join(root, setting)).mtimeMs);
     for (const entry of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })) {
       if (!entry.endsWith('.ts') || builtByWrangler(entry)) continue;
