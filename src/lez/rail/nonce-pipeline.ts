@@ -422,6 +422,9 @@ export class NoncePipeline {
     if (this.closed) return;
     if (this.slots.length === 0) return this.processQueue();
 
+    // What the chain's nonce says holds as of when it was asked for: a payment is overdue by that moment, not by the
+    // end of the lookups below, which can take seconds, while it may land meanwhile.
+    const askedAt = this.now();
     const nonces = await this.options.client.getAccountsNonces([this.options.key.account]);
     if (nonces.kind !== 'result') return this.noteProblem(sequencerProblem(nonces));
     const chainNonce = nonces.value[0]!;
@@ -451,8 +454,7 @@ export class NoncePipeline {
 
     const pending = this.slots.filter((s) => s.payment.nonce >= chainNonce && s.resend);
     const first = pending[0];
-    const overdue = (s: Slot) =>
-      s.lastSentAt === undefined || this.now() - s.lastSentAt >= this.options.resubmitAfterMs;
+    const overdue = (s: Slot) => s.lastSentAt === undefined || askedAt - s.lastSentAt >= this.options.resubmitAfterMs;
     if (first && (first.delivery !== 'accepted' || overdue(first))) {
       for (const slot of pending) {
         const sent = await this.send(slot);

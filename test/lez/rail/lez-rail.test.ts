@@ -42,6 +42,8 @@ class RpcProxy {
   readonly forwarded: string[] = [];
   /** Called as each sendTransaction is forwarded, in arrival order. */
   onForward: () => void = () => {};
+  /** Awaited before a request goes on to the sequencer: a test can hold one back, or act while it waits. */
+  beforeForward: (method: string) => Promise<void> | void = () => {};
   /** The method of every request the sequencer has answered, in the order of its answers. */
   readonly answered: string[] = [];
 
@@ -101,6 +103,7 @@ class RpcProxy {
       this.forwarded.push(String(params[0]));
       this.onForward();
     }
+    await this.beforeForward(method);
     const answer = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const text = await answer.text();
     this.answered.push(method);
@@ -258,6 +261,45 @@ describe('LezRail on the devnet: paying', () => {
       expect(devnet.balance(PAYER.account)).toBe(10_000n - 5_050n);
     },
     60_000,
+  );
+
+  it.concurrent(
+    'a payment that lands while earlier ones are looked up is not sent again on the nonce read before',
+    async ({ world }) => {
+      // Blocks only when the test seals them.
+      const { devnet, proxy, rail: makeRail } = await world({ blockIntervalMs: 0 });
+      const rail = makeRail({ resubmitAfterMs: 1_000, inclusionTimeoutMs: 20_000 });
+      const nonceOf = (tx: string) => {
+        const decoded = decodeBase64NssaTransaction(tx);
+        if (!decoded.ok || decoded.value.kind !== 'public') throw new Error('not a public transaction');
+        return Number(decoded.value.transaction.message.nonces[0]);
+      };
+      // As the second transaction reaches the sequencer (before the sequencer has it), the first one's block is sealed:
+      // the chain's nonce the rail reads next says the first landed and the second did not.
+      let firstSealed = false;
+      proxy.onForward = () => {
+        if (!firstSealed && nonceOf(proxy.forwarded.at(-1)!) === 1) {
+          firstSealed = true;
+          devnet.produceBlock();
+        }
+      };
+      // The rail then looks the first one up. While that lookup takes longer than resubmitAfterMs, the second lands.
+      let slowLookup = false;
+      proxy.beforeForward = async (method) => {
+        if (method !== 'getTransaction' || !firstSealed || slowLookup) return;
+        slowLookup = true;
+        devnet.produceBlock();
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+      };
+      const first = rail.pay({ paymentId: 'task:first', to: PAYEES[0]!.account, amount: 1n });
+      await until(() => proxy.answered.includes('sendTransaction'));
+      const second = rail.pay({ paymentId: 'task:second', to: PAYEES[1]!.account, amount: 2n });
+      expect([paid(await first).nonce, paid(await second).nonce]).toEqual(['0', '1']);
+      expect(slowLookup).toBe(true);
+      // The second was not overdue when the nonce was read, however long the lookup took: it went to the sequencer once.
+      expect(proxy.forwarded.map(nonceOf)).toEqual([0, 1]);
+    },
+    30_000,
   );
 
   it.concurrent(
