@@ -5,7 +5,13 @@
  * transfer is submitted.
  */
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
-import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
+import type {
+  ApprovalRecord,
+  ApprovalStatus,
+  PaymentChange,
+  PaymentStore,
+  TaskPaymentRecord,
+} from './payment-store.ts';
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
 import * as sql from './sqlite-payment-sql.ts';
 
@@ -44,7 +50,7 @@ export class D1PaymentStore implements PaymentStore {
   }
 
   /** One statement, not a read and a write: a concurrent update of other columns (the wallet's) is never undone. */
-  async update(taskId: string, change: sql.PaymentChange): Promise<void> {
+  async update(taskId: string, change: PaymentChange): Promise<void> {
     const result = await this.db
       .prepare(sql.UPDATE_PAYMENT_SQL)
       .bind(...sql.paymentUpdateValues(taskId, change))

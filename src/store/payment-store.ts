@@ -50,6 +50,9 @@ export interface ApprovalRecord {
   decidedAt?: string;
 }
 
+/** The fields of a payment that change after it is recorded. */
+export type PaymentChange = Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>;
+
 export interface PaymentStore {
   /** Creates the record; false when the task already has one (a retry: the existing record stands). */
   create(record: TaskPaymentRecord): Promise<boolean>;
@@ -58,10 +61,7 @@ export interface PaymentStore {
    * Sets the fields `change` names and only those, in one statement: another writer's change of other fields at the
    * same moment stays. A field named with the value undefined is cleared.
    */
-  update(
-    taskId: string,
-    change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
-  ): Promise<void>;
+  update(taskId: string, change: PaymentChange): Promise<void>;
   /** Payments still pending (resumed at start). */
   pending(): Promise<TaskPaymentRecord[]>;
   /** Payments whose refund was not seen when their task ended (looked for again, as it may land later). */

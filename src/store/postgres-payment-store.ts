@@ -3,7 +3,13 @@
  * (the primary key), and approvals are decided once (an update guarded by the pending status).
  */
 import type { Sql } from './postgres-connection.ts';
-import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
+import type {
+  ApprovalRecord,
+  ApprovalStatus,
+  PaymentChange,
+  PaymentStore,
+  TaskPaymentRecord,
+} from './payment-store.ts';
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
 
 /** The amounts come back as text, as SQLite keeps them. */
@@ -53,13 +59,10 @@ export class PostgresPaymentStore implements PaymentStore {
     return row && paymentFromRow(row);
   }
 
-  async update(
-    taskId: string,
-    change: Partial<Pick<TaskPaymentRecord, 'status' | 'railState' | 'txHash' | 'refundTxHash'>>,
-  ): Promise<void> {
+  async update(taskId: string, change: PaymentChange): Promise<void> {
     // Only the fields the change names are set, as in the SQLite stores: a concurrent writer of the others is not
     // overwritten with a stale read, and a field named as undefined is cleared.
-    const named = (field: keyof typeof change) => field in change;
+    const named = (field: keyof PaymentChange) => field in change;
     const result = await this.sql`
       UPDATE payments SET
         status = CASE WHEN ${named('status')} THEN ${change.status ?? null} ELSE status END,

@@ -3,11 +3,9 @@
  * store (Cloudflare D1 is SQLite): one text of each query, and the values bound to it in order. The tables are
  * migrations/0002_payments.sql.
  */
-import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from './payment-store.ts';
+import type { ApprovalRecord, ApprovalStatus, PaymentChange, TaskPaymentRecord } from './payment-store.ts';
 
 type Value = string | null;
-
-export type PaymentChange = Parameters<PaymentStore['update']>[1];
 
 export const INSERT_PAYMENT_SQL = `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;

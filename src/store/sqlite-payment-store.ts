@@ -5,7 +5,13 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSqlite, statementCache } from './sqlite-file.ts';
 import { migrationSql } from './migration-sql.ts';
-import type { ApprovalRecord, ApprovalStatus, TaskPaymentRecord, PaymentStore } from './payment-store.ts';
+import type {
+  ApprovalRecord,
+  ApprovalStatus,
+  PaymentChange,
+  PaymentStore,
+  TaskPaymentRecord,
+} from './payment-store.ts';
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
 import * as sql from './sqlite-payment-sql.ts';
 
@@ -29,7 +35,7 @@ export class SqlitePaymentStore implements PaymentStore {
     return row && paymentFromRow(row);
   }
 
-  async update(taskId: string, change: sql.PaymentChange): Promise<void> {
+  async update(taskId: string, change: PaymentChange): Promise<void> {
     const { changes } = this.prepare(sql.UPDATE_PAYMENT_SQL).run(...sql.paymentUpdateValues(taskId, change));
     if (changes === 0) throw new Error(`no payment for task ${taskId}`);
   }

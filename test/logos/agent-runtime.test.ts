@@ -13,6 +13,7 @@ import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/
 import { eventually } from '../support/gateway.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
 import { pricedWorld } from '../support/priced-agent.ts';
+import { minimalCard } from '../support/cards.ts';
 
 let network: MemoryNetwork;
 let agent: LogosAgent;
@@ -234,14 +235,7 @@ describe('forgetting finished tasks', () => {
       transport: network.node('agent:quick'),
       announce: false,
       maxRetained: 2,
-      card: {
-        id: 'quick',
-        name: 'Quick',
-        description: 'echoes',
-        version: '1',
-        skills: [{ id: 'echo', name: 'Echo', description: '' }],
-        agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:quick' }],
-      },
+      card: minimalCard({ id: 'quick', skills: [{ id: 'echo', name: 'Echo', description: '' }] }),
       skills: { echo: (ctx) => ctx.text },
     });
     await quick.start();

@@ -161,6 +161,13 @@ function paid(outcome: PayOutcome) {
   return outcome.receipt;
 }
 
+/** The payer's nonce of a transaction as the proxy forwarded it (base64). */
+function nonceOf(tx: string): number {
+  const decoded = decodeBase64NssaTransaction(tx);
+  if (!decoded.ok || decoded.value.kind !== 'public') throw new Error('not a public transaction');
+  return Number(decoded.value.transaction.message.nonces[0]);
+}
+
 /** A record as a store gives it back: plain JSON. */
 function stored(record: RailPaymentRecord): unknown {
   return JSON.parse(JSON.stringify(record));
@@ -244,11 +251,7 @@ describe('LezRail on the devnet: paying', () => {
 
       // They reached the sequencer in nonce order, so a FIFO sequencer that does not park early nonces (the real
       // one, unlike the devnet) would have taken every one of them too.
-      const arrival = proxy.forwarded.map((tx) => {
-        const decoded = decodeBase64NssaTransaction(tx);
-        if (!decoded.ok || decoded.value.kind !== 'public') throw new Error('not a public transaction');
-        return Number(decoded.value.transaction.message.nonces[0]);
-      });
+      const arrival = proxy.forwarded.map(nonceOf);
       expect(arrival).toEqual(Array.from({ length: 100 }, (_, i) => i));
       // Each landed in the first block sealed after it arrived: the two blocks share the batch.
       for (const receipt of receipts) {
@@ -269,11 +272,6 @@ describe('LezRail on the devnet: paying', () => {
       // Blocks only when the test seals them.
       const { devnet, proxy, rail: makeRail } = await world({ blockIntervalMs: 0 });
       const rail = makeRail({ resubmitAfterMs: 1_000, inclusionTimeoutMs: 20_000 });
-      const nonceOf = (tx: string) => {
-        const decoded = decodeBase64NssaTransaction(tx);
-        if (!decoded.ok || decoded.value.kind !== 'public') throw new Error('not a public transaction');
-        return Number(decoded.value.transaction.message.nonces[0]);
-      };
       // As the second transaction reaches the sequencer (before the sequencer has it), the first one's block is sealed:
       // the chain's nonce the rail reads next says the first landed and the second did not.
       let firstSealed = false;
