@@ -6,7 +6,10 @@
  *   (b) one gateway on PostgreSQL,
  *   (c) two replicas on the same PostgreSQL, the connections spread over both round-robin.
  * Each gateway is its own process (`logos-a2a serve`), as an operator runs it. Two cores cannot show replicas
- * scaling: the table shows what PostgreSQL costs, and what a second replica on the same cores costs.
+ * scaling: the table shows what PostgreSQL costs, and what a second replica on the same cores costs. For PostgreSQL
+ * it also shows what one task costs the database during the measured seconds: statements sent (the gateways'
+ * `logos_a2a_database_statements_total`, begin and commit left out) and transactions committed (the server's own
+ * count for the database, which includes the replicas' lease renewals).
  *
  * Run:   npm run bench:store
  *
@@ -22,6 +25,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 import { createTestDatabase, postgresAdminUrl } from '../test/support/postgres.ts';
 import {
   A2A_JSON_HEADERS,
@@ -59,6 +63,9 @@ const SETUPS: Setup[] = [
 
 interface Measurement {
   label: string;
+  /** Per completed task, PostgreSQL only. */
+  statements?: number;
+  transactions?: number;
   requestsPerSecond: number;
   p50: number;
   p99: number;
@@ -90,10 +97,20 @@ async function main(): Promise<void> {
       process.stdout.write('ok — warm-up… ');
       await load(urls, WARMUP_SECONDS);
       process.stdout.write('measuring… ');
+      const onPostgres = setup.databases(folder, database.url).includes(database.url);
+      const before = onPostgres ? await databaseWork(urls, database.url) : undefined;
       const result = await load(urls, SECONDS);
+      const after = onPostgres ? await databaseWork(urls, database.url) : undefined;
       for (const url of urls) await checkSendMessage(url);
+      const tasks = result.requests.total;
       results.push({
         label: setup.label,
+        ...(before && after
+          ? {
+              statements: (after.statements - before.statements) / tasks,
+              transactions: (after.transactions - before.transactions) / tasks,
+            }
+          : {}),
         requestsPerSecond: result.requests.total / result.duration,
         p50: result.latency.p50,
         p99: result.latency.p99,
@@ -111,7 +128,7 @@ async function main(): Promise<void> {
   console.log();
   const baseline = results[0]!.requestsPerSecond;
   printRows(
-    ['setup', 'req/s', 'vs (a)', 'p50 ms', 'p99 ms', 'requests', 'failures'],
+    ['setup', 'req/s', 'vs (a)', 'p50 ms', 'p99 ms', 'requests', 'failures', 'statements/task', 'commits/task'],
     results.map((r) => [
       r.label,
       r.requestsPerSecond.toFixed(0),
@@ -120,12 +137,39 @@ async function main(): Promise<void> {
       r.p99.toFixed(1),
       String(r.total),
       String(r.failures),
+      r.statements === undefined ? '–' : r.statements.toFixed(2),
+      r.transactions === undefined ? '–' : r.transactions.toFixed(2),
     ]),
     1,
   );
   const failed = results.filter((r) => r.failures > 0);
   if (failed.length > 0) {
     throw new FunctionalFailure(`Failures under load: ${failed.map((r) => `${r.label}: ${r.failures}`).join('; ')}`);
+  }
+}
+
+/**
+ * What the gateways have asked of the database so far: statements they sent (begin and commit left out), from their
+ * metrics, and transactions the server committed in the database, from its statistics.
+ */
+async function databaseWork(urls: string[], database: string): Promise<{ statements: number; transactions: number }> {
+  let statements = 0;
+  for (const url of urls) {
+    const text = await (await fetch(new URL('/metrics', url))).text();
+    for (const [, word, count] of text.matchAll(/^logos_a2a_database_statements_total\{statement="(\w+)"\} (\S+)$/gm)) {
+      if (word !== 'begin' && word !== 'commit') statements += Number(count);
+    }
+  }
+  const sql = postgres(database, { max: 1, onnotice: () => {} });
+  try {
+    // The statistics collector reports at most every half second or so: read them once they include the run.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sql`SELECT pg_stat_clear_snapshot()`;
+    const [row] = await sql<{ commits: string }[]>`
+      SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()`;
+    return { statements, transactions: Number(row!.commits) };
+  } finally {
+    await sql.end({ timeout: 1 });
   }
 }
 

@@ -8,13 +8,12 @@ import type { ReplicaStore } from '../store/replica-store.ts';
 import {
   decodeChange,
   decodeCommand,
-  encodeChange,
   encodeCommand,
   outcomeOf,
   resultOf,
   type TaskCommand,
 } from './replica-messages.ts';
-import type { ChangeListener, TaskChange } from './task-change.ts';
+import type { ChangeListener } from './task-change.ts';
 
 export class ReplicaLink {
   readonly store: ReplicaStore;
@@ -31,10 +30,6 @@ export class ReplicaLink {
   /** Runs the commands other replicas send for the tasks this one runs (`owns`). */
   serve(owns: (taskId: string) => boolean, run: (taskId: string, command: TaskCommand) => Promise<Task | boolean>) {
     return this.store.serve(owns, (taskId, command) => outcomeOf(() => run(taskId, decodeCommand(command))));
-  }
-
-  publish(taskId: string, change: TaskChange): Promise<void> {
-    return this.store.publish(taskId, encodeChange(change));
   }
 
   /** Hears the changes of a task another replica runs, until `unfollow`. */

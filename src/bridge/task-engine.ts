@@ -41,7 +41,7 @@ import { SilenceTimers } from './silence-timers.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
 import { ReplicaLink } from './replica-link.ts';
-import type { TaskCommand } from './replica-messages.ts';
+import { encodeChange, type TaskCommand } from './replica-messages.ts';
 import { withinMs } from '../time-limit.ts';
 import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
 import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
@@ -102,11 +102,6 @@ export interface DropCounters {
 
 export class TaskEngine {
   private readonly live = new Map<string, LiveTask>();
-  /**
-   * Priced tasks by retry key (agent, messageId, message content), live or recently finished: a client that
-   * retries the same message joins the task it already paid for instead of paying again.
-   */
-  private readonly pricedByRetryKey = new Map<string, { taskId: string; at: number }>();
   private readonly options: Required<
     Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>
   > &
@@ -236,8 +231,11 @@ export class TaskEngine {
       // while the last renewal's lease still runs: a database gone without closing its connections (a failover)
       // leaves queries waiting until TCP notices, minutes later, and one renewal waiting that long would hold every
       // later one back while the leases ran out.
+      // Only the leases held before the renewal began can be missing from its answer for having been lost: a task
+      // leased while it ran (a new one) may commit after the UPDATE read the table, and is not lost.
+      const before = [...this.leased];
       const held = await withinMs(replicas.renew(), replicas.leaseMs / 4);
-      for (const taskId of this.leased) {
+      for (const taskId of before) {
         const live = this.live.get(taskId);
         // Taken over while this replica could not renew (the database was out of reach).
         if (!held.has(taskId) && live) this.letGo(live);
@@ -339,11 +337,7 @@ export class TaskEngine {
     returnOnceRecorded?: boolean;
   }): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
-    const retryKey = priced ? this.retryKeyOf(input.agentId, input.message, input.caller) : undefined;
-    const earlier = retryKey ? await this.earlierAttempt(input.agentId, retryKey, input.listener) : undefined;
-    if (earlier) return earlier;
     const taskId = this.options.newTaskId();
-    if (retryKey) this.pricedByRetryKey.set(retryKey, { taskId, at: Date.now() });
     const contextId = input.message.contextId || randomUUID();
     const userMessage: Message = { ...input.message, taskId, contextId };
     const logos: LogosMetadata = {
@@ -396,20 +390,25 @@ export class TaskEngine {
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
     // finishes within one store batch is thus written once.
     const snapshot = snapshotTask(task);
-    const inserted = this.options.store.insert({
+    const record: StoredTask = {
       agentId: input.agentId,
       task: snapshot,
       link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
-      ...(retryKey ? { retryKey } : {}),
       ...(input.caller ? { owner: input.caller } : {}),
-    });
-    const recorded = this.replicas ? this.recordLeased(taskId, inserted) : inserted;
-    await input.onCreated?.(snapshot);
-    this.attach(live);
+    };
     if (priced) {
-      // A priced task: recorded first, then paid (or held for approval), and only then forwarded.
-      await recorded;
+      // The same message to the same agent from the same caller (API key) is a retry: the store decides which of
+      // several sent at once, here or on other replicas, creates the task; the others join it instead of paying.
+      const retryKey = this.retryKeyOf(input.agentId, input.message, input.caller);
+      const since = new Date(Date.now() - RETRY_WINDOW_MS).toISOString();
+      const inserted = await this.options.store.insertPriced({ ...record, retryKey }, since);
+      if (inserted.kind === 'retry') return this.joinEarlier(input.agentId, inserted.taskId, input.listener);
+      // Live at once, before anything else awaits: an identical message arriving next finds it here.
+      this.attach(live);
+      if (this.replicas) this.leased.add(taskId);
+      await input.onCreated?.(snapshot);
       input.onRecorded?.(snapshot);
+      // Recorded first, then paid (or held for approval), and only then forwarded.
       const paying = this.mutate(live, () =>
         input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false),
       );
@@ -420,6 +419,13 @@ export class TaskEngine {
       await paying;
       return snapshot;
     }
+    // On a store shared by replicas, the insert leases the task to this replica; a task that ended before it was
+    // recorded has its lease ended by that same write.
+    const recorded = this.options.store.insert(record).then(() => {
+      if (this.replicas && this.live.get(taskId) === live) this.leased.add(taskId);
+    });
+    await input.onCreated?.(snapshot);
+    this.attach(live);
     try {
       await this.sendRaw(live, requestBytes);
       this.resendUntilAnswered(live);
@@ -428,14 +434,6 @@ export class TaskEngine {
     }
     input.onRecorded?.(snapshot);
     return snapshot;
-  }
-
-  /** A new task's record and, beside it, its lease: this replica runs the task. */
-  private async recordLeased(taskId: string, inserted: Promise<void>): Promise<void> {
-    await Promise.all([inserted, this.replicas!.store.claim(taskId)]);
-    // A task that ended before its lease was taken gives it back at once.
-    if (this.live.has(taskId)) this.leased.add(taskId);
-    else this.releaseLease(taskId);
   }
 
   /** The same message to the same agent from the same caller (API key) is a retry; anyone else's is not. */
@@ -450,25 +448,13 @@ export class TaskEngine {
       .digest('base64url');
   }
 
-  /** The task an identical earlier message created, if it is live or finished within the retry window. */
-  private async earlierAttempt(
-    agentId: string,
-    retryKey: string,
-    listener: ChangeListener | undefined,
-  ): Promise<Task | undefined> {
-    const now = Date.now();
-    for (const [key, entry] of this.pricedByRetryKey) {
-      if (now - entry.at < RETRY_WINDOW_MS) break;
-      this.pricedByRetryKey.delete(key);
-    }
-    // In memory for the tasks of this run, in the store for those from before a restart.
-    const taskId =
-      this.pricedByRetryKey.get(retryKey)?.taskId ??
-      (await this.options.store.findByRetryKey(agentId, retryKey, new Date(now - RETRY_WINDOW_MS).toISOString()));
-    if (!taskId) return undefined;
+  /** The task an identical earlier message created: the caller's listener follows it, wherever it runs. */
+  private async joinEarlier(agentId: string, taskId: string, listener: ChangeListener | undefined): Promise<Task> {
     const live = this.live.get(taskId);
     const task = live?.committed ?? (await this.getTask(agentId, taskId));
-    if (!task || !listener) return task;
+    // The holder's insert committed before this one gave up, so it is there; unless it was deleted meanwhile.
+    if (!task) throw new TaskNotFoundError(`Task ${taskId}, which this message's earlier send created, is gone.`);
+    if (!listener) return task;
     const settled = isTerminal(task.status?.state) || isInterrupted(task.status?.state);
     // A caller waiting on a task that already ended or waits for input gets it at once; otherwise it follows it.
     if (settled || (!live && !this.replicas)) queueMicrotask(() => listener({ events: [], task }));
@@ -599,9 +585,9 @@ export class TaskEngine {
       }
       live.task.history = [...live.task.history, userMessage];
       live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
-      await this.persist(live);
+      const change = await this.persist(live, { events: [statusEvent(live.task)] });
       if (listener) live.listeners.add(listener);
-      this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+      this.emit(live, change);
       this.armSilenceTimer(live);
       live.sentInput = input;
       await this.sendRaw(live, input);
@@ -964,8 +950,7 @@ export class TaskEngine {
           envelope.message ?? 'The agent did not receive the input; please send it again.',
         );
         this.silence.disarm(live);
-        await this.persist(live);
-        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
       }
       return;
     }
@@ -1048,13 +1033,13 @@ export class TaskEngine {
     }
     if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED)
       await this.settleRefund(live, envelope);
-    await this.persist(live);
+    // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
+    const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
+    const change = await this.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) });
     if (isTerminal(task.status?.state)) this.retire(live);
     else if (isInterrupted(task.status?.state)) this.silence.disarm(live);
     else this.armSilenceTimer(live); // working again, perhaps after an interruption the agent ended itself
-    // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
-    const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
-    this.emit(live, { events, task, ...(answer ? { directAnswer: answer } : {}) });
+    this.emit(live, change);
   }
 
   private mergeArtifact(live: LiveTask, chunk: WireArtifact): StreamResponse {
@@ -1073,31 +1058,30 @@ export class TaskEngine {
     if (agentMessage) task.history = [...task.history, agentMessage];
   }
 
-  private async persist(live: LiveTask): Promise<void> {
+  /**
+   * Saves the task as it stands. `change` (its events) is what listeners are to hear of it: with replicas, it enters
+   * the shared feed in the same transaction, so that a caller who hears it and then calls another replica finds it
+   * there, and no state is ever committed that followers elsewhere miss. Returns the change, with the task as saved.
+   */
+  private async persist(live: LiveTask, change?: Omit<TaskChange, 'task'>): Promise<TaskChange> {
     const snapshot = snapshotTask(live.task);
+    const saved: TaskChange = { events: [], ...change, task: snapshot };
+    const feed = change && this.replicas ? encodeChange(saved) : undefined;
     try {
-      await this.options.store.update(live.task.id, snapshot, live.lastSeq);
+      await this.options.store.update(live.task.id, snapshot, live.lastSeq, feed);
     } catch (error) {
       // This replica stalled past its lease, and the task was taken over: what it was doing stops here.
       if (error instanceof LeaseLostError) this.letGo(live);
       throw error;
     }
     live.committed = snapshot;
+    return saved;
   }
 
+  /** Tells this replica's listeners of a change `persist` saved. */
   private emit(live: LiveTask, change: TaskChange): void {
     const observer = this.options.onChange;
-    const listeners = observer ? [observer, ...live.listeners] : [...live.listeners];
-    const replicas = this.replicas;
-    if (!replicas) return this.tell(live, listeners, change);
-    // With replicas, a change is in the shared feed before anyone here hears of it: a caller who hears it and then
-    // calls another replica (a follow-up, a subscription) finds it there already, so cannot hear it again. The task
-    // goes on changing meanwhile, so the listeners get it as it is now.
-    const frozen = { ...change, task: snapshotTask(change.task) };
-    void replicas
-      .publish(live.task.id, frozen)
-      .catch((error: unknown) => this.log(`task ${live.task.id}: publishing a change: ${String(error)}`))
-      .then(() => this.tell(live, listeners, frozen));
+    this.tell(live, observer ? [observer, ...live.listeners] : [...live.listeners], change);
   }
 
   private tell(live: LiveTask, listeners: ChangeListener[], change: TaskChange): void {
@@ -1114,14 +1098,8 @@ export class TaskEngine {
   private retire(live: LiveTask): void {
     this.detach(live);
     this.live.delete(live.task.id);
+    // Its lease ended with the terminal write.
     this.leased.delete(live.task.id);
-    this.releaseLease(live.task.id);
-  }
-
-  private releaseLease(taskId: string): void {
-    this.replicas?.store
-      .release(taskId)
-      .catch((error: unknown) => this.log(`task ${taskId}: releasing its lease: ${String(error)}`));
   }
 
   /**
@@ -1140,9 +1118,9 @@ export class TaskEngine {
 
   private async finishLocally(live: LiveTask): Promise<void> {
     if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, undefined);
-    await this.persist(live);
+    const change = await this.persist(live, { events: [statusEvent(live.task)] });
     this.retire(live);
-    this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+    this.emit(live, change);
   }
 
   // --- priced tasks: the paid flow decides, the engine applies ---------------------------------------------
@@ -1181,8 +1159,8 @@ export class TaskEngine {
         live.request = { ...live.request, payment: step.payment };
         await this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
         if (step.note !== undefined) this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
-        await this.persist(live);
-        if (step.note !== undefined) this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        if (step.note === undefined) await this.persist(live);
+        else this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
         // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
         this.armSilenceTimer(live);
         await this.sendRaw(live, encodeEnvelope(live.request));
@@ -1193,13 +1171,11 @@ export class TaskEngine {
         this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.note);
         this.silence.disarm(live);
         this.armApprovalTimer(live, this.options.approvalTimeoutMs);
-        await this.persist(live);
-        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
         return;
       case 'paying':
         this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
-        await this.persist(live);
-        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
         await this.payAndForward(live, true);
         return;
       case 'await-payment':
@@ -1207,8 +1183,7 @@ export class TaskEngine {
         this.silence.disarm(live);
         // Asked again after a payment that did not verify: the wait that started with the first request goes on.
         if (live.clientPaymentTimer === undefined) this.armClientPaymentTimer(live);
-        await this.persist(live);
-        this.emit(live, { events: [statusEvent(live.task)], task: live.task });
+        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
         return;
       case 'end':
         this.setStatus(

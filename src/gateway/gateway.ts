@@ -182,6 +182,7 @@ async function open(
   const stores = await openStores(config.database, {
     leaseMs: config.replicaLeaseMs,
     log: deps.log,
+    onStatement: (statement) => metrics.databaseStatements.inc({ statement: firstWord(statement) }),
   });
   onClose(() => stores.close());
   const store = stores.tasks;
@@ -349,4 +350,9 @@ function closeServer(server: ServerType, graceMs: number): Promise<void> {
     });
     http.closeIdleConnections?.();
   });
+}
+
+/** A statement's first word, lowercased (`select`, `with`, `begin`…): a label with few values. */
+function firstWord(statement: string): string {
+  return /^\s*([a-z]+)/i.exec(statement)?.[1]?.toLowerCase() ?? 'other';
 }

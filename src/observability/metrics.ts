@@ -98,6 +98,13 @@ export const metrics = {
     help: 'Task leases taken over from a replica that stopped renewing them.',
     registers: [registry],
   }),
+  /** What a task costs the database: statements sent to PostgreSQL, by their first word (bench:store reads it). */
+  databaseStatements: new Counter({
+    name: 'logos_a2a_database_statements_total',
+    help: 'Statements sent to PostgreSQL, by their first word (begin and commit count a transaction).',
+    labelNames: ['statement'] as const,
+    registers: [registry],
+  }),
   rateLimited: new Counter({
     name: 'logos_a2a_rate_limited_total',
     help: 'Requests refused with 429, by the limit they hit (key or address).',

@@ -7,10 +7,15 @@
  */
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import type { Task } from '@a2a-js/sdk';
-import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
   ACTIVE_TASKS_SQL,
+  GIVE_UP_RETRY_KEY_SQL,
+  INSERT_PRICED_TASK_SQL,
   INSERT_TASK_SQL,
+  insertPricedOnce,
+  RETRY_KEY_HOLDER_SQL,
+  type RetryKeyHolder,
   insertValues,
   fromRow,
   serialize,
@@ -42,6 +47,34 @@ export class D1TaskStore implements TaskStore {
     // Values are taken now: the caller goes on changing the task before the write runs.
     const statement = this.db.prepare(INSERT_TASK_SQL).bind(...insertValues(record));
     return this.write(() => statement.run());
+  }
+
+  /** Each statement in the chain of writes, so that the task's later writes follow its insert. */
+  insertPriced(record: StoredTask & { retryKey: string }, sinceIso: string): Promise<PricedInsert> {
+    const values = insertValues(record);
+    let outcome!: PricedInsert;
+    const run = async () => {
+      outcome = await insertPricedOnce(
+        {
+          insert: async () =>
+            ((
+              await this.db
+                .prepare(INSERT_PRICED_TASK_SQL)
+                .bind(...values)
+                .run()
+            ).meta.changes ?? 0) > 0,
+          holder: async () =>
+            (await this.db
+              .prepare(RETRY_KEY_HOLDER_SQL)
+              .bind(record.agentId, record.retryKey)
+              .first<RetryKeyHolder>()) ?? undefined,
+          giveUp: async (holderId) =>
+            void (await this.db.prepare(GIVE_UP_RETRY_KEY_SQL).bind(holderId, record.retryKey).run()),
+        },
+        sinceIso,
+      );
+    };
+    return this.write(run).then(() => outcome);
   }
 
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
@@ -83,16 +116,6 @@ export class D1TaskStore implements TaskStore {
     ]);
     const total = (counted?.results[0] as { total: number } | undefined)?.total ?? 0;
     return taskPageOf((rows?.results ?? []) as TaskRow[], total, query.pageSize);
-  }
-
-  async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
-    const row = await this.db
-      .prepare(
-        'SELECT id FROM tasks WHERE retry_key = ? AND agent_id = ? AND status_ts >= ? ORDER BY status_ts DESC LIMIT 1',
-      )
-      .bind(retryKey, agentId, sinceIso)
-      .first<{ id: string }>();
-    return row?.id ?? undefined;
   }
 
   async listActive(): Promise<StoredTask[]> {

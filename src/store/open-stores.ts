@@ -9,7 +9,7 @@ import { PostgresDirectoryStore } from './postgres-directory-store.ts';
 import { PostgresPaymentStore } from './postgres-payment-store.ts';
 import { PostgresPushStore } from './postgres-push-store.ts';
 import { newReplicaId, PostgresReplicaStore } from './postgres-replica-store.ts';
-import { PostgresTaskStore } from './postgres-task-store.ts';
+import { PostgresTaskStore, type LeaseFences } from './postgres-task-store.ts';
 import type { PushStore } from './push-store.ts';
 import type { ReplicaStore } from './replica-store.ts';
 import { SqliteDirectoryStore } from './sqlite-directory-store.ts';
@@ -35,6 +35,8 @@ export interface StoreOptions {
   /** How long a replica's task lease lasts without renewal (PostgreSQL only). Default 15 s. */
   leaseMs?: number;
   log?: (message: string) => void;
+  /** Hears each statement sent to PostgreSQL (see openPostgres). */
+  onStatement?: (statement: string) => void;
 }
 
 export async function openStores(database: string, options: StoreOptions = {}): Promise<Stores> {
@@ -47,24 +49,27 @@ export async function openStores(database: string, options: StoreOptions = {}): 
     };
     return { ...stores, close: () => closeAll(Object.values(stores)) };
   }
-  const sql = openPostgres(database);
+  const sql = openPostgres(database, options.onStatement ? { onStatement: options.onStatement } : {});
   try {
     await migrate(sql);
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
   }
-  // One id for this replica's leases and for the fence on its task writes.
+  // One id for this replica's leases, and one set of lease epochs, for the fence on its task writes.
   const replicaId = newReplicaId(true);
+  const leaseMs = options.leaseMs ?? 15_000;
+  const fences: LeaseFences = new Map();
   const stores = {
-    tasks: new PostgresTaskStore(sql, { replicaId }),
+    tasks: new PostgresTaskStore(sql, { replicaId, leaseMs, fences }),
     payments: new PostgresPaymentStore(sql),
     push: new PostgresPushStore(sql),
     directory: new PostgresDirectoryStore(sql),
   };
   const replicas = new PostgresReplicaStore(sql, {
     replicaId,
-    leaseMs: options.leaseMs ?? 15_000,
+    leaseMs,
+    fences,
     ...(options.log ? { log: options.log } : {}),
     openSession: (onClose) => openPostgres(database, { max: 1, session: { onClose } }),
   });

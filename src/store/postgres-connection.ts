@@ -22,6 +22,8 @@ export interface PostgresOptions {
    * (by default they are after 30 to 60 minutes), and `onClose` hears when one is lost.
    */
   session?: { onClose: () => void };
+  /** Hears each statement sent (its text): the cost of a task, in statements, is counted from here. */
+  onStatement?: (statement: string) => void;
 }
 
 /**
@@ -32,6 +34,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
   return postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
+    ...(options.onStatement
+      ? { debug: (_connection: number, statement: string) => options.onStatement!(statement) }
+      : {}),
     ...(options.schema ? { connection: { search_path: options.schema } } : {}),
     ...(options.session ? { max_lifetime: 0, onclose: options.session.onClose } : {}),
     types: { int8: { to: 20, from: [20], serialize: (value: number) => String(value), parse: Number } },

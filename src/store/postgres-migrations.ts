@@ -139,4 +139,17 @@ CREATE TABLE task_commands (
 );
 CREATE INDEX task_commands_open ON task_commands (task_id, id) WHERE result IS NULL;`,
   },
+  {
+    version: 4,
+    name: 'one task per priced message (unique retry keys), lease epochs that fence task writes',
+    // Duplicates made before the key was unique keep their tasks; only the newest keeps the key.
+    sql: `
+UPDATE tasks SET retry_key = NULL
+  WHERE retry_key IS NOT NULL
+    AND id NOT IN (SELECT DISTINCT ON (agent_id, retry_key) id FROM tasks WHERE retry_key IS NOT NULL
+                   ORDER BY agent_id, retry_key, status_ts DESC, id DESC);
+DROP INDEX tasks_by_retry_key;
+CREATE UNIQUE INDEX tasks_by_retry_key ON tasks (agent_id, retry_key) WHERE retry_key IS NOT NULL;
+ALTER TABLE tasks ADD COLUMN lease_epoch integer NOT NULL DEFAULT 0;`,
+  },
 ];

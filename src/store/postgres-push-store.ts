@@ -10,6 +10,9 @@ import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from '
 export class PostgresPushStore implements PushStore {
   private readonly sql: Sql;
   private readonly claimMs: number;
+  /** Config lookups waiting for this turn's query, by task. */
+  private lookups:
+    Map<string, { resolve: (configs: PushConfigRecord[]) => void; reject: (error: unknown) => void }[]> | undefined;
 
   /**
    * The pool belongs to the caller, who ends it after the stores are closed. `claimMs` must outlast one delivery
@@ -37,10 +40,36 @@ export class PostgresPushStore implements PushStore {
     return row && configFromRow(row);
   }
 
-  async listConfigs(taskId: string): Promise<PushConfigRecord[]> {
-    const rows = await this.sql<ConfigRow[]>`
-      SELECT * FROM push_configs WHERE task_id = ${taskId} ORDER BY created_at, config_id`;
-    return rows.map(configFromRow);
+  /**
+   * Asked for every change of every task (to queue its webhooks), and most tasks have none: the lookups made within
+   * one turn of the event loop are answered by one query.
+   */
+  listConfigs(taskId: string): Promise<PushConfigRecord[]> {
+    return new Promise((resolve, reject) => {
+      if (!this.lookups) {
+        this.lookups = new Map();
+        setImmediate(() => void this.lookUp());
+      }
+      const waiting = this.lookups.get(taskId) ?? [];
+      waiting.push({ resolve, reject });
+      this.lookups.set(taskId, waiting);
+    });
+  }
+
+  private async lookUp(): Promise<void> {
+    const lookups = this.lookups!;
+    this.lookups = undefined;
+    try {
+      const rows = await this.sql<ConfigRow[]>`
+        SELECT * FROM push_configs WHERE task_id = ANY(${[...lookups.keys()]}::text[]) ORDER BY created_at, config_id`;
+      const configs = rows.map(configFromRow);
+      for (const [taskId, waiting] of lookups) {
+        const mine = configs.filter((config) => config.taskId === taskId);
+        for (const { resolve } of waiting) resolve(mine);
+      }
+    } catch (error) {
+      for (const waiting of lookups.values()) for (const { reject } of waiting) reject(error);
+    }
   }
 
   async deleteConfig(taskId: string, configId: string): Promise<boolean> {

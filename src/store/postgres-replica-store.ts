@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { withinMs } from '../time-limit.ts';
 import type { Sql } from './postgres-connection.ts';
+import { CHANGES_CHANNEL, type LeaseFences } from './postgres-task-store.ts';
 import type { ReplicaStore } from './replica-store.ts';
 import { TERMINAL_STATES } from './task-rows.ts';
 
-const CHANGES = 'logos_a2a_task_changes';
 const COMMANDS = 'logos_a2a_task_commands';
 const ANSWERS = 'logos_a2a_command_answers';
 /** Changes and commands older than this are swept: a follower reads a change, an owner a command, within moments. */
@@ -39,8 +39,7 @@ export class PostgresReplicaStore implements ReplicaStore {
   readonly #log: (message: string) => void;
   readonly #followers = new Map<string, Set<Follower>>();
   readonly #answers = new Map<number, () => void>();
-  /** Publishes of one task go out one after another: the feed's ids then follow the order of the changes. */
-  readonly #publishing = new Map<string, Promise<void>>();
+  readonly #fences: LeaseFences;
   readonly #unlisten: (() => Promise<void>)[] = [];
   #owns: (taskId: string) => boolean = () => false;
   #run?: (taskId: string, command: string) => Promise<string>;
@@ -65,8 +64,11 @@ export class PostgresReplicaStore implements ReplicaStore {
       openSession?: (onClose: () => void) => Sql;
       /** Default: a new random one. */
       replicaId?: string;
+      /** The epochs this replica's task store fences its writes with: a takeover sets the task's. */
+      fences?: LeaseFences;
     },
   ) {
+    this.#fences = options.fences ?? new Map();
     this.#sql = sql;
     this.replicaId = options.replicaId ?? newReplicaId(options.openSession !== undefined);
     this.leaseMs = options.leaseMs;
@@ -130,13 +132,6 @@ export class PostgresReplicaStore implements ReplicaStore {
     void session.end({ timeout: 0 }).catch(() => undefined);
   }
 
-  async claim(taskId: string): Promise<void> {
-    await this.#stayAlive();
-    await this.#sql`
-      INSERT INTO task_leases (task_id, owner, expires_at) VALUES (${taskId}, ${this.replicaId}, now() + ${this.#leaseInterval}::interval)
-      ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`;
-  }
-
   async renew(): Promise<Set<string>> {
     // The liveness check runs beside the renewal, never before it: a check waiting on a lost connection must not
     // hold back the leases (it never throws; a failure is logged).
@@ -149,10 +144,6 @@ export class PostgresReplicaStore implements ReplicaStore {
     } finally {
       await checked;
     }
-  }
-
-  async release(taskId: string): Promise<void> {
-    await this.#sql`DELETE FROM task_leases WHERE task_id = ${taskId} AND owner = ${this.replicaId}`;
   }
 
   async releaseAll(): Promise<void> {
@@ -176,37 +167,29 @@ export class PostgresReplicaStore implements ReplicaStore {
             WHERE locktype = 'advisory' AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid
               AND objid = hashtext(${owner})::oid))`
         : this.#sql``;
-    const rows = await this.#sql<{ task_id: string }[]>`
-      INSERT INTO task_leases (task_id, owner, expires_at)
-        SELECT t.id, ${this.replicaId}, now() + ${this.#leaseInterval}::interval FROM tasks t LEFT JOIN task_leases l ON l.task_id = t.id
-        WHERE t.state NOT IN ${this.#sql(TERMINAL_STATES)}
-          AND (l.expires_at < now() ${ownerGone(this.#sql`l.owner`)} OR (l.task_id IS NULL AND t.status_ts < ${quietSince}))
-      ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-        WHERE task_leases.expires_at < now() ${ownerGone(this.#sql`task_leases.owner`)}
-      RETURNING task_id`;
+    // Each task taken gets a new lease epoch in the same statement: the writes of the replica it was taken from are
+    // refused from then on (PostgresTaskStore's fence).
+    const rows = await this.#sql<{ id: string; lease_epoch: number }[]>`
+      WITH taken AS (
+        INSERT INTO task_leases (task_id, owner, expires_at)
+          SELECT t.id, ${this.replicaId}, now() + ${this.#leaseInterval}::interval FROM tasks t LEFT JOIN task_leases l ON l.task_id = t.id
+          WHERE t.state NOT IN ${this.#sql(TERMINAL_STATES)}
+            AND (l.expires_at < now() ${ownerGone(this.#sql`l.owner`)} OR (l.task_id IS NULL AND t.status_ts < ${quietSince}))
+        ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+          WHERE task_leases.expires_at < now() ${ownerGone(this.#sql`task_leases.owner`)}
+        RETURNING task_id
+      )
+      UPDATE tasks SET lease_epoch = lease_epoch + 1 FROM taken WHERE tasks.id = taken.task_id
+      RETURNING tasks.id, tasks.lease_epoch`;
+    for (const row of rows) this.#fences.set(row.id, row.lease_epoch);
     this.#startedTakingOver = true;
-    return rows.map((row) => row.task_id);
+    return rows.map((row) => row.id);
   }
 
   async leasedElsewhere(): Promise<Set<string>> {
     const rows = await this.#sql<{ task_id: string }[]>`
       SELECT task_id FROM task_leases WHERE owner <> ${this.replicaId} AND expires_at > now()`;
     return new Set(rows.map((row) => row.task_id));
-  }
-
-  publish(taskId: string, change: string): Promise<void> {
-    const previous = this.#publishing.get(taskId) ?? Promise.resolve();
-    const done = previous.then(async () => {
-      await this.#sql`
-        WITH added AS (INSERT INTO task_changes (task_id, change) VALUES (${taskId}, ${change}) RETURNING task_id)
-        SELECT pg_notify(${CHANGES}, task_id) FROM added`;
-    });
-    const settled = done.catch(() => undefined);
-    this.#publishing.set(taskId, settled);
-    void settled.then(() => {
-      if (this.#publishing.get(taskId) === settled) this.#publishing.delete(taskId);
-    });
-    return done;
   }
 
   async follow(taskId: string, onChange: (change: string) => void): Promise<() => void> {
@@ -264,8 +247,8 @@ export class PostgresReplicaStore implements ReplicaStore {
     };
     // After a reconnect, notifications sent meanwhile are lost: every follower reads what it may have missed.
     await listen(
-      CHANGES,
-      (taskId) => this.#heardChange(taskId),
+      CHANGES_CHANNEL,
+      (taskIds) => this.#heardChange(taskIds),
       () => this.#readAll(),
     );
     await listen(COMMANDS, (payload) => this.#heardCommand(payload));
@@ -289,8 +272,11 @@ export class PostgresReplicaStore implements ReplicaStore {
     await session?.end({ timeout: 5 });
   }
 
-  #heardChange(taskId: string): void {
-    for (const follower of this.#followers.get(taskId) ?? []) this.#read(taskId, follower);
+  /** A commit added changes of these tasks (space-separated ids) to the feed. */
+  #heardChange(taskIds: string): void {
+    for (const taskId of taskIds.split(' ')) {
+      for (const follower of this.#followers.get(taskId) ?? []) this.#read(taskId, follower);
+    }
   }
 
   #readAll(): void {

@@ -1,100 +1,303 @@
 /**
- * Tasks in PostgreSQL: each write is one statement, committed before its promise settles, so any replica reading
- * the task afterwards sees it. A task's writes go out one after another, in the order they were made: the engine
- * does not wait for a task's insert before its request leaves, and the pool would otherwise let the first reply's
- * update overtake it on another connection.
+ * Tasks in PostgreSQL, written by group commit as in the SQLite store: every write made while a transaction is on
+ * its way joins the next one, and each caller's promise settles once its write is committed. One transaction, one
+ * WAL flush, whatever the number of tasks in it; a task's writes within it coalesce into one row write, and its
+ * inserts, updates, feed entries and lease changes go out as a handful of pipelined statements.
+ *
+ * Replicas: a task is leased to the replica that inserts it, in the same transaction; its lease ends with the write
+ * of a terminal state. Every write of a task is fenced by the lease's epoch (`lease_epoch`, raised by each takeover):
+ * a replica that stalled past its lease, and whose task another replica took over meanwhile, has its writes refused
+ * (LeaseLostError), even after the new owner has finished the task and let the lease go.
  */
 import type { Task } from '@a2a-js/sdk';
 import type { Sql } from './postgres-connection.ts';
 import { LeaseLostError } from './replica-store.ts';
-import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
   decodeCursor,
   fromRow,
+  insertPricedOnce,
   serialize,
   stateOf,
   taskPageOf,
   TERMINAL_STATES,
   timestampOf,
+  type RetryKeyHolder,
   type TaskRow,
 } from './task-rows.ts';
 
+/** The lease epoch under which this replica writes each task it runs: shared with the replica store's takeovers. */
+export type LeaseFences = Map<string, number>;
+
+/** The channel that says which tasks have new entries in the change feed (payload: task ids, space-separated). */
+export const CHANGES_CHANNEL = 'logos_a2a_task_changes';
+/** Task ids per notification: NOTIFY payloads end at 8000 bytes. */
+const IDS_PER_NOTIFY = 100;
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** A task's writes waiting for the next transaction, coalesced. */
+interface PendingWrite {
+  /** Not yet in the table: inserted whole, with the state its later writes gave it. */
+  insert?: StoredTask;
+  /** The newest state, for a task already in the table. */
+  state?: { task: Task; lastSeq: number };
+  /** A new task_request to keep for resending. */
+  request?: string;
+  /** Change-feed entries, in order. */
+  feed: string[];
+  waiters: Waiter[];
+}
+
 export class PostgresTaskStore implements TaskStore {
-  private readonly sql: Sql;
-  /** Each task's last write still in flight. */
-  private readonly writes = new Map<string, Promise<void>>();
-  private readonly replicaId: string;
+  readonly #sql: Sql;
+  readonly #replicaId: string;
+  readonly #leaseInterval: string;
+  readonly #fences: LeaseFences;
+  #pending = new Map<string, PendingWrite>();
+  /** The transaction on its way, if any: the next one starts once it is done. */
+  #flushing: Promise<void> | undefined;
 
-  /**
-   * The pool belongs to the caller, who ends it after the stores are closed. Updates are fenced by the task's lease,
-   * held by `replicaId`: one made while another replica holds a live lease on the task fails with LeaseLostError.
-   */
-  constructor(sql: Sql, options: { replicaId: string }) {
-    this.sql = sql;
-    this.replicaId = options.replicaId;
+  /** The pool belongs to the caller, who ends it after the stores are closed. */
+  constructor(sql: Sql, options: { replicaId: string; leaseMs: number; fences: LeaseFences }) {
+    this.#sql = sql;
+    this.#replicaId = options.replicaId;
+    this.#leaseInterval = `${options.leaseMs} milliseconds`;
+    this.#fences = options.fences;
   }
 
-  insert({ agentId, task, link, retryKey, owner }: StoredTask): Promise<void> {
-    return this.inOrder(
-      task.id,
-      this.sql`
-      INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
-      VALUES (${task.id}, ${agentId}, ${task.contextId}, ${stateOf(task)}, ${timestampOf(task)}, ${serialize(task)},
-              ${link.agentAddress}, ${link.lastSeq}, ${link.request}, ${retryKey ?? null}, ${owner ?? null})`,
-    );
-  }
-
-  updateRequest(taskId: string, request: string): Promise<void> {
-    return this.inOrder(taskId, this.sql`UPDATE tasks SET request = ${request} WHERE id = ${taskId}`);
-  }
-
-  update(taskId: string, task: Task, lastSeq: number): Promise<void> {
-    const state = stateOf(task);
-    // A task that ended will never be resent: its request need not be kept (as in the SQLite store).
-    const set = this.sql`state = ${state}, status_ts = ${timestampOf(task)}, task_json = ${serialize(task)},
-      last_seq = ${lastSeq}, request = CASE WHEN ${TERMINAL_STATES.includes(state)} THEN '' ELSE request END`;
-    const me = this.replicaId;
-    // One statement that reads the task's lease row, whoever holds it, under a share lock: a takeover running
-    // meanwhile either waits for this write or has committed first, and then this write is refused.
-    const fenced = this.sql<{ refused: boolean }[]>`
-      WITH lease AS (
-        SELECT owner, expires_at FROM task_leases WHERE task_id = ${taskId} FOR SHARE
-      ), elsewhere AS (
-        SELECT 1 FROM lease WHERE owner <> ${me} AND expires_at > now()
-      ), written AS (
-        UPDATE tasks SET ${set} WHERE id = ${taskId} AND NOT EXISTS (SELECT 1 FROM elsewhere) RETURNING 1
-      )
-      SELECT EXISTS (SELECT 1 FROM elsewhere) AND NOT EXISTS (SELECT 1 FROM written) AS refused`;
-    return this.inOrder(taskId, async () => {
-      const [row] = await fenced;
-      if (row?.refused) throw new LeaseLostError(taskId);
+  insert(record: StoredTask): Promise<void> {
+    this.#fences.set(record.task.id, 0);
+    return this.#enqueue(record.task.id, (pending) => {
+      pending.insert ??= record;
+      return pending;
     });
   }
 
   /**
-   * Sends `query` once the task's previous write is done. A postgres.js query is lazy: it goes out when first awaited
-   * (here, by `then`), so its values are taken now and the statement waits its turn.
+   * One statement inserts the task and its lease, or neither: ON CONFLICT on the unique (agent, retry key) index
+   * waits for a racing insert of the same key to commit, then loses to it. Outside the batch: the answer decides
+   * what the caller does next.
    */
-  private inOrder(taskId: string, query: PromiseLike<unknown> | (() => Promise<void>)): Promise<void> {
-    const previous = this.writes.get(taskId) ?? Promise.resolve();
-    const write = previous
-      .catch(() => undefined)
-      .then(async () => void (await (typeof query === 'function' ? query() : query)));
-    this.writes.set(taskId, write);
-    const forget = () => {
-      if (this.writes.get(taskId) === write) this.writes.delete(taskId);
+  async insertPriced(record: StoredTask & { retryKey: string }, sinceIso: string): Promise<PricedInsert> {
+    const sql = this.#sql;
+    const { agentId, retryKey } = record;
+    const outcome = await insertPricedOnce(
+      {
+        insert: async () => {
+          const row = { ...this.#row(record), retry_key: retryKey };
+          const inserted = await sql`
+            WITH added AS (
+              INSERT INTO tasks ${sql(row)}
+              ON CONFLICT (agent_id, retry_key) WHERE retry_key IS NOT NULL DO NOTHING RETURNING id
+            ), leased AS (
+              INSERT INTO task_leases (task_id, owner, expires_at)
+              SELECT id, ${this.#replicaId}, now() + ${this.#leaseInterval}::interval FROM added
+              ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+            )
+            SELECT id FROM added`;
+          return inserted.length > 0;
+        },
+        holder: async () =>
+          (
+            await sql<RetryKeyHolder[]>`
+              SELECT id, state, status_ts FROM tasks WHERE agent_id = ${agentId} AND retry_key = ${retryKey}`
+          )[0],
+        giveUp: async (holderId) =>
+          void (await sql`UPDATE tasks SET retry_key = NULL WHERE id = ${holderId} AND retry_key = ${retryKey}`),
+      },
+      sinceIso,
+    );
+    if (outcome.kind === 'created') this.#fences.set(record.task.id, 0);
+    return outcome;
+  }
+
+  updateRequest(taskId: string, request: string): Promise<void> {
+    return this.#enqueue(taskId, (pending) => {
+      if (pending.insert) pending.insert = { ...pending.insert, link: { ...pending.insert.link, request } };
+      else pending.request = request;
+      return pending;
+    });
+  }
+
+  update(taskId: string, task: Task, lastSeq: number, feed?: string): Promise<void> {
+    return this.#enqueue(taskId, (pending) => {
+      if (pending.insert) {
+        const { link } = pending.insert;
+        pending.insert = { ...pending.insert, task, link: { ...link, lastSeq } };
+      } else pending.state = { task, lastSeq };
+      if (feed !== undefined) pending.feed.push(feed);
+      return pending;
+    });
+  }
+
+  #enqueue(taskId: string, merge: (pending: PendingWrite) => PendingWrite): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const write = merge(this.#pending.get(taskId) ?? { feed: [], waiters: [] });
+      write.waiters.push({ resolve, reject });
+      this.#pending.set(taskId, write);
+      // Writes made within this turn of the event loop join the first transaction.
+      this.#flushing ??= new Promise<void>((next) => setImmediate(next)).then(() => this.#flush());
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#pending;
+    this.#pending = new Map();
+    try {
+      const refused = await this.#write(batch);
+      for (const [taskId, write] of batch) this.#settle(taskId, write, refused);
+    } catch {
+      // One write failed the transaction: each task alone, so that only the faulty one fails.
+      for (const [taskId, write] of batch) {
+        try {
+          const refused = await this.#write(new Map([[taskId, write]]));
+          this.#settle(taskId, write, refused);
+        } catch (error) {
+          for (const waiter of write.waiters) waiter.reject(error);
+        }
+      }
+    } finally {
+      this.#flushing = undefined;
+      if (this.#pending.size > 0) this.#flushing = this.#flush();
+    }
+  }
+
+  #settle(taskId: string, write: PendingWrite, refused: Set<string>): void {
+    if (refused.has(taskId)) {
+      for (const waiter of write.waiters) waiter.reject(new LeaseLostError(taskId));
+      return;
+    }
+    const state = write.insert ? stateOf(write.insert.task) : write.state && stateOf(write.state.task);
+    // Ended: no more fenced writes (a late receipt correction is written by whichever replica settles it).
+    if (state !== undefined && TERMINAL_STATES.includes(state)) this.#fences.delete(taskId);
+    for (const waiter of write.waiters) waiter.resolve();
+  }
+
+  /** One transaction for the batch; returns the tasks whose writes the fence refused. */
+  async #write(batch: Map<string, PendingWrite>): Promise<Set<string>> {
+    const inserts: Record<string, unknown>[] = [];
+    const leased: string[] = [];
+    const updates = {
+      id: [] as string[],
+      state: [] as (number | null)[],
+      ts: [] as (string | null)[],
+      json: [] as (string | null)[],
+      seq: [] as (number | null)[],
+      request: [] as (string | null)[],
+      epoch: [] as (number | null)[],
     };
-    write.then(forget, forget);
-    return write;
+    const feed = { id: [] as string[], change: [] as string[] };
+    for (const [taskId, write] of batch) {
+      if (write.insert) {
+        const row = this.#row(write.insert);
+        inserts.push(row);
+        if (!TERMINAL_STATES.includes(row.state)) leased.push(taskId);
+      } else {
+        const { state, request } = write;
+        const task = state?.task;
+        updates.id.push(taskId);
+        updates.state.push(task ? stateOf(task) : null);
+        updates.ts.push(task ? timestampOf(task) : null);
+        updates.json.push(task ? serialize(task) : null);
+        updates.seq.push(state ? state.lastSeq : null);
+        // A task that ended will never be resent: its request need not be kept (as in the SQLite store).
+        updates.request.push(task && TERMINAL_STATES.includes(stateOf(task)) ? '' : (request ?? null));
+        updates.epoch.push(this.#fences.get(taskId) ?? null);
+      }
+      for (const change of write.feed) {
+        feed.id.push(taskId);
+        feed.change.push(change);
+      }
+    }
+    const notified = [...new Set(feed.id)];
+    const refused = new Set<string>();
+    await this.#sql.begin((sql) => {
+      const statements: PromiseLike<unknown>[] = [];
+      if (inserts.length > 0) statements.push(sql`INSERT INTO tasks ${sql(inserts)}`);
+      if (leased.length > 0) {
+        statements.push(sql`
+          INSERT INTO task_leases (task_id, owner, expires_at)
+          SELECT id, ${this.#replicaId}, now() + ${this.#leaseInterval}::interval FROM unnest(${leased}::text[]) AS id
+          ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`);
+      }
+      if (updates.id.length > 0) {
+        // The fence: a row whose epoch moved on (another replica took the task over) is not written, nor are its
+        // feed entries; a terminal write ends this replica's lease.
+        statements.push(
+          sql<{ id: string }[]>`
+            WITH written AS (
+              UPDATE tasks t SET
+                state = coalesce(u.state, t.state), status_ts = coalesce(u.ts, t.status_ts),
+                task_json = coalesce(u.json, t.task_json), last_seq = coalesce(u.seq, t.last_seq),
+                request = coalesce(u.request, t.request)
+              FROM unnest(${updates.id}::text[], ${updates.state}::int[], ${updates.ts}::text[], ${updates.json}::text[],
+                          ${updates.seq}::int[], ${updates.request}::text[], ${updates.epoch}::int[])
+                AS u(id, state, ts, json, seq, request, epoch)
+              WHERE t.id = u.id AND (u.epoch IS NULL OR t.lease_epoch = u.epoch)
+              RETURNING t.id, t.state
+            ), fed AS (
+              INSERT INTO task_changes (task_id, change)
+              SELECT f.id, f.change FROM unnest(${feed.id}::text[], ${feed.change}::text[]) WITH ORDINALITY AS f(id, change, n)
+              WHERE f.id IN (SELECT id FROM written) OR NOT (f.id = ANY(${updates.id}::text[]))
+              ORDER BY f.n
+            ), ended AS (
+              DELETE FROM task_leases WHERE owner = ${this.#replicaId}
+                AND task_id IN (SELECT id FROM written WHERE state IN ${sql(TERMINAL_STATES)})
+            )
+            SELECT id FROM written`.then((written) => {
+            const done = new Set(written.map((row) => row.id));
+            updates.id.forEach((id, index) => {
+              if (updates.epoch[index] !== null && !done.has(id)) refused.add(id);
+            });
+          }),
+        );
+      } else if (feed.id.length > 0) {
+        statements.push(sql`
+          INSERT INTO task_changes (task_id, change)
+          SELECT f.id, f.change FROM unnest(${feed.id}::text[], ${feed.change}::text[]) WITH ORDINALITY AS f(id, change, n)
+          ORDER BY f.n`);
+      }
+      // One notification per commit (per hundred tasks), delivered once it commits.
+      for (let start = 0; start < notified.length; start += IDS_PER_NOTIFY) {
+        const ids = notified.slice(start, start + IDS_PER_NOTIFY).join(' ');
+        statements.push(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${ids})`);
+      }
+      // postgres.js pipelines the statements of an array: the transaction is about one round trip.
+      return statements;
+    });
+    return refused;
+  }
+
+  /** A task's row as inserted. */
+  #row({ agentId, task, link, retryKey, owner }: StoredTask) {
+    const state = stateOf(task);
+    return {
+      id: task.id,
+      agent_id: agentId,
+      context_id: task.contextId,
+      state,
+      status_ts: timestampOf(task),
+      task_json: serialize(task),
+      agent_addr: link.agentAddress,
+      last_seq: link.lastSeq,
+      // A task that ended will never be resent (a quick task is often inserted finished).
+      request: TERMINAL_STATES.includes(state) ? '' : link.request,
+      retry_key: retryKey ?? null,
+      owner: owner ?? null,
+    };
   }
 
   async get(agentId: string, taskId: string): Promise<StoredTask | undefined> {
-    const [row] = await this.sql<TaskRow[]>`SELECT * FROM tasks WHERE id = ${taskId} AND agent_id = ${agentId}`;
+    const [row] = await this.#sql<TaskRow[]>`SELECT * FROM tasks WHERE id = ${taskId} AND agent_id = ${agentId}`;
     return row && fromRow(row);
   }
 
   async list(agentId: string, query: TaskQuery): Promise<TaskPage> {
-    const sql = this.sql;
+    const sql = this.#sql;
     const filter = sql`agent_id = ${agentId}
       ${query.owner !== undefined ? sql`AND owner = ${query.owner}` : sql``}
       ${query.contextId ? sql`AND context_id = ${query.contextId}` : sql``}
@@ -110,17 +313,13 @@ export class PostgresTaskStore implements TaskStore {
     return taskPageOf(rows, count?.total ?? 0, query.pageSize);
   }
 
-  async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
-    const [row] = await this.sql<{ id: string }[]>`
-      SELECT id FROM tasks WHERE retry_key = ${retryKey} AND agent_id = ${agentId} AND status_ts >= ${sinceIso}
-      ORDER BY status_ts DESC LIMIT 1`;
-    return row?.id;
-  }
-
   async listActive(): Promise<StoredTask[]> {
-    const rows = await this.sql<TaskRow[]>`SELECT * FROM tasks WHERE state NOT IN ${this.sql(TERMINAL_STATES)}`;
+    const rows = await this.#sql<TaskRow[]>`SELECT * FROM tasks WHERE state NOT IN ${this.#sql(TERMINAL_STATES)}`;
     return rows.map(fromRow);
   }
 
-  async close(): Promise<void> {}
+  /** Commits what is still waiting. */
+  async close(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+  }
 }

@@ -3,6 +3,10 @@
  * the owner lives), the feed of committed task changes that streams on other replicas follow, and the commands
  * (follow-ups, cancels, approvals) other replicas hand to a task's owner. Payloads are opaque text here; the bridge
  * gives them meaning. A single gateway on SQLite has no replicas and no such store.
+ *
+ * A lease is taken, and a change enters the feed, with the task's own write (TaskStore: the replica that inserts a
+ * task leases it, a terminal write ends the lease, and `update` carries the feed entry), so that no task is ever
+ * without an owner or has a state its followers never hear of.
  */
 export interface ReplicaStore {
   /** This replica's id: the owner named in its leases. */
@@ -10,12 +14,8 @@ export interface ReplicaStore {
   /** How long a lease lasts without renewal: an owner silent this long is taken for dead. */
   readonly leaseMs: number;
 
-  /** Takes the lease of a task this replica just created. */
-  claim(taskId: string): Promise<void>;
   /** Renews every lease this replica holds; returns the tasks it still holds (a lease it lost is missing). */
   renew(): Promise<Set<string>>;
-  /** Gives up the lease of a task that ended. */
-  release(taskId: string): Promise<void>;
   /** Lets every lease of this replica run out now (it is stopping): another replica takes its tasks at once. */
   releaseAll(): Promise<void>;
   /** Takes the leases of unfinished tasks whose owner stopped renewing; returns their ids. */
@@ -23,8 +23,6 @@ export interface ReplicaStore {
   /** Tasks under a live lease of another replica. */
   leasedElsewhere(): Promise<Set<string>>;
 
-  /** Appends a committed change of a task to the feed and tells every replica of it. */
-  publish(taskId: string, change: string): Promise<void>;
   /**
    * Hears every change of the task published after this call resolves, in order. Read the task after it resolves:
    * then no change falls between the read and the first change heard (one may be heard that the read included).

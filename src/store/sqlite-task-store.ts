@@ -11,10 +11,15 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSqlite, statementCache } from './sqlite-file.ts';
 import type { Task } from '@a2a-js/sdk';
-import type { StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
 import {
   ACTIVE_TASKS_SQL,
+  GIVE_UP_RETRY_KEY_SQL,
+  INSERT_PRICED_TASK_SQL,
   INSERT_TASK_SQL,
+  insertPricedOnce,
+  RETRY_KEY_HOLDER_SQL,
+  type RetryKeyHolder,
   insertValues,
   fromRow,
   serialize,
@@ -50,11 +55,28 @@ export class SqliteTaskStore implements TaskStore {
     // a quarter less time per task than the default of 1000 pages).
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(migrationSql('0001_tasks.sql'));
+    this.db.exec(migrationSql('0004_priced_retries.sql'));
     this.prepare = statementCache(this.db);
   }
 
   insert(record: StoredTask): Promise<void> {
     return this.enqueue(record.task.id, (pending) => pending ?? { kind: 'insert', record, waiters: [] });
+  }
+
+  /**
+   * Written at once, outside the batch: the unique index must see every insert that came before, and no other
+   * writer shares this file. Priced tasks are few (each waits on a payment anyway).
+   */
+  insertPriced(record: StoredTask & { retryKey: string }, sinceIso: string): Promise<PricedInsert> {
+    return insertPricedOnce(
+      {
+        insert: async () => this.prepare(INSERT_PRICED_TASK_SQL).run(...insertValues(record)).changes > 0,
+        holder: async () =>
+          this.prepare(RETRY_KEY_HOLDER_SQL).get(record.agentId, record.retryKey) as RetryKeyHolder | undefined,
+        giveUp: async (holderId) => void this.prepare(GIVE_UP_RETRY_KEY_SQL).run(holderId, record.retryKey),
+      },
+      sinceIso,
+    );
   }
 
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
@@ -133,13 +155,6 @@ export class SqliteTaskStore implements TaskStore {
     const { count, page } = taskListSql(agentId, query);
     const { total } = this.prepare(count.sql).get(...count.args) as { total: number };
     return taskPageOf(this.prepare(page.sql).all(...page.args) as unknown as TaskRow[], total, query.pageSize);
-  }
-
-  async findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined> {
-    const row = this.prepare(
-      'SELECT id FROM tasks WHERE retry_key = ? AND agent_id = ? AND status_ts >= ? ORDER BY status_ts DESC LIMIT 1',
-    ).get(retryKey, agentId, sinceIso) as { id: string } | undefined;
-    return row?.id;
   }
 
   async listActive(): Promise<StoredTask[]> {

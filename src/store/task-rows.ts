@@ -3,7 +3,13 @@
  * query by, the SDK's JSON as the body, and list pages resumed from an opaque (status time, id) cursor.
  */
 import { Task, TaskState } from '@a2a-js/sdk';
-import { InvalidPageTokenError, type StoredTask, type TaskPage, type TaskQuery } from './task-store.ts';
+import {
+  InvalidPageTokenError,
+  type PricedInsert,
+  type StoredTask,
+  type TaskPage,
+  type TaskQuery,
+} from './task-store.ts';
 
 export const TERMINAL_STATES = [
   TaskState.TASK_STATE_COMPLETED,
@@ -122,3 +128,42 @@ export function taskPageOf(rows: TaskRow[], total: number, pageSize: number): Ta
 
 /** Active tasks: what a restarted gateway resumes. */
 export const ACTIVE_TASKS_SQL = `SELECT * FROM tasks WHERE state NOT IN (${TERMINAL_STATES.join(',')})`;
+
+/** The priced task holding a retry key: the answer to an identical message, unless it ended a while ago. */
+export interface RetryKeyHolder {
+  id: string;
+  state: number;
+  status_ts: string;
+}
+
+/** The insert that loses cleanly to an existing holder of the key: ON CONFLICT on the unique (agent, key) index. */
+export const INSERT_PRICED_TASK_SQL = `${INSERT_TASK_SQL}
+  ON CONFLICT (agent_id, retry_key) WHERE retry_key IS NOT NULL DO NOTHING`;
+export const RETRY_KEY_HOLDER_SQL = 'SELECT id, state, status_ts FROM tasks WHERE agent_id = ? AND retry_key = ?';
+export const GIVE_UP_RETRY_KEY_SQL = 'UPDATE tasks SET retry_key = NULL WHERE id = ? AND retry_key = ?';
+
+/**
+ * The rule of priced retries over a store's own statements (TaskStore.insertPriced): the unique index decides who
+ * creates the task; a holder that ended before `sinceIso` gives its key up, any other is the answer. Each round
+ * inserts, answers or frees a stale key, so racing inserts settle within a few rounds.
+ */
+export async function insertPricedOnce(
+  statements: {
+    /** True when the row was inserted; false when another row holds the key. */
+    insert(): Promise<boolean>;
+    holder(): Promise<RetryKeyHolder | undefined>;
+    giveUp(holderId: string): Promise<void>;
+  },
+  sinceIso: string,
+): Promise<PricedInsert> {
+  for (let round = 0; round < 5; round++) {
+    if (await statements.insert()) return { kind: 'created' };
+    const holder = await statements.holder();
+    // Given up between the insert and the read: insert again.
+    if (!holder) continue;
+    if (!TERMINAL_STATES.includes(holder.state) || holder.status_ts >= sinceIso)
+      return { kind: 'retry', taskId: holder.id };
+    await statements.giveUp(holder.id);
+  }
+  throw new Error('a priced task could not settle its retry key after 5 rounds');
+}

@@ -47,20 +47,35 @@ export class InvalidPageTokenError extends Error {
   override readonly name = 'InvalidPageTokenError';
 }
 
+/** What inserting a priced task came to: the task is new, or an earlier identical message's task holds its key. */
+export type PricedInsert = { kind: 'created' } | { kind: 'retry'; taskId: string };
+
 /**
  * A store may keep the task (and record) it is given until the write is committed, and serialize it only then: the
  * caller hands over a task it no longer changes (the engine passes a snapshot).
+ *
+ * A store shared by replicas (PostgreSQL) leases each task it inserts to its own replica, in the same transaction,
+ * ends the lease with the write of a terminal state, and fences every write by the lease: a write made after another
+ * replica took the task over fails with LeaseLostError (replica-store.ts).
  */
 export interface TaskStore {
   insert(record: StoredTask): Promise<void>;
+  /**
+   * Inserts a priced task unless another task of the same agent holds its retry key: the database decides, so that
+   * identical messages sent at once, to one gateway or to several replicas, create one task and pay once. A holder
+   * gives its key up once it has ended and its status has not changed since `sinceIso`; until then, it is the
+   * answer.
+   */
+  insertPriced(record: StoredTask & { retryKey: string }, sinceIso: string): Promise<PricedInsert>;
   /** Replaces the task_request kept for resending (once the task is paid, it carries the payment). */
   updateRequest(taskId: string, request: string): Promise<void>;
-  /** Saves the task's new state and the seq of the reply that produced it. */
-  update(taskId: string, task: Task, lastSeq: number): Promise<void>;
+  /**
+   * Saves the task's new state and the seq of the reply that produced it. `feed`: the change as the replicas' change
+   * feed carries it, appended in the same transaction (a store that no replica shares ignores it).
+   */
+  update(taskId: string, task: Task, lastSeq: number, feed?: string): Promise<void>;
   get(agentId: string, taskId: string): Promise<StoredTask | undefined>;
   list(agentId: string, query: TaskQuery): Promise<TaskPage>;
-  /** The id of this agent's task with this retry key whose status changed at or after `sinceIso`, if any. */
-  findByRetryKey(agentId: string, retryKey: string, sinceIso: string): Promise<string | undefined>;
   /** Every task not yet in a terminal state: the work a restarted gateway picks up again. */
   listActive(): Promise<StoredTask[]>;
   close(): Promise<void>;

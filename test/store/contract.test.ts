@@ -64,7 +64,8 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
   });
   afterEach(async () => {
     const sql = stores.sql;
-    if (sql) await sql`TRUNCATE tasks, payments, approvals, push_configs, push_outbox, agents`;
+    if (sql)
+      await sql`TRUNCATE tasks, task_leases, task_changes, payments, approvals, push_configs, push_outbox, agents`;
     await stores.close();
   });
 
@@ -115,15 +116,12 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       );
     });
 
-    it('scopes reads by agent, finds retries and the unfinished tasks, and keeps updates', async () => {
+    it('scopes reads by agent, finds the unfinished tasks, and keeps updates', async () => {
       await seed();
       const { tasks } = stores;
       expect(await tasks.get('other', 't1')).toBeUndefined();
       expect((await tasks.get('echo', 't1'))?.task.history[0]?.messageId).toBe('t1');
       expect((await tasks.listActive()).map((s) => s.task.id).sort()).toEqual(['t2', 't4']);
-      expect(await tasks.findByRetryKey('echo', 'rk', '2026-01-01T00:00:00.000Z')).toBe('t2');
-      expect(await tasks.findByRetryKey('echo', 'rk', '2026-01-01T00:00:03.000Z')).toBeUndefined();
-      expect(await tasks.findByRetryKey('other', 'rk', '2026-01-01T00:00:00.000Z')).toBeUndefined();
 
       await tasks.updateRequest('t2', '{"r":2}');
       expect((await tasks.get('echo', 't2'))?.link).toEqual({ agentAddress: 'a', lastSeq: 0, request: '{"r":2}' });
@@ -136,6 +134,36 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect((await tasks.listActive()).map((s) => s.task.id)).toEqual(['t4']);
       expect((await tasks.list('echo', { pageSize: 1 })).tasks.map((t) => t.id)).toEqual(['t2']);
     });
+    it('creates one task per priced message however many inserts race, and frees the key of one long ended', async () => {
+      const { tasks } = stores;
+      const priced = (id: string, agentId = 'echo') => ({
+        agentId,
+        task: task(id, 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:10.000Z'),
+        link,
+        retryKey: 'rk',
+      });
+      const since = '2026-01-01T00:00:00.000Z';
+      const ids = ['p1', 'p2', 'p3', 'p4', 'p5'];
+      // At once: on PostgreSQL each on a connection of its own.
+      const outcomes = await Promise.all(ids.map((id) => tasks.insertPriced(priced(id), since)));
+      const winner = ids[outcomes.findIndex((outcome) => outcome.kind === 'created')]!;
+      expect(outcomes.filter((outcome) => outcome.kind === 'created')).toHaveLength(1);
+      expect(outcomes.filter((outcome) => outcome.kind === 'retry')).toEqual(
+        Array(4).fill({ kind: 'retry', taskId: winner }),
+      );
+      expect((await tasks.list('echo', { pageSize: 10 })).tasks.map((t) => t.id)).toEqual([winner]);
+      // Another agent's key is its own.
+      expect(await tasks.insertPriced(priced('q1', 'other'), since)).toEqual({ kind: 'created' });
+      // Ended within the window: still the answer (a late retry must not pay again).
+      await tasks.update(winner, task(winner, 'TASK_STATE_COMPLETED', '2026-01-01T00:00:20.000Z'), 1);
+      expect(await tasks.insertPriced(priced('p6'), since)).toEqual({ kind: 'retry', taskId: winner });
+      // Ended before the window: the key goes to a new task; the old one is kept.
+      const later = '2026-01-01T00:00:30.000Z';
+      expect(await tasks.insertPriced(priced('p7'), later)).toEqual({ kind: 'created' });
+      expect(await tasks.insertPriced(priced('p8'), later)).toEqual({ kind: 'retry', taskId: 'p7' });
+      expect((await tasks.get('echo', winner))?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
+
     it('keeps a task’s writes in order: an update made before the insert settled is not lost', async () => {
       const { tasks } = stores;
       const inserted = tasks.insert({

@@ -6,7 +6,7 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Task } from '@a2a-js/sdk';
+import { Task, TaskState } from '@a2a-js/sdk';
 import { openStores, type Stores } from '../../src/store/open-stores.ts';
 import { LIVENESS_LOCKS, PostgresReplicaStore } from '../../src/store/postgres-replica-store.ts';
 import { LeaseLostError, type ReplicaStore } from '../../src/store/replica-store.ts';
@@ -32,6 +32,8 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
   beforeEach(async () => {
     stores = await Promise.all([0, 1, 2].map(() => openStores(database.url, { leaseMs: LEASE_MS, log: () => {} })));
     replicas = stores.map((store) => store.replicas!);
+    // Each takes its liveness lock, as a gateway's engine does (through serve and takeOver) before it runs a task.
+    await Promise.all(replicas.map((replica) => replica.renew()));
   });
   afterEach(async () => {
     // Through the one replica whose pool no test kills: a pool whose connections were killed fails a query or two.
@@ -39,41 +41,53 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     await Promise.all(stores.map((store) => store.close()));
   });
 
-  const record = (id: string, timestamp?: string) =>
-    stores[0]!.tasks.insert({
+  /** A new task, inserted (and so leased) by replica `by`. */
+  const record = (id: string, timestamp?: string, by = 0) =>
+    stores[by]!.tasks.insert({
       agentId: 'echo',
       task: working(id, timestamp),
       link: { agentAddress: 'a', lastSeq: 0, request: '{}' },
     });
+  const ended = (id: string) =>
+    Task.fromJSON({
+      id,
+      contextId: 'c',
+      status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() },
+    });
+  /** A change of a task written by replica `by`, with `feed` as its entry in the change feed. */
+  const change = (id: string, seq: number, feed: string, by = 0) =>
+    stores[by]!.tasks.update(id, working(id), seq, feed);
 
   it('leaves a renewed lease alone, and hands a lapsed one to exactly one of the replicas racing for it', async () => {
     const [owner, b, c] = replicas as [ReplicaStore, ReplicaStore, ReplicaStore];
+    // Inserting a task leases it to the inserting replica, in the same transaction.
     await Promise.all(['t1', 't2', 't3'].map((id) => record(id)));
-    await Promise.all(['t1', 't2', 't3'].map((id) => owner.claim(id)));
     expect([...(await owner.renew())].sort()).toEqual(['t1', 't2', 't3']);
     expect(await b.takeOver()).toEqual([]);
     expect(await b.leasedElsewhere()).toEqual(new Set(['t1', 't2', 't3']));
 
-    await owner.release('t3'); // t3 ended
+    await stores[0]!.tasks.update('t3', ended('t3'), 1); // t3 ended: its lease ends with that write
+    expect([...(await owner.renew())].sort()).toEqual(['t1', 't2']);
     await sleep(LEASE_MS + 100); // the owner died: no renewal
     const [takenByB, takenByC] = await Promise.all([b.takeOver(), c.takeOver()]);
-    // t3 has no lease and has been quiet for a lease's length: it is taken too (in a real run it would have ended).
-    expect([...takenByB, ...takenByC].sort()).toEqual(['t1', 't2', 't3']);
+    expect([...takenByB, ...takenByC].sort()).toEqual(['t1', 't2']);
     expect(await owner.renew()).toEqual(new Set());
   });
 
   it('takes a task without a lease only once it has been quiet for a lease', async () => {
-    await record('fresh');
-    await record('old', new Date(Date.now() - 2 * LEASE_MS).toISOString());
+    // Rows of an earlier version, which leased a task in a statement of its own after inserting it.
+    const insert = (id: string, timestamp: string) => stores[2]!.sql!`
+      INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request)
+      VALUES (${id}, 'echo', 'c', ${TaskState.TASK_STATE_WORKING}, ${timestamp}, '{}', 'a', 0, '{}')`;
+    await insert('fresh', new Date().toISOString());
+    await insert('old', new Date(Date.now() - 2 * LEASE_MS).toISOString());
     expect(await replicas[1]!.takeOver()).toEqual(['old']);
   });
 
   it('at start, takes at once the fresh leases of a replica whose process is gone, and only those', async () => {
     const [crashed, live] = replicas as [ReplicaStore, ReplicaStore];
     await record('of-crashed');
-    await record('of-live');
-    await crashed.claim('of-crashed');
-    await live.claim('of-live');
+    await record('of-live', undefined, 1);
     // The crashed replica's connections end with its process (here: its pool and its liveness session).
     await stores[0]!.close();
     stores[0] = await openStores(database.url, { leaseMs: LEASE_MS, log: () => {} });
@@ -81,32 +95,44 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     // A replica of an earlier version holds no liveness lock, and is alive: its fresh lease is left alone.
     const earlierVersion = new PostgresReplicaStore(stores[1]!.sql!, { leaseMs: LEASE_MS });
     await record('of-earlier-version');
-    await earlierVersion.claim('of-earlier-version');
+    await stores[2]!
+      .sql!`UPDATE task_leases SET owner = ${earlierVersion.replicaId} WHERE task_id = 'of-earlier-version'`;
     try {
       // Its leases have most of their time left; the live replica's stay with it.
       expect(await restarted.replicas!.takeOver()).toEqual(['of-crashed']);
       expect(await live.renew()).toEqual(new Set(['of-live']));
+      expect(await crashed.leasedElsewhere().catch(() => undefined)).toBeUndefined(); // its pool is gone
       // After its start, a replica waits for leases to run out, as before.
-      await crashed.claim('of-crashed').catch(() => undefined);
       expect(await restarted.replicas!.takeOver()).toEqual([]);
     } finally {
       await restarted.close();
     }
   });
 
-  it('refuses a task write from a replica whose lease another took (fenced), and only that', async () => {
-    const [stalled, taker] = replicas as [ReplicaStore, ReplicaStore];
+  it('refuses every write of a replica whose task another took over (fenced), even after the task ended', async () => {
+    const taker = replicas[1]!;
     await record('fenced');
-    await stalled.claim('fenced');
     await stores[0]!.tasks.update('fenced', working('fenced'), 1); // its own lease: written
     await sleep(LEASE_MS + 100); // it stalls past its lease
     expect(await taker.takeOver()).toContain('fenced');
-    await expect(stores[0]!.tasks.update('fenced', working('fenced'), 2)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(stores[0]!.tasks.update('fenced', working('fenced'), 2, 'stale')).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
+    await expect(stores[0]!.tasks.updateRequest('fenced', '{"stale":true}')).rejects.toBeInstanceOf(LeaseLostError);
     await stores[1]!.tasks.update('fenced', working('fenced'), 3);
     expect((await stores[2]!.tasks.get('echo', 'fenced'))?.link.lastSeq).toBe(3);
-    // A task nobody leases is anyone's to write.
-    await record('unleased');
-    await stores[0]!.tasks.update('unleased', working('unleased'), 4);
+    // The new owner finishes it, which ends its lease: the stalled replica's late write is refused all the same.
+    await stores[1]!.tasks.update('fenced', ended('fenced'), 4);
+    expect(await taker.renew()).toEqual(new Set());
+    await expect(stores[0]!.tasks.update('fenced', working('fenced'), 5)).rejects.toBeInstanceOf(LeaseLostError);
+    const stored = await stores[2]!.tasks.get('echo', 'fenced');
+    expect(stored?.link.lastSeq).toBe(4);
+    expect(stored?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // Nor did its refused write reach the change feed.
+    const [feed] = await stores[2]!.sql!<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM task_changes WHERE change = 'stale'`;
+    expect(feed!.n).toBe(0);
   });
 
   /** The server process of the connection that holds `replica`'s liveness lock, seen from another replica's pool. */
@@ -134,7 +160,6 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
   it('takes its liveness lock again at the renewal after its connection was killed, and keeps leasing', async () => {
     const [owner, other] = replicas as [ReplicaStore, ReplicaStore];
     await record('kept');
-    await owner.claim('kept');
     const before = await livenessPid(owner);
     expect(before).toBeDefined();
     await terminate([before!]);
@@ -147,29 +172,30 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     expect(await other.takeOver()).toEqual([]);
   });
 
-  it('never hangs a renewal or a claim when its liveness connection is killed under a check', async () => {
-    // Another caller of the store at the moment a check fails (a new task's claim, say): here the log of that failure.
-    let claimAtFailure = false;
-    const claims: Promise<void>[] = [];
+  it('never hangs a renewal or a takeover when its liveness connection is killed under a check', async () => {
+    // Another caller of the store at the moment a check fails (a takeover, which checks too): here the log of that
+    // failure.
+    let takeOverAtFailure = false;
+    const takeOvers: Promise<unknown>[] = [];
     const store = await openStores(database.url, {
       leaseMs: LEASE_MS,
       log: (message) => {
-        if (!claimAtFailure || !message.includes('liveness lock')) return;
-        claimAtFailure = false;
-        claims.push(store.replicas!.claim('kept'));
+        if (!takeOverAtFailure || !message.includes('liveness lock')) return;
+        takeOverAtFailure = false;
+        takeOvers.push(store.replicas!.takeOver());
       },
     });
     stores.push(store);
     const owner = store.replicas!;
-    await record('kept');
-    await owner.claim('kept');
+    await owner.renew();
+    await record('kept', undefined, stores.length - 1);
     // The kill races the check (the server's process may or may not be gone when the check is sent): several rounds.
     for (let round = 0; round < 5; round++) {
       const pid = await eventually(() => livenessPid(owner));
-      claimAtFailure = true;
+      takeOverAtFailure = true;
       await terminate([pid]);
       await within(2_000, owner.renew());
-      await within(2_000, Promise.all(claims.splice(0)));
+      await within(2_000, Promise.all(takeOvers.splice(0)));
       // Taken again by a later renewal, at the latest.
       await eventually(async () => {
         await within(2_000, owner.renew());
@@ -207,8 +233,8 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
       const store = await openStores(url.toString(), { leaseMs: LEASE_MS, log: () => {} });
       stores.push(store);
       const owner = store.replicas!;
-      await record('kept');
-      await owner.claim('kept');
+      await owner.renew();
+      await record('kept', undefined, stores.length - 1);
       expect(await owner.renew()).toEqual(new Set(['kept']));
       for (const freeze of frozen) freeze();
       // As the engine does, each renewal is given up after a quarter of a lease: one may be (its pool connection is
@@ -236,7 +262,6 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
       ),
     );
     await record('kept');
-    await owner.claim('kept');
     const heard: string[] = [];
     await follower.follow('kept', (change) => heard.push(change));
     const listeners = await stores[2]!.sql!<{ pid: number }[]>`
@@ -254,7 +279,7 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     expect(renewed).toEqual(new Set(['kept']));
     // The follower hears a change published after the kill (its listener is back, or reads it after reconnecting).
     await eventually(() =>
-      owner.publish('kept', 'after the kill').then(
+      change('kept', 1, 'after the kill').then(
         () => true,
         () => undefined,
       ),
@@ -264,13 +289,12 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
 
   it('lets a stopping replica’s leases go at once', async () => {
     await record('t');
-    await replicas[0]!.claim('t');
     await replicas[0]!.releaseAll();
     expect(await replicas[1]!.takeOver()).toEqual(['t']);
   });
 
-  it('hands every follower each change published after it began following, in order', async () => {
-    const [owner, b, c] = replicas as [ReplicaStore, ReplicaStore, ReplicaStore];
+  it('hands every follower each change committed after it began following, in order', async () => {
+    const [, b, c] = replicas as [ReplicaStore, ReplicaStore, ReplicaStore];
     await Promise.all(
       replicas.map((replica) =>
         replica.serve(
@@ -279,7 +303,9 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
         ),
       ),
     );
-    await owner.publish('t', 'before');
+    await record('t');
+    await record('other');
+    await change('t', 1, 'before');
     const heardB: string[] = [];
     const heardC: string[] = [];
     const stopB = await b.follow('t', (change) => heardB.push(change));
@@ -287,13 +313,13 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     await b.follow('other', (change) => heardB.push(`other:${change}`));
     // A large change (NOTIFY payloads end at 8000 bytes) and many at once, not awaited one by one.
     const large = 'x'.repeat(20_000);
-    await Promise.all(['1', '2', large, '4', '5'].map((change) => owner.publish('t', change)));
+    await Promise.all(['1', '2', large, '4', '5'].map((entry, index) => change('t', 2 + index, entry)));
     await eventually(() => heardC.length === 5 || undefined);
     await eventually(() => heardB.length === 5 || undefined);
     expect(heardB).toEqual(['1', '2', large, '4', '5']);
     expect(heardC).toEqual(heardB);
     stopB();
-    await owner.publish('t', '6');
+    await change('t', 7, '6');
     await eventually(() => heardC.length === 6 || undefined);
     expect(heardB).toHaveLength(5);
   });
