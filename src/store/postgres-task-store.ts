@@ -10,6 +10,7 @@
  * (LeaseLostError), even after the new owner has finished the task and let the lease go.
  */
 import type { Task } from '@a2a-js/sdk';
+import type { TransactionSql } from 'postgres';
 import type { Sql } from './postgres-connection.ts';
 import { LeaseLostError } from './replica-store.ts';
 import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
@@ -20,6 +21,7 @@ import {
   serialize,
   stateOf,
   taskPageOf,
+  taskRowOf,
   TERMINAL_STATES,
   timestampOf,
   type RetryKeyHolder,
@@ -88,16 +90,11 @@ export class PostgresTaskStore implements TaskStore {
     const outcome = await insertPricedOnce(
       {
         insert: async () => {
-          const row = { ...this.#row(record), retry_key: retryKey };
           const inserted = await sql`
             WITH added AS (
-              INSERT INTO tasks ${sql(row)}
+              INSERT INTO tasks ${sql(taskRowOf(record))}
               ON CONFLICT (agent_id, retry_key) WHERE retry_key IS NOT NULL DO NOTHING RETURNING id
-            ), leased AS (
-              INSERT INTO task_leases (task_id, owner, expires_at)
-              SELECT id, ${this.#replicaId}, now() + ${this.#leaseInterval}::interval FROM added
-              ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-            )
+            ), leased AS (${this.#lease(sql, sql`added`)})
             SELECT id FROM added`;
           return inserted.length > 0;
         },
@@ -193,7 +190,7 @@ export class PostgresTaskStore implements TaskStore {
     const feed = { id: [] as string[], change: [] as string[] };
     for (const [taskId, write] of batch) {
       if (write.insert) {
-        const row = this.#row(write.insert);
+        const row = taskRowOf(write.insert);
         inserts.push(row);
         if (!TERMINAL_STATES.includes(row.state)) leased.push(taskId);
       } else {
@@ -218,15 +215,11 @@ export class PostgresTaskStore implements TaskStore {
     await this.#sql.begin((sql) => {
       const statements: PromiseLike<unknown>[] = [];
       if (inserts.length > 0) statements.push(sql`INSERT INTO tasks ${sql(inserts)}`);
-      if (leased.length > 0) {
-        statements.push(sql`
-          INSERT INTO task_leases (task_id, owner, expires_at)
-          SELECT id, ${this.#replicaId}, now() + ${this.#leaseInterval}::interval FROM unnest(${leased}::text[]) AS id
-          ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`);
-      }
-      if (updates.id.length > 0) {
+      if (leased.length > 0) statements.push(this.#lease(sql, sql`unnest(${leased}::text[]) AS id`));
+      if (updates.id.length > 0 || feed.id.length > 0) {
         // The fence: a row whose epoch moved on (another replica took the task over) is not written, nor are its
-        // feed entries; a terminal write ends this replica's lease.
+        // feed entries (those of tasks inserted in this transaction need none); a terminal write ends this
+        // replica's lease.
         statements.push(
           sql<{ id: string }[]>`
             WITH written AS (
@@ -255,11 +248,6 @@ export class PostgresTaskStore implements TaskStore {
             });
           }),
         );
-      } else if (feed.id.length > 0) {
-        statements.push(sql`
-          INSERT INTO task_changes (task_id, change)
-          SELECT f.id, f.change FROM unnest(${feed.id}::text[], ${feed.change}::text[]) WITH ORDINALITY AS f(id, change, n)
-          ORDER BY f.n`);
       }
       // One notification per commit (per hundred tasks), delivered once it commits.
       for (let start = 0; start < notified.length; start += IDS_PER_NOTIFY) {
@@ -272,23 +260,15 @@ export class PostgresTaskStore implements TaskStore {
     return refused;
   }
 
-  /** A task's row as inserted. */
-  #row({ agentId, task, link, retryKey, owner }: StoredTask) {
-    const state = stateOf(task);
-    return {
-      id: task.id,
-      agent_id: agentId,
-      context_id: task.contextId,
-      state,
-      status_ts: timestampOf(task),
-      task_json: serialize(task),
-      agent_addr: link.agentAddress,
-      last_seq: link.lastSeq,
-      // A task that ended will never be resent (a quick task is often inserted finished).
-      request: TERMINAL_STATES.includes(state) ? '' : link.request,
-      retry_key: retryKey ?? null,
-      owner: owner ?? null,
-    };
+  /**
+   * The lease of the tasks `ids` yields (a column `id`) to this replica, whoever held it before; on `sql`, the
+   * transaction it belongs to.
+   */
+  #lease(sql: Sql | TransactionSql, ids: ReturnType<Sql>) {
+    return sql`
+      INSERT INTO task_leases (task_id, owner, expires_at)
+      SELECT id, ${this.#replicaId}, now() + ${this.#leaseInterval}::interval FROM ${ids}
+      ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`;
   }
 
   async get(agentId: string, taskId: string): Promise<StoredTask | undefined> {

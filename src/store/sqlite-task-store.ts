@@ -24,7 +24,6 @@ import {
   fromRow,
   serialize,
   stateOf,
-  TERMINAL_STATES,
   timestampOf,
   taskListSql,
   taskPageOf,
@@ -82,11 +81,9 @@ export class SqliteTaskStore implements TaskStore {
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
     return this.enqueue(taskId, (pending) => {
       if (pending?.kind === 'insert') {
-        // Not yet written: write the row once, as it is now. A task that already ended will never be resent, so
-        // its request need not be kept (the common case of a quick task: half the row).
+        // Not yet written: write the row once, as it is now (taskRowOf leaves out the request of one that ended).
         const { link } = pending.record;
-        const request = TERMINAL_STATES.includes(stateOf(task)) ? '' : link.request;
-        pending.record = { ...pending.record, task, link: { ...link, lastSeq, request } };
+        pending.record = { ...pending.record, task, link: { ...link, lastSeq } };
         return pending;
       }
       return { kind: 'update', taskId, task, lastSeq, waiters: pending?.waiters ?? [] };

@@ -32,20 +32,29 @@ export interface TaskRow {
 export const INSERT_TASK_SQL = `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export function insertValues({ agentId, task, link, retryKey, owner }: StoredTask): (string | number | null)[] {
-  return [
-    task.id,
-    agentId,
-    task.contextId,
-    stateOf(task),
-    timestampOf(task),
-    serialize(task),
-    link.agentAddress,
-    link.lastSeq,
-    link.request,
-    retryKey ?? null,
-    owner ?? null,
-  ];
+/**
+ * A task's row as inserted, its columns in INSERT_TASK_SQL's order. A task that ended will never be resent: its
+ * request is not kept (a quick task is often inserted finished: half the row).
+ */
+export function taskRowOf({ agentId, task, link, retryKey, owner }: StoredTask) {
+  const state = stateOf(task);
+  return {
+    id: task.id,
+    agent_id: agentId,
+    context_id: task.contextId,
+    state,
+    status_ts: timestampOf(task),
+    task_json: serialize(task),
+    agent_addr: link.agentAddress,
+    last_seq: link.lastSeq,
+    request: TERMINAL_STATES.includes(state) ? '' : link.request,
+    retry_key: retryKey ?? null,
+    owner: owner ?? null,
+  };
+}
+
+export function insertValues(record: StoredTask): (string | number | null)[] {
+  return Object.values(taskRowOf(record));
 }
 
 export function stateOf(task: Task): number {

@@ -287,6 +287,47 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     await eventually(() => heard.includes('after the kill') || undefined);
   });
 
+  it('commits the writes of one turn in one transaction, and answers one turn’s push-config lookups in one query', async () => {
+    const statements: string[] = [];
+    const store = await openStores(database.url, {
+      leaseMs: LEASE_MS,
+      log: () => {},
+      onStatement: (statement) => statements.push(statement),
+    });
+    stores.push(store);
+    statements.length = 0; // the migrations' check at open
+    const count = (pattern: RegExp) => statements.splice(0).filter((statement) => pattern.test(statement)).length;
+    const ids = [...Array(20)].map((_, index) => `batch-${index}`);
+    await Promise.all(
+      ids.map((id) =>
+        store.tasks.insert({
+          agentId: 'echo',
+          task: working(id),
+          link: { agentAddress: 'a', lastSeq: 0, request: '{}' },
+        }),
+      ),
+    );
+    expect(count(/^\s*begin/i)).toBe(1);
+    await Promise.all(ids.map((id, index) => store.tasks.update(id, working(id), 1, `change ${index}`)));
+    expect(count(/^\s*begin/i)).toBe(1);
+    const [fed] = await stores[2]!.sql!<{ n: number }[]>`SELECT count(*)::int AS n FROM task_changes`;
+    expect(fed!.n).toBe(20);
+
+    await store.push.saveConfig({
+      taskId: 'batch-3',
+      id: 'c1',
+      url: 'https://hook.example/1',
+      protocolVersion: '1.0',
+      createdAt: new Date().toISOString(),
+    });
+    statements.length = 0;
+    const configs = await Promise.all(ids.map((id) => store.push.listConfigs(id)));
+    expect(count(/push_configs/)).toBe(1);
+    expect(configs.map((found) => found.map((config) => config.id))).toEqual(
+      ids.map((id) => (id === 'batch-3' ? ['c1'] : [])),
+    );
+  });
+
   it('lets a stopping replica’s leases go at once', async () => {
     await record('t');
     await replicas[0]!.releaseAll();
