@@ -1,8 +1,10 @@
 /**
- * Tasks in PostgreSQL, written by group commit as in the SQLite store: every write made while a transaction is on
- * its way joins the next one, and each caller's promise settles once its write is committed. One transaction, one
- * WAL flush, whatever the number of tasks in it; a task's writes within it coalesce into one row write, and its
- * inserts, updates, feed entries and lease changes go out as a handful of pipelined statements.
+ * Tasks in PostgreSQL, written by group commit: the writes made within one turn of the event loop go out in one
+ * transaction, and each caller's promise settles once its write is committed. One transaction, one WAL flush,
+ * whatever the number of tasks in it; a task's writes within it coalesce into one row write, and its inserts,
+ * updates, feed entries and lease changes go out as a handful of pipelined statements. A few transactions are on
+ * their way at once (a commit waits on the network and the disk, not on this process), but never two holding the
+ * same task: a task's writes, and so its change-feed entries, commit in the order they were made.
  *
  * Replicas: a task is leased to the replica that inserts it, in the same transaction; its lease ends with the write
  * of a terminal state. Every write of a task is fenced by the lease's epoch (`lease_epoch`, raised by each takeover):
@@ -35,6 +37,12 @@ export type LeaseFences = Map<string, number>;
 export const CHANGES_CHANNEL = 'logos_a2a_task_changes';
 /** Task ids per notification: NOTIFY payloads end at 8000 bytes. */
 const IDS_PER_NOTIFY = 100;
+/**
+ * Transactions on their way at once. One leaves the pool's other connections idle while a commit travels; more than
+ * a few only splits the same writes into more, smaller commits. Within the pool's ten connections, leaving room for
+ * reads, renewals and payments.
+ */
+const FLUSHES_IN_FLIGHT = 4;
 
 interface Waiter {
   resolve: () => void;
@@ -60,8 +68,11 @@ export class PostgresTaskStore implements TaskStore {
   readonly #leaseInterval: string;
   readonly #fences: LeaseFences;
   #pending = new Map<string, PendingWrite>();
-  /** The transaction on its way, if any: the next one starts once it is done. */
-  #flushing: Promise<void> | undefined;
+  /** Tasks with writes in a transaction on its way: their next writes wait for it. */
+  readonly #inFlight = new Set<string>();
+  readonly #flushes = new Set<Promise<void>>();
+  /** A flush is due at the end of this turn of the event loop. */
+  #scheduled = false;
 
   /** The pool belongs to the caller, who ends it after the stores are closed. */
   constructor(sql: Sql, options: { replicaId: string; leaseMs: number; fences: LeaseFences }) {
@@ -136,14 +147,37 @@ export class PostgresTaskStore implements TaskStore {
       const write = merge(this.#pending.get(taskId) ?? { feed: [], waiters: [] });
       write.waiters.push({ resolve, reject });
       this.#pending.set(taskId, write);
-      // Writes made within this turn of the event loop join the first transaction.
-      this.#flushing ??= new Promise<void>((next) => setImmediate(next)).then(() => this.#flush());
+      // Writes made within this turn of the event loop join one transaction.
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => {
+          this.#scheduled = false;
+          this.#startFlushes();
+        });
+      }
     });
   }
 
-  async #flush(): Promise<void> {
-    const batch = this.#pending;
-    this.#pending = new Map();
+  /** Sends what waits and is free to go, as far as transactions may be on their way. */
+  #startFlushes(): void {
+    if (this.#flushes.size >= FLUSHES_IN_FLIGHT) return;
+    const batch = new Map<string, PendingWrite>();
+    for (const [taskId, write] of this.#pending) {
+      if (this.#inFlight.has(taskId)) continue;
+      batch.set(taskId, write);
+      this.#pending.delete(taskId);
+      this.#inFlight.add(taskId);
+    }
+    if (batch.size === 0) return;
+    const flush = this.#flush(batch).finally(() => {
+      for (const taskId of batch.keys()) this.#inFlight.delete(taskId);
+      this.#flushes.delete(flush);
+      this.#startFlushes();
+    });
+    this.#flushes.add(flush);
+  }
+
+  async #flush(batch: Map<string, PendingWrite>): Promise<void> {
     try {
       const refused = await this.#write(batch);
       for (const [taskId, write] of batch) this.#settle(taskId, write, refused);
@@ -157,9 +191,6 @@ export class PostgresTaskStore implements TaskStore {
           for (const waiter of write.waiters) waiter.reject(error);
         }
       }
-    } finally {
-      this.#flushing = undefined;
-      if (this.#pending.size > 0) this.#flushing = this.#flush();
     }
   }
 
@@ -300,6 +331,8 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Commits what is still waiting. */
   async close(): Promise<void> {
-    while (this.#flushing) await this.#flushing;
+    while (this.#flushes.size > 0 || this.#scheduled) {
+      await (this.#flushes.size > 0 ? Promise.race(this.#flushes) : new Promise((next) => setImmediate(next)));
+    }
   }
 }

@@ -328,6 +328,25 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     );
   });
 
+  it('commits a task’s writes, and its feed entries, in the order they were made while transactions overlap', async () => {
+    const ids = ['o1', 'o2', 'o3', 'o4', 'o5'];
+    await Promise.all(ids.map((id) => record(id)));
+    // One write of every task per turn, none awaited: each turn's transaction starts while earlier ones travel.
+    const writes: Promise<void>[] = [];
+    for (let seq = 1; seq <= 30; seq++) {
+      for (const id of ids) writes.push(change(id, seq, `${id}:${seq}`));
+      await new Promise((next) => setImmediate(next));
+    }
+    await Promise.all(writes);
+    const sql = stores[2]!.sql!;
+    const rows = await sql<{ id: string; last_seq: number }[]>`SELECT id, last_seq FROM tasks ORDER BY id`;
+    expect(rows.map((row) => [row.id, row.last_seq])).toEqual(ids.map((id) => [id, 30]));
+    for (const id of ids) {
+      const fed = await sql<{ change: string }[]>`SELECT change FROM task_changes WHERE task_id = ${id} ORDER BY id`;
+      expect(fed.map((row) => row.change)).toEqual([...Array(30)].map((_, index) => `${id}:${index + 1}`));
+    }
+  });
+
   it('lets a stopping replica’s leases go at once', async () => {
     await record('t');
     await replicas[0]!.releaseAll();
