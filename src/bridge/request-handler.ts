@@ -22,6 +22,7 @@ import {
   type TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import {
+  ContentTypeNotSupportedError,
   ExtensionSupportRequiredError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
@@ -39,6 +40,7 @@ import type { PushConfigRecord } from '../store/push-store.ts';
 import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
 import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
+import { unacceptedMediaType } from './input-modes.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange } from './task-change.ts';
 import type { TaskEngine } from './task-engine.ts';
@@ -324,8 +326,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const push = this.requirePush();
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    if (!(await push.deleteConfig(taskId, params.id)))
-      throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${params.id}".`);
+    // Idempotent, as the spec asks: a config that is already gone is deleted (a client retrying a delete whose answer
+    // it lost must not see an error).
+    await push.deleteConfig(taskId, params.id);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -343,6 +346,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (pushConfig) {
       const problem = this.requirePush().configProblem(pushConfigInput(pushConfig, '', context));
       if (problem) throw new RequestMalformedError(`configuration.taskPushNotificationConfig: ${problem}.`);
+    }
+    const unaccepted = unacceptedMediaType(message, this.agent.card.defaultInputModes);
+    if (unaccepted !== undefined) {
+      throw new ContentTypeNotSupportedError(
+        `This agent does not accept parts of media type "${unaccepted}"; it accepts ` +
+          `${this.agent.card.defaultInputModes.join(', ')} (its card's defaultInputModes).`,
+      );
     }
     const requested = new Set(context.requestedExtensions ?? []);
     for (const extension of this.agent.card.extensions) {

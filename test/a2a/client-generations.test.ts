@@ -318,6 +318,9 @@ describe.each(matrix)('$name', ({ generation, binding, base, versionHeader, rest
     expect((await session.listPushConfigs(taskId)).map((config) => config.id)).toEqual(['hook-1']);
     await session.deletePushConfig(taskId, 'hook-1');
     expect(await session.listPushConfigs(taskId)).toEqual([]);
+    // Deleting it again succeeds (idempotent delete); a task that does not exist is still an error.
+    await session.deletePushConfig(taskId, 'hook-1');
+    expect(await failureOf(session, session.deletePushConfig('no-such-task', 'hook-1'))).toBe('task-not-found');
     expect(await failureOf(session, session.getPushConfig(taskId, 'hook-1'))).toBe('task-not-found');
     for (const refused of ['http://hooks.example.com/a2a', 'https://127.0.0.1/hook']) {
       expect(await failureOf(session, session.createPushConfig(taskId, 'hook-2', refused, 'tok-2'))).toBe(
