@@ -4,7 +4,7 @@
  * for the next start.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBed, type TestBed } from '../support/gateway.ts';
+import { eventually, startTestBed, type TestBed } from '../support/gateway.ts';
 import { gatedAgent, type GatedAgent } from '../support/gated-agent.ts';
 import { openSse } from '../support/sse.ts';
 
@@ -42,7 +42,7 @@ describe('graceful shutdown', () => {
       }),
     });
     expect(stream.response.headers.get('content-type')).toMatch(/text\/event-stream/);
-    await waitFor(() => gated.waiting === 2);
+    await eventually(() => gated.waiting === 2 || undefined);
 
     const stopping = bed.stopGateway();
     const refused = await bed.gateway.app.request('/', {
@@ -74,11 +74,3 @@ describe('graceful shutdown', () => {
     gated.open();
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

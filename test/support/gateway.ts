@@ -14,6 +14,7 @@ import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { WakuTransport } from '../../src/logos/transports/waku.ts';
 import type { LogosTransport } from '../../src/logos/transport.ts';
 import type { Payer } from '../../src/bridge/task-payments.ts';
+import { eventually } from './eventually.ts';
 
 /**
  * What the test bed's agents run on: the in-process network (the default), or real Waku relay nodes on 127.0.0.1
@@ -203,19 +204,8 @@ export async function collect<T>(stream: AsyncGenerator<T, void, undefined>): Pr
   return items;
 }
 
-/** Polls until `check` returns a value, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+// The one polling helper, where most tests import it from.
+export { eventually };
 
 export async function rpc(
   url: string,

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it as base } from 'vitest';
+import { eventually } from '../../support/eventually.ts';
 import { hexToBytes } from '../../../src/lez/bytes.ts';
 import type { BlockSummary } from '../../../src/devnet/chain.ts';
 import { DEVNET_GENESIS, startDevnet, type DevnetOptions } from '../../../src/devnet/devnet.ts';
@@ -173,14 +174,6 @@ function stored(record: RailPaymentRecord): unknown {
   return JSON.parse(JSON.stringify(record));
 }
 
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 // ---- paying ------------------------------------------------------------------------------------------------------
 
 // The tests share nothing, so they run concurrently.
@@ -242,7 +235,10 @@ describe('LezRail on the devnet: paying', () => {
         ),
       );
       // All 100 reach the sequencer with one block sealed: none waited for the one before it to be included.
-      await until(() => proxy.answered.filter((method) => method === 'sendTransaction').length === 100, 50_000);
+      await eventually(
+        () => proxy.answered.filter((method) => method === 'sendTransaction').length === 100 || undefined,
+        50_000,
+      );
       expect(blocks).toHaveLength(1);
       devnet.produceBlock();
       const receipts = (await payments).map(paid);
@@ -290,7 +286,7 @@ describe('LezRail on the devnet: paying', () => {
         await new Promise((resolve) => setTimeout(resolve, 3_000));
       };
       const first = rail.pay({ paymentId: 'task:first', to: PAYEES[0]!.account, amount: 1n });
-      await until(() => proxy.answered.includes('sendTransaction'));
+      await eventually(() => proxy.answered.includes('sendTransaction') || undefined);
       const second = rail.pay({ paymentId: 'task:second', to: PAYEES[1]!.account, amount: 2n });
       expect([paid(await first).nonce, paid(await second).nonce]).toEqual(['0', '1']);
       expect(slowLookup).toBe(true);
@@ -543,7 +539,7 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
       amount: 8n,
       onSigned: (r) => ((record = stored(r)), written),
     });
-    await until(() => record !== undefined);
+    await eventually(() => record !== undefined || undefined);
     rail.close();
     release();
     expect(await pending).toMatchObject({ kind: 'in-doubt', reason: 'closed' });
@@ -564,13 +560,13 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
       amount: 3n,
       onSigned: (r) => void records.push(r),
     });
-    await until(() => devnet.mempoolSize() === 1);
+    await eventually(() => devnet.mempoolSize() === 1 || undefined);
     first.close(); // the process dies; its transaction sits in the mempool
     expect(await pending).toMatchObject({ kind: 'in-doubt', reason: 'closed' });
 
     const second = makeRail();
     const resumed = second.resume(stored(records[0]!)); // resends the same bytes: a duplicate the sequencer ignores
-    await until(() => proxy.answered.filter((m) => m === 'sendTransaction').length === 2); // the sequencer has the resend
+    await eventually(() => proxy.answered.filter((m) => m === 'sendTransaction').length === 2 || undefined); // the sequencer has the resend
     devnet.produceBlock();
     expect(paid(await resumed).txHash).toBe(records[0]!.txHash);
 
@@ -582,7 +578,7 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
       amount: 4n,
       onSigned: (r) => void records.push(r),
     });
-    await until(() => devnet.mempoolSize() === 1);
+    await eventually(() => devnet.mempoolSize() === 1 || undefined);
     third.close();
     await pending2;
     devnet.produceBlock();
@@ -605,7 +601,7 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
       amount: 9n,
       onSigned: (r) => void records.push(r),
     });
-    await until(() => proxy.count('sendTransaction') > 0);
+    await eventually(() => proxy.count('sendTransaction') > 0 || undefined);
     first.close();
     expect(await pending).toMatchObject({ kind: 'in-doubt' });
     expect(devnet.mempoolSize()).toBe(0);

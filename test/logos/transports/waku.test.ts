@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually as eventuallyWithin } from '../../support/eventually.ts';
 import { encryptAsymmetric, preCipher } from '@waku/message-encryption/ecies';
 import { encryptSymmetric } from '@waku/message-encryption/symmetric';
 import { multiaddr } from '@multiformats/multiaddr';
@@ -40,15 +41,8 @@ async function stopAll(): Promise<void> {
   await Promise.all(started.splice(0).map((transport) => transport.stop()));
 }
 
-async function eventually<T>(check: () => T | undefined | false, timeoutMs = 8_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Waku meshes and deliveries take longer than most things a test waits for. */
+const eventually = <T>(check: () => T | undefined) => eventuallyWithin(check, 8_000);
 
 /** Until every node has a relay peer in the mesh of the binding's shard. */
 function meshed(...nodes: WakuTransport[]): Promise<true> {
