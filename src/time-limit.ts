@@ -15,3 +15,12 @@ export function withinMs<T>(
   });
   return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }
+
+/** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+}

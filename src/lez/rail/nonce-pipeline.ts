@@ -42,6 +42,7 @@ import type { OnSigned } from './payment-record.ts';
 import { sequencerProblem, type SequencerApi, type SequencerProblem } from './sequencer-api.ts';
 import { submitTransaction } from './submission.ts';
 import { locateTransaction } from './transaction-location.ts';
+import { sleep } from '../../time-limit.ts';
 
 const REMEMBERED_PAYMENTS = 10_000;
 /** A block holding our transaction is not older than its signature, give or take the sequencer's clock. */
@@ -566,8 +567,4 @@ function inDoubt(slot: Slot, reason: DoubtReason, message: string): PipelineOutc
 function sameTerms(existing: { to: string; amount: bigint }, order: PaymentOrder): PipelineOutcome | undefined {
   if (existing.to === order.to && existing.amount === order.amount) return undefined;
   return failed('conflict', `payment ${order.paymentId} is already for ${existing.amount} to ${existing.to}`);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -6,6 +6,7 @@
 import { SkillRejected, type SkillContext } from '../agent-runtime.ts';
 import { LogosAgent, builtinOptions, type BuiltinAgentOptions } from '../agent-runtime.ts';
 import type { LogosTransport } from '../transport.ts';
+import { sleep } from '../../time-limit.ts';
 
 export interface ConformanceOptions extends BuiltinAgentOptions {
   /**
@@ -166,11 +167,4 @@ function fileArtifact() {
     name: 'file',
     parts: [{ raw: TCK_VALUES.fileBytes, filename: TCK_VALUES.fileName, mediaType: TCK_VALUES.fileMediaType }],
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
 }

@@ -72,6 +72,7 @@ export {
   parseWakuAddress,
   verifyAddressProof,
 } from './waku/identity.ts';
+import { sleep } from '../../time-limit.ts';
 export type { WakuDropCounters } from './waku/receiver.ts';
 
 export type WakuMessage = proto_message.WakuMessage;
@@ -672,7 +673,3 @@ function decodeWakuMessage(data: Uint8Array): WakuMessage | undefined {
 
 /** The waku transport's numeric options. */
 const integerAtLeast = (value: number, name: string, min: number) => checkedInteger('waku transport', value, name, min);
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
