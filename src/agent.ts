@@ -16,6 +16,7 @@ export {
   SkillRejected,
   type AgentPayments,
   type CompletionFields,
+  type FollowUp,
   type LogosAgentOptions,
   type SkillContext,
   type SkillHandler,

@@ -5,6 +5,7 @@
 import {
   A2A_PROTOCOL_VERSION,
   A2A_VERSION_HEADER,
+  HTTP_EXTENSION_HEADER,
   AgentCard,
   CancelTaskRequest,
   ListTaskPushNotificationConfigsResponse,
@@ -72,7 +73,11 @@ export class RestBinding {
       return restErrorResponse({ kind: 'unauthenticated', message: auth.message }, unreadBodyHeaders(c.req.raw));
     const context = callContext(c, '1.0', auth.user);
     try {
-      return await this.dispatch(c, route, context);
+      const response = await this.dispatch(c, route, context);
+      // The extensions the call activated, as JSON-RPC answers them.
+      const activated = context.activatedExtensions ?? [];
+      if (activated.length > 0) response.headers.set(HTTP_EXTENSION_HEADER, activated.join(', '));
+      return response;
     } catch (thrown) {
       return restErrorResponse(this.failed(c, thrown));
     }

@@ -51,6 +51,8 @@ export interface AgentProcessOptions {
   announceEveryMs?: number;
   /** Serve the node's nwaku REST API (for Workers and nwaku clients; `waku` only). */
   rest?: NodeRestSettings;
+  /** The conformance agent: declare the TCK's extension required (conformance.ts). */
+  requireTckExtension?: boolean;
 }
 
 export interface AgentProcess {
@@ -110,7 +112,7 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
     ? paidAgent(transport, paid.payments, builtin)
     : options.kind === 'echo'
       ? echoAgent(transport, builtin)
-      : conformanceAgent(transport, builtin);
+      : conformanceAgent(transport, { ...builtin, requireTckExtension: options.requireTckExtension ?? false });
   let rest: Awaited<ReturnType<typeof startNodeRestServer>> | undefined;
   try {
     await agent.start();

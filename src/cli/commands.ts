@@ -115,6 +115,10 @@ Options:
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
   --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port; waku only)
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
+  --tck-required-extension
+                        conformance: declare the A2A TCK's extension urn:a2a:tck:required-extension as required,
+                        for the suite's check that calls without it are refused (run it beside the plain one,
+                        with its own --id: the suite's other calls do not activate it)
   -h, --help            this text
 
 Settings: none besides these options. The agent uses the gateway's defaults: the network's cluster (local: 2) with
@@ -136,6 +140,7 @@ Ctrl-C or SIGTERM stops it.
       'announce-every': { type: 'string' },
       'rest-port': { type: 'string' },
       'rest-host': { type: 'string' },
+      'tck-required-extension': { type: 'boolean' },
     },
     positionals: 1,
     run: runAgent,
@@ -472,6 +477,10 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   }
   const sequencerUrl = str(values.sequencer);
   if (kind === 'paid' && !sequencerUrl) throw new UsageError(`${prefix}: the paid agent needs --sequencer URL`);
+  const requireTckExtension = values['tck-required-extension'] === true;
+  if (requireTckExtension && kind !== 'conformance') {
+    throw new UsageError(`${prefix}: --tck-required-extension is for the conformance agent`);
+  }
   const signingMode = str(values['signing-mode']);
   if (signingMode !== undefined && !(SIGNING_MODES as readonly string[]).includes(signingMode)) {
     throw new UsageError(`${prefix}: --signing-mode is one of ${SIGNING_MODES.join(', ')}, got "${signingMode}"`);
@@ -522,6 +531,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
+    ...(requireTckExtension ? { requireTckExtension } : {}),
     ...(restPort !== undefined ? { rest: { port: restPort, host: str(values['rest-host']) ?? '127.0.0.1' } } : {}),
   });
   process.stdout.write(

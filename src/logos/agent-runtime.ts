@@ -46,11 +46,18 @@ export interface SkillContext {
   /** Streams an artifact, or a chunk of one (`append`, `last_chunk`). */
   artifact(artifact: Omit<WireArtifact, 'artifact_id'> & { artifact_id?: string }): Promise<void>;
   /** Asks the caller for more input (state `input-required`) and resolves with the follow-up. */
-  requestInput(
-    prompt: WireMessage,
-  ): Promise<{ params: Record<string, unknown>; text: string; message?: Record<string, unknown> }>;
+  requestInput(prompt: WireMessage): Promise<FollowUp>;
+  /** Asks the caller to authenticate (state `auth-required`) and resolves with the follow-up that does. */
+  requestAuth(prompt: WireMessage): Promise<FollowUp>;
   /** Builds a completion with more than a bare result (see `Completion`). */
   complete(completion: CompletionFields): Completion;
+}
+
+/** The caller's next message on a task that asked for input or authentication. */
+export interface FollowUp {
+  params: Record<string, unknown>;
+  text: string;
+  message?: Record<string, unknown>;
 }
 
 export interface CompletionFields {
@@ -476,22 +483,27 @@ export class LogosAgent {
           state: 'working',
           artifact: { ...artifact, artifact_id: artifact.artifact_id ?? randomUUID() },
         }),
-      requestInput: (prompt) =>
-        new Promise((resolve, reject) => {
-          if (run.controller.signal.aborted) return reject(run.controller.signal.reason);
-          run.awaitingInput = ({ params: next, message }) => {
-            void this.reply(run, { type: 'task_status', state: 'working' });
-            resolve({
-              params: next,
-              text: typeof next.text === 'string' ? next.text : '',
-              ...(message ? { message } : {}),
-            });
-          };
-          run.controller.signal.addEventListener('abort', () => reject(run.controller.signal.reason), { once: true });
-          void this.reply(run, { type: 'task_status', state: 'input-required', message: prompt });
-        }),
+      requestInput: (prompt) => this.interrupt(run, 'input-required', prompt),
+      requestAuth: (prompt) => this.interrupt(run, 'auth-required', prompt),
       complete: (fields) => new Completion(fields),
     };
+  }
+
+  /** Puts the task in an interrupted state with `prompt`, and resolves with the caller's follow-up. */
+  private interrupt(run: TaskRun, state: 'input-required' | 'auth-required', prompt: WireMessage): Promise<FollowUp> {
+    return new Promise((resolve, reject) => {
+      if (run.controller.signal.aborted) return reject(run.controller.signal.reason);
+      run.awaitingInput = ({ params: next, message }) => {
+        void this.reply(run, { type: 'task_status', state: 'working' });
+        resolve({
+          params: next,
+          text: typeof next.text === 'string' ? next.text : '',
+          ...(message ? { message } : {}),
+        });
+      };
+      run.controller.signal.addEventListener('abort', () => reject(run.controller.signal.reason), { once: true });
+      void this.reply(run, { type: 'task_status', state, message: prompt });
+    });
   }
 
   private async checkPayment(request: TaskRequest, price: bigint): Promise<string | undefined> {

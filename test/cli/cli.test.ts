@@ -229,6 +229,12 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', PATIENCE, () => {
     expect(badMode.stderr).toMatch(/--signing-mode is one of prehash-v0.3, raw-borsh, got "guess"/);
   });
 
+  it('--tck-required-extension is for the conformance agent only (exit 2)', async () => {
+    const refused = await runCli(['agent', 'echo', '--tck-required-extension']);
+    expect(refused).toMatchObject({ code: 2, stack: false });
+    expect(refused.stderr).toMatch(/^logos-a2a agent: --tck-required-extension is for the conformance agent/);
+  });
+
   it('a port that is not one names where it came from: --rest-port and --port exit 2, the devnet setting exits 1', async () => {
     const [restPort, emptyRestPort, devnetOption, devnetSetting] = await Promise.all([
       runCli(['agent', 'echo', '--rest-port', '65536']),

@@ -88,7 +88,7 @@ export async function startTestBed(
     ? options.agents(network)
     : [
         echoAgent(network.node('agent:echo')),
-        conformanceAgent(network.node('agent:conformance'), { resubscribeDelayMs: 400 }),
+        conformanceAgent(network.node('agent:conformance'), { resubscribeDelayMs: 400, delayedCompleteMs: 300 }),
       ];
   // A start that fails halfway stops what it started: with vitest's shared workers, nodes left running would stay
   // beside the files that come next.

@@ -14,7 +14,17 @@ export interface ConformanceOptions extends BuiltinAgentOptions {
    * timeout (2 s); 4.5 s by default, so a subscriber that arrives just at 4 s still finds it working. Tests shorten it.
    */
   resubscribeDelayMs?: number;
+  /** How long `tck-delayed-complete` works before it completes (default: the TCK's streaming timeout, 2 s). */
+  delayedCompleteMs?: number;
+  /**
+   * Declare the TCK's extension as required on the card, for the suite's check that a call without it is refused
+   * (-32008). Off by default: the suite does not send the extension on its other calls, which would all be refused.
+   */
+  requireTckExtension?: boolean;
 }
+
+/** The extension the TCK checks required extensions with. */
+export const TCK_REQUIRED_EXTENSION = 'urn:a2a:tck:required-extension';
 
 /** The TCK's streaming timeout: `test-resubscribe-message-id` works for twice that. */
 const STREAMING_TIMEOUT_MS = 2_000;
@@ -41,11 +51,14 @@ export const TCK_VALUES = {
   streamOrdering: 'Ordered output',
   streamArtifactText: 'Streamed text content',
   chunks: ['chunk-1 ', 'chunk-2'],
+  authRequired: 'Authorization required: answer on this task to authenticate.',
 } as const;
 
 export function conformanceAgent(transport: LogosTransport, options: ConformanceOptions = {}): LogosAgent {
-  const resubscribeDelayMs = options.resubscribeDelayMs ?? DEFAULT_RESUBSCRIBE_DELAY_MS;
-  const scenarios = scenarioTable(resubscribeDelayMs);
+  const scenarios = scenarioTable({
+    resubscribeDelayMs: options.resubscribeDelayMs ?? DEFAULT_RESUBSCRIBE_DELAY_MS,
+    delayedCompleteMs: options.delayedCompleteMs ?? STREAMING_TIMEOUT_MS,
+  });
   return new LogosAgent({
     transport,
     ...builtinOptions(options),
@@ -64,6 +77,17 @@ export function conformanceAgent(transport: LogosTransport, options: Conformance
         },
       ],
       agentInterfaces: [{ type: 'logos-messaging', version: '1', address: transport.address }],
+      ...(options.requireTckExtension
+        ? {
+            extensions: [
+              {
+                uri: TCK_REQUIRED_EXTENSION,
+                description: 'The TCK’s required extension: calls that do not activate it are refused.',
+                required: true,
+              },
+            ],
+          }
+        : {}),
     },
     skills: { conformance: (ctx) => run(ctx, messageIdOf(ctx.message), scenarios) },
   });
@@ -79,7 +103,7 @@ function run(ctx: SkillContext, messageId: string, scenarios: [string, Scenario]
   return ctx.text !== '' ? ctx.text : ctx.params;
 }
 
-function scenarioTable(resubscribeDelayMs: number): [string, Scenario][] {
+function scenarioTable(delays: { resubscribeDelayMs: number; delayedCompleteMs: number }): [string, Scenario][] {
   const V = TCK_VALUES;
   const table: Record<string, Scenario> = {
     'tck-complete-task': (ctx) => ctx.complete({ message: V.greeting }),
@@ -106,6 +130,17 @@ function scenarioTable(resubscribeDelayMs: number): [string, Scenario][] {
       const next = table[longestPrefix(followUp)];
       if (next && !followUp.startsWith('tck-input-required')) return next(ctx, followUp);
       return ctx.complete({ message: `Received: ${input.text}` });
+    },
+    'tck-auth-required': async (ctx) => {
+      // Stays in auth-required until the caller answers on the task; that answer completes it.
+      const answer = await ctx.requestAuth(V.authRequired);
+      return ctx.complete({ message: `Authenticated: ${answer.text}` });
+    },
+    'tck-delayed-complete': async (ctx) => {
+      // For the execution-mode checks: a blocking send waits for the end, a returnImmediately one does not.
+      await ctx.progress();
+      await sleep(delays.delayedCompleteMs, ctx.signal);
+      return ctx.complete({ message: V.greeting });
     },
     'tck-reject-task': () => {
       throw new SkillRejected(V.rejected);
@@ -141,7 +176,7 @@ function scenarioTable(resubscribeDelayMs: number): [string, Scenario][] {
     },
     'test-resubscribe-message-id': async (ctx) => {
       await ctx.progress();
-      await sleep(resubscribeDelayMs, ctx.signal);
+      await sleep(delays.resubscribeDelayMs, ctx.signal);
       return ctx.complete({});
     },
   };

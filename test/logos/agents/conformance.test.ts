@@ -16,13 +16,18 @@ import {
 import {
   clientFor,
   collect,
+  eventually,
   rpc,
   startTestBed,
   textMessage,
   type Binding,
   type TestBed,
 } from '../../support/gateway.ts';
-import { DEFAULT_RESUBSCRIBE_DELAY_MS } from '../../../src/logos/agents/conformance.ts';
+import {
+  conformanceAgent,
+  DEFAULT_RESUBSCRIBE_DELAY_MS,
+  TCK_REQUIRED_EXTENSION,
+} from '../../../src/logos/agents/conformance.ts';
 
 const RESUBSCRIBE_DELAY_MS = 400; // what startTestBed gives the conformance agent
 
@@ -163,6 +168,33 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
     expect(eventOf(second.at(-1)!)).toEqual({ status: COMPLETED });
   });
 
+  it('tck-auth-required: AUTH_REQUIRED, and stays so; an answer on the task completes it', async () => {
+    const task = (await send('tck-auth-required')) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
+    const client = await clientFor(base(), binding);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const later = await client.getTask(GetTaskRequest.fromJSON({ id: task.id }));
+    expect(later.status?.state).toBe(TaskState.TASK_STATE_AUTH_REQUIRED);
+    const done = (await client.sendMessage(textMessage('token', { taskId: task.id }))) as Task;
+    expect(done.status?.state).toBe(COMPLETED);
+    expect(partsOf(done.status?.message)).toEqual([{ text: 'Authenticated: token' }]);
+  });
+
+  it('tck-delayed-complete: a blocking send waits for COMPLETED, a returnImmediately send does not', async () => {
+    const blocking = (await send('tck-delayed-complete')) as Task;
+    expect(blocking.status?.state).toBe(COMPLETED);
+    const client = await clientFor(base(), binding);
+    const early = (await client.sendMessage(
+      textMessage('hi', { messageId: idFor('tck-delayed-complete'), configuration: { returnImmediately: true } }),
+    )) as Task;
+    expect([SUBMITTED, WORKING]).toContain(early.status?.state);
+    const done = await eventually(async () => {
+      const task = await client.getTask(GetTaskRequest.fromJSON({ id: early.id }));
+      return task.status?.state === COMPLETED ? task : undefined;
+    });
+    expect(partsOf(done.status?.message)).toEqual([{ text: 'Hello from TCK' }]);
+  });
+
   it('tck-reject-task: REJECTED, status message text "rejected"', async () => {
     const task = (await send('tck-reject-task')) as Task;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
@@ -287,5 +319,55 @@ describe('TCK values on the wire (plain JSON)', () => {
     });
     expect(direct.body.result.task).toBeUndefined();
     expect(direct.body.result.message.parts).toEqual([{ text: 'Direct message response' }]);
+  });
+});
+
+describe('the TCK’s required extension, where configured', () => {
+  let extBed: TestBed;
+  beforeAll(
+    async () =>
+      (extBed = await startTestBed({
+        agents: (network) => [
+          conformanceAgent(network.node('agent:conformance-ext'), { id: 'conformance-ext', requireTckExtension: true }),
+        ],
+      })),
+  );
+  afterAll(() => extBed.close());
+  const url = () => `${extBed.gateway.url}/agents/conformance-ext`;
+  const sendBody = (binding: 'jsonrpc' | 'rest') => {
+    const message = { messageId: idFor('tck-complete-task'), role: 'ROLE_USER', parts: [{ text: 'extension test' }] };
+    return JSON.stringify(
+      binding === 'jsonrpc' ? { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } } : { message },
+    );
+  };
+  const post = (binding: 'jsonrpc' | 'rest', headers: Record<string, string> = {}) =>
+    fetch(binding === 'jsonrpc' ? url() : `${url()}/message:send`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...headers },
+      body: sendBody(binding),
+    });
+
+  it('the card declares it required', async () => {
+    const card = await (await fetch(`${url()}/.well-known/agent-card.json`)).json();
+    expect(card.capabilities.extensions).toContainEqual(
+      expect.objectContaining({ uri: TCK_REQUIRED_EXTENSION, required: true }),
+    );
+  });
+
+  it('a call without it is refused: -32008 on JSON-RPC, 400 on HTTP+JSON', async () => {
+    expect((await (await post('jsonrpc')).json()).error.code).toBe(-32008);
+    const rest = await post('rest');
+    expect(rest.status).toBe(400);
+    expect((await rest.json()).error.details[0].reason).toBe('EXTENSION_SUPPORT_REQUIRED');
+  });
+
+  it('a call that activates it completes, and the answer says it was activated', async () => {
+    for (const binding of ['jsonrpc', 'rest'] as const) {
+      const response = await post(binding, { 'A2A-Extensions': TCK_REQUIRED_EXTENSION });
+      const body = await response.json();
+      const task = binding === 'jsonrpc' ? body.result.task : body.task;
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect([binding, response.headers.get('A2A-Extensions')]).toEqual([binding, TCK_REQUIRED_EXTENSION]);
+    }
   });
 });
