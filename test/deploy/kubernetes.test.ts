@@ -76,7 +76,7 @@ describe('deploy/kubernetes', () => {
     expect(() => validate(nameless)).toThrow();
   });
 
-  it('the production overlay renders to valid manifests with its namespace, image, replicas and patches', () => {
+  it('the production overlay renders to valid manifests with its namespace, image, autoscaler bounds and patches', () => {
     const manifests = renderKustomization(production);
     expect(manifests.map((m) => m.kind).sort()).toEqual([
       'ConfigMap',
