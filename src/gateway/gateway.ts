@@ -217,11 +217,11 @@ async function open(
   const transport = countingTransport(network.gateway, settled(agentsJoined));
   const logosPeers = () => transport.peerCount?.();
   countPeersWith(logosPeers);
+  onClose(() => countPeersWith(undefined));
   // Readiness waits only for peers that are sure to come: those the node dials and the in-process agents. Agents of
   // their own dial the gateway when they come, perhaps through a Service that sends nothing to a pod until it is
   // ready: waiting for them could wait for good.
   const awaitedPeers = dialsPeers(settings) || ownAgents.length > 0 ? logosPeers : () => undefined;
-  onClose(() => countPeersWith(undefined));
   const rateLimiter = await rateLimiterFromConfig(config, stores.sql);
   if (rateLimiter) onClose(() => rateLimiter.close());
 
