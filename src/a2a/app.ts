@@ -71,7 +71,7 @@ export interface AppOptions {
   log?: ErrorLog;
   /** Request lines of the JSON log; none without it. */
   logger?: Logger;
-  /** Connected Logos peers for /readyz; undefined for a transport with none to count (memory). */
+  /** Connected Logos peers for /readyz; undefined where there are none to wait for (memory, a node that dials none). */
   logosPeers?: () => number | undefined;
   /** Limits per API key and client address; none without it. */
   rateLimit?: { limiter: RateLimiter; trustProxy: boolean };

@@ -1,6 +1,7 @@
 /**
- * What /readyz answers: ready when the task store answers (within a timeout) and the Logos transport has peers to
- * reach agents through, and never while the gateway drains. A load balancer sends calls only to ready replicas.
+ * What /readyz answers: ready when the task store answers (within a timeout) and the Logos transport has the peers
+ * it waits for (those it dials, its in-process agents), and never while the gateway drains. A load balancer sends
+ * calls only to ready replicas.
  */
 import type { TaskStore } from '../store/task-store.ts';
 import { withinMs } from '../time-limit.ts';
@@ -9,7 +10,10 @@ export type Readiness = { ready: true } | { ready: false; reason: string };
 
 export interface ReadinessSources {
   store: TaskStore;
-  /** Connected Logos peers; undefined for a transport with none to count (the in-process memory network). */
+  /**
+   * Connected Logos peers; undefined where there are none to wait for (the in-process memory network, a node that
+   * dials nobody and has no in-process agents).
+   */
   logosPeers: () => number | undefined;
   draining: () => boolean;
   timeoutMs?: number;

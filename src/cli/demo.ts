@@ -8,7 +8,8 @@ import { loadConfig, type GatewayConfig } from '../gateway/config.ts';
 import type { Gateway } from '../gateway/gateway.ts';
 import { hexToBytes } from '../lez/bytes.ts';
 import { DEVNET_GENESIS } from '../devnet/genesis.ts';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { demoStateDir } from './demo-state-dir.ts';
 import { spawnDevnet, type DevnetProcess } from './devnet-process.ts';
 import { SqliteAgentPaymentStore } from '../store/sqlite-agent-payment-store.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
@@ -31,12 +32,12 @@ export interface DemoOptions {
 
 export async function startDemo(configFile: string | undefined, options: DemoOptions = {}): Promise<Demo> {
   // The devnet's chain lives beside the database, so a restarted demo finds every payment it made.
-  const database = loadConfig({ ...(configFile ? { file: configFile } : {}) }).database;
+  const stateDir = demoStateDir(loadConfig({ ...(configFile ? { file: configFile } : {}) }).database);
   const gatewayModule = import('../gateway/gateway.ts');
   const devnet = await whileDevnetStarts(
     spawnDevnet({
       port: options.devnetPort ?? Number(process.env.LOGOS_A2A_DEVNET_PORT ?? 3040),
-      dataDir: database === ':memory:' ? undefined : join(dirname(database), 'devnet'),
+      dataDir: stateDir === undefined ? undefined : join(stateDir, 'devnet'),
     }),
     // The gateway's modules load while the devnet's process starts: each takes about as long as the other, and one
     // after the other they were most of a cold start.
@@ -64,7 +65,7 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
     const signingMode = await detectSigningMode(devnet.url, config.payments.signingMode, () => undefined);
     // The paid agent's money state, beside its keys: what it took and owes survives a crash of the demo.
     agentStore = new SqliteAgentPaymentStore(
-      database === ':memory:' ? ':memory:' : join(dirname(database), 'agent-paid-payments.db'),
+      stateDir === undefined ? ':memory:' : join(stateDir, 'agent-paid-payments.db'),
     );
     const gateway = await startGateway(config, {
       payer: gatewayPayer(lezRail(devnet.url, wallet, signingMode)),

@@ -13,7 +13,13 @@ import type { AgentPayments, LogosAgent } from '../logos/agent-runtime.ts';
 import { paidAgent } from '../logos/agents/paid.ts';
 import { conformanceAgent } from '../logos/agents/conformance.ts';
 import { echoAgent } from '../logos/agents/echo.ts';
-import { defaultNodeKeyFile, openNetwork, type LogosNetwork, type NetworkSettings } from '../logos/network.ts';
+import {
+  defaultNodeKeyFile,
+  dialsPeers,
+  openNetwork,
+  type LogosNetwork,
+  type NetworkSettings,
+} from '../logos/network.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
 import { spendingRules } from './payment-wiring.ts';
@@ -186,7 +192,8 @@ async function open(
   });
   onClose(() => stores.close());
   const store = stores.tasks;
-  const network = await openNetwork(networkSettings(config), deps.network);
+  const settings = networkSettings(config);
+  const network = await openNetwork(settings, deps.network);
   onClose(() => network.stop());
 
   // The in-process agents join the network while the rest opens, and the HTTP face answers (their cards included)
@@ -211,6 +218,10 @@ async function open(
   const logosPeers = () => transport.peerCount?.();
   countPeersWith(logosPeers);
   onClose(() => countPeersWith(undefined));
+  // Readiness waits only for peers that are sure to come: those the node dials and the in-process agents. Agents of
+  // their own dial the gateway when they come, perhaps through a Service that sends nothing to a pod until it is
+  // ready: waiting for them could wait for good.
+  const awaitedPeers = dialsPeers(settings) || ownAgents.length > 0 ? logosPeers : () => undefined;
   const rateLimiter = await rateLimiterFromConfig(config, stores.sql);
   if (rateLimiter) onClose(() => rateLimiter.close());
 
@@ -311,7 +322,7 @@ async function open(
     push,
     ...(deps.errorLog ? { log: deps.errorLog } : {}),
     logger: deps.logger,
-    logosPeers,
+    logosPeers: awaitedPeers,
     ...(rateLimiter ? { rateLimit: { limiter: rateLimiter, trustProxy: config.trustProxy } } : {}),
   });
 

@@ -73,6 +73,15 @@ export interface WakuLightNetworkSettings extends WakuNetworkCommon {
   kind: 'waku-light';
 }
 
+/**
+ * Whether the node dials peers of its own (the network's entry nodes, configured peers), which it can wait for. A
+ * node given none is dialled by its agents instead, whenever they come.
+ */
+export function dialsPeers(settings: NetworkSettings): boolean {
+  if (settings.kind !== 'waku' && settings.kind !== 'waku-light') return false;
+  return settings.entryNodes.length + settings.peers.length > 0;
+}
+
 export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetwork): Promise<LogosNetwork> {
   if (settings.kind === 'memory') {
     const network = memory ?? new MemoryNetwork();

@@ -7,10 +7,7 @@ import { MIGRATIONS } from './postgres-migrations.ts';
 
 export type Sql = postgres.Sql;
 
-/** Whether a `database` setting names a PostgreSQL server rather than a SQLite file. */
-export function isPostgresUrl(database: string): boolean {
-  return /^postgres(?:ql)?:\/\//.test(database);
-}
+export { isPostgresUrl } from './database-url.ts';
 
 export interface PostgresOptions {
   /** Connections in the pool. Default 10. */

@@ -1,6 +1,7 @@
 /**
  * deploy/compose.yaml, read as Compose would: two gateway replicas on one PostgreSQL database, an agent process
- * joined to both over Waku, the devnet the gateways pay on; each gateway's settings accepted by the gateway itself.
+ * joined to both over Waku, the devnet the gateways pay on; each gateway's settings accepted by the gateway itself;
+ * no secret written in the file.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,13 +9,35 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/gateway/config.ts';
 
-const deploy = join(import.meta.dirname, '../../deploy');
-// Compose's merge keys (<<) resolved, as Compose resolves them.
-const compose = parse(readFileSync(join(deploy, 'compose.yaml'), 'utf8'), { merge: true }) as {
+interface Compose {
   services: Record<string, Record<string, any>>;
   configs: Record<string, { file: string }>;
   volumes: Record<string, unknown>;
-};
+}
+
+const deploy = join(import.meta.dirname, '../../deploy');
+const text = readFileSync(join(deploy, 'compose.yaml'), 'utf8');
+
+/**
+ * The file with its variables put in, as Compose puts them in: `${NAME}`, and `${NAME:?message}`, which refuses to
+ * start without NAME. Any other form is refused, so the file never relies on one this would get wrong.
+ */
+function interpolate(env: Record<string, string>): string {
+  return text.replace(/\$\{([^}]*)\}/g, (_, expression: string) => {
+    const [, name, message] = /^(\w+)(?::\?(.*))?$/.exec(expression) ?? [];
+    if (!name) throw new Error(`compose.yaml: unsupported interpolation \${${expression}}`);
+    const value = env[name];
+    if (value === undefined || (value === '' && message !== undefined)) {
+      if (message !== undefined) throw new Error(`required variable ${name} is missing a value: ${message}`);
+      return '';
+    }
+    return value;
+  });
+}
+
+const read = (env: Record<string, string>) => parse(interpolate(env), { merge: true }) as Compose; // << resolved
+const POSTGRES_PASSWORD = 'a-test-password';
+const compose = read({ POSTGRES_PASSWORD });
 const { services } = compose;
 
 describe('deploy/compose.yaml', () => {
@@ -46,6 +69,27 @@ describe('deploy/compose.yaml', () => {
     // Its key files are on its own volume, so it keeps its address across restarts.
     expect(agent.command.filter((arg: string) => arg.startsWith('/data/'))).toHaveLength(2);
     expect(services.devnet!.environment.LOGOS_A2A_DEVNET_HOST).toBe('0.0.0.0');
+  });
+
+  it('has no secret written in: the database password is POSTGRES_PASSWORD, without which nothing starts', () => {
+    expect(() => read({})).toThrow(/POSTGRES_PASSWORD/);
+    expect(() => read({ POSTGRES_PASSWORD: '' })).toThrow(/POSTGRES_PASSWORD/);
+    expect(services.postgres!.environment.POSTGRES_PASSWORD).toBe(POSTGRES_PASSWORD);
+
+    // In the file as written, every secret setting and every password in a URL is a variable, never a value.
+    const raw = parse(text, { merge: true }) as Compose;
+    const settings = Object.entries(raw.services).flatMap(([service, { environment }]) =>
+      Object.entries((environment ?? {}) as Record<string, string>).map(([name, value]) => ({ service, name, value })),
+    );
+    const secret = settings.filter(({ name }) => /PASSWORD|PASSPHRASE|TOKEN|SECRET/.test(name));
+    const urls = settings.filter(({ value }) => /^\w+:\/\//.test(String(value)));
+    expect(secret.length).toBeGreaterThan(0);
+    expect(urls.length).toBeGreaterThan(0);
+    for (const { service, name, value } of secret) expect(value, `${service} ${name}`).toMatch(/^\$\{\w+:\?[^}]+\}$/);
+    for (const { service, name, value } of urls) {
+      const password = /^\w+:\/\/[^:/@]*:(.*)@/.exec(value)?.[1];
+      if (password !== undefined) expect(password, `${service} ${name}`).toMatch(/^\$\{\w+:\?[^}]+\}$/);
+    }
   });
 
   it('gives the gateways settings they accept: no in-process agents, listening where the agent dials', () => {

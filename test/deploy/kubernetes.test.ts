@@ -1,7 +1,8 @@
 /**
  * deploy/kubernetes: every manifest, and the production overlay as rendered, checked against the Kubernetes API's
  * JSON schemas (the kubernetes-models package, offline); the probes, Secret references, budget and autoscaler the
- * gateway needs; and the gateway's settings in the ConfigMap accepted by the gateway itself.
+ * gateway needs; the Services (HTTP to ready pods, Waku to every pod); and the gateway's settings in the ConfigMap
+ * accepted by the gateway itself.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import * as autoscalingV2 from 'kubernetes-models/autoscaling/v2';
 import * as policyV1 from 'kubernetes-models/policy/v1';
 import * as coreV1 from 'kubernetes-models/v1';
 import { loadConfig } from '../../src/gateway/config.ts';
+import { dialsPeers } from '../../src/logos/network.ts';
 import { readManifests, renderKustomization, strategicMerge, type Manifest } from './kustomize.ts';
 
 const root = join(import.meta.dirname, '../../deploy/kubernetes');
@@ -34,6 +36,24 @@ function validate(manifest: Manifest): void {
 }
 
 const byKind = (manifests: Manifest[], kind: string) => manifests.find((m) => m.kind === kind)!;
+const byName = (manifests: Manifest[], kind: string, name: string) =>
+  manifests.find((m) => m.kind === kind && m.metadata.name === name)!;
+
+/** The gateway's settings as a pod reads them: the ConfigMap's file, under the Deployment's plain env values. */
+function podSettings(manifests: Manifest[]) {
+  const [gateway] = byKind(manifests, 'Deployment').spec.template.spec.containers;
+  const env = Object.fromEntries(
+    gateway.env.filter((e: Manifest) => 'value' in e).map((e: Manifest) => [e.name, e.value as string]),
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-configmap-'));
+  try {
+    const file = join(dir, 'gateway.json');
+    writeFileSync(file, byKind(manifests, 'ConfigMap').data['gateway.json']);
+    return loadConfig({ file, env });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe('deploy/kubernetes', () => {
   it('every manifest file is valid against the Kubernetes schemas', () => {
@@ -56,7 +76,7 @@ describe('deploy/kubernetes', () => {
     expect(() => validate(nameless)).toThrow();
   });
 
-  it('the production overlay renders to valid manifests with its namespace, image, replicas and patches', () => {
+  it('the production overlay renders to valid manifests with its namespace, image, autoscaler bounds and patches', () => {
     const manifests = renderKustomization(production);
     expect(manifests.map((m) => m.kind).sort()).toEqual([
       'ConfigMap',
@@ -64,13 +84,13 @@ describe('deploy/kubernetes', () => {
       'HorizontalPodAutoscaler',
       'PodDisruptionBudget',
       'Service',
+      'Service',
     ]);
     for (const manifest of manifests) {
       expect(() => validate(manifest), manifest.kind).not.toThrow();
       expect(manifest.metadata.namespace).toBe('logos-a2a');
     }
     const deployment = byKind(manifests, 'Deployment');
-    expect(deployment.spec.replicas).toBe(3);
     const [gateway] = deployment.spec.template.spec.containers;
     expect(gateway.image).toBe('ghcr.io/logos-co/logos-a2a:0.1.0');
     // The patch added to the env and replaced the resources, and kept the rest of the base.
@@ -79,9 +99,48 @@ describe('deploy/kubernetes', () => {
     );
     expect(gateway.resources.limits.memory).toBe('1Gi');
     expect(gateway.livenessProbe.httpGet.path).toBe('/livez');
-    expect(byKind(manifests, 'HorizontalPodAutoscaler').spec.minReplicas).toBe(3);
+    expect(byKind(manifests, 'HorizontalPodAutoscaler').spec).toMatchObject({ minReplicas: 3, maxReplicas: 10 });
     // The base is untouched by rendering the overlay.
-    expect(byKind(renderKustomization(base), 'Deployment').spec.replicas).toBe(2);
+    expect(byKind(renderKustomization(base), 'HorizontalPodAutoscaler').spec.minReplicas).toBe(2);
+  });
+
+  it('leaves the replicas of the Deployment the autoscaler scales to the autoscaler, in the base and the overlay', () => {
+    for (const folder of [base, production]) {
+      const manifests = renderKustomization(folder);
+      const autoscalers = manifests.filter((m) => m.kind === 'HorizontalPodAutoscaler');
+      expect(autoscalers.length, folder).toBeGreaterThan(0);
+      for (const autoscaler of autoscalers) {
+        const { kind, name } = autoscaler.spec.scaleTargetRef;
+        const target = byName(manifests, kind, name);
+        // A count here would be put back by every kubectl apply, scaling down under the autoscaler's feet.
+        expect(target.spec, `${folder}: ${kind} ${name}`).not.toHaveProperty('replicas');
+        expect(autoscaler.spec.minReplicas).toBeGreaterThanOrEqual(2);
+      }
+    }
+  });
+
+  it('serves HTTP to ready pods only, and the Waku port agents dial to every pod, ready or not', () => {
+    const manifests = renderKustomization(production);
+    const deployment = byKind(manifests, 'Deployment');
+    const [gateway] = deployment.spec.template.spec.containers;
+    const containerPort = (name: string) => gateway.ports.find((p: Manifest) => p.name === name).containerPort;
+    const http = byName(manifests, 'Service', 'logos-a2a');
+    const waku = byName(manifests, 'Service', 'logos-a2a-waku');
+    for (const service of [http, waku]) expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+
+    // Readiness (/readyz on the HTTP port) gates the HTTP Service, which carries nothing else.
+    expect(gateway.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    expect(http.spec.publishNotReadyAddresses ?? false).toBe(false);
+    expect(http.spec.ports.map((p: Manifest) => p.targetPort)).toEqual(['http']);
+    expect(containerPort('http')).toBe(podSettings(manifests).port);
+
+    // Agents reach a pod's Waku node before it is ready, and while it drains, at the port the node listens on.
+    expect(waku.spec.publishNotReadyAddresses).toBe(true);
+    expect(waku.spec.ports).toEqual([{ name: 'waku', port: 60000, targetPort: 'waku' }]);
+    const settings = podSettings(manifests);
+    expect(settings.transport).toMatchObject({ kind: 'waku', listen: [`/ip4/0.0.0.0/tcp/${containerPort('waku')}`] });
+    // With the shipped settings the node dials nobody (agents dial it), so readiness waits for no peers.
+    expect(dialsPeers(settings.transport)).toBe(false);
   });
 
   it('the Deployment probes /livez and /readyz, runs unprivileged, and takes its secrets from a Secret', () => {
@@ -102,25 +161,32 @@ describe('deploy/kubernetes', () => {
       LOGOS_A2A_ADMIN_TOKEN: 'admin-token',
       LOGOS_A2A_WALLET_PASSPHRASE: 'wallet-passphrase',
     });
-    // Every replica is one Logos party and signs cards alike: both keys come from the Secret, mounted where the
-    // settings point.
+    // Every replica is one Logos party, signs cards alike and pays from one wallet: every key the settings name is a
+    // file of the Secret's (none a file the pod would make for itself on its own disk). The wallet's is there only
+    // with payments, so a Secret without it still starts the pod; the others must be there.
     const mount = gateway.volumeMounts.find((m: Manifest) => m.name === 'secrets').mountPath;
-    const items = pod.volumes.find((v: Manifest) => v.name === 'secrets').secret.items;
-    const setting = (name: string) => gateway.env.find((e: Manifest) => e.name === name).value;
-    expect(items).toEqual(
-      expect.arrayContaining([
-        { key: 'logos-key', path: 'gateway.key' },
-        { key: 'card-signing-key', path: 'card-signing.key' },
-      ]),
+    const sources = pod.volumes.find((v: Manifest) => v.name === 'secrets').projected.sources;
+    const secretFiles = new Map<string, { key: string; optional: boolean }>(
+      sources.flatMap(({ secret }: Manifest) => {
+        expect(secret.name).toBe('logos-a2a');
+        return secret.items.map((item: Manifest) => [
+          `${mount}/${item.path}`,
+          { key: item.key, optional: secret.optional ?? false },
+        ]);
+      }),
     );
-    expect(setting('LOGOS_A2A_WAKU_KEY_FILE')).toBe(`${mount}/gateway.key`);
-    expect(setting('LOGOS_A2A_CARD_KEY_FILE')).toBe(`${mount}/card-signing.key`);
+    const { transport, cardSigningKeyFile, payments } = podSettings(manifests);
+    const keyFiles = [transport.kind === 'waku' ? transport.keyFile : '', cardSigningKeyFile, payments.walletKeyFile];
+    expect(keyFiles.map((file) => secretFiles.get(file!))).toEqual([
+      { key: 'logos-key', optional: false },
+      { key: 'card-signing-key', optional: false },
+      { key: 'wallet-key', optional: true },
+    ]);
     // Drained before it is killed: the pod's grace outlasts the gateway's own.
     const grace = Number(gateway.env.find((e: Manifest) => e.name === 'LOGOS_A2A_SHUTDOWN_GRACE_MS').value);
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(grace);
 
     const selector = deployment.spec.selector.matchLabels;
-    expect(byKind(manifests, 'Service').spec.selector).toEqual(selector);
     expect(byKind(manifests, 'PodDisruptionBudget').spec.selector.matchLabels).toEqual(selector);
     expect(byKind(manifests, 'HorizontalPodAutoscaler').spec.scaleTargetRef).toMatchObject({
       kind: 'Deployment',

@@ -1,8 +1,8 @@
 /**
  * Renders a kustomization the way `kubectl kustomize` does, for the subset deploy/kubernetes uses: resources (files
- * and kustomization folders), namespace, images, replicas, and strategic-merge patches (objects merged key by key,
- * lists of named items merged by name). Any other field is refused, so a manifest never relies on a feature this
- * renderer would silently skip.
+ * and kustomization folders), namespace, images, and strategic-merge patches (objects merged key by key, lists of
+ * named items merged by name). Any other field is refused, so a manifest never relies on a feature this renderer
+ * would silently skip. (`replicas` among them: the autoscaler sets the Deployment's.)
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 
 export type Manifest = Record<string, any>;
 
-const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'replicas', 'patches']);
+const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'patches']);
 /** Kinds that live in a namespace (everything deploy/kubernetes holds). */
 const NAMESPACED = new Set([
   'ConfigMap',
@@ -38,7 +38,6 @@ export function renderKustomization(folder: string): Manifest[] {
     resources?: string[];
     namespace?: string;
     images?: { name: string; newName?: string; newTag?: string }[];
-    replicas?: { name: string; count: number }[];
     patches?: { path: string }[];
   };
 
@@ -52,11 +51,6 @@ export function renderKustomization(folder: string): Manifest[] {
       if (!target) throw new Error(`${path}: no ${patch.kind} ${patch.metadata?.name} to patch`);
       manifests = manifests.map((m) => (m === target ? strategicMerge(m, patch) : m));
     }
-  }
-  for (const { name, count } of k.replicas ?? []) {
-    const target = manifests.find((m) => m.kind === 'Deployment' && m.metadata?.name === name);
-    if (!target) throw new Error(`${file}: replicas for a Deployment ${name} that is not there`);
-    target.spec.replicas = count;
   }
   for (const image of k.images ?? []) {
     let used = false;
