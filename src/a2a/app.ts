@@ -20,6 +20,7 @@ import { matchLegacyRestRoute } from './rest-v03-routes.ts';
 import { jsonResponse, preflightResponse, respond } from './responses.ts';
 import { mountAdmin } from './admin.ts';
 import { agentsIndex } from './agents-index.ts';
+import { AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, aiCatalog } from './ai-catalog.ts';
 import { directoryPageHeaders, prefersHtml, renderDirectoryPage } from './directory-page.ts';
 import { ApiKeys } from './api-keys.ts';
 import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, type CardSigningKey } from './card-jws.ts';
@@ -230,6 +231,12 @@ export function createApp(options: AppOptions): Hono {
       return entry?.verified ? entry.updatedAt.toISOString() : undefined;
     },
   });
+  app.get(AI_CATALOG_PATH, () =>
+    respond(JSON.stringify(aiCatalog(options.directory.all(), options.publicBaseUrl)), 200, {
+      'Content-Type': AI_CATALOG_MEDIA_TYPE,
+      'Cache-Control': 'no-cache',
+    }),
+  );
   app.get('/agents', (c) => {
     const result = agentsIndex(options.directory, indexOptions(c));
     return result.ok ? jsonResponse(result.body) : gatewayErrorResponse({ kind: 'bad-query', message: result.message });

@@ -8,6 +8,7 @@
  * href (only the gateway's own URLs), so a card cannot smuggle a `javascript:` link either.
  */
 import { createHash } from 'node:crypto';
+import { AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH } from './ai-catalog.ts';
 import {
   agentsIndex,
   parseIndexQuery,
@@ -111,6 +112,8 @@ export function directoryPageHeaders(publicBaseUrl: string): Record<string, stri
     Vary: 'Accept',
     'Content-Security-Policy': `default-src 'none'; style-src '${STYLE_HASH}'; form-action ${formTarget}; base-uri 'none'; frame-ancestors 'none'`,
     'X-Content-Type-Options': 'nosniff',
+    // Where crawlers find the agents in a machine-readable form (the AI Catalog's link relation).
+    Link: `<${AI_CATALOG_PATH}>; rel="ai-catalog"; type="${AI_CATALOG_MEDIA_TYPE}"`,
     'Referrer-Policy': 'no-referrer',
   };
 }
