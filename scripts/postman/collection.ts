@@ -117,6 +117,35 @@ const CAPTURES: Record<string, { variable: string; from: string }> = {
   'rpc:tasks/pushNotificationConfig/set': { variable: 'configId', from: 'body.result.pushNotificationConfig.id' },
 };
 
+/** What a successful answer holds, by kind, as a test of `body` (on JSON-RPC the whole answer, `result` inside). */
+const TASK_ID = "pm.collectionVariables.get('taskId')";
+const CONFIG_ID = "pm.collectionVariables.get('configId')";
+const BODY_CHECKS: Record<string, [what: string, test: string]> = {
+  getAgentCard: ['an agent card', "typeof body.name === 'string'"],
+  getAgentCardLegacyPath: ['an agent card', "typeof body.name === 'string'"],
+  getTask: ['the task sent', `body.id === ${TASK_ID}`],
+  legacyGetTask: ['the task sent', `body.id === ${TASK_ID}`],
+  'rpc:GetTask': ['the task sent', `body.result.id === ${TASK_ID}`],
+  'rpc:tasks/get': ['the task sent', `body.result.id === ${TASK_ID}`],
+  listTasks: ['a page of tasks', 'Array.isArray(body.tasks)'],
+  'rpc:ListTasks': ['a page of tasks', 'Array.isArray(body.result.tasks)'],
+  getTaskPushNotificationConfig: ['the config created', `body.id === ${CONFIG_ID}`],
+  legacyGetTaskPushNotificationConfig: ['the config created', `body.pushNotificationConfig.id === ${CONFIG_ID}`],
+  'rpc:GetTaskPushNotificationConfig': ['the config created', `body.result.id === ${CONFIG_ID}`],
+  'rpc:tasks/pushNotificationConfig/get': [
+    'the config created',
+    `body.result.pushNotificationConfig.id === ${CONFIG_ID}`,
+  ],
+  listTaskPushNotificationConfigs: ['a list of configs', 'Array.isArray(body.configs)'],
+  legacyListTaskPushNotificationConfigs: ['a list of configs', 'Array.isArray(body.configs)'],
+  'rpc:ListTaskPushNotificationConfigs': ['a list of configs', 'Array.isArray(body.result.configs)'],
+  'rpc:tasks/pushNotificationConfig/list': ['a list of configs', 'Array.isArray(body.result)'],
+  cancelTask: ['a cancelled task', "body.status.state === 'TASK_STATE_CANCELED'"],
+  legacyCancelTask: ['a cancelled task', "body.status.state === 'TASK_STATE_CANCELLED'"],
+  'rpc:CancelTask': ['a cancelled task', "body.result.status.state === 'TASK_STATE_CANCELED'"],
+  'rpc:tasks/cancel': ['a cancelled task', "body.result.status.state === 'canceled'"],
+};
+
 export async function postmanFiles(openapi: OpenApi): Promise<PostmanFiles> {
   const collection = await convert(openapi);
   const operationOf = operationIndex(openapi);
@@ -229,7 +258,7 @@ function restChecks(operation: Operation, method: string, openapi: OpenApi): str
   const types = Object.keys(
     (response?.$ref ? openapi.components.responses[response.$ref.split('/').pop()!] : response)?.content ?? {},
   );
-  const bodyChecks =
+  const typeChecks =
     method === 'HEAD' || types.length === 0
       ? []
       : types.includes(SSE)
@@ -240,9 +269,20 @@ function restChecks(operation: Operation, method: string, openapi: OpenApi): str
   return [
     ...(failure ? [`// Expected: ${failure.why}.`] : []),
     ...statusChecks(status),
-    ...bodyChecks,
+    ...typeChecks,
+    ...bodyChecks(failure ? DOCUMENTED_ERROR : BODY_CHECKS[kind]),
     ...captureChecks(CAPTURES[kind]),
   ];
+}
+
+/** An HTTP+JSON error says what went wrong: v1.0 `{error: {message}}`, v0.3 `{code, message}`. */
+const DOCUMENTED_ERROR: [string, string] = [
+  'an error with a message',
+  "typeof (body.error ? body.error.message : body.message) === 'string'",
+];
+
+function bodyChecks(check: [what: string, test: string] | undefined): string[] {
+  return check ? [`pm.test('${check[0]}', () => pm.expect(${check[1]}).to.be.true);`] : [];
 }
 
 function statusChecks(status: number): string[] {
