@@ -8,9 +8,9 @@
  * say something:
  *   1. the JSON-RPC endpoints become one request per example of their body (the converter takes only the first), each
  *      with the A2A-Version its method belongs to (v0.3 methods have a slash: `message/send`; v1.0's do not);
- *   2. every request gets a test script: its HTTP status, a body of the documented type, for JSON-RPC a result (or
- *      the documented error), and on a send or a push-config create the new task's or config's id stored in a
- *      collection variable for the requests after it;
+ *   2. every request gets a test script: its HTTP status, a body of the documented type and what the body holds (the
+ *      task sent, the config created, …), for JSON-RPC a result (or the documented error), and on a send or a
+ *      push-config create the new task's or config's id stored in a collection variable for the requests after it;
  *   3. the routes that take the operator's token (security `adminToken`: /admin/…, /metrics) send `{{adminToken}}` as
  *      bearer token (the converter names it `{{bearerToken}}`, and leaves it out where the token is optional);
  *   4. what would differ from one conversion to the next goes: the converter's random ids and its saved responses,
@@ -41,8 +41,8 @@ interface Item {
   item?: Item[];
   request?: {
     method: string;
-    url: { path: string[]; variable?: { key: string }[] };
-    header?: { key: string; value: string; disabled?: boolean }[];
+    url: { path: string[] };
+    header?: { key: string; value: string }[];
     body?: { raw?: string };
     auth?: { type: string; bearer?: { key: string; value: string }[] };
   };
@@ -148,11 +148,10 @@ const BODY_CHECKS: Record<string, [what: string, test: string]> = {
 
 export async function postmanFiles(openapi: OpenApi): Promise<PostmanFiles> {
   const collection = await convert(openapi);
-  const operationOf = operationIndex(openapi);
   const rewrite = (items: Item[]): Item[] =>
     items.map((item) => {
       if (item.item) return { ...forget(item), item: rewrite(item.item) };
-      const [path, operation] = operationOf(item);
+      const [path, operation] = operationOf(item, openapi);
       if (operation.security?.some((scheme) => 'adminToken' in scheme))
         item.request!.auth = { type: 'bearer', bearer: [{ key: 'token', value: '{{adminToken}}' }] };
       if (operation.operationId === 'jsonRpc' || operation.operationId === 'agentJsonRpc')
@@ -198,17 +197,18 @@ function convert(openapi: OpenApi): Promise<Collection> {
   );
 }
 
-/** The OpenAPI path and operation of a converted request, from its method and URL path (`:name` is a variable). */
-function operationIndex(openapi: OpenApi): (item: Item) => [string, Operation] {
-  return (item) => {
-    const segments = item.request!.url.path.map((segment) =>
-      segment.replace(/^:(\w+)$/, '{$1}').replace(/\{\{(\w+)\}\}/g, '{$1}'),
-    );
-    const path = `/${segments.join('/')}`.replace(/\/$/, '') || '/';
-    const operation = openapi.paths[path]?.[item.request!.method.toLowerCase()];
-    if (!operation) throw new Error(`No operation ${item.request!.method} ${path} in openapi.json`);
-    return [path, operation];
-  };
+/**
+ * The OpenAPI path and operation of a converted request, from its method and URL path (`:name` is a path variable;
+ * `{{name}}:cancel` a segment whose variable the converter could not make a path variable).
+ */
+function operationOf(item: Item, openapi: OpenApi): [string, Operation] {
+  const segments = item.request!.url.path.map((segment) =>
+    segment.replace(/^:(\w+)$/, '{$1}').replace(/\{\{(\w+)\}\}/g, '{$1}'),
+  );
+  const path = `/${segments.join('/')}`.replace(/\/$/, '') || '/';
+  const operation = openapi.paths[path]?.[item.request!.method.toLowerCase()];
+  if (!operation) throw new Error(`No operation ${item.request!.method} ${path} in openapi.json`);
+  return [path, operation];
 }
 
 /** A converted item without its random id and its saved responses (see 4. above). */
@@ -239,6 +239,7 @@ function jsonRpcFolder(item: Item, path: string, openapi: OpenApi): Item {
       ...statusChecks(200),
       ...(streams ? sseChecks() : jsonChecks()),
       ...rpcChecks(failure?.rpcError, failure?.why, streams),
+      ...(failure ? [] : bodyChecks(BODY_CHECKS[`rpc:${method}`])),
       ...captureChecks(CAPTURES[`rpc:${method}`]),
     ]);
   });
@@ -247,7 +248,7 @@ function jsonRpcFolder(item: Item, path: string, openapi: OpenApi): Item {
 
 const SSE = 'text/event-stream';
 
-/** The checks of an HTTP+JSON, card or gateway request: its documented status and the type of its body. */
+/** The checks of an HTTP+JSON, card or gateway request: its documented status, its body's type and contents. */
 function restChecks(operation: Operation, method: string, openapi: OpenApi): string[] {
   const kind = operation.operationId.replace(/^agent(?=[A-Z])/, '').replace(/^./, (c) => c.toLowerCase());
   const failure = expectedError(kind, kind === operation.operationId);
