@@ -22,6 +22,7 @@ const checks = [
     'test',
     'bench',
     'examples',
+    'scripts',
     'eslint.config.js',
   ]).then(
     async (linted) =>
@@ -33,6 +34,7 @@ const checks = [
         'test',
         'bench',
         'examples',
+        'scripts',
       ])) && linted,
   ),
   run(['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)]),
