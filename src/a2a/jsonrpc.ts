@@ -89,7 +89,8 @@ export class JsonRpcBinding {
         error: new VersionNotSupportedError(unsupportedVersionMessage(negotiated.requested)),
       });
     const read = readJsonRpcRequest(body.text, version);
-    if (!read.ok) return refuse(read.id, { kind: 'a2a', error: read.error });
+    if (read.kind === 'notification') return respond(null, 204, {});
+    if (read.kind === 'refused') return refuse(read.id, { kind: 'a2a', error: read.error });
     const { id, method, request } = read.call;
     const failed = (thrown: unknown) => classifyThrown(thrown, this.log, `JSON-RPC ${method}`);
 

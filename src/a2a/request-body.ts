@@ -1,4 +1,5 @@
 /** Reading a request body within a size limit, and parsing it within a nesting limit, before anything else sees it. */
+import { shallowJson } from './shallow-json.ts';
 
 export type BodyResult =
   | { ok: true; text: string }
@@ -115,15 +116,25 @@ export function jsonTooDeep(text: string, maxDepth: number = MAX_JSON_DEPTH): bo
   return false;
 }
 
-export type JsonResult = { ok: true; value: unknown } | { ok: false; reason: 'too-deep' | 'not-json'; message: string };
+export type JsonResult =
+  | { ok: true; value: unknown }
+  /** `upper`: the value with every level past the limit replaced by null (shallow-json.ts), for the JSON-RPC id. */
+  | { ok: false; reason: 'too-deep'; message: string; upper: unknown }
+  | { ok: false; reason: 'not-json'; message: string };
 
-/** JSON.parse behind the depth check: what both HTTP bindings use on a request body. */
+/**
+ * JSON.parse behind the depth check: what both HTTP bindings use on a request body. Text past the limit is still told
+ * apart as JSON or not, as JSON-RPC answers the two with different codes (invalid params, parse error).
+ */
 export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonResult {
   if (jsonTooDeep(text, maxDepth)) {
+    const upper = shallowJson(text, maxDepth);
+    if (upper === undefined) return { ok: false, reason: 'not-json', message: 'The body is not valid JSON.' };
     return {
       ok: false,
       reason: 'too-deep',
       message: `The body nests arrays and objects more than ${maxDepth} levels deep.`,
+      upper,
     };
   }
   try {
