@@ -38,6 +38,14 @@ export function contentTypeMessage(value: string | undefined): string {
   return `Content-Type must be application/json or application/a2a+json; got ${value ? `"${value}"` : 'none'}. With curl, add -H 'Content-Type: application/json'.`;
 }
 
+/**
+ * How much of a body over the limit is read and thrown away before the 413 is sent. A client that sends its whole
+ * request before reading (Python's http.client, curl past its 100-continue wait) would otherwise run into a
+ * connection closed under it and never see the answer. Past this the connection is cut: the client then learns
+ * nothing, but the gateway reads no more for it.
+ */
+export const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
+
 export async function readBody(request: Request, maxBytes: number): Promise<BodyResult> {
   const tooLarge = (): BodyResult => ({
     ok: false,
@@ -54,7 +62,10 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
     headers: { ...CLOSE_CONNECTION },
   });
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) return tooLarge();
+  if (declared > maxBytes) {
+    if (declared <= MAX_DISCARDED_BYTES && request.body) await discard(request.body.getReader(), 0);
+    return tooLarge();
+  }
   // A declared length within the limit: read it whole (the server enforces the length); this is also the fast path
   // of @hono/node-server, which touching `request.body` would leave.
   if (Number.isInteger(declared)) {
@@ -74,7 +85,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) {
-        await reader.cancel();
+        await discard(reader, size);
         return tooLarge();
       }
       chunks.push(value);
@@ -83,6 +94,22 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
     return unreadable(error);
   }
   return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Reads the rest of a body and drops it, up to MAX_DISCARDED_BYTES in all; a body that breaks off just ends it. */
+async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<void> {
+  let size = alreadyRead;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      size += value.byteLength;
+      if (size > MAX_DISCARDED_BYTES) break;
+    }
+  } catch {
+    return;
+  }
+  await reader.cancel().catch(() => undefined);
 }
 
 /**

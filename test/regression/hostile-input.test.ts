@@ -4,6 +4,7 @@
  * client error that names the field and the limit.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_CONTEXT_ID_CHARS, MAX_ID_CHARS, MAX_SKILL_CHARS } from '../../src/logos/envelope.ts';
 import { MAX_JSON_DEPTH } from '../../src/a2a/request-body.ts';
@@ -522,6 +523,75 @@ describe('a refused body that was not read to its end closes the connection', ()
     const response = await post('/agents/echo', { ...json, 'Content-Length': String(Buffer.byteLength(body)) }, [body]);
     expect(response.statusCode).toBe(200);
     expect(response.headers.connection).toBe('keep-alive');
+  });
+});
+
+describe('413 reaches the client over a real socket, however much it sends', () => {
+  /**
+   * A client that sends the whole request before it reads anything, as Python's http.client and many others do: it
+   * POSTs `bytes` bytes (chunked unless `declare`) over a socket it does not read from until the last byte is out,
+   * then reads the answer. A server that answers early and closes makes it fail with EPIPE or ECONNRESET, the
+   * answer lost.
+   */
+  function postBig(
+    path: string,
+    bytes: number,
+    { declare = true, headers = {} }: { declare?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; head: string; body: any }> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(path, bed.gateway.url);
+      const socket = connect({ host: url.hostname, port: Number(url.port) });
+      socket.pause();
+      socket.on('error', reject);
+      const head = [
+        `POST ${url.pathname} HTTP/1.1`,
+        `Host: ${url.host}`,
+        'Content-Type: application/json',
+        declare ? `Content-Length: ${bytes}` : 'Transfer-Encoding: chunked',
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      ];
+      socket.write(`${head.join('\r\n')}\r\n\r\n`);
+      const piece = Buffer.alloc(64 * 1024, 'x');
+      for (let sent = 0; sent < bytes; sent += piece.length) {
+        const data = piece.subarray(0, Math.min(piece.length, bytes - sent));
+        socket.write(
+          declare ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]),
+        );
+      }
+      // Only once every byte has been handed to the kernel does it read.
+      socket.write(declare ? '' : '0\r\n\r\n', () => {
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const [responseHead = '', responseBody = ''] = text.split('\r\n\r\n', 2);
+          resolve({ status: Number(responseHead.split(' ')[1]), head: responseHead, body: JSON.parse(responseBody) });
+        });
+        socket.resume();
+      });
+    });
+  }
+  const MB = 1024 * 1024;
+
+  it('a 5 MB JSON-RPC body, declared or chunked: 413 with its JSON-RPC error', async () => {
+    for (const declare of [true, false]) {
+      const answer = await postBig('/agents/echo', 5 * MB, { declare, headers: { 'A2A-Version': '1.0' } });
+      expect(answer.status).toBe(413);
+      expect(answer.body.error.code).toBe(-32600);
+      expect(answer.body.error.message).toMatch(/exceeds the limit of 1048576 bytes/);
+      expect(answer.head).toMatch(/\r\nconnection: close/i);
+    }
+  });
+
+  it('a 2 MB and a 5 MB HTTP+JSON body, v1.0 and v0.3: 413', async () => {
+    for (const size of [2 * MB, 5 * MB]) {
+      const v1Answer = await postBig('/agents/echo/message:send', size);
+      expect(v1Answer.status).toBe(413);
+      expect(v1Answer.body.error.message).toMatch(/exceeds the limit/);
+      const legacy = await postBig('/agents/echo/v1/message:send', size, { declare: false });
+      expect(legacy.status).toBe(413);
+      expect(legacy.body.message).toMatch(/exceeds the limit/);
+    }
   });
 });
 
