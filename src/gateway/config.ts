@@ -180,6 +180,14 @@ export const GatewayConfig = z
      * validators that reject unknown fields). A2A-Version: 1.0 / 0.3 (or ?v=) always gets the pure card.
      */
     cardShape: z.enum(['union', 'v1']).default('union'),
+    /**
+     * Slow clients: a request whose headers have not all come within `headersTimeoutMs`, or that has not come whole
+     * (headers and body) within `requestTimeoutMs`, is answered 408 and its connection closed. Node's defaults
+     * (60 s, 300 s) let a client hold a connection and its buffers for minutes by sending a byte now and then.
+     * Answers, streams included, are not limited by them.
+     */
+    headersTimeoutMs: positiveMs.default(10_000),
+    requestTimeoutMs: positiveMs.default(30_000),
     /** On SIGTERM: how long calls in flight get to finish before streams are ended and the process exits. */
     shutdownGraceMs: z.coerce.number().int().nonnegative().default(10_000),
     /**
@@ -262,7 +270,12 @@ export const GatewayConfig = z
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
   })
-  .strict();
+  .strict()
+  // Node refuses a server whose headers may take longer than the whole request.
+  .refine((config) => config.headersTimeoutMs <= config.requestTimeoutMs, {
+    path: ['headersTimeoutMs'],
+    error: 'at most requestTimeoutMs: the headers are part of the request',
+  });
 
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 export type GatewayConfigInput = z.input<typeof GatewayConfig>;
@@ -285,6 +298,8 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_CARD_KEY_FILE: 'cardSigningKeyFile',
   LOGOS_A2A_CARD_SHAPE: 'cardShape',
   LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
+  LOGOS_A2A_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
+  LOGOS_A2A_REQUEST_TIMEOUT_MS: 'requestTimeoutMs',
   LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
   LOGOS_A2A_PUSH_ALLOW_NETWORKS: 'pushAllowNetworks',
   LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'allowUnverifiedAgents',

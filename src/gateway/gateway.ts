@@ -281,7 +281,12 @@ async function open(
   let app: Hono | undefined;
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
-      { fetch: (request, env) => app!.fetch(request, env), port: config.port, hostname: config.host },
+      {
+        fetch: (request, env) => app!.fetch(request, env),
+        port: config.port,
+        hostname: config.host,
+        serverOptions: slowClientLimits(config),
+      },
       () => resolve(s),
     );
     s.once('error', reject);
@@ -317,6 +322,19 @@ async function open(
 
   await agentsJoined;
   return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
+}
+
+/**
+ * The Node server's limits on slow clients (config.ts: headersTimeoutMs, requestTimeoutMs). Node looks for
+ * connections past them only every `connectionsCheckingInterval` (30 s by default, longer than the limits
+ * themselves), so it looks four times per header limit, at most once a second.
+ */
+function slowClientLimits(config: GatewayConfig) {
+  return {
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(config.headersTimeoutMs / 4)),
+  };
 }
 
 /** Each state a change enters counts in the task-state metric, by agent and state (`completed`, `input_required`…). */
