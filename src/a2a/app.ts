@@ -216,13 +216,16 @@ export function createApp(options: AppOptions): Hono {
   app.get('/openapi.json', () => respond(openapi, 200, { 'Content-Type': 'application/json' }));
   mountDocs(app);
 
-  if (options.cardSigningKey) {
-    const key = options.cardSigningKey;
-    const jwks = JSON.stringify(gatewayJwks(cardSigningPublicKey(key), cardSigningKid(key), key.alg));
-    app.get(JWKS_PATH, () =>
-      respond(jwks, 200, { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': 'public, max-age=3600' }),
-    );
-  }
+  // Without a signing key (a Worker without LOGOS_A2A_CARD_SIGNING_KEY) the set is empty: cards are unsigned, and a
+  // verifier that fetches the set learns that rather than meeting a 404. Not cached, so a key set later is seen.
+  const key = options.cardSigningKey;
+  const jwks = key
+    ? JSON.stringify(gatewayJwks(cardSigningPublicKey(key), cardSigningKid(key), key.alg))
+    : JSON.stringify({ keys: [] });
+  const jwksCaching = key ? 'public, max-age=3600' : 'no-cache';
+  app.get(JWKS_PATH, () =>
+    respond(jwks, 200, { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': jwksCaching }),
+  );
 
   mountAdmin(app, { token: options.adminToken, engine: options.engine, payments: options.payments });
 

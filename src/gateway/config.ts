@@ -234,7 +234,7 @@ export const GatewayConfig = z
       .default(DEFAULT_DISCOVERY_TOPIC),
     payments: PaymentsConfig.prefault({}),
     /** Bearer token of the operator API (/admin/…); the API is off without one. */
-    adminToken: z.string().min(16, 'adminToken: at least 16 characters').optional(),
+    adminToken: z.string().min(16, 'at least 16 characters').optional(),
     /**
      * API keys; when any is set, every A2A call needs one. `budget` caps what tasks called with the key may spend
      * in total (base units); above it a task waits for an operator, as above the wallet's limits.
@@ -314,6 +314,13 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+  /** Each problem on its own, `setting (source): what is wrong`: the message lists them under a heading. */
+  readonly problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[] = [message]) {
+    super(message);
+    this.problems = problems;
+  }
 }
 
 export function loadConfig(
@@ -353,9 +360,9 @@ export function loadConfig(
         ([name, k]) => k === issue.path[0] && fromEnvNames.has(name),
       )?.[0];
       const source = envName ? `env ${envName}` : options.file ? `file ${options.file}` : 'settings';
-      return `  ${key} (${source}): ${issue.message}`;
+      return `${key} (${source}): ${issue.message}`;
     });
-    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+    throw new ConfigError(`Invalid configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`, problems);
   }
   return parsed.data;
 }
