@@ -9,24 +9,28 @@ export type BodyResult =
       /** The HTTP status to refuse it with: 413 for too large, 400 for a body that broke off. */
       status: 413 | 400;
       message: string;
-      /** The body was not read to its end, so the connection cannot carry another request: send these headers. */
+      /** The body may not have been read to its end (past MAX_DISCARDED_BYTES, or broken off): send these headers. */
       headers: Record<string, string>;
     };
 
 /**
- * Headers for a response that leaves (part of) the request body unread. The server would otherwise announce a
- * keep-alive connection and then drop it while discarding the rest; `Connection: close` says so up front.
+ * Headers for a refusal of a request with a body. Its body is read and dropped first, but only up to
+ * MAX_DISCARDED_BYTES: past that the server drops the connection, and would otherwise have announced it as
+ * reusable; `Connection: close` says so up front, whatever the body's size.
  */
 export const CLOSE_CONNECTION: Readonly<Record<string, string>> = Object.freeze({ Connection: 'close' });
 
 /**
- * For a response sent before the body was read at all (an authentication or Content-Type refusal): `Connection:
- * close` when the request declares a body, nothing when it has none.
+ * For a response sent before the body was read at all (an authentication, version or Content-Type refusal): when the
+ * request declares a body, it is read and dropped first, as for a 413 (readBody), and the response is to say
+ * `Connection: close`; nothing when it has none.
  */
-export function unreadBodyHeaders(request: Request): Record<string, string> {
+export async function discardUnreadBody(request: Request): Promise<Record<string, string>> {
   const length = request.headers.get('content-length');
   const declaresBody = request.headers.has('transfer-encoding') || (length !== null && length.trim() !== '0');
-  return declaresBody ? { ...CLOSE_CONNECTION } : {};
+  if (!declaresBody) return {};
+  if (!(Number(length) > MAX_DISCARDED_BYTES) && request.body) await discard(request.body.getReader(), 0);
+  return { ...CLOSE_CONNECTION };
 }
 
 export function isJsonContentType(value: string | undefined): boolean {

@@ -526,53 +526,56 @@ describe('a refused body that was not read to its end closes the connection', ()
   });
 });
 
-describe('413 reaches the client over a real socket, however much it sends', () => {
-  /**
-   * A client that sends the whole request before it reads anything, as Python's http.client and many others do: it
-   * POSTs `bytes` bytes (chunked unless `declare`) over a socket it does not read from until the last byte is out,
-   * then reads the answer. A server that answers early and closes makes it fail with EPIPE or ECONNRESET, the
-   * answer lost.
-   */
-  function postBig(
-    path: string,
-    bytes: number,
-    { declare = true, headers = {} }: { declare?: boolean; headers?: Record<string, string> } = {},
-  ): Promise<{ status: number; head: string; body: any }> {
-    return new Promise((resolve, reject) => {
-      const url = new URL(path, bed.gateway.url);
-      const socket = connect({ host: url.hostname, port: Number(url.port) });
-      socket.pause();
-      socket.on('error', reject);
-      const head = [
-        `POST ${url.pathname} HTTP/1.1`,
-        `Host: ${url.host}`,
-        'Content-Type: application/json',
-        declare ? `Content-Length: ${bytes}` : 'Transfer-Encoding: chunked',
-        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-      ];
-      socket.write(`${head.join('\r\n')}\r\n\r\n`);
-      const piece = Buffer.alloc(64 * 1024, 'x');
-      for (let sent = 0; sent < bytes; sent += piece.length) {
-        const data = piece.subarray(0, Math.min(piece.length, bytes - sent));
-        socket.write(
-          declare ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]),
-        );
-      }
-      // Only once every byte has been handed to the kernel does it read.
-      socket.write(declare ? '' : '0\r\n\r\n', () => {
-        const chunks: Buffer[] = [];
-        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-        socket.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const [responseHead = '', responseBody = ''] = text.split('\r\n\r\n', 2);
-          resolve({ status: Number(responseHead.split(' ')[1]), head: responseHead, body: JSON.parse(responseBody) });
-        });
-        socket.resume();
+/**
+ * A client that sends the whole request before it reads anything, as Python's http.client and many others do: it
+ * POSTs `bytes` bytes (chunked unless `declare`) over a socket it does not read from until the last byte is out,
+ * then reads the answer. A server that answers early and closes makes it fail with EPIPE or ECONNRESET, the
+ * answer lost.
+ */
+function postBig(
+  path: string,
+  bytes: number,
+  { declare = true, headers = {} }: { declare?: boolean; headers?: Record<string, string> } = {},
+): Promise<{ status: number; head: string; body: any }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, bed.gateway.url);
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    socket.pause();
+    socket.on('error', reject);
+    const fields = {
+      'Content-Type': 'application/json',
+      ...(declare ? { 'Content-Length': String(bytes) } : { 'Transfer-Encoding': 'chunked' }),
+      ...headers,
+    };
+    const head = [
+      `POST ${url.pathname} HTTP/1.1`,
+      `Host: ${url.host}`,
+      ...Object.entries(fields).map(([name, value]) => `${name}: ${value}`),
+    ];
+    socket.write(`${head.join('\r\n')}\r\n\r\n`);
+    const piece = Buffer.alloc(64 * 1024, 'x');
+    for (let sent = 0; sent < bytes; sent += piece.length) {
+      const data = piece.subarray(0, Math.min(piece.length, bytes - sent));
+      socket.write(
+        declare ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]),
+      );
+    }
+    // Only once every byte has been handed to the kernel does it read.
+    socket.write(declare ? '' : '0\r\n\r\n', () => {
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [responseHead = '', responseBody = ''] = text.split('\r\n\r\n', 2);
+        resolve({ status: Number(responseHead.split(' ')[1]), head: responseHead, body: JSON.parse(responseBody) });
       });
+      socket.resume();
     });
-  }
-  const MB = 1024 * 1024;
+  });
+}
+const MB = 1024 * 1024;
 
+describe('413 reaches the client over a real socket, however much it sends', () => {
   it('a 5 MB JSON-RPC body, declared or chunked: 413 with its JSON-RPC error', async () => {
     for (const declare of [true, false]) {
       const answer = await postBig('/agents/echo', 5 * MB, { declare, headers: { 'A2A-Version': '1.0' } });
@@ -592,6 +595,33 @@ describe('413 reaches the client over a real socket, however much it sends', () 
       expect(legacy.status).toBe(413);
       expect(legacy.body.message).toMatch(/exceeds the limit/);
     }
+  });
+});
+
+describe('a refusal before the body is read reaches a client still sending it too', () => {
+  it.each([
+    ['JSON-RPC, wrong Content-Type', '/agents/echo', { 'Content-Type': 'text/plain' }, 200, -32005],
+    [
+      'v1.0 HTTP+JSON, wrong Content-Type',
+      '/agents/echo/message:send',
+      { 'Content-Type': 'text/plain' },
+      415,
+      undefined,
+    ],
+    [
+      'v0.3 HTTP+JSON, wrong Content-Type',
+      '/agents/echo/v1/message:send',
+      { 'Content-Type': 'text/plain' },
+      415,
+      -32005,
+    ],
+    ['v0.3 HTTP+JSON, the v1.0 version', '/agents/echo/v1/message:send', { 'A2A-Version': '1.0' }, 400, -32009],
+    ['v1.0 HTTP+JSON, the v0.3 version', '/agents/echo/message:send', { 'A2A-Version': '0.3' }, 400, undefined],
+  ])('%s, 5 MB', async (_name, path, headers, status, code) => {
+    const answer = await postBig(path, 5 * MB, { headers });
+    expect(answer.status).toBe(status);
+    if (code !== undefined) expect(answer.body.code ?? answer.body.error.code).toBe(code);
+    expect(answer.head).toMatch(/\r\nconnection: close/i);
   });
 });
 
