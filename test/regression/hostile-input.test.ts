@@ -413,10 +413,15 @@ describe('routes under /v1/ (the v0.3 HTTP+JSON face) refuse in the v0.3 error s
 });
 
 describe('a JSON-RPC notification (no id member) gets no answer, and nothing is done for it', () => {
-  const notify = (method: string, params: unknown, extra: Record<string, unknown> = {}) =>
+  const notify = (
+    method: string,
+    params: unknown,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = { 'A2A-Version': '1.0' },
+  ) =>
     fetch(echo(), {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      headers: { 'Content-Type': 'application/json', ...headers },
       body: JSON.stringify({ jsonrpc: '2.0', method, params, ...extra }),
     });
 
@@ -433,6 +438,9 @@ describe('a JSON-RPC notification (no id member) gets no answer, and nothing is 
       expect(response.status).toBe(204);
       expect(await response.text()).toBe('');
     }
+    const legacy = await notify('message/send', v03(), {}, V03);
+    expect(legacy.status).toBe(204);
+    expect(await legacy.text()).toBe('');
     expect((await rpc(echo(), 'ListTasks', {})).body.result.totalSize).toBe(before);
   });
 
@@ -536,9 +544,10 @@ function postBig(
   path: string,
   bytes: number,
   { declare = true, headers = {} }: { declare?: boolean; headers?: Record<string, string> } = {},
+  base = bed.gateway.url,
 ): Promise<{ status: number; head: string; body: any }> {
   return new Promise((resolve, reject) => {
-    const url = new URL(path, bed.gateway.url);
+    const url = new URL(path, base);
     const socket = connect({ host: url.hostname, port: Number(url.port) });
     socket.pause();
     socket.on('error', reject);
@@ -622,6 +631,17 @@ describe('a refusal before the body is read reaches a client still sending it to
     expect(answer.status).toBe(status);
     if (code !== undefined) expect(answer.body.code ?? answer.body.error.code).toBe(code);
     expect(answer.head).toMatch(/\r\nconnection: close/i);
+  });
+
+  it('no API key on a gateway that wants one, 5 MB: 401', async () => {
+    const keyed = await startTestBed({ config: { apiKeys: [{ name: 'a', key: 'a-key-of-16-chars-or-more' }] } });
+    try {
+      const answer = await postBig('/agents/echo', 5 * MB, { headers: { 'A2A-Version': '1.0' } }, keyed.gateway.url);
+      expect(answer.status).toBe(401);
+      expect(answer.head).toMatch(/\r\nconnection: close/i);
+    } finally {
+      await keyed.close();
+    }
   });
 });
 
