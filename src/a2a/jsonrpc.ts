@@ -64,8 +64,8 @@ export class JsonRpcBinding {
     const refuse = (id: JsonRpcId, error: BindingError, http?: { status?: number; headers?: Record<string, string> }) =>
       jsonRpcErrorResponse(id, error, version, http);
 
-    // Refusals before the body is read drop it first and say Connection: close (discardUnreadBody): the rest of the body
-    // would otherwise be discarded behind a connection announced as reusable.
+    // Refusals before the body is read drop it first, so that a client still sending gets them, and say
+    // Connection: close (discardUnreadBody).
     const auth = this.options.apiKeys.authenticate(c);
     if (!auth.ok)
       return refuse(

@@ -67,7 +67,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
   });
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) {
-    if (declared <= MAX_DISCARDED_BYTES && request.body) await discard(request.body.getReader(), 0);
+    await discardUnreadBody(request);
     return tooLarge();
   }
   // A declared length within the limit: read it whole (the server enforces the length); this is also the fast path
