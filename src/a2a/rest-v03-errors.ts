@@ -53,10 +53,9 @@ export function legacyRestRouteError(
 ): Response {
   if (error.kind === 'not-found')
     return jsonResponse({ code: A2A_ERROR_CODE.METHOD_NOT_FOUND, message: error.message }, 404);
-  const allow = error.allow.join(', ');
   return jsonResponse(
     { code: A2A_ERROR_CODE.METHOD_NOT_FOUND, message: `Use ${error.allow.join(' or ')} here.` },
     405,
-    { Allow: allow },
+    { Allow: error.allow.join(', ') },
   );
 }

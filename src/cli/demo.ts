@@ -94,8 +94,8 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
       paymentsHelp,
       async stop() {
         // The gateway first: it stops taking calls and returns those in flight with their task as it stands while
-        // its agents and the devnet are still there; it then stops its agents and its Waku node. The devnet goes last, even
-        // when stopping the gateway failed.
+        // its agents and the devnet are still there; it then stops its agents and its Waku node. The devnet goes
+        // last, even when stopping the gateway failed.
         try {
           await gateway.stop();
         } finally {

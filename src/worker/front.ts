@@ -16,7 +16,7 @@ import { workerSettings, type WorkerEnv, type WorkerSettings } from './worker-en
 
 let cached: { key: string; gateway: WorkerApp; directory: AgentDirectory } | undefined;
 
-/** Settings errors already logged: one per environment object (workerSettings keeps it), logged once, not per request. */
+/** Settings errors already logged: workerSettings keeps one per environment object, logged once, not per request. */
 const logged = new WeakSet<ConfigError>();
 
 export async function serveRequest(request: Request, env: WorkerEnv): Promise<Response> {
