@@ -16,7 +16,8 @@ import { JsonRpcBinding } from './jsonrpc.ts';
 import { RestBinding } from './rest.ts';
 import { matchRestRoute } from './rest-routes.ts';
 import { LegacyRestBinding } from './rest-v03.ts';
-import { matchLegacyRestRoute } from './rest-v03-routes.ts';
+import { isLegacyRestPath, matchLegacyRestRoute } from './rest-v03-routes.ts';
+import { legacyRestRouteError } from './rest-v03-errors.ts';
 import { jsonResponse, preflightResponse, respond } from './responses.ts';
 import { mountAdmin } from './admin.ts';
 import { agentsIndex } from './agents-index.ts';
@@ -144,11 +145,15 @@ export function createApp(options: AppOptions): Hono {
       if (method === 'POST') return endpoint.jsonRpc.handle(c);
       return notFound(`POST JSON-RPC requests here; the agent card is at ${baseUrl}/.well-known/agent-card.json.`);
     }
-    const legacy = matchLegacyRestRoute(method, path);
-    if (legacy) return 'allow' in legacy ? methodNotAllowed(legacy.allow) : endpoint.legacyRest.handle(c, legacy.route);
+    const noRoute = `No route ${method} ${path} for agent "${entry.id}". See ${options.publicBaseUrl}/openapi.json.`;
+    if (isLegacyRestPath(path)) {
+      const legacy = matchLegacyRestRoute(method, path);
+      if (!legacy) return legacyRestRouteError({ kind: 'not-found', message: noRoute });
+      if ('allow' in legacy) return legacyRestRouteError({ kind: 'method-not-allowed', allow: legacy.allow });
+      return endpoint.legacyRest.handle(c, legacy.route);
+    }
     const match = matchRestRoute(method, path);
-    if (!match)
-      return notFound(`No route ${method} ${path} for agent "${entry.id}". See ${options.publicBaseUrl}/openapi.json.`);
+    if (!match) return notFound(noRoute);
     if ('allow' in match) return methodNotAllowed(match.allow);
     return endpoint.rest.handle(c, match.route);
   };
@@ -212,13 +217,16 @@ export function createApp(options: AppOptions): Hono {
   app.get('/openapi.json', () => respond(openapi, 200, { 'Content-Type': 'application/json' }));
   mountDocs(app);
 
-  if (options.cardSigningKey) {
-    const key = options.cardSigningKey;
-    const jwks = JSON.stringify(gatewayJwks(cardSigningPublicKey(key), cardSigningKid(key), key.alg));
-    app.get(JWKS_PATH, () =>
-      respond(jwks, 200, { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': 'public, max-age=3600' }),
-    );
-  }
+  // Without a signing key (a Worker without LOGOS_A2A_CARD_SIGNING_KEY) the set is empty: cards are unsigned, and a
+  // verifier that fetches the set learns that rather than meeting a 404. Not cached, so a key set later is seen.
+  const key = options.cardSigningKey;
+  const jwks = key
+    ? JSON.stringify(gatewayJwks(cardSigningPublicKey(key), cardSigningKid(key), key.alg))
+    : JSON.stringify({ keys: [] });
+  const jwksCaching = key ? 'public, max-age=3600' : 'no-cache';
+  app.get(JWKS_PATH, () =>
+    respond(jwks, 200, { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': jwksCaching }),
+  );
 
   mountAdmin(app, { token: options.adminToken, engine: options.engine, payments: options.payments });
 

@@ -1,7 +1,12 @@
 /**
  * What the JSON-RPC binding accepts, checked once, where it enters: one JSON-RPC 2.0 request object (no batches)
  * naming a method of the negotiated protocol version, with params that pass the edge schema (message-shape.ts).
- * The outcome is the typed call, or the A2A error to answer and the id to answer it under.
+ * The outcome is the typed call, or the A2A error to answer and the id to answer it under, or a notification.
+ *
+ * A notification (a request object without an `id` member) must not be answered (JSON-RPC 2.0 §4.1), and A2A has
+ * no method meant to be called that way: every one exists for its result, and one run unanswered (a send that
+ * pays, a stream nobody reads) would act where the caller can see neither the outcome nor an error. So it is not
+ * run at all; the binding answers HTTP 204 with no body (docs/binding.md §12.3).
  */
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { A2A_ERROR_CODE, RequestMalformedError, type A2AError } from '@a2a-js/sdk/errors';
@@ -10,7 +15,7 @@ import { jsonRpcProtocolError } from './errors.ts';
 import type { JsonRpcId } from './jsonrpc-errors.ts';
 import { checkedMethods, paramsProblem } from './message-shape.ts';
 import type { ProtocolVersion } from './protocol-version.ts';
-import { MAX_JSON_DEPTH, parseJsonBody } from './request-body.ts';
+import { parseJsonBody } from './request-body.ts';
 
 export interface JsonRpcCall {
   id: JsonRpcId;
@@ -19,40 +24,39 @@ export interface JsonRpcCall {
   request: Record<string, unknown>;
 }
 
-export type JsonRpcRequestResult = { ok: true; call: JsonRpcCall } | { ok: false; id: JsonRpcId; error: A2AError };
+export type JsonRpcRequestResult =
+  { kind: 'call'; call: JsonRpcCall } | { kind: 'refused'; id: JsonRpcId; error: A2AError } | { kind: 'notification' };
 
 export function readJsonRpcRequest(text: string, version: ProtocolVersion): JsonRpcRequestResult {
   const parsed = parseJsonBody(text);
   if (!parsed.ok) {
-    const error =
-      parsed.reason === 'too-deep'
-        ? jsonRpcProtocolError(
-            A2A_ERROR_CODE.INVALID_REQUEST,
-            `Invalid request: the body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`,
-          )
-        : jsonRpcProtocolError(
-            A2A_ERROR_CODE.PARSE_ERROR,
-            `Parse error: ${parsed.message.charAt(0).toLowerCase()}${parsed.message.slice(1)}`,
-          );
-    return { ok: false, id: null, error };
+    // Valid JSON that nests too deeply is a request whose params cannot be taken, answered under its id.
+    if (parsed.reason === 'too-deep') {
+      const error = new RequestMalformedError(`Invalid params: ${lowerFirst(parsed.message)}`);
+      return { kind: 'refused', id: idOf(parsed.upper), error };
+    }
+    const error = jsonRpcProtocolError(A2A_ERROR_CODE.PARSE_ERROR, `Parse error: ${lowerFirst(parsed.message)}`);
+    return { kind: 'refused', id: null, error };
   }
   const request = parsed.value;
   const invalid = envelopeProblem(request);
   if (invalid !== undefined) {
     return {
-      ok: false,
+      kind: 'refused',
       id: idOf(request),
       error: jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, `Invalid request: ${invalid}.`),
     };
   }
-  const { id = null, method, params } = request as { id?: JsonRpcId; method: string; params?: unknown };
+  if (!('id' in (request as object))) return { kind: 'notification' };
+  const { id, method, params } = request as { id: JsonRpcId; method: string; params?: unknown };
   const wrongMethod = methodProblem(method, version);
-  if (wrongMethod) return { ok: false, id, error: jsonRpcProtocolError(A2A_ERROR_CODE.METHOD_NOT_FOUND, wrongMethod) };
+  if (wrongMethod)
+    return { kind: 'refused', id, error: jsonRpcProtocolError(A2A_ERROR_CODE.METHOD_NOT_FOUND, wrongMethod) };
   const badParams = Array.isArray(params)
     ? 'params must be an object of named members, not an array'
     : paramsProblem(version, method, params);
-  if (badParams) return { ok: false, id, error: new RequestMalformedError(`Invalid params: ${badParams}.`) };
-  return { ok: true, call: { id, method, request: request as Record<string, unknown> } };
+  if (badParams) return { kind: 'refused', id, error: new RequestMalformedError(`Invalid params: ${badParams}.`) };
+  return { kind: 'call', call: { id, method, request: request as Record<string, unknown> } };
 }
 
 function envelopeProblem(request: unknown): string | undefined {
@@ -68,6 +72,10 @@ function envelopeProblem(request: unknown): string | undefined {
     return '"params" must be an object';
   }
   return undefined;
+}
+
+function lowerFirst(text: string): string {
+  return `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
 }
 
 /** The id of a request that is not a valid one, when it has a usable id at all. */

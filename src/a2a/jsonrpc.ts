@@ -29,7 +29,7 @@ import { classifyThrown, consoleLog, jsonRpcProtocolError, type BindingError, ty
 import { jsonRpcErrorObject, jsonRpcErrorResponse, type JsonRpcId } from './jsonrpc-errors.ts';
 import { readJsonRpcRequest, type JsonRpcCall } from './jsonrpc-request.ts';
 import { negotiateVersion, unsupportedVersionMessage, type ProtocolVersion } from './protocol-version.ts';
-import { contentTypeMessage, isJsonContentType, readBody, unreadBodyHeaders } from './request-body.ts';
+import { contentTypeMessage, isJsonContentType, readBody, discardUnreadBody } from './request-body.ts';
 import { respond } from './responses.ts';
 import { sseResponse, type SseOptions } from './sse.ts';
 
@@ -64,19 +64,19 @@ export class JsonRpcBinding {
     const refuse = (id: JsonRpcId, error: BindingError, http?: { status?: number; headers?: Record<string, string> }) =>
       jsonRpcErrorResponse(id, error, version, http);
 
-    // Refusals before the body is read say Connection: close (unreadBodyHeaders): the unread rest of the body
-    // would otherwise be discarded behind a connection announced as reusable.
+    // Refusals before the body is read drop it first, so that a client still sending gets them, and say
+    // Connection: close (discardUnreadBody).
     const auth = this.options.apiKeys.authenticate(c);
     if (!auth.ok)
       return refuse(
         null,
         { kind: 'unauthenticated', message: auth.message },
-        { headers: unreadBodyHeaders(c.req.raw) },
+        { headers: await discardUnreadBody(c.req.raw) },
       );
     const contentType = c.req.header('content-type');
     if (!isJsonContentType(contentType)) {
       const error = new ContentTypeNotSupportedError(contentTypeMessage(contentType));
-      return refuse(null, { kind: 'a2a', error }, { headers: unreadBodyHeaders(c.req.raw) });
+      return refuse(null, { kind: 'a2a', error }, { headers: await discardUnreadBody(c.req.raw) });
     }
     const body = await readBody(c.req.raw, this.options.maxBodyBytes);
     if (!body.ok) {
@@ -89,7 +89,8 @@ export class JsonRpcBinding {
         error: new VersionNotSupportedError(unsupportedVersionMessage(negotiated.requested)),
       });
     const read = readJsonRpcRequest(body.text, version);
-    if (!read.ok) return refuse(read.id, { kind: 'a2a', error: read.error });
+    if (read.kind === 'notification') return respond(null, 204, {});
+    if (read.kind === 'refused') return refuse(read.id, { kind: 'a2a', error: read.error });
     const { id, method, request } = read.call;
     const failed = (thrown: unknown) => classifyThrown(thrown, this.log, `JSON-RPC ${method}`);
 

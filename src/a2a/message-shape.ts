@@ -255,6 +255,14 @@ const V03Message = z
   })
   .superRefine((message, ctx) => checkSkill(message.parts, v03DataOf, message.metadata, ctx));
 
+/** A v0.3 PushNotificationConfig: the params of tasks/pushNotificationConfig/set, and a send's configuration. */
+const V03PushConfig = z.object({
+  url: z.string(),
+  id: z.string().nullish(),
+  token: z.string().nullish(),
+  authentication: JsonObject.nullish(),
+});
+
 const V03Send = z.object({
   message: V03Message,
   configuration: z
@@ -263,7 +271,7 @@ const V03Send = z.object({
       // Read as `!blocking`: a null would mean "return immediately", so only a boolean is taken.
       blocking: z.boolean().optional(),
       historyLength: NonNegativeInt.nullish(),
-      pushNotificationConfig: JsonObject.nullish(),
+      pushNotificationConfig: V03PushConfig.nullish(),
     })
     .nullish(),
   metadata: JsonObject.nullish(),
@@ -283,12 +291,7 @@ const V03_PARAMS: Record<string, z.ZodType> = {
   [LEGACY_METHOD_TASKS_RESUBSCRIBE]: V03TaskId,
   [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_SET]: z.object({
     taskId: z.string(),
-    pushNotificationConfig: z.object({
-      url: z.string(),
-      id: z.string().nullish(),
-      token: z.string().nullish(),
-      authentication: JsonObject.nullish(),
-    }),
+    pushNotificationConfig: V03PushConfig,
   }),
   [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_GET]: z.object({
     id: TaskIdParam,

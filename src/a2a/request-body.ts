@@ -1,4 +1,5 @@
 /** Reading a request body within a size limit, and parsing it within a nesting limit, before anything else sees it. */
+import { shallowJson } from './shallow-json.ts';
 
 export type BodyResult =
   | { ok: true; text: string }
@@ -8,24 +9,28 @@ export type BodyResult =
       /** The HTTP status to refuse it with: 413 for too large, 400 for a body that broke off. */
       status: 413 | 400;
       message: string;
-      /** The body was not read to its end, so the connection cannot carry another request: send these headers. */
+      /** The body may not have been read to its end (past MAX_DISCARDED_BYTES, or broken off): send these headers. */
       headers: Record<string, string>;
     };
 
 /**
- * Headers for a response that leaves (part of) the request body unread. The server would otherwise announce a
- * keep-alive connection and then drop it while discarding the rest; `Connection: close` says so up front.
+ * Headers for a refusal of a request with a body. Its body is read and dropped first, but only up to
+ * MAX_DISCARDED_BYTES: past that the server drops the connection, and would otherwise have announced it as
+ * reusable; `Connection: close` says so up front, whatever the body's size.
  */
 export const CLOSE_CONNECTION: Readonly<Record<string, string>> = Object.freeze({ Connection: 'close' });
 
 /**
- * For a response sent before the body was read at all (an authentication or Content-Type refusal): `Connection:
- * close` when the request declares a body, nothing when it has none.
+ * For a response sent before the body was read at all (an authentication, version or Content-Type refusal): when the
+ * request declares a body, it is read and dropped first, as for a 413 (readBody), and the response is to say
+ * `Connection: close`; nothing when it has none.
  */
-export function unreadBodyHeaders(request: Request): Record<string, string> {
+export async function discardUnreadBody(request: Request): Promise<Record<string, string>> {
   const length = request.headers.get('content-length');
   const declaresBody = request.headers.has('transfer-encoding') || (length !== null && length.trim() !== '0');
-  return declaresBody ? { ...CLOSE_CONNECTION } : {};
+  if (!declaresBody) return {};
+  if (!(Number(length) > MAX_DISCARDED_BYTES) && request.body) await discard(request.body.getReader(), 0);
+  return { ...CLOSE_CONNECTION };
 }
 
 export function isJsonContentType(value: string | undefined): boolean {
@@ -36,6 +41,14 @@ export function isJsonContentType(value: string | undefined): boolean {
 export function contentTypeMessage(value: string | undefined): string {
   return `Content-Type must be application/json or application/a2a+json; got ${value ? `"${value}"` : 'none'}. With curl, add -H 'Content-Type: application/json'.`;
 }
+
+/**
+ * How much of a body over the limit is read and thrown away before the 413 is sent. A client that sends its whole
+ * request before reading (Python's http.client, curl past its 100-continue wait) would otherwise run into a
+ * connection closed under it and never see the answer. Past this the connection is cut: the client then learns
+ * nothing, but the gateway reads no more for it.
+ */
+export const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
 
 export async function readBody(request: Request, maxBytes: number): Promise<BodyResult> {
   const tooLarge = (): BodyResult => ({
@@ -53,7 +66,10 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
     headers: { ...CLOSE_CONNECTION },
   });
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) return tooLarge();
+  if (declared > maxBytes) {
+    await discardUnreadBody(request);
+    return tooLarge();
+  }
   // A declared length within the limit: read it whole (the server enforces the length); this is also the fast path
   // of @hono/node-server, which touching `request.body` would leave.
   if (Number.isInteger(declared)) {
@@ -73,7 +89,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) {
-        await reader.cancel();
+        await discard(reader, size);
         return tooLarge();
       }
       chunks.push(value);
@@ -82,6 +98,22 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
     return unreadable(error);
   }
   return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Reads the rest of a body and drops it, up to MAX_DISCARDED_BYTES in all; a body that breaks off just ends it. */
+async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<void> {
+  let size = alreadyRead;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      size += value.byteLength;
+      if (size > MAX_DISCARDED_BYTES) break;
+    }
+  } catch {
+    return;
+  }
+  await reader.cancel().catch(() => undefined);
 }
 
 /**
@@ -115,15 +147,25 @@ export function jsonTooDeep(text: string, maxDepth: number = MAX_JSON_DEPTH): bo
   return false;
 }
 
-export type JsonResult = { ok: true; value: unknown } | { ok: false; reason: 'too-deep' | 'not-json'; message: string };
+export type JsonResult =
+  | { ok: true; value: unknown }
+  /** `upper`: the value with every level past the limit replaced by null (shallow-json.ts), for the JSON-RPC id. */
+  | { ok: false; reason: 'too-deep'; message: string; upper: unknown }
+  | { ok: false; reason: 'not-json'; message: string };
 
-/** JSON.parse behind the depth check: what both HTTP bindings use on a request body. */
+/**
+ * JSON.parse behind the depth check: what both HTTP bindings use on a request body. Text past the limit is still told
+ * apart as JSON or not, as JSON-RPC answers the two with different codes (invalid params, parse error).
+ */
 export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonResult {
   if (jsonTooDeep(text, maxDepth)) {
+    const upper = shallowJson(text, maxDepth);
+    if (upper === undefined) return { ok: false, reason: 'not-json', message: 'The body is not valid JSON.' };
     return {
       ok: false,
       reason: 'too-deep',
       message: `The body nests arrays and objects more than ${maxDepth} levels deep.`,
+      upper,
     };
   }
   try {

@@ -6,7 +6,7 @@
 import { LegacyA2AError } from '@a2a-js/sdk/compat/v0_3/server';
 import { RequestMalformedError, RestContentTypeNotSupportedError, RestRequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ProtocolVersion } from './protocol-version.ts';
-import { contentTypeMessage, isJsonContentType, parseJsonBody, readBody, unreadBodyHeaders } from './request-body.ts';
+import { contentTypeMessage, isJsonContentType, parseJsonBody, readBody, discardUnreadBody } from './request-body.ts';
 
 /**
  * The JSON value of the body. v1.0 takes application/json and application/a2a+json; v0.3 only application/json,
@@ -19,7 +19,7 @@ export async function readRestBody(request: Request, maxBytes: number, version: 
       version === '1.0'
         ? contentTypeMessage(contentType)
         : `Content-Type must be application/json; got ${contentType ? `"${contentType}"` : 'none'}.`;
-    throw new RestContentTypeNotSupportedError({ message, statusCode: 415, headers: unreadBodyHeaders(request) });
+    throw new RestContentTypeNotSupportedError({ message, statusCode: 415, headers: await discardUnreadBody(request) });
   }
   const body = await readBody(request, maxBytes);
   if (!body.ok)

@@ -5,7 +5,7 @@
  */
 import { toLegacyHTTPError, type LegacyRestErrorBody } from '@a2a-js/sdk/compat/v0_3/server';
 import { A2A_ERROR_CODE, isJsonRpcError, restStatusFor, type A2AError } from '@a2a-js/sdk/errors';
-import { headersOf, INTERNAL_ERROR_MESSAGE, type BindingError } from './errors.ts';
+import { headersOf, INTERNAL_ERROR_MESSAGE, type BindingError, type GatewayError } from './errors.ts';
 import { jsonResponse } from './responses.ts';
 
 /**
@@ -42,4 +42,20 @@ export function legacyRestErrorBody(error: BindingError): LegacyRestErrorBody {
 export function legacyRestErrorResponse(error: BindingError, headers: Record<string, string> = {}): Response {
   const { status, body } = statusAndBody(error);
   return jsonResponse(body, status, { ...headersOf(error), ...headers });
+}
+
+/**
+ * A path under /v1/ that is no route, or a route that does not take the method: answered in v0.3's body, as the
+ * clients of that face read every error, with -32601 (the v0.3 code for "no such method").
+ */
+export function legacyRestRouteError(
+  error: Extract<GatewayError, { kind: 'not-found' | 'method-not-allowed' }>,
+): Response {
+  if (error.kind === 'not-found')
+    return jsonResponse({ code: A2A_ERROR_CODE.METHOD_NOT_FOUND, message: error.message }, 404);
+  return jsonResponse(
+    { code: A2A_ERROR_CODE.METHOD_NOT_FOUND, message: `Use ${error.allow.join(' or ')} here.` },
+    405,
+    { Allow: error.allow.join(', ') },
+  );
 }

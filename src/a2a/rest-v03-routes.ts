@@ -69,3 +69,8 @@ function decodeSegment(segment: string | undefined): string {
     return segment;
   }
 }
+
+/** Whether `path` (relative to the agent's base) is under /v1/, the v0.3 face, route or not. */
+export function isLegacyRestPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
+}

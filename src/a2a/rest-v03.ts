@@ -13,7 +13,7 @@ import type { ApiKeys } from './api-keys.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import { classifyThrown, consoleLog, type ErrorLog } from './errors.ts';
 import { negotiateVersion } from './protocol-version.ts';
-import { unreadBodyHeaders } from './request-body.ts';
+import { discardUnreadBody } from './request-body.ts';
 import { jsonResponse, respond } from './responses.ts';
 import { readRestBody } from './rest-body.ts';
 import { agentCardToProto } from './rest-v03-card.ts';
@@ -51,7 +51,7 @@ export class LegacyRestBinding {
   }
 
   async handle(c: Context, route: LegacyRestRoute): Promise<Response> {
-    // Refusals before the body is read say Connection: close when a body came (request-body.ts).
+    // Refusals before the body is read drop it and say Connection: close when a body came (request-body.ts).
     // The /v1/ paths are v0.3's, so here a request without A2A-Version is v0.3, and one that asks for another
     // version has come to the wrong binding.
     const negotiated = negotiateVersion(requestedVersionOf(c), '0.3');
@@ -60,11 +60,14 @@ export class LegacyRestBinding {
       const error = new VersionNotSupportedError(
         `The /v1/ routes are the A2A v0.3 HTTP+JSON binding; A2A-Version "${requested}" is not served here. A2A v1.0 clients: POST {base}/message:send, GET {base}/tasks/{id} and so on.`,
       );
-      return legacyRestErrorResponse({ kind: 'a2a', error }, unreadBodyHeaders(c.req.raw));
+      return legacyRestErrorResponse({ kind: 'a2a', error }, await discardUnreadBody(c.req.raw));
     }
     const auth = this.options.apiKeys.authenticate(c);
     if (!auth.ok)
-      return legacyRestErrorResponse({ kind: 'unauthenticated', message: auth.message }, unreadBodyHeaders(c.req.raw));
+      return legacyRestErrorResponse(
+        { kind: 'unauthenticated', message: auth.message },
+        await discardUnreadBody(c.req.raw),
+      );
     const abort = new AbortController();
     const context = callContext(c, '0.3', auth.user, abort.signal);
     try {

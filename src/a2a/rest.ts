@@ -25,7 +25,7 @@ import { callContext, requestedVersionOf } from './call-context.ts';
 import type { ApiKeys } from './api-keys.ts';
 import { classifyThrown, consoleLog, type ErrorLog } from './errors.ts';
 import { negotiateVersion, unsupportedVersionMessage } from './protocol-version.ts';
-import { unreadBodyHeaders } from './request-body.ts';
+import { discardUnreadBody } from './request-body.ts';
 import { jsonResponse } from './responses.ts';
 import { readRestBody } from './rest-body.ts';
 import { restErrorBody, restErrorResponse } from './rest-errors.ts';
@@ -58,7 +58,7 @@ export class RestBinding {
   }
 
   async handle(c: Context, route: RestRoute): Promise<Response> {
-    // Refusals before the body is read say Connection: close when a body came (request-body.ts).
+    // Refusals before the body is read drop it and say Connection: close when a body came (request-body.ts).
     // These paths are the v1.0 layout (v0.3 REST lived under /v1/), so a request without A2A-Version is v1.0 here.
     const negotiated = negotiateVersion(requestedVersionOf(c), '1.0');
     if (!negotiated.ok || negotiated.version !== '1.0') {
@@ -66,11 +66,11 @@ export class RestBinding {
       const error = new VersionNotSupportedError(
         `${unsupportedVersionMessage(requested)} v0.3 clients: use the /v1/ paths or JSON-RPC.`,
       );
-      return restErrorResponse({ kind: 'a2a', error }, unreadBodyHeaders(c.req.raw));
+      return restErrorResponse({ kind: 'a2a', error }, await discardUnreadBody(c.req.raw));
     }
     const auth = this.options.apiKeys.authenticate(c);
     if (!auth.ok)
-      return restErrorResponse({ kind: 'unauthenticated', message: auth.message }, unreadBodyHeaders(c.req.raw));
+      return restErrorResponse({ kind: 'unauthenticated', message: auth.message }, await discardUnreadBody(c.req.raw));
     const context = callContext(c, '1.0', auth.user);
     try {
       const response = await this.dispatch(c, route, context);

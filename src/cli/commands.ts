@@ -55,8 +55,8 @@ Settings (environment variables win over the config file):
   LOGOS_A2A_ADMIN_TOKEN   the operator token for approvals (default: a random one, printed)
   and every other setting of logos-a2a serve (logos-a2a serve --help).
 
-Ctrl-C or SIGTERM stops it: the gateway first (calls in flight finish), then its agents, then the devnet. A second
-signal stops it at once.
+Ctrl-C or SIGTERM stops it: the gateway first (new calls get 503, calls in flight return their task as it stands),
+then its agents, then the devnet. A second signal stops it at once.
 `,
     options: CONFIG_OPTION,
     positionals: 0,
@@ -76,7 +76,9 @@ Settings: the config file's keys; these environment variables win over the file.
 ${settingsTable()}
 The README's "Running the gateway" has each setting's default. A bad setting stops the start with a line naming it.
 
-Ctrl-C or SIGTERM stops it (calls in flight finish first); a second signal stops it at once.
+Ctrl-C or SIGTERM drains it for at most shutdownGraceMs: new calls get 503 with Retry-After, a blocking call in
+flight returns its task as it stands (the task carries on at the next start), an open stream ends with the task's
+current status. A second signal stops it at once.
 `,
     options: CONFIG_OPTION,
     positionals: 0,

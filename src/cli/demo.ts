@@ -94,9 +94,9 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
       gateway,
       paymentsHelp,
       async stop() {
-        // The gateway first: it stops taking calls and lets those in flight finish while its agents and the devnet
-        // are still there to answer them; it then stops its agents and its Waku node. The devnet goes last, even
-        // when stopping the gateway failed.
+        // The gateway first: it stops taking calls and returns those in flight with their task as it stands while
+        // its agents and the devnet are still there; it then stops its agents and its Waku node. The devnet goes
+        // last, even when stopping the gateway failed.
         try {
           await gateway.stop();
         } finally {

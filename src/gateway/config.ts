@@ -180,6 +180,14 @@ export const GatewayConfig = z
      * validators that reject unknown fields). A2A-Version: 1.0 / 0.3 (or ?v=) always gets the pure card.
      */
     cardShape: z.enum(['union', 'v1']).default('union'),
+    /**
+     * Slow clients: a request whose headers have not all come within `headersTimeoutMs`, or that has not come whole
+     * (headers and body) within `requestTimeoutMs`, is answered 408 and its connection closed. Node's defaults
+     * (60 s, 300 s) let a client hold a connection and its buffers for minutes by sending a byte now and then.
+     * Answers, streams included, are not limited by them.
+     */
+    headersTimeoutMs: positiveMs.default(10_000),
+    requestTimeoutMs: positiveMs.default(30_000),
     /** On SIGTERM: how long calls in flight get to finish before streams are ended and the process exits. */
     shutdownGraceMs: z.coerce.number().int().nonnegative().default(10_000),
     /**
@@ -226,7 +234,7 @@ export const GatewayConfig = z
       .default(DEFAULT_DISCOVERY_TOPIC),
     payments: PaymentsConfig.prefault({}),
     /** Bearer token of the operator API (/admin/…); the API is off without one. */
-    adminToken: z.string().min(16, 'adminToken: at least 16 characters').optional(),
+    adminToken: z.string().min(16, 'at least 16 characters').optional(),
     /**
      * API keys; when any is set, every A2A call needs one. `budget` caps what tasks called with the key may spend
      * in total (base units); above it a task waits for an operator, as above the wallet's limits.
@@ -262,7 +270,12 @@ export const GatewayConfig = z
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
   })
-  .strict();
+  .strict()
+  // Node refuses a server whose headers may take longer than the whole request.
+  .refine((config) => config.headersTimeoutMs <= config.requestTimeoutMs, {
+    path: ['headersTimeoutMs'],
+    error: 'at most requestTimeoutMs: the headers are part of the request',
+  });
 
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 export type GatewayConfigInput = z.input<typeof GatewayConfig>;
@@ -285,6 +298,8 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_CARD_KEY_FILE: 'cardSigningKeyFile',
   LOGOS_A2A_CARD_SHAPE: 'cardShape',
   LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
+  LOGOS_A2A_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
+  LOGOS_A2A_REQUEST_TIMEOUT_MS: 'requestTimeoutMs',
   LOGOS_A2A_PUSH_ALLOW_PRIVATE: 'pushAllowPrivate',
   LOGOS_A2A_PUSH_ALLOW_NETWORKS: 'pushAllowNetworks',
   LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'allowUnverifiedAgents',
@@ -299,6 +314,13 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+  /** Each problem on its own, `setting (source): what is wrong`: the message lists them under a heading. */
+  readonly problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[] = [message]) {
+    super(message);
+    this.problems = problems;
+  }
 }
 
 export function loadConfig(
@@ -338,9 +360,9 @@ export function loadConfig(
         ([name, k]) => k === issue.path[0] && fromEnvNames.has(name),
       )?.[0];
       const source = envName ? `env ${envName}` : options.file ? `file ${options.file}` : 'settings';
-      return `  ${key} (${source}): ${issue.message}`;
+      return `${key} (${source}): ${issue.message}`;
     });
-    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+    throw new ConfigError(`Invalid configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`, problems);
   }
   return parsed.data;
 }

@@ -292,12 +292,18 @@ async function open(
   let app: Hono | undefined;
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
-      { fetch: (request, env) => app!.fetch(request, env), port: config.port, hostname: config.host },
+      {
+        fetch: (request, env) => app!.fetch(request, env),
+        port: config.port,
+        hostname: config.host,
+        serverOptions: slowClientLimits(config),
+      },
       () => resolve(s),
     );
     s.once('error', reject);
   });
-  // Drain first: calls in flight answer with their task as it stands and streams end, then the server closes.
+  // Drain first: calls in flight answer with their task as it stands and streams end, new ones get 503, then the
+  // server closes (closeServer).
   onClose(() => {
     shutdown.abort();
     return closeServer(server, config.shutdownGraceMs);
@@ -330,6 +336,19 @@ async function open(
   return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
 }
 
+/**
+ * The Node server's limits on slow clients (config.ts: headersTimeoutMs, requestTimeoutMs). Node looks for
+ * connections past them only every `connectionsCheckingInterval` (30 s by default, longer than the limits
+ * themselves), so it looks four times per header limit, at most once a second.
+ */
+function slowClientLimits(config: GatewayConfig) {
+  return {
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(config.headersTimeoutMs / 4)),
+  };
+}
+
 /** Each state a change enters counts in the task-state metric, by agent and state (`completed`, `input_required`…). */
 function countStatesEntered(change: TaskChange): void {
   const agent = logosMetadataOf(change.task)?.agentId ?? 'unknown';
@@ -346,14 +365,27 @@ function countStatesEntered(change: TaskChange): void {
 }
 
 /**
- * Stops accepting connections and waits for the open ones to finish, closing each as it goes idle (a stream that
- * just ended leaves a keep-alive connection behind), for at most `graceMs`; then cuts whatever is left.
+ * Closes the server within `graceMs`, the shutdown signal already aborted (every new request answered 503 with
+ * Retry-After and Connection: close). First the connections are left open while they last, for at most the
+ * keep-alive timeout the server announced (`Keep-Alive: timeout=5`): a client may send on an idle one up to then, and
+ * had the server closed it at once, that request would meet a reset instead of the 503 that sends it elsewhere. Node
+ * closes each as it goes idle past the timeout, or after its 503. Then the server stops listening, closes the idle
+ * connections as they come (a stream that just ended leaves one behind), and at the deadline cuts what is left.
  */
-function closeServer(server: ServerType, graceMs: number): Promise<void> {
-  const http = server as ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+async function closeServer(server: ServerType, graceMs: number): Promise<void> {
+  const http = server as ServerType & {
+    keepAliveTimeout?: number;
+    closeIdleConnections?: () => void;
+    closeAllConnections?: () => void;
+  };
+  const started = Date.now();
+  const lingerUntil = started + Math.min(graceMs, http.keepAliveTimeout ?? 5_000);
+  while (Date.now() < lingerUntil && (await openConnections(server)) > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   return new Promise<void>((resolve) => {
     const sweep = setInterval(() => http.closeIdleConnections?.(), 50);
-    const deadline = setTimeout(() => http.closeAllConnections?.(), graceMs);
+    const deadline = setTimeout(() => http.closeAllConnections?.(), Math.max(0, started + graceMs - Date.now()));
     server.close(() => {
       clearInterval(sweep);
       clearTimeout(deadline);
@@ -361,6 +393,10 @@ function closeServer(server: ServerType, graceMs: number): Promise<void> {
     });
     http.closeIdleConnections?.();
   });
+}
+
+function openConnections(server: ServerType): Promise<number> {
+  return new Promise((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
 }
 
 /** A statement's first word, lowercased (`select`, `with`, `begin`…): a label with few values. */

@@ -16,14 +16,25 @@ import { workerSettings, type WorkerEnv, type WorkerSettings } from './worker-en
 
 let cached: { key: string; gateway: WorkerApp; directory: AgentDirectory } | undefined;
 
+/** Settings errors already logged: workerSettings keeps one per environment object, logged once, not per request. */
+const logged = new WeakSet<ConfigError>();
+
 export async function serveRequest(request: Request, env: WorkerEnv): Promise<Response> {
   let settings: WorkerSettings;
   try {
     settings = workerSettings(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    return gatewayErrorResponse({ kind: 'misconfigured', message: `The gateway is misconfigured: ${error.message}` });
+    // A Worker has no start to refuse: its first request reads the settings. The log (wrangler tail) has it once;
+    // every caller is told what to change, which names settings and never holds their values.
+    if (!logged.has(error)) {
+      logged.add(error);
+      console.error(error.message);
+    }
+    return gatewayErrorResponse({
+      kind: 'misconfigured',
+      message: `The gateway is misconfigured: ${error.problems.join('; ')}. Its operator fixes that in wrangler.toml [vars] or with wrangler secret put.`,
+    });
   }
   const target = await routeRequest(request, settings.config.maxBodyBytes);
   if (target.kind === 'task') {

@@ -2,11 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   CLOSE_CONNECTION,
+  discardUnreadBody,
+  MAX_DISCARDED_BYTES,
   MAX_JSON_DEPTH,
   jsonTooDeep,
   parseJsonBody,
   readBody,
-  unreadBodyHeaders,
 } from '../../src/a2a/request-body.ts';
 
 const nested = (levels: number, open = '[', close = ']') => open.repeat(levels) + close.repeat(levels);
@@ -54,14 +55,14 @@ describe('connection headers for unread bodies', () => {
   const request = (headers: Record<string, string>, body?: string) =>
     new Request('http://127.0.0.1/', { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
 
-  it('Connection: close when the request declares a body', () => {
-    expect(unreadBodyHeaders(request({ 'Content-Length': '12' }))).toEqual(CLOSE_CONNECTION);
-    expect(unreadBodyHeaders(request({ 'Transfer-Encoding': 'chunked' }))).toEqual(CLOSE_CONNECTION);
+  it('Connection: close when the request declares a body', async () => {
+    expect(await discardUnreadBody(request({ 'Content-Length': '12' }))).toEqual(CLOSE_CONNECTION);
+    expect(await discardUnreadBody(request({ 'Transfer-Encoding': 'chunked' }))).toEqual(CLOSE_CONNECTION);
   });
 
-  it('nothing when it has none', () => {
-    expect(unreadBodyHeaders(request({ 'Content-Length': '0' }))).toEqual({});
-    expect(unreadBodyHeaders(new Request('http://127.0.0.1/'))).toEqual({});
+  it('nothing when it has none', async () => {
+    expect(await discardUnreadBody(request({ 'Content-Length': '0' }))).toEqual({});
+    expect(await discardUnreadBody(new Request('http://127.0.0.1/'))).toEqual({});
   });
 
   it('readBody: a refusal carries Connection: close, a read body does not need it', async () => {
@@ -74,5 +75,58 @@ describe('connection headers for unread bodies', () => {
     } as RequestInit);
     expect(await readBody(streamed, 10)).toMatchObject({ ok: false, reason: 'too-large', headers: CLOSE_CONNECTION });
     expect(await readBody(request({ 'Content-Length': '2' }, '{}'), 10)).toEqual({ ok: true, text: '{}' });
+  });
+
+  /** A streamed body of `chunks` chunks of 1 MiB, counting those read. */
+  const counted = (chunks: number) => {
+    const served = { chunks: 0 };
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (served.chunks === chunks) return controller.close();
+        served.chunks++;
+        controller.enqueue(new Uint8Array(1024 * 1024));
+      },
+    });
+    return { served, body };
+  };
+
+  it('readBody: a body over the limit is read to its end before the 413, so that the client gets to read it', async () => {
+    const chunked = counted(5);
+    const result = await readBody(
+      new Request('http://127.0.0.1/', { method: 'POST', body: chunked.body, duplex: 'half' } as RequestInit),
+      1024,
+    );
+    expect(result).toMatchObject({ ok: false, status: 413 });
+    expect(chunked.served.chunks).toBe(5);
+    const declared = counted(5);
+    const length = String(5 * 1024 * 1024);
+    const request = new Request('http://127.0.0.1/', {
+      method: 'POST',
+      body: declared.body,
+      headers: { 'Content-Length': length },
+      duplex: 'half',
+    } as RequestInit);
+    expect(await readBody(request, 1024)).toMatchObject({ ok: false, status: 413 });
+    expect(declared.served.chunks).toBe(5);
+  });
+
+  it('readBody: past MAX_DISCARDED_BYTES nothing more is read', async () => {
+    const endless = counted(Number.POSITIVE_INFINITY);
+    const result = await readBody(
+      new Request('http://127.0.0.1/', { method: 'POST', body: endless.body, duplex: 'half' } as RequestInit),
+      1024,
+    );
+    expect(result).toMatchObject({ ok: false, status: 413 });
+    expect(endless.served.chunks * 1024 * 1024).toBeGreaterThan(MAX_DISCARDED_BYTES);
+    expect(endless.served.chunks * 1024 * 1024).toBeLessThan(MAX_DISCARDED_BYTES + 4 * 1024 * 1024);
+    const huge = counted(Number.POSITIVE_INFINITY);
+    const declared = new Request('http://127.0.0.1/', {
+      method: 'POST',
+      body: huge.body,
+      headers: { 'Content-Length': String(MAX_DISCARDED_BYTES + 1) },
+      duplex: 'half',
+    } as RequestInit);
+    expect(await readBody(declared, 1024)).toMatchObject({ ok: false, status: 413 });
+    expect(huge.served.chunks).toBeLessThanOrEqual(1);
   });
 });

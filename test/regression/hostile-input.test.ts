@@ -4,6 +4,7 @@
  * client error that names the field and the limit.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_CONTEXT_ID_CHARS, MAX_ID_CHARS, MAX_SKILL_CHARS } from '../../src/logos/envelope.ts';
 import { MAX_JSON_DEPTH } from '../../src/a2a/request-body.ts';
@@ -145,8 +146,8 @@ describe('deeply nested JSON', () => {
   const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
   const sendWithData = (data: string) =>
     `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"deep-${Math.random()}","role":"ROLE_USER","parts":[{"data":${data}}]}}}`;
-  const post = async (body: string) => {
-    const response = await fetch(echo(), {
+  const post = async (body: string, path = '') => {
+    const response = await fetch(`${echo()}${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
       body,
@@ -154,10 +155,11 @@ describe('deeply nested JSON', () => {
     return { status: response.status, json: await response.json() };
   };
 
-  it('5,000 levels is a client error naming the limit, not HTTP 500 "Maximum call stack size exceeded"', async () => {
+  it('5,000 levels is invalid params naming the limit (as the README says), not HTTP 500 "Maximum call stack size exceeded"', async () => {
     const { status, json } = await post(sendWithData(nested(5_000)));
     expect(status).toBe(200);
-    expect(json.error.code).toBe(-32600);
+    expect(json.error.code).toBe(-32602);
+    expect(json.id).toBe(7);
     expect(json.error.message).toMatch(new RegExp(`more than ${MAX_JSON_DEPTH} levels`));
     expect(JSON.stringify(json)).not.toMatch(/call stack/);
   });
@@ -167,7 +169,24 @@ describe('deeply nested JSON', () => {
     const atLimit = await post(sendWithData(nested(MAX_JSON_DEPTH - 5)));
     expect(atLimit.json.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     const over = await post(sendWithData(nested(MAX_JSON_DEPTH - 4)));
-    expect(over.json.error.code).toBe(-32600);
+    expect(over.json.error.code).toBe(-32602);
+  });
+
+  it('deep text that is not JSON is a parse error, on JSON-RPC and on the v0.3 REST face', async () => {
+    const broken = sendWithData(nested(5_000)).slice(0, -1);
+    const rpcAnswer = await post(broken);
+    expect(rpcAnswer.json.error.code).toBe(-32700);
+    expect(rpcAnswer.json.id).toBeNull();
+    const legacy = await fetch(`${echo()}/v1/message:send`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: `{"message":${nested(5_000)}`,
+    });
+    expect(legacy.status).toBe(400);
+    expect((await legacy.json()).code).toBe(-32700);
+    const rest = await post(`{"message":${nested(5_000)}`, '/message:send');
+    expect(rest.status).toBe(400);
+    expect(rest.json.error.message).toMatch(/not valid JSON/);
   });
 
   it('brackets inside strings do not count', async () => {
@@ -321,9 +340,121 @@ describe('wrong-typed fields are refused, not coerced (v0.3)', () => {
     );
   });
 
+  it('a push config without a url is -32602 naming the field, not -32603 (message/send and message/stream)', async () => {
+    for (const method of ['message/send', 'message/stream']) {
+      await expectInvalidParams(
+        method,
+        { ...v03(), configuration: { pushNotificationConfig: {} } },
+        /configuration\.pushNotificationConfig\.url: is required/,
+        V03,
+      );
+    }
+  });
+
   it('a well-formed v0.3 message still goes through', async () => {
     const { body } = await rpc(echo(), 'message/send', v03({ parts: [{ kind: 'text', text: 'fine' }] }), V03);
     expect(body.result?.status?.state).toBe('completed');
+  });
+});
+
+describe('a push config without a url, on every face', () => {
+  const v03Rest = async (body: unknown) => {
+    const response = await fetch(`${echo()}/v1/message:send`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: await response.json() };
+  };
+  const restMessage = { messageId: `p-${Math.random()}`, role: 'ROLE_USER', content: [{ text: 'hi' }] };
+
+  it('v0.3 HTTP+JSON: 400, -32602, naming the field', async () => {
+    const { status, json } = await v03Rest({ message: restMessage, configuration: { pushNotification: {} } });
+    expect(status).toBe(400);
+    expect(json.code).toBe(-32602);
+    expect(json.message).toMatch(/configuration\.pushNotification\.url/);
+  });
+
+  it('v1.0 JSON-RPC and HTTP+JSON: -32602 / 400, naming the field', async () => {
+    const params = { ...v1(), configuration: { taskPushNotificationConfig: {} } };
+    await expectInvalidParams('SendMessage', params, /configuration\.taskPushNotificationConfig\.url: is required/);
+    await expectInvalidParams(
+      'SendStreamingMessage',
+      params,
+      /configuration\.taskPushNotificationConfig\.url: is required/,
+    );
+    const rest = await restSend(params);
+    expect(rest.status).toBe(400);
+    expect(rest.json.error.message).toMatch(/configuration\.taskPushNotificationConfig\.url: is required/);
+  });
+});
+
+describe('routes under /v1/ (the v0.3 HTTP+JSON face) refuse in the v0.3 error shape', () => {
+  it('405 for a method the route does not take, with Allow', async () => {
+    const response = await fetch(`${echo()}/v1/message:send`);
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    const body = await response.json();
+    expect(body).toEqual({ code: -32601, message: expect.stringMatching(/Use POST/) });
+  });
+
+  it('404 for a path that is no route', async () => {
+    const response = await fetch(`${echo()}/v1/nothing-here`, { method: 'POST' });
+    expect(response.status).toBe(404);
+    const body = await response.json();
+    expect(body).toEqual({ code: -32601, message: expect.stringMatching(/No route POST \/v1\/nothing-here/) });
+  });
+
+  it('the v1.0 face keeps its own shape', async () => {
+    const response = await fetch(`${echo()}/nothing-here`, { method: 'POST' });
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.status).toBe('NOT_FOUND');
+  });
+});
+
+describe('a JSON-RPC notification (no id member) gets no answer, and nothing is done for it', () => {
+  const notify = (
+    method: string,
+    params: unknown,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = { 'A2A-Version': '1.0' },
+  ) =>
+    fetch(echo(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', method, params, ...extra }),
+    });
+
+  it('204 with an empty body, and no task is created', async () => {
+    const before = (await rpc(echo(), 'ListTasks', {})).body.result.totalSize;
+    for (const [method, params] of [
+      ['SendMessage', v1()],
+      ['SendStreamingMessage', v1()],
+      ['GetTask', { id: 'missing' }],
+      ['NoSuchMethod', {}],
+      ['SendMessage', v1({ role: 123 })],
+    ] as const) {
+      const response = await notify(method, params);
+      expect(response.status).toBe(204);
+      expect(await response.text()).toBe('');
+    }
+    const legacy = await notify('message/send', v03(), {}, V03);
+    expect(legacy.status).toBe(204);
+    expect(await legacy.text()).toBe('');
+    expect((await rpc(echo(), 'ListTasks', {})).body.result.totalSize).toBe(before);
+  });
+
+  it('a request with "id": null is not a notification, and a broken envelope is answered', async () => {
+    const withNullId = await notify('GetTask', { id: 'missing' }, { id: null });
+    expect((await withNullId.json()).error.code).toBe(-32001);
+    const broken = await fetch(echo(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ method: 'GetTask', params: { id: 'x' } }),
+    });
+    const answer = await broken.json();
+    expect(answer.error.code).toBe(-32600);
+    expect(answer.id).toBeNull();
   });
 });
 
@@ -400,6 +531,117 @@ describe('a refused body that was not read to its end closes the connection', ()
     const response = await post('/agents/echo', { ...json, 'Content-Length': String(Buffer.byteLength(body)) }, [body]);
     expect(response.statusCode).toBe(200);
     expect(response.headers.connection).toBe('keep-alive');
+  });
+});
+
+/**
+ * A client that sends the whole request before it reads anything, as Python's http.client and many others do: it
+ * POSTs `bytes` bytes (chunked unless `declare`) over a socket it does not read from until the last byte is out,
+ * then reads the answer. A server that answers early and closes makes it fail with EPIPE or ECONNRESET, the
+ * answer lost.
+ */
+function postBig(
+  path: string,
+  bytes: number,
+  { declare = true, headers = {} }: { declare?: boolean; headers?: Record<string, string> } = {},
+  base = bed.gateway.url,
+): Promise<{ status: number; head: string; body: any }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, base);
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    socket.pause();
+    socket.on('error', reject);
+    const fields = {
+      'Content-Type': 'application/json',
+      ...(declare ? { 'Content-Length': String(bytes) } : { 'Transfer-Encoding': 'chunked' }),
+      ...headers,
+    };
+    const head = [
+      `POST ${url.pathname} HTTP/1.1`,
+      `Host: ${url.host}`,
+      ...Object.entries(fields).map(([name, value]) => `${name}: ${value}`),
+    ];
+    socket.write(`${head.join('\r\n')}\r\n\r\n`);
+    const piece = Buffer.alloc(64 * 1024, 'x');
+    for (let sent = 0; sent < bytes; sent += piece.length) {
+      const data = piece.subarray(0, Math.min(piece.length, bytes - sent));
+      socket.write(
+        declare ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]),
+      );
+    }
+    // Only once every byte has been handed to the kernel does it read.
+    socket.write(declare ? '' : '0\r\n\r\n', () => {
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [responseHead = '', responseBody = ''] = text.split('\r\n\r\n', 2);
+        resolve({ status: Number(responseHead.split(' ')[1]), head: responseHead, body: JSON.parse(responseBody) });
+      });
+      socket.resume();
+    });
+  });
+}
+const MB = 1024 * 1024;
+
+describe('413 reaches the client over a real socket, however much it sends', () => {
+  it('a 5 MB JSON-RPC body, declared or chunked: 413 with its JSON-RPC error', async () => {
+    for (const declare of [true, false]) {
+      const answer = await postBig('/agents/echo', 5 * MB, { declare, headers: { 'A2A-Version': '1.0' } });
+      expect(answer.status).toBe(413);
+      expect(answer.body.error.code).toBe(-32600);
+      expect(answer.body.error.message).toMatch(/exceeds the limit of 1048576 bytes/);
+      expect(answer.head).toMatch(/\r\nconnection: close/i);
+    }
+  });
+
+  it('a 2 MB and a 5 MB HTTP+JSON body, v1.0 and v0.3: 413', async () => {
+    for (const size of [2 * MB, 5 * MB]) {
+      const v1Answer = await postBig('/agents/echo/message:send', size);
+      expect(v1Answer.status).toBe(413);
+      expect(v1Answer.body.error.message).toMatch(/exceeds the limit/);
+      const legacy = await postBig('/agents/echo/v1/message:send', size, { declare: false });
+      expect(legacy.status).toBe(413);
+      expect(legacy.body.message).toMatch(/exceeds the limit/);
+    }
+  });
+});
+
+describe('a refusal before the body is read reaches a client still sending it too', () => {
+  it.each([
+    ['JSON-RPC, wrong Content-Type', '/agents/echo', { 'Content-Type': 'text/plain' }, 200, -32005],
+    [
+      'v1.0 HTTP+JSON, wrong Content-Type',
+      '/agents/echo/message:send',
+      { 'Content-Type': 'text/plain' },
+      415,
+      undefined,
+    ],
+    [
+      'v0.3 HTTP+JSON, wrong Content-Type',
+      '/agents/echo/v1/message:send',
+      { 'Content-Type': 'text/plain' },
+      415,
+      -32005,
+    ],
+    ['v0.3 HTTP+JSON, the v1.0 version', '/agents/echo/v1/message:send', { 'A2A-Version': '1.0' }, 400, -32009],
+    ['v1.0 HTTP+JSON, the v0.3 version', '/agents/echo/message:send', { 'A2A-Version': '0.3' }, 400, undefined],
+  ])('%s, 5 MB', async (_name, path, headers, status, code) => {
+    const answer = await postBig(path, 5 * MB, { headers });
+    expect(answer.status).toBe(status);
+    if (code !== undefined) expect(answer.body.code ?? answer.body.error.code).toBe(code);
+    expect(answer.head).toMatch(/\r\nconnection: close/i);
+  });
+
+  it('no API key on a gateway that wants one, 5 MB: 401', async () => {
+    const keyed = await startTestBed({ config: { apiKeys: [{ name: 'a', key: 'a-key-of-16-chars-or-more' }] } });
+    try {
+      const answer = await postBig('/agents/echo', 5 * MB, { headers: { 'A2A-Version': '1.0' } }, keyed.gateway.url);
+      expect(answer.status).toBe(401);
+      expect(answer.head).toMatch(/\r\nconnection: close/i);
+    } finally {
+      await keyed.close();
+    }
   });
 });
 
