@@ -37,6 +37,7 @@ import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
+import { fittingText } from '../logos/message-text.ts';
 import { SilenceTimers } from './silence-timers.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
@@ -56,8 +57,6 @@ import {
   userMessageJson,
   type SkillCall,
 } from './mapping.ts';
-
-const utf8 = new TextEncoder();
 
 export interface EngineOptions {
   store: TaskStore;
@@ -380,11 +379,11 @@ export class TaskEngine {
       lez_price: input.price,
       message: userMessageJson(userMessage),
     };
-    const requestJson = JSON.stringify(request);
     // Encoded once: its size is checked here and, for a task without a price, the same bytes are sent below.
-    const requestBytes = utf8.encode(requestJson);
+    const fitted = fittingText(request, this.options.maxEnvelopeBytes);
+    const { json: requestJson, bytes: requestBytes } = fitted;
     this.assertFits(requestBytes.byteLength);
-    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
+    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, fitted.envelope);
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
@@ -574,9 +573,14 @@ export class TaskEngine {
   ): Promise<void> {
     const taskId = live.task.id;
     const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
-    const input = encodeEnvelope(
-      this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }),
-    );
+    const input = fittingText(
+      this.envelope(live, {
+        type: 'task_input',
+        params: call.params,
+        message: userMessageJson(userMessage),
+      }) as Extract<GatewayEnvelopeInput, { type: 'task_input' }>,
+      this.options.maxEnvelopeBytes,
+    ).bytes;
     this.assertFits(input.byteLength);
     await this.mutate(live, async () => {
       // The task may have ended (or moved on) while this waited its turn.
