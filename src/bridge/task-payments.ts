@@ -40,7 +40,10 @@ export interface TaskPaymentsOptions {
   network: string;
   /** Total spending allowed per API key (by name); keys absent here have no budget of their own. */
   budgets?: ReadonlyMap<string, bigint>;
-  /** How long a payment in doubt is resumed before its task ends without it (default 60 s; see untilKnown). */
+  /**
+   * How long a payment in doubt is resumed, and a sequencer that could not be reached is asked again, before the task
+   * ends without its payment (default 60 s; see payNow and untilKnown).
+   */
   inDoubtWaitMs?: number;
 }
 
@@ -150,12 +153,28 @@ export class TaskPayments {
     return this.payNow(task);
   }
 
-  /** Pays for a task whose record exists and holds nothing signed yet. */
+  /**
+   * Pays for a task whose record exists and holds nothing signed yet. A sequencer that cannot be reached (restarting,
+   * say: connection refused or reset, a proxy's 502 to 504) is asked again until `inDoubtWaitMs` has passed, as a
+   * payment in doubt is resumed (untilKnown): such a failure means nothing was sent that can still land, so paying
+   * again cannot pay twice.
+   */
   private async payNow(task: TaskToPay): Promise<ChargeOutcome> {
-    const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
-      this.store.update(task.taskId, { railState: state }),
-    );
-    return this.finish((await this.store.get(task.taskId))!, await this.untilKnown(task.taskId, outcome));
+    const deadline = this.waitDeadline();
+    const pay = () =>
+      this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
+        this.store.update(task.taskId, { railState: state }),
+      );
+    let outcome = await pay();
+    for (let delayMs = 500; isUnreachable(outcome) && Date.now() < deadline; delayMs = nextDelay(delayMs)) {
+      await pause(delayMs, deadline);
+      outcome = await pay();
+    }
+    return this.finish((await this.store.get(task.taskId))!, await this.untilKnown(task.taskId, outcome, deadline));
+  }
+
+  private waitDeadline(): number {
+    return Date.now() + (this.options.inDoubtWaitMs ?? 60_000);
   }
 
   /**
@@ -163,14 +182,9 @@ export class TaskPayments {
    * until the chain tells whether it landed, for up to `inDoubtWaitMs`: the task waits for its payment rather than
    * ending while the money may still move to an agent that never hears of the task.
    */
-  private async untilKnown(taskId: string, outcome: PayOutcome): Promise<PayOutcome> {
-    const deadline = Date.now() + (this.options.inDoubtWaitMs ?? 60_000);
-    for (
-      let delayMs = 500;
-      outcome.kind === 'in-doubt' && Date.now() < deadline;
-      delayMs = Math.min(delayMs * 2, 5_000)
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+  private async untilKnown(taskId: string, outcome: PayOutcome, deadline = this.waitDeadline()): Promise<PayOutcome> {
+    for (let delayMs = 500; outcome.kind === 'in-doubt' && Date.now() < deadline; delayMs = nextDelay(delayMs)) {
+      await pause(delayMs, deadline);
       const record = await this.store.get(taskId);
       if (!record || isUnsigned(record)) break;
       outcome = await this.payer.resume(record.railState);
@@ -405,3 +419,13 @@ export class TaskPayments {
 function isUnsigned(record: TaskPaymentRecord): boolean {
   return record.status === 'pending' && (record.railState === null || record.railState === undefined);
 }
+
+/** A payment that failed only because the sequencer could not be reached: nothing it signed can land. */
+const isUnreachable = (outcome: PayOutcome): boolean =>
+  outcome.kind === 'failed' && outcome.reason === 'sequencer-unavailable';
+
+const nextDelay = (delayMs: number): number => Math.min(delayMs * 2, 5_000);
+
+/** Waits `delayMs`, or until `deadline` if that comes first. */
+const pause = (delayMs: number, deadline: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(delayMs, deadline - Date.now()))));

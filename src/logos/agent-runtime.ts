@@ -414,6 +414,12 @@ export class LogosAgent {
           ? `This skill costs ${price}; the request offers ${request.lez_price}.`
           : await this.checkPayment(request, price);
       run.admitting = false;
+      if (problem && run.controller.signal.aborted) {
+        // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
+        // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
+        this.finish(run, { type: 'cancelled', message: `Task cancelled. ${problem}` });
+        return;
+      }
       if (problem) {
         this.finish(run, {
           type: 'task_result',
