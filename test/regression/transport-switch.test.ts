@@ -2,15 +2,20 @@
  * One database, two transports in turn: the directory entry an in-process agent left under one transport (memory:
  * `agent:echo`) must not shadow the same agent started under another (Waku: `waku:04…`). Before, every call to it
  * answered -32603 ("not a waku address") and the Waku agent never took its id back; nor may the entry of the same
- * agent under other keys. Run on SQLite and PostgreSQL.
+ * agent under other keys. Run on SQLite and PostgreSQL; and with the Waku agent as a process of its own, as the
+ * README's second PostgreSQL example runs it after the first.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, type GatewayConfigInput } from '../../src/gateway/config.ts';
 import { startGateway } from '../../src/gateway/gateway.ts';
-import { rpc } from '../support/gateway.ts';
+import { echoAgent } from '../../src/logos/agents/echo.ts';
+import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
+import { WakuTransport } from '../../src/logos/transports/waku.ts';
+import { eventually, rpc } from '../support/gateway.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
 
 const cleanups: (() => unknown)[] = [];
@@ -82,3 +87,30 @@ describe('a transport switched on one database', () => {
     60_000,
   );
 });
+
+it('an agent of its own process takes the id an in-process agent of another transport left', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-switch-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const database = join(dir, 'gateway.db');
+  await echoOnce(database, memory);
+  const config = loadConfig({
+    env: {},
+    overrides: { port: 0, host: '127.0.0.1', database, agents: [], transport: waku(dir), agentTimeoutMs: 10_000 },
+  });
+  const gateway = await startGateway(config, { log: () => undefined });
+  cleanups.push(() => gateway.stop());
+  const agent = echoAgent(new WakuTransport({ staticPeers: gateway.network.joinAddresses() }), {
+    discoveryTopic: DEFAULT_DISCOVERY_TOPIC,
+    cardKey: randomBytes(32),
+    announceEveryMs: 500,
+  });
+  await agent.start();
+  cleanups.push(() => agent.stop());
+  // Heard and registered: the entry the memory run left no longer holds the id.
+  await eventually(() => (gateway.directory.get('echo')?.address.startsWith('waku:') ? true : undefined), 15_000);
+  const { body } = await rpc(`${gateway.url}/agents/echo`, 'SendMessage', {
+    message: { messageId: 'switch-own-process', role: 'ROLE_USER', parts: [{ text: 'over waku' }] },
+  });
+  expect(body.error).toBeUndefined();
+  expect(body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+}, 60_000);
