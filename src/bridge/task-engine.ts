@@ -609,7 +609,9 @@ export class TaskEngine {
     const live = this.requireLive(agentId, taskId);
     if (BigInt(live.request.lez_price) > 0n && !live.request.payment) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
-      // then cancel it there, so the agent pays it back.
+      // then cancel it there, so the agent pays it back; a payment still waiting for the sequencer to answer has
+      // sent nothing and stops waiting (the task ends cancelled).
+      live.cancelling.abort();
       await this.mutate(live, async () => undefined);
       if (!this.live.has(taskId)) return live.committed;
       if (live.request.payment) await this.firstReply(live);
@@ -1145,7 +1147,7 @@ export class TaskEngine {
 
   /** Pays for a priced task, then forwards it; or holds it for approval; or fails it. Runs on the task's chain. */
   private async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
-    await this.applyPaid(live, await this.paid.pay(this.pricedOf(live), approved));
+    await this.applyPaid(live, await this.paid.pay(this.pricedOf(live), approved, live.cancelling.signal));
   }
 
   /** Client-pays: the task waits for the client's own payment. Runs on the task's chain. */
@@ -1190,11 +1192,7 @@ export class TaskEngine {
         this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
         return;
       case 'end':
-        this.setStatus(
-          live,
-          step.state === 'rejected' ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED,
-          step.note,
-        );
+        this.setStatus(live, END_STATES[step.state], step.note);
         await this.finishLocally(live);
         return;
     }
@@ -1343,5 +1341,11 @@ const FIRST_RESEND_MS = 2_000;
 const REQUEST_RESENDS = 4;
 /** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
 const STRANDED_AFTER_MS = 180_000;
+/** The state a priced task ends in when the paid flow ends it before it reaches the agent. */
+const END_STATES: Record<'failed' | 'rejected' | 'canceled', TaskState> = {
+  failed: TaskState.TASK_STATE_FAILED,
+  rejected: TaskState.TASK_STATE_REJECTED,
+  canceled: TaskState.TASK_STATE_CANCELED,
+};
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

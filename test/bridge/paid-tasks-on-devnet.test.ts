@@ -143,6 +143,39 @@ describe('when the sequencer is away for a moment', () => {
     }
   }, 60_000);
 
+  it('a task cancelled while its payment waits for the sequencer ends CANCELED at once, nothing charged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-blip-'));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    let chain = await devnetAt(port, dir);
+    const blip = await startTestBed({
+      agents: (network) => [
+        paidAgent(network.node('agent:paid'), agentPayments(lezRail(url, agentKey, 'prehash-v0.3'))),
+      ],
+      payer: gatewayPayer(lezRail(url, wallet, 'prehash-v0.3')),
+      config: { payments: { rail: 'none', sequencerUrl: url, inDoubtWaitMs: 30_000 } },
+    });
+    try {
+      const walletBefore = chain.balance(wallet.account);
+      await chain.stop();
+      const agentUrl = `${blip.gateway.url}/agents/paid`;
+      const task = (await send('slow', { configuration: { returnImmediately: true } }, agentUrl)).body.result.task;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const asked = Date.now();
+      const cancelled = (await rpc(agentUrl, 'CancelTask', { id: task.id })).body.result;
+      // Not after inDoubtWaitMs: the wait ends with the cancel.
+      expect(Date.now() - asked).toBeLessThan(5_000);
+      expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
+      expect(JSON.stringify(cancelled.status.message)).toContain('nothing was charged');
+      chain = await devnetAt(port, dir);
+      expect(chain.balance(wallet.account)).toBe(walletBefore);
+    } finally {
+      await blip.close();
+      await chain.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('a task cancelled while its agent cannot reach the sequencer to check the payment ends CANCELED', async () => {
     // The agent asks a port nobody listens on: its check of the payment stays unconfirmed until it gives up (10 s),
     // and the cancel reaches it meanwhile. It used to end the task REJECTED ("the payment did not verify").
