@@ -22,6 +22,8 @@ let work: string;
 let project: string;
 let installed: string;
 let manifest: { bin: Record<string, string>; dependencies: Record<string, string>; exports: Record<string, unknown> };
+/** The tarball `npm pack` wrote. */
+let tarball: string;
 const children: ChildProcess[] = [];
 
 interface Run {
@@ -74,14 +76,20 @@ function start(
   });
 }
 
-/** The README's "Writing a Logos agent" code, as a reader copies it. */
-function readmeSnippet(): string {
+/** The first block of `language` under the README's "Writing a Logos agent", as a reader copies it. */
+function readmeBlock(language: 'ts' | 'json'): string {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Writing a Logos agent'));
-  const code = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!code) throw new Error('README.md: no ts block under "Writing a Logos agent"');
+  const code = new RegExp(`\`\`\`${language}\n([\\s\\S]*?)\`\`\``).exec(section);
+  if (!code) throw new Error(`README.md: no ${language} block under "Writing a Logos agent"`);
   return code[1]!;
 }
+
+/** The README's example code. */
+const readmeSnippet = () => readmeBlock('ts');
+
+/** The package.json the README gives a project of one's own. */
+const readmeProject = () => JSON.parse(readmeBlock('json')) as { type?: string; dependencies?: Record<string, string> };
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'logos-a2a-package-'));
@@ -95,6 +103,7 @@ beforeAll(async () => {
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root);
   if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stderr}`);
   const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+  tarball = filename;
   const unpacked = await run('tar', ['-xzf', join(work, filename), '-C', installed, '--strip-components=1'], work);
   if (unpacked.code !== 0) throw new Error(`tar failed:\n${unpacked.stderr}`);
   manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
@@ -104,7 +113,11 @@ beforeAll(async () => {
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(join(root, 'node_modules', name), link, 'dir');
   }
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'newcomer', private: true, type: 'module' }));
+  // The module type the README tells a reader to set (its dependency is the tarball, placed above).
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'newcomer', private: true, type: readmeProject().type }),
+  );
   writeFileSync(join(project, 'upper.ts'), readmeSnippet());
 }, 120_000);
 
@@ -125,6 +138,13 @@ afterAll(async () => {
 
 // The three tests only read what beforeAll set up (each writes files of its own), so they run together.
 describe.concurrent('the packed package', () => {
+  it('is installed as the README says: the tarball npm pack writes, in an ES module project', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain(`npm install ../logos-a2a/${tarball}`);
+    expect(readmeProject()).toEqual({ type: 'module', dependencies: { 'logos-a2a': `file:../logos-a2a/${tarball}` } });
+    expect(readme).not.toMatch(/npm install logos-a2a\b/);
+  });
+
   it('holds the README example as examples/upper-agent.ts, and exposes only its public modules', async () => {
     expect(readFileSync(join(installed, 'examples/upper-agent.ts'), 'utf8')).toBe(readmeSnippet());
     expect(Object.keys(manifest.exports).sort()).toEqual(['./agent', './package.json']);

@@ -57,6 +57,8 @@ export class LiveTask {
   gapTimer?: NodeJS.Timeout;
   /** A cancel went out to the agent: the request is no longer sent again (it would start what was cancelled). */
   cancelSent?: boolean;
+  /** Aborted when the caller cancels: a payment waiting for an unreachable sequencer stops waiting. */
+  readonly cancelling = new AbortController();
   /** The last task_input sent, until the agent replies past the input-required it answered. */
   sentInput?: Uint8Array;
 

@@ -40,7 +40,7 @@ export type PaidStep =
   /** The client is to pay the agent itself (client-pays): input-required, the requirement in `request`. */
   | { kind: 'await-payment'; request: WireMessage; receipt?: TaskReceipt }
   /** The task ends without reaching the agent. */
-  | { kind: 'end'; state: 'failed' | 'rejected'; note: string; receipt?: TaskReceipt };
+  | { kind: 'end'; state: 'failed' | 'rejected' | 'canceled'; note: string; receipt?: TaskReceipt };
 
 export class PaidTasks {
   private readonly payments: TaskPayments | undefined;
@@ -51,11 +51,14 @@ export class PaidTasks {
     this.approvalTimeoutMs = approvalTimeoutMs;
   }
 
-  /** Pays for a task through the gate (skipped when an operator `approved` it), or holds it, or fails it. */
-  async pay(task: PricedTask, approved: boolean): Promise<PaidStep> {
+  /**
+   * Pays for a task through the gate (skipped when an operator `approved` it), or holds it, or fails it; or ends it
+   * cancelled when `cancelled` stops a wait for the sequencer (TaskPayments.charge).
+   */
+  async pay(task: PricedTask, approved: boolean, cancelled?: AbortSignal): Promise<PaidStep> {
     const payments = this.payments;
     if (!payments || !task.payee) return this.unpayable(task);
-    const outcome = await payments.charge(this.toPay(task, task.payee), approved);
+    const outcome = await payments.charge(this.toPay(task, task.payee), approved, cancelled);
     return this.charged(task, task.payee, outcome);
   }
 
@@ -170,6 +173,8 @@ export class PaidTasks {
       }
       case 'failed':
         return { kind: 'end', state: 'failed', note: outcome.message, receipt: outcome.receipt };
+      case 'cancelled':
+        return { kind: 'end', state: 'canceled', note: outcome.message, receipt: outcome.receipt };
     }
   }
 

@@ -37,6 +37,7 @@ import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
+import { fittingText } from '../logos/message-text.ts';
 import { SilenceTimers } from './silence-timers.ts';
 import type { ChangeListener, TaskChange } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
@@ -56,8 +57,6 @@ import {
   userMessageJson,
   type SkillCall,
 } from './mapping.ts';
-
-const utf8 = new TextEncoder();
 
 export interface EngineOptions {
   store: TaskStore;
@@ -380,11 +379,11 @@ export class TaskEngine {
       lez_price: input.price,
       message: userMessageJson(userMessage),
     };
-    const requestJson = JSON.stringify(request);
     // Encoded once: its size is checked here and, for a task without a price, the same bytes are sent below.
-    const requestBytes = utf8.encode(requestJson);
+    const fitted = fittingText(request, this.options.maxEnvelopeBytes);
+    const { json: requestJson, bytes: requestBytes } = fitted;
     this.assertFits(requestBytes.byteLength);
-    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, request);
+    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, fitted.envelope);
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
@@ -574,9 +573,14 @@ export class TaskEngine {
   ): Promise<void> {
     const taskId = live.task.id;
     const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
-    const input = encodeEnvelope(
-      this.envelope(live, { type: 'task_input', params: call.params, message: userMessageJson(userMessage) }),
-    );
+    const input = fittingText(
+      this.envelope(live, {
+        type: 'task_input',
+        params: call.params,
+        message: userMessageJson(userMessage),
+      }) as Extract<GatewayEnvelopeInput, { type: 'task_input' }>,
+      this.options.maxEnvelopeBytes,
+    ).bytes;
     this.assertFits(input.byteLength);
     await this.mutate(live, async () => {
       // The task may have ended (or moved on) while this waited its turn.
@@ -605,7 +609,9 @@ export class TaskEngine {
     const live = this.requireLive(agentId, taskId);
     if (BigInt(live.request.lez_price) > 0n && !live.request.payment) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
-      // then cancel it there, so the agent pays it back.
+      // then cancel it there, so the agent pays it back; a payment still waiting for the sequencer to answer has
+      // sent nothing and stops waiting (the task ends cancelled).
+      live.cancelling.abort();
       await this.mutate(live, async () => undefined);
       if (!this.live.has(taskId)) return live.committed;
       if (live.request.payment) await this.firstReply(live);
@@ -1141,7 +1147,7 @@ export class TaskEngine {
 
   /** Pays for a priced task, then forwards it; or holds it for approval; or fails it. Runs on the task's chain. */
   private async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
-    await this.applyPaid(live, await this.paid.pay(this.pricedOf(live), approved));
+    await this.applyPaid(live, await this.paid.pay(this.pricedOf(live), approved, live.cancelling.signal));
   }
 
   /** Client-pays: the task waits for the client's own payment. Runs on the task's chain. */
@@ -1186,11 +1192,7 @@ export class TaskEngine {
         this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
         return;
       case 'end':
-        this.setStatus(
-          live,
-          step.state === 'rejected' ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED,
-          step.note,
-        );
+        this.setStatus(live, END_STATES[step.state], step.note);
         await this.finishLocally(live);
         return;
     }
@@ -1339,5 +1341,11 @@ const FIRST_RESEND_MS = 2_000;
 const REQUEST_RESENDS = 4;
 /** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
 const STRANDED_AFTER_MS = 180_000;
+/** The state a priced task ends in when the paid flow ends it before it reaches the agent. */
+const END_STATES: Record<'failed' | 'rejected' | 'canceled', TaskState> = {
+  failed: TaskState.TASK_STATE_FAILED,
+  rejected: TaskState.TASK_STATE_REJECTED,
+  canceled: TaskState.TASK_STATE_CANCELED,
+};
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

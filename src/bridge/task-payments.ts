@@ -40,7 +40,10 @@ export interface TaskPaymentsOptions {
   network: string;
   /** Total spending allowed per API key (by name); keys absent here have no budget of their own. */
   budgets?: ReadonlyMap<string, bigint>;
-  /** How long a payment in doubt is resumed before its task ends without it (default 60 s; see untilKnown). */
+  /**
+   * How long a payment in doubt is resumed, and a sequencer that could not be reached is asked again, before the task
+   * ends without its payment (default 60 s; see payNow and untilKnown).
+   */
   inDoubtWaitMs?: number;
 }
 
@@ -61,7 +64,9 @@ export type ChargeOutcome =
   | { kind: 'paid'; reference: WirePaymentReference; receipt: TaskReceipt }
   /** Above the spending limits: an approval is asked for (listed by `approvals`), nothing was paid. */
   | { kind: 'needs-approval'; reason: string }
-  | { kind: 'failed'; message: string; receipt: TaskReceipt };
+  | { kind: 'failed'; message: string; receipt: TaskReceipt }
+  /** Cancelled while the sequencer could not be reached: nothing was sent that can land, and the wait ended. */
+  | { kind: 'cancelled'; message: string; receipt: TaskReceipt };
 
 /** What came of a client's own payment for a task (client-pays extension). */
 export type ClientPaymentOutcome =
@@ -110,9 +115,10 @@ export class TaskPayments {
 
   /**
    * Pays for a task (once: a retry finds the record and finishes or reports it). `approved` skips the gate; a task
-   * the gate holds gets an approval record for an operator to decide.
+   * the gate holds gets an approval record for an operator to decide. `cancelled` ends the wait for a sequencer that
+   * cannot be reached (payNow).
    */
-  async charge(task: TaskToPay, approved = false): Promise<ChargeOutcome> {
+  async charge(task: TaskToPay, approved = false, cancelled?: AbortSignal): Promise<ChargeOutcome> {
     const existing = await this.store.get(task.taskId);
     // A record never signed (the gateway stopped between recording the task and signing): nothing was submitted,
     // so paying now is the first payment, not a second one.
@@ -123,7 +129,7 @@ export class TaskPayments {
           ? await this.untilKnown(existing.taskId, await this.payer.resume(existing.railState))
           : undefined,
       );
-    if (existing) return this.payNow(task);
+    if (existing) return this.payNow(task, cancelled);
     if (!approved) {
       const gate = await this.admissions.run(() =>
         this.store.exclusively(async () => {
@@ -144,18 +150,41 @@ export class TaskPayments {
         metrics.payments.inc({ outcome: 'needs-approval' });
         return { kind: 'needs-approval', reason: gate.reason };
       }
-      return this.payNow(task);
+      return this.payNow(task, cancelled);
     }
     await this.store.create(this.newRecord(task, { status: 'pending' }));
-    return this.payNow(task);
+    return this.payNow(task, cancelled);
   }
 
-  /** Pays for a task whose record exists and holds nothing signed yet. */
-  private async payNow(task: TaskToPay): Promise<ChargeOutcome> {
-    const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
-      this.store.update(task.taskId, { railState: state }),
+  /**
+   * Pays for a task whose record exists and holds nothing signed yet. A sequencer that cannot be reached (restarting,
+   * say: connection refused or reset, a proxy's 502 to 504) is asked again until `inDoubtWaitMs` has passed, as a
+   * payment in doubt is resumed (untilKnown): such a failure means nothing was sent that can still land, so paying
+   * again cannot pay twice, and a task `cancelled` meanwhile stops waiting at once.
+   */
+  private async payNow(task: TaskToPay, cancelled?: AbortSignal): Promise<ChargeOutcome> {
+    const deadline = this.waitDeadline();
+    const pay = () =>
+      this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
+        this.store.update(task.taskId, { railState: state }),
+      );
+    let outcome = await pay();
+    const waiting = () => isUnreachable(outcome) && Date.now() < deadline && !cancelled?.aborted;
+    for (let delayMs = 500; waiting(); delayMs = nextDelay(delayMs)) {
+      await pause(delayMs, deadline, cancelled);
+      if (!cancelled?.aborted) outcome = await pay();
+    }
+    const finished = await this.finish(
+      (await this.store.get(task.taskId))!,
+      await this.untilKnown(task.taskId, outcome, deadline),
     );
-    return this.finish((await this.store.get(task.taskId))!, await this.untilKnown(task.taskId, outcome));
+    if (finished.kind !== 'failed' || !isUnreachable(outcome) || !cancelled?.aborted) return finished;
+    const message = `Cancelled while the sequencer could not be reached (${outcome.message}); nothing was charged.`;
+    return { kind: 'cancelled', message, receipt: finished.receipt };
+  }
+
+  private waitDeadline(): number {
+    return Date.now() + (this.options.inDoubtWaitMs ?? 60_000);
   }
 
   /**
@@ -163,14 +192,9 @@ export class TaskPayments {
    * until the chain tells whether it landed, for up to `inDoubtWaitMs`: the task waits for its payment rather than
    * ending while the money may still move to an agent that never hears of the task.
    */
-  private async untilKnown(taskId: string, outcome: PayOutcome): Promise<PayOutcome> {
-    const deadline = Date.now() + (this.options.inDoubtWaitMs ?? 60_000);
-    for (
-      let delayMs = 500;
-      outcome.kind === 'in-doubt' && Date.now() < deadline;
-      delayMs = Math.min(delayMs * 2, 5_000)
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+  private async untilKnown(taskId: string, outcome: PayOutcome, deadline = this.waitDeadline()): Promise<PayOutcome> {
+    for (let delayMs = 500; outcome.kind === 'in-doubt' && Date.now() < deadline; delayMs = nextDelay(delayMs)) {
+      await pause(delayMs, deadline);
       const record = await this.store.get(taskId);
       if (!record || isUnsigned(record)) break;
       outcome = await this.payer.resume(record.railState);
@@ -404,4 +428,23 @@ export class TaskPayments {
 /** A pending record with no rail state: created, never signed, so nothing of it can have reached the chain. */
 function isUnsigned(record: TaskPaymentRecord): boolean {
   return record.status === 'pending' && (record.railState === null || record.railState === undefined);
+}
+
+/** A payment that failed only because the sequencer could not be reached: nothing it signed can land. */
+const isUnreachable = (outcome: PayOutcome): outcome is Extract<PayOutcome, { kind: 'failed' }> =>
+  outcome.kind === 'failed' && outcome.reason === 'sequencer-unavailable';
+
+const nextDelay = (delayMs: number): number => Math.min(delayMs * 2, 5_000);
+
+/** Waits `delayMs`, or until `deadline` or `cancelled`, whichever comes first. */
+function pause(delayMs: number, deadline: number, cancelled?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      cancelled?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, Math.min(delayMs, deadline - Date.now())));
+    cancelled?.addEventListener('abort', done, { once: true });
+  });
 }

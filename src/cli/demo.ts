@@ -17,7 +17,7 @@ import { agentPayments, detectSigningMode, gatewayPayer, lezRail } from '../gate
 
 export interface Demo {
   gateway: Gateway;
-  /** What to print about payments. */
+  /** What to print about payments and the operator token. */
   paymentsHelp: string;
   /** Stops the gateway (its HTTP server first, then its agents and its network node), then the devnet. */
   stop(): Promise<void>;
@@ -88,6 +88,10 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
       `  ${balance(agentKey.account)}`,
       `  ${paidCall('premium', 'p2')}`,
       `  curl -s -X POST ${gateway.url}/admin/approvals/TASK_ID/approve -H 'Authorization: Bearer ${adminToken}'`,
+      '',
+      // Made up at each start unless set: said here, or /metrics and /admin answer 401 with nothing to go on.
+      `Operator token: ${adminToken} (for /admin and /metrics; LOGOS_A2A_ADMIN_TOKEN, 16 characters or more, sets it)`,
+      `  curl -s ${gateway.url}/metrics -H 'Authorization: Bearer ${adminToken}'`,
       '',
     ].join('\n');
     return {

@@ -5,7 +5,6 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { compressedPublicKey } from '../lez/public-key.ts';
 import { encryptKeyFile, loadKeyFile, saveKeyFile, type KeySecret } from '../lez/wallet-key-file.ts';
 import { generateMnemonic, parseMnemonic, signingKeyFromMnemonic, signingKeyFromSecretKey } from '../lez/keys.ts';
 import { parseHex, toHex } from '../lez/bytes.ts';
@@ -53,7 +52,7 @@ export async function runKeysCommand(options: KeysCommandOptions): Promise<numbe
       const unlocked = await loadKeyFile(options.file, options.passphrase);
       if (!unlocked.ok) return fail(unlocked.message);
       options.out(
-        `${options.file}\n  account    ${unlocked.key.account}\n  public key ${toHex(compressedPublicKey(unlocked.key.secretKey))}\n`,
+        `${options.file}\n  account    ${unlocked.key.account}\n  public key ${toHex(unlocked.key.publicKey)}\n`,
       );
       return 0;
     }
@@ -83,7 +82,8 @@ async function save(
       ? `cannot write ${options.file} (${code}); check that its folder is writable`
       : `cannot write ${options.file}: ${(error as Error).message}`;
   }
-  return { account: key.account, publicKey: toHex(compressedPublicKey(key.secretKey)) };
+  // The x-only form, as `card verify` prints it and a card's signature carries it: the account is derived from it.
+  return { account: key.account, publicKey: toHex(key.publicKey) };
 }
 
 /** Key files are never overwritten: losing one loses the account's money. */

@@ -135,7 +135,10 @@ const PaymentsConfig = z
     perPeriodLimit: LezAmount.default('1000'),
     periodMs: z.number().int().positive().default(86_400_000),
     approvalTimeoutMs: z.number().int().positive().default(3_600_000),
-    /** How long a payment in doubt (the sequencer went away mid-payment) is resumed before its task fails. */
+    /**
+     * How long a payment in doubt (the sequencer went away mid-payment) is resumed, and a sequencer that cannot be
+     * reached is asked again, before the task fails.
+     */
     inDoubtWaitMs: z.number().int().positive().default(60_000),
   })
   .strict();

@@ -229,13 +229,14 @@ async function open(
     store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
     allowUnverified: config.allowUnverifiedAgents,
+    reaches: (address) => network.reaches(address),
     log: deps.log,
   });
   onClose(() => directory.flush());
   await directory.load();
   for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
-    directory.register(agent.card, new Date(), verified?.ok ? verified : undefined);
+    directory.registerOwn(agent.card, verified?.ok ? verified : undefined);
   }
 
   // The root serves the configured default, else the first agent this start was configured with; never whatever the

@@ -17,6 +17,7 @@ import {
   type WireError,
   type WireMessage,
 } from './envelope.ts';
+import { withMessageText } from './message-text.ts';
 import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
@@ -339,7 +340,11 @@ export class LogosAgent {
   private receive(payload: Uint8Array, sender: string | undefined): void {
     const decoded = decodeGatewayEnvelope(payload);
     if (!decoded.ok) return; // Not ours or malformed: a network node ignores what it cannot read.
-    const envelope = decoded.envelope;
+    // A skill sees the caller's message whole, however the gateway sent its text.
+    const envelope =
+      decoded.envelope.type === 'task_request' || decoded.envelope.type === 'task_input'
+        ? withMessageText(decoded.envelope)
+        : decoded.envelope;
     if (this.seenIds.has(envelope.id)) return;
     // Only the party that submitted a task may continue, query or cancel it, and only under the task's key.
     const run = this.runs.get(envelope.task_id);
@@ -416,6 +421,12 @@ export class LogosAgent {
           ? `This skill costs ${price}; the request offers ${request.lez_price}.`
           : await this.checkPayment(request, price);
       run.admitting = false;
+      if (problem && run.controller.signal.aborted) {
+        // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
+        // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
+        this.finish(run, { type: 'cancelled', message: `Task cancelled. ${problem}` });
+        return;
+      }
       if (problem) {
         this.finish(run, {
           type: 'task_result',

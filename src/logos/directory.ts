@@ -7,6 +7,10 @@
  * Unverified cards (card-signature.ts `admitLogosCard`) are kept only when the operator allows them
  * (`allowUnverified`), and rank below every other: one never takes the id of a verified or in-process agent, nor
  * replaces such an agent's card, while a verified card takes an id back from an unverified one.
+ *
+ * The gateway's own agents (`registerOwn`) take their ids from any entry an earlier run left, and an entry at an
+ * address the transport cannot reach (kept by a run on another transport) is not loaded: neither may shadow a live
+ * agent.
  */
 import type { DirectoryStore } from '../store/directory-store.ts';
 import { LogosAgentCard, logosAddressOf } from './card.ts';
@@ -42,6 +46,7 @@ export class AgentDirectory {
   private readonly store: DirectoryStore | undefined;
   private readonly offlineAfterMs: number;
   private readonly log: (message: string) => void;
+  private readonly reaches: (address: string) => boolean;
   /** Writes to the store, one after another, in the order the directory changed. */
   private writes: Promise<void> = Promise.resolve();
   /** Whether unverified cards are served (the operator's `allowUnverifiedAgents`). */
@@ -52,10 +57,13 @@ export class AgentDirectory {
       store?: DirectoryStore;
       offlineAfterMs?: number;
       allowUnverified?: boolean;
+      /** Whether the transport can reach an address (network.ts `reaches`); default: every address. */
+      reaches?: (address: string) => boolean;
       log?: (message: string) => void;
     } = {},
   ) {
     this.store = options.store;
+    this.reaches = options.reaches ?? (() => true);
     this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
     this.acceptsUnverified = options.allowUnverified ?? false;
     this.log = options.log ?? console.warn;
@@ -72,10 +80,16 @@ export class AgentDirectory {
       const parsed = LogosAgentCard.safeParse(isStoredUnverified(json) ? json.card : json);
       if (!parsed.success) continue;
       const card = parsed.data;
+      const address = logosAddressOf(card);
+      // Kept by a run on another transport: served, it would fail every call; the agent announces itself again here.
+      if (!this.reaches(address)) {
+        this.log(`[directory] "${card.id}" left out: its address ${address} is not one this transport reaches`);
+        continue;
+      }
       const entry: DirectoryEntry = {
         id: card.id,
         card,
-        address: logosAddressOf(card),
+        address,
         updatedAt: new Date(stored.updatedAt),
         ...(unverified ? { unverified } : {}),
       };
@@ -137,6 +151,20 @@ export class AgentDirectory {
     );
     this.seenWritten.set(card.id, at.getTime());
     return entry;
+  }
+
+  /**
+   * Registers an agent this gateway runs itself, at start-up, before anything is heard: the operator configured it
+   * under its id, so it takes the id from whatever entry an earlier run left there (the same agent under another
+   * transport or key, or another agent), which `register` would keep.
+   */
+  registerOwn(card: LogosAgentCard, standing?: VerifiedLogosCard): DirectoryEntry {
+    const existing = this.entries.get(card.id);
+    if (existing && existing.address !== logosAddressOf(card)) {
+      this.entries.delete(card.id);
+      this.cardJson.delete(card.id);
+    }
+    return this.register(card, new Date(), standing)!;
   }
 
   /** The dialect of the agent at `address` (seed-dialect.ts); `binding` when no card names the address. */

@@ -132,12 +132,15 @@ export const TaskRequest = z.object({
   payment: WirePaymentReference.optional(),
   /** The caller's A2A message in v1.0 JSON, for agents that want more than skill and params. */
   message: z.record(z.string(), z.unknown()).optional(),
+  /** The text parts of `message` are sent without their text, which `params.text` carries (message-text.ts). */
+  text_in_params: z.literal(true).optional(),
 });
 export const TaskInput = z.object({
   ...FromGateway,
   type: z.literal('task_input'),
   params: z.record(z.string(), z.unknown()),
   message: z.record(z.string(), z.unknown()).optional(),
+  text_in_params: z.literal(true).optional(),
 });
 export const TaskGet = z.object({
   ...FromGateway,

@@ -12,6 +12,7 @@ import { loadOrCreateKey } from './secret-key-file.ts';
 import type { LogosTransport } from './transport.ts';
 import { MemoryNetwork } from './transports/memory.ts';
 import { BINDING_SHARD_TOPIC, WakuTransport } from './transports/waku.ts';
+import { isWakuAddress } from './transports/waku/identity.ts';
 import type { NodeRestServer, NodeRestSettings } from './node-rest/server.ts';
 
 export interface LogosNetwork {
@@ -24,6 +25,11 @@ export interface LogosNetwork {
   agentCardKey(name: string): Uint8Array;
   /** Resolves once the gateway can reach that many agents (Waku: relay peers in its mesh), or after `timeoutMs`. */
   ready(agentCount: number, timeoutMs?: number): Promise<boolean>;
+  /**
+   * Whether `address` is of this network's kind (Waku: a public key; memory: a name). An agent left in the directory
+   * by a run on another transport, at an address of the other kind, can never be reached from here.
+   */
+  reaches(address: string): boolean;
   /** Addresses other processes can join at (Waku multiaddrs); empty for the memory network. */
   joinAddresses(): string[];
   /** Where the embedded node serves the nwaku REST API, when it does. */
@@ -93,6 +99,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       agentNode: (name) => network.node(`agent:${name}`),
       agentCardKey: () => Uint8Array.from(randomBytes(32)),
       ready: async () => true,
+      reaches: (address) => !isWakuAddress(address),
       joinAddresses: () => [],
       stop: () => gateway.stop(),
     };
@@ -145,6 +152,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
       }
       return true;
     },
+    reaches: isWakuAddress,
     joinAddresses: () => gateway.multiaddrs(),
     async stop() {
       await rest?.stop();
@@ -178,6 +186,7 @@ async function openRemoteNode(settings: {
     agentCardKey: (name) => loadOrCreateKey(join(dirname(settings.keyFile), `agent-${name}.lez.key`)),
     // Through REST the mesh cannot be seen; the node's own /health tells whether it has relay peers.
     ready: async () => true,
+    reaches: isWakuAddress,
     joinAddresses: () => [],
     stop: () => gateway.stop(),
   };
@@ -210,6 +219,7 @@ async function openLightNetwork(settings: WakuLightNetworkSettings): Promise<Log
         () => true,
         () => false,
       ),
+    reaches: isWakuAddress,
     joinAddresses: () => [],
     stop: () => gateway.stop(),
   };

@@ -1,7 +1,12 @@
 /**
  * Paid tasks on a LEZ sequencer: the gateway and the agent each talk to the devnet over HTTP JSON-RPC with the
- * same rail a real sequencer gets. Balances are read back over HTTP with the sequencer client.
+ * same rail a real sequencer gets. Balances are read back over HTTP with the sequencer client. Also: a sequencer
+ * that is down, one that comes back within `payments.inDoubtWaitMs`, and a cancel while the agent cannot check its
+ * payment.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexToBytes } from '../../src/lez/bytes.ts';
 import { DEVNET_GENESIS, startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
@@ -10,6 +15,7 @@ import { SequencerClient } from '../../src/lez/sequencer-client.ts';
 import { paidAgent } from '../../src/logos/agents/paid.ts';
 import { agentPayments, gatewayPayer, lezRail } from '../../src/gateway/payment-wiring.ts';
 import { eventually, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
+import { freePort } from '../support/free-port.ts';
 
 const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
 const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
@@ -39,8 +45,8 @@ const balanceOf = async (account: string) => {
   if (result.kind !== 'result') throw new Error(`balance: ${result.message}`);
   return result.value;
 };
-const send = (skill: string, extra: Record<string, unknown> = {}) =>
-  rpc(`${bed.gateway.url}/agents/paid`, 'SendMessage', {
+const send = (skill: string, extra: Record<string, unknown> = {}, url = `${bed.gateway.url}/agents/paid`) =>
+  rpc(url, 'SendMessage', {
     message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'hi' }], metadata: { skill } },
     ...extra,
   });
@@ -83,6 +89,8 @@ describe('when the sequencer is unusable', () => {
         paidAgent(network.node('agent:paid'), agentPayments(lezRail(devnet.url, agentKey, 'prehash-v0.3'))),
       ],
       payer: gatewayPayer(lezRail('http://127.0.0.1:9', wallet, 'prehash-v0.3')),
+      // A sequencer that refuses connections is asked again for this long (inDoubtWaitMs) before the task fails.
+      config: { payments: { rail: 'none', inDoubtWaitMs: 1_500 } },
     });
     try {
       const walletBefore = await balanceOf(wallet.account);
@@ -96,4 +104,108 @@ describe('when the sequencer is unusable', () => {
       await down.close();
     }
   }, 30_000);
+});
+
+describe('when the sequencer is away for a moment', () => {
+  /** A devnet keeping its chain in `dir` on `port`, so that it can be stopped and started again where it was. */
+  const devnetAt = (port: number, dir: string) =>
+    startDevnet({ port, host: '127.0.0.1', blockIntervalMs: 200, dataDir: dir });
+
+  it('the payment waits for it (connections refused) within inDoubtWaitMs, and is made once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-blip-'));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    let chain = await devnetAt(port, dir);
+    const blip = await startTestBed({
+      agents: (network) => [
+        paidAgent(network.node('agent:paid'), agentPayments(lezRail(url, agentKey, 'prehash-v0.3'))),
+      ],
+      payer: gatewayPayer(lezRail(url, wallet, 'prehash-v0.3')),
+      config: { payments: { rail: 'none', sequencerUrl: url, inDoubtWaitMs: 20_000 } },
+    });
+    try {
+      const walletBefore = chain.balance(wallet.account);
+      await chain.stop();
+      const sent = rpc(`${blip.gateway.url}/agents/paid`, 'SendMessage', {
+        message: { messageId: 'blip', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'echo' } },
+      });
+      // Long enough for the gateway to find the sequencer gone (it asks within a few ms) and ask again.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      chain = await devnetAt(port, dir);
+      const task = (await sent).body.result.task;
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(task.metadata.lez).toMatchObject({ status: 'paid', amount: '5' });
+      expect(chain.balance(wallet.account)).toBe(walletBefore - 5n);
+    } finally {
+      await blip.close();
+      await chain.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a task cancelled while its payment waits for the sequencer ends CANCELED at once, nothing charged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-blip-'));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    let chain = await devnetAt(port, dir);
+    const blip = await startTestBed({
+      agents: (network) => [
+        paidAgent(network.node('agent:paid'), agentPayments(lezRail(url, agentKey, 'prehash-v0.3'))),
+      ],
+      payer: gatewayPayer(lezRail(url, wallet, 'prehash-v0.3')),
+      config: { payments: { rail: 'none', sequencerUrl: url, inDoubtWaitMs: 30_000 } },
+    });
+    try {
+      const walletBefore = chain.balance(wallet.account);
+      await chain.stop();
+      const agentUrl = `${blip.gateway.url}/agents/paid`;
+      const task = (await send('slow', { configuration: { returnImmediately: true } }, agentUrl)).body.result.task;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const asked = Date.now();
+      const cancelled = (await rpc(agentUrl, 'CancelTask', { id: task.id })).body.result;
+      // Not after inDoubtWaitMs: the wait ends with the cancel.
+      expect(Date.now() - asked).toBeLessThan(5_000);
+      expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
+      expect(JSON.stringify(cancelled.status.message)).toContain('nothing was charged');
+      chain = await devnetAt(port, dir);
+      expect(chain.balance(wallet.account)).toBe(walletBefore);
+    } finally {
+      await blip.close();
+      await chain.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a task cancelled while its agent cannot reach the sequencer to check the payment ends CANCELED', async () => {
+    // The agent asks a port nobody listens on: its check of the payment stays unconfirmed until it gives up (10 s),
+    // and the cancel reaches it meanwhile. It used to end the task REJECTED ("the payment did not verify").
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const bed = await startTestBed({
+      agents: (network) => [
+        paidAgent(network.node('agent:paid'), agentPayments(lezRail(nobody, agentKey, 'prehash-v0.3'))),
+      ],
+      payer: gatewayPayer(lezRail(devnet.url, wallet, 'prehash-v0.3')),
+      config: { payments: { rail: 'none', sequencerUrl: devnet.url }, cancelTimeoutMs: 500 },
+    });
+    try {
+      const url = `${bed.gateway.url}/agents/paid`;
+      const task = (await send('slow', { configuration: { returnImmediately: true } }, url)).body.result.task;
+      // Paid and forwarded: the agent is checking the payment.
+      await eventually(async () => {
+        const state = (await rpc(url, 'GetTask', { id: task.id })).body.result;
+        return state.metadata?.lez?.status === 'paid' ? true : undefined;
+      }, 10_000);
+      await rpc(url, 'CancelTask', { id: task.id });
+      const ended = await eventually(async () => {
+        const state = (await rpc(url, 'GetTask', { id: task.id })).body.result;
+        return state.status.state === 'TASK_STATE_WORKING' || state.status.state === 'TASK_STATE_SUBMITTED'
+          ? undefined
+          : state;
+      }, 20_000);
+      expect(ended.status.state).toBe('TASK_STATE_CANCELED');
+      expect(JSON.stringify(ended.status.message)).toContain('The payment did not verify');
+    } finally {
+      await bed.close();
+    }
+  }, 40_000);
 });

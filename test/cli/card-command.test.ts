@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCardCommand, type CardCommandOptions } from '../../src/cli/card-command.ts';
+import { runKeysCommand } from '../../src/cli/keys-command.ts';
 import { hexToBytes } from '../../src/lez/bytes.ts';
 import { encryptKeyFile, saveKeyFile, type ScryptParams } from '../../src/lez/wallet-key-file.ts';
 import { signingKeyFromSecretKey } from '../../src/lez/keys.ts';
@@ -155,6 +156,28 @@ describe('logos-a2a card verify', () => {
     expect(out).toContain(`OK ${file}: agent upper (Upper)`);
     expect(out).toContain(`account    ${KEY.account}`);
     expect(out).toContain(`public key ${Buffer.from(KEY.publicKey).toString('hex')}`);
+  });
+
+  it('prints the key in the form `keys show` prints it for the same key file', async () => {
+    const signed = await run({
+      action: 'sign',
+      file: await cardFile('shown.json', CARD),
+      keyFile,
+      passphrase: PASSPHRASE,
+    });
+    const verified = await run({ action: 'verify', file: await cardFile('shown-signed.json', signed.out) });
+    let shown = '';
+    const code = await runKeysCommand({
+      action: 'show',
+      file: keyFile,
+      path: '/',
+      passphrase: PASSPHRASE,
+      out: (text) => (shown += text),
+    });
+    expect(code).toBe(0);
+    const keyLine = (text: string) => /public key (\S+)/.exec(text)?.[1];
+    expect(keyLine(shown)).toBe(keyLine(verified.out));
+    expect(keyLine(shown)).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('prints the reason and exits 1 for unsigned, tampered, re-signed, malformed and oversized cards', async () => {

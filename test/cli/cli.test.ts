@@ -115,6 +115,16 @@ describe.concurrent('logos-a2a demo', PATIENCE, () => {
     expect(await balance()).toBe(before + 5);
   });
 
+  it('prints its operator token, and the printed /metrics command answers with the metrics', async () => {
+    const example = /curl -s (\S+\/metrics) -H 'Authorization: Bearer ([^']+)'/.exec(output);
+    expect(example).not.toBeNull();
+    const [, target, token] = example!;
+    expect(output).toContain(`Operator token: ${token}`);
+    const response = await fetch(target!, { headers: { Authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('logos_a2a_http_requests_total');
+  });
+
   // After the tests above: it ends the demo they talk to.
   it.sequential('stops cleanly on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

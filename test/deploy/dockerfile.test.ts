@@ -108,6 +108,21 @@ describe('deploy/Dockerfile, linted', () => {
     }
   });
 
+  it('keeps out of the build context everything .gitignore keeps out of the repository: local state and secrets', () => {
+    const lines = (file: string) =>
+      readFileSync(join(repo, file), 'utf8')
+        .split('\n')
+        .map((line) => line.trim().replace(/\/$/, ''))
+        .filter((line) => line && !line.startsWith('#'));
+    const ignored = lines('.dockerignore');
+    // .gitignore's `*.db` matches at any depth; .dockerignore's only at the top, unless written `**/*.db`.
+    const missing = lines('.gitignore').filter(
+      (entry) => !ignored.includes(entry.includes('*') ? `**/${entry}` : entry),
+    );
+    expect(missing).toEqual([]);
+    expect(ignored).toEqual(expect.arrayContaining(['.dev.vars', '.wrangler']));
+  });
+
   it('copies only what the repository has and the build context keeps', () => {
     const ignored = readFileSync(join(repo, '.dockerignore'), 'utf8')
       .split('\n')

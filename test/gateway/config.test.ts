@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/gateway/config.ts';
+import { ConfigError, loadConfig, publicBaseUrlOf } from '../../src/gateway/config.ts';
 
 describe('configuration', () => {
   it('runs out of the box', () => {
@@ -129,5 +129,12 @@ describe('the example configuration', () => {
       transport: { kind: 'waku' },
       payments: { rail: 'none' },
     });
+  });
+
+  it('examples/gateway.json on another PORT serves URLs of that port (the README runs it so)', () => {
+    const file = new URL('../../examples/gateway.json', import.meta.url).pathname;
+    const config = loadConfig({ file, env: { PORT: '9090' } });
+    expect(config.port).toBe(9090);
+    expect(publicBaseUrlOf(config, config.port)).toBe('http://localhost:9090');
   });
 });

@@ -14,7 +14,11 @@ import { openRpcStream } from './sse.ts';
 /** Larger than one message, with characters of 2 and 4 bytes that must not be cut in half. */
 const LARGE_TEXT = 'é🙂abc'.repeat(40_000);
 
-/** The agent `big`: skill `text` answers LARGE_TEXT, skill `data` a data object larger than one message. */
+/**
+ * The agent `big`: skill `text` answers LARGE_TEXT, skill `data` a data object larger than one message, skill `told`
+ * the texts of the caller's message parts as its skill sees them, joined with "|" (after checking they make
+ * `params.text`).
+ */
 export function largeResultAgent(transport: LogosTransport): LogosAgent {
   return new LogosAgent({
     transport,
@@ -27,12 +31,19 @@ export function largeResultAgent(transport: LogosTransport): LogosAgent {
       skills: [
         { id: 'text', name: 'Text', description: 'A long text.', tags: ['test'] },
         { id: 'data', name: 'Data', description: 'A large data object.', tags: ['test'] },
+        { id: 'told', name: 'Told', description: 'The texts of the message it was sent.', tags: ['test'] },
       ],
       agentInterfaces: [{ type: 'logos-messaging', version: '1', address: transport.address }],
     },
     skills: {
       text: () => LARGE_TEXT,
       data: () => ({ blob: 'z'.repeat(200_000) }),
+      told: (ctx) => {
+        const parts = (ctx.message?.parts ?? []) as { text?: string }[];
+        const texts = parts.flatMap((part) => (typeof part.text === 'string' ? [part.text] : []));
+        if (texts.join('\n') !== ctx.text) throw new Error('the message and params.text disagree');
+        return texts.join('|');
+      },
     },
   });
 }
@@ -74,6 +85,34 @@ export async function expectOversizedRequestRefused(agentUrl: string, messageId:
   expect(body.error!.message).toContain(`at most ${limit}`);
   const tasks = await rpc(agentUrl, 'ListTasks', {});
   expect(tasks.body.result.tasks.map((task: any) => task.history?.[0]?.messageId)).not.toContain(messageId);
+}
+
+/**
+ * A text of some 100,000 characters (130 KB of UTF-8), more than half the limit, goes to the agent and comes back whole:
+ * once in one text part with line breaks (to `echo`, which answers `params.text`), once in two parts (to `big`'s
+ * `told`, which answers the message's parts as its skill sees them).
+ */
+export async function expectLargeRequestAnswered(gatewayUrl: string, limit: number): Promise<void> {
+  const text = 'Grüße 🙂 line\n'.repeat(100_000 / 16);
+  expect(new TextEncoder().encode(text).byteLength).toBeGreaterThan(limit / 2);
+  const echoed = await rpc(`${gatewayUrl}/agents/echo`, 'SendMessage', {
+    message: { messageId: `large-${Date.now()}`, role: 'ROLE_USER', parts: [{ text }] },
+  });
+  expect(echoed.body.error).toBeUndefined();
+  expect(echoed.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  expect(echoed.body.result.task.artifacts[0].parts[0].text).toBe(text);
+  const half = 'x'.repeat(50_000);
+  const told = await rpc(`${gatewayUrl}/agents/big`, 'SendMessage', {
+    message: {
+      messageId: `large-parts-${Date.now()}`,
+      role: 'ROLE_USER',
+      parts: [{ text: half }, { text: `${half}y` }],
+      metadata: { skill: 'told' },
+    },
+  });
+  expect(told.body.error).toBeUndefined();
+  expect(told.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  expect(told.body.result.task.artifacts[0].parts[0].text).toBe(`${half}|${half}y`);
 }
 
 /** Asks `big` for its long text over SSE and returns the artifact updates streamed back, in order. */

@@ -1,6 +1,7 @@
 /**
  * The network's message limit on the embedded relay transport, which `npm start` runs: a request that would not fit
- * in one message is refused before anything is sent, and a larger result arrives as artifact chunks. The same is
+ * in one message is refused before anything is sent, one whose text fits only when carried once gets through, and a
+ * larger result arrives as artifact chunks. The same is
  * tested for the light transport (waku-light.test.ts) and a node's REST API (nwaku-rest.test.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,7 @@ import { DEFAULT_DISCOVERY_TOPIC } from '../../../src/logos/discovery.ts';
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { eventually } from '../../support/gateway.ts';
 import {
+  expectLargeRequestAnswered,
   expectLargeTextInChunks,
   expectOversizedRequestRefused,
   largeResultAgent,
@@ -57,6 +59,10 @@ it('refuses a request larger than one relay message with -32602 naming the limit
     gateway.network.gateway.maxPayloadBytes,
   );
 });
+
+it('carries a 100 KB text once: it reaches the agent whole, as params.text and in the message', async () => {
+  await expectLargeRequestAnswered(gateway.url, gateway.network.gateway.maxPayloadBytes);
+}, 30_000);
 
 it('receives a result larger than one relay message as artifact chunks, in order', { timeout: 60_000 }, async () => {
   await expectLargeTextInChunks(`${gateway.url}/agents/big`, 'relay-big-result');
