@@ -83,7 +83,8 @@ describe('/metrics', () => {
 
   it('labels a path no route has as unmatched', async () => {
     const before = await scrape();
-    await fetch(`${bed.gateway.url}/no/such/${crypto.randomUUID()}`);
+    const missing = await fetch(`${bed.gateway.url}/no/such/${crypto.randomUUID()}`);
+    expect(missing.status).toBe(404);
     const after = await scrape();
     const labels = { route: 'unmatched', status: '404' };
     expect(
