@@ -15,6 +15,7 @@ import {
   encodeEnvelope,
   taskStatusTopic,
   type AgentEnvelope,
+  type DistributiveOmit,
   type GatewayEnvelopeInput,
   type TaskRequest,
   type WireArtifact,
@@ -1347,5 +1348,3 @@ const END_STATES: Record<'failed' | 'rejected' | 'canceled', TaskState> = {
   rejected: TaskState.TASK_STATE_REJECTED,
   canceled: TaskState.TASK_STATE_CANCELED,
 };
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

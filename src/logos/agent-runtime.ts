@@ -10,6 +10,7 @@ import {
   encodeEnvelope,
   taskStatusTopic,
   type AgentEnvelope,
+  type DistributiveOmit,
   type GatewayEnvelope,
   type WirePaymentReference,
   type TaskRequest,
@@ -680,6 +681,5 @@ export class LogosAgent {
   }
 }
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** What a reply says; the runtime adds the version, a fresh id, the task id and the next `seq`. */
 type AgentReply = DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>;

@@ -206,6 +206,9 @@ export type Envelope = z.infer<typeof Envelope>;
 export type AgentEnvelopeInput = z.input<typeof AgentEnvelope>;
 export type GatewayEnvelopeInput = z.input<typeof GatewayEnvelope>;
 
+/** Omit over each variant of a union: an envelope's body without the fields its sender fills in (v, id, …). */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** The per-task status topic: a valid Waku autosharding content topic (`/app/version/name/encoding`). */
 export function taskStatusTopic(taskId: string): string {
   return `/logos-a2a/1/task-${taskId}/json`;
