@@ -150,11 +150,27 @@ export class TaskPayments {
     return this.payNow(task);
   }
 
-  /** Pays for a task whose record exists and holds nothing signed yet. */
+  /**
+   * Pays for a task whose record exists and holds nothing signed yet. Two replicas may do so at once: one that
+   * stalled past its task's lease, and the one that took the task over. Whichever records its signed transfer first
+   * pays; the other's record is refused, so the rail submits nothing of it, and it finishes the first one's payment.
+   */
   private async payNow(task: TaskToPay): Promise<ChargeOutcome> {
+    /** This attempt's last recorded state, as JSON: a rail may sign a payment again, superseding its own record. */
+    let recorded: string | undefined;
+    let signedElsewhere = false;
     const outcome = await this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
-      this.store.update(task.taskId, { railState: state }),
+      this.store.exclusively(async () => {
+        const record = await this.store.get(task.taskId);
+        if (record && !isUnsigned(record) && JSON.stringify(record.railState) !== recorded) {
+          signedElsewhere = true;
+          throw new Error(`another replica signed the payment for task ${task.taskId} first`);
+        }
+        await this.store.update(task.taskId, { railState: state });
+        recorded = JSON.stringify(state);
+      }),
     );
+    if (signedElsewhere) return this.charge(task);
     return this.finish((await this.store.get(task.taskId))!, await this.untilKnown(task.taskId, outcome));
   }
 
