@@ -14,6 +14,8 @@ export class CliParty {
   private static readonly running = new Set<ChildProcess>();
 
   private child: ChildProcess | undefined;
+  /** Started and said it is ready, and not killed since. */
+  private up = false;
   /** Everything it printed, over all its starts. */
   output = '';
 
@@ -33,8 +35,9 @@ export class CliParty {
     for (const child of CliParty.running) child.kill('SIGKILL');
   }
 
-  get isRunning(): boolean {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  /** Up and ready: started, not exited since, and it said so (a call to one still starting would be refused). */
+  get isUp(): boolean {
+    return this.up;
   }
 
   /** Starts it; resolves once it prints "Ctrl-C" (it is up). */
@@ -45,7 +48,10 @@ export class CliParty {
     });
     this.child = child;
     CliParty.running.add(child);
-    child.once('exit', () => CliParty.running.delete(child));
+    child.once('exit', () => {
+      CliParty.running.delete(child);
+      if (this.child === child) this.up = false;
+    });
     let output = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${this.name} did not start:\n${output}`)), 30_000);
@@ -54,6 +60,7 @@ export class CliParty {
         this.output += chunk.toString();
         if (!output.includes('Ctrl-C')) return;
         clearTimeout(timer);
+        this.up = true;
         resolve();
       };
       child.stdout!.on('data', onData);
@@ -71,13 +78,13 @@ export class CliParty {
   }
 }
 
-/** Retries a call until a party answers (it may be down, or restarting): every 250 ms, for about a minute. */
-export async function untilAnswered<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+/** Retries a call until a party answers (it may be down, or restarting): every 250 ms, `attempts` times at most. */
+export async function untilAnswered<T>(call: () => Promise<T>, attempts = 200): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
-      if (attempt > 200) throw error;
+      if (attempt >= attempts) throw error;
       await sleep(250);
     }
   }
