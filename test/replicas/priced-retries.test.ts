@@ -13,12 +13,11 @@ import { ListTasksRequest, TaskState, type Task } from '@a2a-js/sdk';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
 import { loadConfig } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
-import { agentPayments, lezRail } from '../../src/gateway/payment-wiring.ts';
 import { SequencerClient } from '../../src/lez/sequencer-client.ts';
-import { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { transfersBetween } from '../support/chain-transfers.ts';
-import { AGENT, saveWalletKeyFile, WALLET } from '../support/devnet-wallet.ts';
+import { AGENT, devnetShop, saveWalletKeyFile, WALLET } from '../support/devnet-wallet.ts';
 import { clientFor, textMessage } from '../support/gateway.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
 
@@ -48,21 +47,7 @@ for (const { name, postgres, replicas } of scenarios)
       const walletKeyFile = join(dir, 'wallet.json');
       await saveWalletKeyFile(walletKeyFile, PASSPHRASE);
       const network = new MemoryNetwork();
-      agent = new LogosAgent({
-        transport: network.node('agent:shop'),
-        announce: false,
-        payments: agentPayments(lezRail(devnet.url, AGENT, 'prehash-v0.3')),
-        card: {
-          id: 'shop',
-          name: 'Shop',
-          description: 'Charges per task.',
-          version: '1',
-          'x-lez-identity': { account_id: AGENT.account },
-          skills: [{ id: 'quick', name: 'Quick', description: '', 'x-lez-price': PRICE.toString() }],
-          agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:shop' }],
-        },
-        skills: { quick: (ctx) => `done: ${ctx.text}` },
-      });
+      agent = devnetShop(network, devnet.url, PRICE);
       await agent.start();
       // The gateway reads the passphrase from its environment, as an operator gives it.
       process.env.LOGOS_A2A_WALLET_PASSPHRASE = PASSPHRASE;
