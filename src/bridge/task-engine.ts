@@ -178,7 +178,13 @@ export class TaskEngine {
   private async settleMoney(untouchedForMs = 0): Promise<void> {
     try {
       const elsewhere = (await this.replicas?.store.leasedElsewhere()) ?? new Set<string>();
-      const stranded = await this.paid.settleStranded((id) => this.live.has(id) || elsewhere.has(id), untouchedForMs);
+      // Read after the leases: a task that has not ended still pays for itself, wherever it runs next. A dead
+      // replica's task is, until another takes it over, neither live here nor leased elsewhere.
+      const unended = new Set((await this.options.store.listActive()).map((stored) => stored.task.id));
+      const stranded = await this.paid.settleStranded(
+        (id) => this.live.has(id) || elsewhere.has(id) || unended.has(id),
+        untouchedForMs,
+      );
       for (const [taskId, { agentId, outcome }] of stranded) {
         if (outcome.kind === 'needs-approval') continue;
         await this.correctReceipt(agentId, taskId, outcome.receipt);
