@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const SLOWEST_FIRST = [
   'test/crash/paid-tasks-crash.test.ts',
+  'test/crash/replicas-crash.test.ts',
   'test/worker/worker.test.ts',
   'test/cli/cli.test.ts',
   'test/regression/payments.test.ts',

@@ -178,7 +178,13 @@ export class TaskEngine {
   private async settleMoney(untouchedForMs = 0): Promise<void> {
     try {
       const elsewhere = (await this.replicas?.store.leasedElsewhere()) ?? new Set<string>();
-      const stranded = await this.paid.settleStranded((id) => this.live.has(id) || elsewhere.has(id), untouchedForMs);
+      // Read after the leases: a task that has not ended still pays for itself, wherever it runs next. A dead
+      // replica's task is, until another takes it over, neither live here nor leased elsewhere.
+      const unended = new Set((await this.options.store.listActive()).map((stored) => stored.task.id));
+      const stranded = await this.paid.settleStranded(
+        (id) => this.live.has(id) || elsewhere.has(id) || unended.has(id),
+        untouchedForMs,
+      );
       for (const [taskId, { agentId, outcome }] of stranded) {
         if (outcome.kind === 'needs-approval') continue;
         await this.correctReceipt(agentId, taskId, outcome.receipt);
@@ -1164,10 +1170,14 @@ export class TaskEngine {
         clearTimeout(live.clientPaymentTimer);
         live.clientPaymentTimer = undefined;
         live.request = { ...live.request, payment: step.payment };
-        await this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
+        // The request naming the payment and the paid receipt go to the store together (one transaction on a
+        // batching store): a lease lost between two writes left a task forwarded as paid beside a pending receipt
+        // that the replica taking it over never corrected.
+        const requestSaved = this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
         if (step.note !== undefined) this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
-        if (step.note === undefined) await this.persist(live);
-        else this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
+        const saved = this.persist(live, step.note === undefined ? undefined : { events: [statusEvent(live.task)] });
+        const [, change] = await Promise.all([requestSaved, saved]);
+        if (step.note !== undefined) this.emit(live, change);
         // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
         this.armSilenceTimer(live);
         await this.sendRaw(live, encodeEnvelope(live.request));

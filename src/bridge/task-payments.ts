@@ -157,23 +157,38 @@ export class TaskPayments {
   }
 
   /**
-   * Pays for a task whose record exists and holds nothing signed yet. A sequencer that cannot be reached (restarting,
-   * say: connection refused or reset, a proxy's 502 to 504) is asked again until `inDoubtWaitMs` has passed, as a
-   * payment in doubt is resumed (untilKnown): such a failure means nothing was sent that can still land, so paying
-   * again cannot pay twice, and a task `cancelled` meanwhile stops waiting at once.
+   * Pays for a task whose record exists and holds nothing signed yet. Two replicas may do so at once: one that
+   * stalled past its task's lease, and the one that took the task over. Whichever records its signed transfer first
+   * pays; the other's record is refused, so the rail submits nothing of it, and it finishes the first one's payment.
+   * A sequencer that cannot be reached (restarting, say: connection refused or reset, a proxy's 502 to 504) is asked
+   * again until `inDoubtWaitMs` has passed, as a payment in doubt is resumed (untilKnown): such a failure means
+   * nothing was sent that can still land, so paying again cannot pay twice, and a task `cancelled` meanwhile stops
+   * waiting at once.
    */
   private async payNow(task: TaskToPay, cancelled?: AbortSignal): Promise<ChargeOutcome> {
     const deadline = this.waitDeadline();
+    /** This attempt's last recorded state, as JSON: a rail may sign a payment again, superseding its own record. */
+    let recorded: string | undefined;
+    let signedElsewhere = false;
     const pay = () =>
       this.payer.pay(`task:${task.taskId}`, task.payee, task.amount, (state) =>
-        this.store.update(task.taskId, { railState: state }),
+        this.store.exclusively(async () => {
+          const record = await this.store.get(task.taskId);
+          if (record && !isUnsigned(record) && JSON.stringify(record.railState) !== recorded) {
+            signedElsewhere = true;
+            throw new Error(`another replica signed the payment for task ${task.taskId} first`);
+          }
+          await this.store.update(task.taskId, { railState: state });
+          recorded = JSON.stringify(state);
+        }),
       );
     let outcome = await pay();
-    const waiting = () => isUnreachable(outcome) && Date.now() < deadline && !cancelled?.aborted;
+    const waiting = () => !signedElsewhere && isUnreachable(outcome) && Date.now() < deadline && !cancelled?.aborted;
     for (let delayMs = 500; waiting(); delayMs = nextDelay(delayMs)) {
       await pause(delayMs, deadline, cancelled);
       if (!cancelled?.aborted) outcome = await pay();
     }
+    if (signedElsewhere) return this.charge(task, false, cancelled);
     const finished = await this.finish(
       (await this.store.get(task.taskId))!,
       await this.untilKnown(task.taskId, outcome, deadline),

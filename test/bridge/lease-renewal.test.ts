@@ -10,6 +10,7 @@ import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import type { ReplicaStore } from '../../src/store/replica-store.ts';
 import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
 import { eventually } from '../support/gateway.ts';
+import { idleReplicaStore } from '../support/idle-replica-store.ts';
 
 const LEASE_MS = 300;
 let engine: TaskEngine | undefined;
@@ -22,18 +23,9 @@ afterEach(async () => {
 /** A replica store whose first renewal never answers; every later one does. */
 function silentOnceReplicaStore(): ReplicaStore & { renewals: number } {
   const replicas = {
-    replicaId: 'live:test',
-    leaseMs: LEASE_MS,
+    ...idleReplicaStore(LEASE_MS),
     renewals: 0,
     renew: () => (++replicas.renewals === 1 ? new Promise<Set<string>>(() => {}) : Promise.resolve(new Set<string>())),
-    releaseAll: async () => {},
-    takeOver: async () => [],
-    leasedElsewhere: async () => new Set<string>(),
-    follow: async () => () => {},
-    request: async () => undefined,
-    serve: async () => {},
-    runWaiting: async () => {},
-    close: async () => {},
   };
   return replicas;
 }

@@ -3,7 +3,7 @@
  * signed is paid once (or failed, charging nothing), a refund whose reference never reached the gateway is found
  * on chain before anything is recorded as `refund-missing`, and one that lands later corrects the record.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TaskPayments, type TaskToPay } from '../../src/bridge/task-payments.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
@@ -129,6 +129,32 @@ describe('a payment record that was never signed', () => {
     });
     expect((await store.get('t2'))!.status).toBe('failed');
     expect(ledger.balanceOf(GATEWAY)).toBe(1_000n);
+  });
+});
+
+describe('one task paid by two replicas at once', () => {
+  it('is paid once: the replica that records its signed transfer second submits nothing and finishes the first', async () => {
+    // A stalled past its lease, its transfer not yet signed; B took the task over and pays for it meanwhile.
+    const { ledger, store, payments: taken } = world();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const rail = gatewayPayer(new MemoryRail({ ledger, payer: GATEWAY }));
+    const stalled = new TaskPayments({
+      payer: { ...rail, pay: async (...args) => released.then(() => rail.pay(...args)) },
+      store,
+      limits: { perTransaction: 100n, perPeriod: 1_000n, periodMs: 86_400_000 },
+      network: 'memory',
+    });
+    const first = stalled.charge(task('t3'));
+    await vi.waitFor(async () => expect(await store.get('t3')).toBeDefined());
+    const byNewOwner = await taken.charge(task('t3'));
+    release();
+    const byStalled = await first;
+
+    expect(byNewOwner).toMatchObject({ kind: 'paid', receipt: { status: 'paid' } });
+    expect(byStalled).toEqual(byNewOwner);
+    expect(ledger.balanceOf(AGENT)).toBe(10n);
+    expect(ledger.balanceOf(GATEWAY)).toBe(990n);
   });
 });
 

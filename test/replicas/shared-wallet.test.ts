@@ -7,20 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEVNET_GENESIS, startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
+import { startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
 import { loadConfig } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
-import { agentPayments, lezRail } from '../../src/gateway/payment-wiring.ts';
-import { hexToBytes } from '../../src/lez/bytes.ts';
-import { signingKeyFromSecretKey } from '../../src/lez/keys.ts';
-import { encryptKeyFile, saveKeyFile } from '../../src/lez/wallet-key-file.ts';
-import { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import type { LogosAgent } from '../../src/logos/agent-runtime.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
+import { AGENT, devnetShop, saveWalletKeyFile, WALLET } from '../support/devnet-wallet.ts';
 import { rpc } from '../support/gateway.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
 
-const WALLET = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[0].secretKeyHex, 32)); // 10 000 at genesis
-const AGENT = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[1].secretKeyHex, 32)); // 20 000, initialised
+// WALLET has 10 000 at genesis; AGENT 20 000, initialised.
 const PASSPHRASE = 'replicas share this wallet';
 
 describe.skipIf(postgresAdminUrl === undefined)('two replicas paying from one wallet', () => {
@@ -35,27 +31,9 @@ describe.skipIf(postgresAdminUrl === undefined)('two replicas paying from one wa
     database = await createTestDatabase();
     devnet = await startDevnet({ blockIntervalMs: 200 });
     const walletKeyFile = join(dir, 'wallet.json');
-    const kdf = { logN: 10, r: 8, p: 1 };
-    await saveKeyFile(
-      walletKeyFile,
-      await encryptKeyFile({ type: 'secret-key', secretKey: WALLET.secretKey }, PASSPHRASE, kdf),
-    );
+    await saveWalletKeyFile(walletKeyFile, PASSPHRASE);
     const network = new MemoryNetwork();
-    agent = new LogosAgent({
-      transport: network.node('agent:shop'),
-      announce: false,
-      payments: agentPayments(lezRail(devnet.url, AGENT, 'prehash-v0.3')),
-      card: {
-        id: 'shop',
-        name: 'Shop',
-        description: 'Charges per task.',
-        version: '1',
-        'x-lez-identity': { account_id: AGENT.account },
-        skills: [{ id: 'quick', name: 'Quick', description: '', 'x-lez-price': '10' }],
-        agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:shop' }],
-      },
-      skills: { quick: (ctx) => `done: ${ctx.text}` },
-    });
+    agent = devnetShop(network, devnet.url, 10n);
     await agent.start();
     // The gateway reads the passphrase from its environment, as an operator gives it.
     process.env.LOGOS_A2A_WALLET_PASSPHRASE = PASSPHRASE;

@@ -1,6 +1,6 @@
 /**
  * One contract for every store backend: the same tests run against SQLite and PostgreSQL (each run in a database of
- * its own, dropped afterwards). PostgreSQL runs are skipped only where no server answers.
+ * its own, dropped afterwards). PostgreSQL runs are skipped only where no server answers, and never under CI.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
