@@ -42,6 +42,17 @@ class GrpcInternalError extends A2AError {
   readonly status = GRPC_STATUS_CODE.INTERNAL;
 }
 
+/**
+ * v0.3's protobuf has no absent `history_length` (v1.0's is optional): its 0 is what the v0.3 client sends when the
+ * caller named none, so it means "all", not "none".
+ */
+const isV03 = (context: ServerCallContext) => context.requestedVersion === '0.3';
+
+function withV03HistoryLength(params: SendMessageRequest, context: ServerCallContext): SendMessageRequest {
+  if (!isV03(context) || params.configuration?.historyLength !== 0) return params;
+  return { ...params, configuration: { ...params.configuration, historyLength: undefined } };
+}
+
 /** What can encode a request as ProtoJSON: every request type of the SDK. */
 interface ToJson<T> {
   toJSON(message: T): unknown;
@@ -67,16 +78,19 @@ export class GrpcRequestHandler implements A2ARequestHandler {
   }
 
   sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    return this.#call('SendMessage', SendMessageRequest, params, () => this.#handler.sendMessage(params, context));
+    const request = withV03HistoryLength(params, context);
+    return this.#call('SendMessage', SendMessageRequest, request, () => this.#handler.sendMessage(request, context));
   }
 
   sendMessageStream(params: SendMessageRequest, context: ServerCallContext) {
-    this.#check('SendStreamingMessage', SendMessageRequest, params);
-    return this.#stream('SendStreamingMessage', this.#handler.sendMessageStream(params, context));
+    const request = withV03HistoryLength(params, context);
+    this.#check('SendStreamingMessage', SendMessageRequest, request);
+    return this.#stream('SendStreamingMessage', this.#handler.sendMessageStream(request, context));
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
-    return this.#call('GetTask', GetTaskRequest, params, () => this.#handler.getTask(params, context));
+    const request = isV03(context) && params.historyLength === 0 ? { ...params, historyLength: undefined } : params;
+    return this.#call('GetTask', GetTaskRequest, request, () => this.#handler.getTask(request, context));
   }
 
   cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
