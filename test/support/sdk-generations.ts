@@ -420,7 +420,8 @@ export const v03Generation: Generation = {
         if (name === 'TaskNotCancelableError') return 'not-cancelable';
         if (v03Code(error) === -32602) return 'invalid-params';
         // Its gRPC transport has no class for INVALID_ARGUMENT: the status rides on a plain Error's cause.
-        if ((error as { cause?: { code?: unknown } }).cause?.code === grpcStatus.INVALID_ARGUMENT) return 'invalid-params';
+        if ((error as { cause?: { code?: unknown } }).cause?.code === grpcStatus.INVALID_ARGUMENT)
+          return 'invalid-params';
         return `other: ${name}: ${(error as Error).message}`;
       },
     };
