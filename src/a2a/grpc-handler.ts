@@ -53,6 +53,8 @@ function withV03HistoryLength(params: SendMessageRequest, context: ServerCallCon
   return { ...params, configuration: { ...params.configuration, historyLength: undefined } };
 }
 
+type EventStream = AsyncGenerator<StreamResponse, void, undefined>;
+
 /** What can encode a request as ProtoJSON: every request type of the SDK. */
 interface ToJson<T> {
   toJSON(message: T): unknown;
@@ -71,7 +73,10 @@ export class GrpcRequestHandler implements A2ARequestHandler {
     return this.#handler.getAgentCard();
   }
 
-  getAuthenticatedExtendedAgentCard(params: GetExtendedAgentCardRequest, context: ServerCallContext) {
+  getAuthenticatedExtendedAgentCard(
+    params: GetExtendedAgentCardRequest,
+    context: ServerCallContext,
+  ): Promise<AgentCard> {
     return this.#call('GetExtendedAgentCard', GetExtendedAgentCardRequest, params, () =>
       this.#handler.getAuthenticatedExtendedAgentCard(params, context),
     );
@@ -82,7 +87,7 @@ export class GrpcRequestHandler implements A2ARequestHandler {
     return this.#call('SendMessage', SendMessageRequest, request, () => this.#handler.sendMessage(request, context));
   }
 
-  sendMessageStream(params: SendMessageRequest, context: ServerCallContext) {
+  sendMessageStream(params: SendMessageRequest, context: ServerCallContext): EventStream {
     const request = withV03HistoryLength(params, context);
     this.#check('SendStreamingMessage', SendMessageRequest, request);
     return this.#stream('SendStreamingMessage', this.#handler.sendMessageStream(request, context));
@@ -101,18 +106,24 @@ export class GrpcRequestHandler implements A2ARequestHandler {
     return this.#call('ListTasks', ListTasksRequest, params, () => this.#handler.listTasks(params, context));
   }
 
-  resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext) {
+  resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): EventStream {
     this.#check('SubscribeToTask', SubscribeToTaskRequest, params);
     return this.#stream('SubscribeToTask', this.#handler.resubscribe(params, context));
   }
 
-  createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext) {
+  createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.#call('CreateTaskPushNotificationConfig', TaskPushNotificationConfig, params, () =>
       this.#handler.createTaskPushNotificationConfig(params, context),
     );
   }
 
-  getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext) {
+  getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.#call('GetTaskPushNotificationConfig', GetTaskPushNotificationConfigRequest, params, () =>
       this.#handler.getTaskPushNotificationConfig(params, context),
     );
@@ -127,7 +138,10 @@ export class GrpcRequestHandler implements A2ARequestHandler {
     );
   }
 
-  deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext) {
+  deleteTaskPushNotificationConfig(
+    params: DeleteTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
+  ): Promise<void> {
     return this.#call('DeleteTaskPushNotificationConfig', DeleteTaskPushNotificationConfigRequest, params, () =>
       this.#handler.deleteTaskPushNotificationConfig(params, context),
     );
@@ -148,7 +162,7 @@ export class GrpcRequestHandler implements A2ARequestHandler {
     }
   }
 
-  async *#stream(method: string, events: AsyncGenerator<StreamResponse, void, undefined>) {
+  async *#stream(method: string, events: EventStream): EventStream {
     try {
       yield* events;
     } catch (thrown) {
