@@ -17,6 +17,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 import { A2AService, grpcService, UserBuilder, type GrpcServiceOptions } from '@a2a-js/sdk/server/grpc';
 import { ServerCallContext, type ServerCallContextBuilder, type User } from '@a2a-js/sdk/server';
+import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import type { AgentDirectory, DirectoryEntry } from '../logos/directory.ts';
 import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
 import type { TaskEngine } from '../bridge/task-engine.ts';
@@ -224,22 +225,33 @@ function agentOf(call: Call, options: GrpcOptions, version: ProtocolVersion): Di
 
 /**
  * The SDK's default context, with the call's abort signal in its state. The A2A-Version metadata is read as on HTTP
- * (patch numbers ignored); the v1.0 service takes a call without it as v1.0, since its messages are v1.0 ones (the
- * v1.0 HTTP+JSON paths do the same), while the v0.3 service leaves it to the SDK (absent: 0.3).
+ * (patch numbers ignored), and each service takes only its own version: a call without one is of the service's
+ * version, since its messages can be of no other (the v1.0 HTTP+JSON paths do the same).
  */
 function contextBuilder(version: ProtocolVersion, abort: AbortSignal): ServerCallContextBuilder {
   return ({ extensions, user, requestedVersion, tenant }) => {
     const negotiated = negotiateVersion(requestedVersion, version);
+    if (!negotiated.ok || negotiated.version !== version) {
+      const other: ProtocolVersion = version === '1.0' ? '0.3' : '1.0';
+      throw new VersionNotSupportedError(
+        `A2A-Version "${requestedVersion}" is not served by ${SERVICE_NAMES[version]}, which speaks ${version} ` +
+          `(${SERVICE_NAMES[other]} speaks ${other}).`,
+      );
+    }
     return new ServerCallContext({
       requestedExtensions: extensions,
       ...(user ? { user } : {}),
-      // A version not served is passed on as it came: the SDK's service refuses it with VersionNotSupported.
-      requestedVersion: negotiated.ok ? negotiated.version : negotiated.requested,
+      requestedVersion: version,
       ...(tenant ? { tenant } : {}),
       state: new Map([[CALL_ABORT_KEY, abort]]),
     });
   };
 }
+
+const SERVICE_NAMES: Record<ProtocolVersion, string> = {
+  '1.0': 'lf.a2a.v1.A2AService',
+  '0.3': 'a2a.v1.A2AService',
+};
 
 function refused(code: grpc.status, details: string): Refusal {
   return { code, details };

@@ -153,6 +153,34 @@ describe('a gateway serving gRPC', () => {
     });
   });
 
+  it('takes a call without A2A-Version as v1.0 on the v1.0 service, and refuses another version there', async () => {
+    // A plain gRPC client of the service, as grpcurl or another language's stub calls it: no tenant, no metadata.
+    const Raw = grpc.makeGenericClientConstructor(A2AService, 'A2AService');
+    const raw = new Raw(bed.gateway.grpcAddress!, grpc.credentials.createInsecure()) as unknown as {
+      getTask(request: GetTaskRequest, metadata: grpc.Metadata, done: (error: grpc.ServiceError | null) => void): void;
+      close(): void;
+    };
+    const getTask = (version?: string) =>
+      new Promise<grpc.ServiceError | null>((resolve) => {
+        const metadata = new grpc.Metadata();
+        if (version) metadata.set('a2a-version', version);
+        raw.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' }), metadata, resolve);
+      });
+    try {
+      for (const version of [undefined, '1.0', '1.0.0']) {
+        expect(await getTask(version)).toMatchObject({ code: grpc.status.NOT_FOUND, details: /Task no-such-task/ });
+      }
+      for (const version of ['0.3', '2.0']) {
+        expect(await getTask(version)).toMatchObject({
+          code: grpc.status.FAILED_PRECONDITION,
+          details: `A2A-Version "${version}" is not served by lf.a2a.v1.A2AService, which speaks 1.0 (a2a.v1.A2AService speaks 0.3).`,
+        });
+      }
+    } finally {
+      raw.close();
+    }
+  });
+
   it('refuses a message over maxBodyBytes with RESOURCE_EXHAUSTED', async () => {
     const client = await grpcClient(bed.gateway.url);
     await expect(client.sendMessage(textMessage('x'.repeat(1024 * 1024 + 1)))).rejects.toMatchObject({
