@@ -23,7 +23,7 @@ import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { ClientFactory as V03ClientFactory } from 'a2a-sdk-v03/client';
 import { GrpcTransportFactory as V03GrpcTransportFactory } from 'a2a-sdk-v03/client/grpc';
 import { echoAgent } from '../../src/logos/agents/echo.ts';
-import { conformanceAgent } from '../../src/logos/agents/conformance.ts';
+import { conformanceAgent, TCK_REQUIRED_EXTENSION } from '../../src/logos/agents/conformance.ts';
 import { logosMetadataOf } from '../../src/bridge/task-metadata.ts';
 import { INTERNAL_ERROR_MESSAGE } from '../../src/a2a/errors.ts';
 import { GrpcRequestHandler } from '../../src/a2a/grpc-handler.ts';
@@ -55,7 +55,12 @@ describe('a gateway serving gRPC', () => {
       // The first agent is the default one.
       agents: (network) => {
         slow = gatedAgent(network, 'slow');
-        return [echoAgent(network.node('agent:echo')), conformanceAgent(network.node('agent:conformance')), slow.agent];
+        return [
+          echoAgent(network.node('agent:echo')),
+          conformanceAgent(network.node('agent:conformance')),
+          conformanceAgent(network.node('agent:strict'), { id: 'strict', requireTckExtension: true }),
+          slow.agent,
+        ];
       },
     });
   });
@@ -179,6 +184,18 @@ describe('a gateway serving gRPC', () => {
     } finally {
       raw.close();
     }
+  });
+
+  it('reads A2A-Extensions from the metadata: a required extension not activated is FAILED_PRECONDITION', async () => {
+    const client = await grpcClient(`${bed.gateway.url}/agents/strict`);
+    await expect(client.sendMessage(textMessage('no extension'))).rejects.toMatchObject({
+      name: 'ExtensionSupportRequiredError',
+      status: grpc.status.FAILED_PRECONDITION,
+    });
+    const task = (await client.sendMessage(textMessage('with it'), {
+      serviceParameters: { 'A2A-Extensions': TCK_REQUIRED_EXTENSION },
+    })) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
   it('refuses a message over maxBodyBytes with RESOURCE_EXHAUSTED', async () => {
