@@ -25,7 +25,7 @@ import { CALL_ABORT_KEY } from '../bridge/call-abort.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import type { PushNotificationService } from '../push/push-service.ts';
 import type { ApiKeys } from './api-keys.ts';
-import type { ErrorLog } from './errors.ts';
+import { INTERNAL_ERROR_MESSAGE, type ErrorLog } from './errors.ts';
 import { GrpcRequestHandler } from './grpc-handler.ts';
 import { negotiateVersion, type ProtocolVersion } from './protocol-version.ts';
 import { refusal, type RateLimiter } from './rate-limit.ts';
@@ -68,6 +68,7 @@ type Admitted = { entry: DirectoryEntry; user: User | undefined };
 /** Binds the gRPC server and serves every agent of the directory on it. */
 export async function listenGrpc(options: GrpcOptions): Promise<GrpcServer> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': options.maxMessageBytes });
+  // Known once bound, which is before any call can arrive; the handlers' cards list it.
   let address = '';
   const handlers = new AgentHandlers(options, () => address);
   const serve = (version: ProtocolVersion) => (call: Call, admitted: Admitted) => {
@@ -138,29 +139,38 @@ function guarded(
   version: ProtocolVersion,
   serve: (call: Call, admitted: Admitted) => grpc.UntypedServiceImplementation,
 ): grpc.UntypedServiceImplementation {
+  /** Runs `handle` on the admitted call, or answers the refusal; whatever goes wrong here is an internal error. */
+  const dispatch = (call: Call, refuse: (refusal: Refusal) => void, handle: (admitted: Admitted) => void) =>
+    void admit(call, options, version)
+      .then((admitted) => ('code' in admitted ? refuse(admitted) : handle(admitted)))
+      .catch((error: unknown) => {
+        options.log(`internal error while serving gRPC ${call.getPath()}`, error);
+        refuse(refused(grpc.status.INTERNAL, INTERNAL_ERROR_MESSAGE));
+      });
   const methods = Object.entries(definition).map(([name, method]) => {
     if (method.responseStream) {
       return [
         name,
         (call: grpc.ServerWritableStream<unknown, unknown>) =>
-          void admit(call, options, version).then((admitted) => {
-            if ('code' in admitted) {
+          dispatch(
+            call,
+            (refusal) => {
               // As the SDK's services end a stream that fails.
-              call.emit('error', admitted);
+              call.emit('error', refusal);
               call.end();
-              return;
-            }
-            (serve(call, admitted)[name] as grpc.handleServerStreamingCall<unknown, unknown>)(call);
-          }),
+            },
+            (admitted) => (serve(call, admitted)[name] as grpc.handleServerStreamingCall<unknown, unknown>)(call),
+          ),
       ];
     }
     return [
       name,
       (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) =>
-        void admit(call, options, version).then((admitted) => {
-          if ('code' in admitted) return callback(admitted);
-          (serve(call, admitted)[name] as grpc.handleUnaryCall<unknown, unknown>)(call, callback);
-        }),
+        dispatch(
+          call,
+          (refusal) => callback(refusal),
+          (admitted) => (serve(call, admitted)[name] as grpc.handleUnaryCall<unknown, unknown>)(call, callback),
+        ),
     ];
   });
   return Object.fromEntries(methods) as grpc.UntypedServiceImplementation;
