@@ -4,6 +4,7 @@
  * client-generations.test.ts; here: what the cards say, the tenant that picks the agent, the error model's status
  * codes, the edge check, API keys, rate limits, message size, internal errors and the stop.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import {
@@ -317,6 +318,22 @@ describe('the gRPC service on a failing request handler', () => {
       expect(logged).toEqual([expect.objectContaining({ message: 'connection to db-7.internal:5432 refused' })]);
     } finally {
       server.forceShutdown();
+    }
+  });
+});
+
+describe('a gRPC port that is taken', () => {
+  it('stops the start with an error naming the setting', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      await expect(startTestBed({ config: { grpcPort: port } })).rejects.toMatchObject({
+        name: 'ConfigError',
+        message: expect.stringContaining(`grpcPort (LOGOS_A2A_GRPC_PORT): cannot listen on 127.0.0.1:${port}`),
+      });
+    } finally {
+      holder.close();
     }
   });
 });
