@@ -1,7 +1,7 @@
 /**
  * API keys: when the operator configures any, every A2A call must carry one (`Authorization: Bearer <key>` or
- * `X-API-Key: <key>`), and the key's name travels with the call so the spending gate can hold it to its budget.
- * Cards stay public: discovery needs no key.
+ * `X-API-Key: <key>`, as headers or gRPC metadata), and the key's name travels with the call so the spending gate
+ * can hold it to its budget. Cards stay public: discovery needs no key.
  */
 import type { User } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
@@ -41,8 +41,13 @@ export class ApiKeys {
   }
 
   authenticate(c: Context): Authentication {
+    return this.authenticateCredentials(c.req.header('x-api-key'), c.req.header('authorization'));
+  }
+
+  /** The same check on the two credentials as they came (gRPC sends them as metadata of the same names). */
+  authenticateCredentials(apiKey: string | undefined, authorization: string | undefined): Authentication {
     if (!this.required) return { ok: true, user: undefined };
-    const presented = c.req.header('x-api-key') ?? bearerToken(c.req.header('authorization'));
+    const presented = apiKey ?? bearerToken(authorization);
     if (!presented)
       return {
         ok: false,

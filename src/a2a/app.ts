@@ -25,9 +25,7 @@ import { AI_CATALOG_MEDIA_TYPE, AI_CATALOG_PATH, aiCatalog } from './ai-catalog.
 import { directoryPageHeaders, prefersHtml, renderDirectoryPage } from './directory-page.ts';
 import { ApiKeys } from './api-keys.ts';
 import { cardSigningKid, cardSigningPublicKey, gatewayJwks, JWKS_PATH, type CardSigningKey } from './card-jws.ts';
-import { servedCards, type CardShape } from './served-cards.ts';
-import { unverifiedParams } from './card-projection.ts';
-import { logosSignatureParams } from '../logos/card-signature.ts';
+import { entryCards, type CardShape } from './served-cards.ts';
 import type { TaskPayments } from '../bridge/task-payments.ts';
 import type { PushNotificationService } from '../push/push-service.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -77,6 +75,8 @@ export interface AppOptions {
   logosPeers?: () => number | undefined;
   /** Limits per API key and client address; none without it. */
   rateLimit?: { limiter: RateLimiter; trustProxy: boolean };
+  /** Where the gRPC binding is served (`host:port`, a2a/grpc.ts), for the cards; none without it. */
+  grpcAddress?: string;
 }
 
 interface AgentEndpoint {
@@ -94,14 +94,12 @@ export function createApp(options: AppOptions): Hono {
   const endpoints = new Map<string, { entry: DirectoryEntry; endpoint: AgentEndpoint }>();
   const apiKeys = options.apiKeys ?? new ApiKeys([]);
   const cardsOf = (entry: DirectoryEntry, baseUrl: string) =>
-    servedCards(entry.card, baseUrl, {
-      logosParams: entry.verified
-        ? logosSignatureParams(entry.verified, { verifiedAt: entry.updatedAt })
-        : entry.unverified
-          ? unverifiedParams(entry.unverified.reason)
-          : {},
+    entryCards(entry, baseUrl, {
       apiKeyRequired: apiKeys.required,
       pushNotifications: options.push !== undefined,
+      ...(options.grpcAddress
+        ? { grpc: { address: options.grpcAddress, legacy: entry.id === options.defaultAgentId } }
+        : {}),
       ...(options.cardSigningKey ? { signingKey: options.cardSigningKey } : {}),
     });
   const log = options.log ?? consoleLog;

@@ -75,15 +75,28 @@ function clientPaysExtension(card: LogosAgentCard) {
 }
 
 /**
- * `baseUrl` is the agent's public base (no trailing slash): both bindings are served there. `logosParams`: more
+ * Where the gateway serves the gRPC binding (a2a/grpc.ts), when it does. `address` is `host:port`, one for every
+ * agent: v1.0 calls name their agent in the request's `tenant`, which the card's interface carries, so the official
+ * clients send it by themselves. v0.3 requests have no tenant: v0.3 gRPC reaches the default agent only (`legacy`).
+ */
+export interface GrpcInterface {
+  address: string;
+  /** This agent is the default one, which v0.3 gRPC serves. */
+  legacy: boolean;
+}
+
+/**
+ * `baseUrl` is the agent's public base (no trailing slash): both HTTP bindings are served there. `logosParams`: more
  * facts for the Logos extension (the agent's own signature when verified, or the unverified mark).
- * `pushNotifications`: whether this gateway delivers them (the Worker does not).
+ * `pushNotifications`: whether this gateway delivers them (the Worker does not). `grpc`: where gRPC is served, if it
+ * is (never on the Worker).
  */
 export function projectCard(
   card: LogosAgentCard,
   baseUrl: string,
   logosParams: Record<string, unknown> = {},
   pushNotifications = true,
+  grpc?: GrpcInterface,
 ): Record<string, unknown> {
   return {
     name: card.name,
@@ -91,6 +104,10 @@ export function projectCard(
     supportedInterfaces: [
       { url: baseUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ...(grpc ? [{ url: grpc.address, protocolBinding: 'GRPC', tenant: card.id, protocolVersion: '1.0' }] : []),
+      // A v1.0 card may list an older version's interface too: the SDK's v1.0 clients (legacyCompat) take it from
+      // there, and its v0.3 gRPC service accepts only the versions the card lists for GRPC.
+      ...(grpc?.legacy ? [{ url: grpc.address, protocolBinding: 'GRPC', protocolVersion: '0.3' }] : []),
     ],
     ...(card.provider ? { provider: card.provider } : {}),
     version: card.version,
@@ -114,6 +131,7 @@ export function projectLegacyCard(
   baseUrl: string,
   logosParams: Record<string, unknown> = {},
   pushNotifications = true,
+  grpc?: GrpcInterface,
 ): Record<string, unknown> {
   return {
     protocolVersion: '0.3.0',
@@ -124,6 +142,7 @@ export function projectLegacyCard(
     additionalInterfaces: [
       { url: baseUrl, transport: 'JSONRPC' },
       { url: baseUrl, transport: 'HTTP+JSON' },
+      ...(grpc?.legacy ? [{ url: grpc.address, transport: 'GRPC' }] : []),
     ],
     ...(card.provider ? { provider: card.provider } : {}),
     version: card.version,

@@ -103,6 +103,17 @@ export function clientAddress(c: Context, trustProxy: boolean): string {
   return incoming?.socket.remoteAddress ?? 'unknown';
 }
 
+/** What a refused request is told, counted in the metric as it is: the seconds to wait, and the words. */
+export function refusal(decision: Extract<RateLimitDecision, { kind: 'limited' }>): {
+  retryAfter: number;
+  message: string;
+} {
+  metrics.rateLimited.inc({ limit: decision.limit });
+  const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  const message = `Too many requests for this ${decision.limit === 'key' ? 'API key' : 'client address'}; retry in ${retryAfter} s.`;
+  return { retryAfter, message };
+}
+
 /** A JSON-RPC call: a POST to an agent's base URL (the root, or /agents/{id}). */
 const isJsonRpcCall = (c: Context) => c.req.method === 'POST' && /^\/(agents\/[^/]+\/?)?$/.test(c.req.path);
 
@@ -121,9 +132,7 @@ export function rateLimit(
       return next();
     }
     if (decision.kind === 'allowed') return next();
-    metrics.rateLimited.inc({ limit: decision.limit });
-    const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    const message = `Too many requests for this ${decision.limit === 'key' ? 'API key' : 'client address'}; retry in ${retryAfter} s.`;
+    const { retryAfter, message } = refusal(decision);
     const headers = { 'Retry-After': String(retryAfter) };
     if (isJsonRpcCall(c)) {
       return jsonResponse(

@@ -11,9 +11,11 @@
  *   name differently (`securitySchemes`), each scheme carries both forms side by side.
  */
 import { AgentCard } from '@a2a-js/sdk';
-import { projectCard, projectLegacyCard } from './card-projection.ts';
+import { projectCard, projectLegacyCard, unverifiedParams, type GrpcInterface } from './card-projection.ts';
 import type { LogosAgentCard } from '../logos/card.ts';
 import { signServedCard, type CardSigningKey } from './card-jws.ts';
+import type { DirectoryEntry } from '../logos/directory.ts';
+import { logosSignatureParams } from '../logos/card-signature.ts';
 
 export type CardShape = 'union' | 'v1';
 
@@ -30,6 +32,8 @@ export interface ServedCardOptions {
   apiKeyRequired: boolean;
   /** Push notifications are delivered: without, the push-config methods answer PushNotificationNotSupported. */
   pushNotifications: boolean;
+  /** Where gRPC is served, if it is. */
+  grpc?: GrpcInterface | undefined;
   signingKey?: CardSigningKey;
 }
 
@@ -55,12 +59,12 @@ export function servedCards(card: LogosAgentCard, baseUrl: string, options: Serv
   // keeps the signed bytes exactly the served ones.
   const v1 = AgentCard.toJSON(
     AgentCard.fromJSON({
-      ...projectCard(card, baseUrl, options.logosParams, options.pushNotifications),
+      ...projectCard(card, baseUrl, options.logosParams, options.pushNotifications, options.grpc),
       ...(options.apiKeyRequired ? V1_SECURITY : {}),
     }),
   ) as Record<string, unknown>;
   const v03: Record<string, unknown> = {
-    ...projectLegacyCard(card, baseUrl, options.logosParams, options.pushNotifications),
+    ...projectLegacyCard(card, baseUrl, options.logosParams, options.pushNotifications, options.grpc),
     ...(options.apiKeyRequired ? V03_SECURITY : {}),
   };
   const union = {
@@ -82,4 +86,20 @@ export function servedCards(card: LogosAgentCard, baseUrl: string, options: Serv
   const sign = (json: Record<string, unknown>) =>
     options.signingKey ? signServedCard(json, options.signingKey) : json;
   return { v1: sign(v1), v03: sign(v03), union: sign(union) };
+}
+
+/** A directory entry's cards, its Logos extension telling how the gateway verified it (or that it did not). */
+export function entryCards(
+  entry: DirectoryEntry,
+  baseUrl: string,
+  options: Omit<ServedCardOptions, 'logosParams'>,
+): ServedCards {
+  return servedCards(entry.card, baseUrl, {
+    ...options,
+    logosParams: entry.verified
+      ? logosSignatureParams(entry.verified, { verifiedAt: entry.updatedAt })
+      : entry.unverified
+        ? unverifiedParams(entry.unverified.reason)
+        : {},
+  });
 }

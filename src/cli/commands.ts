@@ -50,6 +50,7 @@ Options:
 
 Settings (environment variables win over the config file):
   PORT                    the gateway's HTTP port (default 8080)
+  LOGOS_A2A_GRPC_PORT     the gateway's gRPC port (default 50051)
   LOGOS_A2A_WAKU_LISTEN   the gateway's Waku address (default /ip4/127.0.0.1/tcp/60000)
   LOGOS_A2A_DEVNET_PORT   the devnet's port (default 3040)
   LOGOS_A2A_ADMIN_TOKEN   the operator token for approvals (default: a random one, printed)
@@ -601,6 +602,9 @@ function printWelcome(gateway: Gateway, command: string): void {
     `  (default)    ${gateway.url}/.well-known/agent-card.json`,
     '',
     `OpenAPI:      ${gateway.url}/openapi.json`,
+    ...(gateway.grpcAddress
+      ? [`gRPC:         ${gateway.grpcAddress} (each agent by its card's tenant: its id; the default agent without)`]
+      : []),
     ...logosNetworkLines(gateway),
     '',
     'Try it:',

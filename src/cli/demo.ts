@@ -1,7 +1,7 @@
 /**
  * `logos-a2a demo`: everything on one machine. A local LEZ devnet in a process of its own, its chain on disk beside
  * the database (devnet-process.ts); the gateway paying from the first genesis account; the echo, conformance and paid agents, each on its own Waku relay node; an operator token for the
- * approvals of tasks above the spending limits.
+ * approvals of tasks above the spending limits; gRPC on DEMO_GRPC_PORT.
  */
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type GatewayConfig } from '../gateway/config.ts';
@@ -22,6 +22,9 @@ export interface Demo {
   /** Stops the gateway (its HTTP server first, then its agents and its network node), then the devnet. */
   stop(): Promise<void>;
 }
+
+/** The demo's gRPC port when the settings name none: gRPC's customary one. */
+export const DEMO_GRPC_PORT = 50051;
 
 export interface DemoOptions {
   /** The devnet's port. Default: LOGOS_A2A_DEVNET_PORT, else 3040. */
@@ -61,6 +64,8 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
         pushAllowPrivate: true,
       },
     });
+    // gRPC too, on its usual port unless the settings name one.
+    config.grpcPort ??= DEMO_GRPC_PORT;
     options.checkConfig?.(config);
     const signingMode = await detectSigningMode(devnet.url, config.payments.signingMode, () => undefined);
     // The paid agent's money state, beside its keys: what it took and owes survives a crash of the demo.

@@ -148,6 +148,16 @@ export const GatewayConfig = z
   .object({
     port: port.default(8080),
     host: z.string().min(1).default('127.0.0.1'),
+    /** The A2A gRPC binding's port (on `host`), for every agent; no gRPC when unset. 0 picks a free one. */
+    grpcPort: port.optional(),
+    /**
+     * Where gRPC clients reach it, `host:port`, as the cards list it. Default: the host of `publicBaseUrl` and the
+     * bound gRPC port (set this behind a proxy that forwards gRPC from another address).
+     */
+    grpcPublicAddress: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s/:]+):\d{1,5}$/, 'host:port, such as a2a.example.com:443')
+      .optional(),
     /** Where clients reach this gateway; every URL in cards is built from it. Default: http://localhost:{port}. */
     publicBaseUrl: z
       .string()
@@ -287,6 +297,8 @@ export type GatewayConfigInput = z.input<typeof GatewayConfig>;
 export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   PORT: 'port',
   HOST: 'host',
+  LOGOS_A2A_GRPC_PORT: 'grpcPort',
+  LOGOS_A2A_GRPC_PUBLIC_ADDRESS: 'grpcPublicAddress',
   PUBLIC_BASE_URL: 'publicBaseUrl',
   LOGOS_A2A_DATABASE: 'database',
   LOGOS_A2A_MAX_BODY_BYTES: 'maxBodyBytes',
@@ -424,6 +436,11 @@ function paymentsEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<
 
 export function publicBaseUrlOf(config: GatewayConfig, boundPort: number): string {
   return config.publicBaseUrl ?? `http://localhost:${boundPort}`;
+}
+
+/** Where gRPC clients reach the gateway (the cards' GRPC interfaces): `host:port`. */
+export function grpcPublicAddressOf(config: GatewayConfig, publicBaseUrl: string, boundPort: number): string {
+  return config.grpcPublicAddress ?? `${new URL(publicBaseUrl).hostname}:${boundPort}`;
 }
 
 function isNetwork(cidr: string): boolean {

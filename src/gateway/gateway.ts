@@ -8,7 +8,7 @@ import { createApp } from '../a2a/app.ts';
 import { AgentDirectory } from '../logos/directory.ts';
 import { DiscoveryListener } from '../logos/discovery.ts';
 import { TaskEngine } from '../bridge/task-engine.ts';
-import { ConfigError, publicBaseUrlOf, type GatewayConfig } from './config.ts';
+import { ConfigError, grpcPublicAddressOf, publicBaseUrlOf, type GatewayConfig } from './config.ts';
 import type { AgentPayments, LogosAgent } from '../logos/agent-runtime.ts';
 import { paidAgent } from '../logos/agents/paid.ts';
 import { conformanceAgent } from '../logos/agents/conformance.ts';
@@ -39,7 +39,8 @@ import { TaskState } from '@a2a-js/sdk';
 import type { TaskChange } from '../bridge/task-change.ts';
 import { logosMetadataOf } from '../bridge/task-metadata.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { ErrorLog } from '../a2a/errors.ts';
+import { consoleLog, type ErrorLog } from '../a2a/errors.ts';
+import { listenGrpc, type GrpcServer } from '../a2a/grpc.ts';
 import { collectProcessMetrics, countPeersWith, metrics } from '../observability/metrics.ts';
 import {
   countingTransport,
@@ -59,6 +60,8 @@ export interface Gateway {
   /** Where the gateway is reachable, once listening. */
   readonly url: string;
   readonly port: number;
+  /** Where the gRPC binding is reachable (`host:port`), when it is served (grpcPort). */
+  readonly grpcAddress?: string;
   stop(): Promise<void>;
 }
 
@@ -303,15 +306,39 @@ async function open(
     );
     s.once('error', reject);
   });
+  let grpc: GrpcServer | undefined;
   // Drain first: calls in flight answer with their task as it stands and streams end, new ones get 503, then the
-  // server closes (closeServer).
+  // servers close.
   onClose(() => {
     shutdown.abort();
-    return closeServer(server, config.shutdownGraceMs);
+    return Promise.all([closeServer(server, config.shutdownGraceMs), grpc?.stop(config.shutdownGraceMs)]);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = publicBaseUrlOf(config, port);
+  const apiKeys = new ApiKeys(config.apiKeys);
+  const rateLimit = rateLimiter ? { limiter: rateLimiter, trustProxy: config.trustProxy } : undefined;
+  grpc =
+    config.grpcPort === undefined
+      ? undefined
+      : await listenGrpc({
+          host: config.host,
+          port: config.grpcPort,
+          addressOf: (boundPort) => grpcPublicAddressOf(config, url, boundPort),
+          directory,
+          engine,
+          store,
+          publicBaseUrl: url,
+          defaultAgentId,
+          apiKeys,
+          maxMessageBytes: config.maxBodyBytes,
+          push,
+          shutdown: shutdown.signal,
+          ...(rateLimit ? { rateLimit } : {}),
+          log: deps.errorLog ?? consoleLog,
+        }).catch((error: unknown) => {
+          throw new ConfigError(`grpcPort (LOGOS_A2A_GRPC_PORT): ${(error as Error).message}`);
+        });
   app = createApp({
     directory,
     engine,
@@ -323,18 +350,31 @@ async function open(
     sseHeartbeatMs: config.sseHeartbeatMs,
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
     cardSigningKey: { alg: 'ES256', secretKey: cardSecret, jku: `${url}${JWKS_PATH}` },
-    apiKeys: new ApiKeys(config.apiKeys),
+    apiKeys,
     ...(payments ? { payments } : {}),
     shutdown: shutdown.signal,
     push,
     ...(deps.errorLog ? { log: deps.errorLog } : {}),
     logger: deps.logger,
     logosPeers: awaitedPeers,
-    ...(rateLimiter ? { rateLimit: { limiter: rateLimiter, trustProxy: config.trustProxy } } : {}),
+    ...(rateLimit ? { rateLimit } : {}),
+    ...(grpc ? { grpcAddress: grpc.address } : {}),
   });
 
   await agentsJoined;
-  return { app, engine, store, directory, discovery, network, push, url, port, stop: closeAll };
+  return {
+    app,
+    engine,
+    store,
+    directory,
+    discovery,
+    network,
+    push,
+    url,
+    port,
+    ...(grpc ? { grpcAddress: grpc.address } : {}),
+    stop: closeAll,
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Both generations of the official A2A client against the gateway, on every method they offer: @a2a-js/sdk 1.3.0
- * (A2A v1.0) and 0.3.14 (A2A v0.3) × JSON-RPC and HTTP+JSON × the default agent at the root and an agent at
- * /agents/{id}/. Every client starts the way a deployed one does, `createFromUrl(base)` with no version named, so it
+ * (A2A v1.0) and 0.3.14 (A2A v0.3) × JSON-RPC, HTTP+JSON and gRPC × the default agent at the root and an agent at
+ * /agents/{id}/ (over gRPC, the agent the card's tenant names; v0.3 gRPC has no tenant and serves the default agent
+ * only, so its v0.3 client runs at the root alone). gRPC-only checks are in grpc.test.ts. Every client starts the way a deployed one does, `createFromUrl(base)` with no version named, so it
  * reads the union card; the binding is forced with the factory's preferredTransports. The generation adapters in
  * ../support/sdk-generations.ts turn both SDKs' results into one shape, so each step is written once.
  */
@@ -28,6 +29,7 @@ let gate: GatedAgent;
 
 beforeAll(async () => {
   bed = await startTestBed({
+    config: { grpcPort: 0 },
     // The first agent is the default one, served at the root.
     agents: (network) => {
       gate = gatedAgent(network, 'slow');
@@ -118,16 +120,18 @@ const bases: BaseCase[] = [
   },
 ];
 
-const bindings: Binding[] = ['JSONRPC', 'HTTP+JSON'];
+const bindings: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 
 const matrix = generations.flatMap((generation) =>
   bindings.flatMap((binding) =>
-    bases.map((base) => ({
-      ...generation,
-      binding,
-      base,
-      name: `${generation.generation.name} over ${binding} at ${base.name}`,
-    })),
+    bases
+      .filter((base) => !(binding === 'GRPC' && generation.generation === v03Generation && base.name !== 'root'))
+      .map((base) => ({
+        ...generation,
+        binding,
+        base,
+        name: `${generation.generation.name} over ${binding} at ${base.name}`,
+      })),
   ),
 );
 
@@ -183,11 +187,16 @@ describe.each(matrix)('$name', ({ generation, binding, base, versionHeader, rest
       name: 'A2A conformance agent',
       streaming: true,
       pushNotifications: true,
-      endpoint: base.agentUrl(),
+      endpoint: binding === 'GRPC' ? bed.gateway.grpcAddress : base.agentUrl(),
     });
 
     const reply = await session.send('where do you go?');
     expect(reply.kind).toBe('task');
+    if (binding === 'GRPC') {
+      // The call went over gRPC: the client made no HTTP request but for the card.
+      expect(session.requests.every((request) => request.method === 'GET')).toBe(true);
+      return;
+    }
     const expectedPath =
       binding === 'JSONRPC' ? pathOf(base.agentUrl()) || '/' : `${pathOf(base.agentUrl())}${restPrefix}/message:send`;
     expect(session.requests.at(-1)).toEqual({ method: 'POST', path: expectedPath, version: versionHeader });
@@ -229,7 +238,9 @@ describe.each(matrix)('$name', ({ generation, binding, base, versionHeader, rest
     expect(full.artifacts.map((artifact) => artifact.text)).toEqual(['remember me']);
     expect(full.history[0]).toBe('remember me');
     expect((await session.getTask(reply.task.id, 1)).history).toHaveLength(1);
-    expect((await session.getTask(reply.task.id, 0)).history).toEqual([]);
+    // v0.3's protobuf sends a history_length of 0 exactly as none: over v0.3 gRPC, 0 gets the whole history.
+    const zeroMeansAll = generation === v03Generation && binding === 'GRPC';
+    expect((await session.getTask(reply.task.id, 0)).history).toEqual(zeroMeansAll ? ['remember me'] : []);
   });
 
   it.runIf(generation === v1Generation)('list tasks finds the tasks of a context', async () => {

@@ -5,6 +5,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SendMessageRequest, TaskState, type Task } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { SERVE_SETTINGS, describeFailure } from '../../src/cli/errors.ts';
 import { cliEntry } from './dist.ts';
 
@@ -38,6 +41,8 @@ describe.concurrent('logos-a2a demo', PATIENCE, () => {
         ...process.env,
         PORT: '0',
         HOST: '127.0.0.1',
+        // Any free port rather than the demo's 50051, which another run may hold.
+        LOGOS_A2A_GRPC_PORT: '0',
         LOGOS_A2A_DATABASE: database,
         LOGOS_A2A_WAKU_LISTEN: '/ip4/127.0.0.1/tcp/0',
         LOGOS_A2A_DEVNET_PORT: '0',
@@ -80,6 +85,21 @@ describe.concurrent('logos-a2a demo', PATIENCE, () => {
     const response = await (await fetch(target!, { method: 'POST', headers, body })).json();
     expect(response.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(response.result.task.artifacts[0].parts[0].text).toBe('hello');
+  });
+
+  it('serves gRPC at the address its banner prints, which the official client finds in the card', async () => {
+    const printed = /gRPC:\s+(\S+)/.exec(output)?.[1];
+    expect(printed).toMatch(/^localhost:\d+$/);
+    const factory = new ClientFactory({ transports: [new GrpcTransportFactory()], preferredTransports: ['GRPC'] });
+    const client = await factory.createFromUrl(`${url}/agents/conformance/`);
+    expect((await client.getAgentCard()).supportedInterfaces).toContainEqual(
+      expect.objectContaining({ protocolBinding: 'GRPC', url: printed, tenant: 'conformance' }),
+    );
+    const request = SendMessageRequest.fromJSON({
+      message: { messageId: 'cli-grpc', role: 'ROLE_USER', parts: [{ text: 'over gRPC' }] },
+    });
+    const task = (await client.sendMessage(request)) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
   it('charges the paid agent’s price on the devnet, as the printed example shows', async () => {

@@ -39,6 +39,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ env: { LOGOS_A2A_CARD_SHAPE: 'v2' } })).toThrow(/cardShape/);
   });
 
+  it('serves gRPC only when a port is set, and names a public gRPC address that is not host:port', () => {
+    expect(loadConfig({ env: {} }).grpcPort).toBeUndefined();
+    const config = loadConfig({
+      env: { LOGOS_A2A_GRPC_PORT: '50052', LOGOS_A2A_GRPC_PUBLIC_ADDRESS: 'a2a.example.com:443' },
+    });
+    expect(config).toMatchObject({ grpcPort: 50052, grpcPublicAddress: 'a2a.example.com:443' });
+    for (const address of ['https://a2a.example.com:443', 'a2a.example.com']) {
+      expect(() => loadConfig({ env: { LOGOS_A2A_GRPC_PUBLIC_ADDRESS: address } })).toThrow(
+        /grpcPublicAddress \(env LOGOS_A2A_GRPC_PUBLIC_ADDRESS\): host:port/,
+      );
+    }
+  });
+
   it('takes the transport from the environment', () => {
     expect(loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'memory' } }).transport).toEqual({ kind: 'memory' });
     const waku = loadConfig({

@@ -24,6 +24,7 @@ import {
   JsonRpcTransportFactory as V1JsonRpcTransportFactory,
   RestTransportFactory as V1RestTransportFactory,
 } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory as V1GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import type {
   Message as V03Message,
   Part as V03Part,
@@ -38,8 +39,11 @@ import {
   JsonRpcTransportFactory as V03JsonRpcTransportFactory,
   RestTransportFactory as V03RestTransportFactory,
 } from 'a2a-sdk-v03/client';
+import { GrpcTransportFactory as V03GrpcTransportFactory } from 'a2a-sdk-v03/client/grpc';
+import { status as grpcStatus } from '@grpc/grpc-js';
 
-export type Binding = 'JSONRPC' | 'HTTP+JSON';
+/** GRPC: only on a gateway that serves it (grpcPort); its calls are not HTTP requests, so none is recorded. */
+export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
 /** Task states in the v0.3 spelling ('input-required'); v1.0's TASK_STATE_INPUT_REQUIRED maps to it. */
 export type State =
@@ -224,7 +228,11 @@ export const v1Generation: Generation = {
     const requests: RecordedRequest[] = [];
     const fetchImpl = recordingFetch(requests);
     const client = await new V1ClientFactory({
-      transports: [new V1JsonRpcTransportFactory({ fetchImpl }), new V1RestTransportFactory({ fetchImpl })],
+      transports: [
+        new V1JsonRpcTransportFactory({ fetchImpl }),
+        new V1RestTransportFactory({ fetchImpl }),
+        new V1GrpcTransportFactory(),
+      ],
       preferredTransports: [binding],
       cardResolver: new V1CardResolver({ fetchImpl }),
     }).createFromUrl(baseUrl);
@@ -363,7 +371,11 @@ export const v03Generation: Generation = {
     const requests: RecordedRequest[] = [];
     const fetchImpl = recordingFetch(requests);
     const client = await new V03ClientFactory({
-      transports: [new V03JsonRpcTransportFactory({ fetchImpl }), new V03RestTransportFactory({ fetchImpl })],
+      transports: [
+        new V03JsonRpcTransportFactory({ fetchImpl }),
+        new V03RestTransportFactory({ fetchImpl }),
+        new V03GrpcTransportFactory(),
+      ],
       preferredTransports: [binding],
       cardResolver: new V03CardResolver({ fetchImpl }),
     }).createFromUrl(baseUrl);
@@ -407,6 +419,9 @@ export const v03Generation: Generation = {
         if (name === 'TaskNotFoundError') return 'task-not-found';
         if (name === 'TaskNotCancelableError') return 'not-cancelable';
         if (v03Code(error) === -32602) return 'invalid-params';
+        // Its gRPC transport has no class for INVALID_ARGUMENT: the status rides on a plain Error's cause.
+        if ((error as { cause?: { code?: unknown } }).cause?.code === grpcStatus.INVALID_ARGUMENT)
+          return 'invalid-params';
         return `other: ${name}: ${(error as Error).message}`;
       },
     };
