@@ -86,7 +86,7 @@ describe('/metrics', () => {
     const missing = await fetch(`${bed.gateway.url}/no/such/${crypto.randomUUID()}`);
     expect(missing.status).toBe(404);
     const after = await scrape();
-    const labels = { route: 'unmatched', status: '404' };
+    const labels = { route: 'unmatched', method: 'GET', status: '404' };
     expect(
       sample(after, 'logos_a2a_http_requests_total', labels) - sample(before, 'logos_a2a_http_requests_total', labels),
     ).toBe(1);
