@@ -1,8 +1,8 @@
 /**
  * Tasks in PostgreSQL, written by group commit: the writes made within one turn of the event loop go out in one
  * transaction, and each caller's promise settles once its write is committed. One transaction, one WAL flush,
- * whatever the number of tasks in it; a task's writes within it coalesce into one row write, and its inserts,
- * updates, feed entries and lease changes go out as a handful of pipelined statements. A few transactions are on
+ * whatever the number of tasks in it; a task's writes within it coalesce into one row write, and the batch's
+ * inserts, updates, feed entries and lease changes are one statement (so one round trip). A few transactions are on
  * their way at once (a commit waits on the network and the disk, not on this process), but never two holding the
  * same task: a task's writes, and so its change-feed entries, commit in the order they were made.
  *
