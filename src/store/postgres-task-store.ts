@@ -1,8 +1,8 @@
 /**
  * Tasks in PostgreSQL, written by group commit: the writes made within one turn of the event loop go out in one
  * transaction, and each caller's promise settles once its write is committed. One transaction, one WAL flush,
- * whatever the number of tasks in it; a task's writes within it coalesce into one row write, and its inserts,
- * updates, feed entries and lease changes go out as a handful of pipelined statements. A few transactions are on
+ * whatever the number of tasks in it; a task's writes within it coalesce into one row write, and the batch's
+ * inserts, updates, feed entries and lease changes are one statement (so one round trip). A few transactions are on
  * their way at once (a commit waits on the network and the disk, not on this process), but never two holding the
  * same task: a task's writes, and so its change-feed entries, commit in the order they were made.
  *
@@ -242,51 +242,48 @@ export class PostgresTaskStore implements TaskStore {
       }
     }
     const notified = [...new Set(feed.id)];
+    const notices: string[] = [];
+    for (let start = 0; start < notified.length; start += IDS_PER_NOTIFY) {
+      notices.push(notified.slice(start, start + IDS_PER_NOTIFY).join(' '));
+    }
+    const sql = this.#sql;
+    // One statement, so one implicit transaction and one round trip, where BEGIN, the writes and COMMIT took three.
+    // Its parts share one snapshot: none reads what another writes, but the updates' rows, which no insert of the
+    // same batch touches (a task's writes coalesce into its insert). The fence: a row whose epoch moved on (another
+    // replica took the task over) is not written, nor are its feed entries (those of tasks inserted here need none);
+    // a terminal write ends this replica's lease. The notifications (one per hundred tasks) go out once it commits.
+    const written = await sql<{ id: string | null }[]>`
+      WITH added AS (
+        ${inserts.length > 0 ? sql`INSERT INTO tasks ${sql(inserts)} RETURNING id` : sql`SELECT NULL::text AS id WHERE false`}
+      ), leased AS (
+        ${this.#lease(sql, sql`unnest(${leased}::text[]) AS id`)}
+      ), written AS (
+        UPDATE tasks t SET
+          state = coalesce(u.state, t.state), status_ts = coalesce(u.ts, t.status_ts),
+          task_json = coalesce(u.json, t.task_json), last_seq = coalesce(u.seq, t.last_seq),
+          request = coalesce(u.request, t.request)
+        FROM unnest(${updates.id}::text[], ${updates.state}::int[], ${updates.ts}::text[], ${updates.json}::text[],
+                    ${updates.seq}::int[], ${updates.request}::text[], ${updates.epoch}::int[])
+          AS u(id, state, ts, json, seq, request, epoch)
+        WHERE t.id = u.id AND (u.epoch IS NULL OR t.lease_epoch = u.epoch)
+        RETURNING t.id, t.state
+      ), fed AS (
+        INSERT INTO task_changes (task_id, change)
+        SELECT f.id, f.change FROM unnest(${feed.id}::text[], ${feed.change}::text[]) WITH ORDINALITY AS f(id, change, n)
+        WHERE f.id IN (SELECT id FROM written) OR NOT (f.id = ANY(${updates.id}::text[]))
+        ORDER BY f.n
+      ), ended AS (
+        DELETE FROM task_leases WHERE owner = ${this.#replicaId}
+          AND task_id IN (SELECT id FROM written WHERE state IN ${sql(TERMINAL_STATES)})
+      ), notified AS (
+        SELECT pg_notify(${CHANGES_CHANNEL}, n) FROM unnest(${notices}::text[]) AS n
+      )
+      SELECT id FROM written UNION ALL SELECT NULL FROM notified`;
+    // A row of nulls per notification: selecting them is what sends them.
+    const done = new Set(written.map((row) => row.id).filter((id) => id !== null));
     const refused = new Set<string>();
-    await this.#sql.begin((sql) => {
-      const statements: PromiseLike<unknown>[] = [];
-      if (inserts.length > 0) statements.push(sql`INSERT INTO tasks ${sql(inserts)}`);
-      if (leased.length > 0) statements.push(this.#lease(sql, sql`unnest(${leased}::text[]) AS id`));
-      if (updates.id.length > 0 || feed.id.length > 0) {
-        // The fence: a row whose epoch moved on (another replica took the task over) is not written, nor are its
-        // feed entries (those of tasks inserted in this transaction need none); a terminal write ends this
-        // replica's lease.
-        statements.push(
-          sql<{ id: string }[]>`
-            WITH written AS (
-              UPDATE tasks t SET
-                state = coalesce(u.state, t.state), status_ts = coalesce(u.ts, t.status_ts),
-                task_json = coalesce(u.json, t.task_json), last_seq = coalesce(u.seq, t.last_seq),
-                request = coalesce(u.request, t.request)
-              FROM unnest(${updates.id}::text[], ${updates.state}::int[], ${updates.ts}::text[], ${updates.json}::text[],
-                          ${updates.seq}::int[], ${updates.request}::text[], ${updates.epoch}::int[])
-                AS u(id, state, ts, json, seq, request, epoch)
-              WHERE t.id = u.id AND (u.epoch IS NULL OR t.lease_epoch = u.epoch)
-              RETURNING t.id, t.state
-            ), fed AS (
-              INSERT INTO task_changes (task_id, change)
-              SELECT f.id, f.change FROM unnest(${feed.id}::text[], ${feed.change}::text[]) WITH ORDINALITY AS f(id, change, n)
-              WHERE f.id IN (SELECT id FROM written) OR NOT (f.id = ANY(${updates.id}::text[]))
-              ORDER BY f.n
-            ), ended AS (
-              DELETE FROM task_leases WHERE owner = ${this.#replicaId}
-                AND task_id IN (SELECT id FROM written WHERE state IN ${sql(TERMINAL_STATES)})
-            )
-            SELECT id FROM written`.then((written) => {
-            const done = new Set(written.map((row) => row.id));
-            updates.id.forEach((id, index) => {
-              if (updates.epoch[index] !== null && !done.has(id)) refused.add(id);
-            });
-          }),
-        );
-      }
-      // One notification per commit (per hundred tasks), delivered once it commits.
-      for (let start = 0; start < notified.length; start += IDS_PER_NOTIFY) {
-        const ids = notified.slice(start, start + IDS_PER_NOTIFY).join(' ');
-        statements.push(sql`SELECT pg_notify(${CHANGES_CHANNEL}, ${ids})`);
-      }
-      // postgres.js pipelines the statements of an array: the transaction is about one round trip.
-      return statements;
+    updates.id.forEach((id, index) => {
+      if (updates.epoch[index] !== null && !done.has(id)) refused.add(id);
     });
     return refused;
   }
