@@ -57,12 +57,81 @@ const OVER_WAKU = [
   'test/regression/a2a-face.test.ts',
 ];
 
+/**
+ * Files that take over about a second and a half on two cores (processes, Waku networks, PostgreSQL, the devnet,
+ * builds): `npm run test:quick` (LOGOS_A2A_QUICK=1) leaves them out, for the edit-and-test loop. `npm test` runs
+ * everything.
+ */
+const SLOW = [
+  'test/a2a/client-generations.test.ts',
+  'test/a2a/directory-page.test.ts',
+  'test/a2a/grpc.test.ts',
+  'test/a2a/postman.test.ts',
+  'test/a2a/push.test.ts',
+  'test/a2a/rate-limit.test.ts',
+  'test/bridge/durability.test.ts',
+  'test/bridge/lease-renewal.test.ts',
+  'test/bridge/paid-tasks-on-devnet.test.ts',
+  'test/bridge/paid-tasks.test.ts',
+  'test/cli/agent-light.test.ts',
+  'test/cli/cli.test.ts',
+  'test/crash/paid-tasks-crash.test.ts',
+  'test/crash/replicas-crash.test.ts',
+  'test/deploy/dockerfile.test.ts',
+  'test/devnet/devnet.test.ts',
+  'test/examples/stock-agent.test.ts',
+  'test/gateway/shutdown.test.ts',
+  'test/gateway/slow-clients.test.ts',
+  'test/lez/rail/devnet-kill.test.ts',
+  'test/lez/rail/lez-rail.test.ts',
+  'test/logos/agents/conformance.test.ts',
+  'test/logos/discovery.test.ts',
+  'test/logos/seed-agent.test.ts',
+  'test/logos/seed-gateway.test.ts',
+  'test/logos/transports/nwaku-rest.test.ts',
+  'test/logos/transports/stock-light-client.test.ts',
+  'test/logos/transports/waku-gateway.test.ts',
+  'test/logos/transports/waku-light-stop.test.ts',
+  'test/logos/transports/waku-light.test.ts',
+  'test/logos/transports/waku-peer-exchange.test.ts',
+  'test/logos/transports/waku-size-limits.test.ts',
+  'test/logos/transports/waku.test.ts',
+  'test/observability/probes.test.ts',
+  'test/observability/tracing.test.ts',
+  'test/package.test.ts',
+  'test/regression/a2a-face.test.ts',
+  'test/regression/agent-restart.test.ts',
+  'test/regression/client-mistakes.test.ts',
+  'test/regression/hostile-input.test.ts',
+  'test/regression/lost-request.test.ts',
+  'test/regression/payments.test.ts',
+  'test/regression/races.test.ts',
+  'test/regression/sse.test.ts',
+  'test/regression/transport-switch.test.ts',
+  'test/replicas/kill-replica.test.ts',
+  'test/replicas/killed-after-save.test.ts',
+  'test/replicas/priced-retries.test.ts',
+  'test/replicas/shared-tasks.test.ts',
+  'test/replicas/shared-wallet.test.ts',
+  'test/store/contract.test.ts',
+  'test/store/replica-store.test.ts',
+  'test/worker/bundle.test.ts',
+  'test/worker/d1-spending-gate.test.ts',
+  'test/worker/payment-resume.test.ts',
+  'test/worker/payments.test.ts',
+  'test/worker/worker.test.ts',
+];
+
+const QUICK = process.env.LOGOS_A2A_QUICK === '1';
+
 export default defineConfig({
   test: {
-    projects: [
-      { extends: true, test: { name: 'memory', include: ['test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'waku', include: OVER_WAKU, env: { LOGOS_A2A_TEST_WIRE: 'waku' } } },
-    ],
+    projects: QUICK
+      ? [{ extends: true, test: { name: 'quick', include: ['test/**/*.test.ts'], exclude: SLOW } }]
+      : [
+          { extends: true, test: { name: 'memory', include: ['test/**/*.test.ts'] } },
+          { extends: true, test: { name: 'waku', include: OVER_WAKU, env: { LOGOS_A2A_TEST_WIRE: 'waku' } } },
+        ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Integration files each start their own gateway on a free loopback port; two workers fit a 2-core machine.
