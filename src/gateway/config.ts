@@ -76,6 +76,19 @@ const WakuTransportConfig = z
      * up to 12 relay peers. Default: the network's (on for logos.dev and logos.test, off for local).
      */
     peerExchange: z.boolean().optional(),
+    /**
+     * Replicas: a DNS name and port (`host:port`) whose every address runs another replica's relay node (on
+     * Kubernetes, the headless Service `logos-a2a-waku-peers`). Each is dialled and kept, so that the replicas form
+     * one mesh and an agent that reached one of them reaches all. Off unless set.
+     */
+    replicaPeers: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'a DNS name and a port, e.g. "logos-a2a-waku-peers:60000"')
+      .transform((text) => {
+        const [host, port] = text.split(':') as [string, string];
+        return { host, port: Number(port) };
+      })
+      .optional(),
     /** The node's nwaku REST API (relay, health, info; docs/binding.md §2.10), for Workers and nwaku clients. Off unless set. */
     rest: z
       .object({
@@ -384,7 +397,7 @@ export function loadConfig(
 
 /**
  * LOGOS_A2A_TRANSPORT (memory | waku | waku-light | nwaku-rest), LOGOS_A2A_NETWORK (a preset), LOGOS_A2A_WAKU_LISTEN
- * and LOGOS_A2A_WAKU_PEERS (comma-separated multiaddrs), LOGOS_A2A_WAKU_KEY_FILE, LOGOS_A2A_WAKU_REST_PORT and
+ * and LOGOS_A2A_WAKU_PEERS (comma-separated multiaddrs), LOGOS_A2A_WAKU_REPLICA_PEERS (host:port), LOGOS_A2A_WAKU_KEY_FILE, LOGOS_A2A_WAKU_REST_PORT and
  * LOGOS_A2A_WAKU_REST_HOST (the node's REST API), and LOGOS_A2A_NWAKU_REST_URL (the node an nwaku-rest gateway uses),
  * over what the file says.
  */
@@ -403,7 +416,19 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
   const url = env.LOGOS_A2A_NWAKU_REST_URL || undefined;
   const restPort = env.LOGOS_A2A_WAKU_REST_PORT || undefined;
   const restHost = env.LOGOS_A2A_WAKU_REST_HOST || undefined;
-  if (!kind && !network && !listen && !peers && !keyFile && !nodeKeyFile && !url && !restPort && !restHost)
+  const replicaPeers = env.LOGOS_A2A_WAKU_REPLICA_PEERS || undefined;
+  if (
+    !kind &&
+    !network &&
+    !listen &&
+    !peers &&
+    !keyFile &&
+    !nodeKeyFile &&
+    !url &&
+    !restPort &&
+    !restHost &&
+    !replicaPeers
+  )
     return undefined;
   const base = typeof fromFile === 'object' && fromFile !== null ? (fromFile as Record<string, unknown>) : {};
   const baseRest = typeof base.rest === 'object' && base.rest !== null ? base.rest : {};
@@ -415,6 +440,7 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
     ...(peers ? { peers } : {}),
     ...(keyFile ? { keyFile } : {}),
     ...(nodeKeyFile ? { nodeKeyFile } : {}),
+    ...(replicaPeers ? { replicaPeers } : {}),
     ...(url ? { url } : {}),
     ...(restPort || restHost
       ? { rest: { ...baseRest, ...(restPort ? { port: restPort } : {}), ...(restHost ? { host: restHost } : {}) } }

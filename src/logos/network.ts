@@ -72,6 +72,8 @@ export interface WakuNetworkSettings extends WakuNetworkCommon {
   rest?: NodeRestSettings | undefined;
   /** Ask peers that serve peer exchange for more relay peers (the fleets' nodes do). Default off. */
   peerExchange?: boolean | undefined;
+  /** The other replicas' relay nodes, by DNS (replica-peers.ts). */
+  replicaPeers?: { host: string; port: number } | undefined;
 }
 
 /** A light node: the entry nodes and peers are its service nodes (LightPush and Filter). */
@@ -120,6 +122,7 @@ export async function openNetwork(settings: NetworkSettings, memory?: MemoryNetw
     listen: settings.listen,
     staticPeers: [...settings.entryNodes, ...settings.peers],
     peerExchange: settings.peerExchange ?? false,
+    ...(settings.replicaPeers ? { replicaPeers: settings.replicaPeers } : {}),
   });
   await gateway.start();
   let rest: NodeRestServer | undefined;

@@ -85,6 +85,7 @@ describe('deploy/kubernetes', () => {
       'PodDisruptionBudget',
       'Service',
       'Service',
+      'Service',
     ]);
     for (const manifest of manifests) {
       expect(() => validate(manifest), manifest.kind).not.toThrow();
@@ -139,8 +140,17 @@ describe('deploy/kubernetes', () => {
     expect(waku.spec.ports).toEqual([{ name: 'waku', port: 60000, targetPort: 'waku' }]);
     const settings = podSettings(manifests);
     expect(settings.transport).toMatchObject({ kind: 'waku', listen: [`/ip4/0.0.0.0/tcp/${containerPort('waku')}`] });
-    // With the shipped settings the node dials nobody (agents dial it), so readiness waits for no peers.
+    // With the shipped settings the node waits for nobody (agents dial it), so readiness waits for no peers.
     expect(dialsPeers(settings.transport)).toBe(false);
+
+    // The replicas dial each other through a headless Service, which lists every pod, ready or not.
+    const peers = byName(manifests, 'Service', 'logos-a2a-waku-peers');
+    expect(peers.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
+    expect(peers.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+    expect(peers.spec.ports).toEqual([{ name: 'waku', port: 60000, targetPort: 'waku' }]);
+    expect(settings.transport).toMatchObject({
+      replicaPeers: { host: 'logos-a2a-waku-peers', port: containerPort('waku') },
+    });
   });
 
   it('the Deployment probes /livez and /readyz, runs unprivileged, and takes its secrets from a Secret', () => {

@@ -77,6 +77,13 @@ describe('configuration', () => {
       loadConfig({ env: { LOGOS_A2A_WAKU_KEY_FILE: '/keys/party.key', LOGOS_A2A_WAKU_NODE_KEY_FILE: '/own/node.key' } })
         .transport,
     ).toMatchObject({ kind: 'waku', keyFile: '/keys/party.key', nodeKeyFile: '/own/node.key' });
+    // Replicas that find each other by DNS (a Kubernetes headless Service).
+    expect(loadConfig({ env: { LOGOS_A2A_WAKU_REPLICA_PEERS: 'logos-a2a-waku-peers:60000' } }).transport).toMatchObject(
+      { kind: 'waku', replicaPeers: { host: 'logos-a2a-waku-peers', port: 60000 } },
+    );
+    expect(() => loadConfig({ env: { LOGOS_A2A_WAKU_REPLICA_PEERS: 'logos-a2a-waku-peers' } })).toThrow(
+      /replicaPeers.*a DNS name and a port/s,
+    );
   });
 
   it('joins a network by preset: its cluster, shards, size limit and entry nodes, each overridable', () => {

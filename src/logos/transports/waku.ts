@@ -61,6 +61,7 @@ import {
   type TopicListener,
   type WakuDropCounters,
 } from './waku/receiver.ts';
+import { ReplicaPeers, type ReplicaPeersOptions } from './waku/replica-peers.ts';
 import { DEFAULT_REDIAL, StaticPeerDialer, type RedialPolicy } from './waku/static-peers.ts';
 
 export {
@@ -119,6 +120,12 @@ export interface WakuTransportOptions {
   listen?: string[];
   /** Multiaddrs of relay peers to stay connected to (with or without `/p2p/<peer id>`). */
   staticPeers?: string[];
+  /**
+   * Other replicas of this gateway, found by DNS: every address `host` resolves to (a Kubernetes headless Service)
+   * runs a relay node on `port`, dialled and kept so that the replicas form one mesh; `host` is resolved again every
+   * `everyMs` (default 15 s). See replica-peers.ts.
+   */
+  replicaPeers?: Omit<ReplicaPeersOptions, 'everyMs'> & { everyMs?: number };
   /** DNS discovery from EIP-1459 ENR trees (`enrtree://…`). Off unless given; needs the internet. */
   bootstrap?: { enrTrees: string[]; maxPeers?: number };
   /** Waku cluster. Default 2, the `local` preset's (logos.test is 2 as well, logos.dev 3). */
@@ -203,6 +210,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
   private libp2p: WakuLibp2p | undefined;
   private dialer: StaticPeerDialer | undefined;
   private peerExchange: PeerExchangeClient | undefined;
+  private replicaPeers: ReplicaPeers | undefined;
   private stopGuard: (() => void) | undefined;
   private filter: FilterService | undefined;
 
@@ -425,6 +433,10 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
       }
       this.dialer = new StaticPeerDialer(node, options.staticPeers ?? [], redial);
       this.dialer.start();
+      if (options.replicaPeers) {
+        this.replicaPeers = new ReplicaPeers(this.dialer, { everyMs: 15_000, ...options.replicaPeers });
+        this.replicaPeers.start();
+      }
       this.state = 'running';
     } catch (error) {
       this.state = 'stopped';
@@ -442,6 +454,8 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
 
   private async doStop(): Promise<void> {
     const node = this.libp2p;
+    this.replicaPeers?.stop();
+    this.replicaPeers = undefined;
     this.dialer?.stop();
     this.dialer = undefined;
     this.peerExchange?.stop();

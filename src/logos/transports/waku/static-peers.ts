@@ -41,6 +41,8 @@ interface StaticPeer {
   connectedAt: number | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
   dialing: boolean;
+  /** No longer wanted (remove): not dialled again. */
+  removed?: boolean;
 }
 
 export class StaticPeerDialer {
@@ -50,26 +52,37 @@ export class StaticPeerDialer {
   private readonly abort = new AbortController();
   private stopped = false;
 
+  private started = false;
+
   constructor(node: Libp2p, addresses: readonly string[], policy: RedialPolicy) {
     this.node = node;
     this.policy = policy;
-    this.peers = addresses.map((text) => {
-      const address = multiaddr(text);
-      return {
-        address,
-        peerId: address.getPeerId() ?? undefined,
-        failures: 0,
-        connectedAt: undefined,
-        timer: undefined,
-        dialing: false,
-      };
-    });
+    this.peers = addresses.map(newPeer);
   }
 
   start(): void {
+    this.started = true;
     this.node.addEventListener('peer:connect', this.onConnect);
     this.node.addEventListener('peer:disconnect', this.onDisconnect);
     for (const peer of this.peers) void this.dial(peer);
+  }
+
+  /** Keeps `text` too (a replica that DNS now lists), dialling it at once once started. */
+  add(text: string): void {
+    if (this.peers.some((peer) => peer.address.toString() === text)) return;
+    const peer = newPeer(text);
+    this.peers.push(peer);
+    if (this.started) void this.dial(peer);
+  }
+
+  /** Stops keeping `text` (a replica that DNS no longer lists); a connection it has is left to end by itself. */
+  remove(text: string): void {
+    const index = this.peers.findIndex((peer) => peer.address.toString() === text);
+    if (index === -1) return;
+    const [peer] = this.peers.splice(index, 1);
+    peer!.removed = true;
+    if (peer!.timer) clearTimeout(peer!.timer);
+    peer!.timer = undefined;
   }
 
   stop(): void {
@@ -108,7 +121,7 @@ export class StaticPeerDialer {
   }
 
   private async dial(peer: StaticPeer): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || peer.removed) return;
     peer.timer = undefined;
     peer.dialing = true;
     try {
@@ -133,10 +146,22 @@ export class StaticPeerDialer {
   }
 
   private schedule(peer: StaticPeer): void {
-    if (this.stopped || peer.timer) return;
+    if (this.stopped || peer.removed || peer.timer) return;
     const delay = redialDelay(this.policy, peer.failures);
     peer.timer = setTimeout(() => void this.dial(peer), delay);
     // A pending redial alone never keeps the process alive.
     peer.timer.unref?.();
   }
+}
+
+function newPeer(text: string): StaticPeer {
+  const address = multiaddr(text);
+  return {
+    address,
+    peerId: address.getPeerId() ?? undefined,
+    failures: 0,
+    connectedAt: undefined,
+    timer: undefined,
+    dialing: false,
+  };
 }
