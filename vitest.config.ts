@@ -89,6 +89,7 @@ const SLOW = [
   'test/logos/seed-agent.test.ts',
   'test/logos/seed-gateway.test.ts',
   'test/logos/transports/nwaku-rest.test.ts',
+  'test/logos/transports/replica-peers.test.ts',
   'test/logos/transports/stock-light-client.test.ts',
   'test/logos/transports/waku-gateway.test.ts',
   'test/logos/transports/waku-light-stop.test.ts',
