@@ -56,7 +56,10 @@ describe('deploy/compose.yaml', () => {
     expect(gateways.map((g) => g.volumes[0])).toEqual(['gateway:/data', 'gateway:/data']);
     // Only the first creates those keys; the second starts once the first is healthy.
     expect(gateways[1]!.depends_on['gateway-1'].condition).toBe('service_healthy');
-    expect(gateways.map((g) => g.ports[0])).toEqual(['8080:8080', '8081:8080']);
+    expect(gateways.map((g) => g.ports)).toEqual([
+      ['8080:8080', '50051:50051'],
+      ['8081:8080', '50052:50051'],
+    ]);
     for (const volume of ['postgres', 'gateway', 'agent']) expect(compose.volumes).toHaveProperty(volume);
   });
 
@@ -101,6 +104,7 @@ describe('deploy/compose.yaml', () => {
     expect(config.agents).toEqual([]);
     expect(config.defaultAgent).toBe(services.agent!.command[1]);
     expect(config.transport).toMatchObject({ kind: 'waku', listen: ['/ip4/0.0.0.0/tcp/60000'] });
+    expect(config.grpcPort).toBe(50051);
     expect(config.database).toBe(gateway.environment.LOGOS_A2A_DATABASE);
   });
 });

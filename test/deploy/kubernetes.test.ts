@@ -132,8 +132,9 @@ describe('deploy/kubernetes', () => {
     // Readiness (/readyz on the HTTP port) gates the HTTP Service, which carries nothing else.
     expect(gateway.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(http.spec.publishNotReadyAddresses ?? false).toBe(false);
-    expect(http.spec.ports.map((p: Manifest) => p.targetPort)).toEqual(['http']);
+    expect(http.spec.ports.map((p: Manifest) => p.targetPort)).toEqual(['http', 'grpc']);
     expect(containerPort('http')).toBe(podSettings(manifests).port);
+    expect(containerPort('grpc')).toBe(podSettings(manifests).grpcPort);
 
     // Agents reach a pod's Waku node before it is ready, and while it drains, at the port the node listens on.
     expect(waku.spec.publishNotReadyAddresses).toBe(true);
