@@ -30,6 +30,7 @@ import { GrpcRequestHandler } from './grpc-handler.ts';
 import { negotiateVersion, type ProtocolVersion } from './protocol-version.ts';
 import { refusal, type RateLimiter } from './rate-limit.ts';
 import { entryCards } from './served-cards.ts';
+import { metrics } from '../observability/metrics.ts';
 
 export interface GrpcOptions {
   host: string;
@@ -148,10 +149,17 @@ function guarded(
         refuse(refused(grpc.status.INTERNAL, INTERNAL_ERROR_MESSAGE));
       });
   const methods = Object.entries(definition).map(([name, method]) => {
+    // As the specification names it (the path's last part: SendMessage), not the handler's key (sendMessage).
+    const rpc = method.path.split('/').at(-1) ?? name;
     if (method.responseStream) {
       return [
         name,
-        (call: grpc.ServerWritableStream<unknown, unknown>) =>
+        (call: grpc.ServerWritableStream<unknown, unknown>) => {
+          // A stream's status: the error it was ended with, CANCELLED when the client went, else OK at its end.
+          const done = observed(rpc);
+          call.once('error', (error: Partial<grpc.StatusObject>) => done(error.code ?? grpc.status.UNKNOWN));
+          call.once('cancelled', () => done(grpc.status.CANCELLED));
+          call.once('finish', () => done(grpc.status.OK));
           dispatch(
             call,
             (refusal) => {
@@ -160,20 +168,40 @@ function guarded(
               call.end();
             },
             (admitted) => (serve(call, admitted)[name] as grpc.handleServerStreamingCall<unknown, unknown>)(call),
-          ),
+          );
+        },
       ];
     }
     return [
       name,
-      (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) =>
+      (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        const done = observed(rpc);
+        const answer: grpc.sendUnaryData<unknown> = (error, value) => {
+          done(error ? (error.code ?? grpc.status.UNKNOWN) : grpc.status.OK);
+          callback(error, value);
+        };
         dispatch(
           call,
-          (refusal) => callback(refusal),
-          (admitted) => (serve(call, admitted)[name] as grpc.handleUnaryCall<unknown, unknown>)(call, callback),
-        ),
+          (refusal) => answer(refusal),
+          (admitted) => (serve(call, admitted)[name] as grpc.handleUnaryCall<unknown, unknown>)(call, answer),
+        );
+      },
     ];
   });
   return Object.fromEntries(methods) as grpc.UntypedServiceImplementation;
+}
+
+/** Counts a call of `method` once, with the first status it ends with, and how long it took. */
+function observed(method: string): (code: grpc.status) => void {
+  const started = performance.now();
+  let counted = false;
+  return (code) => {
+    if (counted) return;
+    counted = true;
+    const labels = { method, code: grpc.status[code] ?? String(code) };
+    metrics.grpcRequests.inc(labels);
+    metrics.grpcDuration.observe(labels, (performance.now() - started) / 1000);
+  };
 }
 
 /** The guards of the HTTP face, in its order, then the agent the call is for. */

@@ -41,6 +41,20 @@ export const metrics = {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   }),
+  /** gRPC calls, by method (the service's, a bounded set) and status code name (OK, NOT_FOUND, …). */
+  grpcRequests: new Counter({
+    name: 'logos_a2a_grpc_requests_total',
+    help: 'gRPC calls answered, by method and status code.',
+    labelNames: ['method', 'code'] as const,
+    registers: [registry],
+  }),
+  grpcDuration: new Histogram({
+    name: 'logos_a2a_grpc_request_duration_seconds',
+    help: "Time to a gRPC call's status, by method and status code (a stream counts until it ends).",
+    labelNames: ['method', 'code'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  }),
   /** Each state a task enters (its A2A TaskState), by agent: the rate of completions, failures, … */
   taskStates: new Counter({
     name: 'logos_a2a_task_states_total',

@@ -28,6 +28,7 @@ import { conformanceAgent, TCK_REQUIRED_EXTENSION } from '../../src/logos/agents
 import { logosMetadataOf } from '../../src/bridge/task-metadata.ts';
 import { INTERNAL_ERROR_MESSAGE } from '../../src/a2a/errors.ts';
 import { GrpcRequestHandler } from '../../src/a2a/grpc-handler.ts';
+import { metrics } from '../../src/observability/metrics.ts';
 import { gatedAgent, type GatedAgent } from '../support/gated-agent.ts';
 import { collect, eventually, startTestBed, textMessage, type TestBed } from '../support/gateway.ts';
 
@@ -104,6 +105,27 @@ describe('a gateway serving gRPC', () => {
         status: grpc.status.NOT_FOUND,
       });
     }
+  });
+
+  it('counts every call in /metrics by method and status code, streams until they end', async () => {
+    const count = async (labels: { method: string; code: string }) =>
+      (await metrics.grpcRequests.get()).values.find(
+        (v) => v.labels.method === labels.method && v.labels.code === labels.code,
+      )?.value ?? 0;
+    const before = {
+      sent: await count({ method: 'SendMessage', code: 'OK' }),
+      missing: await count({ method: 'GetTask', code: 'NOT_FOUND' }),
+      streamed: await count({ method: 'SendStreamingMessage', code: 'OK' }),
+    };
+    const client = await grpcClient(`${bed.gateway.url}/agents/echo`);
+    await client.sendMessage(textMessage('counted'));
+    await expect(client.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' }))).rejects.toThrow();
+    await collect(client.sendMessageStream(textMessage('streamed')));
+    await eventually(
+      async () => (await count({ method: 'SendStreamingMessage', code: 'OK' })) === before.streamed + 1 || undefined,
+    );
+    expect(await count({ method: 'SendMessage', code: 'OK' })).toBe(before.sent + 1);
+    expect(await count({ method: 'GetTask', code: 'NOT_FOUND' })).toBe(before.missing + 1);
   });
 
   it('answers NOT_FOUND naming the agents for a tenant that names none of them', async () => {
