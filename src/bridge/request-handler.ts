@@ -35,7 +35,7 @@ import { skillPrice } from '../logos/card.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
 import { ChangeStreams, type ChangeStream } from './change-stream.ts';
 import { pullEvents, type EventSource } from './event-source.ts';
-import { PushConfigError, type PushNotificationService } from '../push/push-service.ts';
+import type { PushNotificationService } from '../push/push-service.ts';
 import type { PushConfigRecord } from '../store/push-store.ts';
 import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
 import { callAbortSignal } from './call-abort.ts';
@@ -287,13 +287,12 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const push = this.requirePush();
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    try {
-      return wireConfig(await push.createConfig(pushConfigInput(params, taskId, context)));
-    } catch (error) {
-      if (error instanceof PushConfigError)
-        throw new RequestMalformedError(`Push notification config: ${error.message}.`);
-      throw error;
-    }
+    const input = pushConfigInput(params, taskId, context);
+    // Checked here rather than caught from createConfig: this module then needs only the service's type, and the
+    // Worker's bundle none of push delivery (undici, DNS checks).
+    const problem = push.configProblem(input);
+    if (problem) throw new RequestMalformedError(`Push notification config: ${problem}.`);
+    return wireConfig(await push.createConfig(input));
   }
 
   async getTaskPushNotificationConfig(

@@ -1,6 +1,6 @@
 /**
  * What wrangler bundles for the Worker: the Worker's own modules, the payment rail over fetch, and none of the
- * modules that only work on Node (files, SQLite, the embedded relay node, the wallet key file).
+ * modules that only work on Node (files, SQLite, the embedded relay node, the wallet key file, push delivery).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +29,11 @@ it('bundles the payment rail over fetch and none of the Node-only modules', asyn
     'src/store/sqlite-file.ts',
     'src/logos/transports/waku.ts',
     'src/gateway/gateway.ts',
+    // Push delivery (the Worker offers no push notifications): undici and its DNS-checking dispatcher.
+    'src/push/push-service.ts',
+    'src/push/undici.ts',
   ]) {
     expect(sources).not.toContain(nodeOnly);
   }
+  expect(Object.keys(meta.inputs).filter((path) => path.includes('node_modules/undici/'))).toEqual([]);
 }, 60_000);
