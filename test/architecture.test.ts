@@ -78,6 +78,42 @@ describe('architecture', () => {
     expect(upward).toEqual([]);
   });
 
+  it('each layer knows nothing of what docs/architecture.md says it does not', () => {
+    /** Per folder (and what under it is exempt): imports it must not have, packages by name or files by path. */
+    const claims: { folder: string; except?: string; packages?: RegExp; paths?: RegExp; claim: string }[] = [
+      {
+        folder: 'a2a',
+        packages: /^(@?libp2p|@waku\/|@chainsafe\/)/,
+        paths: /^(logos\/transports|lez)\//,
+        claim: 'transports, the chain',
+      },
+      { folder: 'bridge', packages: /^(hono|@hono\/|node:http$)/, claim: 'Hono, HTTP' },
+      { folder: 'push', packages: /^(hono|@hono\/)/, claim: 'the engine, Hono' },
+      {
+        folder: 'logos',
+        except: 'logos/node-rest/',
+        packages: /^(@a2a-js\/|hono|@hono\/|node:http$)/,
+        claim: "A2A; HTTP but for nwaku's REST API",
+      },
+      { folder: 'lez', packages: /^@a2a-js\//, claim: 'tasks' },
+      { folder: 'store', packages: /^(hono|@hono\/|@a2a-js\/sdk\/(server|client|compat))/, claim: 'the bindings' },
+    ];
+    const broken: string[] = [];
+    for (const file of files) {
+      const path = relative(src, file);
+      for (const { folder, except, packages, paths, claim } of claims) {
+        if (!path.startsWith(`${folder}/`) || (except && path.startsWith(except))) continue;
+        const text = readFileSync(file, 'utf8');
+        for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+          const target = specifier!.startsWith('.') ? relative(src, resolve(dirname(file), specifier!)) : undefined;
+          if (target === undefined ? packages?.test(specifier!) : paths?.test(target))
+            broken.push(`${path} imports ${specifier} (${folder}/ knows nothing of ${claim})`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
   it('no import cycles', () => {
     const cycles: string[] = [];
     const state = new Map<string, 'visiting' | 'done'>();
