@@ -134,11 +134,19 @@ const NwakuRestTransportConfig = z
   })
   .strict();
 
+/** The public LEZ networks' sequencers. */
+export const LEZ_NETWORKS = { testnet: 'https://testnet.lez.logos.co' } as const;
+
 const PaymentsConfig = z
   .object({
     /** none: priced skills are refused; lez: pay on a LEZ sequencer; memory: an in-process ledger (tests). */
     rail: z.enum(['none', 'lez', 'memory']).default('none'),
-    /** The sequencer's JSON-RPC URL (lez rail). */
+    /**
+     * A public LEZ network whose sequencer to pay on (lez rail), when `sequencerUrl` does not name one: `testnet`,
+     * the public testnet (https://testnet.lez.logos.co; wallets there match LEZ v0.2.4).
+     */
+    network: z.enum(['testnet']).optional(),
+    /** The sequencer's JSON-RPC URL (lez rail); default: the `network`'s. */
     sequencerUrl: z.string().url().optional(),
     /** What LEZ signatures sign; detected from the sequencer at start, which a configured mode must agree with. */
     signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).optional(),
@@ -154,7 +162,12 @@ const PaymentsConfig = z
      */
     inDoubtWaitMs: z.number().int().positive().default(60_000),
   })
-  .strict();
+  .strict()
+  .transform((payments) =>
+    payments.network && !payments.sequencerUrl
+      ? { ...payments, sequencerUrl: LEZ_NETWORKS[payments.network] }
+      : payments,
+  );
 export type PaymentsConfig = z.infer<typeof PaymentsConfig>;
 
 export const GatewayConfig = z
@@ -448,11 +461,15 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
   };
 }
 
-/** LOGOS_A2A_PAYMENTS_RAIL, LOGOS_A2A_SEQUENCER_URL and LOGOS_A2A_WALLET_KEY_FILE, over what the file says. */
+/**
+ * LOGOS_A2A_PAYMENTS_RAIL, LOGOS_A2A_PAYMENTS_NETWORK, LOGOS_A2A_SEQUENCER_URL and LOGOS_A2A_WALLET_KEY_FILE, over
+ * what the file says.
+ */
 function paymentsEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
   const overrides = {
     ...(env.LOGOS_A2A_PAYMENTS_RAIL ? { rail: env.LOGOS_A2A_PAYMENTS_RAIL } : {}),
     ...(env.LOGOS_A2A_SEQUENCER_URL ? { sequencerUrl: env.LOGOS_A2A_SEQUENCER_URL } : {}),
+    ...(env.LOGOS_A2A_PAYMENTS_NETWORK ? { network: env.LOGOS_A2A_PAYMENTS_NETWORK } : {}),
     ...(env.LOGOS_A2A_WALLET_KEY_FILE ? { walletKeyFile: env.LOGOS_A2A_WALLET_KEY_FILE } : {}),
   };
   if (Object.keys(overrides).length === 0) return undefined;

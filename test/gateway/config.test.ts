@@ -52,6 +52,19 @@ describe('configuration', () => {
     }
   });
 
+  it('pays on the public LEZ testnet by name, unless a sequencer URL is given', () => {
+    expect(loadConfig({ env: { LOGOS_A2A_PAYMENTS_NETWORK: 'testnet' } }).payments).toMatchObject({
+      network: 'testnet',
+      sequencerUrl: 'https://testnet.lez.logos.co',
+    });
+    expect(
+      loadConfig({ env: { LOGOS_A2A_PAYMENTS_NETWORK: 'testnet', LOGOS_A2A_SEQUENCER_URL: 'http://127.0.0.1:3040' } })
+        .payments.sequencerUrl,
+    ).toBe('http://127.0.0.1:3040');
+    expect(loadConfig({}).payments.sequencerUrl).toBeUndefined();
+    expect(() => loadConfig({ env: { LOGOS_A2A_PAYMENTS_NETWORK: 'mainnet' } })).toThrow(/network/);
+  });
+
   it('takes the transport from the environment', () => {
     expect(loadConfig({ env: { LOGOS_A2A_TRANSPORT: 'memory' } }).transport).toEqual({ kind: 'memory' });
     const waku = loadConfig({
