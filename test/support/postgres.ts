@@ -26,6 +26,11 @@ export const postgresAdminUrl: string | undefined = await (async () => {
     }
   }
   if (process.env.CI) throw new Error(`CI is set and no PostgreSQL server answers at ${ADMIN_URLS.join(' or ')}`);
+  // Loudly, as the browser test does: a skipped replica test must not pass for a run that checked it.
+  console.warn(
+    `No PostgreSQL server answers at ${ADMIN_URLS.join(' or ')}: this file's PostgreSQL tests are SKIPPED ` +
+      '(under CI they fail instead). Start one, or set LOGOS_A2A_TEST_POSTGRES.',
+  );
   return undefined;
 })();
 
