@@ -30,6 +30,7 @@ import { GrpcRequestHandler } from './grpc-handler.ts';
 import { negotiateVersion, type ProtocolVersion } from './protocol-version.ts';
 import { refusal, type RateLimiter } from './rate-limit.ts';
 import { entryCards } from './served-cards.ts';
+import type { Logger } from '../observability/logger.ts';
 import { metrics } from '../observability/metrics.ts';
 
 export interface GrpcOptions {
@@ -52,6 +53,8 @@ export interface GrpcOptions {
   shutdown?: AbortSignal;
   rateLimit?: { limiter: RateLimiter; trustProxy: boolean };
   log: ErrorLog;
+  /** The JSON logger: one line per call, as the HTTP face writes one per request. */
+  logger?: Logger;
 }
 
 export interface GrpcServer {
@@ -156,7 +159,7 @@ function guarded(
         name,
         (call: grpc.ServerWritableStream<unknown, unknown>) => {
           // A stream's status: the error it was ended with, CANCELLED when the client went, else OK at its end.
-          const done = observed(rpc);
+          const done = observed(rpc, options.logger);
           call.once('error', (error: Partial<grpc.StatusObject>) => done(error.code ?? grpc.status.UNKNOWN));
           call.once('cancelled', () => done(grpc.status.CANCELLED));
           call.once('finish', () => done(grpc.status.OK));
@@ -175,7 +178,7 @@ function guarded(
     return [
       name,
       (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-        const done = observed(rpc);
+        const done = observed(rpc, options.logger);
         const answer: grpc.sendUnaryData<unknown> = (error, value) => {
           done(error ? (error.code ?? grpc.status.UNKNOWN) : grpc.status.OK);
           callback(error, value);
@@ -191,16 +194,18 @@ function guarded(
   return Object.fromEntries(methods) as grpc.UntypedServiceImplementation;
 }
 
-/** Counts a call of `method` once, with the first status it ends with, and how long it took. */
-function observed(method: string): (code: grpc.status) => void {
+/** Counts and logs a call of `method` once, with the first status it ends with, and how long it took. */
+function observed(method: string, logger: Logger | undefined): (code: grpc.status) => void {
   const started = performance.now();
   let counted = false;
   return (code) => {
     if (counted) return;
     counted = true;
     const labels = { method, code: grpc.status[code] ?? String(code) };
+    const seconds = (performance.now() - started) / 1000;
     metrics.grpcRequests.inc(labels);
-    metrics.grpcDuration.observe(labels, (performance.now() - started) / 1000);
+    metrics.grpcDuration.observe(labels, seconds);
+    logger?.info({ grpcMethod: method, code: labels.code, durationMs: Math.round(seconds * 1000) }, 'grpc call');
   };
 }
 

@@ -336,6 +336,7 @@ async function open(
           shutdown: shutdown.signal,
           ...(rateLimit ? { rateLimit } : {}),
           log: deps.errorLog ?? consoleLog,
+          logger: deps.logger,
         }).catch((error: unknown) => {
           throw new ConfigError(`grpcPort (LOGOS_A2A_GRPC_PORT): ${(error as Error).message}`);
         });

@@ -5,6 +5,7 @@
  * codes, the edge check, API keys, rate limits, message size, internal errors and the stop.
  */
 import { createServer, type AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import {
@@ -28,6 +29,7 @@ import { conformanceAgent, TCK_REQUIRED_EXTENSION } from '../../src/logos/agents
 import { logosMetadataOf } from '../../src/bridge/task-metadata.ts';
 import { INTERNAL_ERROR_MESSAGE } from '../../src/a2a/errors.ts';
 import { GrpcRequestHandler } from '../../src/a2a/grpc-handler.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { metrics } from '../../src/observability/metrics.ts';
 import { gatedAgent, type GatedAgent } from '../support/gated-agent.ts';
 import { collect, eventually, startTestBed, textMessage, type TestBed } from '../support/gateway.ts';
@@ -262,6 +264,36 @@ describe('a gateway serving gRPC', () => {
       },
     });
     expect(reply).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+  });
+});
+
+describe('a gateway logging its gRPC calls', () => {
+  let bed: TestBed;
+  const lines: Record<string, unknown>[] = [];
+  beforeAll(async () => {
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    bed = await startTestBed({ config: { grpcPort: 0 }, logger: createLogger({ level: 'info', destination }) });
+  });
+  afterAll(() => bed?.close());
+
+  it('writes one line per call, with the method, the status code and how long it took', async () => {
+    const client = await grpcClient(`${bed.gateway.url}/agents/echo`);
+    await client.sendMessage(textMessage('logged'));
+    await expect(client.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' }))).rejects.toThrow();
+    const calls = await eventually(() => {
+      const found = lines.filter((line) => line.msg === 'grpc call');
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(calls.map(({ grpcMethod, code }) => ({ grpcMethod, code }))).toEqual([
+      { grpcMethod: 'SendMessage', code: 'OK' },
+      { grpcMethod: 'GetTask', code: 'NOT_FOUND' },
+    ]);
+    expect(calls.every((line) => typeof line.durationMs === 'number' && line.level === 'info')).toBe(true);
   });
 });
 

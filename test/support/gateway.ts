@@ -14,6 +14,7 @@ import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { WakuTransport } from '../../src/logos/transports/waku.ts';
 import type { LogosTransport } from '../../src/logos/transport.ts';
 import type { Payer } from '../../src/bridge/task-payments.ts';
+import type { Logger } from '../../src/observability/logger.ts';
 import { eventually } from './eventually.ts';
 
 /**
@@ -78,7 +79,13 @@ export interface TestBed {
 }
 
 export async function startTestBed(
-  options: { config?: GatewayConfigInput; agents?: (network: TestNetwork) => LogosAgent[]; payer?: Payer } = {},
+  options: {
+    config?: GatewayConfigInput;
+    agents?: (network: TestNetwork) => LogosAgent[];
+    payer?: Payer;
+    /** The gateway's JSON logger (default: none; messages are dropped). */
+    logger?: Logger;
+  } = {},
 ): Promise<TestBed> {
   const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-test-'));
   const database = join(dir, 'gateway.db');
@@ -126,6 +133,7 @@ export async function startTestBed(
     agents,
     log: () => undefined,
     ...(options.payer ? { payer: options.payer } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   };
   let gateway = await startGateway(config, deps).catch(abandon);
   await waku?.meshed(agents.length + 1).catch(async (error: unknown) => {
