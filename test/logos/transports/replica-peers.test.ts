@@ -16,8 +16,8 @@ afterEach(async () => {
   await Promise.all(started.splice(0).map((transport) => transport.stop()));
 });
 
-async function replicas(resolve: () => Promise<string[]>) {
-  const port = await freePort();
+async function replicas(resolve: () => Promise<string[]>, port?: number) {
+  port ??= await freePort();
   return Promise.all(
     IPS.map(async (ip) => {
       const transport = await WakuTransport.create({
@@ -59,10 +59,11 @@ describe('replica peers by DNS', () => {
   it('lets go of a replica the name no longer lists, and keeps trying a name that does not resolve yet', async () => {
     let listed = IPS;
     let resolves = false;
+    const port = await freePort();
     const nodes = await replicas(async () => {
       if (!resolves) throw new Error('queryA ENOTFOUND logos-a2a-waku-peers');
       return listed;
-    });
+    }, port);
     await new Promise((wait) => setTimeout(wait, 300));
     expect(nodes.map((node) => peersOf(node, nodes))).toEqual([[], [], []]);
     resolves = true;
@@ -73,5 +74,12 @@ describe('replica peers by DNS', () => {
     await new Promise((wait) => setTimeout(wait, 1_500));
     const [first, second] = nodes as [WakuTransport, WakuTransport, WakuTransport];
     expect([peersOf(first, nodes), peersOf(second, nodes)]).toEqual([[1], [0]]);
+    // A new node at the address the name no longer lists is not dialled: the others let the address go (they
+    // would redial it within a couple of seconds if they still kept it).
+    const newcomer = await WakuTransport.create({ listen: [`/ip4/${IPS[2]}/tcp/${port}`] });
+    started.push(newcomer);
+    peerIds.set(newcomer, newcomer.node!.peerId.toString());
+    await new Promise((wait) => setTimeout(wait, 3_000));
+    expect([peersOf(first, [newcomer]), peersOf(second, [newcomer])]).toEqual([[], []]);
   });
 });
