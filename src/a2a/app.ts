@@ -4,10 +4,9 @@
  * bridge's projection, calls go to each agent's request handler through the JSON-RPC and REST bindings.
  */
 import { readFileSync } from 'node:fs';
-import { AgentCard } from '@a2a-js/sdk';
 import { Hono, type Context } from 'hono';
 import type { AgentDirectory, DirectoryEntry } from '../logos/directory.ts';
-import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
+import { agentRequestHandler } from '../bridge/request-handler.ts';
 import type { TaskEngine } from '../bridge/task-engine.ts';
 import type { TaskStore } from '../store/task-store.ts';
 import { cardDocument, cardResponse, type CardDocument } from './agent-card-response.ts';
@@ -108,14 +107,7 @@ export function createApp(options: AppOptions): Hono {
     const cached = endpoints.get(baseUrl);
     if (cached && cached.entry === entry) return cached.endpoint;
     const cards = cardsOf(entry, baseUrl);
-    const handler = new LogosAgentRequestHandler({
-      agent: entry,
-      card: AgentCard.fromJSON(cards.v1),
-      engine: options.engine,
-      store: options.store,
-      ...(options.shutdown ? { shutdown: options.shutdown } : {}),
-      ...(options.push ? { push: options.push } : {}),
-    });
+    const handler = agentRequestHandler(entry, cards.v1, options);
     const bindingOptions = { maxBodyBytes: options.maxBodyBytes, heartbeatMs: options.sseHeartbeatMs, apiKeys, log };
     const endpoint: AgentEndpoint = {
       card: cardDocument(cards, options.cardShape ?? 'union', entry.updatedAt),

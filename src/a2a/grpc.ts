@@ -13,13 +13,12 @@
  * the specification's table does (TaskNotFound → NOT_FOUND, a malformed request → INVALID_ARGUMENT, …).
  */
 import * as grpc from '@grpc/grpc-js';
-import { AgentCard } from '@a2a-js/sdk';
 import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 import { A2AService, grpcService, UserBuilder, type GrpcServiceOptions } from '@a2a-js/sdk/server/grpc';
 import { ServerCallContext, type ServerCallContextBuilder, type User } from '@a2a-js/sdk/server';
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import type { AgentDirectory, DirectoryEntry } from '../logos/directory.ts';
-import { LogosAgentRequestHandler } from '../bridge/request-handler.ts';
+import { agentRequestHandler } from '../bridge/request-handler.ts';
 import type { TaskEngine } from '../bridge/task-engine.ts';
 import { CALL_ABORT_KEY } from '../bridge/call-abort.ts';
 import type { TaskStore } from '../store/task-store.ts';
@@ -117,17 +116,7 @@ class AgentHandlers {
       pushNotifications: options.push !== undefined,
       grpc: { address: this.#address(), legacy: entry.id === options.defaultAgentId },
     });
-    const handler = new GrpcRequestHandler(
-      new LogosAgentRequestHandler({
-        agent: entry,
-        card: AgentCard.fromJSON(cards.v1),
-        engine: options.engine,
-        store: options.store,
-        ...(options.shutdown ? { shutdown: options.shutdown } : {}),
-        ...(options.push ? { push: options.push } : {}),
-      }),
-      options.log,
-    );
+    const handler = new GrpcRequestHandler(agentRequestHandler(entry, cards.v1, options), options.log);
     this.#handlers.set(entry.id, { entry, handler });
     return handler;
   }

@@ -64,6 +64,22 @@ export interface RequestHandlerOptions {
 
 const DEFAULT_PAGE_SIZE = 50;
 
+/** The handler for `agent`, from its card as served (v1.0 JSON), on the gateway's shared parts: one per binding face. */
+export function agentRequestHandler(
+  agent: DirectoryEntry,
+  cardJson: unknown,
+  shared: Pick<RequestHandlerOptions, 'engine' | 'store' | 'push' | 'shutdown'>,
+): LogosAgentRequestHandler {
+  return new LogosAgentRequestHandler({
+    agent,
+    card: AgentCard.fromJSON(cardJson),
+    engine: shared.engine,
+    store: shared.store,
+    ...(shared.shutdown ? { shutdown: shared.shutdown } : {}),
+    ...(shared.push ? { push: shared.push } : {}),
+  });
+}
+
 /** The SDK's request handler, with its two streams also as push-based sources, for the gateway's own bindings. */
 export type StreamingRequestHandler = A2ARequestHandler &
   Pick<LogosAgentRequestHandler, 'streamMessage' | 'streamTask'>;
