@@ -107,58 +107,61 @@ describe('when the sequencer is unusable', () => {
 });
 
 describe('when the sequencer is away for a moment', () => {
-  /** A devnet keeping its chain in `dir` on `port`, so that it can be stopped and started again where it was. */
-  const devnetAt = (port: number, dir: string) =>
-    startDevnet({ port, host: '127.0.0.1', blockIntervalMs: 200, dataDir: dir });
-
-  it('the payment waits for it (connections refused) within inDoubtWaitMs, and is made once', async () => {
+  /**
+   * A devnet that can be stopped and started again where it was (its chain in a folder of its own, on a fixed
+   * port), and a gateway paying the paid agent on it that waits up to `inDoubtWaitMs` for it.
+   */
+  async function blipBed(inDoubtWaitMs: number) {
     const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-blip-'));
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    let chain = await devnetAt(port, dir);
-    const blip = await startTestBed({
+    const start = () => startDevnet({ port, host: '127.0.0.1', blockIntervalMs: 200, dataDir: dir });
+    let chain = await start();
+    const bed = await startTestBed({
       agents: (network) => [
         paidAgent(network.node('agent:paid'), agentPayments(lezRail(url, agentKey, 'prehash-v0.3'))),
       ],
       payer: gatewayPayer(lezRail(url, wallet, 'prehash-v0.3')),
-      config: { payments: { rail: 'none', sequencerUrl: url, inDoubtWaitMs: 20_000 } },
+      config: { payments: { rail: 'none', sequencerUrl: url, inDoubtWaitMs } },
     });
+    return {
+      bed,
+      chain: () => chain,
+      restart: async () => void (chain = await start()),
+      close: async () => {
+        await bed.close();
+        await chain.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it('the payment waits for it (connections refused) within inDoubtWaitMs, and is made once', async () => {
+    const blip = await blipBed(20_000);
     try {
-      const walletBefore = chain.balance(wallet.account);
-      await chain.stop();
-      const sent = rpc(`${blip.gateway.url}/agents/paid`, 'SendMessage', {
+      const walletBefore = blip.chain().balance(wallet.account);
+      await blip.chain().stop();
+      const sent = rpc(`${blip.bed.gateway.url}/agents/paid`, 'SendMessage', {
         message: { messageId: 'blip', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { skill: 'echo' } },
       });
       // Long enough for the gateway to find the sequencer gone (it asks within a few ms) and ask again.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      chain = await devnetAt(port, dir);
+      await blip.restart();
       const task = (await sent).body.result.task;
       expect(task.status.state).toBe('TASK_STATE_COMPLETED');
       expect(task.metadata.lez).toMatchObject({ status: 'paid', amount: '5' });
-      expect(chain.balance(wallet.account)).toBe(walletBefore - 5n);
+      expect(blip.chain().balance(wallet.account)).toBe(walletBefore - 5n);
     } finally {
       await blip.close();
-      await chain.stop();
-      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 
   it('a task cancelled while its payment waits for the sequencer ends CANCELED at once, nothing charged', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-blip-'));
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    let chain = await devnetAt(port, dir);
-    const blip = await startTestBed({
-      agents: (network) => [
-        paidAgent(network.node('agent:paid'), agentPayments(lezRail(url, agentKey, 'prehash-v0.3'))),
-      ],
-      payer: gatewayPayer(lezRail(url, wallet, 'prehash-v0.3')),
-      config: { payments: { rail: 'none', sequencerUrl: url, inDoubtWaitMs: 30_000 } },
-    });
+    const blip = await blipBed(30_000);
     try {
-      const walletBefore = chain.balance(wallet.account);
-      await chain.stop();
-      const agentUrl = `${blip.gateway.url}/agents/paid`;
+      const walletBefore = blip.chain().balance(wallet.account);
+      await blip.chain().stop();
+      const agentUrl = `${blip.bed.gateway.url}/agents/paid`;
       const task = (await send('slow', { configuration: { returnImmediately: true } }, agentUrl)).body.result.task;
       await new Promise((resolve) => setTimeout(resolve, 500));
       const asked = Date.now();
@@ -167,12 +170,10 @@ describe('when the sequencer is away for a moment', () => {
       expect(Date.now() - asked).toBeLessThan(5_000);
       expect(cancelled.status.state).toBe('TASK_STATE_CANCELED');
       expect(JSON.stringify(cancelled.status.message)).toContain('nothing was charged');
-      chain = await devnetAt(port, dir);
-      expect(chain.balance(wallet.account)).toBe(walletBefore);
+      await blip.restart();
+      expect(blip.chain().balance(wallet.account)).toBe(walletBefore);
     } finally {
       await blip.close();
-      await chain.stop();
-      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 
