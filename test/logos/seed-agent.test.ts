@@ -1,7 +1,8 @@
 /**
  * A seed-literal agent (written from the seed binding alone, test/support/seed-agent.ts) as its own process on its
  * own Waku node, reached through the gateway by the official A2A client: its card served and marked unverified,
- * send, get, cancel, and a failure whose `error` is a string.
+ * send, get, cancel, a failure whose `error` is a string, and a task kept alive past the agent timeout by the agent's
+ * unchanged `working`, published again and again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,7 +29,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-seed-'));
   gateway = await startWakuGateway(dir, {
     env: { LOGOS_A2A_ALLOW_UNVERIFIED_AGENTS: 'true' },
-    overrides: { agentTimeoutMs: 20_000, cancelTimeoutMs: 10_000 },
+    // Shorter than the steady skill's 6 s of work: only the agent's repeated status keeps that task alive.
+    overrides: { agentTimeoutMs: 4_000, cancelTimeoutMs: 10_000 },
   });
   agent = spawn(process.execPath, [script, gateway.network.joinAddresses()[0]!, DEFAULT_DISCOVERY_TOPIC], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -130,4 +132,11 @@ describe('a seed-literal agent behind the gateway', () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(JSON.stringify(task.status?.message?.parts)).toContain('the seed agent cannot do that');
   });
+
+  it('a task outlasting the agent timeout completes: the agent’s repeated, byte-identical working keeps it alive', async () => {
+    const client = await clientFor(agentUrl);
+    const task = (await client.sendMessage(textMessage('keep going', skill('steady')))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0]?.parts[0]).toMatchObject({ content: { $case: 'text', value: 'keep going' } });
+  }, 30_000);
 });

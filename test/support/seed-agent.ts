@@ -6,8 +6,10 @@
  * failures (`error` a string), `cancel` and `task_get` (`{task_id, state, result_or_error}`) 1:1.
  *
  * The transport is the only thing borrowed: the seed leaves the framing of its chat and delivery modules to them.
- * Skills: `echo` (the text back), `slow` (works until cancelled), `fail`, `quote` (completes, naming `replyPrice`
- * as its `lez_price`), `approval` (waits in input-required for its owner), `premium` (priced `price`). With `holdResults`, results are kept for `task_get` only.
+ * Skills: `echo` (the text back), `slow` (works until cancelled), `steady` (works for `steadyForMs`, then completes),
+ * `fail`, `quote` (completes, naming `replyPrice` as its `lez_price`), `approval` (waits in input-required for its
+ * owner), `premium` (priced `price`). With `holdResults`, results are kept for `task_get` only. With `reportEveryMs`,
+ * a working task's status is published again, byte for byte, that often (as a seed agent shows it is alive).
  */
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import type { LogosTransport } from '../../src/logos/transport.ts';
@@ -21,6 +23,10 @@ export interface SeedAgentOptions {
   announceEveryMs?: number;
   /** Answer results only when asked (task_get), as if every reply had been lost. */
   holdResults?: boolean;
+  /** Publish a working task's unchanged status this often; absent: once. */
+  reportEveryMs?: number;
+  /** How long the `steady` skill works (default 6 s). */
+  steadyForMs?: number;
 }
 
 export interface SeedAgent {
@@ -48,6 +54,7 @@ export function seedCard(address: string, price = '5.0'): Record<string, unknown
     skills: [
       { id: 'echo', name: 'Echo', description: 'Says it back.', tags: ['demo'], 'x-lez-price': '0.0' },
       { id: 'slow', name: 'Slow', description: 'Works until cancelled.', tags: ['demo'] },
+      { id: 'steady', name: 'Steady', description: 'Works a while, then completes.', tags: ['demo'] },
       { id: 'fail', name: 'Fail', description: 'Always fails.', tags: ['demo'] },
       { id: 'quote', name: 'Quote', description: 'Names a price in its reply.', tags: ['demo'] },
       { id: 'approval', name: 'Approval', description: 'Waits for its owner.', tags: ['demo'] },
@@ -79,6 +86,17 @@ export function runSeedAgent(transport: LogosTransport, options: SeedAgentOption
 
   const status = (taskId: string, state: string) =>
     transport.publish(`/agent-task/1/${taskId}/json`, json({ type: 'task_status', task_id: taskId, state }));
+  /** Reports a working task again and again, until it is no longer working. */
+  const keepReporting = (taskId: string) => {
+    if (!options.reportEveryMs) return;
+    const timer = setInterval(() => {
+      if (tasks.get(taskId)?.state !== 'working') return clearInterval(timer);
+      void status(taskId, 'working').catch(() => undefined);
+    }, options.reportEveryMs);
+    timer.unref();
+    reporters.add(timer);
+  };
+  const reporters = new Set<NodeJS.Timeout>();
 
   const stopDirect = transport.onDirect((payload, { sender }) => {
     if (sender === undefined) return;
@@ -93,6 +111,7 @@ export function runSeedAgent(transport: LogosTransport, options: SeedAgentOption
     switch (request.type) {
       case 'task_request':
         tasks.set(task_id, { state: 'working' });
+        keepReporting(task_id);
         void status(task_id, 'working').then(async () => {
           if (request.skill === 'approval') {
             tasks.set(task_id, { state: 'input-required' });
@@ -107,6 +126,10 @@ export function runSeedAgent(transport: LogosTransport, options: SeedAgentOption
           if (request.skill === 'quote')
             await finish('completed', { result: 'quoted', lez_price: options.replyPrice ?? '1.0' }, 'quoted');
           if (request.skill === 'premium') await finish('completed', { result: 'premium' }, 'premium');
+          if (request.skill === 'steady') {
+            await new Promise((resolve) => setTimeout(resolve, options.steadyForMs ?? 6_000));
+            if (tasks.get(task_id)?.state === 'working') await finish('completed', { result: text }, text);
+          }
         });
         break;
       case 'cancel':
@@ -130,6 +153,7 @@ export function runSeedAgent(transport: LogosTransport, options: SeedAgentOption
     announce,
     stop() {
       clearInterval(timer);
+      for (const reporter of reporters) clearInterval(reporter);
       stopDirect();
     },
   };

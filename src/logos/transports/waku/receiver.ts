@@ -23,6 +23,8 @@ export interface ReceivedWakuMessage {
   payload: Uint8Array;
   contentTopic: string;
   version?: number;
+  /** Nanoseconds since the epoch, as the sender stamped it. */
+  timestamp?: bigint;
 }
 
 /** A subscriber of a topic, with the topic key it reads under (none: plain publications). */
@@ -65,7 +67,7 @@ export class PartyReceiver {
     const payload = message.payload;
     if (message.version !== 1) return this.drop('malformed');
     if (payload.length > this.maxPayloadBytes + ENVELOPE_OVERHEAD_BYTES) return this.drop('oversized');
-    const key = 'd' + digestHex(utf8ToBytes(message.contentTopic), payload);
+    const key = 'd' + seenKeyOf(message);
     if (this.seen.has(key)) return this.drop('duplicate');
     const opened = openDirect(this.#identity.privateKey, this.#identity.address, payload);
     if (!opened.ok) return this.drop(opened.reason);
@@ -85,7 +87,7 @@ export class PartyReceiver {
     if (payload.length > this.maxPayloadBytes + (version === 1 ? ENVELOPE_OVERHEAD_BYTES : 0)) {
       return this.drop('oversized');
     }
-    const seenKey = 'p' + digestHex(utf8ToBytes(message.contentTopic), payload);
+    const seenKey = 'p' + seenKeyOf(message);
     if (this.seen.has(seenKey)) return this.drop('duplicate');
     if (version === 0) {
       const plain = listeners.filter((listener) => !listener.key);
@@ -122,6 +124,20 @@ export class PartyReceiver {
   clear(): void {
     this.seen.clear();
   }
+}
+
+/**
+ * The key a message is remembered by. An encrypted one (version 1) is new ciphertext at every send, so its topic and
+ * bytes are enough, and a copy re-stamped with a new time is a replay, dropped. A plain publication (version 0)
+ * proves nothing of its origin and may repeat its bytes on purpose (a seed agent's unchanged `working` keeps its
+ * task alive), so its time counts too, as in Waku's message hash: only the copies of one message are dropped.
+ */
+function seenKeyOf(message: ReceivedWakuMessage): string {
+  const topic = utf8ToBytes(message.contentTopic);
+  if ((message.version ?? 0) !== 0) return digestHex(topic, message.payload);
+  const timestamp = new Uint8Array(8);
+  new DataView(timestamp.buffer).setBigUint64(0, BigInt.asUintN(64, message.timestamp ?? 0n), false);
+  return digestHex(topic, message.payload, timestamp);
 }
 
 /** Hands each handler its own copy, so nobody can alter what another party received; a handler that throws is logged. */
