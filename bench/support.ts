@@ -4,7 +4,7 @@
  * ends with (run main, report, then a watchdog for a process that does not exit by itself).
  */
 import { rmSync } from 'node:fs';
-import { request, type Agent } from 'node:http';
+import { request, type Agent, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { GatewayConfig, GatewayConfigInput } from '../src/gateway/config.ts';
 
@@ -275,4 +275,21 @@ export async function runMain(main: () => Promise<void>): Promise<void> {
     );
     process.exit(process.exitCode ?? 0);
   }, 5_000).unref();
+}
+
+/** The TCP port a listening server was given. */
+export function portOf(server: { address(): unknown }): number {
+  const address = server.address();
+  if (typeof address === 'object' && address !== null && 'port' in address) return (address as { port: number }).port;
+  throw new Error(`Server is not listening on a TCP port: ${String(address)}`);
+}
+
+/** Closes a server and the connections it holds open (keep-alive), so the process can end. */
+export function closeServer(
+  server: Server | { close(cb?: (err?: Error) => void): unknown; closeAllConnections?: () => void },
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error?: Error) => (error ? reject(error) : resolve()));
+    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+  });
 }

@@ -1,9 +1,11 @@
 /**
- * The three servers the benchmark compares. Each starts on 127.0.0.1 with an OS-chosen port and answers a blocking
+ * The servers the benchmark compares. Each starts on 127.0.0.1 with an OS-chosen port and answers a blocking
  * JSON-RPC SendMessage at POST {url}:
  *
  *   hono    — the ceiling: a bare Hono app that parses the body and returns a static completed task;
  *   sdk     — @a2a-js/sdk's own Express server (DefaultRequestHandler + InMemoryTaskStore + an echo executor);
+ *   proxy   — the plain-HTTP deployment: a reverse proxy (undici pool, keep-alive) in front of that server running
+ *             as its own process, the baseline of gateway-waku;
  *   gateway — this project's gateway with the built-in echo agent and the durable SQLite store;
  *   gateway-memory — the same with SQLite in memory;
  *   gateway-waku — the gateway on its Waku relay node, the echo agent as its own process on another node.
@@ -12,18 +14,18 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchGatewayConfig } from './support.ts';
+import { benchGatewayConfig, closeServer, portOf } from './support.ts';
 
-export const TARGETS = ['hono', 'sdk', 'gateway', 'gateway-memory', 'gateway-waku'] as const;
+export const TARGETS = ['hono', 'sdk', 'proxy', 'gateway', 'gateway-memory', 'gateway-waku'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   hono: '(a) ceiling: bare Hono',
   sdk: '(b) @a2a-js/sdk 1.3.0 Express',
+  proxy: '(p) HTTP proxy + SDK agent process',
   gateway: '(c) this gateway (SQLite)',
   'gateway-memory': '(d) this gateway, no durability',
   'gateway-waku': '(e) this gateway over Waku, echo agent process',
@@ -41,6 +43,8 @@ export async function startTarget(name: TargetName): Promise<RunningTarget> {
       return startHonoCeiling();
     case 'sdk':
       return startSdkExpress();
+    case 'proxy':
+      return startProxyToSdkProcess();
     case 'gateway':
       return startThisGateway('file');
     case 'gateway-memory':
@@ -89,99 +93,64 @@ async function startHonoCeiling(): Promise<RunningTarget> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// (b) The reference: the official SDK's own server stack, with an in-process echo agent.
+// (b) The reference: the official SDK's own server stack, with an in-process echo agent (bench/sdk-echo.ts).
 
 async function startSdkExpress(): Promise<RunningTarget> {
-  const { default: express } = await import('express');
-  const sdk = await import('@a2a-js/sdk');
-  const { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } = await import('@a2a-js/sdk/server');
-  const { jsonRpcHandler, UserBuilder } = await import('@a2a-js/sdk/server/express');
-  type AgentExecutor = import('@a2a-js/sdk/server').AgentExecutor;
-  type AgentCard = import('@a2a-js/sdk').AgentCard;
-  const { TaskState } = sdk;
+  const { startSdkEcho } = await import('./sdk-echo.ts');
+  return startSdkEcho();
+}
 
-  const executor: AgentExecutor = {
-    async execute(requestContext, eventBus) {
-      const { taskId, contextId } = requestContext;
-      const userMessage = requestContext.userMessage;
-      const text = userMessage.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
-      eventBus.publish(
-        AgentEvent.task({
-          id: taskId,
-          contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
-          artifacts: [],
-          history: [userMessage],
-          metadata: undefined,
-        }),
-      );
-      eventBus.publish(
-        AgentEvent.artifactUpdate({
-          taskId,
-          contextId,
-          artifact: {
-            artifactId: 'result',
-            name: 'result',
-            description: '',
-            parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
-            metadata: undefined,
-            extensions: [],
-          },
-          append: false,
-          lastChunk: true,
-          metadata: undefined,
-        }),
-      );
-      eventBus.publish(
-        AgentEvent.statusUpdate({
-          taskId,
-          contextId,
-          status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() },
-          metadata: undefined,
-        }),
-      );
+// ---------------------------------------------------------------------------------------------------------------
+// (p) The plain-HTTP deployment of a remote agent, the baseline of the path over Waku: a reverse proxy (Hono on
+// Node, an undici pool with keep-alive) in this thread, in front of the SDK's Express server and echo agent running
+// as their own process (bench/sdk-echo-process.ts). Gateway process, agent process and a hop between them, as (e).
+
+async function startProxyToSdkProcess(): Promise<RunningTarget> {
+  const { Hono } = await import('hono');
+  const { serve } = await import('@hono/node-server');
+  const { Pool } = await import('undici');
+  const agent = spawn(
+    process.execPath,
+    ['--no-warnings', fileURLToPath(new URL('./sdk-echo-process.ts', import.meta.url))],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
-    async cancelTask() {},
-  };
-
-  // The card is finished once the port is known; the handler only reads it per request.
-  const card: AgentCard = {
-    name: 'Echo (SDK reference)',
-    description: 'Returns the text it was sent.',
-    supportedInterfaces: [{ url: 'http://127.0.0.1/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
-    provider: undefined,
-    version: '1.0.0',
-    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'echo',
-        name: 'Echo',
-        description: 'Echoes the text back.',
-        tags: ['echo'],
-        examples: ['hello'],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
-  const app = express();
-  app.use(jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-  const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+  );
+  const agentUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    agent.stdout!.setEncoding('utf8');
+    agent.stdout!.on('data', (chunk: string) => {
+      output += chunk;
+      const match = /^listening (\S+)$/m.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    agent.once('exit', (code) => reject(new Error(`the SDK echo process exited (code ${code}) before listening`)));
   });
-  const url = `http://127.0.0.1:${portOf(server)}/`;
-  card.supportedInterfaces[0]!.url = url;
-  return { url, close: () => closeServer(server) };
+  const origin = new URL(agentUrl);
+  // As many sockets to the agent as the load has connections: the hop is never the queue.
+  const pool = new Pool(origin.origin, { connections: 64, keepAliveTimeout: 30_000 });
+  const app = new Hono();
+  app.post('/', async (c) => {
+    const answer = await pool.request({
+      path: origin.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': c.req.header('a2a-version') ?? '1.0' },
+      body: await c.req.arrayBuffer().then((bytes) => Buffer.from(bytes)),
+    });
+    const body = await answer.body.arrayBuffer();
+    return c.body(body, answer.statusCode as 200, { 'content-type': String(answer.headers['content-type'] ?? '') });
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  return {
+    url: `http://127.0.0.1:${portOf(server)}/`,
+    async close() {
+      await closeServer(server);
+      await pool.close();
+      agent.kill('SIGTERM');
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -264,21 +233,4 @@ async function startGatewayOverWaku(): Promise<RunningTarget> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { url: `http://127.0.0.1:${gateway.port}/agents/echo/`, close };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-
-function portOf(server: { address(): unknown }): number {
-  const address = server.address();
-  if (typeof address === 'object' && address !== null && 'port' in address) return (address as { port: number }).port;
-  throw new Error(`Server is not listening on a TCP port: ${String(address)}`);
-}
-
-function closeServer(
-  server: Server | { close(cb?: (err?: Error) => void): unknown; closeAllConnections?: () => void },
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((error?: Error) => (error ? reject(error) : resolve()));
-    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-  });
 }
