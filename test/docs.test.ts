@@ -1,8 +1,8 @@
 /**
- * The docs hold together: every relative link in docs/ and the README reaches a file, and a heading when it names
- * one; every `docs/<file>.md §N` a comment in src/, test/ or examples/ cites names a section that exists. The
- * specifications were split into several files (binding, payments, discovery, the seed dialect, the HTTP face), and
- * a section that moves or is renumbered must take its links and citations along.
+ * The docs hold together: every relative link in docs/, bench/results/ and the README reaches a file, and a heading
+ * when it names one; every `docs/<file>.md §N` a comment in src/, test/ or examples/ cites names a section that
+ * exists. The specifications were split into several files (binding, payments, discovery, the seed dialect, the HTTP
+ * face), and a section that moves or is renumbered must take its links and citations along.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -19,7 +19,10 @@ function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
   });
 }
 
-const markdown = [join(root, 'README.md'), ...filesUnder(join(root, 'docs'), (path) => path.endsWith('.md'))];
+const markdown = [
+  join(root, 'README.md'),
+  ...['docs', 'bench/results'].flatMap((dir) => filesUnder(join(root, dir), (path) => path.endsWith('.md'))),
+];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped (hyphens and underscores kept), spaces to hyphens. */
 function slug(heading: string): string {
