@@ -2,7 +2,7 @@
  * A Logos agent written with stock packages only: `@waku/sdk` (the node, plain messages, autosharding),
  * `@waku/message-encryption` (ECIES requests in, AES-256-GCM replies out), libp2p (gossipsub for Waku Relay, the
  * TCP and WebSocket transports), and `@noble/curves` / `@scure/base` (the signed card). Nothing from logos-a2a:
- * everything it does on the wire is in docs/binding.md §2.7–§2.8 and §11. It upper-cases text.
+ * everything it does on the wire is in docs/binding.md §2.7–§2.8 and docs/discovery.md. It upper-cases text.
  *
  *     node examples/stock-agent.ts [--light] <gateway multiaddr> [data directory]
  *
@@ -42,7 +42,7 @@ const light = args[0] === '--light';
 const [peer, dataDir = '.data'] = light ? args.slice(1) : args;
 if (!peer) throw new Error('usage: node examples/stock-agent.ts [--light] <gateway multiaddr> [data directory]');
 
-// The gateway's defaults (docs/binding.md §2.7.2, §11.2).
+// The gateway's defaults (docs/binding.md §2.7.2, docs/discovery.md §2).
 const NETWORK = { clusterId: 2, numShardsInCluster: 8 };
 const DISCOVERY_TOPIC = '/logos/1/agent-discovery/proto';
 const RELAY_CODEC = '/vac/waku/relay/2.0.0';
@@ -77,7 +77,7 @@ function canonical(text: unknown): string | undefined {
   }
 }
 
-// ---- the signed card (§11.1, §11.6, the address proof of §2.7.1) -----------------------------------------------
+// ---- the signed card (discovery.md §1, §6; the address proof of binding §2.7.1) --------------------------------
 
 /** The public LEZ account of a key: base58(sha256("/LEE/v0.3/AccountId/Public/" zero-padded to 32 ‖ x-only key)). */
 function accountId(secretKey: Uint8Array): string {

@@ -20,7 +20,7 @@
  *  - HTTP+JSON v1.0, rest-errors.ts: AIP-193 `{error: {code, status, message, details}}`, `code` the HTTP status.
  *  - HTTP+JSON v0.3, rest-v03-errors.ts: `{code, message, data?}`, `code` the v0.3 JSON-RPC code.
  *  - The gateway's own routes, `gatewayErrorResponse` below: `{error: {code, status, message}}`.
- * Codes and statuses: docs/binding.md §12.3.
+ * Codes and statuses: docs/http-face.md §3.
  */
 import { A2A_ERROR_CODE, A2AError, isRestError, JsonRpcTransportError, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { httpError } from './responses.ts';

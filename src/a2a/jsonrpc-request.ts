@@ -6,7 +6,7 @@
  * A notification (a request object without an `id` member) must not be answered (JSON-RPC 2.0 §4.1), and A2A has
  * no method meant to be called that way: every one exists for its result, and one run unanswered (a send that
  * pays, a stream nobody reads) would act where the caller can see neither the outcome nor an error. So it is not
- * run at all; the binding answers HTTP 204 with no body (docs/binding.md §12.3).
+ * run at all; the binding answers HTTP 204 with no body (docs/http-face.md §3).
  */
 import { isLegacyJsonRpcMethod, isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import { A2A_ERROR_CODE, RequestMalformedError, type A2AError } from '@a2a-js/sdk/errors';

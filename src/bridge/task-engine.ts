@@ -790,7 +790,8 @@ export class TaskEngine {
    * and one that did get the request only re-publishes its replies, so a resend is cheap either way. Without this,
    * a lost request stayed unanswered until the silence timeout failed the task. A cancelled task's request is not
    * sent again: an agent that never had it would run what the caller cancelled. Nor is a seed agent asked: it knows
-   * no resend (§13), and its answer to a question about a task it has not registered yet may be that it failed.
+   * no resend (docs/bindings/seed.md §4), and its answer to a question about a task it has not registered yet may be
+   * that it failed.
    */
   private resendUntilAnswered(live: LiveTask): void {
     if (live.dialect === 'seed') return;

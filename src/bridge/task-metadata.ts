@@ -1,6 +1,6 @@
 /**
  * What the gateway keeps in a task's `metadata`, typed: `metadata.logos`, the Logos side of the task (binding
- * §7.10), and `metadata.lez`, the receipt of a priced task (binding §10.7). The engine and the paid flow write them
+ * §7.10), and `metadata.lez`, the receipt of a priced task (docs/payments.md §7). The engine and the paid flow write them
  * through these types and read them back through these schemas; nothing reads them through casts.
  */
 import type { Task } from '@a2a-js/sdk';
@@ -20,7 +20,7 @@ export const LogosMetadata = z.object({
 export type LogosMetadata = z.infer<typeof LogosMetadata>;
 
 /**
- * `metadata.lez.status` (binding §10.7): the status of the task's payment record (`PaymentStatus`,
+ * `metadata.lez.status` (docs/payments.md §7): the status of the task's payment record (`PaymentStatus`,
  * store/payment-store.ts), or, before any payment is recorded, what the task waits for or why it ended unpaid.
  */
 export const TASK_RECEIPT_STATUSES = [
@@ -36,7 +36,7 @@ export const TASK_RECEIPT_STATUSES = [
 ] as const;
 export type TaskReceiptStatus = (typeof TASK_RECEIPT_STATUSES)[number];
 
-/** `metadata.lez`, the receipt of a priced task (binding §10.7). Members are present as far as they are known. */
+/** `metadata.lez`, the receipt of a priced task (docs/payments.md §7). Members are present as far as they are known. */
 export const TaskReceipt = z.object({
   rail: z.string().min(1).optional(),
   network: z.string().min(1).optional(),

@@ -2,7 +2,7 @@
  * A transaction hash as text (docs/lez.md §3.5): 64 hex characters, the sha256 of the borsh-encoded transaction.
  * The sequencer's `hex` crate reads either case, and so do `TxHash` and `isTxHash`; what this project writes is
  * lowercase, and where a hash travels between gateway and agent only lowercase is valid (`LowercaseTxHash`,
- * docs/binding.md §10.2).
+ * docs/payments.md §2).
  */
 import { z } from 'zod';
 

@@ -1,5 +1,5 @@
 /**
- * Signed Logos agent cards (docs/binding.md §11.6): the agent signs its own card with the LEZ key of the
+ * Signed Logos agent cards (docs/discovery.md §6): the agent signs its own card with the LEZ key of the
  * public account the card names, so anyone holding only the card can check who stands behind it.
  *
  * Format: the card carries one extra top-level member, `signature`:

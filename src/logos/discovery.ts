@@ -1,6 +1,6 @@
 /**
  * Agent cards on the discovery topic: agents announce their card periodically, as a plain publication whose payload
- * is the signed card's JSON and nothing else (docs/binding.md §3); the gateway listens and keeps its directory from
+ * is the signed card's JSON and nothing else (docs/discovery.md §1); the gateway listens and keeps its directory from
  * what it hears. Plain publications name no sender, so a card vouches for itself: it is taken only when signed by
  * the key of the LEZ account it names and, for a waku address, when the address's key accepts that account
  * (`x-logos-address-proof`); once an id is held, only a card for the same address and account replaces it.

@@ -78,7 +78,7 @@ export type WireArtifact = z.infer<typeof WireArtifact>;
 export const WireError = z.object({ code: z.string(), message: z.string() });
 
 /**
- * A transfer on a payment rail, as a reference the other side verifies on chain itself (binding §10.2): the wire
+ * A transfer on a payment rail, as a reference the other side verifies on chain itself (docs/payments.md §2): the wire
  * form, snake_case like the envelope. The rails' own reference is `TransferReference` (lez/rail/receipt.ts).
  */
 export const WirePaymentReference = z.object({

@@ -1,5 +1,5 @@
 /**
- * A request's text, carried once (docs/binding.md §5.2, `text_in_params`). `params.text` is the texts of the caller's
+ * A request's text, carried once (docs/binding.md §4.8, `text_in_params`). `params.text` is the texts of the caller's
  * text parts joined with "\n" (§7.1), and `message` carries the same parts again: a long text would travel twice and
  * fit one Logos message only at half its size. When a request does not fit whole, the gateway sends the text parts
  * of `message` with their text left out and says so; the agent's runtime puts them back from `params.text` before a

@@ -1,5 +1,5 @@
 /**
- * The seed's dialect (docs/binding.md "Seed dialect"): cards and envelopes written to the seed binding alone
+ * The seed's dialect (docs/bindings/seed.md): cards and envelopes written to the seed binding alone
  * (LP-0008's A2A_BINDING.md), mapped to this binding's canonical forms on the way in, and the gateway's requests
  * written in the seed's fields on the way out. Everything the seed left open is fixed here and documented there:
  * how a decimal LEZ price becomes base units, which id a `logos-agent:<hex>` card is served under, the Waku topic

@@ -1,7 +1,7 @@
 /**
  * The per-task status topic is pub/sub, so relays see what is published there. Each task therefore has its own
  * 256-bit key, chosen by the gateway and sent to the agent inside its (end-to-end encrypted) requests; the agent
- * publishes every reply under that key (the transport encrypts with AES-256-GCM and signs, docs/binding.md §2.3).
+ * publishes every reply under that key (the transport encrypts with AES-256-GCM and signs, docs/binding.md §2.6).
  * Only the two ends can read a task's replies.
  *
  * Wire form: 32 bytes, base64url without padding (43 characters).

@@ -6,7 +6,7 @@
  * Payloads are opaque bytes to the caller; encryption and signing belong to the implementation (docs/binding.md §2).
  * A 1:1 payload is a JSON object naming its two parties, `from` (the sender's address) and `to` (the recipient's):
  * the `waku` transport delivers it only to the party it names, and only when the sender signed it. One that names
- * neither (the seed's dialect, docs/binding.md §13.5) is delivered with its signer as sender.
+ * neither (the seed's dialect, docs/bindings/seed.md §5) is delivered with its signer as sender.
  */
 /** What the transport vouches for about a payload it delivers. */
 export interface Delivery {

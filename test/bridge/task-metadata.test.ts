@@ -1,4 +1,4 @@
-/** The typed task metadata: `metadata.logos` (binding §7.10) and the receipt `metadata.lez` (binding §10.7). */
+/** The typed task metadata: `metadata.logos` (binding §7.10) and the receipt `metadata.lez` (docs/payments.md §7). */
 import type { Task } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,7 +16,7 @@ const task = (metadata: Record<string, unknown> | undefined): Task =>
 const HASH = 'd848935604249eae042a3a2e3977f1a58b220c63ae410b9b8a3e4bf91af12c8c';
 
 describe('task metadata', () => {
-  it('reads the examples of binding §7.10 and §10.7', () => {
+  it('reads the examples of binding §7.10 and payments §7', () => {
     const metadata = {
       logos: { agentId: 'translator', skill: 'translate', lezPrice: '2500' },
       lez: {

@@ -1,4 +1,4 @@
-/** A request's text carried once when it would not fit twice (docs/binding.md §5.2 `text_in_params`), and put back. */
+/** A request's text carried once when it would not fit twice (docs/binding.md §4.8 `text_in_params`), and put back. */
 import { describe, expect, it } from 'vitest';
 import { fittingText, withMessageText } from '../../src/logos/message-text.ts';
 

@@ -1,37 +1,7 @@
 /**
  * The `waku` transport: an embedded Waku Relay node (js-waku building blocks on libp2p) that carries the binding
- * over Logos Messaging.
- *
- * - **Addresses** are `waku:<secp256k1 public key as lowercase hex>`, uncompressed (65 bytes, canonical) or
- *   compressed; a node's inbox content topic is `/logos-a2a/1/inbox-<16 hex of sha256(public key)>/proto` (see
- *   `waku/identity.ts`).
- * - **Payloads** are stock 26/WAKU2-PAYLOAD, as @waku/message-encryption writes them (see `waku/payloads.ts`):
- *   1:1 messages (`send` / `onDirect`) are version 1, signed by the sender and ECIES-encrypted to the recipient on
- *   its inbox topic, their JSON body naming `from` and `to`; keyed publications are version 1, signed and
- *   AES-256-GCM-encrypted under the topic key; plain publications are version 0, the bytes as given. The sender a
- *   receiver learns is the signer.
- * - **Routing**: autosharding. A content topic's pubsub topic is `/waku/2/rs/<cluster>/<shard>` with the shard from
- *   its application and version (RFC 51). Defaults are the `local` network preset's (network-presets.ts): cluster 2
- *   (as logos.test), 8 shards. Every `/logos-a2a/1/…` topic lands on one shard; the node
- *   joins it at start and joins any other shard it sends, publishes or subscribes on.
- * - **Peers**: static peers (multiaddrs) are dialled at start and re-dialled with backoff whenever they drop or
- *   were down; DNS bootstrap (EIP-1459 ENR trees) and peer exchange (RFC 34: connected peers that serve it are asked
- *   for more relay peers of this cluster, see `waku/peer-exchange.ts`) only when asked for. Nothing dials out
- *   otherwise.
- *
- * What is dropped, and counted in `dropped`: WakuMessages that do not decode (`malformed`, also counted for relayed
- * traffic on joined shards); messages over `maxPayloadBytes` (`oversized`); and, for what is addressed to this node
- * or published on a topic it subscribes to, repeats of a message already delivered (`duplicate`: the hash of the
- * payload for 1:1 messages, of topic and payload for publications, remembered for the last `dedupeCapacity`
- * messages); messages that do not decrypt with our key or the topic's (`undecryptable`); encrypted messages
- * without a signature, or plain ones on a keyed topic (`unsigned`); signatures that do not recover, or a 1:1 body
- * whose `from` is not its signer (`badSignature`); 1:1 bodies that are not JSON naming `from` and `to`
- * (`malformed`), or whose `to` is someone else (`wrongRecipient`).
- *
- * `send` and `publish` reject only for the caller's mistakes (not started, bad address or topic, payload too
- * large). Like the network, they do not say whether anyone received the message. When peers are configured and
- * the shard's mesh is empty (just after start, or while a peer is away), they first wait at most `peerWaitMs` for
- * a relay peer in it, so an early message is not published into an empty mesh.
+ * over Logos Messaging. What it puts on the wire and what it drops (addresses, stock payloads, autosharding, copies,
+ * sizes, drop counters, delivery and peers) is specified in docs/binding.md §2.7; the parts are in `waku/`.
  */
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, generateKeyPairFromSeed } from '@libp2p/crypto/keys';
@@ -148,10 +118,7 @@ export interface WakuTransportOptions {
   peerWaitMs?: number;
   /** Timeout of one dial. Default 5000 ms. */
   dialTimeoutMs?: number;
-  /**
-   * Backoff of static-peer redials, and of peers found by peer exchange. Default DEFAULT_REDIAL: 500 ms doubling up
-   * to 30 s, reset by a 10 s connection.
-   */
+  /** Backoff of static-peer redials, and of peers found by peer exchange. Default `DEFAULT_REDIAL`. */
   redial?: Partial<RedialPolicy>;
   /**
    * Peer exchange (RFC 34): connected peers that serve it (the fleets' nodes) are asked for more relay peers, which

@@ -47,7 +47,7 @@ export function openDirect(ownPrivateKey: Uint8Array, ownAddress: string, payloa
   const opened = openSigned(decrypted);
   if (!opened.ok) return opened;
   const parties = partiesOf(opened.body);
-  // The seed's dialect names no parties: delivered with its signer as sender (docs/binding.md §13.5 says what may act on it).
+  // The seed's dialect names no parties: delivered with its signer as sender (docs/bindings/seed.md §5 says what may act on it).
   if (parties === 'none') return opened;
   if (!parties) return { ok: false, reason: 'malformed' };
   if (parties.to !== ownAddress) return { ok: false, reason: 'wrongRecipient' };
