@@ -95,7 +95,9 @@ function report(error: unknown): number {
     process.stderr.write(`${failure.message}\n`);
     return failure.exitCode;
   }
-  process.stderr.write(`${context.prefix}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `${context.prefix}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   return 1;
 }
 

@@ -62,6 +62,8 @@ export interface Gateway {
   readonly port: number;
   /** Where the gRPC binding is reachable (`host:port`), when it is served (grpcPort). */
   readonly grpcAddress?: string;
+  /** The agent the root serves (`defaultAgent`, else the first one configured); none when no agent is configured. */
+  readonly defaultAgentId?: string;
   stop(): Promise<void>;
 }
 
@@ -374,6 +376,7 @@ async function open(
     url,
     port,
     ...(grpc ? { grpcAddress: grpc.address } : {}),
+    ...(defaultAgentId !== undefined ? { defaultAgentId } : {}),
     stop: closeAll,
   };
 }
