@@ -1,4 +1,4 @@
--- The gateway's tasks on Cloudflare D1 (src/store/d1-task-store.ts): the same table as the SQLite store's.
+-- The gateway's tasks on Cloudflare D1 (src/store/d1/task-store.ts): the same table as the SQLite store's.
 -- Terminal states (completed 3, failed 4, canceled 5, rejected 7) are left out of the active-tasks index.
 CREATE TABLE IF NOT EXISTS tasks (
   id          TEXT PRIMARY KEY,

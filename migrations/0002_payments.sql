@@ -1,4 +1,4 @@
--- What the gateway paid agents for (src/store/d1-payment-store.ts, src/store/sqlite-payment-store.ts): one record per
+-- What the gateway paid agents for (src/store/d1/payment-store.ts, src/store/sqlite/payment-store.ts): one record per
 -- paid task, written before any transfer is submitted, and the approvals of tasks above the spending limits.
 CREATE TABLE IF NOT EXISTS payments (
   task_id     TEXT PRIMARY KEY,

@@ -2,7 +2,7 @@
  * Rate-limit counts in PostgreSQL, shared by every replica on the database: one row per subject and window, counted
  * by an upsert, rows of ended windows swept now and then. The table comes with the stores' migrations.
  */
-import { migrate, openPostgres, type Sql } from '../store/postgres-connection.ts';
+import { migrate, openPostgres, type Sql } from '../store/postgres/connection.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 
 const SWEEP_EVERY_MS = 60_000;

@@ -19,7 +19,7 @@ import { startNodeRestServer, type NodeRestSettings } from '../logos/node-rest/s
 import { paidAgent } from '../logos/agents/paid.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
 import { agentPayments, detectSigningMode, lezRail } from '../gateway/payment-wiring.ts';
-import { SqliteAgentPaymentStore } from '../store/sqlite-agent-payment-store.ts';
+import { SqliteAgentPaymentStore } from '../store/sqlite/agent-payment-store.ts';
 import type { AgentPaymentStore } from '../store/agent-payment-store.ts';
 import type { SigningMode } from '../lez/signing.ts';
 

@@ -11,7 +11,7 @@ import { DEVNET_GENESIS } from '../devnet/genesis.ts';
 import { join } from 'node:path';
 import { demoStateDir } from './demo-state-dir.ts';
 import { spawnDevnet, type DevnetProcess } from './devnet-process.ts';
-import { SqliteAgentPaymentStore } from '../store/sqlite-agent-payment-store.ts';
+import { SqliteAgentPaymentStore } from '../store/sqlite/agent-payment-store.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
 import { agentPayments, detectSigningMode, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
 

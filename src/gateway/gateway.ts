@@ -32,8 +32,8 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { TaskStore } from '../store/task-store.ts';
 import { openStores } from '../store/open-stores.ts';
-import { PostgresPayerLock } from '../store/postgres-payer-lock.ts';
-import { isPostgresUrl } from '../store/postgres-connection.ts';
+import { PostgresPayerLock } from '../store/postgres/payer-lock.ts';
+import { isPostgresUrl } from '../store/postgres/connection.ts';
 import { PushNotificationService } from '../push/push-service.ts';
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskChange } from '../bridge/task-change.ts';
@@ -62,6 +62,8 @@ export interface Gateway {
   readonly port: number;
   /** Where the gRPC binding is reachable (`host:port`), when it is served (grpcPort). */
   readonly grpcAddress?: string;
+  /** The agent the root serves (`defaultAgent`, else the first one configured); none when no agent is configured. */
+  readonly defaultAgentId?: string;
   stop(): Promise<void>;
 }
 
@@ -374,6 +376,7 @@ async function open(
     url,
     port,
     ...(grpc ? { grpcAddress: grpc.address } : {}),
+    ...(defaultAgentId !== undefined ? { defaultAgentId } : {}),
     stop: closeAll,
   };
 }

@@ -7,7 +7,7 @@ import { metrics } from '../observability/metrics.ts';
 import { startTracing, type Tracing } from '../observability/tracing.ts';
 import type { LogosTransport, PayloadHandler } from '../logos/transport.ts';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../a2a/rate-limit.ts';
-import { isPostgresUrl, type Sql } from '../store/postgres-connection.ts';
+import { isPostgresUrl, type Sql } from '../store/postgres/connection.ts';
 import type { GatewayConfig } from './config.ts';
 
 /** Every secret the config holds or points at, for the logger to scrub from free text. */

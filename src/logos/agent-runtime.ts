@@ -1,193 +1,53 @@
 /**
  * The provider side: with this runtime a Logos agent is a card and a few skill handlers. It speaks the binding of
  * docs/binding.md over any LogosTransport: takes task_request / task_input / task_get / cancel on its address and
- * publishes task_status / task_result / cancelled, numbered by `seq`, on each task's status topic.
+ * publishes task_status / task_result / cancelled, numbered by `seq`, on each task's status topic. The class wires
+ * the parts under agent-runtime/: the public types, payment admission and refunds, and each task's reply log.
  */
 import { randomUUID } from 'node:crypto';
 import {
-  BINDING_VERSION,
   decodeGatewayEnvelope,
   encodeEnvelope,
   taskStatusTopic,
-  type AgentEnvelope,
-  type DistributiveOmit,
   type GatewayEnvelope,
   type WirePaymentReference,
   type TaskRequest,
-  type WireArtifact,
   type WireError,
   type WireMessage,
 } from './envelope.ts';
 import { withMessageText } from './message-text.ts';
-import { isPriced, LogosAgentCard, skillPrice, type LogosAgentCardInput } from './card.ts';
+import { LogosAgentCard } from './card.ts';
 import { signLogosCard } from './card-signature.ts';
 import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from './discovery.ts';
-import { OldestFirst } from './oldest-first.ts';
 import { SeenSet } from './seen-set.ts';
-import { planResultChunks } from './result-chunks.ts';
 import { statusKeyBytes } from './status-key.ts';
 import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
 import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { keepAlive, stopKeepingAlive } from '../keep-alive.ts';
+import { PaymentAdmission } from './agent-runtime/payment-admission.ts';
+import { ReplyLog, Retention, unknownTaskReply, type AgentReply } from './agent-runtime/reply-log.ts';
+import {
+  Completion,
+  DEFAULT_ANNOUNCE_EVERY_MS,
+  SkillRejected,
+  type FollowUp,
+  type LogosAgentOptions,
+  type SkillContext,
+  type SkillHandler,
+} from './agent-runtime/types.ts';
 
-/** What a skill handler gets. */
-export interface SkillContext {
-  readonly taskId: string;
-  readonly contextId: string;
-  readonly skill: string;
-  readonly params: Record<string, unknown>;
-  /** `params.text` when it is a string, else "". */
-  readonly text: string;
-  /** The caller's A2A message (v1.0 JSON), when the gateway forwarded it. */
-  readonly message: Record<string, unknown> | undefined;
-  /** Aborted when the task is cancelled. */
-  readonly signal: AbortSignal;
-  /** Reports progress (state `working`) with an optional status message. */
-  progress(message?: WireMessage): Promise<void>;
-  /** Streams an artifact, or a chunk of one (`append`, `last_chunk`). */
-  artifact(artifact: Omit<WireArtifact, 'artifact_id'> & { artifact_id?: string }): Promise<void>;
-  /** Asks the caller for more input (state `input-required`) and resolves with the follow-up. */
-  requestInput(prompt: WireMessage): Promise<FollowUp>;
-  /** Asks the caller to authenticate (state `auth-required`) and resolves with the follow-up that does. */
-  requestAuth(prompt: WireMessage): Promise<FollowUp>;
-  /** Builds a completion with more than a bare result (see `Completion`). */
-  complete(completion: CompletionFields): Completion;
-}
-
-/** The caller's next message on a task that asked for input or authentication. */
-export interface FollowUp {
-  params: Record<string, unknown>;
-  text: string;
-  message?: Record<string, unknown>;
-}
-
-export interface CompletionFields {
-  result?: unknown;
-  artifacts?: WireArtifact[];
-  message?: WireMessage;
-  /** Answer with an A2A Message rather than a Task. */
-  asMessage?: boolean;
-}
-
-/** Returned by a handler that wants to set the status message, artifacts or answer as a message. */
-export class Completion {
-  readonly fields: CompletionFields;
-  constructor(fields: CompletionFields) {
-    this.fields = fields;
-  }
-}
-
-/** Thrown by a handler that declines the task: the task ends `rejected` with this message. */
-export class SkillRejected extends Error {
-  override readonly name = 'SkillRejected';
-}
-
-export type SkillHandler = (ctx: SkillContext) => Promise<unknown> | unknown;
-
-/** How an agent takes payment: it checks each task's transfer on chain itself, and pays back what it did not earn. */
-export interface AgentPayments {
-  /** `lez` or `memory`, as in payment references. */
-  readonly rail: string;
-  /** The agent's own account (its card's `x-lez-identity.account_id`). */
-  readonly account: string;
-  /** Is `txHash` an included transfer of exactly `amount` from `from` to this agent, for task `taskId`? */
-  verify(
-    txHash: string,
-    expect: { from: string; amount: bigint; taskId: string },
-  ): Promise<{ ok: true } | { ok: false; message: string }>;
-  /** A new transfer back to the payer; once per `paymentId`. `paymentTxHash`: the payment it pays back. */
-  refund(
-    paymentId: string,
-    to: string,
-    amount: bigint,
-    paymentTxHash?: string,
-  ): Promise<{ ok: true; txHash: string } | { ok: false; message: string }>;
-  /** The task this payment paid for completed: the money is earned. */
-  earned?(paymentTxHash: string): void;
-  /** Called once at start: pays back what was taken for tasks a previous run can no longer complete. */
-  refundOwed?(): Promise<void>;
-  /** Called every `refundRetryMs` while the agent runs: tries again the refunds that could not be made. */
-  retryRefunds?(): Promise<void>;
-}
-
-/** What the built-in agents let their host choose. */
-export interface BuiltinAgentOptions {
-  /** Signs the announced card (see LogosAgentOptions.cardKey). */
-  cardKey?: Uint8Array;
-  /** The card id, i.e. the agent's URL at a gateway (/agents/{id}); default: the agent's own name. */
-  id?: string;
-  discoveryTopic?: string;
-  announceEveryMs?: number;
-  /** See LogosAgentOptions.announce. */
-  announce?: boolean;
-}
-
-/**
- * A built-in agent announces its card when it has a key to sign it with (gateways list signed cards only); without
- * one it stays quiet unless told otherwise, as its host then registers it with a gateway directly.
- */
-export function builtinOptions(
-  options: BuiltinAgentOptions,
-): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'announce' | 'cardKey'> {
-  return {
-    ...(options.cardKey ? { cardKey: options.cardKey } : {}),
-    ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
-    ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
-    announce: options.announce ?? options.cardKey !== undefined,
-  };
-}
-
-/** How often a running agent announces its card by default (gateways list an agent unheard for 90 s as offline). */
-export const DEFAULT_ANNOUNCE_EVERY_MS = 30_000;
-
-export interface LogosAgentOptions {
-  card: LogosAgentCardInput;
-  transport: LogosTransport;
-  skills: Record<string, SkillHandler>;
-  /** How often a running skill re-announces itself so the gateway knows the agent is alive. */
-  heartbeatMs?: number;
-  /** A finished task's replies are kept for replay (task_get) this long… */
-  retentionMs?: number;
-  /** …and for at most this many finished tasks, the oldest forgotten first. */
-  maxRetained?: number;
-  /** A skill that has not replied by then is acknowledged with `working`. */
-  ackAfterMs?: number;
-  /**
-   * Announce the card (so gateways find the agent and serve it) at start and then every `announceEveryMs`. On by
-   * default; `false` keeps the agent quiet, e.g. when its gateway registers it directly.
-   */
-  announce?: boolean;
-  /** The discovery topic the card is announced on. Default `/logos/1/agent-discovery/proto` (the gateways' default). */
-  discoveryTopic?: string;
-  /** Required when the card prices any skill: how payments are checked and refunded. */
-  payments?: AgentPayments;
-  /**
-   * The LEZ secret key of the card's account (`x-lez-identity`): the card is announced signed with it, so gateways
-   * can check who publishes it. Without it the card goes out unsigned, and gateways that verify ignore it.
-   */
-  cardKey?: Uint8Array;
-  /** How often the card is announced again. Default 30 s. */
-  announceEveryMs?: number;
-  /** How often refunds that failed (the sequencer was away, say) are tried again. Default 5 s. */
-  refundRetryMs?: number;
-}
+export * from './agent-runtime/types.ts';
 
 interface TaskRun {
   readonly taskId: string;
   /** Who submitted the task (the transport's authenticated sender). */
-  readonly owner: string | undefined;
+  readonly submitter: string | undefined;
   /** The task's status key as the gateway sent it: a later request must carry the same. */
   readonly statusKey: string;
-  /** The same key as bytes: every reply is published under it. */
-  readonly topicKey: Uint8Array;
-  readonly topic: string;
-  readonly log: AgentEnvelope[];
+  readonly replies: ReplyLog;
   readonly controller: AbortController;
-  seq: number;
   finished: boolean;
-  /** Serialises publication so replies leave in seq order. */
-  outbox: Promise<void>;
   /** The verified payment for this task, owed back if the task does not complete. */
   paid?: WirePaymentReference;
   /** The payment is being checked; the skill has not started. */
@@ -195,13 +55,9 @@ interface TaskRun {
   /** Sends `working` if the skill has said nothing after `ackAfterMs`. */
   ack?: NodeJS.Timeout;
   awaitingInput?: (input: { params: Record<string, unknown>; message?: Record<string, unknown> }) => void;
-  /** While the skill runs, its last reply is published again after `heartbeatMs` of quiet (keep-alive.ts). */
-  readonly keptAlive: { lastSentAt: number; readonly beat: () => void };
 }
 
 const SEEN_IDS_LIMIT = 10_000;
-/** How long a start waits for the refunds a previous run owed before the agent answers anyway. */
-const START_REFUNDS_WAIT_MS = 5_000;
 let warnedUnsigned = false;
 
 export class LogosAgent {
@@ -211,25 +67,17 @@ export class LogosAgent {
   private readonly transport: LogosTransport;
   private readonly skills: Record<string, SkillHandler>;
   private readonly heartbeatMs: number;
-  private readonly retentionMs: number;
-  private readonly maxRetained: number;
-  /** Finished tasks, with when they finished… */
-  private readonly finished = new Map<string, number>();
-  /** …and their ids, oldest first. */
-  private readonly finishedOrder = new OldestFirst<string>();
+  private readonly retention: Retention;
   private readonly ackAfterMs: number;
   private readonly runs = new Map<string, TaskRun>();
   private readonly seenIds = new SeenSet(SEEN_IDS_LIMIT);
   private unsubscribe?: Unsubscribe;
   private announcer?: NodeJS.Timeout;
-  private refundRetrier?: NodeJS.Timeout;
   private readonly refundRetryMs: number;
   /** Where the card is announced; undefined when announcing is off. */
   private readonly discoveryTopic: string | undefined;
   private readonly announceEveryMs: number;
-  private readonly payments: AgentPayments | undefined;
-  /** Payment transactions already taken for a task: one transfer pays for one task only. */
-  private readonly usedPayments = new Set<string>();
+  private readonly admission: PaymentAdmission;
   /** This process's run of the agent: announced with the card so gateways notice a restart. */
   private readonly instance = randomUUID();
 
@@ -256,32 +104,20 @@ export class LogosAgent {
     this.transport = options.transport;
     this.skills = options.skills;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
-    this.retentionMs = options.retentionMs ?? 10 * 60_000;
-    this.maxRetained = options.maxRetained ?? 10_000;
+    this.retention = new Retention(options.retentionMs ?? 10 * 60_000, options.maxRetained ?? 10_000);
     this.discoveryTopic = options.announce === false ? undefined : (options.discoveryTopic ?? DEFAULT_DISCOVERY_TOPIC);
     this.announceEveryMs = options.announceEveryMs ?? DEFAULT_ANNOUNCE_EVERY_MS;
     if (!(Number.isFinite(this.announceEveryMs) && this.announceEveryMs > 0)) {
       throw new RangeError(`agent ${this.card.id}: announceEveryMs must be a positive number of milliseconds`);
     }
-    this.payments = options.payments;
-    if (isPriced(this.card) && (!this.payments || this.card['x-lez-identity']?.account_id !== this.payments.account)) {
-      throw new Error(`agent ${this.card.id}: a priced card needs payments for the account in x-lez-identity`);
-    }
+    this.admission = new PaymentAdmission(this.card, options.payments);
     this.ackAfterMs = options.ackAfterMs ?? 250;
     this.refundRetryMs = options.refundRetryMs ?? 5_000;
   }
 
   async start(): Promise<void> {
-    // Money first: tasks paid to a previous run of this agent cannot be completed by this one. Their refunds get a
-    // few seconds to land before the agent answers (a gateway asking about such a task then finds the refund on
-    // chain at once); a sequencer that is away must not keep the agent down, so they go on in the background.
-    const owed = this.payments?.refundOwed?.().catch((error: unknown) => {
-      console.error(`agent ${this.card.id}: refunding what a previous run owed failed`, error);
-    });
-    let waited: NodeJS.Timeout | undefined;
-    await Promise.race([owed, new Promise((resolve) => (waited = setTimeout(resolve, START_REFUNDS_WAIT_MS)))]);
-    clearTimeout(waited);
-    this.retryRefundsEvery(this.refundRetryMs);
+    // Money first: what a previous run owed is paid back before the agent answers (payment-admission.ts).
+    await this.admission.start(this.refundRetryMs);
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
     if (this.discoveryTopic) {
@@ -298,23 +134,6 @@ export class LogosAgent {
     }
   }
 
-  /** Money owed back is never left waiting for the next start: one retry at a time, until the agent stops. */
-  private retryRefundsEvery(ms: number): void {
-    const retry = this.payments?.retryRefunds?.bind(this.payments);
-    if (!retry) return;
-    const next = () => {
-      this.refundRetrier = setTimeout(
-        () =>
-          void retry()
-            .catch((error: unknown) => console.error(`agent ${this.card.id}: retrying refunds failed`, error))
-            .finally(() => this.refundRetrier && next()),
-        ms,
-      );
-      this.refundRetrier.unref();
-    };
-    next();
-  }
-
   /** Publishes the card on the discovery topic (also called periodically once started). */
   async announce(): Promise<void> {
     if (!this.discoveryTopic) return;
@@ -328,10 +147,9 @@ export class LogosAgent {
   async stop(): Promise<void> {
     this.unsubscribe?.();
     clearInterval(this.announcer);
-    clearTimeout(this.refundRetrier);
-    this.refundRetrier = undefined;
+    this.admission.stop();
     for (const run of this.runs.values()) {
-      stopKeepingAlive(run.keptAlive, this.heartbeatMs);
+      stopKeepingAlive(run.replies.keptAlive, this.heartbeatMs);
       run.controller.abort(new Error('agent stopping'));
     }
     this.runs.clear();
@@ -349,7 +167,7 @@ export class LogosAgent {
     if (this.seenIds.has(envelope.id)) return;
     // Only the party that submitted a task may continue, query or cancel it, and only under the task's key.
     const run = this.runs.get(envelope.task_id);
-    if (run && (sender !== run.owner || envelope.status_key !== run.statusKey)) return;
+    if (run && (sender !== run.submitter || envelope.status_key !== run.statusKey)) return;
     this.seenIds.add(envelope.id);
     this.dispatch(envelope, sender);
   }
@@ -359,11 +177,11 @@ export class LogosAgent {
     switch (envelope.type) {
       case 'task_request':
         // A repeated request (the gateway restarted before it heard from us) gets the replies so far.
-        if (run) this.replay(run, 0);
+        if (run) run.replies.replay(0);
         else this.begin(envelope, sender);
         return;
       case 'task_get':
-        if (run) this.replay(run, envelope.after_seq);
+        if (run) run.replies.replay(envelope.after_seq);
         else this.unknownTask(envelope, envelope.after_seq);
         return;
       case 'task_input':
@@ -375,7 +193,7 @@ export class LogosAgent {
         return;
       case 'cancel':
         if (!run) return this.unknownTask(envelope, 0);
-        if (run.finished) return this.replay(run, run.seq - 1);
+        if (run.finished) return run.replies.replay(run.replies.seq - 1);
         run.controller.abort(new Error('cancelled by the caller'));
         // Still checking the payment: admit() finishes the task once it knows whether there is money to give back.
         if (!run.admitting) this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
@@ -383,19 +201,14 @@ export class LogosAgent {
     }
   }
 
-  private begin(request: TaskRequest, owner: string | undefined): void {
+  private begin(request: TaskRequest, submitter: string | undefined): void {
     const run: TaskRun = {
       taskId: request.task_id,
-      owner,
+      submitter,
       statusKey: request.status_key,
-      topicKey: statusKeyBytes(request.status_key),
-      topic: taskStatusTopic(request.task_id),
-      log: [],
+      replies: new ReplyLog(request.task_id, request.status_key, { transport: this.transport, agentId: this.card.id }),
       controller: new AbortController(),
-      seq: 0,
       finished: false,
-      outbox: Promise.resolve(),
-      keptAlive: { lastSentAt: 0, beat: () => this.republishLast(run) },
     };
     this.runs.set(run.taskId, run);
     const handler = this.skills[request.skill];
@@ -413,31 +226,27 @@ export class LogosAgent {
 
   /** Checks the payment of a priced task before any work; a task without a valid payment is rejected. */
   private async admit(run: TaskRun, request: TaskRequest, handler: SkillHandler): Promise<void> {
-    // The price is this agent's own, from its card: a request that offers less is refused, whatever it claims.
-    const price = BigInt(skillPrice(this.card, request.skill));
+    const price = this.admission.priceOf(request.skill);
     if (price > 0n) {
       run.admitting = true;
-      const problem =
-        BigInt(request.lez_price) < price
-          ? `This skill costs ${price}; the request offers ${request.lez_price}.`
-          : await this.checkPayment(request, price);
+      const check = await this.admission.check(request, price);
       run.admitting = false;
-      if (problem && run.controller.signal.aborted) {
+      if (check.kind === 'refused' && run.controller.signal.aborted) {
         // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
         // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
-        this.finish(run, { type: 'cancelled', message: `Task cancelled. ${problem}` });
+        this.finish(run, { type: 'cancelled', message: `Task cancelled. ${check.problem}` });
         return;
       }
-      if (problem) {
+      if (check.kind === 'refused') {
         this.finish(run, {
           type: 'task_result',
           state: 'rejected',
-          error: { code: 'payment_invalid', message: problem },
-          message: problem,
+          error: { code: 'payment_invalid', message: check.problem },
+          message: check.problem,
         });
         return;
       }
-      run.paid = request.payment;
+      run.paid = check.payment;
       if (run.controller.signal.aborted) {
         // Cancelled while the payment was being checked: nothing was done, so all of it goes back.
         this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
@@ -447,10 +256,10 @@ export class LogosAgent {
     // Acknowledge with `working` only if the skill has said nothing by then: a quick skill answers in one reply
     // (and can answer with a message instead of a task), a slow one is acknowledged promptly.
     run.ack = setTimeout(() => {
-      if (run.seq === 0 && !run.finished) void this.reply(run, { type: 'task_status', state: 'working' });
+      if (run.replies.seq === 0 && !run.finished) void run.replies.reply({ type: 'task_status', state: 'working' });
     }, this.ackAfterMs);
     run.ack.unref();
-    keepAlive(run.keptAlive, this.heartbeatMs);
+    keepAlive(run.replies.keptAlive, this.heartbeatMs);
     void this.execute(run, request, handler);
   }
 
@@ -488,9 +297,9 @@ export class LogosAgent {
       message: request.message,
       signal: run.controller.signal,
       progress: (message) =>
-        this.reply(run, { type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
+        run.replies.reply({ type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
       artifact: (artifact) =>
-        this.reply(run, {
+        run.replies.reply({
           type: 'task_status',
           state: 'working',
           artifact: { ...artifact, artifact_id: artifact.artifact_id ?? randomUUID() },
@@ -506,7 +315,7 @@ export class LogosAgent {
     return new Promise((resolve, reject) => {
       if (run.controller.signal.aborted) return reject(run.controller.signal.reason);
       run.awaitingInput = ({ params: next, message }) => {
-        void this.reply(run, { type: 'task_status', state: 'working' });
+        void run.replies.reply({ type: 'task_status', state: 'working' });
         resolve({
           params: next,
           text: typeof next.text === 'string' ? next.text : '',
@@ -514,172 +323,35 @@ export class LogosAgent {
         });
       };
       run.controller.signal.addEventListener('abort', () => reject(run.controller.signal.reason), { once: true });
-      void this.reply(run, { type: 'task_status', state, message: prompt });
+      void run.replies.reply({ type: 'task_status', state, message: prompt });
     });
-  }
-
-  private async checkPayment(request: TaskRequest, price: bigint): Promise<string | undefined> {
-    const payment = request.payment;
-    if (!this.payments) return 'This agent takes no payments.';
-    if (!payment) return `This task costs ${price} and came without a payment.`;
-    if (
-      payment.rail !== this.payments.rail ||
-      payment.to !== this.payments.account ||
-      BigInt(payment.amount) !== price
-    ) {
-      return `The payment reference does not pay ${price} to ${this.payments.account} on ${this.payments.rail}.`;
-    }
-    if (this.usedPayments.has(payment.tx_hash)) return `Transaction ${payment.tx_hash} already paid for another task.`;
-    this.usedPayments.add(payment.tx_hash);
-    const verified = await this.payments.verify(payment.tx_hash, {
-      from: payment.from,
-      amount: price,
-      taskId: request.task_id,
-    });
-    if (!verified.ok) {
-      this.usedPayments.delete(payment.tx_hash);
-      return `The payment did not verify: ${verified.message}`;
-    }
-    return undefined;
   }
 
   private finish(run: TaskRun, reply: AgentReply): void {
     run.finished = true;
     // A quick skill is done before its acknowledgement is due: the timer (and the run it holds) goes now.
     clearTimeout(run.ack);
-    stopKeepingAlive(run.keptAlive, this.heartbeatMs);
-    this.retain(run.taskId);
+    stopKeepingAlive(run.replies.keptAlive, this.heartbeatMs);
+    for (const forgotten of this.retention.retain(run.taskId)) this.runs.delete(forgotten);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
-    if (run.paid && completed) this.payments?.earned?.(run.paid.tx_hash);
+    if (run.paid && completed) this.admission.earned(run.paid);
     if (!run.paid || completed) {
-      void this.sendResult(run, reply);
+      void run.replies.sendResult(reply);
       return;
     }
     // Paid and not completed: pay the money back, then say so in the final reply.
-    void this.refund(run, run.paid).then((refund) =>
-      this.reply(run, refund && reply.type !== 'task_status' ? { ...reply, refund } : reply),
-    );
-  }
-
-  private async refund(run: TaskRun, paid: WirePaymentReference): Promise<WirePaymentReference | undefined> {
-    const result = await this.payments!.refund(
-      `refund:${paid.tx_hash}`,
-      paid.from,
-      BigInt(paid.amount),
-      paid.tx_hash,
-    ).catch((error: unknown) => ({
-      ok: false as const,
-      message: String(error),
-    }));
-    if (!result.ok) {
-      console.error(`agent ${this.card.id}: refunding task ${run.taskId} failed: ${result.message}`);
-      return undefined;
-    }
-    return { rail: paid.rail, tx_hash: result.txHash, from: paid.to, to: paid.from, amount: paid.amount };
-  }
-
-  /** Keeps a finished task for replay, and forgets the ones past the time or count limit (no timer per task). */
-  private retain(taskId: string): void {
-    const now = Date.now();
-    // A task finished again (a repeated request after it was forgotten) keeps its place, as in a Map.
-    if (!this.finished.has(taskId)) this.finishedOrder.push(taskId);
-    this.finished.set(taskId, now);
-    for (let oldest = this.finishedOrder.peek(); oldest !== undefined; oldest = this.finishedOrder.peek()) {
-      if (this.finished.size <= this.maxRetained && now - this.finished.get(oldest)! < this.retentionMs) break;
-      this.finishedOrder.shift();
-      this.finished.delete(oldest);
-      this.runs.delete(oldest);
-    }
-  }
-
-  // ---- results larger than one message of the network (see result-chunks.ts) -------------------------------------
-
-  /** A completed result that does not fit in one message goes as artifact chunks, then the result without it. */
-  private sendResult(run: TaskRun, reply: AgentReply): Promise<void> {
-    // Encoded once: the bytes that are measured are the bytes that are sent.
-    const envelope = this.nextEnvelope(run, reply);
-    const payload = encodeEnvelope(envelope);
-    if (
-      reply.type !== 'task_result' ||
-      reply.state !== 'completed' ||
-      payload.length <= this.transport.maxPayloadBytes
-    ) {
-      return this.post(run, envelope, payload);
-    }
-    const { result, artifacts, ...rest } = reply;
-    const plan = planResultChunks(result, artifacts, this.chunkBudget(run));
-    if (plan.kind === 'too-large') {
-      const error = { code: 'result_too_large', message: plan.message };
-      return this.reply(run, { type: 'task_result', state: 'failed', error, message: plan.message });
-    }
-    for (const artifact of plan.chunks) void this.reply(run, { type: 'task_status', state: 'working', artifact });
-    return this.reply(run, rest);
-  }
-
-  /** The bytes one chunk's part may take: a message, less what an envelope around an empty chunk takes. */
-  private chunkBudget(run: TaskRun): number {
-    const empty = { artifact_id: 'result', name: 'result', parts: [{ text: '' }], append: true, last_chunk: true };
-    const overhead = encodeEnvelope(
-      this.nextEnvelope(run, { type: 'task_status', state: 'working', artifact: empty }),
-    ).length;
-    // Room for the longer artifact ids and names of the agent's own artifacts.
-    return this.transport.maxPayloadBytes - overhead - 1_024;
-  }
-
-  private reply(run: TaskRun, reply: AgentReply): Promise<void> {
-    const envelope = this.nextEnvelope(run, reply);
-    return this.post(run, envelope, encodeEnvelope(envelope));
-  }
-
-  /** The task's next envelope around `reply`; it takes its `seq` only once posted. */
-  private nextEnvelope(run: TaskRun, reply: AgentReply): AgentEnvelope {
-    return { ...reply, v: BINDING_VERSION, id: randomUUID(), task_id: run.taskId, seq: run.seq + 1 } as AgentEnvelope;
-  }
-
-  /** Logs the envelope as the task's next and publishes its bytes after the replies before it. */
-  private post(run: TaskRun, envelope: AgentEnvelope, payload: Uint8Array): Promise<void> {
-    run.seq = envelope.seq;
-    run.log.push(envelope);
-    return this.enqueue(run, payload);
-  }
-
-  private enqueue(run: TaskRun, payload: Uint8Array): Promise<void> {
-    run.keptAlive.lastSentAt = performance.now();
-    run.outbox = run.outbox
-      .then(() => this.transport.publish(run.topic, payload, { key: run.topicKey }))
-      .catch((error: unknown) => {
-        console.error(`agent ${this.card.id}: publishing on ${run.topic} failed`, error);
-      });
-    return run.outbox;
-  }
-
-  private replay(run: TaskRun, afterSeq: number): void {
-    for (const envelope of run.log) if (envelope.seq > afterSeq) void this.enqueue(run, encodeEnvelope(envelope));
-  }
-
-  private republishLast(run: TaskRun): void {
-    const last = run.log.at(-1);
-    if (last) void this.enqueue(run, encodeEnvelope(last));
+    void this.admission
+      .refund(run.taskId, run.paid)
+      .then((refund) => run.replies.reply(refund && reply.type !== 'task_status' ? { ...reply, refund } : reply));
   }
 
   /** A task this agent does not know (it restarted, or the request never arrived): say so, the gateway fails it. */
   private unknownTask(request: GatewayEnvelope, afterSeq: number): void {
     const taskId = request.task_id;
-    const envelope: AgentEnvelope = {
-      v: BINDING_VERSION,
-      id: randomUUID(),
-      task_id: taskId,
-      seq: afterSeq + 1,
-      type: 'task_result',
-      state: 'failed',
-      error: { code: 'unknown_task', message: 'The agent has no record of this task; it may have restarted.' },
-      message: 'The agent has no record of this task; it may have restarted.',
-    };
     void this.transport
-      .publish(taskStatusTopic(taskId), encodeEnvelope(envelope), { key: statusKeyBytes(request.status_key) })
+      .publish(taskStatusTopic(taskId), encodeEnvelope(unknownTaskReply(taskId, afterSeq)), {
+        key: statusKeyBytes(request.status_key),
+      })
       .catch((error: unknown) => console.error(`agent ${this.card.id}: publishing on task ${taskId} failed`, error));
   }
 }
-
-/** What a reply says; the runtime adds the version, a fresh id, the task id and the next `seq`. */
-type AgentReply = DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>;

@@ -4,18 +4,18 @@
  */
 import type { DirectoryStore } from './directory-store.ts';
 import type { PaymentStore } from './payment-store.ts';
-import { isPostgresUrl, migrate, openPostgres, type Sql } from './postgres-connection.ts';
-import { PostgresDirectoryStore } from './postgres-directory-store.ts';
-import { PostgresPaymentStore } from './postgres-payment-store.ts';
-import { PostgresPushStore } from './postgres-push-store.ts';
-import { newReplicaId, PostgresReplicaStore } from './postgres-replica-store.ts';
-import { PostgresTaskStore, type LeaseFences } from './postgres-task-store.ts';
+import { isPostgresUrl, migrate, openPostgres, type Sql } from './postgres/connection.ts';
+import { PostgresDirectoryStore } from './postgres/directory-store.ts';
+import { PostgresPaymentStore } from './postgres/payment-store.ts';
+import { PostgresPushStore } from './postgres/push-store.ts';
+import { newReplicaId, PostgresReplicaStore } from './postgres/replica-store.ts';
+import { PostgresTaskStore, type LeaseFences } from './postgres/task-store.ts';
 import type { PushStore } from './push-store.ts';
 import type { ReplicaStore } from './replica-store.ts';
-import { SqliteDirectoryStore } from './sqlite-directory-store.ts';
-import { SqlitePaymentStore } from './sqlite-payment-store.ts';
-import { SqlitePushStore } from './sqlite-push-store.ts';
-import { SqliteTaskStore } from './sqlite-task-store.ts';
+import { SqliteDirectoryStore } from './sqlite/directory-store.ts';
+import { SqlitePaymentStore } from './sqlite/payment-store.ts';
+import { SqlitePushStore } from './sqlite/push-store.ts';
+import { SqliteTaskStore } from './sqlite/task-store.ts';
 import type { TaskStore } from './task-store.ts';
 
 export interface Stores {

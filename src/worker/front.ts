@@ -7,7 +7,7 @@ import { gatewayErrorResponse } from '../a2a/errors.ts';
 import { ConfigError } from '../gateway/config.ts';
 import { NwakuRestTransport } from '../logos/transports/nwaku-rest.ts';
 import type { AgentDirectory } from '../logos/directory.ts';
-import { D1TaskStore } from '../store/d1-task-store.ts';
+import { D1TaskStore } from '../store/d1/task-store.ts';
 import { directoryEntries } from './directory-client.ts';
 import { directoryFromSnapshot, refreshLastSeen, snapshotCardsKey } from './directory-snapshot.ts';
 import { routeRequest } from './task-routing.ts';

@@ -8,7 +8,7 @@
  */
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
 import type { NwakuRestTransport } from '../logos/transports/nwaku-rest.ts';
-import { D1TaskStore } from '../store/d1-task-store.ts';
+import { D1TaskStore } from '../store/d1/task-store.ts';
 import { directoryEntries } from './directory-client.ts';
 import { directoryFromSnapshot } from './directory-snapshot.ts';
 import { cannotStart, objectTransport } from './logos-node.ts';

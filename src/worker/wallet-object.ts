@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { Payer } from '../bridge/task-payments.ts';
 import { detectSigningMode, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
 import { parseRailPaymentRecord } from '../lez/rail/payment-record.ts';
-import { D1PaymentStore } from '../store/d1-payment-store.ts';
+import { D1PaymentStore } from '../store/d1/payment-store.ts';
 import { workerSettings, type WorkerEnv } from './worker-env.ts';
 
 const Amount = z.string().regex(/^\d{1,39}$/, 'a decimal amount');

@@ -13,7 +13,7 @@ import type { TaskStore } from '../store/task-store.ts';
 import openApiDocument from '../../openapi/openapi.json' with { type: 'json' };
 import { TaskPayments } from '../bridge/task-payments.ts';
 import { spendingRules } from '../gateway/payment-wiring.ts';
-import { D1PaymentStore } from '../store/d1-payment-store.ts';
+import { D1PaymentStore } from '../store/d1/payment-store.ts';
 import { walletPayer } from './wallet-client.ts';
 import type { WorkerEnv, WorkerSettings } from './worker-env.ts';
 

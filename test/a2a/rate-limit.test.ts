@@ -4,7 +4,7 @@
  * two replicas.
  */
 import { randomUUID } from 'node:crypto';
-import { migrate, openPostgres, type Sql } from '../../src/store/postgres-connection.ts';
+import { migrate, openPostgres, type Sql } from '../../src/store/postgres/connection.ts';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimitStore, RATE_LIMITED_CODE, RateLimiter, type RateLimitStore } from '../../src/a2a/rate-limit.ts';

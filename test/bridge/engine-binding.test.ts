@@ -15,7 +15,7 @@ import {
 } from '../../src/logos/envelope.ts';
 import { statusKeyBytes } from '../../src/logos/status-key.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
+import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
 import { eventually } from '../support/gateway.ts';
 
 let network: MemoryNetwork;

@@ -8,7 +8,7 @@ import { Message } from '@a2a-js/sdk';
 import { TaskEngine } from '../../src/bridge/task-engine.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import type { ReplicaStore } from '../../src/store/replica-store.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
+import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
 import { eventually } from '../support/gateway.ts';
 import { idleReplicaStore } from '../support/idle-replica-store.ts';
 

@@ -8,7 +8,7 @@ import { TaskPayments } from '../../src/bridge/task-payments.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
-import { SqlitePaymentStore } from '../../src/store/sqlite-payment-store.ts';
+import { SqlitePaymentStore } from '../../src/store/sqlite/payment-store.ts';
 
 const WALLET = 'gateway-wallet';
 const AGENT = 'agent-account-on-the-memory-ledger';

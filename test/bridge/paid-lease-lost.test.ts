@@ -14,8 +14,8 @@ import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { LeaseLostError } from '../../src/store/replica-store.ts';
-import { SqlitePaymentStore } from '../../src/store/sqlite-payment-store.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
+import { SqlitePaymentStore } from '../../src/store/sqlite/payment-store.ts';
+import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
 import type { TaskStore } from '../../src/store/task-store.ts';
 import { eventually } from '../support/gateway.ts';
 

@@ -402,14 +402,17 @@ describe('a refund recorded missing', () => {
 
 describe('cancelling while the agent checks the payment', () => {
   it('refunds everything: the skill never started', async () => {
-    await start();
-    // Slow down the agent's check of the payment so that the cancel arrives during it.
-    const agent = bed.agents[0] as unknown as { payments: { verify: (...args: unknown[]) => Promise<unknown> } };
-    const verify = agent.payments.verify;
-    agent.payments.verify = async (...args) => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return verify(...args);
-    };
+    // The agent's check of the payment is slow, so that the cancel arrives during it.
+    await start({
+      agent: (network) => {
+        const payments = agentPayments(new MemoryRail({ ledger: world.ledger, payer: AGENT_ACCOUNT }));
+        const verify: typeof payments.verify = async (...args) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return payments.verify(...args);
+        };
+        return world.agent(network, { ...payments, verify });
+      },
+    });
     const task = (await sendAtOnce('quick', 'cv')).body.result.task;
     await new Promise((resolve) => setTimeout(resolve, 100));
     const cancelled = (await rpc(shop(), 'CancelTask', { id: task.id })).body.result;

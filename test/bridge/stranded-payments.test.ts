@@ -12,8 +12,8 @@ import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
-import { SqlitePaymentStore } from '../../src/store/sqlite-payment-store.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
+import { SqlitePaymentStore } from '../../src/store/sqlite/payment-store.ts';
+import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
 import { eventually } from '../support/gateway.ts';
 import { idleReplicaStore } from '../support/idle-replica-store.ts';
 

@@ -9,9 +9,9 @@ import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import type { PaymentStore } from '../../src/store/payment-store.ts';
-import { migrate, openPostgres } from '../../src/store/postgres-connection.ts';
-import { PostgresPaymentStore } from '../../src/store/postgres-payment-store.ts';
-import { SqlitePaymentStore } from '../../src/store/sqlite-payment-store.ts';
+import { migrate, openPostgres } from '../../src/store/postgres/connection.ts';
+import { PostgresPaymentStore } from '../../src/store/postgres/payment-store.ts';
+import { SqlitePaymentStore } from '../../src/store/sqlite/payment-store.ts';
 import { createTestDatabase, postgresAdminUrl } from '../support/postgres.ts';
 
 const GATEWAY = 'gateway-account-on-the-memory-ledger';

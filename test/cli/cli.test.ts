@@ -1,15 +1,17 @@
 /** The main job out of the box: `logos-a2a demo` serves the echo agent, and the curl example it prints works. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SendMessageRequest, TaskState, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { SERVE_SETTINGS, describeFailure } from '../../src/cli/errors.ts';
 import { cliEntry } from './dist.ts';
+import { stopChild, untilPrinted } from '../support/child-process.ts';
 
 // dist/cli/main.js when dist/ is the build of the sources as they are (it starts quicker), else src/cli/main.ts.
 const cli = cliEntry();
@@ -230,6 +232,92 @@ describe.concurrent('logos-a2a help', PATIENCE, () => {
     });
     expect(keysHelp.stdout).toMatch(/LOGOS_A2A_WALLET_PASSPHRASE/);
     expect(versionRun.stdout).toMatch(/^logos-a2a \d+\.\d+\.\d+/);
+  });
+});
+
+describe.concurrent('logos-a2a help: every setting the README names', PATIENCE, () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const read = (path: string) => readFileSync(join(root, path), 'utf8');
+  const sources = (folder: string): string[] =>
+    readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+      .filter((entry) => entry.endsWith('.ts') || entry.endsWith('.mjs'))
+      .map((entry) => read(join(folder, entry)));
+  /** The LOGOS_A2A_* variables code reads: `env.NAME`, `strings.NAME`, or a key of config.ts's ENVIRONMENT table. */
+  const readBy = (texts: string[]) =>
+    new Set(
+      texts.flatMap((text) =>
+        [...text.matchAll(/\.(LOGOS_A2A_\w+)\b|^\s*(LOGOS_A2A_\w+):/gm)].map((m) => (m[1] ?? m[2])!),
+      ),
+    );
+  const words = (text: string) => new Set(text.match(/\bLOGOS_A2A_\w+\b/g));
+
+  it("puts each in a command's help: the gateway's in serve --help (issue #22: LOGOS_A2A_WAKU_NODE_KEY_FILE was not)", async () => {
+    const inReadme = [...words(read('README.md'))];
+    const nodeSources = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((entry) => entry.endsWith('.ts') && !entry.startsWith('worker'))
+      .map((entry) => read(join('src', entry)));
+    const readByNode = readBy(nodeSources);
+    const readByGatewayConfig = readBy([read('src/gateway/config.ts')]);
+    // The Workers' own settings (README, "Cloudflare Workers") and a test's switch are no command's.
+    const readElsewhere = readBy([...sources('src/worker'), read('src/worker.ts'), ...sources('test')]);
+    const commands = ['serve', 'demo', 'agent', 'devnet', 'keys', 'card', 'registry'];
+    const helps = await Promise.all(commands.map((command) => runCli([command, '--help'])));
+    const inHelp = (i: number) => words(helps[i]!.stdout);
+    const inAnyHelp = new Set(helps.flatMap((_, i) => [...inHelp(i)]));
+    expect(inReadme.length).toBeGreaterThan(30);
+    expect(inReadme.filter((name) => readByGatewayConfig.has(name) && !inHelp(0).has(name))).toEqual([]);
+    expect(inReadme.filter((name) => readByNode.has(name) && !inAnyHelp.has(name))).toEqual([]);
+    // A name no command reads is the Workers' or a test's: nothing the README names is read by nobody.
+    expect(inReadme.filter((name) => !readByNode.has(name) && !readElsewhere.has(name))).toEqual([]);
+  });
+});
+
+describe.concurrent('logos-a2a serve: the start banner', PATIENCE, () => {
+  /** Starts serve with `config`, opens every URL its banner prints, and runs its curl example if it prints one. */
+  async function bannerUrls(config: object) {
+    const folder = mkdtempSync(join(tmpdir(), 'logos-a2a-banner-'));
+    writeFileSync(join(folder, 'gateway.json'), JSON.stringify(config));
+    const child = spawn(process.execPath, [cli, 'serve', '--config', join(folder, 'gateway.json')], {
+      env: { ...process.env, ...quickServe, LOGOS_A2A_CARD_KEY_FILE: join(folder, 'card.key') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const { match, output } = await untilPrinted(child, /Ctrl-C stops it/, 'logos-a2a serve', HUNG_AFTER_MS);
+      expect(match, output).toBeDefined();
+      const example = /curl -s (\S+) -H '([^']+)' -H '([^']+)' \\\n\s+-d '([^']+)'/.exec(output);
+      const urls = [...new Set(output.match(/https?:\/\/[^\s'"]+/g))].filter((url) => url !== example?.[1]);
+      // As a browser opens them: the gateway's own URL is then its directory page.
+      const accept = { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+      const answers = await Promise.all(
+        urls.map(async (url) => [url, (await fetch(url, { headers: accept })).status] as const),
+      );
+      let exampleState: string | undefined;
+      if (example) {
+        const [, target, h1, h2, body] = example;
+        const headers = Object.fromEntries([h1!, h2!].map((h) => h.split(': ') as [string, string]));
+        const response = await (await fetch(target!, { method: 'POST', headers, body })).json();
+        exampleState = response.result?.task?.status?.state;
+      }
+      return { output, answers, exampleState };
+    } finally {
+      await stopChild(child);
+    }
+  }
+
+  it('with no agents configured, prints only URLs that answer, and no example call (issue #22)', async () => {
+    const { output, answers, exampleState } = await bannerUrls({ agents: [] });
+    expect(output).not.toMatch(/\(default\)/);
+    expect(answers.map(([url]) => new URL(url).pathname).sort()).toEqual(['/', '/agents', '/openapi.json']);
+    expect(answers.filter(([, status]) => status !== 200)).toEqual([]);
+    expect(exampleState).toBeUndefined();
+  });
+
+  it('with its default agent, prints its cards and an example call that completes', async () => {
+    const { output, answers, exampleState } = await bannerUrls({});
+    expect(output).toMatch(/\(default\)\s+http/);
+    expect(answers.length).toBeGreaterThanOrEqual(3);
+    expect(answers.filter(([, status]) => status !== 200)).toEqual([]);
+    expect(exampleState).toBe('TASK_STATE_COMPLETED');
   });
 });
 

@@ -11,7 +11,7 @@ import { agentPayments } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import type { PaymentRail } from '../../src/lez/rail/payment-rail.ts';
-import { SqliteAgentPaymentStore } from '../../src/store/sqlite-agent-payment-store.ts';
+import { SqliteAgentPaymentStore } from '../../src/store/sqlite/agent-payment-store.ts';
 
 const GATEWAY = 'gateway-account-on-the-memory-ledger';
 const AGENT = 'agent-account-on-the-memory-ledger';

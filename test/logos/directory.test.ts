@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { admitLogosCard, signLogosCard, type UnverifiedLogosCard } from '../../src/logos/card-signature.ts';
 import { AgentDirectory } from '../../src/logos/directory.ts';
-import { SqliteDirectoryStore } from '../../src/store/sqlite-directory-store.ts';
+import { SqliteDirectoryStore } from '../../src/store/sqlite/directory-store.ts';
 import { minimalCard } from '../support/cards.ts';
 import { seedCard } from '../support/seed-agent.ts';
 

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StreamResponse, Task } from '@a2a-js/sdk';
 import { PushConfigError, PushNotificationService, type PushServiceOptions } from '../../src/push/push-service.ts';
 import { WebhookGuard, WebhookRefusedError, type ResolvedAddress } from '../../src/push/webhook-guard.ts';
-import { SqlitePushStore } from '../../src/store/sqlite-push-store.ts';
+import { SqlitePushStore } from '../../src/store/sqlite/push-store.ts';
 
 interface Received {
   method: string;

@@ -1,7 +1,7 @@
 /**
  * Two gateway replicas on one PostgreSQL database paying agents from one wallet on the devnet, configured as an
  * operator would (the `lez` rail, the wallet's key file and passphrase): tasks sent to both at once are all paid,
- * once each, with the wallet's nonces taken in turn (src/store/postgres-payer-lock.ts), none dropped.
+ * once each, with the wallet's nonces taken in turn (src/store/postgres/payer-lock.ts), none dropped.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

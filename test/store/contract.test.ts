@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { openStores, type Stores } from '../../src/store/open-stores.ts';
-import { migrate, openPostgres } from '../../src/store/postgres-connection.ts';
-import { MIGRATIONS } from '../../src/store/postgres-migrations.ts';
+import { migrate, openPostgres } from '../../src/store/postgres/connection.ts';
+import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import type { TaskPaymentRecord } from '../../src/store/payment-store.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
 

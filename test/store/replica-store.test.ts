@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { openStores, type Stores } from '../../src/store/open-stores.ts';
-import { LIVENESS_LOCKS, PostgresReplicaStore } from '../../src/store/postgres-replica-store.ts';
+import { LIVENESS_LOCKS, PostgresReplicaStore } from '../../src/store/postgres/replica-store.ts';
 import { LeaseLostError, type ReplicaStore } from '../../src/store/replica-store.ts';
 import { withinMs } from '../../src/time-limit.ts';
 import { eventually } from '../support/gateway.ts';

@@ -5,7 +5,7 @@
  *
  *   node test/support/replica-dies-after-save.ts serve
  */
-import { PostgresTaskStore } from '../../src/store/postgres-task-store.ts';
+import { PostgresTaskStore } from '../../src/store/postgres/task-store.ts';
 import { stateOf, TERMINAL_STATES } from '../../src/store/task-rows.ts';
 
 const save = PostgresTaskStore.prototype.update;

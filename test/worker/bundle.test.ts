@@ -19,14 +19,14 @@ it('bundles the payment rail over fetch and none of the Node-only modules', asyn
     expect.arrayContaining([
       'src/worker/wallet-object.ts',
       'src/lez/rail/lez-rail.ts',
-      'src/store/d1-payment-store.ts',
+      'src/store/d1/payment-store.ts',
     ]),
   );
   for (const nodeOnly of [
     'src/lez/wallet-key-file.ts',
     'src/gateway/wallet-payer.ts',
     'src/store/migration-sql.ts',
-    'src/store/sqlite-file.ts',
+    'src/store/sqlite/file.ts',
     'src/logos/transports/waku.ts',
     'src/gateway/gateway.ts',
     // Push delivery (the Worker offers no push notifications): undici and its DNS-checking dispatcher.

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TaskPaymentRecord } from '../../src/store/payment-store.ts';
-import { D1PaymentStore } from '../../src/store/d1-payment-store.ts';
+import { D1PaymentStore } from '../../src/store/d1/payment-store.ts';
 import { openLocalD1 } from './local-d1.ts';
 
 let d1: Awaited<ReturnType<typeof openLocalD1>>;

@@ -9,7 +9,7 @@ import { TaskPayments, type TaskToPay } from '../../src/bridge/task-payments.ts'
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
-import { D1PaymentStore } from '../../src/store/d1-payment-store.ts';
+import { D1PaymentStore } from '../../src/store/d1/payment-store.ts';
 import { openLocalD1 } from './local-d1.ts';
 
 const GATEWAY = 'gateway-account-on-the-memory-ledger';

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AgentDirectory } from '../../src/logos/directory.ts';
 import { NwakuRestTransport } from '../../src/logos/transports/nwaku-rest.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
+import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
 import { serveRequest } from '../../src/worker/front.ts';
 import { workerApp } from '../../src/worker/worker-app.ts';
 import { workerSettings, type WorkerEnv } from '../../src/worker/worker-env.ts';

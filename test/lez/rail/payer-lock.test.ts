@@ -1,6 +1,6 @@
 /**
  * Replicas paying from one wallet: each has its own rail on the same key, and they take turns under a PostgreSQL
- * advisory lock (src/store/postgres-payer-lock.ts). Without it both would read the same chain nonce and sign it for
+ * advisory lock (src/store/postgres/payer-lock.ts). Without it both would read the same chain nonce and sign it for
  * different transfers, and the devnet would drop all but one of each pair.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { hexToBytes } from '../../../src/lez/bytes.ts';
 import { signingKeyFromSecretKey } from '../../../src/lez/keys.ts';
 import { LezRail } from '../../../src/lez/rail/lez-rail.ts';
 import { SequencerClient } from '../../../src/lez/sequencer-client.ts';
-import { PostgresPayerLock } from '../../../src/store/postgres-payer-lock.ts';
+import { PostgresPayerLock } from '../../../src/store/postgres/payer-lock.ts';
 import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../../support/postgres.ts';
 
 const PAYER = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[0].secretKeyHex, 32)); // 10 000 at genesis

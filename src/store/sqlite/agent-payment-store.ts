@@ -1,7 +1,7 @@
 /** AgentPaymentStore in a SQLite file of its own (the agent's, not the gateway's). */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { AgentPaymentStore, HeldPayment, HeldPaymentStatus } from './agent-payment-store.ts';
-import { openSqlite, statementCache } from './sqlite-file.ts';
+import type { AgentPaymentStore, HeldPayment, HeldPaymentStatus } from '../agent-payment-store.ts';
+import { openSqlite, statementCache } from './file.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS agent_payments (

@@ -3,9 +3,9 @@
  * Writes are synchronous and committed before they return: an event is in the outbox before any attempt to send it.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite, statementCache } from './sqlite-file.ts';
-import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from './push-store.ts';
-import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from './push-rows.ts';
+import { openSqlite, statementCache } from './file.ts';
+import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from '../push-store.ts';
+import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from '../push-rows.ts';
 
 const INSERT_DELIVERY_SQL = `INSERT INTO push_outbox (event_id, task_id, config_id, url, headers, body, state, attempts, next_attempt_at, created_at)
   VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`;

@@ -4,8 +4,8 @@
  * reject only the queries waiting on it, never leave a rejection nobody handles (which ends the whole process).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres, type Sql } from '../../src/store/postgres-connection.ts';
-import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
+import { openPostgres, type Sql } from '../../../src/store/postgres/connection.ts';
+import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../../support/postgres.ts';
 
 describe.skipIf(postgresAdminUrl === undefined)('a PostgreSQL session connection', () => {
   let database: TestDatabase;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
-import { migrationSql } from '../../src/store/migration-sql.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite-task-store.ts';
-import { TERMINAL_STATES } from '../../src/store/task-rows.ts';
+import { migrationSql } from '../../../src/store/migration-sql.ts';
+import { SqliteTaskStore } from '../../../src/store/sqlite/task-store.ts';
+import { TERMINAL_STATES } from '../../../src/store/task-rows.ts';
 
 const task = (id: string, state: string, timestamp: string, contextId = 'c') =>
   Task.fromJSON({

@@ -2,15 +2,15 @@
  * Payments and approvals in PostgreSQL. A payment's row is its lock: `create` inserts it once across every replica
  * (the primary key), and approvals are decided once (an update guarded by the pending status).
  */
-import type { Sql } from './postgres-connection.ts';
+import type { Sql } from './connection.ts';
 import type {
   ApprovalRecord,
   ApprovalStatus,
   PaymentChange,
   PaymentStore,
   TaskPaymentRecord,
-} from './payment-store.ts';
-import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
+} from '../payment-store.ts';
+import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from '../payment-rows.ts';
 
 /** The amounts come back as text, as SQLite keeps them. */
 const PAYMENT_COLUMNS =

@@ -1,6 +1,6 @@
 /**
  * Payments and approvals on Cloudflare D1 (the Workers deployment): the SQLite store's tables
- * (migrations/0002_payments.sql) and statements (sqlite-payment-sql.ts; the update is one statement of its own),
+ * (migrations/0002_payments.sql) and statements (sqlite/payment-sql.ts; the update is one statement of its own),
  * through the D1 binding. Each write is committed when its promise settles, so a payment is recorded before any
  * transfer is submitted.
  */
@@ -11,9 +11,9 @@ import type {
   PaymentChange,
   PaymentStore,
   TaskPaymentRecord,
-} from './payment-store.ts';
-import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
-import * as sql from './sqlite-payment-sql.ts';
+} from '../payment-store.ts';
+import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from '../payment-rows.ts';
+import * as sql from '../sqlite/payment-sql.ts';
 
 /** A turn longer than this (an object evicted mid-turn) is over, and its lock free. */
 const SPENDING_TURN_MS = 10_000;

@@ -3,17 +3,17 @@
  * committed before they return: a payment is on disk before any transfer is submitted.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite, statementCache } from './sqlite-file.ts';
-import { migrationSql } from './migration-sql.ts';
+import { openSqlite, statementCache } from './file.ts';
+import { migrationSql } from '../migration-sql.ts';
 import type {
   ApprovalRecord,
   ApprovalStatus,
   PaymentChange,
   PaymentStore,
   TaskPaymentRecord,
-} from './payment-store.ts';
-import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from './payment-rows.ts';
-import * as sql from './sqlite-payment-sql.ts';
+} from '../payment-store.ts';
+import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from '../payment-rows.ts';
+import * as sql from './payment-sql.ts';
 
 export class SqlitePaymentStore implements PaymentStore {
   private readonly db: DatabaseSync;

@@ -9,9 +9,9 @@
  * promise still never tell anyone about a state that is not on disk.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite, statementCache } from './sqlite-file.ts';
+import { openSqlite, statementCache } from './file.ts';
 import type { Task } from '@a2a-js/sdk';
-import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from '../task-store.ts';
 import {
   ACTIVE_TASKS_SQL,
   GIVE_UP_RETRY_KEY_SQL,
@@ -28,8 +28,8 @@ import {
   taskListSql,
   taskPageOf,
   type TaskRow,
-} from './task-rows.ts';
-import { migrationSql } from './migration-sql.ts';
+} from '../task-rows.ts';
+import { migrationSql } from '../migration-sql.ts';
 
 const UPDATE_TASK_SQL = 'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?';
 

@@ -3,7 +3,7 @@
  * after the payer's account, on a connection of its own (one the store's pool could hand to other work would take
  * the lock with it). A replica that dies drops that connection, and the server frees the lock with it.
  */
-import { openPostgres, type Sql } from './postgres-connection.ts';
+import { openPostgres, type Sql } from './connection.ts';
 
 // Shaped as the rail's PayerLock, which the gateway hands it to (the store layer sits below the rail's).
 export class PostgresPayerLock {

@@ -3,7 +3,7 @@
  * store (Cloudflare D1 is SQLite): one text of each query, and the values bound to it in order. The tables are
  * migrations/0002_payments.sql.
  */
-import type { ApprovalRecord, ApprovalStatus, PaymentChange, TaskPaymentRecord } from './payment-store.ts';
+import type { ApprovalRecord, ApprovalStatus, PaymentChange, TaskPaymentRecord } from '../payment-store.ts';
 
 type Value = string | null;
 

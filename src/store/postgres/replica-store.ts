@@ -4,11 +4,11 @@
  * change itself: NOTIFY payloads end at 8000 bytes, a task's change does not.
  */
 import { randomUUID } from 'node:crypto';
-import { withinMs } from '../time-limit.ts';
-import type { Sql } from './postgres-connection.ts';
-import { CHANGES_CHANNEL, type LeaseFences } from './postgres-task-store.ts';
-import type { ReplicaStore } from './replica-store.ts';
-import { TERMINAL_STATES } from './task-rows.ts';
+import { withinMs } from '../../time-limit.ts';
+import type { Sql } from './connection.ts';
+import { CHANGES_CHANNEL, type LeaseFences } from './task-store.ts';
+import type { ReplicaStore } from '../replica-store.ts';
+import { TERMINAL_STATES } from '../task-rows.ts';
 
 const COMMANDS = 'logos_a2a_task_commands';
 const ANSWERS = 'logos_a2a_command_answers';

@@ -3,11 +3,11 @@
  * state beside them, such as rate limits), with the schema brought up to date before anything reads it.
  */
 import postgres from 'postgres';
-import { MIGRATIONS } from './postgres-migrations.ts';
+import { MIGRATIONS } from './migrations.ts';
 
 export type Sql = postgres.Sql;
 
-export { isPostgresUrl } from './database-url.ts';
+export { isPostgresUrl } from '../database-url.ts';
 
 export interface PostgresOptions {
   /** Connections in the pool. Default 10. */

@@ -3,8 +3,8 @@
  * agent it knew at once, as offline until it hears from it again.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite, statementCache } from './sqlite-file.ts';
-import type { DirectoryStore, StoredAgent } from './directory-store.ts';
+import { openSqlite, statementCache } from './file.ts';
+import type { DirectoryStore, StoredAgent } from '../directory-store.ts';
 
 export class SqliteDirectoryStore implements DirectoryStore {
   private readonly db: DatabaseSync;

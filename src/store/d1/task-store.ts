@@ -7,7 +7,7 @@
  */
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import type { Task } from '@a2a-js/sdk';
-import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from '../task-store.ts';
 import {
   ACTIVE_TASKS_SQL,
   GIVE_UP_RETRY_KEY_SQL,
@@ -25,7 +25,7 @@ import {
   TERMINAL_STATES,
   timestampOf,
   type TaskRow,
-} from './task-rows.ts';
+} from '../task-rows.ts';
 
 export class D1TaskStore implements TaskStore {
   /** The last write queued: the next one starts after it settles. */

@@ -13,9 +13,9 @@
  */
 import type { Task } from '@a2a-js/sdk';
 import type { TransactionSql } from 'postgres';
-import type { Sql } from './postgres-connection.ts';
-import { LeaseLostError } from './replica-store.ts';
-import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from './task-store.ts';
+import type { Sql } from './connection.ts';
+import { LeaseLostError } from '../replica-store.ts';
+import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from '../task-store.ts';
 import {
   decodeCursor,
   fromRow,
@@ -28,7 +28,7 @@ import {
   timestampOf,
   type RetryKeyHolder,
   type TaskRow,
-} from './task-rows.ts';
+} from '../task-rows.ts';
 
 /** The lease epoch under which this replica writes each task it runs: shared with the replica store's takeovers. */
 export type LeaseFences = Map<string, number>;

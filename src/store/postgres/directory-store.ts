@@ -1,6 +1,6 @@
 /** The agent directory in PostgreSQL: every replica reads the agents any of them heard. */
-import type { Sql } from './postgres-connection.ts';
-import type { DirectoryStore, StoredAgent } from './directory-store.ts';
+import type { Sql } from './connection.ts';
+import type { DirectoryStore, StoredAgent } from '../directory-store.ts';
 
 export class PostgresDirectoryStore implements DirectoryStore {
   private readonly sql: Sql;

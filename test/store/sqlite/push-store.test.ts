@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqlitePushStore } from '../../src/store/sqlite-push-store.ts';
+import { SqlitePushStore } from '../../../src/store/sqlite/push-store.ts';
 
 const config = (taskId: string, id: string) => ({
   taskId,

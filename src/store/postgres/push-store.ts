@@ -3,9 +3,9 @@
  * rows are locked while chosen (others skip them) and pushed `claimMs` into the future, so no other replica starts
  * the same delivery; if the claiming replica dies mid-attempt, the row falls due again when the claim runs out.
  */
-import type { Sql } from './postgres-connection.ts';
-import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from './push-store.ts';
-import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from './push-rows.ts';
+import type { Sql } from './connection.ts';
+import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from '../push-store.ts';
+import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from '../push-rows.ts';
 
 export class PostgresPushStore implements PushStore {
   private readonly sql: Sql;

@@ -1,0 +1,159 @@
+/** `logos-a2a agent KIND`: a built-in agent as its own process; agent-process.ts starts it. */
+import { UsageError, checkMultiaddrs } from '../errors.ts';
+import { portNumber, str, type Command, type Values } from '../command.ts';
+import { setFailureContext } from '../failure-context.ts';
+import { untilSignal } from '../until-signal.ts';
+import { NETWORK_NAMES, NETWORK_PRESETS, isNetworkName } from '../../logos/network-presets.ts';
+import { SIGNING_MODES, type SigningMode } from '../../lez/signing.ts';
+
+export const agentCommand: Command = {
+  synopsis: 'KIND [options]',
+  summary: 'a built-in agent (echo, conformance or paid) as its own process, joining a gateway over Waku',
+  help: () => `One of the built-in Logos agents, echo, conformance or paid, as its own process. It joins the Logos network
+through --peer, announces its signed card on the discovery topic, and a gateway on that network serves it at
+/agents/ID/ within seconds. To write an agent of your own, see "Writing a Logos agent" in the README.
+
+With --transport waku-light the agent runs no relay node: it is a Waku light node that sends with LightPush and
+receives with Filter through its --peer nodes (and the network's entry nodes), which must serve both protocols, as
+a gateway's node and the fleets' nodes do. This is how an agent joins a fleet without running a relay node.
+
+The paid agent is paid in LEZ to its card key's account on the sequencer given by --sequencer. What it was paid
+and what it owes are kept in DATA/agent-ID-payments.db: a payment pays for one task only, a failed refund is tried
+again every 5 s, and a restarted agent first refunds every paid task it can no longer complete. On the devnet, its
+card key must be one of the devnet's initialised accounts (the devnet prints them), or no payment can reach it.
+
+Options:
+  --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable);
+                        with waku-light, a service node to send and receive through
+  --transport KIND      waku (default): a relay node of its own; waku-light: a light node of its --peer nodes
+  --network NAME        the Waku network: local (default), logos.test or logos.dev (joins its entry nodes; a relay
+                        node also finds more relay peers through them with peer exchange)
+  --listen MULTIADDR    where this agent's node listens (repeatable; default /ip4/127.0.0.1/tcp/0; waku only)
+  --id ID               the agent's id, its URL at the gateway: /agents/ID/ (default: KIND)
+  --data DIR            where the agent keeps its keys and money state (default .data)
+  --key-file FILE       the agent's Logos identity (default DATA/agent-ID.key, created on first start)
+  --card-key-file FILE  the LEZ key its card is signed with (default DATA/agent-ID.lez.key, created on first start)
+  --sequencer URL       paid: the LEZ sequencer it is paid on (required for paid)
+  --signing-mode MODE   paid: prehash-v0.3 or raw-borsh; must agree with the sequencer's, and is used as it is when
+                        the sequencer does not answer at start (default: detected from the sequencer)
+  --announce-every MS   how often the card is announced on the discovery topic (default 30000)
+  --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port; waku only)
+  --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
+  --tck-required-extension
+                        conformance: declare the A2A TCK's extension urn:a2a:tck:required-extension as required,
+                        for the suite's check that calls without it are refused (run it beside the plain one,
+                        with its own --id: the suite's other calls do not activate it)
+  -h, --help            this text
+
+Settings: none besides these options. The agent uses the gateway's defaults: the network's cluster (local: 2) with
+8 shards, and the discovery topic /logos/1/agent-discovery/proto.
+
+Ctrl-C or SIGTERM stops it.
+`,
+  options: {
+    peer: { type: 'string', multiple: true },
+    transport: { type: 'string' },
+    network: { type: 'string' },
+    listen: { type: 'string', multiple: true },
+    id: { type: 'string' },
+    'key-file': { type: 'string' },
+    'card-key-file': { type: 'string' },
+    data: { type: 'string' },
+    sequencer: { type: 'string' },
+    'signing-mode': { type: 'string' },
+    'announce-every': { type: 'string' },
+    'rest-port': { type: 'string' },
+    'rest-host': { type: 'string' },
+    'tck-required-extension': { type: 'boolean' },
+  },
+  positionals: 1,
+  run: runAgent,
+};
+
+async function runAgent(positionals: string[], values: Values): Promise<number> {
+  const prefix = 'logos-a2a agent';
+  const kind = positionals[0];
+  if (kind !== 'echo' && kind !== 'conformance' && kind !== 'paid') {
+    throw new UsageError(
+      kind === undefined
+        ? `${prefix}: say which agent, echo, conformance or paid: logos-a2a agent echo --peer MULTIADDR`
+        : `${prefix}: there is no built-in agent "${kind}"; the agents are echo, conformance and paid`,
+    );
+  }
+  const sequencerUrl = str(values.sequencer);
+  if (kind === 'paid' && !sequencerUrl) throw new UsageError(`${prefix}: the paid agent needs --sequencer URL`);
+  const requireTckExtension = values['tck-required-extension'] === true;
+  if (requireTckExtension && kind !== 'conformance') {
+    throw new UsageError(`${prefix}: --tck-required-extension is for the conformance agent`);
+  }
+  const signingMode = str(values['signing-mode']);
+  if (signingMode !== undefined && !(SIGNING_MODES as readonly string[]).includes(signingMode)) {
+    throw new UsageError(`${prefix}: --signing-mode is one of ${SIGNING_MODES.join(', ')}, got "${signingMode}"`);
+  }
+  const every = str(values['announce-every']);
+  const announceEveryMs = every === undefined ? undefined : Number(every);
+  if (announceEveryMs !== undefined && !(Number.isInteger(announceEveryMs) && announceEveryMs > 0)) {
+    throw new UsageError(`${prefix}: --announce-every takes milliseconds, a whole number above 0, got "${every}"`);
+  }
+  const restPortOption = str(values['rest-port']);
+  const restPort = restPortOption === undefined ? undefined : portNumber(restPortOption);
+  if (restPortOption !== undefined && restPort === undefined) {
+    throw new UsageError(`${prefix}: --rest-port takes a port number from 0 to 65535, got "${restPortOption}"`);
+  }
+  const peers = (values.peer as string[] | undefined) ?? [];
+  const network = str(values.network);
+  if (network !== undefined && !isNetworkName(network)) {
+    throw new UsageError(`${prefix}: --network is one of ${NETWORK_NAMES.join(', ')}, got "${network}"`);
+  }
+  const listen = values.listen as string[] | undefined;
+  const transport = str(values.transport) ?? 'waku';
+  if (transport !== 'waku' && transport !== 'waku-light') {
+    throw new UsageError(`${prefix}: --transport is waku or waku-light, got "${transport}"`);
+  }
+  if (transport === 'waku-light' && (listen || restPort !== undefined)) {
+    throw new UsageError(`${prefix}: a waku-light agent has no node of its own: --listen and --rest-port are for waku`);
+  }
+  if (transport === 'waku-light' && peers.length === 0 && NETWORK_PRESETS[network ?? 'local'].entryNodes.length === 0) {
+    throw new UsageError(
+      `${prefix}: a waku-light agent needs a service node to reach the network: --peer MULTIADDR, or a --network with entry nodes`,
+    );
+  }
+  checkMultiaddrs(peers, '--peer', prefix, 'option');
+  checkMultiaddrs(listen ?? [], '--listen', prefix, 'option');
+  setFailureContext({ prefix, listenSetting: '--listen', peerSetting: '--peer' });
+  const signalled = untilSignal();
+  const { startAgentProcess } = await import('../agent-process.ts');
+  const running = await startAgentProcess({
+    kind,
+    transport,
+    peers,
+    ...(network ? { network } : {}),
+    ...(listen ? { listen } : {}),
+    ...(str(values.id) ? { id: str(values.id)! } : {}),
+    ...(str(values.data) ? { dataDir: str(values.data)! } : {}),
+    ...(sequencerUrl ? { sequencerUrl } : {}),
+    ...(signingMode ? { signingMode: signingMode as SigningMode } : {}),
+    ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
+    ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
+    ...(announceEveryMs ? { announceEveryMs } : {}),
+    ...(requireTckExtension ? { requireTckExtension } : {}),
+    ...(restPort !== undefined ? { rest: { port: restPort, host: str(values['rest-host']) ?? '127.0.0.1' } } : {}),
+  });
+  process.stdout.write(
+    [
+      `logos-a2a agent ${running.agent.card.id}: ${running.transport.address}`,
+      ...('multiaddrs' in running.transport
+        ? [
+            `  listening at ${running.transport.multiaddrs().join(', ')}`,
+            `  peers: ${peers.join(', ') || 'none (pass --peer to join a network)'}`,
+          ]
+        : [`  a light node of: ${peers.join(', ') || 'no service node but the network’s entry nodes'}`]),
+      ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
+      'Ctrl-C stops it.',
+      '',
+    ].join('\n'),
+  );
+  await signalled;
+  await running.stop();
+  return 0;
+}

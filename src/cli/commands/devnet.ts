@@ -1,0 +1,80 @@
+/** `logos-a2a devnet`: a local LEZ sequencer emulator (src/devnet/), for development and tests. */
+import { CliFailure, UsageError } from '../errors.ts';
+import { portNumber, str, type Command, type Values } from '../command.ts';
+import { setFailureContext } from '../failure-context.ts';
+import { untilSignal } from '../until-signal.ts';
+
+export const devnetCommand: Command = {
+  synopsis: '[--port PORT] [--data DIR]',
+  summary: 'a local LEZ sequencer emulator with funded accounts',
+  help: () => `A local LEZ sequencer emulator on 127.0.0.1, a block every second, funded with the LEZ debug genesis accounts
+(their keys are printed: import one with logos-a2a keys import --secret-key-file -). It behaves as a sequencer
+built from LEZ main: blocks end with a clock transaction and are hashed under main's prefix.
+
+Options:
+  --port PORT       its port (default: LOGOS_A2A_DEVNET_PORT, else 3040; 0 picks a free one)
+  --data DIR        keep the chain in DIR and continue it at the next start; like a real sequencer, a restarted
+                    devnet no longer finds earlier transactions by hash (getTransaction), only in their blocks
+  -h, --help        this text
+
+Settings:
+  LOGOS_A2A_DEVNET_PORT   its port, when --port is not given
+  LOGOS_A2A_DEVNET_HOST   the address it listens on (default 127.0.0.1; 0.0.0.0 in a container)
+
+Ctrl-C or SIGTERM stops it.
+`,
+  options: { port: { type: 'string' }, data: { type: 'string' } },
+  positionals: 0,
+  run: runDevnet,
+};
+
+/** The devnet's port from an option or a setting (the demo's devnet reads it too): 3040 unless given. */
+export function devnetPortSetting(
+  value: string | undefined,
+  setting: string,
+  prefix: string,
+  kind: 'option' | 'setting' = 'setting',
+): number {
+  if (value === undefined || value === '') return 3040;
+  const port = portNumber(value);
+  if (port === undefined) {
+    const message = `${prefix}: ${setting} must be a port number from 0 to 65535, got "${value}"`;
+    throw kind === 'option' ? new UsageError(message) : new CliFailure(message);
+  }
+  return port;
+}
+
+async function runDevnet(_positionals: string[], values: Values): Promise<number> {
+  const prefix = 'logos-a2a devnet';
+  const option = str(values.port);
+  const port =
+    option !== undefined
+      ? devnetPortSetting(option, '--port', prefix, 'option')
+      : devnetPortSetting(process.env.LOGOS_A2A_DEVNET_PORT, 'LOGOS_A2A_DEVNET_PORT', prefix);
+  setFailureContext({ prefix, portSetting: option !== undefined ? '--port' : 'LOGOS_A2A_DEVNET_PORT / --port' });
+  const signalled = untilSignal();
+  const dataDir = str(values.data);
+  const { startDevnet, DEVNET_GENESIS } = await import('../../devnet/devnet.ts');
+  const devnet = await startDevnet({
+    port,
+    host: process.env.LOGOS_A2A_DEVNET_HOST || '127.0.0.1',
+    ...(dataDir ? { dataDir } : {}),
+  });
+  process.stdout.write(
+    [
+      `logos-a2a devnet: a local LEZ sequencer at ${devnet.url} (blocks every second${dataDir ? `, chain in ${dataDir}, at block ${devnet.lastBlockId()}` : ''})`,
+      'Funded genesis accounts (the LEZ debug keys; import one with logos-a2a keys import --secret-key-file -):',
+      ...DEVNET_GENESIS.map((g) => `  ${g.account}  ${g.balance}  secret key ${g.secretKeyHex}`),
+      'Ctrl-C stops it.',
+      '',
+    ].join('\n'),
+  );
+  // Started by a demo (devnet-process.ts): say where it listens, and stop when the parent is gone.
+  if (process.send) {
+    process.send({ kind: 'devnet-ready', url: devnet.url });
+    process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  }
+  await signalled;
+  await devnet.stop();
+  return 0;
+}
