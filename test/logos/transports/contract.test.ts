@@ -46,7 +46,10 @@ describe.each(TRANSPORT_IMPLEMENTATIONS)('the $name transport', { timeout: 90_00
   /** Handlers of the current test, removed after it. */
   const registered: Unsubscribe[] = [];
   let topics = 0;
+  /** A topic of the binding's shard, as a task's status topic is. */
   const topic = () => `/logos-a2a/1/contract-${name}-${++topics}/json`;
+  /** A topic of the discovery topic's shard, which a node joins only when a party subscribes to it. */
+  const discoveryTopic = () => `/logos/1/contract-${name}-${++topics}/proto`;
 
   function record(register: (handler: (payload: Uint8Array, delivery: Delivery) => void) => Unsubscribe, read: Reader) {
     const received: Received[] = [];
@@ -119,7 +122,7 @@ describe.each(TRANSPORT_IMPLEMENTATIONS)('the $name transport', { timeout: 90_00
   });
 
   it('delivers a plain publication as given, to plain subscribers only, naming no sender', async () => {
-    const on = topic();
+    const on = discoveryTopic();
     await listening(b, on, a);
     const plain = listen(b, on);
     const keyed = listen(b, on, { key: KEY });
@@ -216,10 +219,7 @@ describe.each(TRANSPORT_IMPLEMENTATIONS)('the $name transport', { timeout: 90_00
         await a.send(b.address, dm(a, b, `direct ${n}`));
         await a.publish(on, utf8(`published ${n}`), { key: KEY });
       }
-      await eventually(
-        () => (atB.received.length === 2 && published.received.length === 2) || undefined,
-        DELIVERY_MS,
-      );
+      await eventually(() => (atB.received.length === 2 && published.received.length === 2) || undefined, DELIVERY_MS);
       expect(atB.received.map((r) => r.body)).toEqual(['direct 1', 'direct 2']);
       expect(published.received.map((r) => r.body)).toEqual(['published 1', 'published 2']);
       // Probes may have hit it too; each of the test's four messages did.
@@ -258,14 +258,11 @@ describe.each(TRANSPORT_IMPLEMENTATIONS)('the $name transport', { timeout: 90_00
     expect(atA.received).toEqual([{ body: 'back', sender: address }]);
   });
 
-  it(
-    capabilities.peerCount ? 'counts its connected peers' : 'has no peers to count, and no peerCount',
-    async () => {
-      if (!capabilities.peerCount) return expect(a.peerCount).toBeUndefined();
-      expect(a.peerCount).toBeTypeOf('function');
-      await eventually(() => a.peerCount!() >= 1 || undefined, DELIVERY_MS);
-    },
-  );
+  it(capabilities.peerCount ? 'counts its connected peers' : 'has no peers to count, and no peerCount', async () => {
+    if (!capabilities.peerCount) return expect(a.peerCount).toBeUndefined();
+    expect(a.peerCount).toBeTypeOf('function');
+    await eventually(() => a.peerCount!() >= 1 || undefined, DELIVERY_MS);
+  });
 
   it(
     capabilities.addressProof
