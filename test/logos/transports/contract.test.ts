@@ -10,6 +10,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Delivery, LogosTransport, TopicOptions, Unsubscribe } from '../../../src/logos/transport.ts';
+import { sleep } from '../../../src/time-limit.ts';
 import { verifyAddressProof } from '../../../src/logos/transports/waku/identity.ts';
 import { eventually } from '../../support/eventually.ts';
 import { TRANSPORT_IMPLEMENTATIONS, type TransportNetwork } from '../../support/transport-networks.ts';
@@ -38,7 +39,7 @@ let probes = 0;
 type Reader = (payload: Uint8Array) => string;
 const directBody: Reader = (payload) => (JSON.parse(text(payload)) as { body: string }).body;
 
-describe.each(TRANSPORT_IMPLEMENTATIONS)('the $name transport', { timeout: 90_000 }, ({ name, capabilities }) => {
+describe.each(TRANSPORT_IMPLEMENTATIONS)('the $name transport', { timeout: 90_000 }, ({ name, capabilities, open }) => {
   let network: TransportNetwork;
   let a: LogosTransport;
   let b: LogosTransport;
@@ -64,36 +65,44 @@ describe.each(TRANSPORT_IMPLEMENTATIONS)('the $name transport', { timeout: 90_00
   const listen = (party: LogosTransport, on: string, options?: TopicOptions) =>
     record((handler) => party.subscribe(on, handler, options), text);
 
-  /** Sends probes from one party to another until one arrives: the recipient's inbox is in place. */
+  /** Sends a probe every quarter second until one is heard: the path the probes take is in place. */
+  async function probeUntilHeard(probe: (body: string) => Promise<void>, heard: () => boolean): Promise<void> {
+    await eventually(async () => {
+      await probe(`${PROBE}${++probes}`);
+      await sleep(250);
+      return heard() || undefined;
+    }, DELIVERY_MS);
+  }
+
+  /** Until a 1:1 message from one party reaches the other: the recipient's inbox is in place. */
   async function reachable(from: LogosTransport, to: LogosTransport): Promise<void> {
     let heard = false;
     const unsubscribe = to.onDirect((payload) => (heard ||= isProbe(directBody(payload))));
     try {
-      await eventually(async () => {
-        await from.send(to.address, dm(from, to, `${PROBE}${++probes}`));
-        return heard || (await pause(250), heard) || undefined;
-      }, DELIVERY_MS);
+      await probeUntilHeard(
+        (body) => from.send(to.address, dm(from, to, body)),
+        () => heard,
+      );
     } finally {
       unsubscribe();
     }
   }
 
   /**
-   * Publishes plain probes until the subscriber hears one: its subscription to the topic is in place. The probe's
+   * Until a plain publication reaches the subscriber: its subscription to the topic is in place. The probe's
    * handler stays until the test ends, so the topic stays subscribed whatever the test unsubscribes.
    */
   async function listening(subscriber: LogosTransport, on: string, publisher: LogosTransport): Promise<void> {
     let heard = false;
     registered.push(subscriber.subscribe(on, (payload) => (heard ||= isProbe(text(payload)))));
-    await eventually(async () => {
-      await publisher.publish(on, utf8(`${PROBE}${++probes}`));
-      return heard || (await pause(250), heard) || undefined;
-    }, DELIVERY_MS);
+    await probeUntilHeard(
+      (body) => publisher.publish(on, utf8(body)),
+      () => heard,
+    );
   }
 
   beforeAll(async () => {
-    const implementation = TRANSPORT_IMPLEMENTATIONS.find((candidate) => candidate.name === name)!;
-    network = await implementation.open();
+    network = await open();
     [a, b, c] = await Promise.all([network.party(), network.party(), network.party()]);
   }, 90_000);
   afterEach(() => {
@@ -278,5 +287,3 @@ describe.each(TRANSPORT_IMPLEMENTATIONS)('the $name transport', { timeout: 90_00
     },
   );
 });
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
