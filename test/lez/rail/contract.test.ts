@@ -52,11 +52,15 @@ describe.each(RAIL_IMPLEMENTATIONS)('the $name rail', { timeout: 60_000 }, ({ op
   it('pays once per paymentId, concurrent or repeated, with one record, and refuses other terms under it', async () => {
     const rail = world.gatewayRail();
     const records: RailPaymentRecord[] = [];
+    let movedWhenSigned: ReturnType<typeof moved> | undefined;
     const request: PayRequest = {
       paymentId: 'task:1',
       to: world.agent,
       amount: 25n,
-      onSigned: (record) => void records.push(record),
+      onSigned: (record) => {
+        records.push(record);
+        movedWhenSigned = moved();
+      },
     };
     const outcomes = await Promise.all([rail.pay(request), rail.pay(request), rail.pay(request)]);
     const later = await rail.pay({ ...request, amount: '25' });
@@ -74,6 +78,8 @@ describe.each(RAIL_IMPLEMENTATIONS)('the $name rail', { timeout: 60_000 }, ({ op
     });
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ paymentId: 'task:1', txHash: receipt.txHash, amount: '25', nonce: '0' });
+    // Recorded before anything was sent: a crash after it leaves a record, never money moved without one.
+    expect(movedWhenSigned).toEqual({ fromGateway: 0n, toAgent: 0n });
     expect(moved()).toEqual({ fromGateway: 25n, toAgent: 25n });
     expect(await rail.balance()).toEqual({
       kind: 'ok',
