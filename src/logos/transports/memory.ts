@@ -80,7 +80,7 @@ export class MemoryTransport implements LogosTransport {
   }
 
   async send(address: string, payload: Uint8Array): Promise<void> {
-    this.assertRunning();
+    this.assertSendable(payload);
     this.network.deliver('direct', address, payload, this.address);
   }
 
@@ -89,7 +89,7 @@ export class MemoryTransport implements LogosTransport {
   }
 
   async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
-    this.assertRunning();
+    this.assertSendable(payload);
     const key = keyHex(options);
     this.network.deliver('topics', topic, payload, key ? this.address : undefined, key);
   }
@@ -106,8 +106,12 @@ export class MemoryTransport implements LogosTransport {
     return once;
   }
 
-  private assertRunning(): void {
+  /** As a real network would refuse it: a party tested in process must not get away with what Waku drops. */
+  private assertSendable(payload: Uint8Array): void {
     if (!this.running) throw new Error(`memory transport ${this.address} is not started`);
+    if (payload.length > this.maxPayloadBytes) {
+      throw new RangeError(`memory transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
+    }
   }
 }
 

@@ -13,7 +13,7 @@ import { startGateway, type Gateway } from '../../../src/gateway/gateway.ts';
 import type { LogosAgent } from '../../../src/logos/agent-runtime.ts';
 import { echoAgent } from '../../../src/logos/agents/echo.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../../src/logos/discovery.ts';
-import { WakuTransport, verifyAddressProof } from '../../../src/logos/transports/waku.ts';
+import { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { WakuLightTransport } from '../../../src/logos/transports/waku-light.ts';
 import { eventually, rpc } from '../../support/gateway.ts';
 import {
@@ -96,15 +96,5 @@ describe('the gateway as a light node', { timeout: 60_000 }, () => {
     });
     expect(body.result.task.status.state).toBe('TASK_STATE_FAILED');
     expect(body.result.task.status.message.parts[0].text).toMatch(/only text can be split/);
-  });
-});
-
-describe('a light party’s address', () => {
-  it('proves it speaks for an account, as a relay party’s does, so a light agent’s signed card is accepted', () => {
-    const light = new WakuLightTransport({ servicePeers: [], clusterId: 2, numShardsInCluster: 8 });
-    const account = 'BLgCcR4bNfGjMoJL9FkS1yeBHbyA6RQwGMnhcFBPjoS4';
-    const proof = light.addressProof(account);
-    expect(verifyAddressProof(light.address, account, proof)).toBe(true);
-    expect(verifyAddressProof(light.address, account.replace('B', 'C'), proof)).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 /**
- * The `waku` transport on real js-waku relay nodes over TCP on 127.0.0.1: 1:1, keyed and plain pub/sub delivery
- * with the right sender, relaying through a middle node, what is dropped (foreign, forged, unsigned, forwarded,
- * replayed, oversized), static peers that go away and come back, and a stop that lets the process exit. Attacks are
- * built with the stock @waku/message-encryption primitives, as anyone on the network could.
+ * The `waku` transport on real js-waku relay nodes over TCP on 127.0.0.1, beyond what every transport does
+ * (contract.test.ts): addresses and their compressed form, relaying through a middle node, what is dropped (foreign,
+ * forged, unsigned, forwarded, replayed, oversized), static peers that go away and come back, and a stop that lets
+ * the process exit. Attacks are built with the stock @waku/message-encryption primitives, as anyone on the network
+ * could.
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -204,16 +205,6 @@ describe.concurrent('two nodes A–B', () => {
     atB.length = 0;
   });
 
-  it.sequential('delivers 1:1 messages both ways, with the signer as sender', async () => {
-    await a.send(b.address, dm(a, b, 'hello B'));
-    await eventually(() => atB.length === 1 || undefined);
-    expect(atB).toEqual([{ body: 'hello B', sender: a.address }]);
-
-    await b.send(a.address, dm(b, a, 'hello A'));
-    await eventually(() => atA.length === 1 || undefined);
-    expect(atA).toEqual([{ body: 'hello A', sender: b.address }]);
-  });
-
   it.sequential('a node can send to itself, and be named by its compressed key', async () => {
     const compressed = `waku:${Buffer.from(secp256k1.getPublicKey(a.privateKey, true)).toString('hex')}`;
     await a.send(compressed, dm(compressed, compressed, 'note to self'));
@@ -221,14 +212,12 @@ describe.concurrent('two nodes A–B', () => {
     expect(atA).toEqual([{ body: 'note to self', sender: a.address }]);
   });
 
-  it.sequential('keyed publications reach key holders with the publisher as sender, the publisher too', async () => {
+  it.sequential('a keyed publication reaches its publisher too, and a re-publication is a new message', async () => {
     const atSubscriber = listen(a, TOPIC, KEY);
     const atPublisher = listen(b, TOPIC, KEY);
-    const withoutKey = listen(a, TOPIC);
-    const otherKey = listen(a, TOPIC, new Uint8Array(32).fill(8));
     await sleep(50);
     await b.publish(TOPIC, utf8('working'), { key: KEY });
-    await b.publish(TOPIC, utf8('working'), { key: KEY }); // a re-publication is a new message, not a replay
+    await b.publish(TOPIC, utf8('working'), { key: KEY }); // the same bytes again: a new message, not a replay
     await eventually(() => atSubscriber.length === 2 || undefined);
     expect(atSubscriber).toEqual([
       { body: 'working', sender: b.address },
@@ -236,33 +225,6 @@ describe.concurrent('two nodes A–B', () => {
     ]);
     await eventually(() => atPublisher.length === 2 || undefined);
     expect(atPublisher[0]).toEqual({ body: 'working', sender: b.address });
-    expect(withoutKey).toEqual([]);
-    expect(otherKey).toEqual([]);
-  });
-
-  it.sequential('plain publications reach plain subscribers, and name no sender', async () => {
-    const topic = '/logos/1/agent-discovery/proto';
-    const plain = listen(a, topic);
-    const keyed = listen(a, topic, KEY);
-    await sleep(50);
-    await b.publish(topic, utf8('{"id":"card"}'));
-    await eventually(() => plain.length === 1 || undefined);
-    expect(plain).toEqual([{ body: '{"id":"card"}', sender: undefined }]);
-    expect(keyed).toEqual([]);
-  });
-
-  it.sequential('an unsubscribed handler hears nothing more', async () => {
-    const topic = '/logos-a2a/1/task-unsub/json';
-    const heard: string[] = [];
-    const unsubscribe = a.subscribe(topic, (payload) => heard.push(text(payload)), { key: KEY });
-    await b.publish(topic, utf8('one'), { key: KEY });
-    await eventually(() => heard.length === 1 || undefined);
-    unsubscribe();
-    await b.publish(topic, utf8('two'), { key: KEY });
-    await a.send(a.address, dm(a, a, 'sync')); // anything after it has been processed
-    await eventually(() => atA.length === 1 || undefined);
-    await sleep(50);
-    expect(heard).toEqual(['one']);
   });
 
   it.sequential('a keyed publication signed by another key is delivered with the real signer as sender', async () => {
