@@ -1,7 +1,8 @@
 /**
  * What the gateway and the agent runtime need from Logos Messaging, and nothing more: 1:1 delivery to an address,
  * and publish/subscribe on content topics, in the clear or under a topic key. Implementations: `memory`
- * (in-process), `waku` and `nwaku-rest` (through a node's REST API).
+ * (in-process), `waku` (a relay node), `nwaku-rest` (through a node's REST API) and `waku-light` (LightPush and
+ * Filter through a service node); test/logos/transports/contract.test.ts holds each to this interface.
  *
  * Payloads are opaque bytes to the caller; encryption and signing belong to the implementation (docs/binding.md §2).
  * A 1:1 payload is a JSON object naming its two parties, `from` (the sender's address) and `to` (the recipient's):

@@ -54,11 +54,11 @@ export function seedCard(address: string, price = '5.0'): Record<string, unknown
     skills: [
       { id: 'echo', name: 'Echo', description: 'Says it back.', tags: ['demo'], 'x-lez-price': '0.0' },
       { id: 'slow', name: 'Slow', description: 'Works until cancelled.', tags: ['demo'] },
-      { id: 'steady', name: 'Steady', description: 'Works a while, then completes.', tags: ['demo'] },
       { id: 'fail', name: 'Fail', description: 'Always fails.', tags: ['demo'] },
       { id: 'quote', name: 'Quote', description: 'Names a price in its reply.', tags: ['demo'] },
       { id: 'approval', name: 'Approval', description: 'Waits for its owner.', tags: ['demo'] },
       { id: 'premium', name: 'Premium', description: 'Costs LEZ.', tags: ['demo'], 'x-lez-price': price },
+      { id: 'steady', name: 'Steady', description: 'Works a while, then completes.', tags: ['demo'] },
     ],
   };
   // "The card is signed with the agent's LEZ key": the seed names no algorithm or bytes; ed25519 over the JSON here.
