@@ -57,7 +57,15 @@ describe('seed cards', () => {
     expect(seed.id).toContain(card.id.slice('logos-agent-'.length));
     expect(card).toMatchObject({ description: '', version: 'unspecified', name: 'Seed Agent' });
     expect(card.agentInterfaces).toEqual([{ type: 'logos-messaging', version: 'seed', address: 'waku:02abc' }]);
-    expect(card.skills.map((s) => s['x-lez-price'])).toEqual(['0', undefined, undefined, undefined, undefined, '5', undefined]);
+    expect(card.skills.map((s) => s['x-lez-price'])).toEqual([
+      '0',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      '5',
+      undefined,
+    ]);
     expect(card['x-lez-price']).toBe('0');
     // The seed's account is hex, not a LEZ account id: nothing to pay to.
     expect(card['x-lez-identity']).toBeUndefined();
