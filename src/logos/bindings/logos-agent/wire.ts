@@ -4,13 +4,14 @@
  * both named by the agent's LEZ account. Cluster 2, and every `/logos-agent/1/…` topic is on shard 4.
  */
 import { z } from 'zod';
+import { PEER_NETWORK_PRESETS } from '../../network-presets.ts';
 import { contentTopic, shardOf, type PeerNetwork } from '../common/content-topic.ts';
 import type { PaymentTerms } from '../common/payment-terms.ts';
 import { decodeJson, failure, type PeerDecode, type PeerReply, type PeerReplyBody } from '../common/peer-reply.ts';
 
 export const APP = 'logos-agent';
 export const APP_VERSION = '1';
-export const NETWORK: PeerNetwork = { clusterId: 2, shards: 8 };
+export const NETWORK: PeerNetwork = PEER_NETWORK_PRESETS['logos-agent'];
 export const SHARD = shardOf(APP, APP_VERSION, NETWORK.shards);
 
 /** The discovery topic the project's own tests announce on; an operator may agree on another (publishing takes any). */

@@ -5,13 +5,14 @@
  * Cluster 3 (logos.dev), and every `/lp-0008/1/…` topic is on shard 6.
  */
 import { z } from 'zod';
+import { PEER_NETWORK_PRESETS } from '../../network-presets.ts';
 import { contentTopic, shardOf, type PeerNetwork } from '../common/content-topic.ts';
 import type { PaymentTerms } from '../common/payment-terms.ts';
 import { decodeJson, failure, type PeerDecode, type PeerReply, type PeerReplyBody } from '../common/peer-reply.ts';
 
 export const APP = 'lp-0008';
 export const APP_VERSION = '1';
-export const NETWORK: PeerNetwork = { clusterId: 3, shards: 8 };
+export const NETWORK: PeerNetwork = PEER_NETWORK_PRESETS['lp-0008'];
 export const SHARD = shardOf(APP, APP_VERSION, NETWORK.shards);
 
 /** Task ids, contexts, accounts and namespaces in topic names: what the agent accepts. */

@@ -5,6 +5,7 @@
  * reply topic the sender names. Cluster 2, and every `/pilot/1/…` topic is on shard 7.
  */
 import { z } from 'zod';
+import { PEER_NETWORK_PRESETS } from '../../network-presets.ts';
 import { contentTopic, shardOf, type PeerNetwork } from '../common/content-topic.ts';
 import type { PaymentTerms } from '../common/payment-terms.ts';
 import { decodeJson, failure, type PeerDecode, type PeerReply, type PeerReplyBody } from '../common/peer-reply.ts';
@@ -13,7 +14,7 @@ import { publicKeyHex, sameKey, signObject, verifyObject } from './signing.ts';
 
 export const APP = 'pilot';
 export const APP_VERSION = '1';
-export const NETWORK: PeerNetwork = { clusterId: 2, shards: 8 };
+export const NETWORK: PeerNetwork = PEER_NETWORK_PRESETS['pilot'];
 export const SHARD = shardOf(APP, APP_VERSION, NETWORK.shards);
 
 export const DISCOVERY_TOPIC = contentTopic(APP, APP_VERSION, 'discovery', 'proto');
