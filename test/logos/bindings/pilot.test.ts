@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
 import { LogosAgentCard as LogosCardSchema } from '../../../src/logos/card.ts';
 import { verifyPilotCard } from '../../../src/logos/bindings/pilot/card.ts';
+import { loadOrCreatePilotIdentity } from '../../../src/logos/bindings/pilot/identity.ts';
 import { decrypt, encrypt } from '../../../src/logos/bindings/pilot/ecies.ts';
 import { verifyObject } from '../../../src/logos/bindings/pilot/signing.ts';
 import {
@@ -172,6 +176,7 @@ describe('pilot requests and replies', () => {
 
     const cancel = JSON.parse(eciesDecrypt(agentEnc, text(encodeTaskCancel(identity, agent, 't-1', 1786825617)))!);
     expect(cancel).toMatchObject({
+      id: 't-1-cancel',
       method: 'tasks/cancel',
       params: { id: 't-1' },
       _logos: { reply_topic: replyTopic('t-1') },
@@ -210,6 +215,9 @@ describe('pilot requests and replies', () => {
       params: { id: 't-1', status: { state: 'canceled' } },
     };
     expect(decode(reply(notification))).toMatchObject({ value: { body: { type: 'cancelled' } } });
+    // The agent's refusal of a cancel (the task is already over) changes nothing of the task.
+    const refusal = { jsonrpc: '2.0', id: 't-1-cancel', error: { code: -32002, message: 'task not cancelable' } };
+    expect(decode(reply(refusal))).toMatchObject({ ok: false, reason: 'cancel-refused' });
   });
 
   it('drops a reply signed by another key, one with a byte changed, one about another task, and one for someone else', () => {
@@ -229,5 +237,21 @@ describe('pilot requests and replies', () => {
     expect(decode(forOther)).toMatchObject({ ok: false, reason: 'not-for-us' });
     expect(sortedJson({ b: 1, a: [{ d: 1, c: 2 }] })).toBe('{"a":[{"c":2,"d":1}],"b":1}');
     expect(PAYMENT).toMatchObject({ timing: 'on-signed-completion', refunds: 'none' });
+  });
+});
+
+describe('the gateway’s pilot identity', () => {
+  it('is created once and kept: the same keys and sender after a restart', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-pilot-'));
+    try {
+      const first = loadOrCreatePilotIdentity(dir);
+      const again = loadOrCreatePilotIdentity(dir);
+      expect(again).toEqual(first);
+      expect(first.senderNpk).toMatch(/^logos-a2a:[0-9a-f]{32}$/);
+      expect(secp256k1PublicHex(first.signingKey)).not.toBe(secp256k1PublicHex(first.eciesKey));
+      expect(statSync(join(dir, 'pilot-signing.key')).mode & 0o077).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,8 +13,11 @@ export interface PeerReply {
   readonly body: PeerReplyBody;
 }
 
-/** Why a peer's message was not taken: counted and logged by whoever reads it. */
-export type PeerDropReason = 'too-large' | 'not-json' | 'invalid' | 'bad-signature' | 'not-for-us';
+/**
+ * Why a peer's message was not taken: counted and logged by whoever reads it. `cancel-refused` is the agent's
+ * answer that a task cannot be cancelled (over, or unknown to it), which changes nothing of the task.
+ */
+export type PeerDropReason = 'too-large' | 'not-json' | 'invalid' | 'bad-signature' | 'not-for-us' | 'cancel-refused';
 
 export type PeerDecode<T> = { ok: true; value: T } | { ok: false; reason: PeerDropReason; detail: string };
 

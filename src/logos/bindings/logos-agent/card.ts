@@ -23,7 +23,8 @@ const Skill = z.object({
   priceLez: LezAmount,
 });
 
-export const LogosAgentCard = z.object({
+/** The card as the logos-agent project writes it (not this project's `LogosAgentCard` of card.ts). */
+export const PeerLogosAgentCard = z.object({
   protocolVersion: z.string(),
   name: z.string().min(1).max(256),
   description: z.string().max(8192),
@@ -35,10 +36,10 @@ export const LogosAgentCard = z.object({
   signingPubkey: Hex(32),
   signature: Hex(64).optional(),
 });
-export type LogosAgentCard = z.infer<typeof LogosAgentCard>;
+export type PeerLogosAgentCard = z.infer<typeof PeerLogosAgentCard>;
 
 /** The bytes the agent signed: the struct's members in its order, compact. */
-export function signedBytes(card: LogosAgentCard): Uint8Array {
+export function signedBytes(card: PeerLogosAgentCard): Uint8Array {
   return utf8ToBytes(
     JSON.stringify({
       protocolVersion: card.protocolVersion,
@@ -60,7 +61,7 @@ export function signedBytes(card: LogosAgentCard): Uint8Array {
  * six-segment topics, which cannot be routed).
  */
 export function verifyLogosAgentCard(json: unknown): PeerCardVerification {
-  const parsed = LogosAgentCard.safeParse(json);
+  const parsed = PeerLogosAgentCard.safeParse(json);
   if (!parsed.success) {
     const unsigned = typeof json === 'object' && json !== null && !('signature' in json);
     return unsigned

@@ -78,6 +78,7 @@ export interface TaskSendInput {
 function signedRequest(
   identity: PilotIdentity,
   taskId: string,
+  rpcId: string,
   method: string,
   params: Record<string, unknown>,
   now: number,
@@ -90,7 +91,7 @@ function signedRequest(
       signing_key: publicKeyHex(identity.signingKey),
       timestamp: String(now),
     },
-    id: taskId,
+    id: rpcId,
     jsonrpc: '2.0',
     method,
     params,
@@ -109,7 +110,12 @@ export function encodeTaskSend(identity: PilotIdentity, agent: PilotAgent, task:
     message: { parts: [{ text: task.input, type: 'text' }], role: 'user' },
     metadata: { skill: task.skill },
   };
-  return sealed(agent, signedRequest(identity, task.taskId, 'tasks/send', params, task.now));
+  return sealed(agent, signedRequest(identity, task.taskId, task.taskId, 'tasks/send', params, task.now));
+}
+
+/** The JSON-RPC id of a task's cancel: its own, so that the agent's refusal is told from an error of the task. */
+export function cancelRpcId(taskId: string): string {
+  return `${taskId}-cancel`;
 }
 
 /**
@@ -117,7 +123,7 @@ export function encodeTaskSend(identity: PilotIdentity, agent: PilotAgent, task:
  * task's sender may cancel: the same `senderNpk` and key as the request.
  */
 export function encodeTaskCancel(identity: PilotIdentity, agent: PilotAgent, taskId: string, now: number): Uint8Array {
-  return sealed(agent, signedRequest(identity, taskId, 'tasks/cancel', { id: taskId }, now));
+  return sealed(agent, signedRequest(identity, taskId, cancelRpcId(taskId), 'tasks/cancel', { id: taskId }, now));
 }
 
 const Logos = z.object({ signature: z.string().regex(/^[0-9a-fA-F]+$/), signing_key: z.string() }).loose();
@@ -171,6 +177,10 @@ export function decodeReply(
     !verifyObject({ ...raw.value, _logos: unsigned }, String(signature), agent.signingKey)
   ) {
     return { ok: false, reason: 'bad-signature', detail: 'not signed by the agent’s pinned key' };
+  }
+  // A refused cancel (the task is over, or unknown) leaves the task as it is: the cancel is not answered.
+  if ('error' in reply && reply.id === cancelRpcId(taskId)) {
+    return { ok: false, reason: 'cancel-refused', detail: `${reply.error.code}: ${reply.error.message}` };
   }
   const about = 'result' in reply ? reply.result.id : 'params' in reply ? reply.params.id : reply.id;
   if (about !== taskId) return { ok: false, reason: 'not-for-us', detail: `a reply about ${String(about)}` };
