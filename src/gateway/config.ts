@@ -164,6 +164,13 @@ const PeerNetworkConfig = z
     bootstrap: z.array(z.string().min(1)).default([]),
     /** Multiaddrs the network's node listens on, for agents that dial the gateway; loopback on a free port by default. */
     listen: z.array(z.string().min(1)).default([]),
+    /**
+     * Card keys published apart from the cards (lp-0008: docs/bindings/lp-0008.md): the `kid` of a card's signature
+     * → its BIP-340 x-only public key, 32 bytes of hex. A card whose kid is not here cannot be verified.
+     */
+    cardKeys: z
+      .record(z.string().min(1).max(128), z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 32-byte x-only key in hex'))
+      .default({}),
   })
   .strict()
   .transform((network, context) => {
@@ -182,6 +189,7 @@ const PeerNetworkConfig = z
       bootstrap: network.bootstrap,
       listen: network.listen,
       peerExchange: preset?.peerExchange ?? false,
+      cardKeys: Object.fromEntries(Object.entries(network.cardKeys).map(([kid, key]) => [kid, key.toLowerCase()])),
     };
   });
 export type PeerNetworkConfig = z.infer<typeof PeerNetworkConfig>;

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyLogosAgentCard } from '../../../src/logos/bindings/logos-agent/card.ts';
 import {
+  CAPABILITIES,
   DISCOVERY_TOPIC,
   NETWORK,
   decodeTaskUpdate,
@@ -109,6 +110,8 @@ describe('logos-agent, against an outside agent over Waku (cluster 2, shard 4)',
     await node.publish(inboxTopic(account), encodeTaskCancel(late));
     const end = await eventually(() => lateReplies.values.find((r) => r.body.type !== 'task_status'), 30_000);
     expect(end.body).toEqual({ type: 'task_result', state: 'completed', result: { done: true } });
+    // What the binding's capabilities say of it.
+    expect(CAPABILITIES.cancel).toBe('same-batch');
     expect(agent.events.filter((e) => e.event === 'request')).toHaveLength(4);
   }, 120_000);
 

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyLp0008Card } from '../../../src/logos/bindings/lp-0008/card.ts';
 import {
+  CAPABILITIES,
   NETWORK,
   decodeStatusUpdate,
   discoveryTopic,
@@ -108,6 +109,7 @@ describe('lp-0008, against an outside agent over Waku (cluster 3, shard 6)', () 
     const end = await eventually(() => replies.values.find((r) => r.body.type !== 'task_status'), 30_000);
     expect(end.body).toEqual({ type: 'cancelled', message: 'cancelled on request' });
     expect(replies.values[0]!.body).toEqual({ type: 'task_status', state: 'working', message: 'started' });
+    expect(CAPABILITIES).toMatchObject({ cancel: 'while-running', progress: true });
   }, 120_000);
 
   it('refuses the card of an agent that changed it after signing', async () => {

@@ -11,6 +11,7 @@ import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyPilotCard, type PilotCardVerification } from '../../../src/logos/bindings/pilot/card.ts';
 import {
+  CAPABILITIES,
   DISCOVERY_TOPIC,
   NETWORK,
   decodeReply,
@@ -111,7 +112,9 @@ describe('pilot, against an outside agent over Waku (cluster 2, shard 7)', () =>
     await node.publish(inboxTopic(agent.encryptionKey), encodeTaskCancel(identity, agent, taskId, now()));
     expect((await eventually(() => replies.values[0], 30_000)).body).toEqual({ type: 'cancelled' });
     await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // One reply, no progress before it: what the binding's capabilities say.
     expect(replies.values).toHaveLength(1);
+    expect(CAPABILITIES).toMatchObject({ cancel: 'while-running', progress: false });
   }, 120_000);
 
   it('drops a forged reply on the task’s reply topic, and the agent drops a request from our identity under another key', async () => {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { PEER_NETWORK_PRESETS } from '../../network-presets.ts';
 import { contentTopic, shardOf, type PeerNetwork } from '../common/content-topic.ts';
 import type { PaymentTerms } from '../common/payment-terms.ts';
+import type { PeerCapabilities } from '../common/peer-capabilities.ts';
 import { decodeJson, failure, type PeerDecode, type PeerReply, type PeerReplyBody } from '../common/peer-reply.ts';
 
 export const APP = 'logos-agent';
@@ -43,10 +44,16 @@ export const PAYMENT: PaymentTerms = {
 };
 
 /**
- * Cancels take effect only when they reach the agent in the same batch of inbox messages as their request: the
- * agent reads its inbox in batches and never looks back. A later cancel is answered by nothing.
+ * A cancel takes effect only when it reaches the agent in the same batch of inbox messages as its request: the agent
+ * reads its inbox in batches and never looks back, and answers a later cancel with nothing. Progress is a bare
+ * `working`; the result is the skill's JSON output.
  */
-export const CANCEL_ONLY_IN_SAME_BATCH = true;
+export const CAPABILITIES: PeerCapabilities = {
+  cancel: 'same-batch',
+  progress: true,
+  multiTurn: 'none',
+  result: 'data',
+};
 
 const encoder = new TextEncoder();
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { PEER_NETWORK_PRESETS } from '../../network-presets.ts';
 import { contentTopic, shardOf, type PeerNetwork } from '../common/content-topic.ts';
 import type { PaymentTerms } from '../common/payment-terms.ts';
+import type { PeerCapabilities } from '../common/peer-capabilities.ts';
 import { decodeJson, failure, type PeerDecode, type PeerReply, type PeerReplyBody } from '../common/peer-reply.ts';
 
 export const APP = 'lp-0008';
@@ -53,6 +54,14 @@ export const PAYMENT: PaymentTerms = {
   refunds: 'none',
   agentVerifiesPayment: false,
   paymentOnWire: false,
+};
+
+/** Status updates as the task goes, continuations on the same task, cancels while it runs; results are text only. */
+export const CAPABILITIES: PeerCapabilities = {
+  cancel: 'while-running',
+  progress: true,
+  multiTurn: 'continuation',
+  result: 'text',
 };
 
 const encoder = new TextEncoder();

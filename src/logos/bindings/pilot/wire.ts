@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { PEER_NETWORK_PRESETS } from '../../network-presets.ts';
 import { contentTopic, shardOf, type PeerNetwork } from '../common/content-topic.ts';
 import type { PaymentTerms } from '../common/payment-terms.ts';
+import type { PeerCapabilities } from '../common/peer-capabilities.ts';
 import { decodeJson, failure, type PeerDecode, type PeerReply, type PeerReplyBody } from '../common/peer-reply.ts';
 import { decrypt, encrypt } from './ecies.ts';
 import { publicKeyHex, sameKey, signObject, verifyObject } from './signing.ts';
@@ -44,6 +45,17 @@ export const PAYMENT: PaymentTerms = {
   refunds: 'none',
   agentVerifiesPayment: false,
   paymentOnWire: false,
+};
+
+/**
+ * One reply per request, no progress; a cancel is honoured while the task runs. A task may park for the agent's
+ * owner (`input-required`), who alone resolves it.
+ */
+export const CAPABILITIES: PeerCapabilities = {
+  cancel: 'while-running',
+  progress: false,
+  multiTurn: 'owner-approval',
+  result: 'data',
 };
 
 /**
