@@ -10,7 +10,6 @@ import { AGENT_ID_PATTERN, type LogosAgentCardInput } from '../../card.ts';
 export type PeerBindingName = 'logos-agent' | 'pilot' | 'lp-0008';
 
 export type PeerCardRejection =
-  | 'not-json'
   | 'malformed'
   | 'unsigned'
   | 'bad-signature'
