@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
@@ -67,6 +68,31 @@ describe('lp-0008 cards', () => {
     expect(verifyLp0008Card(card(), keys)).toMatchObject({ ok: false, reason: 'unsigned' });
     const elsewhere = signBip340Jws(card({ url: 'logos-messaging://someone-else' }), secretKey, PAYMENT_ACCOUNT);
     expect(verifyLp0008Card(elsewhere, keys)).toMatchObject({ ok: false, reason: 'not-callable' });
+  });
+});
+
+/**
+ * A card the lp-0008 project publishes, signed by its own signer (github.com/edenbd1/lp-0008-autonomous-agent-module,
+ * MIT: artifacts/agent-cards/storage.json and its key, storage.pub, at e23cc55): the verifier agrees with the
+ * other side's implementation, not only with this repository's idea of it.
+ */
+describe('lp-0008 cards as the project signs them', () => {
+  const published = JSON.parse(
+    readFileSync(new URL('./vectors/lp-0008-storage-card.json', import.meta.url), 'utf8'),
+  ) as Record<string, unknown>;
+  const keys = {
+    '5Sa13NyNFsTqAj3AtdoQ7kzC6ZZJJN57AYqhNddHtjnZ': '87447003088de6bec7461c5b258e9fbe48f35ca2dcd684e34a7bef90225d64a1',
+  };
+
+  it('verifies the published card with the published key, and refuses it with one character changed', () => {
+    expect(verifyLp0008Card(published, keys)).toMatchObject({
+      ok: true,
+      card: { name: 'logos-storage-agent', 'x-lez-price': '1' },
+    });
+    expect(verifyLp0008Card({ ...published, version: '0.1.1' }, keys)).toMatchObject({
+      ok: false,
+      reason: 'bad-signature',
+    });
   });
 });
 
