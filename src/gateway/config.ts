@@ -6,7 +6,15 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LezAmount } from '../logos/card.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
-import { FLEET_MAX_MESSAGE_BYTES, NETWORK_NAMES, NETWORK_PRESETS, type NetworkName } from '../logos/network-presets.ts';
+import {
+  ANY_NETWORK_NAMES,
+  FLEET_MAX_MESSAGE_BYTES,
+  NETWORK_NAMES,
+  NETWORK_PRESETS,
+  anyNetworkPreset,
+  isAnyNetworkName,
+  type NetworkName,
+} from '../logos/network-presets.ts';
 import { parseNetwork } from '../address-policy.ts';
 import { LOG_LEVELS } from '../observability/logger.ts';
 
@@ -133,6 +141,78 @@ const NwakuRestTransportConfig = z
       .default(FLEET_MAX_MESSAGE_BYTES),
   })
   .strict();
+
+/**
+ * One Waku network the peer bindings' agents live on, besides the gateway's own (`transport`): a name, a preset
+ * (a fleet's or a peer binding's: docs/bindings/), and what overrides it. Networks on one cluster share one node.
+ */
+const PeerNetworkConfig = z
+  .object({
+    /** How tasks and agents name the network; a preset's name needs no `preset`. */
+    name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'lowercase letters, digits, ".", "-" and "_", at most 63'),
+    preset: z.enum(ANY_NETWORK_NAMES).optional(),
+    clusterId: z.number().int().nonnegative().max(65535).optional(),
+    shards: z.number().int().positive().max(1024).optional(),
+    maxMessageBytes: z
+      .number()
+      .int()
+      .min(16 * 1024)
+      .optional(),
+    /** The preset's entry nodes, replaced (`[]`: none). */
+    entryNodes: z.array(z.string().min(1)).optional(),
+    /** Nodes to dial and keep, besides the entry nodes: the peers' own nodes (an agent's nwaku, say). */
+    bootstrap: z.array(z.string().min(1)).default([]),
+    /** Multiaddrs the network's node listens on, for agents that dial the gateway; loopback on a free port by default. */
+    listen: z.array(z.string().min(1)).default([]),
+    /**
+     * Card keys published apart from the cards (lp-0008: docs/bindings/lp-0008.md): the `kid` of a card's signature
+     * → its BIP-340 x-only public key, 32 bytes of hex. A card whose kid is not here cannot be verified.
+     */
+    cardKeys: z
+      .record(z.string().min(1).max(128), z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 32-byte x-only key in hex'))
+      .default({}),
+  })
+  .strict()
+  .transform((network, context) => {
+    const presetName = network.preset ?? (isAnyNetworkName(network.name) ? network.name : undefined);
+    if (!presetName && network.clusterId === undefined) {
+      context.addIssue({ code: 'custom', message: `network ${network.name}: name a preset or a clusterId` });
+      return z.NEVER;
+    }
+    const preset = presetName ? anyNetworkPreset(presetName) : undefined;
+    return {
+      name: network.name,
+      clusterId: network.clusterId ?? preset!.clusterId,
+      shards: network.shards ?? preset?.shards ?? 8,
+      maxMessageBytes: network.maxMessageBytes ?? preset?.maxMessageBytes ?? FLEET_MAX_MESSAGE_BYTES,
+      entryNodes: network.entryNodes ?? [...(preset?.entryNodes ?? [])],
+      bootstrap: network.bootstrap,
+      listen: network.listen,
+      peerExchange: preset?.peerExchange ?? false,
+      cardKeys: Object.fromEntries(Object.entries(network.cardKeys).map(([kid, key]) => [kid, key.toLowerCase()])),
+    };
+  });
+export type PeerNetworkConfig = z.infer<typeof PeerNetworkConfig>;
+
+/** Names are unique, and networks on one cluster agree on what its one node is (shards, message size). */
+const PeerNetworksConfig = z
+  .array(PeerNetworkConfig)
+  .default([])
+  .superRefine((networks, context) => {
+    networks.forEach((network, index) => {
+      if (networks.findIndex((other) => other.name === network.name) !== index) {
+        context.addIssue({ code: 'custom', path: [index, 'name'], message: `${network.name} is named twice` });
+      }
+      const first = networks.find((other) => other.clusterId === network.clusterId)!;
+      if (first.shards !== network.shards || first.maxMessageBytes !== network.maxMessageBytes) {
+        context.addIssue({
+          code: 'custom',
+          path: [index],
+          message: `${network.name} and ${first.name} share cluster ${network.clusterId}, so one node: they must agree on shards and maxMessageBytes`,
+        });
+      }
+    });
+  });
 
 /** The public LEZ networks' sequencers. */
 export const LEZ_NETWORKS = { testnet: 'https://testnet.lez.logos.co' } as const;
@@ -271,6 +351,11 @@ export const GatewayConfig = z
       .string()
       .regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic /app/version/name/encoding')
       .default(DEFAULT_DISCOVERY_TOPIC),
+    /**
+     * Further Waku networks, where agents of the peer bindings live (docs/bindings/): one node per cluster, the
+     * gateway's own node when it is on the same cluster. Empty by default.
+     */
+    networks: PeerNetworksConfig,
     payments: PaymentsConfig.prefault({}),
     /** Bearer token of the operator API (/admin/…); the API is off without one. */
     adminToken: z.string().min(16, 'at least 16 characters').optional(),

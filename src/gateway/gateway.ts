@@ -20,6 +20,7 @@ import {
   type LogosNetwork,
   type NetworkSettings,
 } from '../logos/network.ts';
+import { openPeerNetworks, type PeerNetworks } from '../logos/peer-networks.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
 import { spendingRules } from './payment-wiring.ts';
@@ -56,6 +57,8 @@ export interface Gateway {
   readonly directory: AgentDirectory;
   readonly discovery: DiscoveryListener;
   readonly network: LogosNetwork;
+  /** The further networks of the `networks` setting, a node per cluster (peer-networks.ts). */
+  readonly peerNetworks: PeerNetworks;
   readonly push: PushNotificationService;
   /** Where the gateway is reachable, once listening. */
   readonly url: string;
@@ -200,6 +203,13 @@ async function open(
   const settings = networkSettings(config);
   const network = await openNetwork(settings, deps.network);
   onClose(() => network.stop());
+  // A further network on the cluster of the gateway's own relay node goes through that node.
+  const ownNode =
+    config.transport.kind === 'waku'
+      ? [{ ...config.transport, transport: network.gateway, joinAddresses: () => network.joinAddresses() }]
+      : [];
+  const peerNetworks = await openPeerNetworks(config.networks, ownNode);
+  onClose(() => peerNetworks.stop());
 
   // The in-process agents join the network while the rest opens, and the HTTP face answers (their cards included)
   // before they are in the relay mesh: joining takes a gossipsub heartbeat or two, the longest step of a start.
@@ -372,6 +382,7 @@ async function open(
     directory,
     discovery,
     network,
+    peerNetworks,
     push,
     url,
     port,

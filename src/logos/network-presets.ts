@@ -76,3 +76,41 @@ export const NETWORK_PRESETS: Readonly<Record<NetworkName, NetworkPreset>> = {
   },
   local: { clusterId: 2, shards: 8, maxMessageBytes: FLEET_MAX_MESSAGE_BYTES, entryNodes: [], peerExchange: false },
 };
+
+/**
+ * The networks the peer bindings' agents run on (docs/bindings/), by the binding's name, for the gateway's
+ * `networks` setting. Each binding's topics all land on one shard of its cluster.
+ *
+ * - `logos-agent`: nwaku started with `--cluster-id=2` (logos-delivery's LogosDev values from before it moved to
+ *   cluster 3): cluster 2, 8 shards; shard 4. No fleet: the agents' own nodes, given as bootstrap peers.
+ * - `pilot`: the same cluster 2 (pilot's own nwaku, started the same way); shard 7.
+ * - `lp-0008`: `logos.dev` as its agents pin it, cluster 3; shard 6.
+ */
+export const PEER_NETWORK_NAMES = ['logos-agent', 'pilot', 'lp-0008'] as const;
+export type PeerNetworkName = (typeof PEER_NETWORK_NAMES)[number];
+
+const OWN_NODES_CLUSTER_2: NetworkPreset = {
+  clusterId: 2,
+  shards: 8,
+  maxMessageBytes: FLEET_MAX_MESSAGE_BYTES,
+  entryNodes: [],
+  peerExchange: false,
+};
+
+export const PEER_NETWORK_PRESETS: Readonly<Record<PeerNetworkName, NetworkPreset>> = {
+  'logos-agent': OWN_NODES_CLUSTER_2,
+  pilot: OWN_NODES_CLUSTER_2,
+  'lp-0008': NETWORK_PRESETS['logos.dev'],
+};
+
+/** Every preset a network of the `networks` setting may name: the fleets' and the peer bindings'. */
+export const ANY_NETWORK_NAMES = [...NETWORK_NAMES, ...PEER_NETWORK_NAMES] as const;
+export type AnyNetworkName = (typeof ANY_NETWORK_NAMES)[number];
+
+export function isAnyNetworkName(name: string): name is AnyNetworkName {
+  return (ANY_NETWORK_NAMES as readonly string[]).includes(name);
+}
+
+export function anyNetworkPreset(name: AnyNetworkName): NetworkPreset {
+  return isNetworkName(name) ? NETWORK_PRESETS[name] : PEER_NETWORK_PRESETS[name];
+}

@@ -1,0 +1,74 @@
+/**
+ * The outside agents of `peer-agents/` as child processes, and the gateway's side they are tested against: a Waku
+ * relay node of this project on the agent's cluster, listening on loopback, which the agent dials.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { PeerDecode } from '../../src/logos/bindings/common/peer-reply.ts';
+import type { LogosTransport } from '../../src/logos/transport.ts';
+import { WakuTransport } from '../../src/logos/transports/waku.ts';
+import { untilPrinted } from './child-process.ts';
+
+export type PeerAgentScript = 'logos-agent' | 'pilot' | 'lp-0008';
+
+export interface PeerAgentProcess {
+  readonly child: ChildProcess;
+  /** What the agent printed when it became ready (its account, keys…). */
+  readonly ready: Record<string, unknown>;
+  /** Every JSON line it printed so far. */
+  readonly events: Record<string, unknown>[];
+}
+
+export function peerAgentScript(script: PeerAgentScript): string {
+  return fileURLToPath(new URL(`./peer-agents/${script}.ts`, import.meta.url));
+}
+
+/** Starts an agent with `args` (its one JSON argument) and resolves once it says it is ready. */
+export async function startPeerAgent(
+  script: PeerAgentScript,
+  args: Record<string, unknown>,
+): Promise<PeerAgentProcess> {
+  const child = spawn(process.execPath, [peerAgentScript(script), JSON.stringify(args)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const events: Record<string, unknown>[] = [];
+  let partial = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) if (line.startsWith('{')) events.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  const { match, code, output } = await untilPrinted(child, /\{"event":"ready".*\}\n/, `the ${script} agent`, 60_000);
+  if (!match) throw new Error(`the ${script} agent exited with ${code}:\n${output}`);
+  return { child, ready: JSON.parse(match[0]) as Record<string, unknown>, events };
+}
+
+/** The gateway's side: a relay node on `clusterId` (8 shards), started, listening on a free loopback port. */
+export async function startGatewayNode(clusterId: number): Promise<WakuTransport> {
+  const node = new WakuTransport({ clusterId, numShardsInCluster: 8, listen: ['/ip4/127.0.0.1/tcp/0'] });
+  await node.start();
+  return node;
+}
+
+/** What a subscription decoded and dropped, as it arrives; `stop` unsubscribes. */
+export interface Decoded<T> {
+  readonly values: T[];
+  readonly dropped: string[];
+  stop(): void;
+}
+
+/** Subscribes to `topic`, keeping what `decode` takes and the reasons of what it drops. */
+export function collectDecoded<T>(
+  transport: LogosTransport,
+  topic: string,
+  decode: (payload: Uint8Array) => PeerDecode<T>,
+): Decoded<T> {
+  const values: T[] = [];
+  const dropped: string[] = [];
+  const stop = transport.subscribe(topic, (payload) => {
+    const decoded = decode(payload);
+    if (decoded.ok) values.push(decoded.value);
+    else dropped.push(decoded.reason);
+  });
+  return { values, dropped, stop };
+}
