@@ -12,13 +12,13 @@
  * address the transport cannot reach (kept by a run on another transport) is not loaded: neither may shadow a live
  * agent.
  *
- * A verified card is kept as signed and verified again when loaded (discovery.ts `readAnnouncedCard`), so that a
+ * A verified card is kept as signed and verified again when loaded (card-reading.ts `readAnnouncedCard`), so that a
  * restarted gateway serves it verified, its signature included, before the agent announces itself again.
  */
 import type { DirectoryStore } from '../store/directory-store.ts';
 import { callableCard, LogosAgentCard, logosAddressOf } from './card.ts';
 import type { UnverifiedLogosCard, VerifiedLogosCard } from './card-signature.ts';
-import { readAnnouncedCard } from './discovery.ts';
+import { readAnnouncedCard } from './card-reading.ts';
 import { dialectOf, type Dialect } from './seed-dialect.ts';
 
 export interface DirectoryEntry {
