@@ -5,8 +5,7 @@
  *
  * The v0.3 suite (a2a-tck branch `0.3.x`) has no scenario prefixes: it expects the reference agent of that branch
  * (`python-sut/tck_core_agent`), whose every task stays submitted for 0.5 s, works for 0.5 s more, then after 0.2 s
- * sends its answer as an artifact and completes with it as the status message, so that a cancel or a second look
- * finds it still running. A message from a v0.3 caller (caller-version.ts) that names no scenario is answered so;
+ * sends its answer as an artifact and completes, so that a cancel or a second look finds it still running. A message from a v0.3 caller (caller-version.ts) that names no scenario is answered so;
  * from a v1.0 caller, it is echoed at once.
  */
 import { SkillRejected, type SkillContext } from '../agent-runtime.ts';
@@ -134,7 +133,11 @@ function run(
   return callerVersionOf(ctx.message) === '0.3' ? v03Lifecycle(ctx, answer, lifecycle) : answer;
 }
 
-/** Submitted, working, then the answer as an artifact and the status message of the completion: the v0.3 suite's. */
+/**
+ * Submitted, working, then the answer as an artifact, then completed: the v0.3 suite's lifecycle. (Its reference
+ * agent repeats the answer as the completion's status message; that would add it to the task's history, which the
+ * suite does not look at, and which clients of both generations read alike.)
+ */
 async function v03Lifecycle(ctx: SkillContext, answer: unknown, lifecycle: V03Lifecycle): Promise<unknown> {
   // The task is submitted until the agent's first status.
   await sleep(lifecycle.submittedMs, ctx.signal);
@@ -142,7 +145,7 @@ async function v03Lifecycle(ctx: SkillContext, answer: unknown, lifecycle: V03Li
   await sleep(lifecycle.workingMs + lifecycle.answerMs, ctx.signal);
   const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
   await ctx.artifact(textArtifact('response', text));
-  return ctx.complete({ message: text });
+  return ctx.complete({});
 }
 
 function scenarioTable(delays: { resubscribeDelayMs: number; delayedCompleteMs: number }): [string, Scenario][] {
