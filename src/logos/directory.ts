@@ -110,8 +110,8 @@ export class AgentDirectory {
 
   /**
    * A stored card as this run reads it: a signed one verified again, as if just heard (left out, and logged, when
-   * it would be refused now); any other as the card schema reads it (skipped, not fatal, when it no longer parses: a card
-   * from an older version; the agent re-announces itself).
+   * it would be refused now); any other as the card schema reads it (skipped, not fatal, when it no longer parses:
+   * a card from an older version; the agent re-announces itself).
    */
   private readStored(json: unknown): { card: LogosAgentCard; verified?: VerifiedLogosCard } | undefined {
     if (typeof json === 'object' && json !== null && 'signature' in json) {

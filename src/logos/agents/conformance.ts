@@ -5,8 +5,9 @@
  *
  * The v0.3 suite (a2a-tck branch `0.3.x`) has no scenario prefixes: it expects the reference agent of that branch
  * (`python-sut/tck_core_agent`), whose every task stays submitted for 0.5 s, works for 0.5 s more, then after 0.2 s
- * sends its answer as an artifact and completes, so that a cancel or a second look finds it still running. A message from a v0.3 caller (caller-version.ts) that names no scenario is answered so;
- * from a v1.0 caller, it is echoed at once.
+ * sends its answer as an artifact and completes, so that a cancel or a second look finds it still running. A
+ * message from a v0.3 caller (caller-version.ts) that names no scenario is answered so; from a v1.0 caller, it is
+ * echoed at once.
  */
 import { SkillRejected, type SkillContext } from '../agent-runtime.ts';
 import { LogosAgent, builtinOptions, type BuiltinAgentOptions } from '../agent-runtime.ts';
