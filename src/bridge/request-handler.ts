@@ -32,6 +32,7 @@ import {
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { skillPrice } from '../logos/card.ts';
+import { CALLER_VERSION_METADATA } from '../logos/caller-version.ts';
 import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
 import { ChangeStreams, type ChangeStream } from './change-stream.ts';
 import { pullEvents, type EventSource } from './event-source.ts';
@@ -394,6 +395,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       returnOnceRecorded?: boolean;
     },
   ): Promise<Task> {
+    message = markedForAgent(message, context);
     const caller = callerOf(context);
     const clientPays = this.clientPays(context);
     const { listener, pushConfig } = extras;
@@ -464,6 +466,12 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
 /** With API keys, a task belongs to the key that created it; an open gateway (no caller) sees every task. */
 function ownedBy(task: Task, caller: string | undefined): boolean {
   return caller === undefined || logosMetadataOf(task)?.caller === caller;
+}
+
+/** A v0.3 caller's message, marked so for the agent (caller-version.ts): agents may answer the generations apart. */
+function markedForAgent(message: Message, context: ServerCallContext): Message {
+  if (context.requestedVersion !== '0.3') return message;
+  return { ...message, metadata: { ...message.metadata, [CALLER_VERSION_METADATA]: '0.3' } };
 }
 
 /** The name of the API key the call came with, if any: what the spending gate holds to a budget. */

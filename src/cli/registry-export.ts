@@ -1,7 +1,13 @@
 /**
- * Export for the public A2A registry (a2a-registry, a2aregistry.org): one JSON file per agent in its format, a
- * v0.3-shaped agent card plus the registry's own keys. `logos-a2a registry export` writes them from a running
- * gateway; `registryEntries` builds the same entries from a directory in-process.
+ * Export for public agent registries, one JSON file per agent in the format the registry imports (`--format`):
+ *
+ *   a2a-registry   the public A2A registry (a2aregistry.org): a v0.3-shaped agent card plus the registry's own keys,
+ *                  below; the default
+ *   agentcore      the AWS Agent Registry of Amazon Bedrock AgentCore: a `CreateRegistryRecord` input holding the
+ *                  v0.3 card (agentcore-record.ts)
+ *
+ * `logos-a2a registry export` writes them from a running gateway; `registryEntries` builds the a2a-registry entries
+ * from a directory in-process.
  *
  * Where each field comes from:
  *
@@ -28,6 +34,11 @@ import { LOGOS_AGENT_EXTENSION, projectLegacyCard } from '../a2a/card-projection
 import { AGENT_ID_PATTERN } from '../logos/card.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
 import { projectSkills } from '../a2a/card-projection.ts';
+import { agentCoreRecord } from './agentcore-record.ts';
+
+/** The registries `registry export` writes for, by the name `--format` takes. */
+export const REGISTRY_FORMATS = ['a2a-registry', 'agentcore'] as const;
+export type RegistryFormat = (typeof REGISTRY_FORMATS)[number];
 
 export interface RegistryEntry {
   protocolVersion: string;
@@ -151,6 +162,9 @@ export interface RegistryExportOptions {
   /** Where the gateway answers (a trailing slash is ignored); its cards carry their public URLs themselves. */
   gatewayUrl: string;
   outDir: string;
+  /** Default `a2a-registry`. */
+  format?: RegistryFormat;
+  /** a2a-registry only: the author of entries whose card names no provider. */
   author?: string;
   fetch?: typeof fetch;
   /** Progress lines (default: standard output) and problems (default: standard error). */
@@ -227,8 +241,15 @@ export async function runRegistryExport(options: RegistryExportOptions): Promise
     }
     try {
       const card = await getJson(`${gateway}/agents/${agent.id}/.well-known/agent-card.json?v=0.3`);
-      const entry = registryEntry(card, { wellKnownURI: agent.cardUrl, author: options.author });
       const file = join(options.outDir, `${agent.id}.json`);
+      if (options.format === 'agentcore') {
+        const record = agentCoreRecord(card, agent.id);
+        await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
+        out(`wrote ${file}  ${record.name} (${agent.cardUrl})`);
+        if (!isPublicUrl(agent.cardUrl)) local++;
+        continue;
+      }
+      const entry = registryEntry(card, { wellKnownURI: agent.cardUrl, author: options.author });
       await writeFile(file, `${JSON.stringify(entry, null, 2)}\n`);
       out(`wrote ${file}  ${entry.name} (${entry.wellKnownURI})`);
       if (!isPublicUrl(entry.url) || !isPublicUrl(entry.wellKnownURI)) local++;
@@ -243,8 +264,11 @@ export async function runRegistryExport(options: RegistryExportOptions): Promise
   );
   if (local > 0) {
     err(
-      'registry export: some URLs are not public (http, localhost or a private address); the registry fetches wellKnownURI and ' +
-        'accepts live, publicly reachable agents only. Set PUBLIC_BASE_URL on the gateway to its public https address.',
+      options.format === 'agentcore'
+        ? 'registry export: some URLs are not public (http, localhost or a private address); whoever finds the agents in the ' +
+            'registry calls them there. Set PUBLIC_BASE_URL on the gateway to its public https address.'
+        : 'registry export: some URLs are not public (http, localhost or a private address); the registry fetches wellKnownURI and ' +
+            'accepts live, publicly reachable agents only. Set PUBLIC_BASE_URL on the gateway to its public https address.',
     );
   }
   return failed > 0 ? 1 : 0;

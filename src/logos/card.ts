@@ -3,7 +3,7 @@
  * The gateway projects it to a pure A2A v1.0 card in src/a2a/card-projection.ts.
  */
 import { z } from 'zod';
-import { canonicalWakuAddress, isWakuAddress } from './transports/waku/identity.ts';
+import { canonicalWakuAddress, isWakuAddress, WAKU_ADDRESS_PREFIX } from './transports/waku/identity.ts';
 
 /** LEZ amounts are u128 base units, always written as decimal strings. */
 export const LezAmount = z.string().regex(/^\d{1,39}$/, 'a LEZ amount is a decimal string of base units');
@@ -85,6 +85,25 @@ export function logosAddressOf(card: LogosAgentCard): string {
   // The schema guarantees at least one interface.
   const address = card.agentInterfaces[0]!.address;
   return isWakuAddress(address) ? canonicalWakuAddress(address) : address;
+}
+
+/** A public key in hex, SEC 1 (uncompressed or compressed), perhaps after `0x`: how the seed writes an address. */
+const BARE_KEY = /^(?:0x)?(04[0-9a-fA-F]{128}|0[23][0-9a-fA-F]{64})$/;
+
+/**
+ * The card with the address tasks go to spelt as the transport takes it, or undefined when the transport cannot
+ * call it at all: such a card would be listed and then fail every call. A bare public key (the seed's spelling) is
+ * read as the `waku:` address of that key wherever the transport reaches those; any other spelling is kept when the
+ * transport reaches it as written (`reaches`, network.ts).
+ */
+export function callableCard(card: LogosAgentCard, reaches: (address: string) => boolean): LogosAgentCard | undefined {
+  const [first, ...others] = card.agentInterfaces;
+  const key = BARE_KEY.exec(first!.address)?.[1];
+  const waku = key === undefined ? undefined : `${WAKU_ADDRESS_PREFIX}${key.toLowerCase()}`;
+  if (waku !== undefined && isWakuAddress(waku) && reaches(waku)) {
+    return { ...card, agentInterfaces: [{ ...first!, address: canonicalWakuAddress(waku) }, ...others] };
+  }
+  return reaches(first!.address) ? card : undefined;
 }
 
 export function skillPrice(card: LogosAgentCard, skillId: string): string {

@@ -11,10 +11,14 @@
  * The gateway's own agents (`registerOwn`) take their ids from any entry an earlier run left, and an entry at an
  * address the transport cannot reach (kept by a run on another transport) is not loaded: neither may shadow a live
  * agent.
+ *
+ * A verified card is kept as signed and verified again when loaded (card-reading.ts `readAnnouncedCard`), so that a
+ * restarted gateway serves it verified, its signature included, before the agent announces itself again.
  */
 import type { DirectoryStore } from '../store/directory-store.ts';
-import { LogosAgentCard, logosAddressOf } from './card.ts';
+import { callableCard, LogosAgentCard, logosAddressOf } from './card.ts';
 import type { UnverifiedLogosCard, VerifiedLogosCard } from './card-signature.ts';
+import { readAnnouncedCard } from './card-reading.ts';
 import { dialectOf, type Dialect } from './seed-dialect.ts';
 
 export interface DirectoryEntry {
@@ -45,8 +49,10 @@ export class AgentDirectory {
   private readonly seenWritten = new Map<string, number>();
   private readonly store: DirectoryStore | undefined;
   private readonly offlineAfterMs: number;
-  private readonly log: (message: string) => void;
-  private readonly reaches: (address: string) => boolean;
+  /** Where the directory, and the discovery listener that feeds it, say what an operator should know. */
+  readonly log: (message: string) => void;
+  /** Whether the transport can reach an address (network.ts `reaches`). */
+  readonly reaches: (address: string) => boolean;
   /** Writes to the store, one after another, in the order the directory changed. */
   private writes: Promise<void> = Promise.resolve();
   /** Whether unverified cards are served (the operator's `allowUnverifiedAgents`). */
@@ -76,28 +82,49 @@ export class AgentDirectory {
       const unverified = isStoredUnverified(json) ? json.unverified : undefined;
       // Kept from a run that allowed unverified agents, by one that does not: not served.
       if (unverified && !this.acceptsUnverified) continue;
-      // A card from an older version that no longer parses is skipped, not fatal: the agent re-announces itself.
-      const parsed = LogosAgentCard.safeParse(isStoredUnverified(json) ? json.card : json);
-      if (!parsed.success) continue;
-      const card = parsed.data;
-      const address = logosAddressOf(card);
+      const read = this.readStored(unverified ? (json as StoredUnverified).card : json);
+      if (!read) continue;
+      const { verified } = read;
       // Kept by a run on another transport: served, it would fail every call; the agent announces itself again here.
-      if (!this.reaches(address)) {
-        this.log(`[directory] "${card.id}" left out: its address ${address} is not one this transport reaches`);
+      const card = callableCard(read.card, this.reaches);
+      if (!card) {
+        const address = read.card.agentInterfaces[0]!.address;
+        this.log(`[directory] "${read.card.id}" left out: its address ${address} is not one this transport reaches`);
         continue;
       }
+      const address = logosAddressOf(card);
       const entry: DirectoryEntry = {
         id: card.id,
         card,
         address,
         updatedAt: new Date(stored.updatedAt),
+        ...(verified ? { verified } : {}),
         ...(unverified ? { unverified } : {}),
       };
       this.entries.set(entry.id, entry);
-      this.cardJson.set(entry.id, JSON.stringify(card));
+      this.cardJson.set(entry.id, JSON.stringify(verified?.signedCard ?? card));
       this.seen.set(entry.id, new Date(stored.lastSeenAt));
       this.seenWritten.set(entry.id, Date.parse(stored.lastSeenAt));
     }
+  }
+
+  /**
+   * A stored card as this run reads it: a signed one verified again, as if just heard (left out, and logged, when
+   * it would be refused now); any other as the card schema reads it (skipped, not fatal, when it no longer parses:
+   * a card from an older version; the agent re-announces itself).
+   */
+  private readStored(json: unknown): { card: LogosAgentCard; verified?: VerifiedLogosCard } | undefined {
+    if (typeof json === 'object' && json !== null && 'signature' in json) {
+      const read = readAnnouncedCard(json, this.reaches);
+      if (read.ok && !('unverified' in read)) return { card: read.card, verified: read };
+      if (!read.ok) {
+        const id = 'id' in json ? JSON.stringify(json.id) : 'a stored card';
+        this.log(`[directory] ${id} left out, as a card heard now would be (${read.reason}): ${read.message}`);
+        return undefined;
+      }
+    }
+    const parsed = LogosAgentCard.safeParse(json);
+    return parsed.success ? { card: parsed.data } : undefined;
   }
 
   /**
@@ -140,7 +167,10 @@ export class AgentDirectory {
     };
     this.entries.set(card.id, entry);
     this.cardJson.set(card.id, json);
-    const stored: StoredUnverified | LogosAgentCard = unverified ? { unverified, card } : card;
+    // A verified card as signed, so that the next start can verify it again (`load`).
+    const stored: StoredUnverified | LogosAgentCard | Record<string, unknown> = unverified
+      ? { unverified, card }
+      : (verified?.signedCard ?? card);
     this.write((store) =>
       store.save({
         id: card.id,

@@ -4,13 +4,16 @@
  * what it hears. Plain publications name no sender, so a card vouches for itself: it is taken only when signed by
  * the key of the LEZ account it names and, for a waku address, when the address's key accepts that account
  * (`x-logos-address-proof`); once an id is held, only a card for the same address and account replaces it.
+ *
+ * Every announcement dropped is counted by reason (`counters`, and `logos_a2a_discovery_drops_total` in /metrics)
+ * and logged once per agent and reason, so that an agent's author can find out why its card is not served.
  */
 import { LogosAgentCard, logosAddressOf } from './card.ts';
-import { admitLogosCard, type LogosCardAdmission, type LogosCardRejection } from './card-signature.ts';
-import { canonicalCard } from './seed-dialect.ts';
+import { admitClaimedCard, claimedCard, type CardReading } from './card-reading.ts';
 import type { AgentDirectory } from './directory.ts';
-import { isWakuAddress, verifyAddressProof } from './transports/waku/identity.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
+import { isPlainObject } from '../json-object.ts';
+import { metrics } from '../observability/metrics.ts';
 
 export const DEFAULT_DISCOVERY_TOPIC = '/logos/1/agent-discovery/proto';
 export const MAX_CARD_BYTES = 64 * 1024;
@@ -21,44 +24,6 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** The payload of an announcement: the card as signed. */
 export function encodeAnnouncement(card: LogosAgentCard | Record<string, unknown>): Uint8Array {
   return encoder.encode(JSON.stringify(card));
-}
-
-export type CardReading =
-  | Exclude<LogosCardAdmission, { ok: false }>
-  | { ok: false; reason: 'invalid' | 'bad-price' | LogosCardRejection; message: string };
-
-/**
- * The one place an announced card is read: checked against the card schema (a seed card as mapped to this
- * binding's, seed-dialect.ts), then its signature verified on the card as sent (the schema drops `signature` and
- * fills defaults), then, for a waku address, the address's proof that it accepts the card's account. A card no
- * documented rule verifies comes back unverified (`admitLogosCard`): nothing proves its address either.
- */
-export function readAnnouncedCard(json: unknown): CardReading {
-  return admitClaimedCard(json, claimedCard(json));
-}
-
-/** What a card claims, before anything vouches for it: the card schema's reading of it. */
-type ClaimedCard = { ok: true; card: LogosAgentCard } | { ok: false; reason: 'invalid' | 'bad-price'; message: string };
-
-function claimedCard(json: unknown): ClaimedCard {
-  const canonical = canonicalCard(json);
-  if (!canonical.ok) return canonical;
-  const parsed = LogosAgentCard.safeParse(canonical.card);
-  if (!parsed.success) return { ok: false, reason: 'invalid', message: parsed.error.message };
-  return { ok: true, card: parsed.data };
-}
-
-/** `readAnnouncedCard` past the schema check, whose reading of `json` is `claimed`. */
-function admitClaimedCard(json: unknown, claimed: ClaimedCard): CardReading {
-  if (!claimed.ok) return claimed;
-  const verified = admitLogosCard(json as Record<string, unknown>);
-  if (!verified.ok || 'unverified' in verified) return verified;
-  const address = logosAddressOf(verified.card);
-  const proof = verified.card['x-logos-address-proof'];
-  if (isWakuAddress(address) && !(proof && verifyAddressProof(address, verified.accountId, proof))) {
-    return { ok: false, reason: 'bad-signature', message: `no valid x-logos-address-proof by ${address}` };
-  }
-  return verified;
 }
 
 export interface DiscoveryCounters {
@@ -75,15 +40,22 @@ export interface DiscoveryCounters {
   unverified: number;
   /** A price that is no whole number of LEZ base units. */
   badPrice: number;
+  /** An address this gateway's transport cannot send to, in any spelling it takes: every call would fail. */
+  badAddress: number;
   /** Older than the card already held for the agent: a replay. */
   stale: number;
   /** Over the per-sender rate: a flood is cut off before any work is done on it. */
   flood: number;
 }
 
+/** Why an announcement was dropped: the counter it adds to, and the `reason` label of its metric. */
+export type DropReason = Exclude<keyof DiscoveryCounters, 'accepted'>;
+
 /** Announcements a sender may make in `FLOOD_WINDOW_MS` (an honest agent makes one every 30 s). */
 const FLOOD_LIMIT = 10;
 const FLOOD_WINDOW_MS = 60_000;
+/** Agents whose last drop was logged: a bound, since anyone can announce under any number of ids. */
+const LOGGED_AGENTS_LIMIT = 10_000;
 
 export class DiscoveryListener {
   readonly counters: DiscoveryCounters = {
@@ -95,11 +67,14 @@ export class DiscoveryListener {
     badSignature: 0,
     unverified: 0,
     badPrice: 0,
+    badAddress: 0,
     stale: 0,
     flood: 0,
   };
   /** Per sender: announcements in the current window, and when it started. Bounded by dropping idle senders. */
   private readonly rates = new Map<string, { count: number; since: number }>();
+  /** Per agent: the reason its last logged drop had; forgotten once a card of it is accepted. */
+  private readonly logged = new Map<string, DropReason>();
   private unsubscribe?: Unsubscribe;
   private readonly transport: LogosTransport;
   private readonly directory: AgentDirectory;
@@ -143,35 +118,53 @@ export class DiscoveryListener {
     return rate.count > FLOOD_LIMIT;
   }
 
+  /**
+   * Counts a dropped announcement, and logs it when it is about an agent (a card that names an id) whose last drop
+   * logged had another reason, or none: an agent that announces every 30 s is not logged every 30 s.
+   */
+  private drop(reason: DropReason, agent: string | undefined, message: string): void {
+    this.counters[reason]++;
+    metrics.discoveryDrops.inc({ reason });
+    if (agent === undefined || this.logged.get(agent) === reason) return;
+    if (this.logged.size >= LOGGED_AGENTS_LIMIT) this.logged.clear();
+    this.logged.set(agent, reason);
+    this.directory.log(`[discovery] the card of ${agent} is not served (${reason}): ${message}`);
+  }
+
   private hear(payload: Uint8Array): void {
     if (payload.byteLength > MAX_CARD_BYTES) {
-      this.counters.oversized++;
+      this.drop('oversized', undefined, `${payload.byteLength} bytes, more than ${MAX_CARD_BYTES}`);
       return;
     }
     let json: unknown;
     try {
       json = JSON.parse(decoder.decode(payload));
     } catch {
-      this.counters.invalid++;
+      this.drop('invalid', undefined, 'not UTF-8 JSON');
       return;
     }
-    // Counted per claimed address before the signature is checked: a flood is cut off before the costly part.
     const claimed = claimedCard(json);
+    const agent = claimed.ok
+      ? `"${claimed.card.id}" at ${claimed.card.agentInterfaces[0]!.address}`
+      : isPlainObject(json) && typeof json.id === 'string'
+        ? JSON.stringify(json.id.slice(0, 128))
+        : undefined;
+    // Counted per claimed address before the signature is checked: a flood is cut off before the costly part.
     if (claimed.ok && this.flooding(logosAddressOf(claimed.card))) {
-      this.counters.flood++;
+      this.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
       return;
     }
-    const verified = admitClaimedCard(json, claimed);
+    const verified = admitClaimedCard(json, claimed, (address) => this.directory.reaches(address));
     if (!verified.ok) {
-      if (verified.reason === 'invalid') this.counters.invalid++;
-      else if (verified.reason === 'unsigned') this.counters.unsigned++;
-      else if (verified.reason === 'oversized') this.counters.oversized++;
-      else if (verified.reason === 'bad-price') this.counters.badPrice++;
-      else this.counters.badSignature++;
+      this.drop(DROP_REASONS[verified.reason], agent, verified.message);
       return;
     }
     if ('unverified' in verified && !this.directory.acceptsUnverified) {
-      this.counters[verified.why === 'unsigned' ? 'unsigned' : 'unverified']++;
+      this.drop(
+        verified.why === 'unsigned' ? 'unsigned' : 'unverified',
+        agent,
+        `${verified.reason} This gateway serves only verified agents.`,
+      );
       return;
     }
     const card = verified.card;
@@ -183,20 +176,25 @@ export class DiscoveryListener {
       existing.address === address &&
       ('unverified' in verified || existing.verified.accountId !== verified.accountId)
     ) {
-      this.counters.idTaken++;
+      this.drop(
+        'idTaken',
+        agent,
+        `the id is held for this address by a card of account ${existing.verified.accountId}`,
+      );
       return;
     }
     // A replay of the same agent's older card (another agent's claim on the id is `idTaken` below).
     const held = existing?.address === address ? existing.card['x-issued-at'] : undefined;
     if (held && (!card['x-issued-at'] || Date.parse(card['x-issued-at']) < Date.parse(held))) {
-      this.counters.stale++;
+      this.drop('stale', agent, `issued ${card['x-issued-at'] ?? 'at no stated time'}, before the card held (${held})`);
       return;
     }
     if (!this.directory.register(card, new Date(), verified)) {
-      this.counters.idTaken++;
+      this.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(card.id)}`);
       return;
     }
     this.counters.accepted++;
+    if (agent !== undefined) this.logged.delete(agent);
     const instance = card['x-instance'];
     if (instance !== undefined) {
       const previous = this.instances.get(address);
@@ -205,3 +203,15 @@ export class DiscoveryListener {
     }
   }
 }
+
+/** The counter of each reason `readAnnouncedCard` refuses a card for. */
+const DROP_REASONS: Record<Exclude<CardReading, { ok: true }>['reason'], DropReason> = {
+  invalid: 'invalid',
+  oversized: 'oversized',
+  unsigned: 'unsigned',
+  'bad-price': 'badPrice',
+  'bad-address': 'badAddress',
+  'bad-signature': 'badSignature',
+  malformed: 'badSignature',
+  'account-mismatch': 'badSignature',
+};

@@ -119,6 +119,13 @@ export const metrics = {
     labelNames: ['statement'] as const,
     registers: [registry],
   }),
+  /** Announcements on the discovery topic not taken, by reason (the discovery listener's counter names). */
+  discoveryDrops: new Counter({
+    name: 'logos_a2a_discovery_drops_total',
+    help: 'Agent card announcements dropped by discovery, by reason (idTaken, badSignature, badAddress, ...).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
   rateLimited: new Counter({
     name: 'logos_a2a_rate_limited_total',
     help: 'Requests refused with 429, by the limit they hit (key or address).',

@@ -1,14 +1,19 @@
-/** The a2a-registry export: entries from a directory, and `logos-a2a registry export` against a gateway over HTTP. */
+/**
+ * The registry exports: a2a-registry entries from a directory, AgentCore registry records checked against the
+ * documented shape of CreateRegistryRecord, and `logos-a2a registry export` against a gateway over HTTP.
+ */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { agentsIndex } from '../../src/a2a/agents-index.ts';
 import { projectCard, projectLegacyCard } from '../../src/a2a/card-projection.ts';
 import { LogosAgentCard, type LogosAgentCardInput } from '../../src/logos/card.ts';
 import { AgentDirectory } from '../../src/logos/directory.ts';
 import { registryEntries, registryEntry, runRegistryExport } from '../../src/cli/registry-export.ts';
+import { agentCoreRecord, AGENTCORE_INLINE_CONTENT_MAX } from '../../src/cli/agentcore-record.ts';
 
 const BASE = 'https://gw.example.org';
 
@@ -145,6 +150,70 @@ describe('registryEntries', () => {
   });
 });
 
+/**
+ * The input of CreateRegistryRecord (bedrock-agentcore-control API reference) as `--cli-input-json` takes it, less
+ * `registryId` (given on the command line): the members, their types, patterns and lengths as documented. Strict: a
+ * member the operation does not define is refused by the CLI.
+ */
+const CreateRegistryRecordInput = z.strictObject({
+  clientToken: z.string().optional(),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[a-zA-Z0-9][a-zA-Z0-9_\-./]*$/),
+  description: z.string().min(1).max(4096).optional(),
+  descriptorType: z.enum(['MCP', 'A2A', 'CUSTOM', 'AGENT_SKILLS']),
+  descriptors: z.strictObject({
+    a2a: z.strictObject({
+      agentCard: z.strictObject({
+        inlineContent: z.string().min(1).max(102_400),
+        schemaVersion: z.string().min(1).max(255),
+      }),
+    }),
+  }),
+  recordVersion: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[a-zA-Z0-9.-]+$/)
+    .optional(),
+});
+
+describe('agentCoreRecord (the AWS Agent Registry of Bedrock AgentCore)', () => {
+  const legacyCardOf = (id: string, d = directory()) => projectLegacyCard(d.get(id)!.card, `${BASE}/agents/${id}`);
+
+  it('is a CreateRegistryRecord input as documented, holding the v0.3 card as served', () => {
+    for (const id of ['echo', 'shop']) {
+      const served = legacyCardOf(id);
+      const record = CreateRegistryRecordInput.parse(agentCoreRecord(served, id));
+      expect(record).toMatchObject({
+        name: id,
+        description: served.description,
+        descriptorType: 'A2A',
+        descriptors: { a2a: { agentCard: { schemaVersion: '0.3.0' } } },
+        recordVersion: '1.2.0',
+      });
+      expect(JSON.parse(record.descriptors.a2a.agentCard.inlineContent)).toEqual(served);
+    }
+  });
+
+  it('leaves out what the registry would refuse: an empty description, a version outside its pattern', () => {
+    const d = new AgentDirectory();
+    d.register(card({ id: 'plain', description: '', version: '1.0 beta' }));
+    const record = CreateRegistryRecordInput.parse(agentCoreRecord(legacyCardOf('plain', d), 'plain'));
+    expect(record).not.toHaveProperty('description');
+    expect(record).not.toHaveProperty('recordVersion');
+  });
+
+  it('refuses a card longer than the registry takes, naming the limit', () => {
+    const served = legacyCardOf('echo');
+    const long = { ...served, description: 'x'.repeat(AGENTCORE_INLINE_CONTENT_MAX) };
+    expect(() => agentCoreRecord(long, 'echo')).toThrow(/at most 102400/);
+    expect(() => agentCoreRecord({ name: 'no version' }, 'echo')).toThrow(/protocolVersion/);
+  });
+});
+
 describe('runRegistryExport', () => {
   let dir: string;
   let lines: string[];
@@ -182,7 +251,7 @@ describe('runRegistryExport', () => {
     return { fetchFn, requests };
   }
 
-  const run = (fetchFn: typeof fetch, extra: { author?: string } = {}) =>
+  const run = (fetchFn: typeof fetch, extra: { author?: string; format?: 'a2a-registry' | 'agentcore' } = {}) =>
     runRegistryExport({
       gatewayUrl: 'http://10.0.0.5:8080/',
       outDir: join(dir, 'out'),
@@ -208,6 +277,21 @@ describe('runRegistryExport', () => {
     expect(lines.join('\n')).toMatch(
       /wrote .*echo\.json {2}Echo \(https:\/\/gw\.example\.org\/agents\/echo\/\.well-known\/agent-card\.json\)/,
     );
+    expect(lines.at(-1)).toMatch(/2 of 2 agents written/);
+    expect(problems).toEqual([]);
+  });
+
+  it('--format agentcore writes one CreateRegistryRecord input per agent, its card the one served', async () => {
+    const { fetchFn } = gateway();
+    expect(await run(fetchFn, { format: 'agentcore' })).toBe(0);
+    expect(readdirSync(join(dir, 'out')).sort()).toEqual(['echo.json', 'shop.json']);
+    for (const id of ['echo', 'shop']) {
+      const record = CreateRegistryRecordInput.parse(JSON.parse(readFileSync(join(dir, 'out', `${id}.json`), 'utf8')));
+      expect(record.name).toBe(id);
+      expect(JSON.parse(record.descriptors.a2a.agentCard.inlineContent)).toEqual(
+        projectLegacyCard(directory().get(id)!.card, `${BASE}/agents/${id}`),
+      );
+    }
     expect(lines.at(-1)).toMatch(/2 of 2 agents written/);
     expect(problems).toEqual([]);
   });

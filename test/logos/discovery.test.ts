@@ -1,7 +1,8 @@
 /** Agents announce their cards on the discovery topic; the gateway serves every agent it hears, bound to its owner. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogosAgent } from '../../src/logos/agent-runtime.ts';
-import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement, readAnnouncedCard } from '../../src/logos/discovery.ts';
+import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from '../../src/logos/discovery.ts';
+import { readAnnouncedCard } from '../../src/logos/card-reading.ts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { addressFromPublicKey, proveAddress } from '../../src/logos/transports/waku/identity.ts';
 import { formatAccountId, publicAccountId } from '../../src/lez/account-id.ts';

@@ -14,7 +14,7 @@ import { createDecoder as createSymmetricDecoder } from '@waku/message-encryptio
 import { createRoutingInfo } from '@waku/utils';
 import { describe, expect, it } from 'vitest';
 import { signLogosCard } from '../../src/logos/card-signature.ts';
-import { readAnnouncedCard } from '../../src/logos/discovery.ts';
+import { readAnnouncedCard } from '../../src/logos/card-reading.ts';
 import { taskStatusTopic } from '../../src/logos/envelope.ts';
 import { statusKeyBytes } from '../../src/logos/status-key.ts';
 import {

@@ -1,17 +1,7 @@
 /** /metrics on a real gateway: each family moves when its event happens, labelled by route pattern, never raw path. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, collect, startTestBed, textMessage, type TestBed } from '../support/gateway.ts';
-
-/** The value of one series in a Prometheus text exposition (0 when absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const present = [...line.slice(name.length).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([pair]) => pair);
-    if (wanted.every((pair) => present.includes(pair))) return Number(line.split(' ').at(-1));
-  }
-  return 0;
-}
+import { sample } from '../support/prometheus.ts';
 
 describe('/metrics', () => {
   let bed: TestBed;

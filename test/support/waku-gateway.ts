@@ -6,7 +6,7 @@ import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
 /** A gateway on 127.0.0.1 with a free port, its SQLite file and node key in `dir`, and a Waku node others can join. */
 export function startWakuGateway(
   dir: string,
-  options: { env?: NodeJS.ProcessEnv; overrides?: GatewayConfigInput } = {},
+  options: { env?: NodeJS.ProcessEnv; overrides?: GatewayConfigInput; log?: (message: string) => void } = {},
 ): Promise<Gateway> {
   const config = loadConfig({
     env: options.env ?? {},
@@ -19,5 +19,5 @@ export function startWakuGateway(
       ...options.overrides,
     },
   });
-  return startGateway(config, { log: () => undefined });
+  return startGateway(config, { log: options.log ?? (() => undefined) });
 }

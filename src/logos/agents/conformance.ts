@@ -2,11 +2,18 @@
  * `conformance`: behaves as the official A2A TCK expects of its system under test, keyed by the prefix of the
  * caller's messageId (a2a-tck `scenarios/*.feature`). It runs behind the gateway like any Logos agent, so the TCK
  * scenarios exercise the whole path: HTTP → bridge → binding → agent and back.
+ *
+ * The v0.3 suite (a2a-tck branch `0.3.x`) has no scenario prefixes: it expects the reference agent of that branch
+ * (`python-sut/tck_core_agent`), whose every task stays submitted for 0.5 s, works for 0.5 s more, then after 0.2 s
+ * sends its answer as an artifact and completes, so that a cancel or a second look finds it still running. A
+ * message from a v0.3 caller (caller-version.ts) that names no scenario is answered so; from a v1.0 caller, it is
+ * echoed at once.
  */
 import { SkillRejected, type SkillContext } from '../agent-runtime.ts';
 import { LogosAgent, builtinOptions, type BuiltinAgentOptions } from '../agent-runtime.ts';
 import type { LogosTransport } from '../transport.ts';
 import { sleep } from '../../time-limit.ts';
+import { callerVersionOf } from '../caller-version.ts';
 
 export interface ConformanceOptions extends BuiltinAgentOptions {
   /**
@@ -21,7 +28,21 @@ export interface ConformanceOptions extends BuiltinAgentOptions {
    * (-32008). Off by default: the suite does not send the extension on its other calls, which would all be refused.
    */
   requireTckExtension?: boolean;
+  /**
+   * The v0.3 suite's task lifecycle: how long a task stays submitted, then working, then how long until its answer
+   * (default: the reference agent's 0.5 s, 0.5 s and 0.2 s). Tests shorten it.
+   */
+  v03LifecycleMs?: V03Lifecycle;
 }
+
+export interface V03Lifecycle {
+  submittedMs: number;
+  workingMs: number;
+  answerMs: number;
+}
+
+/** The v0.3 reference agent's timing (a2a-tck `0.3.x`, `python-sut/tck_core_agent/agent_executor.py`). */
+export const DEFAULT_V03_LIFECYCLE: V03Lifecycle = { submittedMs: 500, workingMs: 500, answerMs: 200 };
 
 /** The extension the TCK checks required extensions with. */
 export const TCK_REQUIRED_EXTENSION = 'urn:a2a:tck:required-extension';
@@ -59,9 +80,13 @@ export function conformanceAgent(transport: LogosTransport, options: Conformance
     resubscribeDelayMs: options.resubscribeDelayMs ?? DEFAULT_RESUBSCRIBE_DELAY_MS,
     delayedCompleteMs: options.delayedCompleteMs ?? STREAMING_TIMEOUT_MS,
   });
+  const lifecycle = options.v03LifecycleMs ?? DEFAULT_V03_LIFECYCLE;
   return new LogosAgent({
     transport,
     ...builtinOptions(options),
+    // The runtime acknowledges a silent skill with `working`; a v0.3 task must stay submitted longer than that.
+    // Every scenario of the v1.0 suite says something itself at once.
+    ackAfterMs: lifecycle.submittedMs + 250,
     card: {
       id: options.id ?? 'conformance',
       name: 'A2A conformance agent',
@@ -89,7 +114,7 @@ export function conformanceAgent(transport: LogosTransport, options: Conformance
           }
         : {}),
     },
-    skills: { conformance: (ctx) => run(ctx, messageIdOf(ctx.message), scenarios) },
+    skills: { conformance: (ctx) => run(ctx, messageIdOf(ctx.message), scenarios, lifecycle) },
   });
 }
 
@@ -97,10 +122,31 @@ function messageIdOf(message: Record<string, unknown> | undefined): string {
   return typeof message?.messageId === 'string' ? message.messageId : '';
 }
 
-function run(ctx: SkillContext, messageId: string, scenarios: [string, Scenario][]): Promise<unknown> | unknown {
+function run(
+  ctx: SkillContext,
+  messageId: string,
+  scenarios: [string, Scenario][],
+  lifecycle: V03Lifecycle,
+): Promise<unknown> | unknown {
   const match = scenarios.find(([prefix]) => messageId.startsWith(prefix));
   if (match) return match[1](ctx, messageId);
-  return ctx.text !== '' ? ctx.text : ctx.params;
+  const answer = ctx.text !== '' ? ctx.text : ctx.params;
+  return callerVersionOf(ctx.message) === '0.3' ? v03Lifecycle(ctx, answer, lifecycle) : answer;
+}
+
+/**
+ * Submitted, working, then the answer as an artifact, then completed: the v0.3 suite's lifecycle. (Its reference
+ * agent repeats the answer as the completion's status message; that would add it to the task's history, which the
+ * suite does not look at, and which clients of both generations read alike.)
+ */
+async function v03Lifecycle(ctx: SkillContext, answer: unknown, lifecycle: V03Lifecycle): Promise<unknown> {
+  // The task is submitted until the agent's first status.
+  await sleep(lifecycle.submittedMs, ctx.signal);
+  await ctx.progress();
+  await sleep(lifecycle.workingMs + lifecycle.answerMs, ctx.signal);
+  const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+  await ctx.artifact(textArtifact('response', text));
+  return ctx.complete({});
 }
 
 function scenarioTable(delays: { resubscribeDelayMs: number; delayedCompleteMs: number }): [string, Scenario][] {

@@ -23,9 +23,11 @@ import {
   type Binding,
   type TestBed,
 } from '../../support/gateway.ts';
+import { ClientFactory as LegacyClientFactory } from 'a2a-sdk-v03/client';
 import {
   conformanceAgent,
   DEFAULT_RESUBSCRIBE_DELAY_MS,
+  DEFAULT_V03_LIFECYCLE,
   TCK_REQUIRED_EXTENSION,
 } from '../../../src/logos/agents/conformance.ts';
 
@@ -269,6 +271,82 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('TCK scenarios over %s', (bindi
 
 it('test-resubscribe-message-id works twice the TCK streaming timeout (2 s) by default', () => {
   expect(DEFAULT_RESUBSCRIBE_DELAY_MS).toBeGreaterThanOrEqual(4_000);
+});
+
+describe('v0.3 callers: the 0.3.x suite’s reference agent, through the official v0.3 client', () => {
+  // The 0.3.x suite's own messageIds: no scenario prefix.
+  const legacyMessage = (messageId: string, taskId?: string) => ({
+    message: {
+      kind: 'message' as const,
+      messageId,
+      role: 'user' as const,
+      parts: [{ kind: 'text' as const, text: 'Hello from the v0.3 suite' }],
+      ...(taskId ? { taskId } : {}),
+    },
+  });
+  const legacyClient = () => new LegacyClientFactory().createFromUrl(`${base()}/`);
+
+  it('a task goes submitted → working → the answer as an artifact → completed', async () => {
+    const client = await legacyClient();
+    const events = [];
+    for await (const event of client.sendMessageStream(legacyMessage(`test-state-message-id-${++counter}`))) {
+      events.push(event);
+    }
+    const seen = events.map((event) =>
+      event.kind === 'task'
+        ? { task: event.status.state }
+        : event.kind === 'status-update'
+          ? { status: event.status.state, final: event.final }
+          : event.kind === 'artifact-update'
+            ? { artifact: event.artifact.parts }
+            : { other: event.kind },
+    );
+    expect(seen).toEqual([
+      { task: 'submitted' },
+      { status: 'working', final: false },
+      { artifact: [{ kind: 'text', text: 'Hello from the v0.3 suite' }] },
+      { status: 'completed', final: true },
+    ]);
+  });
+
+  it('a non-blocking send finds the task running, so the suite’s cancel succeeds (before: -32002)', async () => {
+    const client = await legacyClient();
+    const sent = await client.sendMessage({
+      ...legacyMessage(`cancel-test-${++counter}`),
+      configuration: { blocking: false },
+    });
+    expect(sent.kind).toBe('task');
+    if (sent.kind !== 'task') return;
+    expect(['submitted', 'working']).toContain(sent.status.state);
+    const canceled = await client.cancelTask({ id: sent.id });
+    expect(canceled.status.state).toBe('canceled');
+  });
+
+  it('test-resubscribe-message-id keeps working while a resubscriber follows it to completed', async () => {
+    const client = await legacyClient();
+    const stream = client.sendMessageStream(legacyMessage(`test-resubscribe-message-id-${++counter}`));
+    const first = (await stream.next()).value;
+    expect(first?.kind).toBe('task');
+    if (first?.kind !== 'task') return;
+    const states = [];
+    for await (const event of client.resubscribeTask({ id: first.id })) {
+      if (event.kind === 'status-update') states.push(event.status.state);
+    }
+    expect(states.at(-1)).toBe('completed');
+    await stream.return(undefined);
+  });
+
+  it('v1.0 callers are not slowed: a message naming no scenario is echoed at once', async () => {
+    const task = (await (await clientFor(base())).sendMessage(textMessage('echo me'))) as Task;
+    expect(task.status?.state).toBe(COMPLETED);
+    expect(task.artifacts.map(partsOf)).toEqual([[{ text: 'echo me' }]]);
+    // The gateway marks v0.3 callers only: a v1.0 caller's message reaches the agent as sent.
+    expect(task.history[0]?.metadata).toBeUndefined();
+  });
+
+  it('the default timing is the reference agent’s: 0.5 s submitted, 0.5 s working, 0.2 s to the answer', () => {
+    expect(DEFAULT_V03_LIFECYCLE).toEqual({ submittedMs: 500, workingMs: 500, answerMs: 200 });
+  });
 });
 
 describe('TCK values on the wire (plain JSON)', () => {
