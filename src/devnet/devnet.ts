@@ -67,6 +67,8 @@ export async function startDevnet(input: DevnetOptions = {}): Promise<Devnet> {
   const programIds = resolveProgramIds(options.programIds);
   const genesis = resolveGenesis(options.genesis, options.debugAccounts, options.testnetAccounts);
   const config: ChainConfig = {
+    profile: options.profile,
+    transferGas: BigInt(options.transferGas),
     signingMode: options.signingMode,
     finalityDepth: options.finalityDepth,
     serveReceipts: options.receipts,
@@ -153,6 +155,8 @@ function openStoredChain(dir: string, config: ChainConfig): DevnetChain {
       format: 'logos-a2a/devnet-chain',
       version: 1,
       signingMode: config.signingMode,
+      // A chain kept before profiles existed is a v0.2 one, and opens as before.
+      ...(config.profile === 'v0.2' ? {} : { profile: config.profile }),
       programIds: config.programIds,
       genesis: config.genesis.map((entry) => ({
         account: entry.account,
@@ -162,7 +166,7 @@ function openStoredChain(dir: string, config: ChainConfig): DevnetChain {
     },
     { bigints: 'string' },
   );
-  const { log, stored } = BlockLog.open(dir, identity, (bytes) => decodeBlock(bytes).ok);
+  const { log, stored } = BlockLog.open(dir, identity, (bytes) => decodeBlock(bytes, config.profile).ok);
   try {
     return new DevnetChain(config, { log, stored: stored.blocks });
   } catch (error) {
