@@ -121,7 +121,7 @@ export class DevnetChain {
    * lee-v0.3 only. The base fees stay at the protocol minimum: the market moves them up only for blocks above half
    * full, which a devnet does not build, and never below the minimum.
    */
-  readonly fees: FeeTerms | undefined;
+  fees: FeeTerms | undefined;
 
   /** `stored`: the blocks after genesis of a chain kept on disk, replayed; `log` takes every new block. */
   constructor(config: ChainConfig, persistence?: { log: BlockLog; stored: readonly Uint8Array[] }) {
@@ -246,6 +246,16 @@ export class DevnetChain {
   /** What a transaction of `bytes` (borsh(NSSATransaction)) is charged under, on a chain with fees. */
   private charge(bytes: Uint8Array): { terms: FeeTerms; dataBytes: number } | undefined {
     return this.fees && { terms: this.fees, dataBytes: bytes.byteLength };
+  }
+
+  /**
+   * lee-v0.3, devnet-only: moves the base fees as a busy market would, so a client can meet a fee that rose after
+   * it quoted one. Never below the protocol minimum.
+   */
+  setBaseFees(exec: bigint, stor: bigint): void {
+    if (!this.fees) throw new Error('this devnet has no fees (profile v0.2)');
+    if (exec < MIN_BASE_FEE || stor < MIN_BASE_FEE) throw new RangeError(`base fees are at least ${MIN_BASE_FEE}`);
+    this.fees = { ...this.fees, baseFeeExec: exec, baseFeeStor: stor };
   }
 
   /** `getFeeState`'s quote (lee-v0.3): the base fees, and the band the next block's lie in. */

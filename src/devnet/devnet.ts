@@ -39,6 +39,8 @@ export interface Devnet {
   genesis: readonly GenesisAccount[];
   /** Builds the next block now (also while the timer runs). Throws after stop(). */
   produceBlock(): BlockSummary;
+  /** lee-v0.3 only: sets the base fees (execution, storage), as a busy market would move them. */
+  setBaseFees(exec: bigint, stor: bigint): void;
   /** Called with every block; returns the unsubscribe function. */
   onBlock(listener: (block: BlockSummary) => void): () => void;
   /** Stops the block timer and the server, cutting open connections. Idempotent. */
@@ -130,6 +132,7 @@ export async function startDevnet(input: DevnetOptions = {}): Promise<Devnet> {
       if (stopped) throw new Error('the devnet is stopped');
       return chain.produceBlock();
     },
+    setBaseFees: (exec, stor) => chain.setBaseFees(exec, stor),
     onBlock: (listener) => chain.onBlock(listener),
     stop: async () => {
       stopped = true;

@@ -34,6 +34,8 @@ export type PayFailureReason =
   | 'conflict' // the paymentId is already used for another payee or amount
   | 'payee-uninitialised' // LEZ drops transfers to an account its program has not claimed (docs/lez.md §3)
   | 'insufficient-funds'
+  | 'fee-above-cap' // the fee the sequencer asks for now is above the operator's cap (payments.maxFee)
+  | 'fee-rejected' // the sequencer refused the transaction's fee (-31980…-31986); it never entered the mempool
   | 'record-failed' // onSigned threw: nothing was submitted
   | 'rejected' // the sequencer refused the signed transaction; it never entered the mempool
   | 'superseded' // its nonce was used by another transaction, so it can never land
