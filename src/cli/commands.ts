@@ -613,6 +613,11 @@ function printWelcome(gateway: Gateway, command: string): void {
       ? [`gRPC:         ${gateway.grpcAddress} (each agent by its card's tenant: its id; the default agent without)`]
       : []),
     ...logosNetworkLines(gateway),
+    ...(gateway.payer
+      ? [
+          `Payments:     ${gateway.payer.rail} from ${gateway.payer.account}${gateway.payer.profile ? `, LEZ protocol profile ${gateway.payer.profile}` : ''}${gateway.payer.feeCap !== undefined ? `, fees up to ${gateway.payer.feeCap} per payment` : ''}`,
+        ]
+      : []),
     '',
     'Try it:',
     `  curl -s ${gateway.url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' \\`,

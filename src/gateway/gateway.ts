@@ -62,6 +62,8 @@ export interface Gateway {
   readonly port: number;
   /** Where the gRPC binding is reachable (`host:port`), when it is served (grpcPort). */
   readonly grpcAddress?: string;
+  /** The wallet that pays agents, when payments are on (the start banner names it). */
+  readonly payer?: Payer;
   stop(): Promise<void>;
 }
 
@@ -374,6 +376,7 @@ async function open(
     url,
     port,
     ...(grpc ? { grpcAddress: grpc.address } : {}),
+    ...(payer ? { payer } : {}),
     stop: closeAll,
   };
 }

@@ -143,6 +143,10 @@ export class LezRail implements PaymentRail {
     };
   }
 
+  get feeCap(): bigint | undefined {
+    return this.fees?.maxFee;
+  }
+
   /** With fees, the fee quoted is the cap: the most one payment may cost beyond its price. */
   async quote(price: bigint | string): Promise<QuoteOutcome> {
     return quotePrice(this.rail, this.network, price, this.fees?.maxFee ?? 0n);

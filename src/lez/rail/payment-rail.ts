@@ -123,6 +123,10 @@ export interface PaymentRail {
   readonly network: string;
   /** The account this rail pays from. */
   readonly payer: string;
+  /** On a chain with fees: the most one payment's fee may be (the operator's cap). */
+  readonly feeCap?: bigint;
+  /** The LEZ protocol profile it speaks (protocol-profile.ts); none for the memory rail. */
+  readonly profile?: string;
 
   /** Parses an `x-lez-price` (decimal base units) and prices it on this rail. */
   quote(price: bigint | string): Promise<QuoteOutcome>;
