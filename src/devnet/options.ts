@@ -20,7 +20,7 @@ export const DevnetOptions = z
     blockIntervalMs: z.number().int().min(0).default(1000),
     /**
      * The protocol: `v0.2` as the public testnet today (no fees; a transfer to an account never initialised is
-     * dropped), `lee-v0.3` as the fees revision (getFeeState, signed fee declarations, admission errors; docs/lez.md §8).
+     * dropped), `lee-v0.3` as the fees revision (getFeeState, signed fee declarations, admission errors; docs/lez.md §10).
      */
     profile: z.enum(PROTOCOL_PROFILES).default('v0.2'),
     /** lee-v0.3: the gas metered for a native transfer (the fee is this × the base fee, plus bytes × the storage fee). */

@@ -1,5 +1,5 @@
 /**
- * LEZ transaction fees, as merged on the development branch (docs/lez.md §8; `lee/state_machine/src/fees.rs`,
+ * LEZ transaction fees, as merged on the development branch (docs/lez.md §10; `lee/state_machine/src/fees.rs`,
  * `lez/fee_core`, `lez/sequencer/service/protocol/src/fees.rs`). Only the `lee-v0.3` profile has them.
  *
  * - Every charged public transaction signs a `FeeDeclaration {payer, gas_limit, tip, max_fee}` inside its message

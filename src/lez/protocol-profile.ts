@@ -1,5 +1,5 @@
 /**
- * Which LEZ protocol a sequencer speaks (docs/lez.md §8), told at start by asking it, overridable by configuration:
+ * Which LEZ protocol a sequencer speaks (docs/lez.md §10), told at start by asking it, overridable by configuration:
  *
  * - `v0.2`: the public testnet today (wallets at v0.2.4): no fees; a transfer to an account that was never
  *   initialised is discarded without an error, so the payee is checked first (rail/payee-check.ts).

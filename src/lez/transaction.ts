@@ -4,7 +4,7 @@
  * ```
  * Message (v0.2)     = program_id [u32; 8] ‖ account_ids Vec<[u8; 32]> ‖ nonces Vec<u128> ‖ instruction_data Vec<u32>
  * Message (lee-v0.3) = program_id [u32; 8] ‖ account_ids Vec<[u8; 32]> ‖ nonces Vec<u128> ‖ instruction_data Vec<u8>
- *                      ‖ fee Option<FeeDeclaration>                  (the fees revision; docs/lez.md §8, fees.ts)
+ *                      ‖ fee Option<FeeDeclaration>                  (the fees revision; docs/lez.md §10, fees.ts)
  * WitnessSet        = Vec<(signature [u8; 64], x-only public key [u8; 32])>
  * PublicTransaction = Message ‖ WitnessSet
  * NSSATransaction   = u8 tag (0 Public, 1 PrivacyPreserving, 2 ProgramDeployment) ‖ variant

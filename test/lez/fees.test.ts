@@ -1,7 +1,7 @@
 /**
  * The lee-v0.3 layout and its fee declaration, byte for byte: the pinned layouts of
  * `lee/state_machine/src/public_transaction/message.rs` (fees revision), the native transfer instruction, the hex
- * vectors docs/lez.md §8 shows (asserted here), and the admission errors as the sequencer renders them.
+ * vectors docs/lez.md §9.15 shows (asserted here), and the admission errors as the sequencer renders them.
  */
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -74,7 +74,7 @@ describe('the lee-v0.3 public message', () => {
     expect(nativeTransferAmount([1, ...data.slice(1)], 'lee-v0.3')).toBeUndefined();
   });
 
-  it('a signed fee-bearing transfer: the vector docs/lez.md §8 shows', () => {
+  it('a signed fee-bearing transfer: the vector docs/lez.md §9.15 shows', () => {
     const secretKey = new Uint8Array(32).fill(1);
     const built = buildNativeTransfer({
       programId: [1, 2, 3, 4, 5, 6, 7, 8],
