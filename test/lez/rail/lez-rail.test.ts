@@ -778,6 +778,34 @@ describe('LezRail on a devnet with fees (lee-v0.3)', () => {
     },
   );
 
+  it.concurrent(
+    'killed between recording and submitting: the resumed fee-bearing record pays once, its fee in the receipt',
+    async ({ world }) => {
+      const { devnet, proxy, rail: makeRail } = await world(WITH_FEES);
+      let record: unknown;
+      const crashed = await makeRail(FEES).pay({
+        paymentId: 'task:k',
+        to: AGENT.account,
+        amount: 40n,
+        onSigned: (r) => {
+          record = stored(r);
+          throw new Error('killed');
+        },
+      });
+      expect(crashed).toMatchObject({ kind: 'failed', reason: 'record-failed' });
+      expect(proxy.count('sendTransaction')).toBe(0);
+      const restarted = makeRail(FEES);
+      const resumed = paid(await restarted.resume(record));
+      expect(resumed.txHash).toBe((record as RailPaymentRecord).txHash);
+      expect(BigInt(resumed.maxFee!)).toBeGreaterThan(0n);
+      expect(await makeRail(FEES).resume(record)).toEqual({ kind: 'paid', paymentId: 'task:k', receipt: resumed });
+      expect(devnet.balance(AGENT.account)).toBe(20_040n);
+      expect(devnet.nonce(PAYER.account)).toBe(1n);
+      // A v0.2 rail cannot read a lee-v0.3 record: it is refused, never sent.
+      expect(await makeRail().resume(record)).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
+    },
+  );
+
   it.concurrent('a fee the sequencer refuses for good: a clear failure, nothing paid', async ({ world }) => {
     const { devnet, proxy, rail: makeRail } = await world(WITH_FEES);
     const rail = makeRail({ ...FEES, maxFee: '100000' });
