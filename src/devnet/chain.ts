@@ -254,6 +254,8 @@ export class DevnetChain {
    */
   setBaseFees(exec: bigint, stor: bigint): void {
     if (!this.fees) throw new Error('this devnet has no fees (profile v0.2)');
+    // A replay of the blocks would not know the fees they were built under.
+    if (this.log) throw new Error('base fees cannot be set on a chain kept on disk');
     if (exec < MIN_BASE_FEE || stor < MIN_BASE_FEE) throw new RangeError(`base fees are at least ${MIN_BASE_FEE}`);
     this.fees = { ...this.fees, baseFeeExec: exec, baseFeeStor: stor };
   }

@@ -145,7 +145,9 @@ export class BlockSearch {
     if (missing.length > 0) {
       const fetched = await this.client.getBlockRange(missing[0]!, missing.at(-1)!);
       if (fetched.kind !== 'result') return sequencerProblem(fetched);
-      fetched.value.forEach((bytes, i) => this.remember(missing[0]! + BigInt(i), readBlock(bytes, this.client.layout ?? 'v0.2')));
+      fetched.value.forEach((bytes, i) =>
+        this.remember(missing[0]! + BigInt(i), readBlock(bytes, this.client.layout ?? 'v0.2')),
+      );
     }
     const blocks: ReadBlock[] = [];
     for (let id = start; id <= end; id++) {
