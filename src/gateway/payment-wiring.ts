@@ -196,6 +196,25 @@ export async function detectProfile(
   return choice.profile;
 }
 
+/**
+ * Everything a LEZ rail needs to know of the sequencer at `url` beyond its key: the signing mode and the protocol
+ * profile, both probed and checked against `payments` (detectSigningMode, detectProfile), with the fee settings.
+ */
+export async function detectLezProtocol(
+  url: string,
+  payments: Pick<PaymentsConfig, 'signingMode' | 'profile' | 'maxFee' | 'gasLimit'>,
+  log: (line: string) => void = console.info,
+): Promise<{ signingMode: SigningMode; protocol: LezRailProtocol }> {
+  const signingMode = await detectSigningMode(url, payments.signingMode, log);
+  const profile = await detectProfile(url, payments.profile, log);
+  const protocol: LezRailProtocol = {
+    profile,
+    ...(payments.maxFee === undefined ? {} : { maxFee: payments.maxFee }),
+    ...(payments.gasLimit === undefined ? {} : { gasLimit: payments.gasLimit }),
+  };
+  return { signingMode, protocol };
+}
+
 /** What a LEZ rail is told beyond its sequencer and key: the protocol, and on one with fees the operator's cap. */
 export interface LezRailProtocol {
   profile: ProtocolProfile;
