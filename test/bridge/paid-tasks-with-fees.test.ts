@@ -107,6 +107,19 @@ describe('paying on a sequencer with fees (lee-v0.3)', () => {
     expect(await balanceOf(sequencer, wallet.account)).toBe(walletBefore);
   }, 30_000);
 
+  it("the period's limit counts the fees of earlier payments too", async () => {
+    // 5 + 4000 fits; after it, the period holds 5 and the first payment's declared fee, and 5 + 4000 more does not.
+    const gateway = await bed('4000', { perPeriodLimit: '5010' });
+    const first = (await send(gateway, 'echo')).body.result.task;
+    expect(first.status.state).toBe('TASK_STATE_COMPLETED');
+    const spent = 5n + BigInt(first.metadata.lez.maxFee);
+    const second = (await send(gateway, 'echo')).body.result.task;
+    expect(second.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(second.status.message.parts[0].text).toContain(
+      `would bring this period's spending to ${spent + 4005n}, above the limit of 5010`,
+    );
+  }, 30_000);
+
   it('a fee above the cap: the task fails saying so, nothing is paid', async () => {
     const gateway = await bed('50');
     const walletBefore = await balanceOf(sequencer, wallet.account);

@@ -35,6 +35,7 @@ export function toRecord(payment: SignedPayment, network: string): RailPaymentRe
     txHash: payment.txHash,
     tx: payment.tx,
     signedAt: payment.signedAt,
+    ...(payment.maxFee === undefined ? {} : { maxFee: formatU128Decimal(payment.maxFee) }),
   };
 }
 
@@ -91,7 +92,9 @@ export function fromRecord(
         ? 'amount'
         : transfer.nonce.toString() !== record.nonce
           ? 'nonce'
-          : undefined;
+          : record.maxFee !== undefined && record.maxFee !== formatU128Decimal(transfer.maxFee ?? 0n)
+            ? 'maxFee'
+            : undefined;
   if (mismatch) return { ok: false, message: `the record's ${mismatch} does not match its tx` };
   return {
     ok: true,
