@@ -162,15 +162,18 @@ export function createApp(options: AppOptions): Hono {
   // Probes and metrics answer while draining (that is how a load balancer learns of it); the rest is refused then.
   app.get('/livez', () => jsonResponse({ status: 'ok' }));
   app.get('/readyz', async () => {
+    const payer = options.payments?.payer;
     const state = await readiness({
       store: options.store,
       logosPeers: options.logosPeers ?? (() => undefined),
       draining,
+      ...(payer ? { payments: { rail: payer.rail, ...(payer.profile ? { profile: payer.profile } : {}) } } : {}),
     });
-    if (state.ready) return jsonResponse({ status: 'ready' });
+    const payments = state.payments ? { payments: state.payments } : {};
+    if (state.ready) return jsonResponse({ status: 'ready', ...payments });
     return draining()
       ? gatewayErrorResponse({ kind: 'shutting-down', message: state.reason })
-      : jsonResponse({ status: 'not-ready', reason: state.reason }, 503, { 'Retry-After': '5' });
+      : jsonResponse({ status: 'not-ready', reason: state.reason, ...payments }, 503, { 'Retry-After': '5' });
   });
   const metricsToken = options.adminToken === undefined ? undefined : secretDigest(options.adminToken);
   app.get('/metrics', async (c) => {

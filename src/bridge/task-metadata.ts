@@ -50,6 +50,8 @@ export const TaskReceipt = z.object({
   status: z.enum(TASK_RECEIPT_STATUSES),
   txHash: TxHash.optional(),
   refundTxHash: TxHash.optional(),
+  /** On a chain with fees: the most the payment's fee took beyond `amount` (the max_fee its transfer declared). */
+  maxFee: LezAmount.optional(),
 });
 export type TaskReceipt = z.infer<typeof TaskReceipt>;
 

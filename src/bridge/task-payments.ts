@@ -5,7 +5,7 @@
  * goes through its methods. Outcomes are values discriminated by `kind` (the convention of
  * lez/rail/payment-rail.ts); only misconfiguration throws.
  */
-import { checkSpend, type GateDecision, type SpendingLimits } from './spending-gate.ts';
+import { checkSpend, describeCost, type GateDecision, type SpendingLimits } from './spending-gate.ts';
 import type { WirePaymentReference } from '../logos/envelope.ts';
 import { Lane } from '../lez/rail/lane.ts';
 import type { FindTransferOutcome, PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
@@ -30,6 +30,10 @@ export interface Payer {
   verify(txHash: string, expect: { from: string; to: string; amount: bigint }): Promise<VerifyOutcome>;
   /** Included transfers of exactly `amount` from `from` to `to`, newest first, none older than `notBeforeMs`. */
   findTransfers(query: { from: string; to: string; amount: bigint; notBeforeMs: number }): Promise<FindTransferOutcome>;
+  /** On a chain with fees: the most one payment's fee may be (the operator's cap), counted by the spending gate. */
+  readonly feeCap?: bigint;
+  /** The LEZ protocol profile it pays on (lez/protocol-profile.ts), for /readyz and the logs. */
+  readonly profile?: string;
 }
 
 export interface TaskPaymentsOptions {
@@ -95,18 +99,23 @@ export class TaskPayments {
     return this.options.payer;
   }
 
-  /** The gate: may this task be paid now, or does an operator have to approve it first? */
+  /**
+   * The gate: may this task be paid now, or does an operator have to approve it first? A payment is counted with the
+   * most its fee may be (the payer's fee cap), in the per-transaction limit, the period's and the API key's budget.
+   */
   async gate(amount: bigint, caller?: string): Promise<GateDecision> {
+    const cost = { price: amount, fee: this.payer.feeCap ?? 0n };
     const since = new Date(Date.now() - this.options.limits.periodMs).toISOString();
-    const wallet = checkSpend(amount, await this.store.spentSince(since), this.options.limits);
+    const wallet = checkSpend(cost, await this.store.spentSince(since), this.options.limits);
     if (wallet.kind === 'needs-approval') return wallet;
     const budget = caller === undefined ? undefined : this.options.budgets?.get(caller);
     if (budget !== undefined) {
       const spent = await this.store.spentByCaller(caller!);
-      if (spent + amount > budget) {
+      if (spent + cost.price + cost.fee > budget) {
+        const needs = cost.fee === 0n ? `${amount}` : `${describeCost(cost)}`;
         return {
           kind: 'needs-approval',
-          reason: `API key "${caller}" has spent ${spent} of its budget of ${budget}; this task needs ${amount} more`,
+          reason: `API key "${caller}" has spent ${spent} of its budget of ${budget}; this task needs ${needs} more`,
         };
       }
     }
@@ -427,6 +436,8 @@ export class TaskPayments {
   }
 
   private receipt(record: TaskPaymentRecord): TaskReceipt {
+    // A paid record keeps the rail's receipt: on a chain with fees, the fee the transfer declared, apart from the price.
+    const maxFee = record.status === 'paid' ? maxFeeOf(record.railState) : undefined;
     return {
       ...(record.payer ? { payer: record.payer } : {}),
       rail: record.rail,
@@ -436,8 +447,14 @@ export class TaskPayments {
       status: record.status,
       ...(record.txHash ? { txHash: record.txHash } : {}),
       ...(record.refundTxHash ? { refundTxHash: record.refundTxHash } : {}),
+      ...(maxFee ? { maxFee } : {}),
     };
   }
+}
+
+function maxFeeOf(railState: unknown): string | undefined {
+  const fee = (railState as { maxFee?: unknown } | null)?.maxFee;
+  return typeof fee === 'string' && /^\d+$/.test(fee) ? fee : undefined;
 }
 
 /** A pending record with no rail state: created, never signed, so nothing of it can have reached the chain. */

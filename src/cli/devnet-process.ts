@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { ProtocolProfile } from '../lez/protocol-profile.ts';
 
 /** What the devnet child sends its parent once it listens. */
 export interface DevnetReady {
@@ -19,7 +20,11 @@ export interface DevnetProcess {
 }
 
 /** Starts `logos-a2a devnet` as a child; rejects with its output when it exits before it listens. */
-export function spawnDevnet(options: { port: number; dataDir: string | undefined }): Promise<DevnetProcess> {
+export function spawnDevnet(options: {
+  port: number;
+  dataDir: string | undefined;
+  profile?: ProtocolProfile;
+}): Promise<DevnetProcess> {
   // This module's sibling main.ts (in a checkout) or main.js (in dist/): the same build as the running command.
   const entry = fileURLToPath(new URL(`./main${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
   const args = [
@@ -28,6 +33,7 @@ export function spawnDevnet(options: { port: number; dataDir: string | undefined
     '--port',
     String(options.port),
     ...(options.dataDir ? ['--data', options.dataDir] : []),
+    ...(options.profile ? ['--profile', options.profile] : []),
   ];
   const child = spawn(process.execPath, [...process.execArgv, ...args], {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { encryptKeyFile, loadKeyFile, saveKeyFile, type KeySecret } from '../lez/wallet-key-file.ts';
 import { generateMnemonic, parseMnemonic, signingKeyFromMnemonic, signingKeyFromSecretKey } from '../lez/keys.ts';
 import { parseHex, toHex } from '../lez/bytes.ts';
+import { pickWalletAccount, publicKeysOfWalletStorage } from '../lez/official-wallet-storage.ts';
 
 export interface KeysCommandOptions {
   action: string | undefined;
@@ -16,6 +17,9 @@ export interface KeysCommandOptions {
   path: string;
   mnemonicFile?: string;
   secretKeyFile?: string;
+  /** The official LEZ wallet's storage.json, and which of its public accounts (needed when it holds several). */
+  walletStorage?: string;
+  account?: string;
   passphrase: string | undefined;
   out: (text: string) => void;
 }
@@ -101,11 +105,18 @@ function readSecret(options: KeysCommandOptions): KeySecret | string {
     return { type: 'mnemonic', mnemonic: parsed.mnemonic, path: options.path };
   }
   if (options.secretKeyFile) {
-    const hex = parseHex(readText(options.secretKeyFile).trim());
+    const hex = parseHex(readText(options.secretKeyFile).trim().toLowerCase());
     if (!hex.ok || hex.bytes.length !== 32) return 'the secret key file must hold 32 bytes as 64 hex characters.';
     return { type: 'secret-key', secretKey: hex.bytes };
   }
-  return 'import takes --mnemonic-file FILE or --secret-key-file FILE (- for standard input).';
+  if (options.walletStorage) {
+    const keys = publicKeysOfWalletStorage(readText(options.walletStorage));
+    if (!keys.ok) return `${options.walletStorage}: ${keys.reason}`;
+    const picked = pickWalletAccount(keys.keys, options.account);
+    if (!picked.ok) return `${options.walletStorage}: ${picked.reason}`;
+    return { type: 'secret-key', secretKey: picked.key.secretKey };
+  }
+  return 'import takes --mnemonic-file FILE, --secret-key-file FILE (- for standard input) or --wallet-storage FILE.';
 }
 
 function readText(path: string): string {

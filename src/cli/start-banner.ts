@@ -26,6 +26,11 @@ export function startBanner(gateway: Gateway, command: string): string {
       ? [`gRPC:         ${gateway.grpcAddress} (each agent by its card's tenant: its id; the default agent without)`]
       : []),
     ...logosNetworkLines(gateway),
+    ...(gateway.payer
+      ? [
+          `Payments:     ${gateway.payer.rail} from ${gateway.payer.account}${gateway.payer.profile ? `, LEZ protocol profile ${gateway.payer.profile}` : ''}${gateway.payer.feeCap !== undefined ? `, fees up to ${gateway.payer.feeCap} per payment` : ''}`,
+        ]
+      : []),
     '',
     ...(exampleTarget
       ? [

@@ -11,7 +11,7 @@
  */
 import type { ExecutionFailure } from './failures.ts';
 import { invalidInput } from './failures.ts';
-import { executePublicTransaction } from './execute.ts';
+import { executePublicTransaction, type FeeTerms } from './execute.ts';
 import { BLOCK_OVERHEAD_BYTES } from '../lez/block.ts';
 import type { Ledger } from './ledger.ts';
 import type { MempoolEntry } from './mempool.ts';
@@ -41,6 +41,7 @@ export function buildBlock(
   queue: readonly MempoolEntry[],
   programs: DevnetProgramIds,
   limits: BuildLimits,
+  fees?: FeeTerms,
 ): BuildResult {
   const result: BuildResult = { included: [], dropped: [], remaining: [] };
   let parked: MempoolEntry[] = [];
@@ -54,7 +55,8 @@ export function buildBlock(
       result.remaining.push(entry);
       return false;
     }
-    const outcome = executePublicTransaction(entry.tx, ledger, programs);
+    const charge = fees && { terms: fees, dataBytes: entry.bytes.byteLength };
+    const outcome = executePublicTransaction(entry.tx, ledger, programs, charge);
     if (outcome.ok) {
       ledger.apply(outcome.writes);
       result.included.push(entry);

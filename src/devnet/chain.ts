@@ -22,11 +22,16 @@ import { bytesEqual, toHex } from '../lez/bytes.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
 import { schnorrSign, verifyPublicTransactionSignatures, type SigningMode } from '../lez/signing.ts';
 import { publicTransactionHashHex, type NssaTransaction } from '../lez/transaction.ts';
+import { publicAccountId } from '../lez/account-id.ts';
+import { MIN_BASE_FEE, type AdmissionRejection, type FeeStateQuote } from '../lez/fees.ts';
+import type { ProtocolProfile } from '../lez/protocol-profile.ts';
+import { xOnlyPublicKey } from '../lez/public-key.ts';
 import { blockHash, decodeBlock, encodeBlock, type BlockHashFormula, type LezBlock } from '../lez/block.ts';
 import { buildBlock, type BuildLimits } from './block-builder.ts';
 import type { BlockLog } from './block-log.ts';
 import { clockTransaction, genesisClockAccounts, isClockTransaction, runClock } from './clock.ts';
-import { executePublicTransaction, signerAccountIds } from './execute.ts';
+import { executePublicTransaction, signerAccountIds, type FeeTerms } from './execute.ts';
+import { screenFee } from './fee-admission.ts';
 import type { ExecutionFailure } from './failures.ts';
 import type { GenesisAccount } from './genesis.ts';
 import { Ledger } from './ledger.ts';
@@ -46,6 +51,10 @@ const SEQUENCER_KEY = new Uint8Array(32).fill(37);
 export const GENESIS_BLOCK_ID = 1n;
 
 export interface ChainConfig {
+  /** `v0.2`: today's testnet, no fees. `lee-v0.3`: fees (fee-admission.ts, execute.ts) and the lee-v0.3 layout. */
+  profile: ProtocolProfile;
+  /** lee-v0.3: the gas the devnet meters for a native transfer. */
+  transferGas: bigint;
   /** Also picks the version: `prehash-v0.3` is `main` (clock transactions, prefixed block hash), `raw-borsh` rc. */
   signingMode: SigningMode;
   /** Blocks after which a block is Finalized. */
@@ -66,6 +75,8 @@ export type SubmitOutcome =
   | { ok: false; reason: 'unsupported-kind'; kind: 'privacy-preserving' | 'program-deployment' }
   | { ok: false; reason: 'too-large'; size: number; max: number }
   | { ok: false; reason: 'invalid-signature' }
+  /** lee-v0.3: refused at the fee-admission door. */
+  | { ok: false; reason: 'fee-rejected'; rejection: AdmissionRejection }
   | { ok: false; reason: 'mempool-full'; maxSize: number }
   /** strict admission only: */
   | { ok: false; reason: 'already-known'; hash: string }
@@ -106,10 +117,24 @@ export class DevnetChain {
 
   private readonly hashFormula: BlockHashFormula;
   private readonly log: BlockLog | undefined;
+  /**
+   * lee-v0.3 only. The base fees stay at the protocol minimum: the market moves them up only for blocks above half
+   * full, which a devnet does not build, and never below the minimum.
+   */
+  fees: FeeTerms | undefined;
 
   /** `stored`: the blocks after genesis of a chain kept on disk, replayed; `log` takes every new block. */
   constructor(config: ChainConfig, persistence?: { log: BlockLog; stored: readonly Uint8Array[] }) {
     this.config = config;
+    this.fees =
+      config.profile === 'lee-v0.3'
+        ? {
+            baseFeeExec: MIN_BASE_FEE,
+            baseFeeStor: MIN_BASE_FEE,
+            transferGas: config.transferGas,
+            collector: publicAccountId(xOnlyPublicKey(SEQUENCER_KEY)),
+          }
+        : undefined;
     this.hashFormula = config.signingMode === 'raw-borsh' ? 'rc' : 'main';
     this.mempool = new Mempool(config.mempoolMaxSize);
     if (this.hashFormula === 'main') this.ledger.apply(genesisClockAccounts(GENESIS_BLOCK_ID));
@@ -137,7 +162,7 @@ export class DevnetChain {
 
   /** Re-executes a stored block; a block that does not follow or does not execute means a corrupted chain. */
   private replay(bytes: Uint8Array): void {
-    const decoded = decodeBlock(bytes);
+    const decoded = decodeBlock(bytes, this.config.profile);
     if (!decoded.ok) throw new Error(`stored chain: ${decoded.reason}`);
     const block = decoded.value;
     const previous = this.blocks.at(-1)!.block;
@@ -148,7 +173,12 @@ export class DevnetChain {
         this.ledger.apply(runClock(this.ledger, block.blockId, block.timestampMs));
         continue;
       }
-      const outcome = executePublicTransaction(tx.transaction, this.ledger, this.config.programIds);
+      const outcome = executePublicTransaction(
+        tx.transaction,
+        this.ledger,
+        this.config.programIds,
+        this.charge(tx.bytes),
+      );
       if (!outcome.ok) throw new Error(`stored chain: block ${block.blockId}: ${tx.hash}: ${outcome.failure.message}`);
       this.ledger.apply(outcome.writes);
     }
@@ -166,6 +196,10 @@ export class DevnetChain {
     if (bytes.byteLength > max) return { ok: false, reason: 'too-large', size: bytes.byteLength, max };
     if (!verifyPublicTransactionSignatures(tx.transaction, this.config.signingMode))
       return { ok: false, reason: 'invalid-signature' };
+    if (this.fees) {
+      const rejection = screenFee(tx.transaction, bytes.byteLength, this.ledger, this.fees);
+      if (rejection) return { ok: false, reason: 'fee-rejected', rejection };
+    }
 
     const hash = publicTransactionHashHex(tx.transaction);
     const known = this.includedTxs.has(hash)
@@ -183,7 +217,7 @@ export class DevnetChain {
 
     if (this.config.admission === 'strict') {
       const projected = this.projected();
-      const outcome = executePublicTransaction(tx.transaction, projected, this.config.programIds);
+      const outcome = executePublicTransaction(tx.transaction, projected, this.config.programIds, this.charge(bytes));
       if (!outcome.ok) return { ok: false, reason: 'rejected', hash, failure: outcome.failure };
       projected.apply(outcome.writes);
     }
@@ -196,12 +230,52 @@ export class DevnetChain {
     if (!this.projection) {
       const projection = this.ledger.clone();
       for (const entry of this.mempool.list()) {
-        const outcome = executePublicTransaction(entry.tx, projection, this.config.programIds);
+        const outcome = executePublicTransaction(
+          entry.tx,
+          projection,
+          this.config.programIds,
+          this.charge(entry.bytes),
+        );
         if (outcome.ok) projection.apply(outcome.writes);
       }
       this.projection = projection;
     }
     return this.projection;
+  }
+
+  /** What a transaction of `bytes` (borsh(NSSATransaction)) is charged under, on a chain with fees. */
+  private charge(bytes: Uint8Array): { terms: FeeTerms; dataBytes: number } | undefined {
+    return this.fees && { terms: this.fees, dataBytes: bytes.byteLength };
+  }
+
+  /**
+   * lee-v0.3, devnet-only: moves the base fees as a busy market would, so a client can meet a fee that rose after
+   * it quoted one. Never below the protocol minimum.
+   */
+  setBaseFees(exec: bigint, stor: bigint): void {
+    if (!this.fees) throw new Error('this devnet has no fees (profile v0.2)');
+    // A replay of the blocks would not know the fees they were built under.
+    if (this.log) throw new Error('base fees cannot be set on a chain kept on disk');
+    if (exec < MIN_BASE_FEE || stor < MIN_BASE_FEE) throw new RangeError(`base fees are at least ${MIN_BASE_FEE}`);
+    this.fees = { ...this.fees, baseFeeExec: exec, baseFeeStor: stor };
+  }
+
+  /** `getFeeState`'s quote (lee-v0.3): the base fees, and the band the next block's lie in. */
+  feeQuote(): FeeStateQuote | undefined {
+    if (!this.fees) return undefined;
+    const { baseFeeExec: exec, baseFeeStor: stor } = this.fees;
+    // One step of ±1/8 (fee_core's D = 8), never below the minimum: an empty block and a full one.
+    return {
+      height: this.lastBlockId,
+      base_fee_exec: exec,
+      base_fee_stor: stor,
+      next_base_fee_exec_floor: exec - exec / 8n < MIN_BASE_FEE ? MIN_BASE_FEE : exec - exec / 8n,
+      next_base_fee_exec_ceiling: exec + exec / 8n,
+      next_base_fee_stor_floor: stor - stor / 8n < MIN_BASE_FEE ? MIN_BASE_FEE : stor - stor / 8n,
+      next_base_fee_stor_ceiling: stor + stor / 8n,
+      max_gas_exec: 10_000_000n,
+      max_gas_stor: 1_000_000n,
+    };
   }
 
   // ---- block production -----------------------------------------------------------------------------------------
@@ -214,14 +288,14 @@ export class DevnetChain {
     const previous = this.blocks.at(-1)!.block;
     const timestampMs = BigInt(Math.max(this.config.now(), Number(previous.timestampMs)));
     const blockId = previous.blockId + 1n;
-    const clock = this.hashFormula === 'main' ? clockTransaction(timestampMs) : undefined;
+    const clock = this.hashFormula === 'main' ? clockTransaction(timestampMs, this.config.profile) : undefined;
     const working = this.ledger.clone();
     // The clock transaction is the block's last, and its room is kept (as build_block_from_mempool does).
     const limits = {
       ...this.config.limits,
       maxBlockBytes: this.config.limits.maxBlockBytes - (clock?.bytes.byteLength ?? 0),
     };
-    const result = buildBlock(working, this.mempool.list(), this.config.programIds, limits);
+    const result = buildBlock(working, this.mempool.list(), this.config.programIds, limits, this.fees);
     if (clock) working.apply(runClock(working, blockId, timestampMs));
     const supply = working.totalSupply();
     if (supply !== this.genesisSupply) {

@@ -13,7 +13,13 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { BorshWriter } from '../lez/borsh.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
-import { encodeNssaTransaction, programIdEquals, type ProgramId, type PublicTransaction } from '../lez/transaction.ts';
+import {
+  encodeNssaTransaction,
+  programIdEquals,
+  type MessageLayout,
+  type ProgramId,
+  type PublicTransaction,
+} from '../lez/transaction.ts';
 import type { AccountWrite, AccountView } from './ledger.ts';
 
 /** The clock accounts, each updated when the block id is a multiple of its period. */
@@ -41,14 +47,18 @@ export function genesisClockAccounts(genesisBlockId: bigint): AccountWrite[] {
 }
 
 /** The block's clock transaction, as borsh(NSSATransaction). */
-export function clockTransaction(timestampMs: bigint): { transaction: PublicTransaction; bytes: Uint8Array } {
+export function clockTransaction(
+  timestampMs: bigint,
+  layout: MessageLayout,
+): { transaction: PublicTransaction; bytes: Uint8Array } {
+  const base = { programId: DEVNET_CLOCK_PROGRAM_ID, accountIds: CLOCK_ACCOUNTS.map(({ id }) => id), nonces: [] };
   const transaction: PublicTransaction = {
-    message: {
-      programId: DEVNET_CLOCK_PROGRAM_ID,
-      accountIds: CLOCK_ACCOUNTS.map(({ id }) => id),
-      nonces: [],
-      instructionData: [Number(timestampMs & 0xffff_ffffn), Number(timestampMs >> 32n)],
-    },
+    // A system transaction: fee-exempt (`fee: None`) where messages carry fees; the timestamp as the program's
+    // instruction (u64: two risc0 words, or 8 borsh bytes).
+    message:
+      layout === 'v0.2'
+        ? { ...base, instructionData: [Number(timestampMs & 0xffff_ffffn), Number(timestampMs >> 32n)] }
+        : { ...base, instructionData: [...new BorshWriter().u64(timestampMs).finish()], fee: null },
     witnesses: [],
   };
   return { transaction, bytes: encodeNssaTransaction({ kind: 'public', transaction }) };

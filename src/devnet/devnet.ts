@@ -39,6 +39,8 @@ export interface Devnet {
   genesis: readonly GenesisAccount[];
   /** Builds the next block now (also while the timer runs). Throws after stop(). */
   produceBlock(): BlockSummary;
+  /** lee-v0.3 only: sets the base fees (execution, storage), as a busy market would move them. */
+  setBaseFees(exec: bigint, stor: bigint): void;
   /** Called with every block; returns the unsubscribe function. */
   onBlock(listener: (block: BlockSummary) => void): () => void;
   /** Stops the block timer and the server, cutting open connections. Idempotent. */
@@ -67,6 +69,8 @@ export async function startDevnet(input: DevnetOptions = {}): Promise<Devnet> {
   const programIds = resolveProgramIds(options.programIds);
   const genesis = resolveGenesis(options.genesis, options.debugAccounts, options.testnetAccounts);
   const config: ChainConfig = {
+    profile: options.profile,
+    transferGas: BigInt(options.transferGas),
     signingMode: options.signingMode,
     finalityDepth: options.finalityDepth,
     serveReceipts: options.receipts,
@@ -128,6 +132,7 @@ export async function startDevnet(input: DevnetOptions = {}): Promise<Devnet> {
       if (stopped) throw new Error('the devnet is stopped');
       return chain.produceBlock();
     },
+    setBaseFees: (exec, stor) => chain.setBaseFees(exec, stor),
     onBlock: (listener) => chain.onBlock(listener),
     stop: async () => {
       stopped = true;
@@ -153,6 +158,8 @@ function openStoredChain(dir: string, config: ChainConfig): DevnetChain {
       format: 'logos-a2a/devnet-chain',
       version: 1,
       signingMode: config.signingMode,
+      // A chain kept before profiles existed is a v0.2 one, and opens as before.
+      ...(config.profile === 'v0.2' ? {} : { profile: config.profile }),
       programIds: config.programIds,
       genesis: config.genesis.map((entry) => ({
         account: entry.account,
@@ -162,7 +169,7 @@ function openStoredChain(dir: string, config: ChainConfig): DevnetChain {
     },
     { bigints: 'string' },
   );
-  const { log, stored } = BlockLog.open(dir, identity, (bytes) => decodeBlock(bytes).ok);
+  const { log, stored } = BlockLog.open(dir, identity, (bytes) => decodeBlock(bytes, config.profile).ok);
   try {
     return new DevnetChain(config, { log, stored: stored.blocks });
   } catch (error) {

@@ -10,12 +10,20 @@
  *
  * Signatures are not verified again here: sendTransaction already did, under the one configured signing mode.
  * Nothing is changed: the result is the accounts to write, which the caller applies (or not).
+ *
+ * On a chain with fees (`lee-v0.3`, fees.ts), a charged transaction is reserved, executed, settled: its payer's
+ * `fee_reserve` is held back before anything runs (a payer that cannot fund it drops the transaction), the program
+ * runs against what is left, and then the payer gets back the reserve less the actual fee
+ * (`gas·base_fee_exec + data_bytes·base_fee_stor + tip`), which goes to the sequencer's account. The devnet meters a
+ * native transfer at a fixed `transferGas`; a gas limit below it drops the transaction. There is no claiming step:
+ * a recipient never initialised is paid like any other.
  */
 import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
 import { toHex } from '../lez/bytes.ts';
 import { U128_MAX } from '../lez/json.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
-import { programIdEquals, type PublicTransaction } from '../lez/transaction.ts';
+import { feeReserve } from '../lez/fees.ts';
+import { layoutOf, programIdEquals, type PublicTransaction } from '../lez/transaction.ts';
 import { invalidInput, programMisbehaved, type ExecutionFailure } from './failures.ts';
 import { accountsEqual, isDefaultOwner, type AccountView, type AccountWrite } from './ledger.ts';
 import { runAuthenticatedTransfer, type PreState } from './native-program.ts';
@@ -28,12 +36,36 @@ export function signerAccountIds(tx: PublicTransaction): Uint8Array[] {
   return tx.witnesses.map((witness) => publicAccountId(witness.publicKey));
 }
 
+/** What a charged transaction pays, on a chain with fees. */
+export interface FeeTerms {
+  baseFeeExec: bigint;
+  baseFeeStor: bigint;
+  /** The gas the devnet meters for a native transfer. */
+  transferGas: bigint;
+  /** Where fees go. */
+  collector: Uint8Array;
+}
+
 export function executePublicTransaction(
   tx: PublicTransaction,
-  state: AccountView,
+  chainState: AccountView,
   programs: DevnetProgramIds,
+  charge?: { terms: FeeTerms; dataBytes: number },
 ): ExecutionOutcome {
   const { message } = tx;
+  const fee = charge ? message.fee : undefined;
+  let state = chainState;
+  let reserve = 0n;
+  if (charge && fee) {
+    const { terms } = charge;
+    reserve = feeReserve(fee, BigInt(charge.dataBytes), terms.baseFeeExec, terms.baseFeeStor);
+    const payer = state.get(fee.payer);
+    if (payer.balance < reserve)
+      return fail(invalidInput('fee-reserve-unfunded', `fee payer cannot fund the fee reserve ${reserve}`));
+    if (fee.gasLimit < terms.transferGas)
+      return fail(invalidInput('out-of-gas', `gas_limit ${fee.gasLimit} is below the ${terms.transferGas} gas used`));
+    state = reserved(chainState, fee.payer, { ...payer, balance: payer.balance - reserve });
+  }
   const keys = message.accountIds.map(toHex);
   if (new Set(keys).size !== keys.length)
     return fail(invalidInput('duplicate-account-ids', 'Duplicate account_ids found in message'));
@@ -64,7 +96,7 @@ export function executePublicTransaction(
     account: state.get(id),
     authorized: signerKeys.has(keys[i]!),
   }));
-  const run = runAuthenticatedTransfer(pre, message.instructionData);
+  const run = runAuthenticatedTransfer(pre, message.instructionData, layoutOf(message));
   if (!run.ok) return run;
 
   // validate_execution: only the owning program may lower a balance; the program may not mint or burn.
@@ -98,7 +130,7 @@ export function executePublicTransaction(
           ),
         );
       }
-      if (!pre[i]!.authorized) {
+      if (!pre[i]!.authorized && !charge) {
         return fail(
           programMisbehaved(
             'claimed-unauthorized-account',
@@ -129,7 +161,24 @@ export function executePublicTransaction(
     if (current.nonce === U128_MAX) return fail({ reason: 'nonce-overflow', message: 'Max account nonce reached' });
     posts.set(key, { id: signer, account: { ...current, nonce: current.nonce + 1n } });
   }
+  if (charge && fee) {
+    const { terms } = charge;
+    const actual = terms.transferGas * terms.baseFeeExec + BigInt(charge.dataBytes) * terms.baseFeeStor + fee.tip;
+    const credit = (id: Uint8Array, amount: bigint) => {
+      const key = toHex(id);
+      const current = posts.get(key)?.account ?? state.get(id);
+      posts.set(key, { id, account: { ...current, balance: current.balance + amount } });
+    };
+    credit(fee.payer, reserve - actual);
+    credit(terms.collector, actual);
+  }
   return { ok: true, writes: [...posts.values()] };
+}
+
+/** `state`, but with the payer's account as it is once its fee reserve is held back. */
+function reserved(state: AccountView, payer: Uint8Array, account: LezAccount): AccountView {
+  const key = toHex(payer);
+  return { get: (id) => (toHex(id) === key ? account : state.get(id)) };
 }
 
 function fail(failure: ExecutionFailure): ExecutionOutcome {

@@ -22,7 +22,9 @@ export type DropReason =
   | 'claimed-non-default-account'
   | 'balance-lowered-by-non-owner'
   | 'balance-not-conserved'
-  | 'default-account-modified-without-claim';
+  | 'default-account-modified-without-claim'
+  | 'fee-reserve-unfunded'
+  | 'out-of-gas';
 
 export interface ExecutionFailure {
   reason: DropReason;

@@ -1,6 +1,7 @@
 /**
  * `authenticated_transfer`, the native token program, as it behaves on LEZ `main`
- * (docs/lez.md §3): the instruction is one u128 (4 risc0 serde words).
+ * (docs/lez.md §3): the instruction is one u128 (4 risc0 serde words); in the lee-v0.3 layout, borsh of
+ * `Transfer { amount }` (transaction.ts), and the recipient needs no signature to be claimed (execute.ts).
  *
  * - two accounts `[sender, recipient]`: move `amount`; the sender must be authorised (a signer); a recipient
  *   whose owner is still the default is claimed (`Claim::Authorized`), which the validator allows only when the
@@ -13,7 +14,7 @@
  */
 import type { LezAccount } from '../lez/sequencer-client.ts';
 import { U128_MAX } from '../lez/json.ts';
-import { nativeTransferAmount } from '../lez/transaction.ts';
+import { nativeTransferAmount, type MessageLayout } from '../lez/transaction.ts';
 import { programPanic, type ExecutionFailure } from './failures.ts';
 import { isDefaultAccount, isDefaultOwner } from './ledger.ts';
 
@@ -32,8 +33,12 @@ export interface PostState {
 
 export type ProgramRun = { ok: true; posts: PostState[] } | { ok: false; failure: ExecutionFailure };
 
-export function runAuthenticatedTransfer(pre: readonly PreState[], instruction: readonly number[]): ProgramRun {
-  const amount = nativeTransferAmount(instruction);
+export function runAuthenticatedTransfer(
+  pre: readonly PreState[],
+  instruction: readonly number[],
+  layout: MessageLayout,
+): ProgramRun {
+  const amount = nativeTransferAmount(instruction, layout);
   if (amount === undefined) return fail('invalid-instruction', 'instruction is not a u128 amount');
 
   if (pre.length === 1 && amount === 0n) {

@@ -3,6 +3,7 @@
  * error and throw with zod's message naming the option.
  */
 import { z } from 'zod';
+import { PROTOCOL_PROFILES } from '../lez/protocol-profile.ts';
 import { SIGNING_MODES } from '../lez/signing.ts';
 import { ADMISSION_MODES } from './chain.ts';
 import { GenesisAccountInput } from './genesis.ts';
@@ -17,6 +18,13 @@ export const DevnetOptions = z
     host: z.string().min(1).default('127.0.0.1'),
     /** Time between blocks (the real debug config: 15 s). 0: no timer, blocks only from `produceBlock()`. */
     blockIntervalMs: z.number().int().min(0).default(1000),
+    /**
+     * The protocol: `v0.2` as the public testnet today (no fees; a transfer to an account never initialised is
+     * dropped), `lee-v0.3` as the fees revision (getFeeState, signed fee declarations, admission errors; docs/lez.md §10).
+     */
+    profile: z.enum(PROTOCOL_PROFILES).default('v0.2'),
+    /** lee-v0.3: the gas metered for a native transfer (the fee is this × the base fee, plus bytes × the storage fee). */
+    transferGas: z.number().int().min(0).default(10_000),
     /** What signatures must sign: `prehash-v0.3` as on LEZ `main`, `raw-borsh` as up to v0.2.0-rc3 (docs/lez.md §3). */
     signingMode: z.enum(SIGNING_MODES).default('prehash-v0.3'),
     /** `sequencer`: admit like the real one, drop failures at block time. `strict`: also refuse them at once (chain.ts). */

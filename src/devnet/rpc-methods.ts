@@ -10,6 +10,7 @@
  */
 import { base64 } from '@scure/base';
 import type { z } from 'zod';
+import { admissionError } from '../lez/fees.ts';
 import type { JsonValue } from '../lez/json.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
 import type { DevnetChain, SubmitOutcome, TransactionReceipt } from './chain.ts';
@@ -54,6 +55,10 @@ function submitted(outcome: SubmitOutcome): MethodOutcome {
   switch (outcome.reason) {
     case 'invalid-signature':
       return err(RPC_CODES.invalidParams, 'Invalid signature(-s)');
+    case 'fee-rejected': {
+      const { code, message, data } = admissionError(outcome.rejection);
+      return err(code, message, data);
+    }
     case 'too-large':
       return err(
         RPC_CODES.invalidParams,
@@ -90,8 +95,13 @@ function receiptJson(hash: string, receipt: TransactionReceipt): unknown {
   }
 }
 
+const sendV02 = method(params.sendTransaction, (chain, p) => submitted(chain.submit(p.tx.transaction, p.tx.bytes)));
+const sendLee = method(params.sendLeeTransaction, (chain, p) => submitted(chain.submit(p.tx.transaction, p.tx.bytes)));
+
 const METHODS: Record<string, Method> = {
-  sendTransaction: method(params.sendTransaction, (chain, p) => submitted(chain.submit(p.tx.transaction, p.tx.bytes))),
+  sendTransaction: (chain, raw) => (chain.config.profile === 'lee-v0.3' ? sendLee : sendV02)(chain, raw),
+  // Only a sequencer with fees knows it (callMethod); elsewhere it is -32601, which is how clients tell them apart.
+  getFeeState: method(params.none, (chain) => ok(chain.feeQuote() ?? null)),
   checkHealth: method(params.none, () => ok(null)),
   getLastBlockId: method(params.none, (chain) => ok(chain.lastBlockId)),
   getBlock: method(params.getBlock, (chain, p) => {
@@ -133,7 +143,11 @@ const METHODS: Record<string, Method> = {
 
 export function callMethod(chain: DevnetChain, name: string, raw: JsonValue | undefined): MethodOutcome {
   const found = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
-  if (!found || (name === 'getTransactionReceipt' && !chain.config.serveReceipts))
+  if (
+    !found ||
+    (name === 'getTransactionReceipt' && !chain.config.serveReceipts) ||
+    (name === 'getFeeState' && chain.config.profile !== 'lee-v0.3')
+  )
     return { ok: false, error: methodNotFound() };
   return found(chain, raw);
 }

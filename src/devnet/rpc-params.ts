@@ -8,7 +8,7 @@ import { base64 } from '@scure/base';
 import { z } from 'zod';
 import { parseAccountId } from '../lez/account-id.ts';
 import { U64, type JsonValue } from '../lez/json.ts';
-import { decodeNssaTransaction, type NssaTransaction } from '../lez/transaction.ts';
+import { decodeNssaTransaction, type MessageLayout, type NssaTransaction } from '../lez/transaction.ts';
 import { TxHash } from '../lez/tx-hash.ts';
 
 export type ParamsOutcome<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -39,22 +39,23 @@ export interface DecodedTransactionParam {
   transaction: NssaTransaction;
 }
 
-/** `tx`: base64(borsh(NSSATransaction)). */
-export const TxParam = z.string().transform((text, ctx): DecodedTransactionParam => {
-  let bytes: Uint8Array;
-  try {
-    bytes = base64.decode(text);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'not standard padded base64' });
-    return z.NEVER;
-  }
-  const decoded = decodeNssaTransaction(bytes);
-  if (!decoded.ok) {
-    ctx.addIssue({ code: 'custom', message: decoded.reason });
-    return z.NEVER;
-  }
-  return { bytes, transaction: decoded.value };
-});
+/** `tx`: base64(borsh(NSSATransaction)), its public messages in `layout`. */
+const txParam = (layout: MessageLayout) =>
+  z.string().transform((text, ctx): DecodedTransactionParam => {
+    let bytes: Uint8Array;
+    try {
+      bytes = base64.decode(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not standard padded base64' });
+      return z.NEVER;
+    }
+    const decoded = decodeNssaTransaction(bytes, layout);
+    if (!decoded.ok) {
+      ctx.addIssue({ code: 'custom', message: decoded.reason });
+      return z.NEVER;
+    }
+    return { bytes, transaction: decoded.value };
+  });
 
 export const AccountIdParam = z.string().transform((text, ctx) => {
   const parsed = parseAccountId(text);
@@ -66,7 +67,8 @@ export const AccountIdParam = z.string().transform((text, ctx) => {
 });
 
 export const params = {
-  sendTransaction: { names: ['tx'], schema: z.object({ tx: TxParam }) },
+  sendTransaction: { names: ['tx'], schema: z.object({ tx: txParam('v0.2') }) },
+  sendLeeTransaction: { names: ['tx'], schema: z.object({ tx: txParam('lee-v0.3') }) },
   getBlock: { names: ['block_id'], schema: z.object({ block_id: U64 }) },
   getBlockRange: {
     names: ['start_block_id', 'end_block_id'],

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { LezAmount } from '../logos/card.ts';
+import { PROTOCOL_PROFILES } from '../lez/protocol-profile.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import {
   ANY_NETWORK_NAMES,
@@ -230,6 +231,18 @@ const PaymentsConfig = z
     sequencerUrl: z.string().url().optional(),
     /** What LEZ signatures sign; detected from the sequencer at start, which a configured mode must agree with. */
     signingMode: z.enum(['prehash-v0.3', 'raw-borsh']).optional(),
+    /**
+     * The LEZ protocol profile: `v0.2` (the public testnet today) or `lee-v0.3` (fees). Detected from the sequencer at
+     * start (getFeeState), which a configured profile must agree with; used alone only when the sequencer cannot tell.
+     */
+    profile: z.enum(PROTOCOL_PROFILES).optional(),
+    /** On a sequencer with fees: the most the gateway pays in fees for one payment, base units (required there). */
+    maxFee: LezAmount.optional(),
+    /**
+     * On a sequencer with fees: the gas limit each payment declares (the reserve prices it; the official wallet's
+     * default is 2,000,000).
+     */
+    gasLimit: z.number().int().positive().max(10_000_000).optional(),
     /** The gateway wallet: an encrypted key file (logos-a2a keys new); its passphrase in LOGOS_A2A_WALLET_PASSPHRASE. */
     walletKeyFile: z.string().min(1).default('.data/wallet.json'),
     perTransactionLimit: LezAmount.default('100'),
@@ -547,14 +560,17 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
 }
 
 /**
- * LOGOS_A2A_PAYMENTS_RAIL, LOGOS_A2A_PAYMENTS_NETWORK, LOGOS_A2A_SEQUENCER_URL and LOGOS_A2A_WALLET_KEY_FILE, over
- * what the file says.
+ * LOGOS_A2A_PAYMENTS_RAIL, LOGOS_A2A_PAYMENTS_NETWORK, LOGOS_A2A_PAYMENTS_PROFILE, LOGOS_A2A_PAYMENTS_MAX_FEE,
+ * LOGOS_A2A_PAYMENTS_GAS_LIMIT, LOGOS_A2A_SEQUENCER_URL and LOGOS_A2A_WALLET_KEY_FILE, over what the file says.
  */
 function paymentsEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
   const overrides = {
     ...(env.LOGOS_A2A_PAYMENTS_RAIL ? { rail: env.LOGOS_A2A_PAYMENTS_RAIL } : {}),
     ...(env.LOGOS_A2A_SEQUENCER_URL ? { sequencerUrl: env.LOGOS_A2A_SEQUENCER_URL } : {}),
     ...(env.LOGOS_A2A_PAYMENTS_NETWORK ? { network: env.LOGOS_A2A_PAYMENTS_NETWORK } : {}),
+    ...(env.LOGOS_A2A_PAYMENTS_PROFILE ? { profile: env.LOGOS_A2A_PAYMENTS_PROFILE } : {}),
+    ...(env.LOGOS_A2A_PAYMENTS_MAX_FEE ? { maxFee: env.LOGOS_A2A_PAYMENTS_MAX_FEE } : {}),
+    ...(env.LOGOS_A2A_PAYMENTS_GAS_LIMIT ? { gasLimit: Number(env.LOGOS_A2A_PAYMENTS_GAS_LIMIT) } : {}),
     ...(env.LOGOS_A2A_WALLET_KEY_FILE ? { walletKeyFile: env.LOGOS_A2A_WALLET_KEY_FILE } : {}),
   };
   if (Object.keys(overrides).length === 0) return undefined;

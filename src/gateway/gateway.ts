@@ -67,6 +67,8 @@ export interface Gateway {
   readonly grpcAddress?: string;
   /** The agent the root serves (`defaultAgent`, else the first one configured); none when no agent is configured. */
   readonly defaultAgentId?: string;
+  /** The wallet that pays agents, when payments are on (the start banner names it). */
+  readonly payer?: Payer;
   stop(): Promise<void>;
 }
 
@@ -388,6 +390,7 @@ async function open(
     port,
     ...(grpc ? { grpcAddress: grpc.address } : {}),
     ...(defaultAgentId !== undefined ? { defaultAgentId } : {}),
+    ...(payer ? { payer } : {}),
     stop: closeAll,
   };
 }

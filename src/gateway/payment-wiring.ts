@@ -12,6 +12,7 @@ import { LezRail } from '../lez/rail/lez-rail.ts';
 import { SequencerClient } from '../lez/sequencer-client.ts';
 import type { PayerLock } from '../lez/rail/payer-lock.ts';
 import type { PaymentRail } from '../lez/rail/payment-rail.ts';
+import { chooseProfile, probeProfile, type ProtocolProfile } from '../lez/protocol-profile.ts';
 import { chooseSigningMode, probeSequencer } from '../lez/sequencer-probe.ts';
 import type { SigningMode } from '../lez/signing.ts';
 
@@ -19,6 +20,8 @@ export function gatewayPayer(rail: PaymentRail): Payer {
   return {
     rail: rail.rail,
     account: rail.payer,
+    ...(rail.feeCap === undefined ? {} : { feeCap: rail.feeCap }),
+    ...(rail.profile === undefined ? {} : { profile: rail.profile }),
     pay: (paymentId, to, amount, record) => rail.pay({ paymentId, to, amount, onSigned: (signed) => record(signed) }),
     resume: (state) => rail.resume(state),
     verify: (txHash, expect) => rail.verify(txHash, { ...expect, purpose: `refund:${txHash}` }),
@@ -178,9 +181,73 @@ export async function detectSigningMode(
   return choice.signingMode;
 }
 
-/** A rail paying from `key` on the sequencer at `url`; with `payerLock`, by turns with the others sharing `key`. */
-export function lezRail(url: string, key: SigningKey, signingMode: SigningMode, payerLock?: PayerLock): LezRail {
-  const dependencies = { client: new SequencerClient({ url }), payer: key, ...(payerLock ? { payerLock } : {}) };
+/**
+ * The protocol profile of the sequencer at `url`, probed (lez/protocol-profile.ts) and checked against the configured
+ * one. A contradiction, or no way to tell, is a ConfigError: the start stops with one line, before anything opens.
+ */
+export async function detectProfile(
+  url: string,
+  configured: PaymentsConfig['profile'],
+  log: (line: string) => void = console.info,
+): Promise<ProtocolProfile> {
+  const choice = chooseProfile(await probeProfile(new SequencerClient({ url })), configured, url);
+  if (!choice.ok) throw new ConfigError(choice.message);
+  log(choice.note);
+  return choice.profile;
+}
+
+/**
+ * Everything a LEZ rail needs to know of the sequencer at `url` beyond its key: the signing mode and the protocol
+ * profile, both probed and checked against `payments` (detectSigningMode, detectProfile), with the fee settings.
+ */
+export async function detectLezProtocol(
+  url: string,
+  payments: Pick<PaymentsConfig, 'signingMode' | 'profile' | 'maxFee' | 'gasLimit'>,
+  log: (line: string) => void = console.info,
+): Promise<{ signingMode: SigningMode; protocol: LezRailProtocol }> {
+  const signingMode = await detectSigningMode(url, payments.signingMode, log);
+  const profile = await detectProfile(url, payments.profile, log);
+  const protocol: LezRailProtocol = {
+    profile,
+    ...(payments.maxFee === undefined ? {} : { maxFee: payments.maxFee }),
+    ...(payments.gasLimit === undefined ? {} : { gasLimit: payments.gasLimit }),
+  };
+  return { signingMode, protocol };
+}
+
+/** What a LEZ rail is told beyond its sequencer and key: the protocol, and on one with fees the operator's cap. */
+export interface LezRailProtocol {
+  profile: ProtocolProfile;
+  /** Base units, decimal: required with `lee-v0.3`. */
+  maxFee?: string;
+  /** lee-v0.3: the gas limit each payment declares (default: the official wallet's 2,000,000). */
+  gasLimit?: number;
+}
+
+/**
+ * A rail paying from `key` on the sequencer at `url`; with `payerLock`, by turns with the others sharing `key`. A
+ * sequencer with fees and no `maxFee` is a ConfigError.
+ */
+export function lezRail(
+  url: string,
+  key: SigningKey,
+  signingMode: SigningMode,
+  payerLock?: PayerLock,
+  protocol: LezRailProtocol = { profile: 'v0.2' },
+): LezRail {
+  if (protocol.profile === 'lee-v0.3' && protocol.maxFee === undefined) {
+    throw new ConfigError(
+      `the sequencer at ${url} charges fees (lee-v0.3): set payments.maxFee (env LOGOS_A2A_PAYMENTS_MAX_FEE), the most the gateway pays in fees for one payment.`,
+    );
+  }
+  const client = new SequencerClient({ url, layout: protocol.profile });
+  const dependencies = { client, payer: key, ...(payerLock ? { payerLock } : {}) };
   // Poll for inclusion well inside a block interval: a paid task waits for its payment's block, no longer.
-  return new LezRail(dependencies, { signingMode, pollIntervalMs: 200 });
+  return new LezRail(dependencies, {
+    signingMode,
+    pollIntervalMs: 200,
+    profile: protocol.profile,
+    ...(protocol.maxFee === undefined ? {} : { maxFee: protocol.maxFee }),
+    ...(protocol.gasLimit === undefined ? {} : { gasLimit: protocol.gasLimit }),
+  });
 }

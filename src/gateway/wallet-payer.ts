@@ -3,7 +3,7 @@ import type { Payer } from '../bridge/task-payments.ts';
 import type { PayerLock } from '../lez/rail/payer-lock.ts';
 import { loadKeyFile } from '../lez/wallet-key-file.ts';
 import { ConfigError, type PaymentsConfig } from './config.ts';
-import { detectSigningMode, gatewayPayer, lezRail } from './payment-wiring.ts';
+import { detectLezProtocol, gatewayPayer, lezRail } from './payment-wiring.ts';
 
 /**
  * The gateway wallet's payer from the configuration; undefined when payments are off. `payerLock` makes replicas
@@ -27,9 +27,9 @@ export async function payerFromConfig(
         throw new ConfigError('LOGOS_A2A_WALLET_PASSPHRASE must hold the passphrase of payments.walletKeyFile.');
       const unlocked = await loadKeyFile(config.walletKeyFile, passphrase);
       if (!unlocked.ok) throw new ConfigError(`payments.walletKeyFile ${config.walletKeyFile}: ${unlocked.message}`);
-      const signingMode = await detectSigningMode(config.sequencerUrl, config.signingMode);
+      const { signingMode, protocol } = await detectLezProtocol(config.sequencerUrl, config);
       const payerLock = options.payerLock?.(unlocked.key.account);
-      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, signingMode, payerLock));
+      return gatewayPayer(lezRail(config.sequencerUrl, unlocked.key, signingMode, payerLock, protocol));
     }
   }
 }

@@ -23,6 +23,7 @@ import { BorshDecodeError, BorshReader, BorshWriter } from './borsh.ts';
 import { bytesEqual, concatBytes, domainPrefix } from './bytes.ts';
 import {
   decodePublicTransaction,
+  type MessageLayout,
   publicTransactionHashHex,
   type DecodeResult,
   type PublicTransaction,
@@ -122,22 +123,23 @@ export function blockHashFormulaOf(bytes: Uint8Array): BlockHashFormula | undefi
  * Where the public transaction starting at the reader's position ends: walks the counts of its five vectors
  * (docs/lez.md §3.4–3.5) without interpreting them.
  */
-function skipPublicTransaction(r: BorshReader): void {
+function skipPublicTransaction(r: BorshReader, layout: MessageLayout): void {
   r.fixedBytes(32, 'program_id');
-  for (const [what, size] of [
-    ['account_ids', 32],
-    ['nonces', 16],
-    ['instruction_data', 4],
-    ['witness set', 96],
-  ] as const) {
+  const skipVec = (what: string, size: number) => {
     const count = r.u32(`${what} length`);
     if (count * size > r.remaining)
       throw new BorshDecodeError(`${what}: ${count} items cannot fit in the ${r.remaining} bytes left`);
     r.fixedBytes(count * size, what);
-  }
+  };
+  skipVec('account_ids', 32);
+  skipVec('nonces', 16);
+  skipVec('instruction_data', layout === 'v0.2' ? 4 : 1);
+  // lee-v0.3: Option<FeeDeclaration> = 0, or 1 ‖ payer 32 ‖ gas_limit 8 ‖ tip 8 ‖ max_fee 16.
+  if (layout === 'lee-v0.3') r.option((r) => r.fixedBytes(72, 'fee'), 'fee');
+  skipVec('witness set', 96);
 }
 
-export function decodeBlock(bytes: Uint8Array): DecodeResult<DecodedBlock> {
+export function decodeBlock(bytes: Uint8Array, layout: MessageLayout = 'v0.2'): DecodeResult<DecodedBlock> {
   try {
     if (bytes.byteLength < BLOCK_OVERHEAD_BYTES)
       throw new BorshDecodeError(`${bytes.byteLength} bytes are too few for a block`);
@@ -162,9 +164,9 @@ export function decodeBlock(bytes: Uint8Array): DecodeResult<DecodedBlock> {
       const start = r.position;
       const tag = r.enumTag(`transaction ${i} tag`);
       if (tag === 0) {
-        skipPublicTransaction(r);
+        skipPublicTransaction(r, layout);
         const txBytes = body.slice(start, r.position);
-        const decoded = decodePublicTransaction(txBytes.subarray(1));
+        const decoded = decodePublicTransaction(txBytes.subarray(1), layout);
         if (!decoded.ok) throw new BorshDecodeError(`transaction ${i}: ${decoded.reason}`);
         publicTransactions.push({
           hash: publicTransactionHashHex(decoded.value),

@@ -9,8 +9,10 @@
 import { formatAccountId, publicAccountId } from './account-id.ts';
 import { bytesEqual } from './bytes.ts';
 import { xOnlyPublicKey } from './public-key.ts';
+import type { FeeDeclaration } from './fees.ts';
 import { signPublicMessage, type SigningMode } from './signing.ts';
 import {
+  layoutOf,
   nativeTransferAmount,
   nativeTransferInstruction,
   nssaTransactionToBase64,
@@ -51,6 +53,10 @@ export interface NativeTransferInput {
   /** The sender's current on-chain nonce (`getAccountsNonces`). */
   nonce: bigint;
   mode: SigningMode;
+  /**
+   * The lee-v0.3 layout's fee fields (the sender pays: the payer is filled in); without them, the v0.2 layout.
+   */
+  fee?: Omit<FeeDeclaration, 'payer'>;
   /** Only tests pin this. */
   auxRand?: Uint8Array;
 }
@@ -66,7 +72,8 @@ export function buildNativeTransfer(
     programId: input.programId,
     accountIds: [from, input.to],
     nonces: [input.nonce],
-    instructionData: nativeTransferInstruction(input.amount),
+    instructionData: nativeTransferInstruction(input.amount, input.fee ? 'lee-v0.3' : 'v0.2'),
+    ...(input.fee ? { fee: { payer: from, ...input.fee } } : {}),
   };
   return { ok: true, from, ...seal(message, input.secretKey, input.mode, input.auxRand) };
 }
@@ -105,6 +112,8 @@ export interface NativeTransfer {
   amount: bigint;
   /** The nonce the sender signed with. */
   nonce: bigint;
+  /** The most it may cost in fees (its declared max_fee), on a chain with fees; absent or 0 without. */
+  maxFee?: bigint;
 }
 
 /**
@@ -123,7 +132,7 @@ export function readNativeTransfer(
   }
   if (message.accountIds.length !== 2)
     return { ok: false, reason: `expected 2 accounts, found ${message.accountIds.length}` };
-  const amount = nativeTransferAmount(message.instructionData);
+  const amount = nativeTransferAmount(message.instructionData, layoutOf(message));
   if (amount === undefined) return { ok: false, reason: 'instruction is not a single u128 amount' };
   const [from, to] = message.accountIds as [Uint8Array, Uint8Array];
   const sender = witnesses[0];
@@ -132,5 +141,6 @@ export function readNativeTransfer(
   }
   const nonce = message.nonces[0];
   if (nonce === undefined) return { ok: false, reason: 'no nonce for the sender' };
-  return { ok: true, from: formatAccountId(from), to: formatAccountId(to), amount, nonce };
+  const maxFee = message.fee ? { maxFee: message.fee.maxFee } : {};
+  return { ok: true, from: formatAccountId(from), to: formatAccountId(to), amount, nonce, ...maxFee };
 }

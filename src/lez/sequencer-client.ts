@@ -19,7 +19,15 @@ import { base64 } from '@scure/base';
 import { z } from 'zod';
 import { formatAccountId, parseAccountId } from './account-id.ts';
 import { parseJson, stringifyJson, U128, U64, type JsonValue } from './json.ts';
-import { decodeNssaTransaction, nssaTransactionToBase64, type NssaTransaction, type ProgramId } from './transaction.ts';
+import { FeeStateQuote } from './fees.ts';
+import {
+  decodeNssaTransaction,
+  MESSAGE_LAYOUTS,
+  nssaTransactionToBase64,
+  type MessageLayout,
+  type NssaTransaction,
+  type ProgramId,
+} from './transaction.ts';
 import { isTxHash, TxHash } from './tx-hash.ts';
 
 export type RpcOutcome<T> =
@@ -43,6 +51,8 @@ export const SequencerClientOptions = z.object({
     .int()
     .positive()
     .default(64 * 1024 * 1024),
+  /** How its public transactions are laid out: `lee-v0.3` on a sequencer with fees (protocol-profile.ts). */
+  layout: z.enum(MESSAGE_LAYOUTS).default('v0.2'),
 });
 export type SequencerClientOptions = z.input<typeof SequencerClientOptions>;
 
@@ -98,6 +108,7 @@ const ErrorObject = z.object({ code: z.number().int(), message: z.string(), data
 
 export class SequencerClient {
   readonly url: string;
+  readonly layout: MessageLayout;
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly authorization: string | undefined;
@@ -107,6 +118,7 @@ export class SequencerClient {
   constructor(options: SequencerClientOptions) {
     const parsed = SequencerClientOptions.parse(options);
     this.url = parsed.url;
+    this.layout = parsed.layout;
     this.timeoutMs = parsed.timeoutMs;
     this.maxResponseBytes = parsed.maxResponseBytes;
     this.authorization = parsed.basicAuth
@@ -166,13 +178,18 @@ export class SequencerClient {
   private async fetchTransaction(hashHex: string): Promise<RpcOutcome<FetchedTransaction | null>> {
     const outcome = await this.call('getTransaction', [hashHex], Base64Schema.nullable());
     if (outcome.kind !== 'result' || outcome.value === null) return outcome as RpcOutcome<null>;
-    const decoded = decodeNssaTransaction(outcome.value);
+    const decoded = decodeNssaTransaction(outcome.value, this.layout);
     if (!decoded.ok) return badResponse(`getTransaction: ${decoded.reason}`);
     return { kind: 'result', value: { bytes: outcome.value, transaction: decoded.value } };
   }
 
   getProgramIds(): Promise<RpcOutcome<ProgramIds>> {
     return this.call('getProgramIds', [], ProgramIdsSchema);
+  }
+
+  /** The fee market's quote (fees.ts); a sequencer without fees answers -32601. */
+  getFeeState(): Promise<RpcOutcome<FeeStateQuote>> {
+    return this.call('getFeeState', [], FeeStateQuote);
   }
 
   // ---- transport ----------------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
  * LEZ public transactions, byte-exact (docs/lez.md §3; `nssa/src/public_transaction/*`, `common` on `main`).
  *
  * ```
- * Message           = program_id [u32; 8] ‖ account_ids Vec<[u8; 32]> ‖ nonces Vec<u128> ‖ instruction_data Vec<u32>
+ * Message (v0.2)     = program_id [u32; 8] ‖ account_ids Vec<[u8; 32]> ‖ nonces Vec<u128> ‖ instruction_data Vec<u32>
+ * Message (lee-v0.3) = program_id [u32; 8] ‖ account_ids Vec<[u8; 32]> ‖ nonces Vec<u128> ‖ instruction_data Vec<u8>
+ *                      ‖ fee Option<FeeDeclaration>                  (the fees revision; docs/lez.md §10, fees.ts)
  * WitnessSet        = Vec<(signature [u8; 64], x-only public key [u8; 32])>
  * PublicTransaction = Message ‖ WitnessSet
  * NSSATransaction   = u8 tag (0 Public, 1 PrivacyPreserving, 2 ProgramDeployment) ‖ variant
@@ -16,6 +18,7 @@ import { base64 } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { BorshDecodeError, BorshReader, BorshWriter } from './borsh.ts';
 import { toHex } from './bytes.ts';
+import { readFeeDeclaration, writeFeeDeclaration, type FeeDeclaration } from './fees.ts';
 import { isValidXOnlyPublicKey } from './public-key.ts';
 
 /** A program id: the RISC Zero image id of the program's ELF, as 8 u32 words (getProgramIds' `[u32×8]`). */
@@ -27,8 +30,24 @@ export interface PublicMessage {
   accountIds: readonly Uint8Array[];
   /** One nonce per signer, in witness order: each signer's current on-chain nonce. */
   nonces: readonly bigint[];
-  /** The instruction, RISC Zero serde words (see `nativeTransferInstruction`). */
+  /**
+   * The instruction: RISC Zero serde u32 words in the v0.2 layout, borsh bytes (one element a byte) in the lee-v0.3
+   * layout (see `nativeTransferInstruction`).
+   */
   instructionData: readonly number[];
+  /**
+   * Only in the lee-v0.3 layout, and what tells the layouts apart: the signed fee declaration, or null for a
+   * fee-exempt (system) message. Absent in the v0.2 layout, which has no such field.
+   */
+  fee?: FeeDeclaration | null;
+}
+
+/** The two public message layouts: today's testnet (v0.2.x, `main` up to the fees) and the fees revision. */
+export const MESSAGE_LAYOUTS = ['v0.2', 'lee-v0.3'] as const;
+export type MessageLayout = (typeof MESSAGE_LAYOUTS)[number];
+
+export function layoutOf(message: PublicMessage): MessageLayout {
+  return message.fee === undefined ? 'v0.2' : 'lee-v0.3';
 }
 
 export interface Witness {
@@ -74,7 +93,14 @@ function writeMessage(w: BorshWriter, message: PublicMessage): void {
   for (const word of assertProgramId(message.programId)) w.u32(word);
   w.vec(message.accountIds, (w, id) => w.fixedBytes(id, 32));
   w.vec(message.nonces, (w, nonce) => w.u128(nonce));
-  w.vec(message.instructionData, (w, word) => w.u32(word));
+  if (layoutOf(message) === 'v0.2') {
+    w.vec(message.instructionData, (w, word) => w.u32(word));
+    return;
+  }
+  if (!message.instructionData.every((b) => Number.isInteger(b) && b >= 0 && b <= 0xff))
+    throw new RangeError('lee-v0.3 instruction data is bytes');
+  w.bytes(Uint8Array.from(message.instructionData));
+  writeFeeDeclaration(w, message.fee ?? null);
 }
 
 function writeWitnesses(w: BorshWriter, witnesses: readonly Witness[]): void {
@@ -132,13 +158,17 @@ export function publicTransactionHashHex(tx: PublicTransaction): string {
 
 // ---- decoding -------------------------------------------------------------------------------------------------
 
-function readMessage(r: BorshReader): PublicMessage {
+function readMessage(r: BorshReader, layout: MessageLayout): PublicMessage {
   const programId: number[] = [];
   for (let i = 0; i < 8; i++) programId.push(r.u32('program_id'));
   const accountIds = r.vec(32, (r) => r.fixedBytes(32, 'account id'), 'account_ids');
   const nonces = r.vec(16, (r) => r.u128('nonce'), 'nonces');
-  const instructionData = r.vec(4, (r) => r.u32('instruction word'), 'instruction_data');
-  return { programId, accountIds, nonces, instructionData };
+  if (layout === 'v0.2') {
+    const instructionData = r.vec(4, (r) => r.u32('instruction word'), 'instruction_data');
+    return { programId, accountIds, nonces, instructionData };
+  }
+  const instructionData = [...r.bytes('instruction_data')];
+  return { programId, accountIds, nonces, instructionData, fee: readFeeDeclaration(r) };
 }
 
 function readWitnesses(r: BorshReader): Witness[] {
@@ -168,22 +198,32 @@ function decodeWith<T>(bytes: Uint8Array, read: (r: BorshReader) => T, what: str
   }
 }
 
-export function decodePublicMessage(bytes: Uint8Array): DecodeResult<PublicMessage> {
-  return decodeWith(bytes, readMessage, 'public message');
+export function decodePublicMessage(bytes: Uint8Array, layout: MessageLayout = 'v0.2'): DecodeResult<PublicMessage> {
+  return decodeWith(bytes, (r) => readMessage(r, layout), 'public message');
 }
 
-export function decodePublicTransaction(bytes: Uint8Array): DecodeResult<PublicTransaction> {
-  return decodeWith(bytes, (r) => ({ message: readMessage(r), witnesses: readWitnesses(r) }), 'public transaction');
+export function decodePublicTransaction(
+  bytes: Uint8Array,
+  layout: MessageLayout = 'v0.2',
+): DecodeResult<PublicTransaction> {
+  return decodeWith(
+    bytes,
+    (r) => ({ message: readMessage(r, layout), witnesses: readWitnesses(r) }),
+    'public transaction',
+  );
 }
 
-export function decodeNssaTransaction(bytes: Uint8Array): DecodeResult<NssaTransaction> {
+export function decodeNssaTransaction(
+  bytes: Uint8Array,
+  layout: MessageLayout = 'v0.2',
+): DecodeResult<NssaTransaction> {
   return decodeWith(
     bytes,
     (r): NssaTransaction => {
       const tag = r.enumTag('NSSATransaction tag');
       switch (tag) {
         case 0:
-          return { kind: 'public', transaction: { message: readMessage(r), witnesses: readWitnesses(r) } };
+          return { kind: 'public', transaction: { message: readMessage(r, layout), witnesses: readWitnesses(r) } };
         case 1:
           return { kind: 'privacy-preserving', body: r.rest() };
         case 2:
@@ -197,14 +237,17 @@ export function decodeNssaTransaction(bytes: Uint8Array): DecodeResult<NssaTrans
 }
 
 /** The inverse of `nssaTransactionToBase64`, for what clients send and what `getTransaction` returns. */
-export function decodeBase64NssaTransaction(text: string): DecodeResult<NssaTransaction> {
+export function decodeBase64NssaTransaction(
+  text: string,
+  layout: MessageLayout = 'v0.2',
+): DecodeResult<NssaTransaction> {
   let bytes: Uint8Array;
   try {
     bytes = base64.decode(text);
   } catch {
     return { ok: false, reason: 'NSSATransaction: not standard padded base64' };
   }
-  return decodeNssaTransaction(bytes);
+  return decodeNssaTransaction(bytes, layout);
 }
 
 // ---- the native token transfer instruction --------------------------------------------------------------------
@@ -214,15 +257,29 @@ export function decodeBase64NssaTransaction(text: string): DecodeResult<NssaTran
  * writes a u128 as its 16 little-endian bytes split into 4 little-endian u32 words (risc0 v3.0.5). In borsh that
  * is `04 00 00 00 ‖ amount.to_le_bytes()`. Amount 0 with a single account initialises that account.
  */
-export function nativeTransferInstruction(amount: bigint): number[] {
+export function nativeTransferInstruction(amount: bigint, layout: MessageLayout = 'v0.2'): number[] {
   if (amount < 0n || amount >= 1n << 128n) throw new RangeError(`not a u128 amount: ${amount}`);
+  if (layout === 'lee-v0.3') return [...new BorshWriter().enumTag(LEE_TRANSFER_TAG).u128(amount).finish()];
   const words: number[] = [];
   for (let i = 0n; i < 4n; i++) words.push(Number((amount >> (32n * i)) & 0xffff_ffffn));
   return words;
 }
 
-/** The amount of a native transfer instruction, or undefined when the words are not exactly one u128. */
-export function nativeTransferAmount(instructionData: readonly number[]): bigint | undefined {
+/**
+ * In the lee-v0.3 layout the instruction is borsh of the program's `Instruction` enum, `Transfer { amount: u128 }`
+ * first (tag 0), `Initialize` second (tag 1): `00 ‖ amount.to_le_bytes()`, 17 bytes.
+ */
+const LEE_TRANSFER_TAG = 0;
+
+/** The amount of a native transfer instruction, or undefined when it is not exactly one u128 transfer. */
+export function nativeTransferAmount(
+  instructionData: readonly number[],
+  layout: MessageLayout = 'v0.2',
+): bigint | undefined {
+  if (layout === 'lee-v0.3') {
+    if (instructionData.length !== 17 || instructionData[0] !== LEE_TRANSFER_TAG) return undefined;
+    return instructionData.slice(1).reduce((sum, byte, i) => sum | (BigInt(byte) << (8n * BigInt(i))), 0n);
+  }
   if (instructionData.length !== 4 || !instructionData.every(isU32)) return undefined;
   return instructionData.reduce((sum, word, i) => sum | (BigInt(word) << (32n * BigInt(i))), 0n);
 }

@@ -10,7 +10,7 @@
 import type { DurableObjectState } from '@cloudflare/workers-types/index.ts';
 import { z } from 'zod';
 import type { Payer } from '../bridge/task-payments.ts';
-import { detectSigningMode, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
+import { detectLezProtocol, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
 import { parseRailPaymentRecord } from '../lez/rail/payment-record.ts';
 import { D1PaymentStore } from '../store/d1/payment-store.ts';
 import { workerSettings, type WorkerEnv } from './worker-env.ts';
@@ -67,8 +67,12 @@ export class WalletObject {
       const settings = workerSettings(this.env);
       if (!settings.payments) throw new Error('payments are off (LOGOS_A2A_PAYMENTS_RAIL)');
       const { sequencerUrl, wallet } = settings.payments;
-      const mode = await detectSigningMode(sequencerUrl, settings.config.payments.signingMode, () => undefined);
-      return gatewayPayer(lezRail(sequencerUrl, wallet, mode));
+      const { signingMode, protocol } = await detectLezProtocol(
+        sequencerUrl,
+        settings.config.payments,
+        () => undefined,
+      );
+      return gatewayPayer(lezRail(sequencerUrl, wallet, signingMode, undefined, protocol));
     })().catch((error: unknown) => {
       this.payer = undefined;
       throw error;

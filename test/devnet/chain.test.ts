@@ -29,6 +29,8 @@ const AUTH = DEVNET_PROGRAM_IDS.authenticated_transfer;
 
 function chain(overrides: Partial<ChainConfig> = {}, limits: Partial<ChainConfig['limits']> = {}): DevnetChain {
   return new DevnetChain({
+    profile: 'v0.2',
+    transferGas: 0n,
     signingMode: 'prehash-v0.3',
     finalityDepth: 2,
     serveReceipts: true,

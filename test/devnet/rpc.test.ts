@@ -9,6 +9,8 @@ import { handleRpcText } from '../../src/devnet/rpc.ts';
 
 describe('JSON-RPC envelopes', () => {
   const chain = new DevnetChain({
+    profile: 'v0.2',
+    transferGas: 0n,
     signingMode: 'prehash-v0.3',
     finalityDepth: 2,
     serveReceipts: true,

@@ -3,9 +3,10 @@ import { CliFailure, UsageError } from '../errors.ts';
 import { portNumber, str, type Command, type Values } from '../command.ts';
 import { setFailureContext } from '../failure-context.ts';
 import { untilSignal } from '../until-signal.ts';
+import { PROTOCOL_PROFILES, type ProtocolProfile } from '../../lez/protocol-profile.ts';
 
 export const devnetCommand: Command = {
-  synopsis: '[--port PORT] [--data DIR]',
+  synopsis: '[--port PORT] [--data DIR] [--profile v0.2|lee-v0.3]',
   summary: 'a local LEZ sequencer emulator with funded accounts',
   help: () => `A local LEZ sequencer emulator on 127.0.0.1, a block every second, funded with the LEZ debug genesis accounts
 (their keys are printed: import one with logos-a2a keys import --secret-key-file -). It behaves as a sequencer
@@ -15,6 +16,8 @@ Options:
   --port PORT       its port (default: LOGOS_A2A_DEVNET_PORT, else 3040; 0 picks a free one)
   --data DIR        keep the chain in DIR and continue it at the next start; like a real sequencer, a restarted
                     devnet no longer finds earlier transactions by hash (getTransaction), only in their blocks
+  --profile P       the protocol: v0.2 (default; the public testnet: no fees, a transfer to an account never
+                    initialised is dropped) or lee-v0.3 (fees: getFeeState, signed fee declarations, -3198x errors)
   -h, --help        this text
 
 Settings:
@@ -23,7 +26,7 @@ Settings:
 
 Ctrl-C or SIGTERM stops it.
 `,
-  options: { port: { type: 'string' }, data: { type: 'string' } },
+  options: { port: { type: 'string' }, data: { type: 'string' }, profile: { type: 'string' } },
   positionals: 0,
   run: runDevnet,
 };
@@ -54,15 +57,19 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
   setFailureContext({ prefix, portSetting: option !== undefined ? '--port' : 'LOGOS_A2A_DEVNET_PORT / --port' });
   const signalled = untilSignal();
   const dataDir = str(values.data);
+  const profile = str(values.profile) ?? 'v0.2';
+  if (!(PROTOCOL_PROFILES as readonly string[]).includes(profile))
+    throw new UsageError(`${prefix}: --profile is one of ${PROTOCOL_PROFILES.join(', ')}, got "${profile}"`);
   const { startDevnet, DEVNET_GENESIS } = await import('../../devnet/devnet.ts');
   const devnet = await startDevnet({
     port,
     host: process.env.LOGOS_A2A_DEVNET_HOST || '127.0.0.1',
+    profile: profile as ProtocolProfile,
     ...(dataDir ? { dataDir } : {}),
   });
   process.stdout.write(
     [
-      `logos-a2a devnet: a local LEZ sequencer at ${devnet.url} (blocks every second${dataDir ? `, chain in ${dataDir}, at block ${devnet.lastBlockId()}` : ''})`,
+      `logos-a2a devnet: a local LEZ sequencer (protocol profile ${profile}) at ${devnet.url} (blocks every second${dataDir ? `, chain in ${dataDir}, at block ${devnet.lastBlockId()}` : ''})`,
       'Funded genesis accounts (the LEZ debug keys; import one with logos-a2a keys import --secret-key-file -):',
       ...DEVNET_GENESIS.map((g) => `  ${g.account}  ${g.balance}  secret key ${g.secretKeyHex}`),
       'Ctrl-C stops it.',

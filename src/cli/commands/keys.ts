@@ -8,13 +8,16 @@ export const keysCommand: Command = {
 
   keys new          creates a key and prints its account and recovery phrase (shown once); never overwrites a file
   keys show         prints the account and public key of the key in --file
-  keys import       stores an existing key: --mnemonic-file FILE or --secret-key-file FILE (- for standard input)
+  keys import       stores an existing key: --mnemonic-file FILE, --secret-key-file FILE (- for standard input), or
+                    --wallet-storage FILE: a public account of LEZ's official wallet (its storage.json)
 
 Options:
   --file FILE               the key file (default .data/wallet.json; its folder is created)
   --path PATH               the account's path in the key tree, for new and mnemonic imports (default /)
   --mnemonic-file FILE      import: the recovery phrase
-  --secret-key-file FILE    import: the secret key, 64 hex characters
+  --secret-key-file FILE    import: the secret key, 64 hex characters (as the official wallet writes it)
+  --wallet-storage FILE     import: the official wallet's storage.json (in ~/.lee/wallet, or LEE_WALLET_HOME_DIR)
+  --account ID              with --wallet-storage: which public account (base58, Public/ prefix optional)
   -h, --help                this text
 
 Settings:
@@ -26,6 +29,8 @@ Settings:
     path: { type: 'string' },
     'mnemonic-file': { type: 'string' },
     'secret-key-file': { type: 'string' },
+    'wallet-storage': { type: 'string' },
+    account: { type: 'string' },
   },
   positionals: 1,
   async run(positionals, values) {
@@ -36,6 +41,8 @@ Settings:
       path: str(values.path) ?? '/',
       ...(str(values['mnemonic-file']) ? { mnemonicFile: str(values['mnemonic-file'])! } : {}),
       ...(str(values['secret-key-file']) ? { secretKeyFile: str(values['secret-key-file'])! } : {}),
+      ...(str(values['wallet-storage']) ? { walletStorage: str(values['wallet-storage'])! } : {}),
+      ...(str(values.account) ? { account: str(values.account)! } : {}),
       passphrase: process.env.LOGOS_A2A_WALLET_PASSPHRASE,
       out: (text) => process.stdout.write(text),
     });

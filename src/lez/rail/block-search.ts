@@ -18,6 +18,7 @@
  */
 import { formatAccountId, publicAccountId } from '../account-id.ts';
 import { decodeBlock, type BlockTransaction } from '../block.ts';
+import type { MessageLayout } from '../transaction.ts';
 import { sequencerProblem, type SequencerApi, type SequencerProblem } from './sequencer-api.ts';
 
 export interface SearchTarget {
@@ -56,13 +57,17 @@ interface ReadBlock {
 const FIRST_BLOCK_ID = 1n;
 
 export class BlockSearch {
-  private readonly client: Pick<SequencerApi, 'getLastBlockId' | 'getBlockRange'>;
+  private readonly client: Pick<SequencerApi, 'getLastBlockId' | 'getBlockRange'> & { layout?: MessageLayout };
   private readonly maxBlocks: bigint;
   private readonly rangeSize: bigint;
   private readonly cacheBlocks: number;
   private readonly cache = new Map<bigint, ReadBlock>();
 
-  constructor(client: Pick<SequencerApi, 'getLastBlockId' | 'getBlockRange'>, options: BlockSearchOptions) {
+  /** `client.layout`: how the chain lays out its transactions (v0.2 when not said). */
+  constructor(
+    client: Pick<SequencerApi, 'getLastBlockId' | 'getBlockRange'> & { layout?: MessageLayout },
+    options: BlockSearchOptions,
+  ) {
     this.client = client;
     this.maxBlocks = BigInt(options.maxBlocks);
     this.rangeSize = BigInt(options.rangeSize ?? 100);
@@ -140,7 +145,9 @@ export class BlockSearch {
     if (missing.length > 0) {
       const fetched = await this.client.getBlockRange(missing[0]!, missing.at(-1)!);
       if (fetched.kind !== 'result') return sequencerProblem(fetched);
-      fetched.value.forEach((bytes, i) => this.remember(missing[0]! + BigInt(i), readBlock(bytes)));
+      fetched.value.forEach((bytes, i) =>
+        this.remember(missing[0]! + BigInt(i), readBlock(bytes, this.client.layout ?? 'v0.2')),
+      );
     }
     const blocks: ReadBlock[] = [];
     for (let id = start; id <= end; id++) {
@@ -158,8 +165,8 @@ export class BlockSearch {
 }
 
 /** A block that does not decode is kept as unreadable: it proves nothing either way. */
-function readBlock(bytes: Uint8Array): ReadBlock {
-  const decoded = decodeBlock(bytes);
+function readBlock(bytes: Uint8Array, layout: MessageLayout): ReadBlock {
+  const decoded = decodeBlock(bytes, layout);
   if (!decoded.ok) return { timestampMs: undefined, transactions: [], complete: false };
   return {
     timestampMs: decoded.value.timestampMs,

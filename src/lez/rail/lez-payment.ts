@@ -3,7 +3,7 @@
  * submission) and the receipt (for references). `fromRecord` is the way back after a restart; it trusts nothing
  * in the record it cannot recompute from the signed bytes.
  */
-import { decodeBase64NssaTransaction, type ProgramId } from '../transaction.ts';
+import { decodeBase64NssaTransaction, type MessageLayout, type ProgramId } from '../transaction.ts';
 import { publicTransactionHashHex } from '../transaction.ts';
 import { readNativeTransfer, type NativeTransfer } from '../native-transfer.ts';
 import { verifyPublicTransactionSignatures, type SigningMode } from '../signing.ts';
@@ -35,6 +35,7 @@ export function toRecord(payment: SignedPayment, network: string): RailPaymentRe
     txHash: payment.txHash,
     tx: payment.tx,
     signedAt: payment.signedAt,
+    ...(payment.maxFee === undefined ? {} : { maxFee: formatU128Decimal(payment.maxFee) }),
   };
 }
 
@@ -48,6 +49,7 @@ export function toReceipt(payment: SignedPayment, network: string, status: Trans
     amount: formatU128Decimal(payment.amount),
     nonce: payment.nonce.toString(),
     status,
+    ...(payment.maxFee === undefined ? {} : { maxFee: formatU128Decimal(payment.maxFee) }),
   };
 }
 
@@ -56,6 +58,7 @@ export interface RecordContext {
   payer: string;
   programId: ProgramId;
   signingMode: SigningMode;
+  layout: MessageLayout;
 }
 
 /**
@@ -69,7 +72,7 @@ export function fromRecord(
   if (record.rail !== 'lez') return { ok: false, message: `the record is for the ${record.rail} rail` };
   if (record.network !== context.network)
     return { ok: false, message: `the record is for network ${record.network}, this rail is on ${context.network}` };
-  const decoded = decodeBase64NssaTransaction(record.tx);
+  const decoded = decodeBase64NssaTransaction(record.tx, context.layout);
   if (!decoded.ok) return { ok: false, message: `the record's tx: ${decoded.reason}` };
   if (decoded.value.kind !== 'public') return { ok: false, message: "the record's tx is not a public transaction" };
   const transaction = decoded.value.transaction;
@@ -89,7 +92,9 @@ export function fromRecord(
         ? 'amount'
         : transfer.nonce.toString() !== record.nonce
           ? 'nonce'
-          : undefined;
+          : record.maxFee !== undefined && record.maxFee !== formatU128Decimal(transfer.maxFee ?? 0n)
+            ? 'maxFee'
+            : undefined;
   if (mismatch) return { ok: false, message: `the record's ${mismatch} does not match its tx` };
   return {
     ok: true,
@@ -102,6 +107,7 @@ export function fromRecord(
       txHash: record.txHash,
       tx: record.tx,
       signedAt: record.signedAt,
+      ...(transfer.maxFee === undefined ? {} : { maxFee: transfer.maxFee }),
     },
   };
 }

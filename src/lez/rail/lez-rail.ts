@@ -15,7 +15,9 @@ import { assertProgramId } from '../transaction.ts';
 import { BlockSearch } from './block-search.ts';
 import { fromRecord, toReceipt } from './lez-payment.ts';
 import { lookupLezTransfer } from './lez-transfer-lookup.ts';
-import { NoncePipeline, type PipelineOutcome } from './nonce-pipeline.ts';
+import { NoncePipeline, type FeePolicy, type PipelineOutcome } from './nonce-pipeline.ts';
+import { PROTOCOL_PROFILES, type ProtocolProfile } from '../protocol-profile.ts';
+import { U128Decimal } from '../json.ts';
 import { PayeeCheck } from './payee-check.ts';
 import { readNativeTransfer } from '../native-transfer.ts';
 import type {
@@ -42,6 +44,18 @@ import { verifyRefundTransfer, verifyTransfer, type VerifierContext } from './ve
 export const LezRailSettings = z.object({
   /** `prehash-v0.3` for LEZ `main`, `raw-borsh` up to v0.2.0-rc3 (signing.ts). */
   signingMode: z.enum(SIGNING_MODES),
+  /**
+   * The protocol (protocol-profile.ts): `v0.2` checks that a payee is initialised before paying it; `lee-v0.3` has no
+   * such step but fees: each transfer declares one (nonce-pipeline.ts), within `maxFee`. The client must read
+   * transactions in the same profile's layout.
+   */
+  profile: z.enum(PROTOCOL_PROFILES).default('v0.2'),
+  /** lee-v0.3: the operator's cap on one payment's fee, base units (payments.maxFee). */
+  maxFee: U128Decimal.optional(),
+  /** lee-v0.3: the gas limit each transfer declares (the official wallet's default: 2,000,000). */
+  gasLimit: z.number().int().positive().max(10_000_000).default(2_000_000),
+  /** lee-v0.3: the priority tip each transfer declares. */
+  tip: z.number().int().min(0).default(0),
   /** The label receipts and records carry; default: the sequencer URL. */
   network: z.string().min(1).max(512).optional(),
   /** Skips `getProgramIds` when set. */
@@ -69,6 +83,9 @@ export class LezRail implements PaymentRail {
   readonly rail = 'lez' as const;
   readonly network: string;
   readonly payer: string;
+  readonly profile: ProtocolProfile;
+  /** lee-v0.3: how fees are declared, and the cap on one. */
+  readonly fees: FeePolicy | undefined;
   private readonly signingMode: SigningMode;
   private readonly inclusionTimeoutMs: number;
   private readonly client: SequencerApi;
@@ -81,6 +98,17 @@ export class LezRail implements PaymentRail {
   /** Bad settings are a configuration error and throw. */
   constructor(dependencies: LezRailDependencies, settings: LezRailSettings) {
     const parsed = LezRailSettings.parse(settings);
+    if (dependencies.client.layout !== parsed.profile)
+      throw new RangeError(
+        `the sequencer client reads ${dependencies.client.layout} transactions, the rail is ${parsed.profile}`,
+      );
+    if (parsed.profile === 'lee-v0.3' && parsed.maxFee === undefined)
+      throw new RangeError('on a sequencer with fees (lee-v0.3), a cap on the fee of one payment (maxFee) is required');
+    this.profile = parsed.profile;
+    this.fees =
+      parsed.profile === 'lee-v0.3'
+        ? { gasLimit: BigInt(parsed.gasLimit), tip: BigInt(parsed.tip), maxFee: parsed.maxFee! }
+        : undefined;
     this.client = dependencies.client;
     this.network = parsed.network ?? dependencies.client.url;
     this.payer = dependencies.payer.account;
@@ -101,6 +129,7 @@ export class LezRail implements PaymentRail {
       pollIntervalMs: parsed.pollIntervalMs,
       resubmitAfterMs: parsed.resubmitAfterMs,
       ...(dependencies.payerLock ? { payerLock: dependencies.payerLock } : {}),
+      ...(this.fees ? { fees: this.fees } : {}),
     });
     this.verifier = {
       rail: this.rail,
@@ -114,8 +143,13 @@ export class LezRail implements PaymentRail {
     };
   }
 
+  get feeCap(): bigint | undefined {
+    return this.fees?.maxFee;
+  }
+
+  /** With fees, the fee quoted is the cap: the most one payment may cost beyond its price. */
   async quote(price: bigint | string): Promise<QuoteOutcome> {
-    return quotePrice(this.rail, this.network, price);
+    return quotePrice(this.rail, this.network, price, this.fees?.maxFee ?? 0n);
   }
 
   async pay(request: PayRequest): Promise<PayOutcome> {
@@ -136,8 +170,9 @@ export class LezRail implements PaymentRail {
     if (!payee.ok) return fail('invalid-request', `payee: ${payee.reason}`);
     if (payee.text === this.payer) return fail('invalid-request', 'the payer cannot pay itself');
 
-    // A repeat of a known payment goes straight to the pipeline, which joins it or reports a conflict.
-    if (!this.pipeline.knows(paymentId)) {
+    // A repeat of a known payment goes straight to the pipeline, which joins it or reports a conflict. Only v0.2
+    // drops transfers to accounts never initialised; lee-v0.3 has no claiming step.
+    if (this.profile === 'v0.2' && !this.pipeline.knows(paymentId)) {
       const check = await this.payees.check(payee.text);
       if (check.kind !== 'payable') return { kind: 'failed', paymentId, reason: check.reason, message: check.message };
     }
@@ -182,6 +217,7 @@ export class LezRail implements PaymentRail {
       payer: this.payer,
       programId: programId.value,
       signingMode: this.signingMode,
+      layout: this.profile,
     });
     if (!restored.ok)
       return { kind: 'failed', paymentId: record.paymentId, reason: 'invalid-request', message: restored.message };

@@ -26,6 +26,8 @@
  * that is accepted but keeps being dropped (someone else spending from this key, say) leaves its nonce unused and
  * holds up every later one; that shows as `in-doubt` payments, never as a double payment.
  */
+import { base64 } from '@scure/base';
+import { admissionRejectionOf, feeReserve, type FeeStateQuote } from '../fees.ts';
 import { parseAccountId } from '../account-id.ts';
 import type { SigningKey } from '../keys.ts';
 import { buildNativeTransfer } from '../native-transfer.ts';
@@ -63,7 +65,24 @@ export interface NoncePipelineOptions {
   now?: () => number;
   /** With replicas paying from the same key: held while signing and until what was signed has settled. */
   payerLock?: PayerLock;
+  /** On a chain with fees (lee-v0.3): what each transfer declares, and the most it may cost. */
+  fees?: FeePolicy;
 }
+
+/** How a payment's fee is declared on a chain with fees (lez/fees.ts). */
+export interface FeePolicy {
+  gasLimit: bigint;
+  tip: bigint;
+  /**
+   * The operator's cap on one payment's fee. Each transfer declares as `max_fee` the reserve at the next block's
+   * highest possible base fees (getFeeState's ceilings), so a fee rise of one block does not refuse it; a declaration
+   * above this cap is not signed.
+   */
+  maxFee: bigint;
+}
+
+/** How often a payment is signed again after the sequencer said its max_fee was below the reserve (fees rose). */
+const FEE_RETRIES = 2;
 
 export interface PaymentOrder {
   paymentId: string;
@@ -92,6 +111,8 @@ interface Order {
   amount: bigint;
   onSigned: OnSigned | undefined;
   waiters: Waiter[];
+  /** Times re-signed because the sequencer found its max_fee below the reserve. */
+  feeRetries: number;
 }
 
 /** A signed transaction whose nonce the chain has not been seen to pass, or whose fate is not settled yet. */
@@ -103,6 +124,8 @@ interface Slot {
   resend: boolean;
   lastSentAt: number | undefined;
   problem: SequencerProblem | undefined;
+  /** The JSON-RPC code of the sequencer's last refusal of these bytes. */
+  refusalCode?: number;
   waiters: Waiter[];
 }
 
@@ -162,6 +185,7 @@ export class NoncePipeline {
       amount: order.amount,
       onSigned: order.onSigned,
       waiters: [],
+      feeRetries: 0,
     };
     this.queue.push(queued);
     this.active.set(order.paymentId, queued);
@@ -273,30 +297,36 @@ export class NoncePipeline {
     if (account.kind !== 'result') return this.failQueue(sequencerProblem(account));
     const programId = await this.options.programId();
     if (programId.kind !== 'result') return this.failQueue(sequencerProblem(programId));
+    const fees = this.options.fees;
+    const quote = fees ? await this.options.client.getFeeState() : undefined;
+    if (quote && quote.kind !== 'result') return this.failQueue(sequencerProblem(quote));
     const chainNonce = account.value.nonce;
-    // The balance already reflects every transaction that landed; what is still pending is committed on top.
+    // The balance already reflects every transaction that landed; what is still pending is committed on top, each
+    // with the most its fee may take.
     const committed = this.slots
       .filter((s) => s.payment.nonce >= chainNonce)
-      .reduce((sum, s) => sum + s.payment.amount, 0n);
+      .reduce((sum, s) => sum + s.payment.amount + (s.payment.maxFee ?? 0n), 0n);
     let available = account.value.balance - committed;
 
     while (this.queue.length > 0 && !this.closed) {
       const order = this.queue.shift()!;
       if (order.waiters.length === 0) continue;
-      if (order.amount > available) {
-        const message =
-          `${this.options.key.account} holds ${account.value.balance}, of which ${committed} is committed to payments in flight; ` +
-          `this payment needs ${order.amount}`;
-        this.settleOrder(order, failed('insufficient-funds', message));
-        continue;
-      }
       const nonce = this.freeNonce(chainNonce);
-      const signed = this.sign(order, programId.value, nonce);
+      const signed = this.sign(order, programId.value, nonce, quote?.value);
       if (!signed.ok) {
-        this.settleOrder(order, failed('invalid-request', signed.reason));
+        this.settleOrder(order, failed(signed.reason, signed.message));
         continue;
       }
       const payment = signed.payment;
+      const cost = order.amount + (payment.maxFee ?? 0n);
+      if (cost > available) {
+        const fee = payment.maxFee ? ` and up to ${payment.maxFee} in fees` : '';
+        const message =
+          `${this.options.key.account} holds ${account.value.balance}, of which ${committed} is committed to payments in flight; ` +
+          `this payment needs ${order.amount}${fee}`;
+        this.settleOrder(order, failed('insufficient-funds', message));
+        continue;
+      }
       try {
         await order.onSigned?.(toRecord(payment, this.options.network));
       } catch (error) {
@@ -322,15 +352,30 @@ export class NoncePipeline {
       // While this order was being signed it was in neither the queue nor the slots, so the driver may have
       // found nobody waiting and stopped; its waiters need it again now.
       this.ensureDriver();
-      available -= order.amount;
+      available -= cost;
 
       const sent = await this.send(slot);
       if (this.closed) return this.abandon(slot);
       if (sent === 'accepted') continue;
       if (sent === 'refused' || sent === 'not-delivered') {
         // Never in a mempool, so its nonce goes to the next order. Its record is void.
-        available += order.amount;
+        available += cost;
         const problem = slot.problem!;
+        const rejection = sent === 'refused' ? admissionRejectionOf(slot.refusalCode!) : undefined;
+        if (rejection === 'MaxFeeBelowReserve' && order.feeRetries < FEE_RETRIES) {
+          // The fees rose past the quote: signed again, under a fresh quote, if the cap still allows.
+          this.dropSlot(slot);
+          this.queue.unshift({ ...order, waiters: slot.waiters.splice(0), feeRetries: order.feeRetries + 1 });
+          this.active.set(order.paymentId, this.queue[0]!);
+          return this.processQueue();
+        }
+        if (rejection) {
+          this.settleSlot(
+            slot,
+            failed('fee-rejected', `the sequencer refused the payment's fee: ${problem.message}; nothing was paid`),
+          );
+          continue;
+        }
         const reason = sent === 'refused' ? 'rejected' : 'sequencer-unavailable';
         this.settleSlot(
           slot,
@@ -360,22 +405,43 @@ export class NoncePipeline {
     await this.options.payerLock?.release(); // a no-op when not held
   }
 
-  /** Never throws: the order has left the queue, and a throw here would leave its caller waiting forever. */
+  /**
+   * Never throws: the order has left the queue, and a throw here would leave its caller waiting forever. With fees,
+   * the declared max_fee is the reserve at the quote's ceilings; the transfer's size, which the reserve prices, does
+   * not depend on the max_fee (a fixed-width u128), so a first build measures it.
+   */
   private sign(
     order: Order,
     programId: ProgramId,
     nonce: bigint,
-  ): { ok: true; payment: SignedPayment } | { ok: false; reason: string } {
+    quote: FeeStateQuote | undefined,
+  ):
+    { ok: true; payment: SignedPayment } | { ok: false; reason: 'invalid-request' | 'fee-above-cap'; message: string } {
     try {
-      const built = buildNativeTransfer({
-        programId,
-        secretKey: this.options.key.secretKey,
-        to: order.toId,
-        amount: order.amount,
-        nonce,
-        mode: this.options.signingMode,
-      });
-      if (!built.ok) return built;
+      const policy = this.options.fees;
+      const build = (maxFee?: bigint) =>
+        buildNativeTransfer({
+          programId,
+          secretKey: this.options.key.secretKey,
+          to: order.toId,
+          amount: order.amount,
+          nonce,
+          mode: this.options.signingMode,
+          ...(policy && maxFee !== undefined ? { fee: { gasLimit: policy.gasLimit, tip: policy.tip, maxFee } } : {}),
+        });
+      let built = build(policy?.maxFee);
+      if (policy && quote && built.ok) {
+        const size = BigInt(base64.decode(built.base64).byteLength);
+        const maxFee = feeReserve(policy, size, quote.next_base_fee_exec_ceiling, quote.next_base_fee_stor_ceiling);
+        if (maxFee > policy.maxFee) {
+          const message =
+            `the fee for this payment may reach ${maxFee} (gas limit ${policy.gasLimit} and ${size} bytes at the next block's ` +
+            `base fees ${quote.next_base_fee_exec_ceiling}/${quote.next_base_fee_stor_ceiling}), above the cap payments.maxFee = ${policy.maxFee}; nothing was paid`;
+          return { ok: false, reason: 'fee-above-cap', message };
+        }
+        built = build(maxFee);
+      }
+      if (!built.ok) return { ok: false, reason: 'invalid-request', message: built.reason };
       const payment: SignedPayment = {
         paymentId: order.paymentId,
         from: this.options.key.account,
@@ -385,10 +451,11 @@ export class NoncePipeline {
         txHash: built.hashHex,
         tx: built.base64,
         signedAt: new Date(this.now()).toISOString(),
+        ...(built.transaction.message.fee ? { maxFee: built.transaction.message.fee.maxFee } : {}),
       };
       return { ok: true, payment };
     } catch (error) {
-      return { ok: false, reason: `could not sign the transfer: ${errorText(error)}` };
+      return { ok: false, reason: 'invalid-request', message: `could not sign the transfer: ${errorText(error)}` };
     }
   }
 
@@ -408,6 +475,7 @@ export class NoncePipeline {
       return 'accepted';
     }
     slot.problem = result.problem;
+    if (result.kind === 'refused') slot.refusalCode = result.code;
     this.problem = result.problem;
     if (slot.delivery === 'unsent' && result.kind !== 'unknown') return result.kind;
     // A refusal of bytes that may already be in the mempool (a duplicate, say) proves nothing; it got through once.
@@ -537,10 +605,14 @@ export class NoncePipeline {
     for (const waiter of order.waiters.splice(0)) waiter.resolve(outcome);
   }
 
-  private settleSlot(slot: Slot, outcome: PipelineOutcome): void {
+  private dropSlot(slot: Slot): void {
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
     if (this.active.get(slot.payment.paymentId) === slot) this.active.delete(slot.payment.paymentId);
+  }
+
+  private settleSlot(slot: Slot, outcome: PipelineOutcome): void {
+    this.dropSlot(slot);
     if (outcome.kind === 'included') {
       this.included.set(slot.payment.paymentId, slot.payment);
       // Idempotency beyond this many payments is the caller's durable record's job (resume), not memory's.

@@ -34,6 +34,8 @@ export type PayFailureReason =
   | 'conflict' // the paymentId is already used for another payee or amount
   | 'payee-uninitialised' // LEZ drops transfers to an account its program has not claimed (docs/lez.md §3)
   | 'insufficient-funds'
+  | 'fee-above-cap' // the fee the sequencer asks for now is above the operator's cap (payments.maxFee)
+  | 'fee-rejected' // the sequencer refused the transaction's fee (-31980…-31986); it never entered the mempool
   | 'record-failed' // onSigned threw: nothing was submitted
   | 'rejected' // the sequencer refused the signed transaction; it never entered the mempool
   | 'superseded' // its nonce was used by another transaction, so it can never land
@@ -121,6 +123,10 @@ export interface PaymentRail {
   readonly network: string;
   /** The account this rail pays from. */
   readonly payer: string;
+  /** On a chain with fees: the most one payment's fee may be (the operator's cap). */
+  readonly feeCap?: bigint;
+  /** The LEZ protocol profile it speaks (protocol-profile.ts); none for the memory rail. */
+  readonly profile?: string;
 
   /** Parses an `x-lez-price` (decimal base units) and prices it on this rail. */
   quote(price: bigint | string): Promise<QuoteOutcome>;

@@ -44,6 +44,11 @@ export interface RailPaymentRecord {
   txHash: string;
   tx: string;
   signedAt: string;
+  /**
+   * On a chain with fees: the max_fee the signed transfer declares, the most it may cost beyond `amount`. Written so
+   * the gateway's spending sums can count it without decoding `tx`; checked against `tx` when the record is resumed.
+   */
+  maxFee?: string;
 }
 
 const Decimal = U128Decimal.transform(formatU128Decimal);
@@ -66,6 +71,7 @@ export const RailPaymentRecordSchema = z.object({
     .max(1 << 20)
     .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'tx must be standard base64'),
   signedAt: z.iso.datetime(),
+  maxFee: Decimal.optional(),
 }) satisfies z.ZodType<RailPaymentRecord, unknown>;
 
 /** Called with each record before its bytes are first submitted. May be sync or async; throwing stops the payment. */

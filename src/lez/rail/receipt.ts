@@ -36,6 +36,8 @@ export interface TransferReceipt {
   status: TransferReceiptStatus;
   /** Set on a refund: the hash of the payment it gives back. */
   refundOf?: string;
+  /** On a chain with fees: the max_fee the transfer declared, the most its fee took beyond `amount`. */
+  maxFee?: string;
 }
 
 // Accounts stay loosely typed here: base58 on the LEZ rail, any label on the memory rail. Each rail checks its own.
@@ -52,6 +54,7 @@ export const TransferReceiptSchema = z.object({
   nonce: Decimal,
   status: z.enum(TRANSFER_RECEIPT_STATUSES),
   refundOf: TxHash.optional(),
+  maxFee: Decimal.optional(),
 }) satisfies z.ZodType<TransferReceipt, unknown>;
 
 /**

@@ -7,6 +7,7 @@ import { describeRpcFailure, type RpcFailure, type SequencerClient } from '../se
 export type SequencerApi = Pick<
   SequencerClient,
   | 'url'
+  | 'layout'
   | 'sendTransaction'
   | 'getAccount'
   | 'getAccountBalance'
@@ -15,6 +16,7 @@ export type SequencerApi = Pick<
   | 'getProgramIds'
   | 'getLastBlockId'
   | 'getBlockRange'
+  | 'getFeeState'
 >;
 
 export type SequencerProblemReason = 'sequencer-unavailable' | 'sequencer-error' | 'bad-response';

@@ -10,6 +10,7 @@
  * - `unknown`: anything else (timed out, reset, a proxy's 5xx, garbage, a different hash). The transaction may
  *   be in the mempool, so its nonce stays taken and only these same bytes may be sent again.
  */
+import type { JsonValue } from '../json.ts';
 import type { SequencerApi, SequencerProblem } from './sequencer-api.ts';
 import { sequencerProblem } from './sequencer-api.ts';
 
@@ -17,7 +18,8 @@ const INTERNAL_ERROR = -32603;
 
 export type Submission =
   | { kind: 'accepted' }
-  | { kind: 'refused'; problem: SequencerProblem }
+  /** `code`: the JSON-RPC error's, e.g. a fee-admission refusal's (-31980…-31986); `data` its structured detail. */
+  | { kind: 'refused'; problem: SequencerProblem; code: number; data?: JsonValue }
   | { kind: 'not-delivered'; problem: SequencerProblem }
   | { kind: 'unknown'; problem: SequencerProblem };
 
@@ -34,7 +36,8 @@ export async function submitTransaction(
     return { kind: 'unknown', problem: { reason: 'bad-response', message } };
   }
   const problem = sequencerProblem(answer);
-  if (answer.kind === 'rpc-error' && answer.code !== INTERNAL_ERROR) return { kind: 'refused', problem };
+  if (answer.kind === 'rpc-error' && answer.code !== INTERNAL_ERROR)
+    return { kind: 'refused', problem, code: answer.code, ...(answer.data === undefined ? {} : { data: answer.data }) };
   // Node's fetch reports a refused connection as ECONNREFUSED in the cause, which the client keeps in the message.
   if (answer.kind === 'unreachable' && !answer.timedOut && /\bECONNREFUSED\b/.test(answer.message)) {
     return { kind: 'not-delivered', problem };

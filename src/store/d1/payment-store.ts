@@ -74,12 +74,18 @@ export class D1PaymentStore implements PaymentStore {
   }
 
   async spentSince(sinceIso: string): Promise<bigint> {
-    const { results } = await this.db.prepare(sql.SPENT_SINCE_SQL).bind(sinceIso).all<{ amount: string }>();
+    const { results } = await this.db
+      .prepare(sql.SPENT_SINCE_SQL)
+      .bind(sinceIso)
+      .all<{ amount: string; rail_state: string }>();
     return sql.sumAmounts(results);
   }
 
   async spentByCaller(caller: string): Promise<bigint> {
-    const { results } = await this.db.prepare(sql.SPENT_BY_CALLER_SQL).bind(caller).all<{ amount: string }>();
+    const { results } = await this.db
+      .prepare(sql.SPENT_BY_CALLER_SQL)
+      .bind(caller)
+      .all<{ amount: string; rail_state: string }>();
     return sql.sumAmounts(results);
   }
 

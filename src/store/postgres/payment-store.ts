@@ -13,6 +13,12 @@ import type {
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from '../payment-rows.ts';
 
 /** The amounts come back as text, as SQLite keeps them. */
+/**
+ * On a chain with fees, a payment commits its price and up to its `maxFee` (in its rail state: the signed record, then
+ * the receipt), which the spending sums count.
+ */
+const COMMITTED_FEE = `COALESCE((rail_state::jsonb ->> 'maxFee')::numeric, 0)`;
+
 const PAYMENT_COLUMNS =
   'task_id, agent_id, amount::text AS amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at';
 const APPROVAL_COLUMNS = 'task_id, agent_id, amount::text AS amount, reason, status, created_at, decided_at';
@@ -88,14 +94,14 @@ export class PostgresPaymentStore implements PaymentStore {
 
   async spentSince(sinceIso: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
-      SELECT COALESCE(sum(amount), 0)::text AS spent FROM payments
+      SELECT COALESCE(sum(amount + ${this.sql.unsafe(COMMITTED_FEE)}), 0)::text AS spent FROM payments
       WHERE created_at >= ${sinceIso} AND status IN ('pending', 'paid', 'refund-missing')`;
     return BigInt(row!.spent);
   }
 
   async spentByCaller(caller: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
-      SELECT COALESCE(sum(amount), 0)::text AS spent FROM payments
+      SELECT COALESCE(sum(amount + ${this.sql.unsafe(COMMITTED_FEE)}), 0)::text AS spent FROM payments
       WHERE caller = ${caller} AND status IN ('pending', 'paid', 'refund-missing')`;
     return BigInt(row!.spent);
   }

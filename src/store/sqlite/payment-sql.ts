@@ -67,11 +67,23 @@ export const SPENT_SINCE_SQL = committedAmounts('created_at >= ?');
 export const SPENT_BY_CALLER_SQL = committedAmounts('caller = ?');
 
 function committedAmounts(condition: string): string {
-  return `SELECT amount FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing')`;
+  return `SELECT amount, rail_state FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing')`;
 }
 
-export function sumAmounts(rows: readonly { amount: string }[]): bigint {
-  return rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+/** What the rows committed: each price, and on a chain with fees the most its fee may be (`maxFee` in its rail state). */
+export function sumAmounts(rows: readonly { amount: string; rail_state?: string | null }[]): bigint {
+  return rows.reduce((sum, row) => sum + BigInt(row.amount) + feeOfRailState(row.rail_state), 0n);
+}
+
+/** The `maxFee` a rail's record or receipt carries (decimal base units), 0 without one. */
+export function feeOfRailState(railState: string | null | undefined): bigint {
+  if (!railState) return 0n;
+  try {
+    const fee = (JSON.parse(railState) as { maxFee?: unknown } | null)?.maxFee;
+    return typeof fee === 'string' && /^\d{1,39}$/.test(fee) ? BigInt(fee) : 0n;
+  } catch {
+    return 0n;
+  }
 }
 
 export const TX_HASH_USED_SQL = 'SELECT 1 AS used FROM payments WHERE tx_hash = ? OR refund_tx = ?';

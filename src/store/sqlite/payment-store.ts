@@ -50,11 +50,13 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   async spentSince(sinceIso: string): Promise<bigint> {
-    return sql.sumAmounts(this.prepare(sql.SPENT_SINCE_SQL).all(sinceIso) as { amount: string }[]);
+    return sql.sumAmounts(this.prepare(sql.SPENT_SINCE_SQL).all(sinceIso) as { amount: string; rail_state: string }[]);
   }
 
   async spentByCaller(caller: string): Promise<bigint> {
-    return sql.sumAmounts(this.prepare(sql.SPENT_BY_CALLER_SQL).all(caller) as { amount: string }[]);
+    return sql.sumAmounts(
+      this.prepare(sql.SPENT_BY_CALLER_SQL).all(caller) as { amount: string; rail_state: string }[],
+    );
   }
 
   async txHashUsed(txHash: string): Promise<boolean> {

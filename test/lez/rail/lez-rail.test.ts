@@ -19,6 +19,7 @@ import { SequencerClient } from '../../../src/lez/sequencer-client.ts';
 import { decodeBase64NssaTransaction } from '../../../src/lez/transaction.ts';
 
 const PAYER = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[0].secretKeyHex, 32)); // 10 000 at genesis
+const AGENT = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[1].secretKeyHex, 32)); // 20 000, initialised
 const PAYEES: SigningKey[] = ['01', '02', '03', '04'].map((b) => signingKeyFromSecretKey(hexToBytes(b.repeat(32), 32)));
 const STRANGER = signingKeyFromSecretKey(hexToBytes('aa'.repeat(32), 32)); // never initialised
 
@@ -136,7 +137,7 @@ async function startWorld(cleanups: (() => Promise<void> | void)[], options: Dev
   cleanups.push(() => proxy.down());
   const rail = (settings: Partial<LezRailSettings> = {}, payer: SigningKey = PAYER) => {
     // Generous: a loaded machine (the suite runs in parallel) must not turn slowness into a lost answer.
-    const client = new SequencerClient({ url: proxy.url, timeoutMs: 10_000 });
+    const client = new SequencerClient({ url: proxy.url, timeoutMs: 10_000, layout: settings.profile ?? 'v0.2' });
     const created = new LezRail({ client, payer }, { ...FAST, network: 'devnet', ...settings });
     cleanups.push(() => created.close());
     return created;
@@ -563,5 +564,120 @@ describe.concurrent('LezRail on the devnet: resume after a crash', () => {
     }
     expect(proxy.count('sendTransaction')).toBe(0);
     expect(devnet.balance(PAYER.account)).toBe(10_000n);
+  });
+});
+
+// ---- fees (lee-v0.3) ---------------------------------------------------------------------------------------------
+
+describe('LezRail on a devnet with fees (lee-v0.3)', () => {
+  const FEES: Partial<LezRailSettings> = { profile: 'lee-v0.3', gasLimit: 100, maxFee: '4000' };
+  const WITH_FEES: DevnetOptions = { profile: 'lee-v0.3', transferGas: 10 };
+
+  it.concurrent(
+    'declares a fee within the cap, pays a payee never initialised, and the receipt keeps price and fee apart',
+    async ({ world }) => {
+      const { devnet, proxy, rail: makeRail } = await world(WITH_FEES);
+      const rail = makeRail(FEES);
+      expect(await rail.quote(25n)).toMatchObject({ kind: 'quoted', amount: '25', fee: '4000', total: '4025' });
+      const receipt = paid(await rail.pay({ paymentId: 'task:fee', to: STRANGER.account, amount: 25n }));
+      const sent = decodeBase64NssaTransaction(proxy.forwarded[0]!, 'lee-v0.3');
+      if (!sent.ok || sent.value.kind !== 'public') throw new Error('not a public transaction');
+      const fee = sent.value.transaction.message.fee!;
+      const size = BigInt(Buffer.from(proxy.forwarded[0]!, 'base64').byteLength);
+      // Declared at the next block's ceiling (9 per gas and per byte), within the cap of 4000.
+      expect(fee).toMatchObject({ gasLimit: 100n, tip: 0n, maxFee: 100n * 9n + size * 9n });
+      expect(receipt).toMatchObject({ amount: '25', maxFee: String(fee.maxFee), to: STRANGER.account });
+      const charged = 10n * 8n + size * 8n;
+      expect(await rail.balance()).toEqual({
+        kind: 'ok',
+        account: PAYER.account,
+        balance: String(10_000n - 25n - charged),
+      });
+      expect(await rail.balance(STRANGER.account)).toMatchObject({ balance: '25' });
+      expect(devnet.totalSupply()).toBe(devnet.genesis.reduce((sum, entry) => sum + entry.balance, 0n));
+    },
+  );
+
+  it.concurrent('a fee above the cap: failed, nothing signed, nothing paid', async ({ world }) => {
+    const { proxy, rail: makeRail } = await world(WITH_FEES);
+    const rail = makeRail({ ...FEES, maxFee: '100' });
+    const outcome = await rail.pay({ paymentId: 'task:dear', to: AGENT.account, amount: 25n });
+    expect(outcome).toMatchObject({ kind: 'failed', reason: 'fee-above-cap' });
+    if (outcome.kind === 'failed')
+      expect(outcome.message).toMatch(/above the cap payments\.maxFee = 100; nothing was paid/);
+    expect(proxy.count('sendTransaction')).toBe(0);
+    expect(await rail.balance()).toMatchObject({ balance: '10000' });
+  });
+
+  it.concurrent(
+    'fees that rose after the quote: the sequencer says max_fee is below the reserve, and the rail signs again under a fresh quote',
+    async ({ world }) => {
+      const { devnet, proxy, rail: makeRail } = await world(WITH_FEES);
+      const rail = makeRail({ ...FEES, maxFee: '8000' });
+      let raised = false;
+      proxy.beforeForward = (method) => {
+        if (method === 'sendTransaction' && !raised) {
+          raised = true;
+          devnet.setBaseFees(16n, 16n);
+        }
+      };
+      const receipt = paid(await rail.pay({ paymentId: 'task:rise', to: AGENT.account, amount: 25n }));
+      expect(proxy.count('sendTransaction')).toBe(2);
+      expect(proxy.count('getFeeState')).toBe(2);
+      const first = decodeBase64NssaTransaction(proxy.forwarded[0]!, 'lee-v0.3');
+      const second = decodeBase64NssaTransaction(proxy.forwarded[1]!, 'lee-v0.3');
+      if (!first.ok || !second.ok || first.value.kind !== 'public' || second.value.kind !== 'public')
+        throw new Error('?');
+      expect(second.value.transaction.message.fee!.maxFee).toBeGreaterThan(first.value.transaction.message.fee!.maxFee);
+      expect(receipt.maxFee).toBe(String(second.value.transaction.message.fee!.maxFee));
+    },
+  );
+
+  it.concurrent(
+    'killed between recording and submitting: the resumed fee-bearing record pays once, its fee in the receipt',
+    async ({ world }) => {
+      const { devnet, proxy, rail: makeRail } = await world(WITH_FEES);
+      let record: unknown;
+      const crashed = await makeRail(FEES).pay({
+        paymentId: 'task:k',
+        to: AGENT.account,
+        amount: 40n,
+        onSigned: (r) => {
+          record = stored(r);
+          throw new Error('killed');
+        },
+      });
+      expect(crashed).toMatchObject({ kind: 'failed', reason: 'record-failed' });
+      expect(proxy.count('sendTransaction')).toBe(0);
+      const restarted = makeRail(FEES);
+      const resumed = paid(await restarted.resume(record));
+      expect(resumed.txHash).toBe((record as RailPaymentRecord).txHash);
+      expect(BigInt(resumed.maxFee!)).toBeGreaterThan(0n);
+      expect(await makeRail(FEES).resume(record)).toEqual({ kind: 'paid', paymentId: 'task:k', receipt: resumed });
+      expect(devnet.balance(AGENT.account)).toBe(20_040n);
+      expect(devnet.nonce(PAYER.account)).toBe(1n);
+      // A v0.2 rail cannot read a lee-v0.3 record: it is refused, never sent.
+      expect(await makeRail().resume(record)).toMatchObject({ kind: 'failed', reason: 'invalid-request' });
+    },
+  );
+
+  it.concurrent('a fee the sequencer refuses for good: a clear failure, nothing paid', async ({ world }) => {
+    const { devnet, proxy, rail: makeRail } = await world(WITH_FEES);
+    const rail = makeRail({ ...FEES, maxFee: '100000' });
+    // Every quote is stale: each submission meets a higher fee, until the retries are spent.
+    proxy.beforeForward = (method) => {
+      if (method === 'sendTransaction') {
+        const next = 8n + 2n * BigInt(proxy.count('sendTransaction'));
+        devnet.setBaseFees(next, next);
+      }
+    };
+    const outcome = await rail.pay({ paymentId: 'task:never', to: AGENT.account, amount: 25n });
+    expect(outcome).toMatchObject({ kind: 'failed', reason: 'fee-rejected' });
+    if (outcome.kind === 'failed')
+      expect(outcome.message).toMatch(
+        /refused the payment's fee: .*-31982.*max_fee \d+ below the fee reserve \d+; nothing was paid/,
+      );
+    expect(proxy.count('sendTransaction')).toBe(3);
+    expect(await rail.balance()).toMatchObject({ balance: '10000' });
   });
 });

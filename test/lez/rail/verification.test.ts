@@ -28,6 +28,7 @@ function scripted(transactions: PublicTransaction[]): SequencerApi {
   const unused = () => Promise.reject(new Error('not scripted'));
   return {
     url: 'http://sequencer.test',
+    layout: 'v0.2',
     getProgramIds: async (): Promise<RpcOutcome<ProgramIds>> => ({
       kind: 'result',
       value: { authenticated_transfer: AUTH_TRANSFER },
@@ -50,6 +51,7 @@ function scripted(transactions: PublicTransaction[]): SequencerApi {
     // A chain with no blocks: the search for a hash the index does not know finds nothing.
     getLastBlockId: async () => ({ kind: 'result', value: 0n }),
     getBlockRange: unused,
+    getFeeState: unused,
   };
 }
 

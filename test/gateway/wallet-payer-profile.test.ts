@@ -1,0 +1,89 @@
+/**
+ * The gateway wallet's payer at start (wallet-payer.ts) against devnets of each profile: the profile is probed and
+ * stated in the logs; a configured profile the sequencer contradicts, or a sequencer with fees and no fee cap, stops
+ * the start with one line.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
+import { ConfigError, GatewayConfig, loadConfig } from '../../src/gateway/config.ts';
+import { payerFromConfig } from '../../src/gateway/wallet-payer.ts';
+import { saveWalletKeyFile, WALLET } from '../support/devnet-wallet.ts';
+
+let dir: string;
+let keyFile: string;
+let v02: Devnet;
+let lee: Devnet;
+const env = { LOGOS_A2A_WALLET_PASSPHRASE: 'correct horse' };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'logos-a2a-profile-'));
+  keyFile = join(dir, 'wallet.json');
+  await saveWalletKeyFile(keyFile, env.LOGOS_A2A_WALLET_PASSPHRASE);
+  [v02, lee] = await Promise.all([
+    startDevnet({ blockIntervalMs: 0, profile: 'v0.2' }),
+    startDevnet({ blockIntervalMs: 0, profile: 'lee-v0.3' }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([v02?.stop(), lee?.stop()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const payments = (sequencerUrl: string, extra: Record<string, unknown> = {}) =>
+  GatewayConfig.parse({ payments: { rail: 'lez', sequencerUrl, walletKeyFile: keyFile, ...extra } }).payments;
+
+describe('the payments profile at start', () => {
+  it('is probed, logged and carried by the payer', async () => {
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    try {
+      const payer = await payerFromConfig(payments(lee.url, { maxFee: '5000' }), { env });
+      expect(payer).toMatchObject({ rail: 'lez', account: WALLET.account, profile: 'lee-v0.3', feeCap: 5000n });
+      expect(info.mock.calls.flat().join('\n')).toContain(
+        `the sequencer at ${lee.url} speaks LEZ protocol profile lee-v0.3`,
+      );
+      expect(await payerFromConfig(payments(v02.url), { env })).toMatchObject({ profile: 'v0.2' });
+      expect((await payerFromConfig(payments(v02.url), { env }))?.feeCap).toBeUndefined();
+    } finally {
+      info.mockRestore();
+    }
+  });
+
+  it('a configured profile the sequencer contradicts stops the start with one line', async () => {
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    try {
+      const start = payerFromConfig(payments(v02.url, { profile: 'lee-v0.3', maxFee: '5000' }), { env });
+      await expect(start).rejects.toThrow(ConfigError);
+      await expect(start).rejects.toThrow(
+        `payments.profile is "lee-v0.3", but the sequencer at ${v02.url} speaks v0.2 (it does not know getFeeState (-32601)); remove the setting or correct it.`,
+      );
+    } finally {
+      info.mockRestore();
+    }
+  });
+
+  it('a sequencer with fees and no payments.maxFee stops the start, naming the setting', async () => {
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    try {
+      await expect(payerFromConfig(payments(lee.url), { env })).rejects.toThrow(
+        /charges fees \(lee-v0\.3\): set payments\.maxFee \(env LOGOS_A2A_PAYMENTS_MAX_FEE\)/,
+      );
+    } finally {
+      info.mockRestore();
+    }
+  });
+
+  it('LOGOS_A2A_PAYMENTS_PROFILE, _MAX_FEE and _GAS_LIMIT set them; a profile that does not exist is refused', () => {
+    const config = loadConfig({
+      env: {
+        LOGOS_A2A_PAYMENTS_PROFILE: 'lee-v0.3',
+        LOGOS_A2A_PAYMENTS_MAX_FEE: '7000',
+        LOGOS_A2A_PAYMENTS_GAS_LIMIT: '5000',
+      },
+    });
+    expect(config.payments).toMatchObject({ profile: 'lee-v0.3', maxFee: '7000', gasLimit: 5000 });
+    expect(() => loadConfig({ env: { LOGOS_A2A_PAYMENTS_PROFILE: 'v9' } })).toThrow(ConfigError);
+  });
+});
