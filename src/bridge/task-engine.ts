@@ -11,9 +11,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import {
   BINDING_VERSION,
-  decodeAgentEnvelope,
   encodeEnvelope,
-  taskStatusTopic,
   type AgentEnvelope,
   type DistributiveOmit,
   type GatewayEnvelopeInput,
@@ -21,14 +19,9 @@ import {
   type WireArtifact,
 } from '../logos/envelope.ts';
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { newStatusKey, statusKeyBytes } from '../logos/status-key.ts';
-import {
-  decodeSeedReply,
-  seedReplyTaskId,
-  seedRequestPayload,
-  seedStatusTopic,
-  type Dialect,
-} from '../logos/seed-dialect.ts';
+import { newStatusKey } from '../logos/status-key.ts';
+import type { Dialect } from '../logos/seed-dialect.ts';
+import { WIRE_BINDINGS, wireBindingOf } from '../logos/bindings/binding-of.ts';
 import type { LogosTransport } from '../logos/transport.ts';
 import { addToLogContext, withLogContext } from '../observability/log-context.ts';
 import { contextFrom, handOver, inSpan, inTraceOf, SpanKind } from '../observability/tracing.ts';
@@ -140,7 +133,7 @@ export class TaskEngine {
 
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
-    // Seed agents answer 1:1 (their results and the answers to task_get); this binding's agents never send here.
+    // Agents of some wire bindings answer 1:1 (`directReplyTaskId`); this binding's agents never send here.
     this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
     const replicas = this.replicas;
     if (replicas) {
@@ -560,10 +553,8 @@ export class TaskEngine {
           `Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`,
         );
       }
-      if (live.dialect === 'seed') {
-        throw new UnsupportedOperationError(
-          `Task ${task.id}'s agent speaks the seed binding, which takes no input on a task: its input-required waits for the agent's owner.`,
-        );
+      if (live.binding.inputRefusal !== undefined) {
+        throw new UnsupportedOperationError(`Task ${task.id}'s agent ${live.binding.inputRefusal}.`);
       }
       const call = { skill: logosMetadataOf(task)?.skill ?? '', params: options.params() };
       await this.provideInput(live, message, call, options.listener);
@@ -789,11 +780,12 @@ export class TaskEngine {
    * until a reply has been applied or a cancel has gone out: an agent answers within a fraction of a second (§4.1),
    * and one that did get the request only re-publishes its replies, so a resend is cheap either way. Without this,
    * a lost request stayed unanswered until the silence timeout failed the task. A cancelled task's request is not
-   * sent again: an agent that never had it would run what the caller cancelled. Nor is a seed agent asked: it knows
-   * no resend (§13), and its answer to a question about a task it has not registered yet may be that it failed.
+   * sent again: an agent that never had it would run what the caller cancelled. Nor is an agent asked whose binding
+   * knows no resend (the seed's, §13): its answer to a question about a task it has not registered yet may be that
+   * it failed.
    */
   private resendUntilAnswered(live: LiveTask): void {
-    if (live.dialect === 'seed') return;
+    if (!live.binding.replaysRepeatedRequest) return;
     this.repeatWhileLive(
       live,
       FIRST_RESEND_MS,
@@ -846,9 +838,9 @@ export class TaskEngine {
    * ids they have seen.
    */
   private askAgain(live: LiveTask): void {
-    // A seed agent would run a repeated request again: it is only ever asked.
+    // An agent that would run a repeated request again is only ever asked.
     const payload =
-      live.lastSeq === 0 && live.dialect === 'binding'
+      live.lastSeq === 0 && live.binding.replaysRepeatedRequest
         ? encodeEnvelope({ ...live.request, id: randomUUID() })
         : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
     void this.sendRaw(live, payload).catch((error: unknown) =>
@@ -858,13 +850,12 @@ export class TaskEngine {
 
   private attach(live: LiveTask): void {
     this.live.set(live.task.id, live);
-    live.dialect = this.options.dialectOf?.(live.agentAddress) ?? 'binding';
-    // A seed agent knows no status key: it publishes in the clear, on the seed's topic.
-    const seed = live.dialect === 'seed';
+    live.binding = wireBindingOf(this.options.dialectOf?.(live.agentAddress) ?? 'binding');
+    const { topic, options } = live.binding.statusTopic(live.request);
     live.unsubscribe = this.options.transport.subscribe(
-      seed ? seedStatusTopic(live.task.id) : taskStatusTopic(live.task.id),
+      topic,
       (payload, { sender }) => this.hearReply(live, payload, sender),
-      seed ? {} : { key: statusKeyBytes(live.request.status_key) },
+      options,
     );
     if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
   }
@@ -884,15 +875,17 @@ export class TaskEngine {
     );
   }
 
-  /** A 1:1 message: a seed agent's reply, for one of its live tasks. */
+  /** A 1:1 message: a reply, for one of the live tasks of an agent whose binding answers 1:1. */
   private hearDirect(payload: Uint8Array, sender: string | undefined): void {
-    const taskId = seedReplyTaskId(payload, this.options.maxEnvelopeBytes);
-    const live = taskId === undefined ? undefined : this.live.get(taskId);
-    if (live?.dialect !== 'seed') {
-      this.dropped.wrongTask++;
-      return;
+    for (const binding of WIRE_BINDINGS) {
+      const taskId = binding.directReplyTaskId?.(payload, this.options.maxEnvelopeBytes);
+      const live = taskId === undefined ? undefined : this.live.get(taskId);
+      if (live?.binding === binding) {
+        this.hearReply(live, payload, sender);
+        return;
+      }
     }
-    this.hearReply(live, payload, sender);
+    this.dropped.wrongTask++;
   }
 
   private detach(live: LiveTask): void {
@@ -905,19 +898,13 @@ export class TaskEngine {
 
   private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
     if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    // A seed agent's replies are numbered as they come (the seed numbers nothing).
-    const decoded =
-      live.dialect === 'seed'
-        ? decodeSeedReply(payload, this.options.maxEnvelopeBytes, live.lastSeq + 1)
-        : decodeAgentEnvelope(payload, this.options.maxEnvelopeBytes);
+    const decoded = live.binding.decodeReply(payload, this.options.maxEnvelopeBytes, live.lastSeq + 1);
     if (!decoded.ok) {
       this.dropped.undecodable++;
       return;
     }
     const envelope = decoded.envelope;
-    // The seed's topic is open and names no publisher: whoever learnt the task id could write there, so only a reply
-    // the transport authenticates (1:1) may end a seed task.
-    if (live.dialect === 'seed' && sender === undefined && envelope.type !== 'task_status') {
+    if (sender === undefined && !live.binding.acceptsUnauthenticated(envelope)) {
       this.dropped.wrongSender++;
       return;
     }
@@ -930,7 +917,7 @@ export class TaskEngine {
     if (
       live.lastSeq === 0 &&
       live.request.payment &&
-      live.dialect === 'binding' &&
+      live.binding.replaysRepeatedRequest &&
       envelope.type === 'task_result' &&
       envelope.error?.code === 'unknown_task'
     ) {
@@ -1331,7 +1318,7 @@ export class TaskEngine {
   }
 
   private sendRaw(live: LiveTask, payload: Uint8Array): Promise<void> {
-    const sent = live.dialect === 'seed' ? seedRequestPayload(payload, live.request) : payload;
+    const sent = live.binding.outgoing(payload, live.request);
     return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
       this.options.transport.send(live.agentAddress, sent),
     );
