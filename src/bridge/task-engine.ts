@@ -8,7 +8,7 @@
  * in place; a change replaces them. A snapshot therefore copies only the task and its arrays.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import {
   BINDING_VERSION,
   encodeEnvelope,
@@ -16,41 +16,32 @@ import {
   type DistributiveOmit,
   type GatewayEnvelopeInput,
   type TaskRequest,
-  type WireArtifact,
 } from '../logos/envelope.ts';
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { newStatusKey } from '../logos/status-key.ts';
 import type { Dialect } from '../logos/seed-dialect.ts';
-import { WIRE_BINDINGS, wireBindingOf } from '../logos/bindings/binding-of.ts';
 import type { LogosTransport } from '../logos/transport.ts';
 import { addToLogContext, withLogContext } from '../observability/log-context.ts';
 import { contextFrom, handOver, inSpan, inTraceOf, SpanKind } from '../observability/tracing.ts';
 import { metrics } from '../observability/metrics.ts';
-import { LeaseLostError, type ReplicaStore } from '../store/replica-store.ts';
+import { type ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
+import { LiveTasks } from './engine/live-tasks.ts';
+import { AgentReplies, type DropCounters } from './engine/agent-replies.ts';
+import { setStatus } from './engine/apply-reply.ts';
 import { fittingText } from '../logos/message-text.ts';
 import { SilenceTimers } from './silence-timers.ts';
-import type { ChangeListener, TaskChange } from './task-change.ts';
+import type { ChangeListener } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
 import { ReplicaLink } from './replica-link.ts';
-import { encodeChange, type TaskCommand } from './replica-messages.ts';
+import { type TaskCommand } from './replica-messages.ts';
 import { withinMs } from '../time-limit.ts';
 import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
-import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
-import {
-  isInterrupted,
-  isTerminal,
-  resultArtifact,
-  statusOf,
-  toAgentMessage,
-  toArtifact,
-  toTaskState,
-  userMessageJson,
-  type SkillCall,
-} from './mapping.ts';
+import { snapshotTask, stateName, statusEvent } from './task-events.ts';
+import { isInterrupted, isTerminal, statusOf, userMessageJson, type SkillCall } from './mapping.ts';
 
 export interface EngineOptions {
   store: TaskStore;
@@ -85,16 +76,11 @@ export interface EngineOptions {
   log?: (message: string) => void;
 }
 
-/** Counters of replies the engine refused, by reason. */
-export interface DropCounters {
-  wrongSender: number;
-  undecodable: number;
-  wrongTask: number;
-  duplicate: number;
-}
-
 export class TaskEngine {
-  private readonly live = new Map<string, LiveTask>();
+  /** The tasks this engine runs, each changed one change at a time. */
+  private readonly live: LiveTasks;
+  /** Hears the agents' replies and applies them in order. */
+  private readonly replies: AgentReplies;
   private readonly options: Required<
     Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>
   > &
@@ -111,7 +97,6 @@ export class TaskEngine {
   private readonly paid: PaidTasks;
   /** Fails a task whose agent stays silent for agentTimeoutMs (see `silent`). */
   private readonly silence: SilenceTimers<LiveTask>;
-  readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
 
   constructor(options: EngineOptions) {
     this.options = {
@@ -124,6 +109,27 @@ export class TaskEngine {
     };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
     this.silence = new SilenceTimers(this.options.agentTimeoutMs, (live) => this.silent(live));
+    const log = (message: string) => this.log(message);
+    this.live = new LiveTasks({
+      store: this.options.store,
+      ...(this.options.onChange ? { onChange: this.options.onChange } : {}),
+      sharesChanges: options.replicas !== undefined,
+      leaseLost: (live) => this.letGo(live),
+      log,
+    });
+    this.replies = new AgentReplies({
+      transport: this.options.transport,
+      tasks: this.live,
+      maxEnvelopeBytes: this.options.maxEnvelopeBytes,
+      reorderWaitMs: this.options.reorderWaitMs,
+      ...(this.options.dialectOf ? { dialectOf: this.options.dialectOf } : {}),
+      silence: { arm: (live) => this.armSilenceTimer(live), disarm: (live) => this.silence.disarm(live) },
+      askAgain: (live) => this.askAgain(live),
+      resend: (live, payload) => this.sendRaw(live, payload),
+      settleRefund: (live, envelope) => this.settleRefund(live, envelope),
+      retire: (live) => this.retire(live),
+      log,
+    });
     if (options.replicas) {
       // Long enough for a dead owner's lease to run out, and for another replica to take the task and answer.
       const answerWithinMs = 2 * options.replicas.leaseMs + 2 * this.options.cancelTimeoutMs;
@@ -134,7 +140,9 @@ export class TaskEngine {
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
     // Agents of some wire bindings answer 1:1 (`directReplyTaskId`); this binding's agents never send here.
-    this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
+    this.stopDirect = this.options.transport.onDirect((payload, { sender }) =>
+      this.replies.hearDirect(payload, sender),
+    );
     const replicas = this.replicas;
     if (replicas) {
       await replicas.serve(
@@ -250,11 +258,11 @@ export class TaskEngine {
   /** A task whose lease another replica holds now: that one runs it, and whoever listened here follows it there. */
   private letGo(live: LiveTask): void {
     const taskId = live.task.id;
-    if (this.live.get(taskId) !== live) return;
+    if (!this.live.holds(live)) return;
     this.log(`task ${taskId}: its lease went to another replica; following it there`);
     this.leased.delete(taskId);
     this.detach(live);
-    this.live.delete(taskId);
+    this.live.delete(live);
     for (const listener of live.listeners) {
       this.replicas!.follow(taskId, listener).catch((error: unknown) =>
         this.log(`task ${taskId}: following it on its new owner: ${String(error)}`),
@@ -295,6 +303,11 @@ export class TaskEngine {
     if (!this.replicas || this.live.has(taskId)) return false;
     const stored = await this.options.store.get(agentId, taskId);
     return stored !== undefined && !isTerminal(stored.task.status?.state);
+  }
+
+  /** Counters of replies the engine refused, by reason. */
+  get dropped(): DropCounters {
+    return this.replies.dropped;
   }
 
   get activeTaskCount(): number {
@@ -403,12 +416,12 @@ export class TaskEngine {
       const inserted = await this.options.store.insertPriced({ ...record, retryKey }, since);
       if (inserted.kind === 'retry') return this.joinEarlier(input.agentId, inserted.taskId, input.listener);
       // Live at once, before anything else awaits: an identical message arriving next finds it here.
-      this.attach(live);
+      this.replies.attach(live);
       if (this.replicas) this.leased.add(taskId);
       await input.onCreated?.(snapshot);
       input.onRecorded?.(snapshot);
       // Recorded first, then paid (or held for approval), and only then forwarded.
-      const paying = this.mutate(live, () =>
+      const paying = this.live.mutate(live, () =>
         input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false),
       );
       if (input.returnOnceRecorded) {
@@ -421,10 +434,10 @@ export class TaskEngine {
     // On a store shared by replicas, the insert leases the task to this replica; a task that ended before it was
     // recorded has its lease ended by that same write.
     const recorded = this.options.store.insert(record).then(() => {
-      if (this.replicas && this.live.get(taskId) === live) this.leased.add(taskId);
+      if (this.replicas && this.live.holds(live)) this.leased.add(taskId);
     });
     await input.onCreated?.(snapshot);
-    this.attach(live);
+    this.replies.attach(live);
     try {
       await this.sendRaw(live, requestBytes);
       this.resendUntilAnswered(live);
@@ -464,7 +477,7 @@ export class TaskEngine {
 
   /** Resolves at the agent's first reply to a task, or after the cancel timeout. */
   private firstReply(live: LiveTask): Promise<void> {
-    if (live.lastSeq > 0 || this.live.get(live.task.id) !== live) return Promise.resolve();
+    if (live.lastSeq > 0 || !this.live.holds(live)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -483,7 +496,7 @@ export class TaskEngine {
     const live = this.live.get(taskId);
     if (!live && this.replicas) return (await this.replicas.forward(taskId, { kind: 'approval', approve })) === true;
     if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
-    await this.mutate(live, async () => {
+    await this.live.mutate(live, async () => {
       clearTimeout(live.approvalTimer);
       live.approvalTimer = undefined;
       await this.applyPaid(live, this.paid.decided(this.pricedOf(live), approve));
@@ -540,7 +553,7 @@ export class TaskEngine {
           `Task ${task.id} waits for your payment: answer with metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash": "<64 hex>", "from": "<your account>"}.`,
         );
       }
-      await this.mutate(live, async () => {
+      await this.live.mutate(live, async () => {
         if (live.clientPaymentTimer === undefined)
           throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
         if (options.listener) live.listeners.add(options.listener);
@@ -580,16 +593,16 @@ export class TaskEngine {
       this.options.maxEnvelopeBytes,
     ).bytes;
     this.assertFits(input.byteLength);
-    await this.mutate(live, async () => {
+    await this.live.mutate(live, async () => {
       // The task may have ended (or moved on) while this waited its turn.
-      if (this.live.get(taskId) !== live || !isInterrupted(live.task.status?.state)) {
+      if (!this.live.holds(live) || !isInterrupted(live.task.status?.state)) {
         throw new UnsupportedOperationError(`Task ${taskId} no longer waits for input; it is ${stateName(live.task)}.`);
       }
       live.task.history = [...live.task.history, userMessage];
       live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
-      const change = await this.persist(live, { events: [statusEvent(live.task)] });
+      const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
       if (listener) live.listeners.add(listener);
-      this.emit(live, change);
+      this.live.emit(live, change);
       this.armSilenceTimer(live);
       live.sentInput = input;
       await this.sendRaw(live, input);
@@ -610,7 +623,7 @@ export class TaskEngine {
       // then cancel it there, so the agent pays it back; a payment still waiting for the sequencer to answer has
       // sent nothing and stops waiting (the task ends cancelled).
       live.cancelling.abort();
-      await this.mutate(live, async () => undefined);
+      await this.live.mutate(live, async () => undefined);
       if (!this.live.has(taskId)) return live.committed;
       if (live.request.payment) await this.firstReply(live);
       // It may have ended meanwhile: then that is the answer.
@@ -618,22 +631,22 @@ export class TaskEngine {
     }
     if (live.clientPaymentTimer !== undefined) {
       // Waiting for the client's payment: the agent never heard of it.
-      await this.mutate(live, async () => {
+      await this.live.mutate(live, async () => {
         clearTimeout(live.clientPaymentTimer);
         live.clientPaymentTimer = undefined;
-        this.setStatus(live, TaskState.TASK_STATE_CANCELED, 'Cancelled before it was paid for; nothing was charged.');
+        setStatus(live.task, TaskState.TASK_STATE_CANCELED, 'Cancelled before it was paid for; nothing was charged.');
         await this.finishLocally(live);
       });
       return live.committed;
     }
     if (live.approvalTimer !== undefined) {
       // Held for approval: the agent never heard of it, and nothing was paid.
-      await this.mutate(live, async () => {
+      await this.live.mutate(live, async () => {
         await this.paid.recordDecision(taskId, false);
         clearTimeout(live.approvalTimer);
         live.approvalTimer = undefined;
-        this.setStatus(
-          live,
+        setStatus(
+          live.task,
           TaskState.TASK_STATE_CANCELED,
           'Cancelled while waiting for payment approval; nothing was charged.',
         );
@@ -666,10 +679,10 @@ export class TaskEngine {
       return snapshotTask(live.task);
     }
     if (!isTerminal(live.task.status?.state)) {
-      await this.mutate(live, async () => {
+      await this.live.mutate(live, async () => {
         if (isTerminal(live.task.status?.state)) return;
-        this.setStatus(
-          live,
+        setStatus(
+          live.task,
           TaskState.TASK_STATE_CANCELED,
           'Cancelled by the gateway; the agent did not confirm in time.',
         );
@@ -731,7 +744,7 @@ export class TaskEngine {
   private async resume(stored: StoredTask): Promise<void> {
     const request = JSON.parse(stored.link.request) as TaskRequest;
     const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
-    this.attach(live);
+    this.replies.attach(live);
     const approval = await this.paid.approval(live.task.id);
     if (approval?.status === 'pending') {
       this.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
@@ -739,12 +752,12 @@ export class TaskEngine {
     }
     if (receiptOf(live.task)?.status === 'awaiting-payment') {
       // Still waiting for the client's own payment: wait again (a full period).
-      this.enqueue(live, 'asking the client to pay', () => this.askClientToPay(live));
+      this.live.enqueue(live, 'asking the client to pay', () => this.askClientToPay(live));
       return;
     }
     if (BigInt(request.lez_price) > 0n && !request.payment) {
       // Stopped between recording the payment and forwarding the task: finish the payment (exactly once), go on.
-      this.enqueue(live, 'paying and forwarding', () => this.payAndForward(live, approval?.status === 'approved'));
+      this.live.enqueue(live, 'paying and forwarding', () => this.payAndForward(live, approval?.status === 'approved'));
       return;
     }
     // Asked a few times: this gateway's node has just started, and its first question can be lost while it joins.
@@ -823,7 +836,7 @@ export class TaskEngine {
     if (done >= times) return;
     const timer = setTimeout(
       () => {
-        if (this.live.get(live.task.id) !== live || isTerminal(live.task.status?.state) || !wanted()) return;
+        if (!this.live.holds(live) || isTerminal(live.task.status?.state) || !wanted()) return;
         action();
         this.repeatWhileLive(live, firstDelayMs, times, action, wanted, done + 1);
       },
@@ -848,46 +861,6 @@ export class TaskEngine {
     );
   }
 
-  private attach(live: LiveTask): void {
-    this.live.set(live.task.id, live);
-    live.binding = wireBindingOf(this.options.dialectOf?.(live.agentAddress) ?? 'binding');
-    const { topic, options } = live.binding.statusTopic(live.request);
-    live.unsubscribe = this.options.transport.subscribe(
-      topic,
-      (payload, { sender }) => this.hearReply(live, payload, sender),
-      options,
-    );
-    if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
-  }
-
-  private hearReply(live: LiveTask, payload: Uint8Array, sender: string | undefined): void {
-    // Only the task's agent speaks for it; a transport that cannot tell (sender undefined) is trusted as is.
-    if (sender !== undefined && sender !== live.agentAddress) {
-      this.dropped.wrongSender++;
-      return;
-    }
-    this.enqueue(live, 'a reply', () =>
-      withLogContext({ taskId: live.task.id, agentId: live.agentId }, () =>
-        inSpan('logos receive', { kind: SpanKind.CONSUMER, parent: contextFrom(live.request) }, () =>
-          this.receive(live, payload, sender),
-        ),
-      ),
-    );
-  }
-
-  /** A 1:1 message: a reply, for one of the live tasks of an agent whose binding answers 1:1. */
-  private hearDirect(payload: Uint8Array, sender: string | undefined): void {
-    for (const binding of WIRE_BINDINGS) {
-      const taskId = binding.directReplyTaskId?.(payload, this.options.maxEnvelopeBytes);
-      const live = taskId === undefined ? undefined : this.live.get(taskId);
-      if (live?.binding === binding) {
-        this.hearReply(live, payload, sender);
-        return;
-      }
-    }
-    this.dropped.wrongTask++;
-  }
-
   private detach(live: LiveTask): void {
     live.unsubscribe?.();
     clearTimeout(live.approvalTimer);
@@ -896,208 +869,10 @@ export class TaskEngine {
     clearTimeout(live.gapTimer);
   }
 
-  private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
-    if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    const decoded = live.binding.decodeReply(payload, this.options.maxEnvelopeBytes, live.lastSeq + 1);
-    if (!decoded.ok) {
-      this.dropped.undecodable++;
-      return;
-    }
-    const envelope = decoded.envelope;
-    if (sender === undefined && !live.binding.acceptsUnauthenticated(envelope)) {
-      this.dropped.wrongSender++;
-      return;
-    }
-    if (envelope.task_id !== live.task.id) {
-      this.dropped.wrongTask++;
-      return;
-    }
-    // Any well-formed reply, even a repeat, proves the agent is alive.
-    if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
-    if (
-      live.lastSeq === 0 &&
-      live.request.payment &&
-      live.binding.replaysRepeatedRequest &&
-      envelope.type === 'task_result' &&
-      envelope.error?.code === 'unknown_task'
-    ) {
-      // A paid task the agent never heard of (the request was lost, or came before a restart it never noted): it
-      // holds the money and knows nothing of it. The request goes again; the agent runs it, or, if it took this
-      // payment before, refuses it, and its refund is then on chain. So also after a cancel (unlike the resends of
-      // a request no reply answered, resendUntilAnswered): only the request tells the agent of the money, and the
-      // repeated cancel that follows (keepCancelling) then stops the run and has the payment refunded.
-      this.askAgain(live);
-      return;
-    }
-    if (envelope.type === 'task_result' && envelope.error?.code === 'unknown_task' && envelope.seq <= live.lastSeq) {
-      // The agent lost the task (it restarted) and numbers its answer after the question, not after what it sent
-      // before: it ends the task whatever its seq, or the task would wait on an agent that will never answer it.
-      live.holdReply(live.lastSeq + 1, { ...envelope, seq: live.lastSeq + 1 });
-      await this.drain(live);
-      return;
-    }
-    if (envelope.seq <= live.lastSeq || live.pending?.has(envelope.seq)) {
-      this.dropped.duplicate++;
-      // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
-      const stillWaiting =
-        envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required';
-      if (stillWaiting && live.sentInput) await this.sendRaw(live, live.sentInput);
-      else if (stillWaiting && live.task.status?.state === TaskState.TASK_STATE_WORKING) {
-        // The input was lost before a restart, and with it the envelope to resend: ask the caller again.
-        this.setStatus(
-          live,
-          TaskState.TASK_STATE_INPUT_REQUIRED,
-          envelope.message ?? 'The agent did not receive the input; please send it again.',
-        );
-        this.silence.disarm(live);
-        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
-      }
-      return;
-    }
-    live.holdReply(envelope.seq, envelope);
-    await this.drain(live);
-  }
-
-  /** Applies pending replies while they continue the sequence. */
-  private async drain(live: LiveTask): Promise<void> {
-    let next = live.pending?.get(live.lastSeq + 1);
-    while (next && this.live.get(live.task.id) === live) {
-      live.dropReply(next.seq);
-      await this.apply(live, next);
-      next = live.pending?.get(live.lastSeq + 1);
-    }
-    if (!live.pending) {
-      clearTimeout(live.gapTimer);
-      live.gapTimer = undefined;
-    } else if (!live.gapTimer && this.live.get(live.task.id) === live) {
-      // Replies wait for a missing one; if it has not come when the timer fires, carry on without it.
-      live.gapTimer = setTimeout(() => {
-        live.gapTimer = undefined;
-        this.enqueue(live, 'skipping a missing reply', () => this.skipGap(live));
-      }, this.options.reorderWaitMs);
-      live.gapTimer.unref();
-    }
-  }
-
-  /**
-   * Runs `step` after whatever else is changing the task. A step that fails is logged: the changes queued after it
-   * still run, and nothing is left unhandled.
-   */
-  private enqueue(live: LiveTask, what: string, step: () => Promise<void>): void {
-    this.mutate(live, step).catch((error: unknown) => this.log(`task ${live.task.id}: ${what}: ${String(error)}`));
-  }
-
-  /** A missing reply never came: carry on from the next one we have. */
-  private async skipGap(live: LiveTask): Promise<void> {
-    if (!live.pending || this.live.get(live.task.id) !== live) return;
-    const lowest = Math.min(...live.pending.keys());
-    this.log(`task ${live.task.id}: replies ${live.lastSeq + 1}..${lowest - 1} never arrived; skipping them`);
-    live.lastSeq = lowest - 1;
-    await this.drain(live);
-  }
-
-  private async apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
-    live.lastSeq = envelope.seq;
-    live.sentInput = undefined;
-    const events: StreamResponse[] = [];
-    const { task } = live;
-    switch (envelope.type) {
-      case 'task_status': {
-        // The state change first (a first chunk usually also moves the task to working), then the chunk.
-        const state = toTaskState(envelope.state);
-        if (state !== task.status?.state || envelope.message !== undefined || !envelope.artifact) {
-          this.setStatus(live, state, envelope.message);
-          events.push(statusEvent(task));
-        }
-        if (envelope.artifact) events.push(this.mergeArtifact(live, envelope.artifact));
-        break;
-      }
-      case 'task_result': {
-        const artifacts = (envelope.artifacts ?? []).map(toArtifact);
-        if (envelope.result !== undefined && envelope.result !== null)
-          artifacts.unshift(resultArtifact(envelope.result));
-        for (const artifact of artifacts) {
-          task.artifacts = replaceArtifact(task.artifacts, artifact);
-          events.push(artifactEvent(task, artifact, false, true));
-        }
-        const message = envelope.message ?? envelope.error?.message;
-        this.setStatus(live, toTaskState(envelope.state), message);
-        if (envelope.error) task.metadata = { ...task.metadata, error: envelope.error };
-        events.push(statusEvent(task));
-        break;
-      }
-      case 'cancelled':
-        this.setStatus(live, TaskState.TASK_STATE_CANCELED, envelope.message ?? 'Task cancelled.');
-        events.push(statusEvent(task));
-        break;
-    }
-    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED)
-      await this.settleRefund(live, envelope);
-    // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
-    const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
-    const change = await this.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) });
-    if (isTerminal(task.status?.state)) this.retire(live);
-    else if (isInterrupted(task.status?.state)) this.silence.disarm(live);
-    else this.armSilenceTimer(live); // working again, perhaps after an interruption the agent ended itself
-    this.emit(live, change);
-  }
-
-  private mergeArtifact(live: LiveTask, chunk: WireArtifact): StreamResponse {
-    const { task } = live;
-    const incoming = toArtifact(chunk);
-    const existing = task.artifacts.find((a) => a.artifactId === incoming.artifactId);
-    const merged = chunk.append && existing ? { ...existing, parts: [...existing.parts, ...incoming.parts] } : incoming;
-    task.artifacts = replaceArtifact(task.artifacts, merged);
-    return artifactEvent(task, incoming, chunk.append ?? false, chunk.last_chunk ?? false);
-  }
-
-  private setStatus(live: LiveTask, state: TaskState, message?: Parameters<typeof toAgentMessage>[0]): void {
-    const { task } = live;
-    const agentMessage = message === undefined ? undefined : toAgentMessage(message, task.id, task.contextId);
-    task.status = statusOf(state, agentMessage);
-    if (agentMessage) task.history = [...task.history, agentMessage];
-  }
-
-  /**
-   * Saves the task as it stands. `change` (its events) is what listeners are to hear of it: with replicas, it enters
-   * the shared feed in the same transaction, so that a caller who hears it and then calls another replica finds it
-   * there, and no state is ever committed that followers elsewhere miss. Returns the change, with the task as saved.
-   */
-  private async persist(live: LiveTask, change?: Omit<TaskChange, 'task'>): Promise<TaskChange> {
-    const snapshot = snapshotTask(live.task);
-    const saved: TaskChange = { events: [], ...change, task: snapshot };
-    const feed = change && this.replicas ? encodeChange(saved) : undefined;
-    try {
-      await this.options.store.update(live.task.id, snapshot, live.lastSeq, feed);
-    } catch (error) {
-      // This replica stalled past its lease, and the task was taken over: what it was doing stops here.
-      if (error instanceof LeaseLostError) this.letGo(live);
-      throw error;
-    }
-    live.committed = snapshot;
-    return saved;
-  }
-
-  /** Tells this replica's listeners of a change `persist` saved. */
-  private emit(live: LiveTask, change: TaskChange): void {
-    const observer = this.options.onChange;
-    this.tell(live, observer ? [observer, ...live.listeners] : [...live.listeners], change);
-  }
-
-  private tell(live: LiveTask, listeners: ChangeListener[], change: TaskChange): void {
-    for (const listener of listeners) {
-      try {
-        listener(change);
-      } catch (error) {
-        this.log(`task ${live.task.id}: a listener threw: ${String(error)}`);
-      }
-    }
-  }
-
   /** The task reached a terminal state: stop listening to the agent. Listeners get this last change, then go. */
   private retire(live: LiveTask): void {
     this.detach(live);
-    this.live.delete(live.task.id);
+    this.live.delete(live);
     // Its lease ended with the terminal write.
     this.leased.delete(live.task.id);
   }
@@ -1109,18 +884,18 @@ export class TaskEngine {
   private paymentFailedBehind(live: LiveTask, error: unknown): void {
     const taskId = live.task.id;
     this.log(`paying for task ${taskId}: ${String(error)}`);
-    this.enqueue(live, 'failing it', async () => {
-      if (live.request.payment || this.live.get(taskId) !== live || isTerminal(live.task.status?.state)) return;
-      this.setStatus(live, TaskState.TASK_STATE_FAILED, 'The gateway could not pay the agent; its log says why.');
+    this.live.enqueue(live, 'failing it', async () => {
+      if (live.request.payment || !this.live.holds(live) || isTerminal(live.task.status?.state)) return;
+      setStatus(live.task, TaskState.TASK_STATE_FAILED, 'The gateway could not pay the agent; its log says why.');
       await this.finishLocally(live);
     });
   }
 
   private async finishLocally(live: LiveTask): Promise<void> {
     if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, undefined);
-    const change = await this.persist(live, { events: [statusEvent(live.task)] });
+    const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
     this.retire(live);
-    this.emit(live, change);
+    this.live.emit(live, change);
   }
 
   // --- priced tasks: the paid flow decides, the engine applies ---------------------------------------------
@@ -1161,10 +936,13 @@ export class TaskEngine {
         // batching store): a lease lost between two writes left a task forwarded as paid beside a pending receipt
         // that the replica taking it over never corrected.
         const requestSaved = this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
-        if (step.note !== undefined) this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
-        const saved = this.persist(live, step.note === undefined ? undefined : { events: [statusEvent(live.task)] });
+        if (step.note !== undefined) setStatus(live.task, TaskState.TASK_STATE_WORKING, step.note);
+        const saved = this.live.persist(
+          live,
+          step.note === undefined ? undefined : { events: [statusEvent(live.task)] },
+        );
         const [, change] = await Promise.all([requestSaved, saved]);
-        if (step.note !== undefined) this.emit(live, change);
+        if (step.note !== undefined) this.live.emit(live, change);
         // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
         this.armSilenceTimer(live);
         await this.sendRaw(live, encodeEnvelope(live.request));
@@ -1172,25 +950,25 @@ export class TaskEngine {
         return;
       }
       case 'hold':
-        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.note);
+        setStatus(live.task, TaskState.TASK_STATE_INPUT_REQUIRED, step.note);
         this.silence.disarm(live);
         this.armApprovalTimer(live, this.options.approvalTimeoutMs);
-        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
+        this.live.emit(live, await this.live.persist(live, { events: [statusEvent(live.task)] }));
         return;
       case 'paying':
-        this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
-        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
+        setStatus(live.task, TaskState.TASK_STATE_WORKING, step.note);
+        this.live.emit(live, await this.live.persist(live, { events: [statusEvent(live.task)] }));
         await this.payAndForward(live, true);
         return;
       case 'await-payment':
-        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.request);
+        setStatus(live.task, TaskState.TASK_STATE_INPUT_REQUIRED, step.request);
         this.silence.disarm(live);
         // Asked again after a payment that did not verify: the wait that started with the first request goes on.
         if (live.clientPaymentTimer === undefined) this.armClientPaymentTimer(live);
-        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
+        this.live.emit(live, await this.live.persist(live, { events: [statusEvent(live.task)] }));
         return;
       case 'end':
-        this.setStatus(live, END_STATES[step.state], step.note);
+        setStatus(live.task, END_STATES[step.state], step.note);
         await this.finishLocally(live);
         return;
     }
@@ -1200,7 +978,7 @@ export class TaskEngine {
     clearTimeout(live.approvalTimer);
     live.approvalTimer = setTimeout(
       () => {
-        this.enqueue(live, 'the approval timing out', async () => {
+        this.live.enqueue(live, 'the approval timing out', async () => {
           if (live.approvalTimer === undefined) return;
           const step = await this.paid.approvalExpired(this.pricedOf(live));
           if (!step) return;
@@ -1215,8 +993,8 @@ export class TaskEngine {
 
   private armClientPaymentTimer(live: LiveTask): void {
     const timer = setTimeout(() => {
-      this.enqueue(live, "the client's payment timing out", async () => {
-        if (live.clientPaymentTimer !== timer || this.live.get(live.task.id) !== live) return;
+      this.live.enqueue(live, "the client's payment timing out", async () => {
+        if (live.clientPaymentTimer !== timer || !this.live.holds(live)) return;
         live.clientPaymentTimer = undefined;
         await this.applyPaid(live, this.paid.clientPaymentExpired(this.pricedOf(live)));
       });
@@ -1248,19 +1026,19 @@ export class TaskEngine {
     const logFields = { agentId: live.agentId, taskId: live.task.id };
     withLogContext(logFields, () =>
       inTraceOf(live.request, () => {
-        this.enqueue(live, 'the agent timing out', async () => {
+        this.live.enqueue(live, 'the agent timing out', async () => {
           const state = live.task.status?.state;
           // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
           if (this.silence.armed(live)) return;
-          if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
+          if (!this.live.holds(live) || isTerminal(state) || isInterrupted(state)) return;
           if (live.request.payment && !live.lastChance) {
             this.askAgain(live);
             this.armSilenceTimer(live, true);
             return;
           }
           const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
-          this.setStatus(
-            live,
+          setStatus(
+            live.task,
             TaskState.TASK_STATE_FAILED,
             `The agent did not answer within ${seconds} s; the gateway gave up on the task.`,
           );
@@ -1281,12 +1059,6 @@ export class TaskEngine {
         `The message makes a ${size}-byte Logos envelope; the binding carries at most ${this.options.maxEnvelopeBytes}. Send less, or files by URL.`,
       );
     }
-  }
-
-  private async mutate(live: LiveTask, change: () => Promise<void>): Promise<void> {
-    const run = live.chain.then(change);
-    live.chain = run.catch(() => undefined);
-    await run;
   }
 
   private requireLive(agentId: string, taskId: string): LiveTask {

@@ -18,5 +18,6 @@ export const seedBinding: WireBinding = {
   acceptsUnauthenticated: (reply) => reply.type === 'task_status',
   // A seed agent would run a repeated request again, and knows no resend (§13).
   replaysRepeatedRequest: false,
-  inputRefusal: "speaks the seed binding, which takes no input on a task: its input-required waits for the agent's owner",
+  inputRefusal:
+    "speaks the seed binding, which takes no input on a task: its input-required waits for the agent's owner",
 };
