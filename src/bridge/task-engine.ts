@@ -13,7 +13,6 @@ import {
   BINDING_VERSION,
   encodeEnvelope,
   type AgentEnvelope,
-  type DistributiveOmit,
   type GatewayEnvelopeInput,
   type TaskRequest,
 } from '../logos/envelope.ts';
@@ -21,8 +20,8 @@ import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } f
 import { newStatusKey } from '../logos/status-key.ts';
 import type { Dialect } from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
-import { addToLogContext, withLogContext } from '../observability/log-context.ts';
-import { contextFrom, handOver, inSpan, inTraceOf, SpanKind } from '../observability/tracing.ts';
+import { addToLogContext } from '../observability/log-context.ts';
+import { handOver } from '../observability/tracing.ts';
 import { metrics } from '../observability/metrics.ts';
 import { type ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
@@ -31,9 +30,10 @@ import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
 import { LiveTasks } from './engine/live-tasks.ts';
 import { AgentReplies, type DropCounters } from './engine/agent-replies.ts';
+import { AgentSender } from './engine/agent-sender.ts';
+import { Retransmission } from './engine/retransmission.ts';
 import { setStatus } from './engine/apply-reply.ts';
 import { fittingText } from '../logos/message-text.ts';
-import { SilenceTimers } from './silence-timers.ts';
 import type { ChangeListener } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
 import { ReplicaLink } from './replica-link.ts';
@@ -95,8 +95,10 @@ export class TaskEngine {
   private renewing = false;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
-  /** Fails a task whose agent stays silent for agentTimeoutMs (see `silent`). */
-  private readonly silence: SilenceTimers<LiveTask>;
+  /** Sends the agents envelopes, in each one's wire binding. */
+  private readonly sender: AgentSender;
+  /** Speaks to agents again unasked, and gives up on silent ones. */
+  private readonly resends: Retransmission;
 
   constructor(options: EngineOptions) {
     this.options = {
@@ -108,13 +110,20 @@ export class TaskEngine {
       ...options,
     };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
-    this.silence = new SilenceTimers(this.options.agentTimeoutMs, (live) => this.silent(live));
     const log = (message: string) => this.log(message);
+    this.sender = new AgentSender(this.options.transport, this.options.maxEnvelopeBytes);
     this.live = new LiveTasks({
       store: this.options.store,
       ...(this.options.onChange ? { onChange: this.options.onChange } : {}),
       sharesChanges: options.replicas !== undefined,
       leaseLost: (live) => this.letGo(live),
+      log,
+    });
+    this.resends = new Retransmission({
+      tasks: this.live,
+      sender: this.sender,
+      agentTimeoutMs: this.options.agentTimeoutMs,
+      finish: (live) => this.finishLocally(live),
       log,
     });
     this.replies = new AgentReplies({
@@ -123,9 +132,8 @@ export class TaskEngine {
       maxEnvelopeBytes: this.options.maxEnvelopeBytes,
       reorderWaitMs: this.options.reorderWaitMs,
       ...(this.options.dialectOf ? { dialectOf: this.options.dialectOf } : {}),
-      silence: { arm: (live) => this.armSilenceTimer(live), disarm: (live) => this.silence.disarm(live) },
-      askAgain: (live) => this.askAgain(live),
-      resend: (live, payload) => this.sendRaw(live, payload),
+      resends: this.resends,
+      resend: (live, payload) => this.sender.sendEncoded(live, payload),
       settleRefund: (live, envelope) => this.settleRefund(live, envelope),
       retire: (live) => this.retire(live),
       log,
@@ -395,7 +403,7 @@ export class TaskEngine {
     // Encoded once: its size is checked here and, for a task without a price, the same bytes are sent below.
     const fitted = fittingText(request, this.options.maxEnvelopeBytes);
     const { json: requestJson, bytes: requestBytes } = fitted;
-    this.assertFits(requestBytes.byteLength);
+    this.sender.assertFits(requestBytes.byteLength);
     const live = new LiveTask(input.agentId, task, input.agentAddress, 0, fitted.envelope);
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
@@ -439,8 +447,8 @@ export class TaskEngine {
     await input.onCreated?.(snapshot);
     this.replies.attach(live);
     try {
-      await this.sendRaw(live, requestBytes);
-      this.resendUntilAnswered(live);
+      await this.sender.sendEncoded(live, requestBytes);
+      this.resends.resendUntilAnswered(live);
     } finally {
       await recorded;
     }
@@ -585,14 +593,14 @@ export class TaskEngine {
     const taskId = live.task.id;
     const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
     const input = fittingText(
-      this.envelope(live, {
+      this.sender.envelope(live, {
         type: 'task_input',
         params: call.params,
         message: userMessageJson(userMessage),
       }) as Extract<GatewayEnvelopeInput, { type: 'task_input' }>,
       this.options.maxEnvelopeBytes,
     ).bytes;
-    this.assertFits(input.byteLength);
+    this.sender.assertFits(input.byteLength);
     await this.live.mutate(live, async () => {
       // The task may have ended (or moved on) while this waited its turn.
       if (!this.live.holds(live) || !isInterrupted(live.task.status?.state)) {
@@ -603,9 +611,9 @@ export class TaskEngine {
       const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
       if (listener) live.listeners.add(listener);
       this.live.emit(live, change);
-      this.armSilenceTimer(live);
+      this.resends.watchSilence(live);
       live.sentInput = input;
-      await this.sendRaw(live, input);
+      await this.sender.sendEncoded(live, input);
     });
   }
 
@@ -669,13 +677,13 @@ export class TaskEngine {
       timer.unref();
     });
     live.cancelSent = true;
-    await this.send(live, { type: 'cancel' });
+    await this.sender.send(live, { type: 'cancel' });
     await settled;
     if (!isTerminal(live.task.status?.state) && live.request.payment) {
       // Paid: the money is with the agent, which may still be working (the cancel lost on a relay mesh still
       // forming, say). Ended here, its result or refund would go unheard; so the task stays live, the cancel is
       // repeated, and the agent's answer (cancelled with its refund, or its result) settles it.
-      this.keepCancelling(live);
+      this.resends.keepCancelling(live);
       return snapshotTask(live.task);
     }
     if (!isTerminal(live.task.status?.state)) {
@@ -761,7 +769,7 @@ export class TaskEngine {
       return;
     }
     // Asked a few times: this gateway's node has just started, and its first question can be lost while it joins.
-    this.askAfterRestart(live);
+    this.resends.askAfterRestart(live);
   }
 
   /**
@@ -772,100 +780,15 @@ export class TaskEngine {
     for (const live of this.live.values()) {
       // Not yet forwarded (held for approval, or being paid): there is nothing to ask the agent about yet.
       const unforwarded = BigInt(live.request.lez_price) > 0n && !live.request.payment;
-      if (live.agentAddress === agentAddress && !unforwarded) this.askAfterRestart(live);
+      if (live.agentAddress === agentAddress && !unforwarded) this.resends.askAfterRestart(live);
     }
-  }
-
-  /**
-   * Asks now, and again 0.5, 1.5, 3.5 and 7.5 s later while the task lives: a restarted agent announces itself before its
-   * node has rejoined the relay mesh, so a question can be lost on the way. Whether an answer came in reply cannot be
-   * told from a reply still in flight from before the restart, so the few questions go out regardless; a repeat
-   * costs the agent a replay, whose duplicates the engine drops by seq.
-   */
-  private askAfterRestart(live: LiveTask): void {
-    this.askAgain(live);
-    this.repeatWhileLive(live, 500, RESTART_ASKS, () => this.askAgain(live));
-  }
-
-  /**
-   * A request lost on the way (published while the agent's node was still joining the relay mesh, or while a node
-   * on the path restarted) is sent again, as after a restart (binding §5.7 b), 2, 6, 14 and 30 s after it went out,
-   * until a reply has been applied or a cancel has gone out: an agent answers within a fraction of a second (§4.1),
-   * and one that did get the request only re-publishes its replies, so a resend is cheap either way. Without this,
-   * a lost request stayed unanswered until the silence timeout failed the task. A cancelled task's request is not
-   * sent again: an agent that never had it would run what the caller cancelled. Nor is an agent asked whose binding
-   * knows no resend (the seed's, §13): its answer to a question about a task it has not registered yet may be that
-   * it failed.
-   */
-  private resendUntilAnswered(live: LiveTask): void {
-    if (!live.binding.replaysRepeatedRequest) return;
-    this.repeatWhileLive(
-      live,
-      FIRST_RESEND_MS,
-      REQUEST_RESENDS,
-      () => this.askAgain(live),
-      () => live.lastSeq === 0 && !live.cancelSent,
-    );
-  }
-
-  /** Repeats a paid task's cancel 1, 3, 7, 15 and 31 s later while the task lives and its agent has not answered. */
-  private keepCancelling(live: LiveTask): void {
-    this.repeatWhileLive(
-      live,
-      1_000,
-      RESTART_ASKS + 1,
-      () =>
-        void this.send(live, { type: 'cancel' }).catch((error: unknown) =>
-          this.log(`cancelling task ${live.task.id} again: ${String(error)}`),
-        ),
-    );
-  }
-
-  /**
-   * Runs `action` `times` times, after `firstDelayMs`, then after each wait twice the one before, while the task is
-   * live here and `wanted()` says so (checked at each turn: once it says no, the repeats stop).
-   */
-  private repeatWhileLive(
-    live: LiveTask,
-    firstDelayMs: number,
-    times: number,
-    action: () => void,
-    wanted: () => boolean = () => true,
-    done = 0,
-  ): void {
-    if (done >= times) return;
-    const timer = setTimeout(
-      () => {
-        if (!this.live.holds(live) || isTerminal(live.task.status?.state) || !wanted()) return;
-        action();
-        this.repeatWhileLive(live, firstDelayMs, times, action, wanted, done + 1);
-      },
-      firstDelayMs * 2 ** done,
-    );
-    timer.unref();
-  }
-
-  /**
-   * No reply yet: the request may never have arrived, so send it again (agents treat a repeat as a replay request).
-   * Otherwise ask for every reply after the last one applied. Both go out under a fresh message id: receivers drop
-   * ids they have seen.
-   */
-  private askAgain(live: LiveTask): void {
-    // An agent that would run a repeated request again is only ever asked.
-    const payload =
-      live.lastSeq === 0 && live.binding.replaysRepeatedRequest
-        ? encodeEnvelope({ ...live.request, id: randomUUID() })
-        : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
-    void this.sendRaw(live, payload).catch((error: unknown) =>
-      this.log(`asking again about task ${live.task.id}: ${String(error)}`),
-    );
   }
 
   private detach(live: LiveTask): void {
     live.unsubscribe?.();
     clearTimeout(live.approvalTimer);
     clearTimeout(live.clientPaymentTimer);
-    this.silence.disarm(live);
+    this.resends.ignoreSilence(live);
     clearTimeout(live.gapTimer);
   }
 
@@ -944,14 +867,14 @@ export class TaskEngine {
         const [, change] = await Promise.all([requestSaved, saved]);
         if (step.note !== undefined) this.live.emit(live, change);
         // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
-        this.armSilenceTimer(live);
-        await this.sendRaw(live, encodeEnvelope(live.request));
-        this.resendUntilAnswered(live);
+        this.resends.watchSilence(live);
+        await this.sender.sendEncoded(live, encodeEnvelope(live.request));
+        this.resends.resendUntilAnswered(live);
         return;
       }
       case 'hold':
         setStatus(live.task, TaskState.TASK_STATE_INPUT_REQUIRED, step.note);
-        this.silence.disarm(live);
+        this.resends.ignoreSilence(live);
         this.armApprovalTimer(live, this.options.approvalTimeoutMs);
         this.live.emit(live, await this.live.persist(live, { events: [statusEvent(live.task)] }));
         return;
@@ -962,7 +885,7 @@ export class TaskEngine {
         return;
       case 'await-payment':
         setStatus(live.task, TaskState.TASK_STATE_INPUT_REQUIRED, step.request);
-        this.silence.disarm(live);
+        this.resends.ignoreSilence(live);
         // Asked again after a payment that did not verify: the wait that started with the first request goes on.
         if (live.clientPaymentTimer === undefined) this.armClientPaymentTimer(live);
         this.live.emit(live, await this.live.persist(live, { events: [statusEvent(live.task)] }));
@@ -1011,89 +934,10 @@ export class TaskEngine {
     if (receipt) live.task.metadata = withReceipt(live.task.metadata, receipt);
   }
 
-  /**
-   * Fails the task when its agent stays silent for agentTimeoutMs. A paid task's agent is asked once more first and
-   * gets another period (`lastChance`): it holds the money, and its answer (the result, or that it lost the task)
-   * may only have been lost on the way, say while a restarted gateway's node joined the network.
-   */
-  private armSilenceTimer(live: LiveTask, lastChance = false): void {
-    live.lastChance = lastChance;
-    this.silence.arm(live);
-  }
-
-  /** The silence timer of `live` fired: in the task's own log fields and trace, not those of whoever armed it. */
-  private silent(live: LiveTask): void {
-    const logFields = { agentId: live.agentId, taskId: live.task.id };
-    withLogContext(logFields, () =>
-      inTraceOf(live.request, () => {
-        this.live.enqueue(live, 'the agent timing out', async () => {
-          const state = live.task.status?.state;
-          // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
-          if (this.silence.armed(live)) return;
-          if (!this.live.holds(live) || isTerminal(state) || isInterrupted(state)) return;
-          if (live.request.payment && !live.lastChance) {
-            this.askAgain(live);
-            this.armSilenceTimer(live, true);
-            return;
-          }
-          const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
-          setStatus(
-            live.task,
-            TaskState.TASK_STATE_FAILED,
-            `The agent did not answer within ${seconds} s; the gateway gave up on the task.`,
-          );
-          live.task.metadata = {
-            ...live.task.metadata,
-            error: { code: 'agent_timeout', message: `no reply for ${seconds} s` },
-          };
-          await this.finishLocally(live);
-        });
-      }),
-    );
-  }
-
-  /** A message that would not fit one envelope is refused before anything is recorded or sent. */
-  private assertFits(size: number): void {
-    if (size > this.options.maxEnvelopeBytes) {
-      throw new RequestMalformedError(
-        `The message makes a ${size}-byte Logos envelope; the binding carries at most ${this.options.maxEnvelopeBytes}. Send less, or files by URL.`,
-      );
-    }
-  }
-
   private requireLive(agentId: string, taskId: string): LiveTask {
     const live = this.live.get(taskId);
     if (!live || live.agentId !== agentId) throw new Error(`task ${taskId} is not live`);
     return live;
-  }
-
-  private envelope(
-    live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
-  ): GatewayEnvelopeInput {
-    return {
-      ...body,
-      v: BINDING_VERSION,
-      id: randomUUID(),
-      task_id: live.task.id,
-      from: this.options.transport.address,
-      to: live.agentAddress,
-      status_key: live.request.status_key,
-    } as GatewayEnvelopeInput;
-  }
-
-  private send(
-    live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
-  ): Promise<void> {
-    return this.sendRaw(live, encodeEnvelope(this.envelope(live, body)));
-  }
-
-  private sendRaw(live: LiveTask, payload: Uint8Array): Promise<void> {
-    const sent = live.binding.outgoing(payload, live.request);
-    return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
-      this.options.transport.send(live.agentAddress, sent),
-    );
   }
 
   private log(message: string): void {
@@ -1103,12 +947,6 @@ export class TaskEngine {
 
 /** How long a priced message's retries join its task rather than pay again. */
 const RETRY_WINDOW_MS = 10 * 60_000;
-/** Questions repeated to a restarted agent, after the first. */
-const RESTART_ASKS = 4;
-/** A request no reply has answered is sent again this long after it went out, then after twice as long, … */
-const FIRST_RESEND_MS = 2_000;
-/** … this many times. */
-const REQUEST_RESENDS = 4;
 /** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
 const STRANDED_AFTER_MS = 180_000;
 /** The state a priced task ends in when the paid flow ends it before it reaches the agent. */

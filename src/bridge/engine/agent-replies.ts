@@ -16,6 +16,7 @@ import { directAnswer, statusEvent } from '../task-events.ts';
 import { applyReply, setStatus } from './apply-reply.ts';
 import type { LiveTasks } from './live-tasks.ts';
 import { ReplySequencer } from './reply-sequencer.ts';
+import type { Retransmission } from './retransmission.ts';
 
 /** Counters of replies the engine refused, by reason. */
 export interface DropCounters {
@@ -33,10 +34,8 @@ export interface AgentRepliesOptions {
   reorderWaitMs: number;
   /** Which dialect the agent at an address speaks (default: this binding's). */
   dialectOf?: (agentAddress: string) => Dialect;
-  /** The agent's silence, which fails a task that waits on it too long. */
-  silence: { arm: (live: LiveTask) => void; disarm: (live: LiveTask) => void };
-  /** Asks the agent about the task again (retransmission.ts). */
-  askAgain: (live: LiveTask) => void;
+  /** Watches the agent's silence, and asks it again. */
+  resends: Pick<Retransmission, 'watchSilence' | 'ignoreSilence' | 'askAgain'>;
   /** Sends bytes the engine sent before again, as they were. */
   resend: (live: LiveTask, payload: Uint8Array) => Promise<void>;
   /** A paid task ended without completing: its receipt says whether the agent paid the money back. */
@@ -68,7 +67,7 @@ export class AgentReplies {
     live.binding = wireBindingOf(dialectOf?.(live.agentAddress) ?? 'binding');
     const { topic, options } = live.binding.statusTopic(live.request);
     live.unsubscribe = transport.subscribe(topic, (payload, { sender }) => this.hear(live, payload, sender), options);
-    if (!isInterrupted(live.task.status?.state)) this.#options.silence.arm(live);
+    if (!isInterrupted(live.task.status?.state)) this.#options.resends.watchSilence(live);
   }
 
   /** A 1:1 message: a reply, for one of the live tasks of an agent whose binding answers 1:1. */
@@ -100,7 +99,7 @@ export class AgentReplies {
   }
 
   private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
-    const { tasks, silence } = this.#options;
+    const { tasks, resends } = this.#options;
     if (!tasks.holds(live)) return; // finished meanwhile
     const decoded = live.binding.decodeReply(payload, this.#options.maxEnvelopeBytes, live.lastSeq + 1);
     if (!decoded.ok) {
@@ -117,7 +116,7 @@ export class AgentReplies {
       return;
     }
     // Any well-formed reply, even a repeat, proves the agent is alive.
-    if (!isInterrupted(live.task.status?.state)) silence.arm(live);
+    if (!isInterrupted(live.task.status?.state)) resends.watchSilence(live);
     const lostTask = envelope.type === 'task_result' && envelope.error?.code === 'unknown_task';
     if (lostTask && live.lastSeq === 0 && live.request.payment && live.binding.replaysRepeatedRequest) {
       // A paid task the agent never heard of (the request was lost, or came before a restart it never noted): it
@@ -125,7 +124,7 @@ export class AgentReplies {
       // payment before, refuses it, and its refund is then on chain. So also after a cancel (unlike the resends of
       // a request no reply answered, resendUntilAnswered): only the request tells the agent of the money, and the
       // repeated cancel that follows (keepCancelling) then stops the run and has the payment refunded.
-      this.#options.askAgain(live);
+      resends.askAgain(live);
       return;
     }
     if (lostTask && envelope.seq <= live.lastSeq) {
@@ -147,7 +146,7 @@ export class AgentReplies {
           TaskState.TASK_STATE_INPUT_REQUIRED,
           envelope.message ?? 'The agent did not receive the input; please send it again.',
         );
-        silence.disarm(live);
+        resends.ignoreSilence(live);
         tasks.emit(live, await tasks.persist(live, { events: [statusEvent(live.task)] }));
       }
       return;
@@ -157,7 +156,7 @@ export class AgentReplies {
 
   /** The next reply in sequence: the task changes, is saved, and then its listeners hear of it. */
   private async apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
-    const { tasks, silence } = this.#options;
+    const { tasks, resends } = this.#options;
     live.sentInput = undefined;
     const { task } = live;
     const events = applyReply(task, envelope);
@@ -167,8 +166,8 @@ export class AgentReplies {
     const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
     const change = await tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) });
     if (isTerminal(task.status?.state)) this.#options.retire(live);
-    else if (isInterrupted(task.status?.state)) silence.disarm(live);
-    else silence.arm(live); // working again, perhaps after an interruption the agent ended itself
+    else if (isInterrupted(task.status?.state)) resends.ignoreSilence(live);
+    else resends.watchSilence(live); // working again, perhaps after an interruption the agent ended itself
     tasks.emit(live, change);
   }
 }
