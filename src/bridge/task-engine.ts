@@ -22,7 +22,6 @@ import type { Dialect } from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
 import { addToLogContext } from '../observability/log-context.ts';
 import { handOver } from '../observability/tracing.ts';
-import { metrics } from '../observability/metrics.ts';
 import { type ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
@@ -36,9 +35,8 @@ import { setStatus } from './engine/apply-reply.ts';
 import { fittingText } from '../logos/message-text.ts';
 import type { ChangeListener } from './task-change.ts';
 import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
-import { ReplicaLink } from './replica-link.ts';
+import { ReplicaOwnership } from './engine/replica-ownership.ts';
 import { type TaskCommand } from './replica-messages.ts';
-import { withinMs } from '../time-limit.ts';
 import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
 import { snapshotTask, stateName, statusEvent } from './task-events.ts';
 import { isInterrupted, isTerminal, statusOf, userMessageJson, type SkillCall } from './mapping.ts';
@@ -87,12 +85,9 @@ export class TaskEngine {
     Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>;
   private stopDirect?: () => void;
   private refundRechecker?: NodeJS.Timeout;
-  /** The other replicas, when on a shared database. */
-  private readonly replicas?: ReplicaLink;
+  /** Which replica runs which task, when on a database shared with others. */
+  private readonly replicas?: ReplicaOwnership;
   /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
-  private readonly leased = new Set<string>();
-  private heartbeat?: NodeJS.Timeout;
-  private renewing = false;
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
   private readonly paid: PaidTasks;
   /** Sends the agents envelopes, in each one's wire binding. */
@@ -116,7 +111,7 @@ export class TaskEngine {
       store: this.options.store,
       ...(this.options.onChange ? { onChange: this.options.onChange } : {}),
       sharesChanges: options.replicas !== undefined,
-      leaseLost: (live) => this.letGo(live),
+      leaseLost: (live) => this.replicas?.letGo(live),
       log,
     });
     this.resends = new Retransmission({
@@ -139,9 +134,15 @@ export class TaskEngine {
       log,
     });
     if (options.replicas) {
-      // Long enough for a dead owner's lease to run out, and for another replica to take the task and answer.
-      const answerWithinMs = 2 * options.replicas.leaseMs + 2 * this.options.cancelTimeoutMs;
-      this.replicas = new ReplicaLink(options.replicas, answerWithinMs);
+      this.replicas = new ReplicaOwnership({
+        replicas: options.replicas,
+        cancelTimeoutMs: this.options.cancelTimeoutMs,
+        tasks: this.live,
+        store: this.options.store,
+        resume: (stored) => this.resume(stored),
+        detach: (live) => this.detach(live),
+        log,
+      });
     }
   }
 
@@ -151,19 +152,9 @@ export class TaskEngine {
     this.stopDirect = this.options.transport.onDirect((payload, { sender }) =>
       this.replies.hearDirect(payload, sender),
     );
-    const replicas = this.replicas;
-    if (replicas) {
-      await replicas.serve(
-        (taskId) => this.live.has(taskId),
-        (taskId, command) => this.runCommand(taskId, command),
-      );
-      // Only the tasks no live replica holds: those of a replica that died, or of this one before its restart.
-      await this.takeOverOrphans();
-      this.heartbeat = setInterval(() => void this.renewLeases(), replicas.store.leaseMs / 3);
-      this.heartbeat.unref();
-    } else {
-      for (const stored of await this.options.store.listActive()) await this.resume(stored);
-    }
+    // With replicas, only the tasks no live replica holds; alone, every unfinished one.
+    if (this.replicas) await this.replicas.start((taskId, command) => this.runCommand(taskId, command));
+    else for (const stored of await this.options.store.listActive()) await this.resume(stored);
     // In the background: a sequencer that is slow to answer must not hold the gateway's start.
     void this.settleMoney();
     const every = this.options.refundRecheckMs;
@@ -186,7 +177,7 @@ export class TaskEngine {
    */
   private async settleMoney(untouchedForMs = 0): Promise<void> {
     try {
-      const elsewhere = (await this.replicas?.store.leasedElsewhere()) ?? new Set<string>();
+      const elsewhere = (await this.replicas?.leasedElsewhere()) ?? new Set<string>();
       // Read after the leases: a task that has not ended still pays for itself, wherever it runs next. A dead
       // replica's task is, until another takes it over, neither live here nor leased elsewhere.
       const unended = new Set((await this.options.store.listActive()).map((stored) => stored.task.id));
@@ -223,75 +214,14 @@ export class TaskEngine {
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
   async stop(): Promise<void> {
     this.stopDirect?.();
-    clearInterval(this.heartbeat);
     clearTimeout(this.refundRechecker);
     this.refundRechecker = undefined;
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
-    this.replicas?.unfollowAll();
-    // Another replica takes this one's tasks over at once instead of after the leases run out.
-    await this.replicas?.store.releaseAll().catch((error: unknown) => this.log(`releasing leases: ${String(error)}`));
+    await this.replicas?.stop();
   }
 
   // --- replicas: leases, the change feed, commands for the owner -------------------------------------------
-
-  /** Renews this replica's leases, lets go of tasks whose lease another took, and takes over orphaned tasks. */
-  private async renewLeases(): Promise<void> {
-    const replicas = this.replicas!.store;
-    // A beat that outlasts the interval (a slow database) is not overlapped by the next.
-    if (this.renewing) return;
-    this.renewing = true;
-    try {
-      // Given up after a quarter of a lease, before the next beat (every third of a lease), which then renews afresh
-      // while the last renewal's lease still runs: a database gone without closing its connections (a failover)
-      // leaves queries waiting until TCP notices, minutes later, and one renewal waiting that long would hold every
-      // later one back while the leases ran out.
-      // Only the leases held before the renewal began can be missing from its answer for having been lost: a task
-      // leased while it ran (a new one) may commit after the UPDATE read the table, and is not lost.
-      const before = [...this.leased];
-      const held = await withinMs(replicas.renew(), replicas.leaseMs / 4);
-      for (const taskId of before) {
-        const live = this.live.get(taskId);
-        // Taken over while this replica could not renew (the database was out of reach).
-        if (!held.has(taskId) && live) this.letGo(live);
-      }
-      await this.takeOverOrphans();
-    } catch (error) {
-      this.log(`renewing leases: ${String(error)}`);
-    } finally {
-      this.renewing = false;
-    }
-  }
-
-  /** A task whose lease another replica holds now: that one runs it, and whoever listened here follows it there. */
-  private letGo(live: LiveTask): void {
-    const taskId = live.task.id;
-    if (!this.live.holds(live)) return;
-    this.log(`task ${taskId}: its lease went to another replica; following it there`);
-    this.leased.delete(taskId);
-    this.detach(live);
-    this.live.delete(live);
-    for (const listener of live.listeners) {
-      this.replicas!.follow(taskId, listener).catch((error: unknown) =>
-        this.log(`task ${taskId}: following it on its new owner: ${String(error)}`),
-      );
-    }
-  }
-
-  private async takeOverOrphans(): Promise<void> {
-    const replicas = this.replicas!.store;
-    const taken = new Set(await replicas.takeOver());
-    if (taken.size === 0) return;
-    for (const stored of await this.options.store.listActive()) {
-      if (!taken.has(stored.task.id) || this.live.has(stored.task.id)) continue;
-      metrics.leaseTakeovers.inc();
-      this.log(`task ${stored.task.id}: taken over from a replica that stopped renewing its lease`);
-      this.leased.add(stored.task.id);
-      await this.resume(stored);
-      // Commands sent to the dead owner that it never ran: this replica runs them now.
-      await replicas.runWaiting(stored.task.id);
-    }
-  }
 
   /** A command another replica's caller sent to this task, which this replica runs. */
   private async runCommand(taskId: string, command: TaskCommand): Promise<Task | boolean> {
@@ -308,9 +238,7 @@ export class TaskEngine {
 
   /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
   private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
-    if (!this.replicas || this.live.has(taskId)) return false;
-    const stored = await this.options.store.get(agentId, taskId);
-    return stored !== undefined && !isTerminal(stored.task.status?.state);
+    return (await this.replicas?.runsElsewhere(agentId, taskId)) ?? false;
   }
 
   /** Counters of replies the engine refused, by reason. */
@@ -425,7 +353,7 @@ export class TaskEngine {
       if (inserted.kind === 'retry') return this.joinEarlier(input.agentId, inserted.taskId, input.listener);
       // Live at once, before anything else awaits: an identical message arriving next finds it here.
       this.replies.attach(live);
-      if (this.replicas) this.leased.add(taskId);
+      this.replicas?.leases(taskId);
       await input.onCreated?.(snapshot);
       input.onRecorded?.(snapshot);
       // Recorded first, then paid (or held for approval), and only then forwarded.
@@ -442,7 +370,7 @@ export class TaskEngine {
     // On a store shared by replicas, the insert leases the task to this replica; a task that ended before it was
     // recorded has its lease ended by that same write.
     const recorded = this.options.store.insert(record).then(() => {
-      if (this.replicas && this.live.holds(live)) this.leased.add(taskId);
+      if (this.live.holds(live)) this.replicas?.leases(taskId);
     });
     await input.onCreated?.(snapshot);
     this.replies.attach(live);
@@ -797,7 +725,7 @@ export class TaskEngine {
     this.detach(live);
     this.live.delete(live);
     // Its lease ended with the terminal write.
-    this.leased.delete(live.task.id);
+    this.replicas?.released(live.task.id);
   }
 
   /**
