@@ -9,13 +9,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
-import {
-  BINDING_VERSION,
-  encodeEnvelope,
-  type AgentEnvelope,
-  type GatewayEnvelopeInput,
-  type TaskRequest,
-} from '../logos/envelope.ts';
+import { BINDING_VERSION, type GatewayEnvelopeInput, type TaskRequest } from '../logos/envelope.ts';
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { newStatusKey } from '../logos/status-key.ts';
 import type { Dialect } from '../logos/seed-dialect.ts';
@@ -31,13 +25,15 @@ import { LiveTasks } from './engine/live-tasks.ts';
 import { AgentReplies, type DropCounters } from './engine/agent-replies.ts';
 import { AgentSender } from './engine/agent-sender.ts';
 import { Retransmission } from './engine/retransmission.ts';
+import { PaidSteps, unforwarded } from './engine/paid-steps.ts';
+import { Settlement } from './engine/settlement.ts';
 import { setStatus } from './engine/apply-reply.ts';
 import { fittingText } from '../logos/message-text.ts';
 import type { ChangeListener } from './task-change.ts';
-import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
+import { PaidTasks } from './paid-tasks.ts';
 import { ReplicaOwnership } from './engine/replica-ownership.ts';
 import { type TaskCommand } from './replica-messages.ts';
-import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
+import { logosMetadataOf, receiptOf, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
 import { snapshotTask, stateName, statusEvent } from './task-events.ts';
 import { isInterrupted, isTerminal, statusOf, userMessageJson, type SkillCall } from './mapping.ts';
 
@@ -84,12 +80,14 @@ export class TaskEngine {
   > &
     Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>;
   private stopDirect?: () => void;
-  private refundRechecker?: NodeJS.Timeout;
   /** Which replica runs which task, when on a database shared with others. */
   private readonly replicas?: ReplicaOwnership;
   /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
-  /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
+  /** The paid-task flow (gate, approval, client payment, refunds): it decides, `paidSteps` applies. */
   private readonly paid: PaidTasks;
+  private readonly paidSteps: PaidSteps;
+  /** Settles the money of ended tasks with the chain. */
+  private readonly settlement: Settlement;
   /** Sends the agents envelopes, in each one's wire binding. */
   private readonly sender: AgentSender;
   /** Speaks to agents again unasked, and gives up on silent ones. */
@@ -129,7 +127,7 @@ export class TaskEngine {
       ...(this.options.dialectOf ? { dialectOf: this.options.dialectOf } : {}),
       resends: this.resends,
       resend: (live, payload) => this.sender.sendEncoded(live, payload),
-      settleRefund: (live, envelope) => this.settleRefund(live, envelope),
+      settleRefund: (live, envelope) => this.paidSteps.settleRefund(live, envelope),
       retire: (live) => this.retire(live),
       log,
     });
@@ -144,6 +142,24 @@ export class TaskEngine {
         log,
       });
     }
+    this.paidSteps = new PaidSteps({
+      paid: this.paid,
+      tasks: this.live,
+      store: this.options.store,
+      sender: this.sender,
+      resends: this.resends,
+      approvalTimeoutMs: this.options.approvalTimeoutMs,
+      finish: (live) => this.finishLocally(live),
+      log,
+    });
+    const replicas = this.replicas;
+    this.settlement = new Settlement({
+      paid: this.paid,
+      store: this.options.store,
+      isLive: (taskId) => this.live.has(taskId),
+      ...(replicas ? { leasedElsewhere: () => replicas.leasedElsewhere() } : {}),
+      log,
+    });
   }
 
   /** Picks up every task that was still running when the gateway last stopped. */
@@ -155,67 +171,13 @@ export class TaskEngine {
     // With replicas, only the tasks no live replica holds; alone, every unfinished one.
     if (this.replicas) await this.replicas.start((taskId, command) => this.runCommand(taskId, command));
     else for (const stored of await this.options.store.listActive()) await this.resume(stored);
-    // In the background: a sequencer that is slow to answer must not hold the gateway's start.
-    void this.settleMoney();
-    const every = this.options.refundRecheckMs;
-    if (every && this.options.payments) {
-      const next = () => {
-        this.refundRechecker = setTimeout(
-          () => void this.settleMoney(STRANDED_AFTER_MS).finally(() => this.refundRechecker && next()),
-          every,
-        );
-        this.refundRechecker.unref();
-      };
-      next();
-    }
-  }
-
-  /**
-   * What the chain says of ended tasks' money, written to their receipts: payments left in doubt when their task
-   * ended (settled once the chain tells), and refunds recorded missing that landed late. While running, only payment
-   * records untouched for `untouchedForMs` are taken: a task live on another replica is still paying its own.
-   */
-  private async settleMoney(untouchedForMs = 0): Promise<void> {
-    try {
-      const elsewhere = (await this.replicas?.leasedElsewhere()) ?? new Set<string>();
-      // Read after the leases: a task that has not ended still pays for itself, wherever it runs next. A dead
-      // replica's task is, until another takes it over, neither live here nor leased elsewhere.
-      const unended = new Set((await this.options.store.listActive()).map((stored) => stored.task.id));
-      const stranded = await this.paid.settleStranded(
-        (id) => this.live.has(id) || elsewhere.has(id) || unended.has(id),
-        untouchedForMs,
-      );
-      for (const [taskId, { agentId, outcome }] of stranded) {
-        if (outcome.kind === 'needs-approval') continue;
-        await this.correctReceipt(agentId, taskId, outcome.receipt);
-        if (outcome.kind === 'paid') {
-          this.log(
-            `task ${taskId} had ended before its payment was confirmed; the payment did land (${outcome.receipt.txHash}): the agent holds ${outcome.receipt.amount} for a task it never received`,
-          );
-        }
-      }
-      for (const { taskId, agentId, receipt } of await this.paid.recheckMissingRefunds()) {
-        await this.correctReceipt(agentId, taskId, receipt);
-        this.log(`task ${taskId}: the agent's refund was found on chain after all (${receipt.refundTxHash})`);
-      }
-    } catch (error) {
-      this.log(`settling the money of ended tasks: ${String(error)}`);
-    }
-  }
-
-  /** An ended task's receipt, as the chain has it now. */
-  private async correctReceipt(agentId: string, taskId: string, receipt: TaskReceipt): Promise<void> {
-    const stored = await this.options.store.get(agentId, taskId);
-    if (!stored) return;
-    stored.task.metadata = withReceipt(stored.task.metadata, receipt);
-    await this.options.store.update(taskId, stored.task, stored.link.lastSeq);
+    this.settlement.start(this.options.payments ? this.options.refundRecheckMs : undefined);
   }
 
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
   async stop(): Promise<void> {
     this.stopDirect?.();
-    clearTimeout(this.refundRechecker);
-    this.refundRechecker = undefined;
+    this.settlement.stop();
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
     await this.replicas?.stop();
@@ -358,10 +320,10 @@ export class TaskEngine {
       input.onRecorded?.(snapshot);
       // Recorded first, then paid (or held for approval), and only then forwarded.
       const paying = this.live.mutate(live, () =>
-        input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false),
+        input.clientPays ? this.paidSteps.askClientToPay(live) : this.paidSteps.payAndForward(live, false),
       );
       if (input.returnOnceRecorded) {
-        paying.catch((error: unknown) => this.paymentFailedBehind(live, error));
+        paying.catch((error: unknown) => this.paidSteps.failedBehind(live, error));
         return snapshot;
       }
       await paying;
@@ -433,9 +395,7 @@ export class TaskEngine {
     if (!live && this.replicas) return (await this.replicas.forward(taskId, { kind: 'approval', approve })) === true;
     if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
     await this.live.mutate(live, async () => {
-      clearTimeout(live.approvalTimer);
-      live.approvalTimer = undefined;
-      await this.applyPaid(live, this.paid.decided(this.pricedOf(live), approve));
+      await this.paidSteps.decided(live, approve);
     });
     return true;
   }
@@ -494,7 +454,7 @@ export class TaskEngine {
           throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
         if (options.listener) live.listeners.add(options.listener);
         live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
-        await this.applyPaid(live, await this.paid.acceptClientPayment(this.pricedOf(live), payment));
+        await this.paidSteps.acceptClientPayment(live, payment);
       });
     } else {
       if (!live || !isInterrupted(task.status?.state)) {
@@ -554,7 +514,7 @@ export class TaskEngine {
     if (await this.runsElsewhere(agentId, taskId))
       return (await this.replicas!.forward(taskId, { kind: 'cancel', agentId })) as Task;
     const live = this.requireLive(agentId, taskId);
-    if (BigInt(live.request.lez_price) > 0n && !live.request.payment) {
+    if (unforwarded(live)) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
       // then cancel it there, so the agent pays it back; a payment still waiting for the sequencer to answer has
       // sent nothing and stops waiting (the task ends cancelled).
@@ -683,17 +643,19 @@ export class TaskEngine {
     this.replies.attach(live);
     const approval = await this.paid.approval(live.task.id);
     if (approval?.status === 'pending') {
-      this.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
+      this.paidSteps.awaitApproval(live, approval.createdAt);
       return;
     }
     if (receiptOf(live.task)?.status === 'awaiting-payment') {
       // Still waiting for the client's own payment: wait again (a full period).
-      this.live.enqueue(live, 'asking the client to pay', () => this.askClientToPay(live));
+      this.live.enqueue(live, 'asking the client to pay', () => this.paidSteps.askClientToPay(live));
       return;
     }
-    if (BigInt(request.lez_price) > 0n && !request.payment) {
+    if (unforwarded(live)) {
       // Stopped between recording the payment and forwarding the task: finish the payment (exactly once), go on.
-      this.live.enqueue(live, 'paying and forwarding', () => this.payAndForward(live, approval?.status === 'approved'));
+      this.live.enqueue(live, 'paying and forwarding', () =>
+        this.paidSteps.payAndForward(live, approval?.status === 'approved'),
+      );
       return;
     }
     // Asked a few times: this gateway's node has just started, and its first question can be lost while it joins.
@@ -707,8 +669,7 @@ export class TaskEngine {
   agentRestarted(agentAddress: string): void {
     for (const live of this.live.values()) {
       // Not yet forwarded (held for approval, or being paid): there is nothing to ask the agent about yet.
-      const unforwarded = BigInt(live.request.lez_price) > 0n && !live.request.payment;
-      if (live.agentAddress === agentAddress && !unforwarded) this.resends.askAfterRestart(live);
+      if (live.agentAddress === agentAddress && !unforwarded(live)) this.resends.askAfterRestart(live);
     }
   }
 
@@ -728,138 +689,11 @@ export class TaskEngine {
     this.replicas?.released(live.task.id);
   }
 
-  /**
-   * A payment that threw after its caller had the task (returnImmediately): the task fails, so that nobody waits on
-   * it for good. One already forwarded is left alone: its agent has the request, and the silence timer runs.
-   */
-  private paymentFailedBehind(live: LiveTask, error: unknown): void {
-    const taskId = live.task.id;
-    this.log(`paying for task ${taskId}: ${String(error)}`);
-    this.live.enqueue(live, 'failing it', async () => {
-      if (live.request.payment || !this.live.holds(live) || isTerminal(live.task.status?.state)) return;
-      setStatus(live.task, TaskState.TASK_STATE_FAILED, 'The gateway could not pay the agent; its log says why.');
-      await this.finishLocally(live);
-    });
-  }
-
   private async finishLocally(live: LiveTask): Promise<void> {
-    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, undefined);
+    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.paidSteps.settleRefund(live, undefined);
     const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
     this.retire(live);
     this.live.emit(live, change);
-  }
-
-  // --- priced tasks: the paid flow decides, the engine applies ---------------------------------------------
-
-  /** What the paid flow is told of a task. */
-  private pricedOf(live: LiveTask): PricedTask {
-    const receipt = receiptOf(live.task);
-    const caller = logosMetadataOf(live.task)?.caller;
-    return {
-      taskId: live.task.id,
-      agentId: live.agentId,
-      price: live.request.lez_price,
-      ...(receipt?.payee ? { payee: receipt.payee } : {}),
-      ...(caller ? { caller } : {}),
-      ...(receipt ? { receipt } : {}),
-    };
-  }
-
-  /** Pays for a priced task, then forwards it; or holds it for approval; or fails it. Runs on the task's chain. */
-  private async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
-    await this.applyPaid(live, await this.paid.pay(this.pricedOf(live), approved, live.cancelling.signal));
-  }
-
-  /** Client-pays: the task waits for the client's own payment. Runs on the task's chain. */
-  private async askClientToPay(live: LiveTask): Promise<void> {
-    await this.applyPaid(live, await this.paid.askClient(this.pricedOf(live)));
-  }
-
-  /** Carries out what the paid flow decided for a task. Runs on the task's chain. */
-  private async applyPaid(live: LiveTask, step: PaidStep): Promise<void> {
-    if ('receipt' in step && step.receipt) live.task.metadata = withReceipt(live.task.metadata, step.receipt);
-    switch (step.kind) {
-      case 'forward': {
-        clearTimeout(live.clientPaymentTimer);
-        live.clientPaymentTimer = undefined;
-        live.request = { ...live.request, payment: step.payment };
-        // The request naming the payment and the paid receipt go to the store together (one transaction on a
-        // batching store): a lease lost between two writes left a task forwarded as paid beside a pending receipt
-        // that the replica taking it over never corrected.
-        const requestSaved = this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
-        if (step.note !== undefined) setStatus(live.task, TaskState.TASK_STATE_WORKING, step.note);
-        const saved = this.live.persist(
-          live,
-          step.note === undefined ? undefined : { events: [statusEvent(live.task)] },
-        );
-        const [, change] = await Promise.all([requestSaved, saved]);
-        if (step.note !== undefined) this.live.emit(live, change);
-        // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
-        this.resends.watchSilence(live);
-        await this.sender.sendEncoded(live, encodeEnvelope(live.request));
-        this.resends.resendUntilAnswered(live);
-        return;
-      }
-      case 'hold':
-        setStatus(live.task, TaskState.TASK_STATE_INPUT_REQUIRED, step.note);
-        this.resends.ignoreSilence(live);
-        this.armApprovalTimer(live, this.options.approvalTimeoutMs);
-        this.live.emit(live, await this.live.persist(live, { events: [statusEvent(live.task)] }));
-        return;
-      case 'paying':
-        setStatus(live.task, TaskState.TASK_STATE_WORKING, step.note);
-        this.live.emit(live, await this.live.persist(live, { events: [statusEvent(live.task)] }));
-        await this.payAndForward(live, true);
-        return;
-      case 'await-payment':
-        setStatus(live.task, TaskState.TASK_STATE_INPUT_REQUIRED, step.request);
-        this.resends.ignoreSilence(live);
-        // Asked again after a payment that did not verify: the wait that started with the first request goes on.
-        if (live.clientPaymentTimer === undefined) this.armClientPaymentTimer(live);
-        this.live.emit(live, await this.live.persist(live, { events: [statusEvent(live.task)] }));
-        return;
-      case 'end':
-        setStatus(live.task, END_STATES[step.state], step.note);
-        await this.finishLocally(live);
-        return;
-    }
-  }
-
-  private armApprovalTimer(live: LiveTask, delayMs: number): void {
-    clearTimeout(live.approvalTimer);
-    live.approvalTimer = setTimeout(
-      () => {
-        this.live.enqueue(live, 'the approval timing out', async () => {
-          if (live.approvalTimer === undefined) return;
-          const step = await this.paid.approvalExpired(this.pricedOf(live));
-          if (!step) return;
-          live.approvalTimer = undefined;
-          await this.applyPaid(live, step);
-        });
-      },
-      Math.max(0, delayMs),
-    );
-    live.approvalTimer.unref();
-  }
-
-  private armClientPaymentTimer(live: LiveTask): void {
-    const timer = setTimeout(() => {
-      this.live.enqueue(live, "the client's payment timing out", async () => {
-        if (live.clientPaymentTimer !== timer || !this.live.holds(live)) return;
-        live.clientPaymentTimer = undefined;
-        await this.applyPaid(live, this.paid.clientPaymentExpired(this.pricedOf(live)));
-      });
-    }, this.options.approvalTimeoutMs);
-    timer.unref();
-    live.clientPaymentTimer = timer;
-  }
-
-  /** A paid task ended without completing: record whether the agent paid the money back. */
-  private async settleRefund(live: LiveTask, envelope: AgentEnvelope | undefined): Promise<void> {
-    if (!live.request.payment) return;
-    const refund = envelope && envelope.type !== 'task_status' ? envelope.refund : undefined;
-    const receipt = await this.paid.settleRefund(live.task.id, refund);
-    if (receipt) live.task.metadata = withReceipt(live.task.metadata, receipt);
   }
 
   private requireLive(agentId: string, taskId: string): LiveTask {
@@ -875,11 +709,3 @@ export class TaskEngine {
 
 /** How long a priced message's retries join its task rather than pay again. */
 const RETRY_WINDOW_MS = 10 * 60_000;
-/** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
-const STRANDED_AFTER_MS = 180_000;
-/** The state a priced task ends in when the paid flow ends it before it reaches the agent. */
-const END_STATES: Record<'failed' | 'rejected' | 'canceled', TaskState> = {
-  failed: TaskState.TASK_STATE_FAILED,
-  rejected: TaskState.TASK_STATE_REJECTED,
-  canceled: TaskState.TASK_STATE_CANCELED,
-};
