@@ -9,8 +9,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
-import { BINDING_VERSION, type GatewayEnvelopeInput, type TaskRequest } from '../logos/envelope.ts';
-import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { BINDING_VERSION, type TaskRequest } from '../logos/envelope.ts';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { newStatusKey } from '../logos/status-key.ts';
 import type { Dialect } from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
@@ -19,7 +19,6 @@ import { handOver } from '../observability/tracing.ts';
 import { type ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
 import type { TaskPayments } from './task-payments.ts';
-import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
 import { LiveTask } from './live-task.ts';
 import { LiveTasks } from './engine/live-tasks.ts';
 import { AgentReplies, type DropCounters } from './engine/agent-replies.ts';
@@ -27,14 +26,13 @@ import { AgentSender } from './engine/agent-sender.ts';
 import { Retransmission } from './engine/retransmission.ts';
 import { PaidSteps, unforwarded } from './engine/paid-steps.ts';
 import { Settlement } from './engine/settlement.ts';
-import { setStatus } from './engine/apply-reply.ts';
+import { TaskCommands } from './engine/task-commands.ts';
 import { fittingText } from '../logos/message-text.ts';
 import type { ChangeListener } from './task-change.ts';
 import { PaidTasks } from './paid-tasks.ts';
 import { ReplicaOwnership } from './engine/replica-ownership.ts';
-import { type TaskCommand } from './replica-messages.ts';
-import { logosMetadataOf, receiptOf, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
-import { snapshotTask, stateName, statusEvent } from './task-events.ts';
+import { receiptOf, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
+import { snapshotTask, statusEvent } from './task-events.ts';
 import { isInterrupted, isTerminal, statusOf, userMessageJson, type SkillCall } from './mapping.ts';
 
 export interface EngineOptions {
@@ -88,6 +86,8 @@ export class TaskEngine {
   private readonly paidSteps: PaidSteps;
   /** Settles the money of ended tasks with the chain. */
   private readonly settlement: Settlement;
+  /** Follow-ups, cancels and approvals. */
+  private readonly commands: TaskCommands;
   /** Sends the agents envelopes, in each one's wire binding. */
   private readonly sender: AgentSender;
   /** Speaks to agents again unasked, and gives up on silent ones. */
@@ -152,6 +152,18 @@ export class TaskEngine {
       finish: (live) => this.finishLocally(live),
       log,
     });
+    this.commands = new TaskCommands({
+      tasks: this.live,
+      ...(this.replicas ? { replicas: this.replicas } : {}),
+      paid: this.paid,
+      paidSteps: this.paidSteps,
+      sender: this.sender,
+      resends: this.resends,
+      cancelTimeoutMs: this.options.cancelTimeoutMs,
+      read: (agentId, taskId) => this.getTask(agentId, taskId),
+      unlisten: (taskId, listener) => this.unlisten(taskId, listener),
+      finish: (live) => this.finishLocally(live),
+    });
     const replicas = this.replicas;
     this.settlement = new Settlement({
       paid: this.paid,
@@ -169,7 +181,7 @@ export class TaskEngine {
       this.replies.hearDirect(payload, sender),
     );
     // With replicas, only the tasks no live replica holds; alone, every unfinished one.
-    if (this.replicas) await this.replicas.start((taskId, command) => this.runCommand(taskId, command));
+    if (this.replicas) await this.replicas.start((taskId, command) => this.commands.run(taskId, command));
     else for (const stored of await this.options.store.listActive()) await this.resume(stored);
     this.settlement.start(this.options.payments ? this.options.refundRecheckMs : undefined);
   }
@@ -185,22 +197,29 @@ export class TaskEngine {
 
   // --- replicas: leases, the change feed, commands for the owner -------------------------------------------
 
-  /** A command another replica's caller sent to this task, which this replica runs. */
-  private async runCommand(taskId: string, command: TaskCommand): Promise<Task | boolean> {
-    if (!this.live.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
-    switch (command.kind) {
-      case 'follow-up':
-        return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
-      case 'cancel':
-        return this.cancel(command.agentId, taskId);
-      case 'approval':
-        return this.decideApproval(taskId, command.approve);
-    }
-  }
-
   /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
   private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
     return (await this.replicas?.runsElsewhere(agentId, taskId)) ?? false;
+  }
+
+  /** The operator's decision on a task held above the spending limits. False when no such task waits. */
+  decideApproval(taskId: string, approve: boolean): Promise<boolean> {
+    return this.commands.decideApproval(taskId, approve);
+  }
+
+  /** A caller's message on an existing task (TaskCommands.followUp). Resolves with the task as it then stands. */
+  followUp(
+    agentId: string,
+    taskId: string,
+    message: Message,
+    options: { params: () => Record<string, unknown>; listener?: ChangeListener; attach?: () => Promise<unknown> },
+  ): Promise<Task> {
+    return this.commands.followUp(agentId, taskId, message, options);
+  }
+
+  /** Asks the agent to cancel, and resolves with the task once cancelled or given up on (TaskCommands.cancel). */
+  cancel(agentId: string, taskId: string): Promise<Task> {
+    return this.commands.cancel(agentId, taskId);
   }
 
   /** Counters of replies the engine refused, by reason. */
@@ -373,221 +392,6 @@ export class TaskEngine {
     return task;
   }
 
-  /** Resolves at the agent's first reply to a task, or after the cancel timeout. */
-  private firstReply(live: LiveTask): Promise<void> {
-    if (live.lastSeq > 0 || !this.live.holds(live)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        live.listeners.delete(listener);
-        resolve();
-      };
-      const listener: ChangeListener = () => done();
-      const timer = setTimeout(done, this.options.cancelTimeoutMs);
-      timer.unref();
-      live.listeners.add(listener);
-    });
-  }
-
-  /** The operator's decision on a task held above the spending limits. False when no such task waits. */
-  async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
-    const live = this.live.get(taskId);
-    if (!live && this.replicas) return (await this.replicas.forward(taskId, { kind: 'approval', approve })) === true;
-    if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
-    await this.live.mutate(live, async () => {
-      await this.paidSteps.decided(live, approve);
-    });
-    return true;
-  }
-
-  /**
-   * A caller's message on an existing task, decided here and nowhere else: the client's own payment for a task
-   * that waits for one (client-pays extension), or input for a task that waits for it; refused otherwise (ended,
-   * held for an operator's approval, or not waiting for anything). `attach` runs once the task is known to take
-   * messages, before the message is handled (a push config the send asked for is attached there). `params` are the
-   * follow-up's skill params, asked for only when the message is input. Resolves with the task as it then stands.
-   */
-  async followUp(
-    agentId: string,
-    taskId: string,
-    message: Message,
-    options: { params: () => Record<string, unknown>; listener?: ChangeListener; attach?: () => Promise<unknown> },
-  ): Promise<Task> {
-    const task = await this.getTask(agentId, taskId);
-    if (!task) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    if (message.contextId && message.contextId !== task.contextId) {
-      throw new RequestMalformedError(
-        `message.contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId}.`,
-      );
-    }
-    if (isTerminal(task.status?.state)) {
-      throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
-    }
-    if (await this.runsElsewhere(agentId, taskId)) {
-      await options.attach?.();
-      const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
-      if (options.listener) await this.replicas!.follow(taskId, options.listener);
-      try {
-        return (await this.replicas!.forward(taskId, command)) as Task;
-      } catch (error) {
-        // Refused: the caller's listener follows nothing.
-        if (options.listener) this.unlisten(taskId, options.listener);
-        throw error;
-      }
-    }
-    const live = this.live.get(taskId);
-    if (live?.approvalTimer !== undefined) {
-      throw new UnsupportedOperationError(
-        `Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`,
-      );
-    }
-    await options.attach?.();
-    if (live?.clientPaymentTimer !== undefined) {
-      const payment = clientPaymentOf(message.metadata);
-      if (!payment) {
-        throw new RequestMalformedError(
-          `Task ${task.id} waits for your payment: answer with metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash": "<64 hex>", "from": "<your account>"}.`,
-        );
-      }
-      await this.live.mutate(live, async () => {
-        if (live.clientPaymentTimer === undefined)
-          throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
-        if (options.listener) live.listeners.add(options.listener);
-        live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
-        await this.paidSteps.acceptClientPayment(live, payment);
-      });
-    } else {
-      if (!live || !isInterrupted(task.status?.state)) {
-        throw new UnsupportedOperationError(
-          `Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`,
-        );
-      }
-      if (live.binding.inputRefusal !== undefined) {
-        throw new UnsupportedOperationError(`Task ${task.id}'s agent ${live.binding.inputRefusal}.`);
-      }
-      const call = { skill: logosMetadataOf(task)?.skill ?? '', params: options.params() };
-      await this.provideInput(live, message, call, options.listener);
-    }
-    return (await this.getTask(agentId, taskId)) ?? task;
-  }
-
-  /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */
-  private async provideInput(
-    live: LiveTask,
-    message: Message,
-    call: SkillCall,
-    listener?: ChangeListener,
-  ): Promise<void> {
-    const taskId = live.task.id;
-    const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
-    const input = fittingText(
-      this.sender.envelope(live, {
-        type: 'task_input',
-        params: call.params,
-        message: userMessageJson(userMessage),
-      }) as Extract<GatewayEnvelopeInput, { type: 'task_input' }>,
-      this.options.maxEnvelopeBytes,
-    ).bytes;
-    this.sender.assertFits(input.byteLength);
-    await this.live.mutate(live, async () => {
-      // The task may have ended (or moved on) while this waited its turn.
-      if (!this.live.holds(live) || !isInterrupted(live.task.status?.state)) {
-        throw new UnsupportedOperationError(`Task ${taskId} no longer waits for input; it is ${stateName(live.task)}.`);
-      }
-      live.task.history = [...live.task.history, userMessage];
-      live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
-      const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
-      if (listener) live.listeners.add(listener);
-      this.live.emit(live, change);
-      this.resends.watchSilence(live);
-      live.sentInput = input;
-      await this.sender.sendEncoded(live, input);
-    });
-  }
-
-  /**
-   * Asks the agent to cancel and waits for its `cancelled` (or any terminal reply). An agent that stays silent
-   * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so, unless it is
-   * paid (then it stays live until its agent answers, see keepCancelling).
-   */
-  async cancel(agentId: string, taskId: string): Promise<Task> {
-    if (await this.runsElsewhere(agentId, taskId))
-      return (await this.replicas!.forward(taskId, { kind: 'cancel', agentId })) as Task;
-    const live = this.requireLive(agentId, taskId);
-    if (unforwarded(live)) {
-      // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
-      // then cancel it there, so the agent pays it back; a payment still waiting for the sequencer to answer has
-      // sent nothing and stops waiting (the task ends cancelled).
-      live.cancelling.abort();
-      await this.live.mutate(live, async () => undefined);
-      if (!this.live.has(taskId)) return live.committed;
-      if (live.request.payment) await this.firstReply(live);
-      // It may have ended meanwhile: then that is the answer.
-      if (!this.live.has(taskId)) return live.committed;
-    }
-    if (live.clientPaymentTimer !== undefined) {
-      // Waiting for the client's payment: the agent never heard of it.
-      await this.live.mutate(live, async () => {
-        clearTimeout(live.clientPaymentTimer);
-        live.clientPaymentTimer = undefined;
-        setStatus(live.task, TaskState.TASK_STATE_CANCELED, 'Cancelled before it was paid for; nothing was charged.');
-        await this.finishLocally(live);
-      });
-      return live.committed;
-    }
-    if (live.approvalTimer !== undefined) {
-      // Held for approval: the agent never heard of it, and nothing was paid.
-      await this.live.mutate(live, async () => {
-        await this.paid.recordDecision(taskId, false);
-        clearTimeout(live.approvalTimer);
-        live.approvalTimer = undefined;
-        setStatus(
-          live.task,
-          TaskState.TASK_STATE_CANCELED,
-          'Cancelled while waiting for payment approval; nothing was charged.',
-        );
-        await this.finishLocally(live);
-      });
-      return live.committed;
-    }
-    const settled = new Promise<void>((resolve) => {
-      const listener: ChangeListener = (change) => {
-        if (isTerminal(change.task.status?.state)) {
-          live.listeners.delete(listener);
-          resolve();
-        }
-      };
-      live.listeners.add(listener);
-      const timer = setTimeout(() => {
-        live.listeners.delete(listener);
-        resolve();
-      }, this.options.cancelTimeoutMs);
-      timer.unref();
-    });
-    live.cancelSent = true;
-    await this.sender.send(live, { type: 'cancel' });
-    await settled;
-    if (!isTerminal(live.task.status?.state) && live.request.payment) {
-      // Paid: the money is with the agent, which may still be working (the cancel lost on a relay mesh still
-      // forming, say). Ended here, its result or refund would go unheard; so the task stays live, the cancel is
-      // repeated, and the agent's answer (cancelled with its refund, or its result) settles it.
-      this.resends.keepCancelling(live);
-      return snapshotTask(live.task);
-    }
-    if (!isTerminal(live.task.status?.state)) {
-      await this.live.mutate(live, async () => {
-        if (isTerminal(live.task.status?.state)) return;
-        setStatus(
-          live.task,
-          TaskState.TASK_STATE_CANCELED,
-          'Cancelled by the gateway; the agent did not confirm in time.',
-        );
-        await this.finishLocally(live);
-      });
-    }
-    return snapshotTask(live.task);
-  }
-
   /**
    * Listens to a live task. Returns undefined when the task is not live (finished, unknown or another agent's);
    * the caller then reads it from the store.
@@ -694,12 +498,6 @@ export class TaskEngine {
     const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
     this.retire(live);
     this.live.emit(live, change);
-  }
-
-  private requireLive(agentId: string, taskId: string): LiveTask {
-    const live = this.live.get(taskId);
-    if (!live || live.agentId !== agentId) throw new Error(`task ${taskId} is not live`);
-    return live;
   }
 
   private log(message: string): void {
