@@ -1,39 +1,44 @@
 /**
- * The core of the gateway: A2A tasks driven by Logos binding conversations. For each live task the engine sends
- * the agent envelopes, applies the agent's numbered replies in order (de-duplicated by seq, reordered across small
- * gaps), persists every change before anyone hears of it, and fans the resulting A2A events out to listeners
- * (blocking sends, SSE streams). It never touches HTTP.
+ * The core of the gateway: A2A tasks driven by conversations with Logos agents. This class is the façade callers
+ * use (the request handler, the gateway, the Worker); each concept it wires is a module of its own under `engine/`:
+ *
+ * - `live-tasks.ts`: the tasks run here, one change at a time, saved before anyone hears of it;
+ * - `task-creation.ts` and `priced-retries.ts`: new tasks, and priced messages sent again joining the first;
+ * - `task-commands.ts`: follow-ups, cancels and approvals (also those other replicas send);
+ * - `agent-replies.ts`, `reply-sequencer.ts`, `apply-reply.ts`: the agent's replies, heard, put in order, applied;
+ * - `agent-sender.ts` and `retransmission.ts`: what goes to the agent, and when it is said again or given up on;
+ * - `paid-steps.ts` and `settlement.ts`: priced tasks paid, held or refunded, and ended tasks' money settled;
+ * - `replica-ownership.ts`: which replica runs which task, on a database shared with others.
+ *
+ * What differs between the bindings agents speak is behind each agent's wire binding (`logos/bindings/`): nothing
+ * here knows one. It never touches HTTP.
  *
  * Immutability rule that makes snapshots cheap: Message, Part and Artifact objects held by a task are never mutated
  * in place; a change replaces them. A snapshot therefore copies only the task and its arrays.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
-import { BINDING_VERSION, type TaskRequest } from '../logos/envelope.ts';
-import { TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { newStatusKey } from '../logos/status-key.ts';
+import type { TaskRequest } from '../logos/envelope.ts';
 import type { Dialect } from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
-import { addToLogContext } from '../observability/log-context.ts';
-import { handOver } from '../observability/tracing.ts';
-import { type ReplicaStore } from '../store/replica-store.ts';
+import type { ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
-import type { TaskPayments } from './task-payments.ts';
-import { LiveTask } from './live-task.ts';
-import { LiveTasks } from './engine/live-tasks.ts';
 import { AgentReplies, type DropCounters } from './engine/agent-replies.ts';
 import { AgentSender } from './engine/agent-sender.ts';
-import { Retransmission } from './engine/retransmission.ts';
+import { LiveTasks } from './engine/live-tasks.ts';
 import { PaidSteps, unforwarded } from './engine/paid-steps.ts';
+import { ReplicaOwnership } from './engine/replica-ownership.ts';
+import { Retransmission } from './engine/retransmission.ts';
 import { Settlement } from './engine/settlement.ts';
 import { TaskCommands } from './engine/task-commands.ts';
-import { fittingText } from '../logos/message-text.ts';
-import type { ChangeListener } from './task-change.ts';
+import { TaskCreation, type NewTask } from './engine/task-creation.ts';
+import { LiveTask } from './live-task.ts';
+import { isTerminal } from './mapping.ts';
 import { PaidTasks } from './paid-tasks.ts';
-import { ReplicaOwnership } from './engine/replica-ownership.ts';
-import { receiptOf, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
-import { snapshotTask, statusEvent } from './task-events.ts';
-import { isInterrupted, isTerminal, statusOf, userMessageJson, type SkillCall } from './mapping.ts';
+import type { ChangeListener } from './task-change.ts';
+import { statusEvent } from './task-events.ts';
+import { receiptOf } from './task-metadata.ts';
+import type { TaskPayments } from './task-payments.ts';
 
 export interface EngineOptions {
   store: TaskStore;
@@ -80,7 +85,6 @@ export class TaskEngine {
   private stopDirect?: () => void;
   /** Which replica runs which task, when on a database shared with others. */
   private readonly replicas?: ReplicaOwnership;
-  /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
   /** The paid-task flow (gate, approval, client payment, refunds): it decides, `paidSteps` applies. */
   private readonly paid: PaidTasks;
   private readonly paidSteps: PaidSteps;
@@ -88,6 +92,8 @@ export class TaskEngine {
   private readonly settlement: Settlement;
   /** Follow-ups, cancels and approvals. */
   private readonly commands: TaskCommands;
+  /** New tasks, and priced messages sent again. */
+  private readonly creation: TaskCreation;
   /** Sends the agents envelopes, in each one's wire binding. */
   private readonly sender: AgentSender;
   /** Speaks to agents again unasked, and gives up on silent ones. */
@@ -164,6 +170,17 @@ export class TaskEngine {
       unlisten: (taskId, listener) => this.unlisten(taskId, listener),
       finish: (live) => this.finishLocally(live),
     });
+    this.creation = new TaskCreation({
+      tasks: this.live,
+      read: (agentId, taskId) => this.getTask(agentId, taskId),
+      store: this.options.store,
+      newTaskId: this.options.newTaskId,
+      sender: this.sender,
+      attach: (live) => this.replies.attach(live),
+      ...(this.replicas ? { replicas: this.replicas } : {}),
+      paidSteps: this.paidSteps,
+      resends: this.resends,
+    });
     const replicas = this.replicas;
     this.settlement = new Settlement({
       paid: this.paid,
@@ -193,13 +210,6 @@ export class TaskEngine {
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
     await this.replicas?.stop();
-  }
-
-  // --- replicas: leases, the change feed, commands for the owner -------------------------------------------
-
-  /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
-  private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
-    return (await this.replicas?.runsElsewhere(agentId, taskId)) ?? false;
   }
 
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
@@ -242,154 +252,8 @@ export class TaskEngine {
    * Creates the task, records it, and sends the task_request. The listener, if any, is attached before the request
    * leaves so it cannot miss the first reply. Returns the task as submitted, once it is on disk.
    */
-  async createTask(input: {
-    agentId: string;
-    agentAddress: string;
-    message: Message;
-    call: SkillCall;
-    price: string;
-    /** The agent's LEZ account (card `x-lez-identity`), needed when the price is above 0. */
-    payee?: string;
-    /** The API key the task was sent with: its budget is charged. */
-    caller?: string;
-    /** The client pays the agent itself (client-pays extension) instead of the gateway's wallet. */
-    clientPays?: boolean;
-    listener?: ChangeListener;
-    /** Called with the task as submitted once it is on disk, before any payment: a stream can show it at once. */
-    onRecorded?: (task: Task) => void;
-    /** Called with the new task before its request leaves or any payment starts (push configs are attached here). */
-    onCreated?: (task: Task) => Promise<unknown>;
-    /**
-     * Resolve once the task is on disk, leaving a priced task's payment to go on behind (SendMessage with
-     * returnImmediately): a payment can wait on a slow sequencer for minutes. If it then throws, the task fails.
-     */
-    returnOnceRecorded?: boolean;
-  }): Promise<Task> {
-    const priced = BigInt(input.price) > 0n;
-    const taskId = this.options.newTaskId();
-    const contextId = input.message.contextId || randomUUID();
-    const userMessage: Message = { ...input.message, taskId, contextId };
-    const logos: LogosMetadata = {
-      agentId: input.agentId,
-      skill: input.call.skill,
-      lezPrice: input.price,
-      ...(input.caller ? { caller: input.caller } : {}),
-    };
-    // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
-    const receipt: TaskReceipt | undefined = priced
-      ? {
-          amount: input.price,
-          ...(input.payee ? { payee: input.payee } : {}),
-          ...(input.caller ? { caller: input.caller } : {}),
-          status: 'pending',
-        }
-      : undefined;
-    const task: Task = {
-      id: taskId,
-      contextId,
-      status: statusOf(TaskState.TASK_STATE_SUBMITTED),
-      artifacts: [],
-      history: [userMessage],
-      metadata: { logos, ...(receipt ? { lez: receipt } : {}) },
-    };
-    addToLogContext({ taskId });
-    const traceparent = handOver('bridge task_request', { 'a2a.task.id': taskId, 'a2a.agent.id': input.agentId });
-    const request: TaskRequest = {
-      ...(traceparent ? { traceparent } : {}),
-      v: BINDING_VERSION,
-      type: 'task_request',
-      id: randomUUID(),
-      task_id: taskId,
-      from: this.options.transport.address,
-      to: input.agentAddress,
-      status_key: newStatusKey(),
-      context_id: contextId,
-      skill: input.call.skill,
-      params: input.call.params,
-      lez_price: input.price,
-      message: userMessageJson(userMessage),
-    };
-    // Encoded once: its size is checked here and, for a task without a price, the same bytes are sent below.
-    const fitted = fittingText(request, this.options.maxEnvelopeBytes);
-    const { json: requestJson, bytes: requestBytes } = fitted;
-    this.sender.assertFits(requestBytes.byteLength);
-    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, fitted.envelope);
-    if (input.listener) live.listeners.add(input.listener);
-    // The record is queued before the request leaves and committed before anyone hears of the task: the caller
-    // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
-    // finishes within one store batch is thus written once.
-    const snapshot = snapshotTask(task);
-    const record: StoredTask = {
-      agentId: input.agentId,
-      task: snapshot,
-      link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
-      ...(input.caller ? { owner: input.caller } : {}),
-    };
-    if (priced) {
-      // The same message to the same agent from the same caller (API key) is a retry: the store decides which of
-      // several sent at once, here or on other replicas, creates the task; the others join it instead of paying.
-      const retryKey = this.retryKeyOf(input.agentId, input.message, input.caller);
-      const since = new Date(Date.now() - RETRY_WINDOW_MS).toISOString();
-      const inserted = await this.options.store.insertPriced({ ...record, retryKey }, since);
-      if (inserted.kind === 'retry') return this.joinEarlier(input.agentId, inserted.taskId, input.listener);
-      // Live at once, before anything else awaits: an identical message arriving next finds it here.
-      this.replies.attach(live);
-      this.replicas?.leases(taskId);
-      await input.onCreated?.(snapshot);
-      input.onRecorded?.(snapshot);
-      // Recorded first, then paid (or held for approval), and only then forwarded.
-      const paying = this.live.mutate(live, () =>
-        input.clientPays ? this.paidSteps.askClientToPay(live) : this.paidSteps.payAndForward(live, false),
-      );
-      if (input.returnOnceRecorded) {
-        paying.catch((error: unknown) => this.paidSteps.failedBehind(live, error));
-        return snapshot;
-      }
-      await paying;
-      return snapshot;
-    }
-    // On a store shared by replicas, the insert leases the task to this replica; a task that ended before it was
-    // recorded has its lease ended by that same write.
-    const recorded = this.options.store.insert(record).then(() => {
-      if (this.live.holds(live)) this.replicas?.leases(taskId);
-    });
-    await input.onCreated?.(snapshot);
-    this.replies.attach(live);
-    try {
-      await this.sender.sendEncoded(live, requestBytes);
-      this.resends.resendUntilAnswered(live);
-    } finally {
-      await recorded;
-    }
-    input.onRecorded?.(snapshot);
-    return snapshot;
-  }
-
-  /** The same message to the same agent from the same caller (API key) is a retry; anyone else's is not. */
-  private retryKeyOf(agentId: string, message: Message, caller: string | undefined): string {
-    const { taskId: _t, contextId: _c, ...content } = userMessageJson(message);
-    return createHash('sha256')
-      .update(agentId)
-      .update('\0')
-      .update(caller ?? '')
-      .update('\0')
-      .update(JSON.stringify(content))
-      .digest('base64url');
-  }
-
-  /** The task an identical earlier message created: the caller's listener follows it, wherever it runs. */
-  private async joinEarlier(agentId: string, taskId: string, listener: ChangeListener | undefined): Promise<Task> {
-    const live = this.live.get(taskId);
-    const task = live?.committed ?? (await this.getTask(agentId, taskId));
-    // The holder's insert committed before this one gave up, so it is there; unless it was deleted meanwhile.
-    if (!task) throw new TaskNotFoundError(`Task ${taskId}, which this message's earlier send created, is gone.`);
-    if (!listener) return task;
-    const settled = isTerminal(task.status?.state) || isInterrupted(task.status?.state);
-    // A caller waiting on a task that already ended or waits for input gets it at once; otherwise it follows it.
-    if (settled || (!live && !this.replicas)) queueMicrotask(() => listener({ events: [], task }));
-    else if (live) live.listeners.add(listener);
-    else await this.replicas!.follow(taskId, listener);
-    return task;
+  createTask(input: NewTask): Promise<Task> {
+    return this.creation.create(input);
   }
 
   /**
@@ -430,6 +294,11 @@ export class TaskEngine {
     this.replicas?.unfollow(listener);
   }
 
+  /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
+  private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
+    return (await this.replicas?.runsElsewhere(agentId, taskId)) ?? false;
+  }
+
   isLive(agentId: string, taskId: string): boolean {
     return this.live.get(taskId)?.agentId === agentId;
   }
@@ -439,8 +308,9 @@ export class TaskEngine {
     return this.isLive(agentId, taskId) || (await this.runsElsewhere(agentId, taskId));
   }
 
-  // --- the Logos side -------------------------------------------------------------------------------------
+  // --- a task's life here: picked up, asked about, ended ------------------------------------------------------
 
+  /** A stored task runs here again, from where it stood: held, waiting for a payment, being paid, or at its agent. */
   private async resume(stored: StoredTask): Promise<void> {
     const request = JSON.parse(stored.link.request) as TaskRequest;
     const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
@@ -477,6 +347,7 @@ export class TaskEngine {
     }
   }
 
+  /** Stops hearing the task's agent, and its timers. */
   private detach(live: LiveTask): void {
     live.unsubscribe?.();
     clearTimeout(live.approvalTimer);
@@ -493,6 +364,7 @@ export class TaskEngine {
     this.replicas?.released(live.task.id);
   }
 
+  /** Ends the task here as it stands: its refund settled, saved, no longer live, and then told. */
   private async finishLocally(live: LiveTask): Promise<void> {
     if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.paidSteps.settleRefund(live, undefined);
     const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
@@ -504,6 +376,3 @@ export class TaskEngine {
     (this.options.log ?? console.warn)(`[engine] ${message}`);
   }
 }
-
-/** How long a priced message's retries join its task rather than pay again. */
-const RETRY_WINDOW_MS = 10 * 60_000;
