@@ -5,7 +5,7 @@
  */
 import type { Task } from '@a2a-js/sdk';
 import type { AgentEnvelope, TaskRequest } from '../logos/envelope.ts';
-import { ourBinding } from '../logos/bindings/ours.ts';
+import { wireBindingOf } from '../logos/bindings/binding-of.ts';
 import type { WireBinding } from '../logos/bindings/wire-binding.ts';
 import type { Unsubscribe } from '../logos/transport.ts';
 import type { ChangeListener } from './task-change.ts';
@@ -75,7 +75,7 @@ export class LiveTask {
   committed: Task;
   lastSeq: number;
   /** How the agent speaks: its requests and replies go through it. */
-  binding: WireBinding = ourBinding;
+  binding: WireBinding = wireBindingOf('binding');
 
   /**
    * Serialises everything that changes this task: each change is chained after the one before. A task idle between
