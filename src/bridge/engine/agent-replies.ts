@@ -27,7 +27,7 @@ export interface DropCounters {
 }
 
 export interface AgentRepliesOptions {
-  transport: LogosTransport;
+  transport: Pick<LogosTransport, 'subscribe'>;
   tasks: LiveTasks;
   maxEnvelopeBytes: number;
   /** How long a reply that arrived ahead of a missing one waits for the gap to fill. */

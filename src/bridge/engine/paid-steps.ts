@@ -20,7 +20,7 @@ export interface PaidStepsOptions {
   paid: PaidTasks;
   tasks: LiveTasks;
   store: Pick<TaskStore, 'updateRequest'>;
-  sender: AgentSender;
+  sender: Pick<AgentSender, 'sendEncoded'>;
   resends: Pick<Retransmission, 'watchSilence' | 'ignoreSilence' | 'resendUntilAnswered'>;
   /** How long a task above the spending limits waits for an operator, or one for its client's payment. */
   approvalTimeoutMs: number;

@@ -18,7 +18,7 @@ import type { LiveTasks } from './live-tasks.ts';
 
 export interface RetransmissionOptions {
   tasks: LiveTasks;
-  sender: AgentSender;
+  sender: Pick<AgentSender, 'envelope' | 'send' | 'sendEncoded'>;
   /** A task submitted or working fails when the agent has been silent this long. */
   agentTimeoutMs: number;
   /** Ends a task here, as it stands (its refund settled, saved, no longer live, told). Runs on the task's chain. */

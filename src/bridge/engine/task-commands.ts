@@ -25,10 +25,10 @@ import type { Retransmission } from './retransmission.ts';
 export interface TaskCommandsOptions {
   tasks: LiveTasks;
   /** The other replicas, when on a shared database. */
-  replicas?: ReplicaOwnership;
-  paid: PaidTasks;
-  paidSteps: PaidSteps;
-  sender: AgentSender;
+  replicas?: Pick<ReplicaOwnership, 'runsElsewhere' | 'follow' | 'forward'>;
+  paid: Pick<PaidTasks, 'recordDecision'>;
+  paidSteps: Pick<PaidSteps, 'decided' | 'acceptClientPayment'>;
+  sender: Pick<AgentSender, 'envelope' | 'send' | 'sendEncoded' | 'assertFits' | 'maxEnvelopeBytes'>;
   resends: Pick<Retransmission, 'watchSilence' | 'keepCancelling'>;
   /** How long a cancel waits for the agent's `cancelled` before cancelling locally. */
   cancelTimeoutMs: number;
@@ -41,33 +41,15 @@ export interface TaskCommandsOptions {
 }
 
 export class TaskCommands {
-  private readonly live: LiveTasks;
-  private readonly replicas?: ReplicaOwnership;
-  private readonly paid: PaidTasks;
-  private readonly paidSteps: PaidSteps;
-  private readonly sender: AgentSender;
-  private readonly resends: Pick<Retransmission, 'watchSilence' | 'keepCancelling'>;
-  private readonly cancelTimeoutMs: number;
-  private readonly read: TaskCommandsOptions['read'];
-  private readonly unlisten: TaskCommandsOptions['unlisten'];
-  private readonly finish: TaskCommandsOptions['finish'];
+  readonly #options: TaskCommandsOptions;
 
   constructor(options: TaskCommandsOptions) {
-    this.live = options.tasks;
-    if (options.replicas) this.replicas = options.replicas;
-    this.paid = options.paid;
-    this.paidSteps = options.paidSteps;
-    this.sender = options.sender;
-    this.resends = options.resends;
-    this.cancelTimeoutMs = options.cancelTimeoutMs;
-    this.read = options.read;
-    this.unlisten = options.unlisten;
-    this.finish = options.finish;
+    this.#options = options;
   }
 
   /** A command another replica's caller sent to a task this replica runs. */
   async run(taskId: string, command: TaskCommand): Promise<Task | boolean> {
-    if (!this.live.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
+    if (!this.#options.tasks.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
     switch (command.kind) {
       case 'follow-up':
         return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
@@ -80,11 +62,13 @@ export class TaskCommands {
 
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
-    const live = this.live.get(taskId);
-    if (!live && this.replicas) return (await this.replicas.forward(taskId, { kind: 'approval', approve })) === true;
-    if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
-    await this.live.mutate(live, async () => {
-      await this.paidSteps.decided(live, approve);
+    const live = this.#options.tasks.get(taskId);
+    if (!live && this.#options.replicas)
+      return (await this.#options.replicas.forward(taskId, { kind: 'approval', approve })) === true;
+    if (!live || live.approvalTimer === undefined || !(await this.#options.paid.recordDecision(taskId, approve)))
+      return false;
+    await this.#options.tasks.mutate(live, async () => {
+      await this.#options.paidSteps.decided(live, approve);
     });
     return true;
   }
@@ -102,7 +86,7 @@ export class TaskCommands {
     message: Message,
     options: { params: () => Record<string, unknown>; listener?: ChangeListener; attach?: () => Promise<unknown> },
   ): Promise<Task> {
-    const task = await this.read(agentId, taskId);
+    const task = await this.#options.read(agentId, taskId);
     if (!task) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
     if (message.contextId && message.contextId !== task.contextId) {
       throw new RequestMalformedError(
@@ -112,19 +96,19 @@ export class TaskCommands {
     if (isTerminal(task.status?.state)) {
       throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
     }
-    if (await this.replicas?.runsElsewhere(agentId, taskId)) {
+    if (await this.#options.replicas?.runsElsewhere(agentId, taskId)) {
       await options.attach?.();
       const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
-      if (options.listener) await this.replicas!.follow(taskId, options.listener);
+      if (options.listener) await this.#options.replicas!.follow(taskId, options.listener);
       try {
-        return (await this.replicas!.forward(taskId, command)) as Task;
+        return (await this.#options.replicas!.forward(taskId, command)) as Task;
       } catch (error) {
         // Refused: the caller's listener follows nothing.
-        if (options.listener) this.unlisten(taskId, options.listener);
+        if (options.listener) this.#options.unlisten(taskId, options.listener);
         throw error;
       }
     }
-    const live = this.live.get(taskId);
+    const live = this.#options.tasks.get(taskId);
     if (live?.approvalTimer !== undefined) {
       throw new UnsupportedOperationError(
         `Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`,
@@ -138,12 +122,12 @@ export class TaskCommands {
           `Task ${task.id} waits for your payment: answer with metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash": "<64 hex>", "from": "<your account>"}.`,
         );
       }
-      await this.live.mutate(live, async () => {
+      await this.#options.tasks.mutate(live, async () => {
         if (live.clientPaymentTimer === undefined)
           throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
         if (options.listener) live.listeners.add(options.listener);
         live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
-        await this.paidSteps.acceptClientPayment(live, payment);
+        await this.#options.paidSteps.acceptClientPayment(live, payment);
       });
     } else {
       if (!live || !isInterrupted(task.status?.state)) {
@@ -157,7 +141,7 @@ export class TaskCommands {
       const call = { skill: logosMetadataOf(task)?.skill ?? '', params: options.params() };
       await this.provideInput(live, message, call, options.listener);
     }
-    return (await this.read(agentId, taskId)) ?? task;
+    return (await this.#options.read(agentId, taskId)) ?? task;
   }
 
   /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */
@@ -170,27 +154,27 @@ export class TaskCommands {
     const taskId = live.task.id;
     const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
     const input = fittingText(
-      this.sender.envelope(live, {
+      this.#options.sender.envelope(live, {
         type: 'task_input',
         params: call.params,
         message: userMessageJson(userMessage),
       }) as Extract<GatewayEnvelopeInput, { type: 'task_input' }>,
-      this.sender.maxEnvelopeBytes,
+      this.#options.sender.maxEnvelopeBytes,
     ).bytes;
-    this.sender.assertFits(input.byteLength);
-    await this.live.mutate(live, async () => {
+    this.#options.sender.assertFits(input.byteLength);
+    await this.#options.tasks.mutate(live, async () => {
       // The task may have ended (or moved on) while this waited its turn.
-      if (!this.live.holds(live) || !isInterrupted(live.task.status?.state)) {
+      if (!this.#options.tasks.holds(live) || !isInterrupted(live.task.status?.state)) {
         throw new UnsupportedOperationError(`Task ${taskId} no longer waits for input; it is ${stateName(live.task)}.`);
       }
       live.task.history = [...live.task.history, userMessage];
       live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
-      const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
+      const change = await this.#options.tasks.persist(live, { events: [statusEvent(live.task)] });
       if (listener) live.listeners.add(listener);
-      this.live.emit(live, change);
-      this.resends.watchSilence(live);
+      this.#options.tasks.emit(live, change);
+      this.#options.resends.watchSilence(live);
       live.sentInput = input;
-      await this.sender.sendEncoded(live, input);
+      await this.#options.sender.sendEncoded(live, input);
     });
   }
 
@@ -200,34 +184,34 @@ export class TaskCommands {
    * paid (then it stays live until its agent answers, see keepCancelling).
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
-    if (await this.replicas?.runsElsewhere(agentId, taskId))
-      return (await this.replicas!.forward(taskId, { kind: 'cancel', agentId })) as Task;
+    if (await this.#options.replicas?.runsElsewhere(agentId, taskId))
+      return (await this.#options.replicas!.forward(taskId, { kind: 'cancel', agentId })) as Task;
     const live = this.requireLive(agentId, taskId);
     if (unforwarded(live)) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
       // then cancel it there, so the agent pays it back; a payment still waiting for the sequencer to answer has
       // sent nothing and stops waiting (the task ends cancelled).
       live.cancelling.abort();
-      await this.live.mutate(live, async () => undefined);
-      if (!this.live.has(taskId)) return live.committed;
+      await this.#options.tasks.mutate(live, async () => undefined);
+      if (!this.#options.tasks.has(taskId)) return live.committed;
       if (live.request.payment) await this.firstReply(live);
       // It may have ended meanwhile: then that is the answer.
-      if (!this.live.has(taskId)) return live.committed;
+      if (!this.#options.tasks.has(taskId)) return live.committed;
     }
     if (live.clientPaymentTimer !== undefined) {
       // Waiting for the client's payment: the agent never heard of it.
-      await this.live.mutate(live, async () => {
+      await this.#options.tasks.mutate(live, async () => {
         clearTimeout(live.clientPaymentTimer);
         live.clientPaymentTimer = undefined;
         setStatus(live.task, TaskState.TASK_STATE_CANCELED, 'Cancelled before it was paid for; nothing was charged.');
-        await this.finish(live);
+        await this.#options.finish(live);
       });
       return live.committed;
     }
     if (live.approvalTimer !== undefined) {
       // Held for approval: the agent never heard of it, and nothing was paid.
-      await this.live.mutate(live, async () => {
-        await this.paid.recordDecision(taskId, false);
+      await this.#options.tasks.mutate(live, async () => {
+        await this.#options.paid.recordDecision(taskId, false);
         clearTimeout(live.approvalTimer);
         live.approvalTimer = undefined;
         setStatus(
@@ -235,7 +219,7 @@ export class TaskCommands {
           TaskState.TASK_STATE_CANCELED,
           'Cancelled while waiting for payment approval; nothing was charged.',
         );
-        await this.finish(live);
+        await this.#options.finish(live);
       });
       return live.committed;
     }
@@ -250,28 +234,28 @@ export class TaskCommands {
       const timer = setTimeout(() => {
         live.listeners.delete(listener);
         resolve();
-      }, this.cancelTimeoutMs);
+      }, this.#options.cancelTimeoutMs);
       timer.unref();
     });
     live.cancelSent = true;
-    await this.sender.send(live, { type: 'cancel' });
+    await this.#options.sender.send(live, { type: 'cancel' });
     await settled;
     if (!isTerminal(live.task.status?.state) && live.request.payment) {
       // Paid: the money is with the agent, which may still be working (the cancel lost on a relay mesh still
       // forming, say). Ended here, its result or refund would go unheard; so the task stays live, the cancel is
       // repeated, and the agent's answer (cancelled with its refund, or its result) settles it.
-      this.resends.keepCancelling(live);
+      this.#options.resends.keepCancelling(live);
       return snapshotTask(live.task);
     }
     if (!isTerminal(live.task.status?.state)) {
-      await this.live.mutate(live, async () => {
+      await this.#options.tasks.mutate(live, async () => {
         if (isTerminal(live.task.status?.state)) return;
         setStatus(
           live.task,
           TaskState.TASK_STATE_CANCELED,
           'Cancelled by the gateway; the agent did not confirm in time.',
         );
-        await this.finish(live);
+        await this.#options.finish(live);
       });
     }
     return snapshotTask(live.task);
@@ -279,7 +263,7 @@ export class TaskCommands {
 
   /** Resolves at the agent's first reply to a task, or after the cancel timeout. */
   private firstReply(live: LiveTask): Promise<void> {
-    if (live.lastSeq > 0 || !this.live.holds(live)) return Promise.resolve();
+    if (live.lastSeq > 0 || !this.#options.tasks.holds(live)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -287,14 +271,14 @@ export class TaskCommands {
         resolve();
       };
       const listener: ChangeListener = () => done();
-      const timer = setTimeout(done, this.cancelTimeoutMs);
+      const timer = setTimeout(done, this.#options.cancelTimeoutMs);
       timer.unref();
       live.listeners.add(listener);
     });
   }
 
   private requireLive(agentId: string, taskId: string): LiveTask {
-    const live = this.live.get(taskId);
+    const live = this.#options.tasks.get(taskId);
     if (!live || live.agentId !== agentId) throw new Error(`task ${taskId} is not live`);
     return live;
   }

@@ -50,7 +50,7 @@ export interface TaskCreationOptions extends Joining {
   store: Pick<TaskStore, 'insert' | 'insertPriced'>;
   /** The id of a new task. */
   newTaskId: () => string;
-  sender: AgentSender;
+  sender: Pick<AgentSender, 'address' | 'maxEnvelopeBytes' | 'assertFits' | 'sendEncoded'>;
   /** Makes the task live here: its agent's replies are heard from now on. */
   attach: (live: LiveTask) => void;
   replicas?: Pick<ReplicaOwnership, 'follow' | 'leases'>;
