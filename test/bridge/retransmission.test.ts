@@ -81,11 +81,20 @@ async function bed() {
 describe('retransmission', () => {
   it('sends an unanswered request again 2, 6, 14 and 30 s after it went out, each under a fresh id, then stops', async () => {
     const { resends, live, received, elapse } = await bed();
+    const start = performance.now();
     resends.resendUntilAnswered(live);
     await elapse(1_999);
     expect(received).toEqual([]);
     await elapse(1);
     expect(received.map((e) => e.type)).toEqual(['task_request']);
+    // Each wait twice the one before: 2 s after it went out, then 6, 14 and 30 s.
+    const sentBy = async (at: number) => {
+      await elapse(at - (performance.now() - start));
+      return received.length;
+    };
+    expect([await sentBy(5_999), await sentBy(6_000)]).toEqual([1, 2]);
+    expect([await sentBy(13_999), await sentBy(14_000)]).toEqual([2, 3]);
+    expect([await sentBy(29_999), await sentBy(30_000)]).toEqual([3, 4]);
     await elapse(60_000);
     expect(received.map((e) => e.type)).toEqual(Array(4).fill('task_request'));
     expect(new Set(received.map((e) => e.id)).size).toBe(4);
@@ -122,7 +131,12 @@ describe('retransmission', () => {
     resends.askAfterRestart(live);
     await elapse(0);
     expect(received).toMatchObject([{ type: 'task_get', after_seq: 3, task_id: 't1', from: 'gateway', to: 'agent' }]);
-    await elapse(7_500);
+    // 0.5, 1.5, 3.5 and 7.5 s later.
+    await elapse(3_499);
+    expect(received).toHaveLength(3);
+    await elapse(1);
+    expect(received).toHaveLength(4);
+    await elapse(4_000);
     expect(received.map((e) => e.type)).toEqual(Array(5).fill('task_get'));
     await elapse(60_000);
     expect(received).toHaveLength(5);
