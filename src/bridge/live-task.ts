@@ -74,8 +74,8 @@ export class LiveTask {
   /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
   committed: Task;
   lastSeq: number;
-  /** How the agent speaks: its requests and replies go through it. */
-  binding: WireBinding = wireBindingOf('binding');
+  /** The agent's wire binding (chosen as the task attaches): what goes to the agent and comes back passes it. */
+  wireBinding: WireBinding = wireBindingOf('binding');
 
   /**
    * Serialises everything that changes this task: each change is chained after the one before. A task idle between

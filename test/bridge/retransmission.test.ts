@@ -119,7 +119,7 @@ describe('retransmission', () => {
 
   it('never sends a seed agent its request again', async () => {
     const { resends, live, received, elapse } = await bed();
-    live.binding = seedBinding;
+    live.wireBinding = seedBinding;
     resends.resendUntilAnswered(live);
     await elapse(60_000);
     expect(received).toEqual([]);
@@ -144,7 +144,7 @@ describe('retransmission', () => {
 
   it('a seed agent that never answered is asked, not sent its request again, in the seed’s fields', async () => {
     const { resends, live, received, elapse } = await bed();
-    live.binding = seedBinding;
+    live.wireBinding = seedBinding;
     resends.askAgain(live);
     await elapse(0);
     expect(received).toEqual([{ type: 'task_get', task_id: 't1', skill: 'echo', params: {}, lez_price: '0' }]);

@@ -145,7 +145,7 @@ describe('follow-ups', () => {
   it('refuses input for an agent whose binding takes none, saying why, and sends it nothing', async () => {
     const { commands, received, liveTask } = await bed();
     const live = await liveTask('seed', TaskState.TASK_STATE_INPUT_REQUIRED);
-    live.binding = seedBinding;
+    live.wireBinding = seedBinding;
     await expect(commands.followUp('a', 'seed', message('x'), { params })).rejects.toThrow(
       /speaks the seed binding, which takes no input/,
     );

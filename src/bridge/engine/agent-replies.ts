@@ -64,8 +64,8 @@ export class AgentReplies {
   attach(live: LiveTask): void {
     const { tasks, transport, dialectOf } = this.#options;
     tasks.add(live);
-    live.binding = wireBindingOf(dialectOf?.(live.agentAddress) ?? 'binding');
-    const { topic, options } = live.binding.statusTopic(live.request);
+    live.wireBinding = wireBindingOf(dialectOf?.(live.agentAddress) ?? 'binding');
+    const { topic, options } = live.wireBinding.statusTopic(live.request);
     live.unsubscribe = transport.subscribe(topic, (payload, { sender }) => this.hear(live, payload, sender), options);
     if (!isInterrupted(live.task.status?.state)) this.#options.resends.watchSilence(live);
   }
@@ -75,7 +75,7 @@ export class AgentReplies {
     for (const binding of WIRE_BINDINGS) {
       const taskId = binding.directReplyTaskId?.(payload, this.#options.maxEnvelopeBytes);
       const live = taskId === undefined ? undefined : this.#options.tasks.get(taskId);
-      if (live?.binding === binding) {
+      if (live?.wireBinding === binding) {
         this.hear(live, payload, sender);
         return;
       }
@@ -101,13 +101,13 @@ export class AgentReplies {
   private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
     const { tasks, resends } = this.#options;
     if (!tasks.holds(live)) return; // finished meanwhile
-    const decoded = live.binding.decodeReply(payload, this.#options.maxEnvelopeBytes, live.lastSeq + 1);
+    const decoded = live.wireBinding.decodeReply(payload, this.#options.maxEnvelopeBytes, live.lastSeq + 1);
     if (!decoded.ok) {
       this.dropped.undecodable++;
       return;
     }
     const envelope = decoded.envelope;
-    if (sender === undefined && !live.binding.acceptsUnauthenticated(envelope)) {
+    if (sender === undefined && !live.wireBinding.acceptsUnauthenticated(envelope)) {
       this.dropped.wrongSender++;
       return;
     }
@@ -118,7 +118,7 @@ export class AgentReplies {
     // Any well-formed reply, even a repeat, proves the agent is alive.
     if (!isInterrupted(live.task.status?.state)) resends.watchSilence(live);
     const lostTask = envelope.type === 'task_result' && envelope.error?.code === 'unknown_task';
-    if (lostTask && live.lastSeq === 0 && live.request.payment && live.binding.replaysRepeatedRequest) {
+    if (lostTask && live.lastSeq === 0 && live.request.payment && live.wireBinding.replaysRepeatedRequest) {
       // A paid task the agent never heard of (the request was lost, or came before a restart it never noted): it
       // holds the money and knows nothing of it. The request goes again; the agent runs it, or, if it took this
       // payment before, refuses it, and its refund is then on chain. So also after a cancel (unlike the resends of

@@ -53,7 +53,7 @@ export class AgentSender {
 
   /** An envelope encoded already (its size checked, or sent before), through the agent's wire binding. */
   sendEncoded(live: LiveTask, payload: Uint8Array): Promise<void> {
-    const sent = live.binding.outgoing(payload, live.request);
+    const sent = live.wireBinding.outgoing(payload, live.request);
     return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
       this.#transport.send(live.agentAddress, sent),
     );

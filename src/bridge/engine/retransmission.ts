@@ -80,7 +80,7 @@ export class Retransmission {
    * it failed.
    */
   resendUntilAnswered(live: LiveTask): void {
-    if (!live.binding.replaysRepeatedRequest) return;
+    if (!live.wireBinding.replaysRepeatedRequest) return;
     this.repeatWhileLive(
       live,
       FIRST_RESEND_MS,
@@ -112,7 +112,7 @@ export class Retransmission {
     const { sender } = this.#options;
     // An agent that would run a repeated request again is only ever asked.
     const payload =
-      live.lastSeq === 0 && live.binding.replaysRepeatedRequest
+      live.lastSeq === 0 && live.wireBinding.replaysRepeatedRequest
         ? encodeEnvelope({ ...live.request, id: randomUUID() })
         : encodeEnvelope(sender.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
     void sender

@@ -135,8 +135,8 @@ export class TaskCommands {
           `Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`,
         );
       }
-      if (live.binding.inputRefusal !== undefined) {
-        throw new UnsupportedOperationError(`Task ${task.id}'s agent ${live.binding.inputRefusal}.`);
+      if (live.wireBinding.inputRefusal !== undefined) {
+        throw new UnsupportedOperationError(`Task ${task.id}'s agent ${live.wireBinding.inputRefusal}.`);
       }
       const call = { skill: logosMetadataOf(task)?.skill ?? '', params: options.params() };
       await this.provideInput(live, message, call, options.listener);
