@@ -5,7 +5,8 @@
  */
 import type { Task } from '@a2a-js/sdk';
 import type { AgentEnvelope, TaskRequest } from '../logos/envelope.ts';
-import type { Dialect } from '../logos/seed-dialect.ts';
+import { wireBindingOf } from '../logos/bindings/binding-of.ts';
+import type { WireBinding } from '../logos/bindings/wire-binding.ts';
 import type { Unsubscribe } from '../logos/transport.ts';
 import type { ChangeListener } from './task-change.ts';
 import { snapshotTask } from './task-events.ts';
@@ -73,8 +74,8 @@ export class LiveTask {
   /** The task as last committed to the store: what readers get, so nobody sees a state not yet on disk. */
   committed: Task;
   lastSeq: number;
-  /** What the agent speaks: this binding, or the seed's dialect (its requests and replies are mapped). */
-  dialect: Dialect = 'binding';
+  /** The agent's wire binding (chosen as the task attaches): what goes to the agent and comes back passes it. */
+  wireBinding: WireBinding = wireBindingOf('binding');
 
   /**
    * Serialises everything that changes this task: each change is chained after the one before. A task idle between

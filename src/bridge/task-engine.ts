@@ -1,63 +1,44 @@
 /**
- * The core of the gateway: A2A tasks driven by Logos binding conversations. For each live task the engine sends
- * the agent envelopes, applies the agent's numbered replies in order (de-duplicated by seq, reordered across small
- * gaps), persists every change before anyone hears of it, and fans the resulting A2A events out to listeners
- * (blocking sends, SSE streams). It never touches HTTP.
+ * The core of the gateway: A2A tasks driven by conversations with Logos agents. This class is the façade callers
+ * use (the request handler, the gateway, the Worker); each concept it wires is a module of its own under `engine/`:
+ *
+ * - `live-tasks.ts`: the tasks run here, one change at a time, saved before anyone hears of it;
+ * - `task-creation.ts` and `priced-retries.ts`: new tasks, and priced messages sent again joining the first;
+ * - `task-commands.ts`: follow-ups, cancels and approvals (also those other replicas send);
+ * - `agent-replies.ts`, `reply-sequencer.ts`, `apply-reply.ts`: the agent's replies, heard, put in order, applied;
+ * - `agent-sender.ts` and `retransmission.ts`: what goes to the agent, and when it is said again or given up on;
+ * - `paid-steps.ts` and `settlement.ts`: priced tasks paid, held or refunded, and ended tasks' money settled;
+ * - `replica-ownership.ts`: which replica runs which task, on a database shared with others.
+ *
+ * What differs between the bindings agents speak is behind each agent's wire binding (`logos/bindings/`): nothing
+ * here knows one. It never touches HTTP.
  *
  * Immutability rule that makes snapshots cheap: Message, Part and Artifact objects held by a task are never mutated
  * in place; a change replaces them. A snapshot therefore copies only the task and its arrays.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
-import {
-  BINDING_VERSION,
-  decodeAgentEnvelope,
-  encodeEnvelope,
-  taskStatusTopic,
-  type AgentEnvelope,
-  type DistributiveOmit,
-  type GatewayEnvelopeInput,
-  type TaskRequest,
-  type WireArtifact,
-} from '../logos/envelope.ts';
-import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { newStatusKey, statusKeyBytes } from '../logos/status-key.ts';
-import {
-  decodeSeedReply,
-  seedReplyTaskId,
-  seedRequestPayload,
-  seedStatusTopic,
-  type Dialect,
-} from '../logos/seed-dialect.ts';
+import { randomUUID } from 'node:crypto';
+import { TaskState, type Message, type Task } from '@a2a-js/sdk';
+import type { TaskRequest } from '../logos/envelope.ts';
+import type { Dialect } from '../logos/seed-dialect.ts';
 import type { LogosTransport } from '../logos/transport.ts';
-import { addToLogContext, withLogContext } from '../observability/log-context.ts';
-import { contextFrom, handOver, inSpan, inTraceOf, SpanKind } from '../observability/tracing.ts';
-import { metrics } from '../observability/metrics.ts';
-import { LeaseLostError, type ReplicaStore } from '../store/replica-store.ts';
+import type { ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
-import type { TaskPayments } from './task-payments.ts';
-import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from './client-pays.ts';
+import { AgentReplies, type DropCounters } from './engine/agent-replies.ts';
+import { AgentSender } from './engine/agent-sender.ts';
+import { LiveTasks } from './engine/live-tasks.ts';
+import { PaidSteps, unforwarded } from './engine/paid-steps.ts';
+import { ReplicaOwnership } from './engine/replica-ownership.ts';
+import { Retransmission } from './engine/retransmission.ts';
+import { Settlement } from './engine/settlement.ts';
+import { TaskCommands } from './engine/task-commands.ts';
+import { TaskCreation, type NewTask } from './engine/task-creation.ts';
 import { LiveTask } from './live-task.ts';
-import { fittingText } from '../logos/message-text.ts';
-import { SilenceTimers } from './silence-timers.ts';
-import type { ChangeListener, TaskChange } from './task-change.ts';
-import { PaidTasks, type PaidStep, type PricedTask } from './paid-tasks.ts';
-import { ReplicaLink } from './replica-link.ts';
-import { encodeChange, type TaskCommand } from './replica-messages.ts';
-import { withinMs } from '../time-limit.ts';
-import { logosMetadataOf, receiptOf, withReceipt, type LogosMetadata, type TaskReceipt } from './task-metadata.ts';
-import { artifactEvent, directAnswer, replaceArtifact, snapshotTask, stateName, statusEvent } from './task-events.ts';
-import {
-  isInterrupted,
-  isTerminal,
-  resultArtifact,
-  statusOf,
-  toAgentMessage,
-  toArtifact,
-  toTaskState,
-  userMessageJson,
-  type SkillCall,
-} from './mapping.ts';
+import { isTerminal } from './mapping.ts';
+import { PaidTasks } from './paid-tasks.ts';
+import type { ChangeListener } from './task-change.ts';
+import { statusEvent } from './task-events.ts';
+import { receiptOf } from './task-metadata.ts';
+import type { TaskPayments } from './task-payments.ts';
 
 export interface EngineOptions {
   store: TaskStore;
@@ -92,33 +73,31 @@ export interface EngineOptions {
   log?: (message: string) => void;
 }
 
-/** Counters of replies the engine refused, by reason. */
-export interface DropCounters {
-  wrongSender: number;
-  undecodable: number;
-  wrongTask: number;
-  duplicate: number;
-}
-
 export class TaskEngine {
-  private readonly live = new Map<string, LiveTask>();
+  /** The tasks this engine runs, each changed one change at a time. */
+  private readonly live: LiveTasks;
+  /** Hears the agents' replies and applies them in order. */
+  private readonly replies: AgentReplies;
   private readonly options: Required<
     Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>
   > &
     Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>;
   private stopDirect?: () => void;
-  private refundRechecker?: NodeJS.Timeout;
-  /** The other replicas, when on a shared database. */
-  private readonly replicas?: ReplicaLink;
-  /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
-  private readonly leased = new Set<string>();
-  private heartbeat?: NodeJS.Timeout;
-  private renewing = false;
-  /** The paid-task flow (gate, approval, client payment, refunds): it decides, this engine applies (`applyPaid`). */
+  /** Which replica runs which task, when on a database shared with others. */
+  private readonly replicas?: ReplicaOwnership;
+  /** The paid-task flow (gate, approval, client payment, refunds): it decides, `paidSteps` applies. */
   private readonly paid: PaidTasks;
-  /** Fails a task whose agent stays silent for agentTimeoutMs (see `silent`). */
-  private readonly silence: SilenceTimers<LiveTask>;
-  readonly dropped: DropCounters = { wrongSender: 0, undecodable: 0, wrongTask: 0, duplicate: 0 };
+  private readonly paidSteps: PaidSteps;
+  /** Settles the money of ended tasks with the chain. */
+  private readonly settlement: Settlement;
+  /** Follow-ups, cancels and approvals. */
+  private readonly commands: TaskCommands;
+  /** New tasks, and priced messages sent again. */
+  private readonly creation: TaskCreation;
+  /** Sends the agents envelopes, in each one's wire binding. */
+  private readonly sender: AgentSender;
+  /** Speaks to agents again unasked, and gives up on silent ones. */
+  private readonly resends: Retransmission;
 
   constructor(options: EngineOptions) {
     this.options = {
@@ -130,178 +109,132 @@ export class TaskEngine {
       ...options,
     };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
-    this.silence = new SilenceTimers(this.options.agentTimeoutMs, (live) => this.silent(live));
+    const log = (message: string) => this.log(message);
+    this.sender = new AgentSender(this.options.transport, this.options.maxEnvelopeBytes);
+    this.live = new LiveTasks({
+      store: this.options.store,
+      ...(this.options.onChange ? { onChange: this.options.onChange } : {}),
+      sharesChanges: options.replicas !== undefined,
+      leaseLost: (live) => this.replicas?.letGo(live),
+      log,
+    });
+    this.resends = new Retransmission({
+      tasks: this.live,
+      sender: this.sender,
+      agentTimeoutMs: this.options.agentTimeoutMs,
+      finish: (live) => this.finishLocally(live),
+      log,
+    });
+    this.replies = new AgentReplies({
+      transport: this.options.transport,
+      tasks: this.live,
+      maxEnvelopeBytes: this.options.maxEnvelopeBytes,
+      reorderWaitMs: this.options.reorderWaitMs,
+      ...(this.options.dialectOf ? { dialectOf: this.options.dialectOf } : {}),
+      resends: this.resends,
+      resend: (live, payload) => this.sender.sendEncoded(live, payload),
+      settleRefund: (live, envelope) => this.paidSteps.settleRefund(live, envelope),
+      retire: (live) => this.retire(live),
+      log,
+    });
     if (options.replicas) {
-      // Long enough for a dead owner's lease to run out, and for another replica to take the task and answer.
-      const answerWithinMs = 2 * options.replicas.leaseMs + 2 * this.options.cancelTimeoutMs;
-      this.replicas = new ReplicaLink(options.replicas, answerWithinMs);
+      this.replicas = new ReplicaOwnership({
+        replicas: options.replicas,
+        cancelTimeoutMs: this.options.cancelTimeoutMs,
+        tasks: this.live,
+        store: this.options.store,
+        resume: (stored) => this.resume(stored),
+        detach: (live) => this.detach(live),
+        log,
+      });
     }
+    this.paidSteps = new PaidSteps({
+      paid: this.paid,
+      tasks: this.live,
+      store: this.options.store,
+      sender: this.sender,
+      resends: this.resends,
+      approvalTimeoutMs: this.options.approvalTimeoutMs,
+      finish: (live) => this.finishLocally(live),
+      log,
+    });
+    this.commands = new TaskCommands({
+      tasks: this.live,
+      ...(this.replicas ? { replicas: this.replicas } : {}),
+      paid: this.paid,
+      paidSteps: this.paidSteps,
+      sender: this.sender,
+      resends: this.resends,
+      cancelTimeoutMs: this.options.cancelTimeoutMs,
+      read: (agentId, taskId) => this.getTask(agentId, taskId),
+      unlisten: (taskId, listener) => this.unlisten(taskId, listener),
+      finish: (live) => this.finishLocally(live),
+    });
+    this.creation = new TaskCreation({
+      tasks: this.live,
+      read: (agentId, taskId) => this.getTask(agentId, taskId),
+      store: this.options.store,
+      newTaskId: this.options.newTaskId,
+      sender: this.sender,
+      attach: (live) => this.replies.attach(live),
+      ...(this.replicas ? { replicas: this.replicas } : {}),
+      paidSteps: this.paidSteps,
+      resends: this.resends,
+    });
+    const replicas = this.replicas;
+    this.settlement = new Settlement({
+      paid: this.paid,
+      store: this.options.store,
+      isLive: (taskId) => this.live.has(taskId),
+      ...(replicas ? { leasedElsewhere: () => replicas.leasedElsewhere() } : {}),
+      log,
+    });
   }
 
   /** Picks up every task that was still running when the gateway last stopped. */
   async start(): Promise<void> {
-    // Seed agents answer 1:1 (their results and the answers to task_get); this binding's agents never send here.
-    this.stopDirect = this.options.transport.onDirect((payload, { sender }) => this.hearDirect(payload, sender));
-    const replicas = this.replicas;
-    if (replicas) {
-      await replicas.serve(
-        (taskId) => this.live.has(taskId),
-        (taskId, command) => this.runCommand(taskId, command),
-      );
-      // Only the tasks no live replica holds: those of a replica that died, or of this one before its restart.
-      await this.takeOverOrphans();
-      this.heartbeat = setInterval(() => void this.renewLeases(), replicas.store.leaseMs / 3);
-      this.heartbeat.unref();
-    } else {
-      for (const stored of await this.options.store.listActive()) await this.resume(stored);
-    }
-    // In the background: a sequencer that is slow to answer must not hold the gateway's start.
-    void this.settleMoney();
-    const every = this.options.refundRecheckMs;
-    if (every && this.options.payments) {
-      const next = () => {
-        this.refundRechecker = setTimeout(
-          () => void this.settleMoney(STRANDED_AFTER_MS).finally(() => this.refundRechecker && next()),
-          every,
-        );
-        this.refundRechecker.unref();
-      };
-      next();
-    }
-  }
-
-  /**
-   * What the chain says of ended tasks' money, written to their receipts: payments left in doubt when their task
-   * ended (settled once the chain tells), and refunds recorded missing that landed late. While running, only payment
-   * records untouched for `untouchedForMs` are taken: a task live on another replica is still paying its own.
-   */
-  private async settleMoney(untouchedForMs = 0): Promise<void> {
-    try {
-      const elsewhere = (await this.replicas?.store.leasedElsewhere()) ?? new Set<string>();
-      // Read after the leases: a task that has not ended still pays for itself, wherever it runs next. A dead
-      // replica's task is, until another takes it over, neither live here nor leased elsewhere.
-      const unended = new Set((await this.options.store.listActive()).map((stored) => stored.task.id));
-      const stranded = await this.paid.settleStranded(
-        (id) => this.live.has(id) || elsewhere.has(id) || unended.has(id),
-        untouchedForMs,
-      );
-      for (const [taskId, { agentId, outcome }] of stranded) {
-        if (outcome.kind === 'needs-approval') continue;
-        await this.correctReceipt(agentId, taskId, outcome.receipt);
-        if (outcome.kind === 'paid') {
-          this.log(
-            `task ${taskId} had ended before its payment was confirmed; the payment did land (${outcome.receipt.txHash}): the agent holds ${outcome.receipt.amount} for a task it never received`,
-          );
-        }
-      }
-      for (const { taskId, agentId, receipt } of await this.paid.recheckMissingRefunds()) {
-        await this.correctReceipt(agentId, taskId, receipt);
-        this.log(`task ${taskId}: the agent's refund was found on chain after all (${receipt.refundTxHash})`);
-      }
-    } catch (error) {
-      this.log(`settling the money of ended tasks: ${String(error)}`);
-    }
-  }
-
-  /** An ended task's receipt, as the chain has it now. */
-  private async correctReceipt(agentId: string, taskId: string, receipt: TaskReceipt): Promise<void> {
-    const stored = await this.options.store.get(agentId, taskId);
-    if (!stored) return;
-    stored.task.metadata = withReceipt(stored.task.metadata, receipt);
-    await this.options.store.update(taskId, stored.task, stored.link.lastSeq);
+    // Agents of some wire bindings answer 1:1 (`directReplyTaskId`); this binding's agents never send here.
+    this.stopDirect = this.options.transport.onDirect((payload, { sender }) =>
+      this.replies.hearDirect(payload, sender),
+    );
+    // With replicas, only the tasks no live replica holds; alone, every unfinished one.
+    if (this.replicas) await this.replicas.start((taskId, command) => this.commands.run(taskId, command));
+    else for (const stored of await this.options.store.listActive()) await this.resume(stored);
+    this.settlement.start(this.options.payments ? this.options.refundRecheckMs : undefined);
   }
 
   /** Stops listening; unfinished tasks stay in the store and resume at the next start. */
   async stop(): Promise<void> {
     this.stopDirect?.();
-    clearInterval(this.heartbeat);
-    clearTimeout(this.refundRechecker);
-    this.refundRechecker = undefined;
+    this.settlement.stop();
     for (const live of this.live.values()) this.detach(live);
     this.live.clear();
-    this.replicas?.unfollowAll();
-    // Another replica takes this one's tasks over at once instead of after the leases run out.
-    await this.replicas?.store.releaseAll().catch((error: unknown) => this.log(`releasing leases: ${String(error)}`));
+    await this.replicas?.stop();
   }
 
-  // --- replicas: leases, the change feed, commands for the owner -------------------------------------------
-
-  /** Renews this replica's leases, lets go of tasks whose lease another took, and takes over orphaned tasks. */
-  private async renewLeases(): Promise<void> {
-    const replicas = this.replicas!.store;
-    // A beat that outlasts the interval (a slow database) is not overlapped by the next.
-    if (this.renewing) return;
-    this.renewing = true;
-    try {
-      // Given up after a quarter of a lease, before the next beat (every third of a lease), which then renews afresh
-      // while the last renewal's lease still runs: a database gone without closing its connections (a failover)
-      // leaves queries waiting until TCP notices, minutes later, and one renewal waiting that long would hold every
-      // later one back while the leases ran out.
-      // Only the leases held before the renewal began can be missing from its answer for having been lost: a task
-      // leased while it ran (a new one) may commit after the UPDATE read the table, and is not lost.
-      const before = [...this.leased];
-      const held = await withinMs(replicas.renew(), replicas.leaseMs / 4);
-      for (const taskId of before) {
-        const live = this.live.get(taskId);
-        // Taken over while this replica could not renew (the database was out of reach).
-        if (!held.has(taskId) && live) this.letGo(live);
-      }
-      await this.takeOverOrphans();
-    } catch (error) {
-      this.log(`renewing leases: ${String(error)}`);
-    } finally {
-      this.renewing = false;
-    }
+  /** The operator's decision on a task held above the spending limits. False when no such task waits. */
+  decideApproval(taskId: string, approve: boolean): Promise<boolean> {
+    return this.commands.decideApproval(taskId, approve);
   }
 
-  /** A task whose lease another replica holds now: that one runs it, and whoever listened here follows it there. */
-  private letGo(live: LiveTask): void {
-    const taskId = live.task.id;
-    if (this.live.get(taskId) !== live) return;
-    this.log(`task ${taskId}: its lease went to another replica; following it there`);
-    this.leased.delete(taskId);
-    this.detach(live);
-    this.live.delete(taskId);
-    for (const listener of live.listeners) {
-      this.replicas!.follow(taskId, listener).catch((error: unknown) =>
-        this.log(`task ${taskId}: following it on its new owner: ${String(error)}`),
-      );
-    }
+  /** A caller's message on an existing task (TaskCommands.followUp). Resolves with the task as it then stands. */
+  followUp(
+    agentId: string,
+    taskId: string,
+    message: Message,
+    options: { params: () => Record<string, unknown>; listener?: ChangeListener; attach?: () => Promise<unknown> },
+  ): Promise<Task> {
+    return this.commands.followUp(agentId, taskId, message, options);
   }
 
-  private async takeOverOrphans(): Promise<void> {
-    const replicas = this.replicas!.store;
-    const taken = new Set(await replicas.takeOver());
-    if (taken.size === 0) return;
-    for (const stored of await this.options.store.listActive()) {
-      if (!taken.has(stored.task.id) || this.live.has(stored.task.id)) continue;
-      metrics.leaseTakeovers.inc();
-      this.log(`task ${stored.task.id}: taken over from a replica that stopped renewing its lease`);
-      this.leased.add(stored.task.id);
-      await this.resume(stored);
-      // Commands sent to the dead owner that it never ran: this replica runs them now.
-      await replicas.runWaiting(stored.task.id);
-    }
+  /** Asks the agent to cancel, and resolves with the task once cancelled or given up on (TaskCommands.cancel). */
+  cancel(agentId: string, taskId: string): Promise<Task> {
+    return this.commands.cancel(agentId, taskId);
   }
 
-  /** A command another replica's caller sent to this task, which this replica runs. */
-  private async runCommand(taskId: string, command: TaskCommand): Promise<Task | boolean> {
-    if (!this.live.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
-    switch (command.kind) {
-      case 'follow-up':
-        return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
-      case 'cancel':
-        return this.cancel(command.agentId, taskId);
-      case 'approval':
-        return this.decideApproval(taskId, command.approve);
-    }
-  }
-
-  /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
-  private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
-    if (!this.replicas || this.live.has(taskId)) return false;
-    const stored = await this.options.store.get(agentId, taskId);
-    return stored !== undefined && !isTerminal(stored.task.status?.state);
+  /** Counters of replies the engine refused, by reason. */
+  get dropped(): DropCounters {
+    return this.replies.dropped;
   }
 
   get activeTaskCount(): number {
@@ -319,373 +252,8 @@ export class TaskEngine {
    * Creates the task, records it, and sends the task_request. The listener, if any, is attached before the request
    * leaves so it cannot miss the first reply. Returns the task as submitted, once it is on disk.
    */
-  async createTask(input: {
-    agentId: string;
-    agentAddress: string;
-    message: Message;
-    call: SkillCall;
-    price: string;
-    /** The agent's LEZ account (card `x-lez-identity`), needed when the price is above 0. */
-    payee?: string;
-    /** The API key the task was sent with: its budget is charged. */
-    caller?: string;
-    /** The client pays the agent itself (client-pays extension) instead of the gateway's wallet. */
-    clientPays?: boolean;
-    listener?: ChangeListener;
-    /** Called with the task as submitted once it is on disk, before any payment: a stream can show it at once. */
-    onRecorded?: (task: Task) => void;
-    /** Called with the new task before its request leaves or any payment starts (push configs are attached here). */
-    onCreated?: (task: Task) => Promise<unknown>;
-    /**
-     * Resolve once the task is on disk, leaving a priced task's payment to go on behind (SendMessage with
-     * returnImmediately): a payment can wait on a slow sequencer for minutes. If it then throws, the task fails.
-     */
-    returnOnceRecorded?: boolean;
-  }): Promise<Task> {
-    const priced = BigInt(input.price) > 0n;
-    const taskId = this.options.newTaskId();
-    const contextId = input.message.contextId || randomUUID();
-    const userMessage: Message = { ...input.message, taskId, contextId };
-    const logos: LogosMetadata = {
-      agentId: input.agentId,
-      skill: input.call.skill,
-      lezPrice: input.price,
-      ...(input.caller ? { caller: input.caller } : {}),
-    };
-    // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
-    const receipt: TaskReceipt | undefined = priced
-      ? {
-          amount: input.price,
-          ...(input.payee ? { payee: input.payee } : {}),
-          ...(input.caller ? { caller: input.caller } : {}),
-          status: 'pending',
-        }
-      : undefined;
-    const task: Task = {
-      id: taskId,
-      contextId,
-      status: statusOf(TaskState.TASK_STATE_SUBMITTED),
-      artifacts: [],
-      history: [userMessage],
-      metadata: { logos, ...(receipt ? { lez: receipt } : {}) },
-    };
-    addToLogContext({ taskId });
-    const traceparent = handOver('bridge task_request', { 'a2a.task.id': taskId, 'a2a.agent.id': input.agentId });
-    const request: TaskRequest = {
-      ...(traceparent ? { traceparent } : {}),
-      v: BINDING_VERSION,
-      type: 'task_request',
-      id: randomUUID(),
-      task_id: taskId,
-      from: this.options.transport.address,
-      to: input.agentAddress,
-      status_key: newStatusKey(),
-      context_id: contextId,
-      skill: input.call.skill,
-      params: input.call.params,
-      lez_price: input.price,
-      message: userMessageJson(userMessage),
-    };
-    // Encoded once: its size is checked here and, for a task without a price, the same bytes are sent below.
-    const fitted = fittingText(request, this.options.maxEnvelopeBytes);
-    const { json: requestJson, bytes: requestBytes } = fitted;
-    this.assertFits(requestBytes.byteLength);
-    const live = new LiveTask(input.agentId, task, input.agentAddress, 0, fitted.envelope);
-    if (input.listener) live.listeners.add(input.listener);
-    // The record is queued before the request leaves and committed before anyone hears of the task: the caller
-    // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
-    // finishes within one store batch is thus written once.
-    const snapshot = snapshotTask(task);
-    const record: StoredTask = {
-      agentId: input.agentId,
-      task: snapshot,
-      link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
-      ...(input.caller ? { owner: input.caller } : {}),
-    };
-    if (priced) {
-      // The same message to the same agent from the same caller (API key) is a retry: the store decides which of
-      // several sent at once, here or on other replicas, creates the task; the others join it instead of paying.
-      const retryKey = this.retryKeyOf(input.agentId, input.message, input.caller);
-      const since = new Date(Date.now() - RETRY_WINDOW_MS).toISOString();
-      const inserted = await this.options.store.insertPriced({ ...record, retryKey }, since);
-      if (inserted.kind === 'retry') return this.joinEarlier(input.agentId, inserted.taskId, input.listener);
-      // Live at once, before anything else awaits: an identical message arriving next finds it here.
-      this.attach(live);
-      if (this.replicas) this.leased.add(taskId);
-      await input.onCreated?.(snapshot);
-      input.onRecorded?.(snapshot);
-      // Recorded first, then paid (or held for approval), and only then forwarded.
-      const paying = this.mutate(live, () =>
-        input.clientPays ? this.askClientToPay(live) : this.payAndForward(live, false),
-      );
-      if (input.returnOnceRecorded) {
-        paying.catch((error: unknown) => this.paymentFailedBehind(live, error));
-        return snapshot;
-      }
-      await paying;
-      return snapshot;
-    }
-    // On a store shared by replicas, the insert leases the task to this replica; a task that ended before it was
-    // recorded has its lease ended by that same write.
-    const recorded = this.options.store.insert(record).then(() => {
-      if (this.replicas && this.live.get(taskId) === live) this.leased.add(taskId);
-    });
-    await input.onCreated?.(snapshot);
-    this.attach(live);
-    try {
-      await this.sendRaw(live, requestBytes);
-      this.resendUntilAnswered(live);
-    } finally {
-      await recorded;
-    }
-    input.onRecorded?.(snapshot);
-    return snapshot;
-  }
-
-  /** The same message to the same agent from the same caller (API key) is a retry; anyone else's is not. */
-  private retryKeyOf(agentId: string, message: Message, caller: string | undefined): string {
-    const { taskId: _t, contextId: _c, ...content } = userMessageJson(message);
-    return createHash('sha256')
-      .update(agentId)
-      .update('\0')
-      .update(caller ?? '')
-      .update('\0')
-      .update(JSON.stringify(content))
-      .digest('base64url');
-  }
-
-  /** The task an identical earlier message created: the caller's listener follows it, wherever it runs. */
-  private async joinEarlier(agentId: string, taskId: string, listener: ChangeListener | undefined): Promise<Task> {
-    const live = this.live.get(taskId);
-    const task = live?.committed ?? (await this.getTask(agentId, taskId));
-    // The holder's insert committed before this one gave up, so it is there; unless it was deleted meanwhile.
-    if (!task) throw new TaskNotFoundError(`Task ${taskId}, which this message's earlier send created, is gone.`);
-    if (!listener) return task;
-    const settled = isTerminal(task.status?.state) || isInterrupted(task.status?.state);
-    // A caller waiting on a task that already ended or waits for input gets it at once; otherwise it follows it.
-    if (settled || (!live && !this.replicas)) queueMicrotask(() => listener({ events: [], task }));
-    else if (live) live.listeners.add(listener);
-    else await this.replicas!.follow(taskId, listener);
-    return task;
-  }
-
-  /** Resolves at the agent's first reply to a task, or after the cancel timeout. */
-  private firstReply(live: LiveTask): Promise<void> {
-    if (live.lastSeq > 0 || this.live.get(live.task.id) !== live) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        live.listeners.delete(listener);
-        resolve();
-      };
-      const listener: ChangeListener = () => done();
-      const timer = setTimeout(done, this.options.cancelTimeoutMs);
-      timer.unref();
-      live.listeners.add(listener);
-    });
-  }
-
-  /** The operator's decision on a task held above the spending limits. False when no such task waits. */
-  async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
-    const live = this.live.get(taskId);
-    if (!live && this.replicas) return (await this.replicas.forward(taskId, { kind: 'approval', approve })) === true;
-    if (!live || live.approvalTimer === undefined || !(await this.paid.recordDecision(taskId, approve))) return false;
-    await this.mutate(live, async () => {
-      clearTimeout(live.approvalTimer);
-      live.approvalTimer = undefined;
-      await this.applyPaid(live, this.paid.decided(this.pricedOf(live), approve));
-    });
-    return true;
-  }
-
-  /**
-   * A caller's message on an existing task, decided here and nowhere else: the client's own payment for a task
-   * that waits for one (client-pays extension), or input for a task that waits for it; refused otherwise (ended,
-   * held for an operator's approval, or not waiting for anything). `attach` runs once the task is known to take
-   * messages, before the message is handled (a push config the send asked for is attached there). `params` are the
-   * follow-up's skill params, asked for only when the message is input. Resolves with the task as it then stands.
-   */
-  async followUp(
-    agentId: string,
-    taskId: string,
-    message: Message,
-    options: { params: () => Record<string, unknown>; listener?: ChangeListener; attach?: () => Promise<unknown> },
-  ): Promise<Task> {
-    const task = await this.getTask(agentId, taskId);
-    if (!task) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    if (message.contextId && message.contextId !== task.contextId) {
-      throw new RequestMalformedError(
-        `message.contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId}.`,
-      );
-    }
-    if (isTerminal(task.status?.state)) {
-      throw new UnsupportedOperationError(`Task ${task.id} is already ${stateName(task)}; start a new task instead.`);
-    }
-    if (await this.runsElsewhere(agentId, taskId)) {
-      await options.attach?.();
-      const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
-      if (options.listener) await this.replicas!.follow(taskId, options.listener);
-      try {
-        return (await this.replicas!.forward(taskId, command)) as Task;
-      } catch (error) {
-        // Refused: the caller's listener follows nothing.
-        if (options.listener) this.unlisten(taskId, options.listener);
-        throw error;
-      }
-    }
-    const live = this.live.get(taskId);
-    if (live?.approvalTimer !== undefined) {
-      throw new UnsupportedOperationError(
-        `Task ${task.id} waits for an operator to approve its payment; it takes no messages until then.`,
-      );
-    }
-    await options.attach?.();
-    if (live?.clientPaymentTimer !== undefined) {
-      const payment = clientPaymentOf(message.metadata);
-      if (!payment) {
-        throw new RequestMalformedError(
-          `Task ${task.id} waits for your payment: answer with metadata "${CLIENT_PAYMENT_PAYLOAD}": {"txHash": "<64 hex>", "from": "<your account>"}.`,
-        );
-      }
-      await this.mutate(live, async () => {
-        if (live.clientPaymentTimer === undefined)
-          throw new UnsupportedOperationError(`Task ${taskId} does not wait for a payment.`);
-        if (options.listener) live.listeners.add(options.listener);
-        live.task.history = [...live.task.history, { ...message, taskId, contextId: live.task.contextId }];
-        await this.applyPaid(live, await this.paid.acceptClientPayment(this.pricedOf(live), payment));
-      });
-    } else {
-      if (!live || !isInterrupted(task.status?.state)) {
-        throw new UnsupportedOperationError(
-          `Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`,
-        );
-      }
-      if (live.dialect === 'seed') {
-        throw new UnsupportedOperationError(
-          `Task ${task.id}'s agent speaks the seed binding, which takes no input on a task: its input-required waits for the agent's owner.`,
-        );
-      }
-      const call = { skill: logosMetadataOf(task)?.skill ?? '', params: options.params() };
-      await this.provideInput(live, message, call, options.listener);
-    }
-    return (await this.getTask(agentId, taskId)) ?? task;
-  }
-
-  /** Forwards the caller's follow-up to a task waiting for input; the task is working again at once. */
-  private async provideInput(
-    live: LiveTask,
-    message: Message,
-    call: SkillCall,
-    listener?: ChangeListener,
-  ): Promise<void> {
-    const taskId = live.task.id;
-    const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
-    const input = fittingText(
-      this.envelope(live, {
-        type: 'task_input',
-        params: call.params,
-        message: userMessageJson(userMessage),
-      }) as Extract<GatewayEnvelopeInput, { type: 'task_input' }>,
-      this.options.maxEnvelopeBytes,
-    ).bytes;
-    this.assertFits(input.byteLength);
-    await this.mutate(live, async () => {
-      // The task may have ended (or moved on) while this waited its turn.
-      if (this.live.get(taskId) !== live || !isInterrupted(live.task.status?.state)) {
-        throw new UnsupportedOperationError(`Task ${taskId} no longer waits for input; it is ${stateName(live.task)}.`);
-      }
-      live.task.history = [...live.task.history, userMessage];
-      live.task.status = statusOf(TaskState.TASK_STATE_WORKING);
-      const change = await this.persist(live, { events: [statusEvent(live.task)] });
-      if (listener) live.listeners.add(listener);
-      this.emit(live, change);
-      this.armSilenceTimer(live);
-      live.sentInput = input;
-      await this.sendRaw(live, input);
-    });
-  }
-
-  /**
-   * Asks the agent to cancel and waits for its `cancelled` (or any terminal reply). An agent that stays silent
-   * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so, unless it is
-   * paid (then it stays live until its agent answers, see keepCancelling).
-   */
-  async cancel(agentId: string, taskId: string): Promise<Task> {
-    if (await this.runsElsewhere(agentId, taskId))
-      return (await this.replicas!.forward(taskId, { kind: 'cancel', agentId })) as Task;
-    const live = this.requireLive(agentId, taskId);
-    if (BigInt(live.request.lez_price) > 0n && !live.request.payment) {
-      // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
-      // then cancel it there, so the agent pays it back; a payment still waiting for the sequencer to answer has
-      // sent nothing and stops waiting (the task ends cancelled).
-      live.cancelling.abort();
-      await this.mutate(live, async () => undefined);
-      if (!this.live.has(taskId)) return live.committed;
-      if (live.request.payment) await this.firstReply(live);
-      // It may have ended meanwhile: then that is the answer.
-      if (!this.live.has(taskId)) return live.committed;
-    }
-    if (live.clientPaymentTimer !== undefined) {
-      // Waiting for the client's payment: the agent never heard of it.
-      await this.mutate(live, async () => {
-        clearTimeout(live.clientPaymentTimer);
-        live.clientPaymentTimer = undefined;
-        this.setStatus(live, TaskState.TASK_STATE_CANCELED, 'Cancelled before it was paid for; nothing was charged.');
-        await this.finishLocally(live);
-      });
-      return live.committed;
-    }
-    if (live.approvalTimer !== undefined) {
-      // Held for approval: the agent never heard of it, and nothing was paid.
-      await this.mutate(live, async () => {
-        await this.paid.recordDecision(taskId, false);
-        clearTimeout(live.approvalTimer);
-        live.approvalTimer = undefined;
-        this.setStatus(
-          live,
-          TaskState.TASK_STATE_CANCELED,
-          'Cancelled while waiting for payment approval; nothing was charged.',
-        );
-        await this.finishLocally(live);
-      });
-      return live.committed;
-    }
-    const settled = new Promise<void>((resolve) => {
-      const listener: ChangeListener = (change) => {
-        if (isTerminal(change.task.status?.state)) {
-          live.listeners.delete(listener);
-          resolve();
-        }
-      };
-      live.listeners.add(listener);
-      const timer = setTimeout(() => {
-        live.listeners.delete(listener);
-        resolve();
-      }, this.options.cancelTimeoutMs);
-      timer.unref();
-    });
-    live.cancelSent = true;
-    await this.send(live, { type: 'cancel' });
-    await settled;
-    if (!isTerminal(live.task.status?.state) && live.request.payment) {
-      // Paid: the money is with the agent, which may still be working (the cancel lost on a relay mesh still
-      // forming, say). Ended here, its result or refund would go unheard; so the task stays live, the cancel is
-      // repeated, and the agent's answer (cancelled with its refund, or its result) settles it.
-      this.keepCancelling(live);
-      return snapshotTask(live.task);
-    }
-    if (!isTerminal(live.task.status?.state)) {
-      await this.mutate(live, async () => {
-        if (isTerminal(live.task.status?.state)) return;
-        this.setStatus(
-          live,
-          TaskState.TASK_STATE_CANCELED,
-          'Cancelled by the gateway; the agent did not confirm in time.',
-        );
-        await this.finishLocally(live);
-      });
-    }
-    return snapshotTask(live.task);
+  createTask(input: NewTask): Promise<Task> {
+    return this.creation.create(input);
   }
 
   /**
@@ -726,6 +294,11 @@ export class TaskEngine {
     this.replicas?.unfollow(listener);
   }
 
+  /** A task that runs on another replica: unfinished, not live here, on a database shared with others. */
+  private async runsElsewhere(agentId: string, taskId: string): Promise<boolean> {
+    return (await this.replicas?.runsElsewhere(agentId, taskId)) ?? false;
+  }
+
   isLive(agentId: string, taskId: string): boolean {
     return this.live.get(taskId)?.agentId === agentId;
   }
@@ -735,29 +308,32 @@ export class TaskEngine {
     return this.isLive(agentId, taskId) || (await this.runsElsewhere(agentId, taskId));
   }
 
-  // --- the Logos side -------------------------------------------------------------------------------------
+  // --- a task's life here: picked up, asked about, ended ------------------------------------------------------
 
+  /** A stored task runs here again, from where it stood: held, waiting for a payment, being paid, or at its agent. */
   private async resume(stored: StoredTask): Promise<void> {
     const request = JSON.parse(stored.link.request) as TaskRequest;
     const live = new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, stored.link.lastSeq, request);
-    this.attach(live);
+    this.replies.attach(live);
     const approval = await this.paid.approval(live.task.id);
     if (approval?.status === 'pending') {
-      this.armApprovalTimer(live, Date.parse(approval.createdAt) + this.options.approvalTimeoutMs - Date.now());
+      this.paidSteps.awaitApproval(live, approval.createdAt);
       return;
     }
     if (receiptOf(live.task)?.status === 'awaiting-payment') {
       // Still waiting for the client's own payment: wait again (a full period).
-      this.enqueue(live, 'asking the client to pay', () => this.askClientToPay(live));
+      this.live.enqueue(live, 'asking the client to pay', () => this.paidSteps.askClientToPay(live));
       return;
     }
-    if (BigInt(request.lez_price) > 0n && !request.payment) {
+    if (unforwarded(live)) {
       // Stopped between recording the payment and forwarding the task: finish the payment (exactly once), go on.
-      this.enqueue(live, 'paying and forwarding', () => this.payAndForward(live, approval?.status === 'approved'));
+      this.live.enqueue(live, 'paying and forwarding', () =>
+        this.paidSteps.payAndForward(live, approval?.status === 'approved'),
+      );
       return;
     }
     // Asked a few times: this gateway's node has just started, and its first question can be lost while it joins.
-    this.askAfterRestart(live);
+    this.resends.askAfterRestart(live);
   }
 
   /**
@@ -767,595 +343,36 @@ export class TaskEngine {
   agentRestarted(agentAddress: string): void {
     for (const live of this.live.values()) {
       // Not yet forwarded (held for approval, or being paid): there is nothing to ask the agent about yet.
-      const unforwarded = BigInt(live.request.lez_price) > 0n && !live.request.payment;
-      if (live.agentAddress === agentAddress && !unforwarded) this.askAfterRestart(live);
+      if (live.agentAddress === agentAddress && !unforwarded(live)) this.resends.askAfterRestart(live);
     }
   }
 
-  /**
-   * Asks now, and again 0.5, 1.5, 3.5 and 7.5 s later while the task lives: a restarted agent announces itself before its
-   * node has rejoined the relay mesh, so a question can be lost on the way. Whether an answer came in reply cannot be
-   * told from a reply still in flight from before the restart, so the few questions go out regardless; a repeat
-   * costs the agent a replay, whose duplicates the engine drops by seq.
-   */
-  private askAfterRestart(live: LiveTask): void {
-    this.askAgain(live);
-    this.repeatWhileLive(live, 500, RESTART_ASKS, () => this.askAgain(live));
-  }
-
-  /**
-   * A request lost on the way (published while the agent's node was still joining the relay mesh, or while a node
-   * on the path restarted) is sent again, as after a restart (binding §5.7 b), 2, 6, 14 and 30 s after it went out,
-   * until a reply has been applied or a cancel has gone out: an agent answers within a fraction of a second (§4.1),
-   * and one that did get the request only re-publishes its replies, so a resend is cheap either way. Without this,
-   * a lost request stayed unanswered until the silence timeout failed the task. A cancelled task's request is not
-   * sent again: an agent that never had it would run what the caller cancelled. Nor is a seed agent asked: it knows
-   * no resend (docs/bindings/seed.md §4), and its answer to a question about a task it has not registered yet may be
-   * that it failed.
-   */
-  private resendUntilAnswered(live: LiveTask): void {
-    if (live.dialect === 'seed') return;
-    this.repeatWhileLive(
-      live,
-      FIRST_RESEND_MS,
-      REQUEST_RESENDS,
-      () => this.askAgain(live),
-      () => live.lastSeq === 0 && !live.cancelSent,
-    );
-  }
-
-  /** Repeats a paid task's cancel 1, 3, 7, 15 and 31 s later while the task lives and its agent has not answered. */
-  private keepCancelling(live: LiveTask): void {
-    this.repeatWhileLive(
-      live,
-      1_000,
-      RESTART_ASKS + 1,
-      () =>
-        void this.send(live, { type: 'cancel' }).catch((error: unknown) =>
-          this.log(`cancelling task ${live.task.id} again: ${String(error)}`),
-        ),
-    );
-  }
-
-  /**
-   * Runs `action` `times` times, after `firstDelayMs`, then after each wait twice the one before, while the task is
-   * live here and `wanted()` says so (checked at each turn: once it says no, the repeats stop).
-   */
-  private repeatWhileLive(
-    live: LiveTask,
-    firstDelayMs: number,
-    times: number,
-    action: () => void,
-    wanted: () => boolean = () => true,
-    done = 0,
-  ): void {
-    if (done >= times) return;
-    const timer = setTimeout(
-      () => {
-        if (this.live.get(live.task.id) !== live || isTerminal(live.task.status?.state) || !wanted()) return;
-        action();
-        this.repeatWhileLive(live, firstDelayMs, times, action, wanted, done + 1);
-      },
-      firstDelayMs * 2 ** done,
-    );
-    timer.unref();
-  }
-
-  /**
-   * No reply yet: the request may never have arrived, so send it again (agents treat a repeat as a replay request).
-   * Otherwise ask for every reply after the last one applied. Both go out under a fresh message id: receivers drop
-   * ids they have seen.
-   */
-  private askAgain(live: LiveTask): void {
-    // A seed agent would run a repeated request again: it is only ever asked.
-    const payload =
-      live.lastSeq === 0 && live.dialect === 'binding'
-        ? encodeEnvelope({ ...live.request, id: randomUUID() })
-        : encodeEnvelope(this.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
-    void this.sendRaw(live, payload).catch((error: unknown) =>
-      this.log(`asking again about task ${live.task.id}: ${String(error)}`),
-    );
-  }
-
-  private attach(live: LiveTask): void {
-    this.live.set(live.task.id, live);
-    live.dialect = this.options.dialectOf?.(live.agentAddress) ?? 'binding';
-    // A seed agent knows no status key: it publishes in the clear, on the seed's topic.
-    const seed = live.dialect === 'seed';
-    live.unsubscribe = this.options.transport.subscribe(
-      seed ? seedStatusTopic(live.task.id) : taskStatusTopic(live.task.id),
-      (payload, { sender }) => this.hearReply(live, payload, sender),
-      seed ? {} : { key: statusKeyBytes(live.request.status_key) },
-    );
-    if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
-  }
-
-  private hearReply(live: LiveTask, payload: Uint8Array, sender: string | undefined): void {
-    // Only the task's agent speaks for it; a transport that cannot tell (sender undefined) is trusted as is.
-    if (sender !== undefined && sender !== live.agentAddress) {
-      this.dropped.wrongSender++;
-      return;
-    }
-    this.enqueue(live, 'a reply', () =>
-      withLogContext({ taskId: live.task.id, agentId: live.agentId }, () =>
-        inSpan('logos receive', { kind: SpanKind.CONSUMER, parent: contextFrom(live.request) }, () =>
-          this.receive(live, payload, sender),
-        ),
-      ),
-    );
-  }
-
-  /** A 1:1 message: a seed agent's reply, for one of its live tasks. */
-  private hearDirect(payload: Uint8Array, sender: string | undefined): void {
-    const taskId = seedReplyTaskId(payload, this.options.maxEnvelopeBytes);
-    const live = taskId === undefined ? undefined : this.live.get(taskId);
-    if (live?.dialect !== 'seed') {
-      this.dropped.wrongTask++;
-      return;
-    }
-    this.hearReply(live, payload, sender);
-  }
-
+  /** Stops hearing the task's agent, and its timers. */
   private detach(live: LiveTask): void {
     live.unsubscribe?.();
     clearTimeout(live.approvalTimer);
     clearTimeout(live.clientPaymentTimer);
-    this.silence.disarm(live);
+    this.resends.ignoreSilence(live);
     clearTimeout(live.gapTimer);
-  }
-
-  private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
-    if (this.live.get(live.task.id) !== live) return; // finished meanwhile
-    // A seed agent's replies are numbered as they come (the seed numbers nothing).
-    const decoded =
-      live.dialect === 'seed'
-        ? decodeSeedReply(payload, this.options.maxEnvelopeBytes, live.lastSeq + 1)
-        : decodeAgentEnvelope(payload, this.options.maxEnvelopeBytes);
-    if (!decoded.ok) {
-      this.dropped.undecodable++;
-      return;
-    }
-    const envelope = decoded.envelope;
-    // The seed's topic is open and names no publisher: whoever learnt the task id could write there, so only a reply
-    // the transport authenticates (1:1) may end a seed task.
-    if (live.dialect === 'seed' && sender === undefined && envelope.type !== 'task_status') {
-      this.dropped.wrongSender++;
-      return;
-    }
-    if (envelope.task_id !== live.task.id) {
-      this.dropped.wrongTask++;
-      return;
-    }
-    // Any well-formed reply, even a repeat, proves the agent is alive.
-    if (!isInterrupted(live.task.status?.state)) this.armSilenceTimer(live);
-    if (
-      live.lastSeq === 0 &&
-      live.request.payment &&
-      live.dialect === 'binding' &&
-      envelope.type === 'task_result' &&
-      envelope.error?.code === 'unknown_task'
-    ) {
-      // A paid task the agent never heard of (the request was lost, or came before a restart it never noted): it
-      // holds the money and knows nothing of it. The request goes again; the agent runs it, or, if it took this
-      // payment before, refuses it, and its refund is then on chain. So also after a cancel (unlike the resends of
-      // a request no reply answered, resendUntilAnswered): only the request tells the agent of the money, and the
-      // repeated cancel that follows (keepCancelling) then stops the run and has the payment refunded.
-      this.askAgain(live);
-      return;
-    }
-    if (envelope.type === 'task_result' && envelope.error?.code === 'unknown_task' && envelope.seq <= live.lastSeq) {
-      // The agent lost the task (it restarted) and numbers its answer after the question, not after what it sent
-      // before: it ends the task whatever its seq, or the task would wait on an agent that will never answer it.
-      live.holdReply(live.lastSeq + 1, { ...envelope, seq: live.lastSeq + 1 });
-      await this.drain(live);
-      return;
-    }
-    if (envelope.seq <= live.lastSeq || live.pending?.has(envelope.seq)) {
-      this.dropped.duplicate++;
-      // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
-      const stillWaiting =
-        envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required';
-      if (stillWaiting && live.sentInput) await this.sendRaw(live, live.sentInput);
-      else if (stillWaiting && live.task.status?.state === TaskState.TASK_STATE_WORKING) {
-        // The input was lost before a restart, and with it the envelope to resend: ask the caller again.
-        this.setStatus(
-          live,
-          TaskState.TASK_STATE_INPUT_REQUIRED,
-          envelope.message ?? 'The agent did not receive the input; please send it again.',
-        );
-        this.silence.disarm(live);
-        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
-      }
-      return;
-    }
-    live.holdReply(envelope.seq, envelope);
-    await this.drain(live);
-  }
-
-  /** Applies pending replies while they continue the sequence. */
-  private async drain(live: LiveTask): Promise<void> {
-    let next = live.pending?.get(live.lastSeq + 1);
-    while (next && this.live.get(live.task.id) === live) {
-      live.dropReply(next.seq);
-      await this.apply(live, next);
-      next = live.pending?.get(live.lastSeq + 1);
-    }
-    if (!live.pending) {
-      clearTimeout(live.gapTimer);
-      live.gapTimer = undefined;
-    } else if (!live.gapTimer && this.live.get(live.task.id) === live) {
-      // Replies wait for a missing one; if it has not come when the timer fires, carry on without it.
-      live.gapTimer = setTimeout(() => {
-        live.gapTimer = undefined;
-        this.enqueue(live, 'skipping a missing reply', () => this.skipGap(live));
-      }, this.options.reorderWaitMs);
-      live.gapTimer.unref();
-    }
-  }
-
-  /**
-   * Runs `step` after whatever else is changing the task. A step that fails is logged: the changes queued after it
-   * still run, and nothing is left unhandled.
-   */
-  private enqueue(live: LiveTask, what: string, step: () => Promise<void>): void {
-    this.mutate(live, step).catch((error: unknown) => this.log(`task ${live.task.id}: ${what}: ${String(error)}`));
-  }
-
-  /** A missing reply never came: carry on from the next one we have. */
-  private async skipGap(live: LiveTask): Promise<void> {
-    if (!live.pending || this.live.get(live.task.id) !== live) return;
-    const lowest = Math.min(...live.pending.keys());
-    this.log(`task ${live.task.id}: replies ${live.lastSeq + 1}..${lowest - 1} never arrived; skipping them`);
-    live.lastSeq = lowest - 1;
-    await this.drain(live);
-  }
-
-  private async apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
-    live.lastSeq = envelope.seq;
-    live.sentInput = undefined;
-    const events: StreamResponse[] = [];
-    const { task } = live;
-    switch (envelope.type) {
-      case 'task_status': {
-        // The state change first (a first chunk usually also moves the task to working), then the chunk.
-        const state = toTaskState(envelope.state);
-        if (state !== task.status?.state || envelope.message !== undefined || !envelope.artifact) {
-          this.setStatus(live, state, envelope.message);
-          events.push(statusEvent(task));
-        }
-        if (envelope.artifact) events.push(this.mergeArtifact(live, envelope.artifact));
-        break;
-      }
-      case 'task_result': {
-        const artifacts = (envelope.artifacts ?? []).map(toArtifact);
-        if (envelope.result !== undefined && envelope.result !== null)
-          artifacts.unshift(resultArtifact(envelope.result));
-        for (const artifact of artifacts) {
-          task.artifacts = replaceArtifact(task.artifacts, artifact);
-          events.push(artifactEvent(task, artifact, false, true));
-        }
-        const message = envelope.message ?? envelope.error?.message;
-        this.setStatus(live, toTaskState(envelope.state), message);
-        if (envelope.error) task.metadata = { ...task.metadata, error: envelope.error };
-        events.push(statusEvent(task));
-        break;
-      }
-      case 'cancelled':
-        this.setStatus(live, TaskState.TASK_STATE_CANCELED, envelope.message ?? 'Task cancelled.');
-        events.push(statusEvent(task));
-        break;
-    }
-    if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED)
-      await this.settleRefund(live, envelope);
-    // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
-    const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
-    const change = await this.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) });
-    if (isTerminal(task.status?.state)) this.retire(live);
-    else if (isInterrupted(task.status?.state)) this.silence.disarm(live);
-    else this.armSilenceTimer(live); // working again, perhaps after an interruption the agent ended itself
-    this.emit(live, change);
-  }
-
-  private mergeArtifact(live: LiveTask, chunk: WireArtifact): StreamResponse {
-    const { task } = live;
-    const incoming = toArtifact(chunk);
-    const existing = task.artifacts.find((a) => a.artifactId === incoming.artifactId);
-    const merged = chunk.append && existing ? { ...existing, parts: [...existing.parts, ...incoming.parts] } : incoming;
-    task.artifacts = replaceArtifact(task.artifacts, merged);
-    return artifactEvent(task, incoming, chunk.append ?? false, chunk.last_chunk ?? false);
-  }
-
-  private setStatus(live: LiveTask, state: TaskState, message?: Parameters<typeof toAgentMessage>[0]): void {
-    const { task } = live;
-    const agentMessage = message === undefined ? undefined : toAgentMessage(message, task.id, task.contextId);
-    task.status = statusOf(state, agentMessage);
-    if (agentMessage) task.history = [...task.history, agentMessage];
-  }
-
-  /**
-   * Saves the task as it stands. `change` (its events) is what listeners are to hear of it: with replicas, it enters
-   * the shared feed in the same transaction, so that a caller who hears it and then calls another replica finds it
-   * there, and no state is ever committed that followers elsewhere miss. Returns the change, with the task as saved.
-   */
-  private async persist(live: LiveTask, change?: Omit<TaskChange, 'task'>): Promise<TaskChange> {
-    const snapshot = snapshotTask(live.task);
-    const saved: TaskChange = { events: [], ...change, task: snapshot };
-    const feed = change && this.replicas ? encodeChange(saved) : undefined;
-    try {
-      await this.options.store.update(live.task.id, snapshot, live.lastSeq, feed);
-    } catch (error) {
-      // This replica stalled past its lease, and the task was taken over: what it was doing stops here.
-      if (error instanceof LeaseLostError) this.letGo(live);
-      throw error;
-    }
-    live.committed = snapshot;
-    return saved;
-  }
-
-  /** Tells this replica's listeners of a change `persist` saved. */
-  private emit(live: LiveTask, change: TaskChange): void {
-    const observer = this.options.onChange;
-    this.tell(live, observer ? [observer, ...live.listeners] : [...live.listeners], change);
-  }
-
-  private tell(live: LiveTask, listeners: ChangeListener[], change: TaskChange): void {
-    for (const listener of listeners) {
-      try {
-        listener(change);
-      } catch (error) {
-        this.log(`task ${live.task.id}: a listener threw: ${String(error)}`);
-      }
-    }
   }
 
   /** The task reached a terminal state: stop listening to the agent. Listeners get this last change, then go. */
   private retire(live: LiveTask): void {
     this.detach(live);
-    this.live.delete(live.task.id);
+    this.live.delete(live);
     // Its lease ended with the terminal write.
-    this.leased.delete(live.task.id);
+    this.replicas?.released(live.task.id);
   }
 
-  /**
-   * A payment that threw after its caller had the task (returnImmediately): the task fails, so that nobody waits on
-   * it for good. One already forwarded is left alone: its agent has the request, and the silence timer runs.
-   */
-  private paymentFailedBehind(live: LiveTask, error: unknown): void {
-    const taskId = live.task.id;
-    this.log(`paying for task ${taskId}: ${String(error)}`);
-    this.enqueue(live, 'failing it', async () => {
-      if (live.request.payment || this.live.get(taskId) !== live || isTerminal(live.task.status?.state)) return;
-      this.setStatus(live, TaskState.TASK_STATE_FAILED, 'The gateway could not pay the agent; its log says why.');
-      await this.finishLocally(live);
-    });
-  }
-
+  /** Ends the task here as it stands: its refund settled, saved, no longer live, and then told. */
   private async finishLocally(live: LiveTask): Promise<void> {
-    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.settleRefund(live, undefined);
-    const change = await this.persist(live, { events: [statusEvent(live.task)] });
+    if (live.task.status?.state !== TaskState.TASK_STATE_COMPLETED) await this.paidSteps.settleRefund(live, undefined);
+    const change = await this.live.persist(live, { events: [statusEvent(live.task)] });
     this.retire(live);
-    this.emit(live, change);
-  }
-
-  // --- priced tasks: the paid flow decides, the engine applies ---------------------------------------------
-
-  /** What the paid flow is told of a task. */
-  private pricedOf(live: LiveTask): PricedTask {
-    const receipt = receiptOf(live.task);
-    const caller = logosMetadataOf(live.task)?.caller;
-    return {
-      taskId: live.task.id,
-      agentId: live.agentId,
-      price: live.request.lez_price,
-      ...(receipt?.payee ? { payee: receipt.payee } : {}),
-      ...(caller ? { caller } : {}),
-      ...(receipt ? { receipt } : {}),
-    };
-  }
-
-  /** Pays for a priced task, then forwards it; or holds it for approval; or fails it. Runs on the task's chain. */
-  private async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
-    await this.applyPaid(live, await this.paid.pay(this.pricedOf(live), approved, live.cancelling.signal));
-  }
-
-  /** Client-pays: the task waits for the client's own payment. Runs on the task's chain. */
-  private async askClientToPay(live: LiveTask): Promise<void> {
-    await this.applyPaid(live, await this.paid.askClient(this.pricedOf(live)));
-  }
-
-  /** Carries out what the paid flow decided for a task. Runs on the task's chain. */
-  private async applyPaid(live: LiveTask, step: PaidStep): Promise<void> {
-    if ('receipt' in step && step.receipt) live.task.metadata = withReceipt(live.task.metadata, step.receipt);
-    switch (step.kind) {
-      case 'forward': {
-        clearTimeout(live.clientPaymentTimer);
-        live.clientPaymentTimer = undefined;
-        live.request = { ...live.request, payment: step.payment };
-        // The request naming the payment and the paid receipt go to the store together (one transaction on a
-        // batching store): a lease lost between two writes left a task forwarded as paid beside a pending receipt
-        // that the replica taking it over never corrected.
-        const requestSaved = this.options.store.updateRequest(live.task.id, JSON.stringify(live.request));
-        if (step.note !== undefined) this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
-        const saved = this.persist(live, step.note === undefined ? undefined : { events: [statusEvent(live.task)] });
-        const [, change] = await Promise.all([requestSaved, saved]);
-        if (step.note !== undefined) this.emit(live, change);
-        // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
-        this.armSilenceTimer(live);
-        await this.sendRaw(live, encodeEnvelope(live.request));
-        this.resendUntilAnswered(live);
-        return;
-      }
-      case 'hold':
-        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.note);
-        this.silence.disarm(live);
-        this.armApprovalTimer(live, this.options.approvalTimeoutMs);
-        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
-        return;
-      case 'paying':
-        this.setStatus(live, TaskState.TASK_STATE_WORKING, step.note);
-        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
-        await this.payAndForward(live, true);
-        return;
-      case 'await-payment':
-        this.setStatus(live, TaskState.TASK_STATE_INPUT_REQUIRED, step.request);
-        this.silence.disarm(live);
-        // Asked again after a payment that did not verify: the wait that started with the first request goes on.
-        if (live.clientPaymentTimer === undefined) this.armClientPaymentTimer(live);
-        this.emit(live, await this.persist(live, { events: [statusEvent(live.task)] }));
-        return;
-      case 'end':
-        this.setStatus(live, END_STATES[step.state], step.note);
-        await this.finishLocally(live);
-        return;
-    }
-  }
-
-  private armApprovalTimer(live: LiveTask, delayMs: number): void {
-    clearTimeout(live.approvalTimer);
-    live.approvalTimer = setTimeout(
-      () => {
-        this.enqueue(live, 'the approval timing out', async () => {
-          if (live.approvalTimer === undefined) return;
-          const step = await this.paid.approvalExpired(this.pricedOf(live));
-          if (!step) return;
-          live.approvalTimer = undefined;
-          await this.applyPaid(live, step);
-        });
-      },
-      Math.max(0, delayMs),
-    );
-    live.approvalTimer.unref();
-  }
-
-  private armClientPaymentTimer(live: LiveTask): void {
-    const timer = setTimeout(() => {
-      this.enqueue(live, "the client's payment timing out", async () => {
-        if (live.clientPaymentTimer !== timer || this.live.get(live.task.id) !== live) return;
-        live.clientPaymentTimer = undefined;
-        await this.applyPaid(live, this.paid.clientPaymentExpired(this.pricedOf(live)));
-      });
-    }, this.options.approvalTimeoutMs);
-    timer.unref();
-    live.clientPaymentTimer = timer;
-  }
-
-  /** A paid task ended without completing: record whether the agent paid the money back. */
-  private async settleRefund(live: LiveTask, envelope: AgentEnvelope | undefined): Promise<void> {
-    if (!live.request.payment) return;
-    const refund = envelope && envelope.type !== 'task_status' ? envelope.refund : undefined;
-    const receipt = await this.paid.settleRefund(live.task.id, refund);
-    if (receipt) live.task.metadata = withReceipt(live.task.metadata, receipt);
-  }
-
-  /**
-   * Fails the task when its agent stays silent for agentTimeoutMs. A paid task's agent is asked once more first and
-   * gets another period (`lastChance`): it holds the money, and its answer (the result, or that it lost the task)
-   * may only have been lost on the way, say while a restarted gateway's node joined the network.
-   */
-  private armSilenceTimer(live: LiveTask, lastChance = false): void {
-    live.lastChance = lastChance;
-    this.silence.arm(live);
-  }
-
-  /** The silence timer of `live` fired: in the task's own log fields and trace, not those of whoever armed it. */
-  private silent(live: LiveTask): void {
-    const logFields = { agentId: live.agentId, taskId: live.task.id };
-    withLogContext(logFields, () =>
-      inTraceOf(live.request, () => {
-        this.enqueue(live, 'the agent timing out', async () => {
-          const state = live.task.status?.state;
-          // Re-armed while this one waited its turn on the chain (a payment, say): the newer timer decides.
-          if (this.silence.armed(live)) return;
-          if (this.live.get(live.task.id) !== live || isTerminal(state) || isInterrupted(state)) return;
-          if (live.request.payment && !live.lastChance) {
-            this.askAgain(live);
-            this.armSilenceTimer(live, true);
-            return;
-          }
-          const seconds = Math.round(this.options.agentTimeoutMs / 100) / 10;
-          this.setStatus(
-            live,
-            TaskState.TASK_STATE_FAILED,
-            `The agent did not answer within ${seconds} s; the gateway gave up on the task.`,
-          );
-          live.task.metadata = {
-            ...live.task.metadata,
-            error: { code: 'agent_timeout', message: `no reply for ${seconds} s` },
-          };
-          await this.finishLocally(live);
-        });
-      }),
-    );
-  }
-
-  /** A message that would not fit one envelope is refused before anything is recorded or sent. */
-  private assertFits(size: number): void {
-    if (size > this.options.maxEnvelopeBytes) {
-      throw new RequestMalformedError(
-        `The message makes a ${size}-byte Logos envelope; the binding carries at most ${this.options.maxEnvelopeBytes}. Send less, or files by URL.`,
-      );
-    }
-  }
-
-  private async mutate(live: LiveTask, change: () => Promise<void>): Promise<void> {
-    const run = live.chain.then(change);
-    live.chain = run.catch(() => undefined);
-    await run;
-  }
-
-  private requireLive(agentId: string, taskId: string): LiveTask {
-    const live = this.live.get(taskId);
-    if (!live || live.agentId !== agentId) throw new Error(`task ${taskId} is not live`);
-    return live;
-  }
-
-  private envelope(
-    live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
-  ): GatewayEnvelopeInput {
-    return {
-      ...body,
-      v: BINDING_VERSION,
-      id: randomUUID(),
-      task_id: live.task.id,
-      from: this.options.transport.address,
-      to: live.agentAddress,
-      status_key: live.request.status_key,
-    } as GatewayEnvelopeInput;
-  }
-
-  private send(
-    live: LiveTask,
-    body: DistributiveOmit<GatewayEnvelopeInput, 'v' | 'id' | 'task_id' | 'from' | 'to' | 'status_key'>,
-  ): Promise<void> {
-    return this.sendRaw(live, encodeEnvelope(this.envelope(live, body)));
-  }
-
-  private sendRaw(live: LiveTask, payload: Uint8Array): Promise<void> {
-    const sent = live.dialect === 'seed' ? seedRequestPayload(payload, live.request) : payload;
-    return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
-      this.options.transport.send(live.agentAddress, sent),
-    );
+    this.live.emit(live, change);
   }
 
   private log(message: string): void {
     (this.options.log ?? console.warn)(`[engine] ${message}`);
   }
 }
-
-/** How long a priced message's retries join its task rather than pay again. */
-const RETRY_WINDOW_MS = 10 * 60_000;
-/** Questions repeated to a restarted agent, after the first. */
-const RESTART_ASKS = 4;
-/** A request no reply has answered is sent again this long after it went out, then after twice as long, … */
-const FIRST_RESEND_MS = 2_000;
-/** … this many times. */
-const REQUEST_RESENDS = 4;
-/** A pending payment record untouched this long belongs to no running payment (in doubt for 60 s, then its block). */
-const STRANDED_AFTER_MS = 180_000;
-/** The state a priced task ends in when the paid flow ends it before it reaches the agent. */
-const END_STATES: Record<'failed' | 'rejected' | 'canceled', TaskState> = {
-  failed: TaskState.TASK_STATE_FAILED,
-  rejected: TaskState.TASK_STATE_REJECTED,
-  canceled: TaskState.TASK_STATE_CANCELED,
-};

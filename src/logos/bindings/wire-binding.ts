@@ -1,0 +1,34 @@
+/**
+ * What the gateway needs of the way an agent speaks on Logos Messaging, behind one interface: the task engine works
+ * in this binding's canonical envelopes (envelope.ts) and asks the agent's wire binding how they travel. Ours sends
+ * them as they are (`ours.ts`); the seed dialect maps them (`seed.ts`, docs/binding.md §13). A new binding is one
+ * more implementation here, chosen per agent by its dialect (`binding-of.ts`).
+ */
+import type { AgentEnvelope, DecodeResult, TaskRequest } from '../envelope.ts';
+import type { Dialect } from '../seed-dialect.ts';
+import type { TopicOptions } from '../transport.ts';
+
+export interface WireBinding {
+  /** The dialect it implements (the directory remembers it per agent). */
+  readonly dialect: Dialect;
+  /** The topic a task's replies are published on, and how it is read. */
+  statusTopic(request: TaskRequest): { topic: string; options: TopicOptions };
+  /** A canonical gateway envelope, as encoded, in this binding's words. `request` is the task's `task_request`. */
+  outgoing(payload: Uint8Array, request: TaskRequest): Uint8Array;
+  /**
+   * An agent's reply, as a canonical envelope. `nextSeq` numbers it where the binding numbers nothing (the reply
+   * after the last one applied).
+   */
+  decodeReply(payload: Uint8Array, maxBytes: number, nextSeq: number): DecodeResult<AgentEnvelope>;
+  /** The task a 1:1 message is a reply to; absent where agents never reply 1:1. */
+  directReplyTaskId?(payload: Uint8Array, maxBytes: number): string | undefined;
+  /** Whether a reply the transport could not authenticate (`sender` undefined) may be applied. */
+  acceptsUnauthenticated(reply: AgentEnvelope): boolean;
+  /**
+   * The agent takes a repeated `task_request` as a replay request: a request no reply answered can be sent again.
+   * False where the agent would run it again; such an agent is only ever asked (`task_get`).
+   */
+  readonly replaysRepeatedRequest: boolean;
+  /** Why the agent cannot take a caller's input on a task (`task_input`); undefined when it can. */
+  readonly inputRefusal?: string;
+}

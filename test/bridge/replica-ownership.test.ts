@@ -1,0 +1,162 @@
+/**
+ * Replica ownership on its own, over a real SQLite task store and a replica store whose answers each test plays: a
+ * task whose lease another replica took is let go and its listeners follow it there, orphaned tasks are taken over
+ * and their waiting commands run, and a task runs elsewhere only while it is unfinished and not live here.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskState, type Task } from '@a2a-js/sdk';
+import { LiveTasks } from '../../src/bridge/engine/live-tasks.ts';
+import { ReplicaOwnership } from '../../src/bridge/engine/replica-ownership.ts';
+import { LiveTask } from '../../src/bridge/live-task.ts';
+import { statusOf } from '../../src/bridge/mapping.ts';
+import type { TaskRequest } from '../../src/logos/envelope.ts';
+import type { ReplicaStore } from '../../src/store/replica-store.ts';
+import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
+import type { StoredTask } from '../../src/store/task-store.ts';
+import { idleReplicaStore } from '../support/idle-replica-store.ts';
+
+const stores: SqliteTaskStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+const task = (id: string, state = TaskState.TASK_STATE_WORKING): Task => ({
+  id,
+  contextId: 'ctx',
+  status: statusOf(state),
+  artifacts: [],
+  history: [],
+  metadata: undefined,
+});
+const record = (id: string, state?: TaskState): StoredTask => ({
+  agentId: 'agent',
+  task: task(id, state),
+  link: { agentAddress: 'agent:addr', lastSeq: 0, request: JSON.stringify({ task_id: id }) },
+});
+
+function bed(replicas: ReplicaStore) {
+  const store = new SqliteTaskStore(':memory:');
+  stores.push(store);
+  const logs: string[] = [];
+  const tasks = new LiveTasks({ store, sharesChanges: true, leaseLost: () => undefined, log: () => undefined });
+  const resumed: string[] = [];
+  const detached: LiveTask[] = [];
+  const ownership = new ReplicaOwnership({
+    replicas,
+    cancelTimeoutMs: 100,
+    tasks,
+    store,
+    resume: async (stored) => {
+      resumed.push(stored.task.id);
+      tasks.add(
+        new LiveTask(stored.agentId, stored.task, stored.link.agentAddress, 0, {
+          task_id: stored.task.id,
+        } as TaskRequest),
+      );
+    },
+    detach: (live) => detached.push(live),
+    log: (m) => logs.push(m),
+  });
+  const goLive = (id: string) => {
+    const live = new LiveTask('agent', task(id), 'agent:addr', 0, { task_id: id } as TaskRequest);
+    tasks.add(live);
+    return live;
+  };
+  return { store, tasks, ownership, resumed, detached, logs, goLive };
+}
+
+describe('replica ownership', () => {
+  it('lets go of a task whose lease the renewal no longer names; its listeners follow it on its new holder', async () => {
+    const followed: string[] = [];
+    const replicas = {
+      ...idleReplicaStore(60_000),
+      renew: async () => new Set(['kept']),
+      follow: async (taskId: string) => {
+        followed.push(taskId);
+        return () => undefined;
+      },
+    };
+    const { tasks, ownership, detached, goLive } = bed(replicas);
+    const kept = goLive('kept');
+    const lost = goLive('lost');
+    lost.listeners.add(() => undefined);
+    ownership.leases('kept');
+    ownership.leases('lost');
+    await ownership.renewLeases();
+    expect(detached).toEqual([lost]);
+    expect(tasks.holds(lost)).toBe(false);
+    expect(tasks.holds(kept)).toBe(true);
+    expect(followed).toEqual(['lost']);
+    // Let go once: a second renewal finds nothing more to let go.
+    await ownership.renewLeases();
+    expect(detached).toEqual([lost]);
+  });
+
+  it('keeps a task leased during the renewal, and one whose lease ended with its terminal write', async () => {
+    let answer!: (held: Set<string>) => void;
+    const replicas = { ...idleReplicaStore(60_000), renew: () => new Promise<Set<string>>((r) => (answer = r)) };
+    const { ownership, detached, goLive } = bed(replicas);
+    goLive('old');
+    ownership.leases('old');
+    const renewing = ownership.renewLeases();
+    goLive('new');
+    ownership.leases('new');
+    answer(new Set(['old']));
+    await renewing;
+    expect(detached).toEqual([]);
+    // Ended: its terminal write ended its lease, so the next answer does not name it, and it is not lost.
+    goLive('ended');
+    ownership.leases('ended');
+    ownership.released('ended');
+    replicas.renew = async () => new Set(['old', 'new']);
+    await ownership.renewLeases();
+    expect(detached).toEqual([]);
+  });
+
+  it('takes over the orphaned tasks the store hands it, resuming each and running the commands left for it', async () => {
+    const ran: string[] = [];
+    const replicas = {
+      ...idleReplicaStore(60_000),
+      takeOver: async () => ['orphan', 'live-here'],
+      runWaiting: async (taskId: string) => void ran.push(taskId),
+    };
+    const { store, ownership, resumed, goLive } = bed(replicas);
+    await store.insert(record('orphan'));
+    await store.insert(record('live-here'));
+    await store.insert(record('not-taken'));
+    goLive('live-here');
+    await ownership.start(async () => true);
+    await ownership.stop();
+    expect(resumed).toEqual(['orphan']);
+    expect(ran).toEqual(['orphan']);
+  });
+
+  it('a task runs elsewhere while unfinished and not live here', async () => {
+    const { store, ownership, goLive } = bed(idleReplicaStore(60_000));
+    await store.insert(record('elsewhere'));
+    await store.insert(record('done', TaskState.TASK_STATE_COMPLETED));
+    await store.insert(record('here'));
+    goLive('here');
+    expect(await ownership.runsElsewhere('agent', 'elsewhere')).toBe(true);
+    expect(await ownership.runsElsewhere('agent', 'done')).toBe(false);
+    expect(await ownership.runsElsewhere('agent', 'here')).toBe(false);
+    expect(await ownership.runsElsewhere('agent', 'unknown')).toBe(false);
+    expect(await ownership.runsElsewhere('another-agent', 'elsewhere')).toBe(false);
+  });
+
+  it('releases every lease when it stops, and a release that fails is logged, not thrown', async () => {
+    let released = 0;
+    const replicas = {
+      ...idleReplicaStore(60_000),
+      releaseAll: async () => {
+        released++;
+        throw new Error('database gone');
+      },
+    };
+    const { ownership, logs } = bed(replicas);
+    await ownership.start(async () => true);
+    await ownership.stop();
+    expect(released).toBe(1);
+    expect(logs).toEqual(['releasing leases: Error: database gone']);
+  });
+});

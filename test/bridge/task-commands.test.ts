@@ -1,0 +1,189 @@
+/**
+ * What callers and operators do to a running task, on its own: input goes to an agent whose task waits for it (and
+ * is refused otherwise, saying why), a cancel the agent does not confirm ends the task locally, saying so, and
+ * commands for tasks that are not running here are refused. Over the in-process network and a real SQLite store.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Message, Task, TaskState } from '@a2a-js/sdk';
+import { AgentSender } from '../../src/bridge/engine/agent-sender.ts';
+import { setStatus } from '../../src/bridge/engine/apply-reply.ts';
+import { LiveTasks } from '../../src/bridge/engine/live-tasks.ts';
+import { PaidSteps } from '../../src/bridge/engine/paid-steps.ts';
+import { Retransmission } from '../../src/bridge/engine/retransmission.ts';
+import { TaskCommands } from '../../src/bridge/engine/task-commands.ts';
+import { LiveTask } from '../../src/bridge/live-task.ts';
+import { PaidTasks } from '../../src/bridge/paid-tasks.ts';
+import type { TaskChange } from '../../src/bridge/task-change.ts';
+import { statusEvent } from '../../src/bridge/task-events.ts';
+import { seedBinding } from '../../src/logos/bindings/seed.ts';
+import { BINDING_VERSION, type TaskRequest } from '../../src/logos/envelope.ts';
+import { newStatusKey } from '../../src/logos/status-key.ts';
+import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
+import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
+import { eventually } from '../support/eventually.ts';
+
+const closing: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const store of closing.splice(0)) await store.close();
+});
+
+async function bed() {
+  const store = new SqliteTaskStore(':memory:');
+  closing.push(store);
+  const network = new MemoryNetwork();
+  const gateway = network.node('gateway');
+  const agent = network.node('agent');
+  await gateway.start();
+  await agent.start();
+  const received: Record<string, unknown>[] = [];
+  agent.onDirect((payload) => received.push(JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>));
+  const tasks = new LiveTasks({ store, sharesChanges: false, leaseLost: () => undefined, log: () => undefined });
+  const sender = new AgentSender(gateway, 64 * 1024);
+  const finish = async (live: LiveTask) => {
+    tasks.emit(live, await tasks.persist(live, { events: [statusEvent(live.task)] }));
+    tasks.delete(live);
+  };
+  const resends = new Retransmission({ tasks, sender, agentTimeoutMs: 60_000, finish, log: () => undefined });
+  const paid = new PaidTasks(undefined, 60_000);
+  const paidSteps = new PaidSteps({
+    paid,
+    tasks,
+    store,
+    sender,
+    resends,
+    approvalTimeoutMs: 60_000,
+    finish,
+    log: () => undefined,
+  });
+  const commands = new TaskCommands({
+    tasks,
+    paid,
+    paidSteps,
+    sender,
+    resends,
+    cancelTimeoutMs: 100,
+    read: async (agentId, taskId) => {
+      const live = tasks.get(taskId);
+      if (live) return live.agentId === agentId ? live.committed : undefined;
+      return (await store.get(agentId, taskId))?.task;
+    },
+    unlisten: (taskId, listener) => tasks.get(taskId)?.listeners.delete(listener),
+    finish,
+  });
+  const liveTask = async (id: string, state: TaskState) => {
+    const task = Task.fromJSON({
+      id,
+      contextId: 'ctx',
+      status: { state: TaskState[state] },
+      history: [],
+      metadata: { logos: { agentId: 'a', skill: 'echo', lezPrice: '0' } },
+    });
+    const request = {
+      v: BINDING_VERSION,
+      type: 'task_request',
+      id: `request-${id}`,
+      task_id: id,
+      from: 'gateway',
+      to: 'agent',
+      status_key: newStatusKey(),
+      context_id: 'ctx',
+      skill: 'echo',
+      params: {},
+      lez_price: '0',
+      message: { role: 'ROLE_USER', messageId: 'u1', parts: [{ text: 'hi' }] },
+    } as TaskRequest;
+    await store.insert({
+      agentId: 'a',
+      task,
+      link: { agentAddress: 'agent', lastSeq: 1, request: JSON.stringify(request) },
+    });
+    const live = new LiveTask('a', task, 'agent', 1, request);
+    tasks.add(live);
+    return live;
+  };
+  return { store, tasks, commands, received, liveTask };
+}
+
+const message = (text: string, contextId?: string) =>
+  Message.fromJSON({
+    messageId: `m-${text}`,
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    ...(contextId ? { contextId } : {}),
+  });
+const params = () => ({ text: 'more' });
+
+describe('follow-ups', () => {
+  it('sends input to a task that waits for it; the task is working again and the listener hears it', async () => {
+    const { commands, received, liveTask } = await bed();
+    const live = await liveTask('t1', TaskState.TASK_STATE_INPUT_REQUIRED);
+    const heard: TaskChange[] = [];
+    const task = await commands.followUp('a', 't1', message('more'), { params, listener: (c) => heard.push(c) });
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(heard.map((c) => c.task.status?.state)).toEqual([TaskState.TASK_STATE_WORKING]);
+    await eventually(() => (received.length ? true : undefined));
+    expect(received[0]).toMatchObject({ type: 'task_input', task_id: 't1', params: { text: 'more' } });
+    expect(live.sentInput).toBeDefined();
+  });
+
+  it('refuses a message to a task that waits for nothing, to an ended one, or naming another context', async () => {
+    const { commands, store, liveTask } = await bed();
+    await liveTask('working', TaskState.TASK_STATE_WORKING);
+    await expect(commands.followUp('a', 'working', message('x'), { params })).rejects.toThrow(
+      /is working; it takes a new message only while input-required/,
+    );
+    const ended = await liveTask('ended', TaskState.TASK_STATE_COMPLETED);
+    await store.update('ended', ended.task, 1);
+    await expect(commands.followUp('a', 'ended', message('x'), { params })).rejects.toThrow(/already completed/);
+    await liveTask('waiting', TaskState.TASK_STATE_INPUT_REQUIRED);
+    await expect(commands.followUp('a', 'waiting', message('x', 'other'), { params })).rejects.toThrow(
+      /does not match task waiting's context/,
+    );
+    await expect(commands.followUp('b', 'waiting', message('x'), { params })).rejects.toThrow(/was not found/);
+  });
+
+  it('refuses input for an agent whose binding takes none, saying why, and sends it nothing', async () => {
+    const { commands, received, liveTask } = await bed();
+    const live = await liveTask('seed', TaskState.TASK_STATE_INPUT_REQUIRED);
+    live.wireBinding = seedBinding;
+    await expect(commands.followUp('a', 'seed', message('x'), { params })).rejects.toThrow(
+      /speaks the seed binding, which takes no input/,
+    );
+    expect(received).toEqual([]);
+  });
+});
+
+describe('cancel', () => {
+  it('asks the agent, and ends the task with the agent’s confirmation', async () => {
+    const { tasks, commands, received, liveTask } = await bed();
+    const live = await liveTask('t2', TaskState.TASK_STATE_WORKING);
+    const cancelled = commands.cancel('a', 't2');
+    await eventually(() => (received.length ? true : undefined));
+    expect(received[0]).toMatchObject({ type: 'cancel', task_id: 't2' });
+    // The agent's `cancelled`, applied as the engine applies replies.
+    await tasks.mutate(live, async () => {
+      setStatus(live.task, TaskState.TASK_STATE_CANCELED, 'Stopped.');
+      tasks.emit(live, await tasks.persist(live, { events: [statusEvent(live.task)] }));
+    });
+    expect((await cancelled).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(JSON.stringify((await cancelled).status?.message)).toContain('Stopped.');
+  });
+
+  it('cancels locally, saying so, when the agent does not confirm in time', async () => {
+    const { tasks, commands, store, liveTask } = await bed();
+    const live = await liveTask('t3', TaskState.TASK_STATE_WORKING);
+    const task = await commands.cancel('a', 't3');
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(JSON.stringify(task.status?.message)).toContain('the agent did not confirm in time');
+    expect(tasks.holds(live)).toBe(false);
+    expect((await store.get('a', 't3'))?.task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+});
+
+describe('commands for tasks not running here', () => {
+  it('are refused: no approval waits, and another replica’s command finds no live task', async () => {
+    const { commands } = await bed();
+    expect(await commands.decideApproval('nothing', true)).toBe(false);
+    await expect(commands.run('nothing', { kind: 'cancel', agentId: 'a' })).rejects.toThrow(/is not running/);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The wire bindings behind one interface: what each does with the engine's canonical envelopes, and that the
+ * dialect an agent's card names picks the right one. Byte for byte: the engine's wire output goes through here.
+ */
+import { describe, expect, it } from 'vitest';
+import { WIRE_BINDINGS, wireBindingOf } from '../../src/logos/bindings/binding-of.ts';
+import { ourBinding } from '../../src/logos/bindings/ours.ts';
+import { seedBinding } from '../../src/logos/bindings/seed.ts';
+import { BINDING_VERSION, encodeEnvelope, taskStatusTopic, type TaskRequest } from '../../src/logos/envelope.ts';
+import { newStatusKey, statusKeyBytes } from '../../src/logos/status-key.ts';
+
+const MAX = 1024 * 1024;
+const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+const text = (payload: Uint8Array) => new TextDecoder().decode(payload);
+
+const request: TaskRequest = {
+  v: BINDING_VERSION,
+  type: 'task_request',
+  id: 'm1',
+  task_id: 'task-1',
+  from: 'waku:gw',
+  to: 'waku:agent',
+  status_key: newStatusKey(),
+  context_id: 'ctx',
+  skill: 'echo',
+  params: { text: 'hi' },
+  lez_price: '5',
+  message: { role: 'ROLE_USER', messageId: 'u1', parts: [{ text: 'hi' }] },
+} as TaskRequest;
+
+describe('choosing a wire binding', () => {
+  it('by the dialect an agent’s card names; every binding is listed once', () => {
+    expect(wireBindingOf('binding')).toBe(ourBinding);
+    expect(wireBindingOf('seed')).toBe(seedBinding);
+    expect(WIRE_BINDINGS).toEqual([ourBinding, seedBinding]);
+    for (const binding of WIRE_BINDINGS) expect(wireBindingOf(binding.dialect)).toBe(binding);
+  });
+});
+
+describe('our binding', () => {
+  it('reads a task’s replies on its status topic, under its status key', () => {
+    const { topic, options } = ourBinding.statusTopic(request);
+    expect(topic).toBe(taskStatusTopic('task-1'));
+    expect(options.key).toEqual(statusKeyBytes(request.status_key));
+  });
+
+  it('sends the canonical bytes as they are, and repeats requests (the agent replays)', () => {
+    const payload = encodeEnvelope(request);
+    expect(ourBinding.outgoing(payload, request)).toBe(payload);
+    expect(ourBinding.replaysRepeatedRequest).toBe(true);
+    expect(ourBinding.inputRefusal).toBeUndefined();
+    expect(ourBinding.directReplyTaskId).toBeUndefined();
+  });
+
+  it('keeps the agent’s own numbering, and refuses what is not an envelope of ours', () => {
+    const reply = { v: 1, id: 'r', type: 'task_status', task_id: 'task-1', seq: 7, state: 'working' };
+    const decoded = ourBinding.decodeReply(bytes(reply), MAX, 1);
+    expect(decoded).toMatchObject({ ok: true, envelope: { seq: 7, state: 'working' } });
+    expect(ourBinding.decodeReply(bytes({ type: 'task_status', task_id: 'task-1', state: 'working' }), MAX, 1).ok).toBe(
+      false,
+    );
+    expect(ourBinding.decodeReply(bytes(reply), 10, 1)).toMatchObject({ ok: false, reason: 'too-large' });
+    if (decoded.ok) expect(ourBinding.acceptsUnauthenticated(decoded.envelope)).toBe(true);
+  });
+});
+
+describe('the seed dialect', () => {
+  it('reads replies in the clear on the seed’s topic', () => {
+    expect(seedBinding.statusTopic(request)).toEqual({ topic: '/agent-task/1/task-1/json', options: {} });
+  });
+
+  it('rewrites a cancel in the seed’s fields, byte for byte', () => {
+    const cancel = encodeEnvelope({ v: 1, id: 'c1', type: 'cancel', task_id: 'task-1' } as never);
+    expect(text(seedBinding.outgoing(cancel, request))).toBe(
+      '{"type":"cancel","task_id":"task-1","skill":"echo","params":{},"lez_price":"5"}',
+    );
+  });
+
+  it('numbers replies as they arrive, and finds the task of a 1:1 reply', () => {
+    const reply = bytes({ type: 'task_result', task_id: 'task-1', state: 'completed', result: 'ok' });
+    expect(seedBinding.decodeReply(reply, MAX, 4)).toMatchObject({
+      ok: true,
+      envelope: { seq: 4, type: 'task_result', state: 'completed', result: 'ok' },
+    });
+    expect(seedBinding.directReplyTaskId?.(reply, MAX)).toBe('task-1');
+    expect(seedBinding.directReplyTaskId?.(bytes({ type: 'task_result' }), MAX)).toBeUndefined();
+  });
+
+  it('lets only a status through unauthenticated: its open topic names no publisher', () => {
+    const status = seedBinding.decodeReply(bytes({ type: 'task_status', task_id: 't', state: 'working' }), MAX, 1);
+    const result = seedBinding.decodeReply(bytes({ type: 'task_result', task_id: 't', state: 'completed' }), MAX, 1);
+    const cancelled = seedBinding.decodeReply(bytes({ type: 'cancelled', task_id: 't' }), MAX, 1);
+    if (!status.ok || !result.ok || !cancelled.ok) throw new Error('seed replies did not decode');
+    expect(seedBinding.acceptsUnauthenticated(status.envelope)).toBe(true);
+    expect(seedBinding.acceptsUnauthenticated(result.envelope)).toBe(false);
+    expect(seedBinding.acceptsUnauthenticated(cancelled.envelope)).toBe(false);
+  });
+
+  it('is never sent a request twice, and takes no input, saying why', () => {
+    expect(seedBinding.replaysRepeatedRequest).toBe(false);
+    expect(seedBinding.inputRefusal).toMatch(/takes no input/);
+  });
+});
