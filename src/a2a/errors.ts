@@ -15,8 +15,8 @@
  *
  * On the wire, one builder per binding writes every error body of that binding:
  *  - JSON-RPC, jsonrpc-errors.ts: `{jsonrpc, id, error: {code, message, data?}}`, in the error shape of the
- *    request's protocol version; HTTP 200, except 500 for -32603, 401 without a valid API key, and 413 or 400 for a
- *    body that could not be read.
+ *    request's protocol version; HTTP 200, except 500 for -32603, 401 without a valid API key, 413 or 400 for a
+ *    body that could not be read, and a v0.3 stream refused before it starts, under its v0.3 HTTP+JSON status.
  *  - HTTP+JSON v1.0, rest-errors.ts: AIP-193 `{error: {code, status, message, details}}`, `code` the HTTP status.
  *  - HTTP+JSON v0.3, rest-v03-errors.ts: `{code, message, data?}`, `code` the v0.3 JSON-RPC code.
  *  - The gateway's own routes, `gatewayErrorResponse` below: `{error: {code, status, message}}`.

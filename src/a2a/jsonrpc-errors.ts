@@ -32,7 +32,7 @@ export function jsonRpcErrorObject(error: BindingError, version: ProtocolVersion
 /**
  * A JSON-RPC error response. HTTP 200, as JSON-RPC over HTTP answers, except where the status says more than the
  * body: 500 for an internal error, 401 (with the scheme to use) without a valid API key, and `status` when the
- * caller gives one (413 for a body over the limit).
+ * caller gives one (413 for a body over the limit; a v0.3 stream refused before it starts: jsonrpc.ts).
  */
 export function jsonRpcErrorResponse(
   id: JsonRpcId,

@@ -15,6 +15,7 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import {
   A2A_ERROR_CODE,
   ContentTypeNotSupportedError,
+  fromJsonRpcErrorResponse,
   RequestMalformedError,
   VersionNotSupportedError,
 } from '@a2a-js/sdk/errors';
@@ -31,6 +32,7 @@ import { readJsonRpcRequest, type JsonRpcCall } from './jsonrpc-request.ts';
 import { negotiateVersion, unsupportedVersionMessage, type ProtocolVersion } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, readBody, discardUnreadBody } from './request-body.ts';
 import { respond } from './responses.ts';
+import { legacyHttpStatus } from './rest-v03-errors.ts';
 import { sseResponse, type SseOptions } from './sse.ts';
 
 export interface JsonRpcBindingOptions {
@@ -101,12 +103,26 @@ export class JsonRpcBinding {
     const transport = version === '1.0' ? this.v1 : this.v03;
     const result = await transport.handle(request, context);
     const headers = responseHeaders(context, version);
+    // A v0.3 stream refused before it starts is answered with an HTTP error status (A2A v0.3 §7.2, "on initial
+    // subscription failure"): the official v0.3 clients read the error from a non-2xx answer, and take a 200 that
+    // is not an event stream for a broken stream, losing the error. v1.0 answers such a refusal as any other.
+    const streamStatus = (error: BindingError) =>
+      version === '0.3' && isLegacyStreamingMethod(method) ? { status: legacyHttpStatus(error) } : {};
     if (!isAsyncGenerator(result)) {
       // The transport handler has mapped what the request handler threw, with the same SDK mapping as
       // jsonRpcErrorObject; only an internal error is answered anew, its words (all that is left of it) logged.
       const response = result as { error?: { code?: number; message?: string } };
       if (response.error?.code !== A2A_ERROR_CODE.INTERNAL_ERROR) {
-        return respond(JSON.stringify(result), 200, { 'Content-Type': 'application/json', ...headers });
+        const refused = response.error
+          ? streamStatus({
+              kind: 'a2a',
+              error: fromJsonRpcErrorResponse(result as Parameters<typeof fromJsonRpcErrorResponse>[0]),
+            })
+          : {};
+        return respond(JSON.stringify(result), refused.status ?? 200, {
+          'Content-Type': 'application/json',
+          ...headers,
+        });
       }
       return refuse(id, failed(response.error.message), { headers });
     }
@@ -120,7 +136,10 @@ export class JsonRpcBinding {
         headers,
         onCancel: () => abort.abort(),
       },
-      (thrown) => refuse(id, failed(thrown), { headers }),
+      (thrown) => {
+        const error = failed(thrown);
+        return refuse(id, error, { headers, ...streamStatus(error) });
+      },
     );
   }
 
@@ -197,6 +216,11 @@ function responseHeaders(context: ServerCallContext, version: ProtocolVersion): 
   if (activated && activated.length > 0)
     headers[version === '0.3' ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER] = activated.join(', ');
   return headers;
+}
+
+/** The v0.3 JSON-RPC methods answered with an event stream. */
+function isLegacyStreamingMethod(method: string): boolean {
+  return method === 'message/stream' || method === 'tasks/resubscribe';
 }
 
 function isAsyncGenerator<T>(value: unknown): value is AsyncGenerator<T, void, undefined> {

@@ -33,6 +33,14 @@ function statusAndBody(error: BindingError): { status: number; body: LegacyRestE
   }
 }
 
+/**
+ * The HTTP status of `error` on the v0.3 faces. The v0.3 JSON-RPC binding uses it too, for a stream refused before
+ * it starts, which v0.3 answers with an HTTP error status (A2A v0.3 §7.2).
+ */
+export function legacyHttpStatus(error: BindingError): number {
+  return statusAndBody(error).status;
+}
+
 /** The body of an SSE error frame: what the response would have carried. */
 export function legacyRestErrorBody(error: BindingError): LegacyRestErrorBody {
   return statusAndBody(error).body;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory } from 'a2a-sdk-v03/client';
-import { startTestBed, type TestBed } from '../support/gateway.ts';
+import { rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 
 let bed: TestBed;
 beforeAll(async () => (bed = await startTestBed()));
@@ -57,5 +57,48 @@ describe('v0.3 client', () => {
     expect(fetched.status.state).toBe('completed');
     await expect(client.getTask({ id: 'missing' })).rejects.toThrow(/not found/i);
     await expect(client.cancelTask({ id: task.id })).rejects.toThrow(/cannot be cancel/i);
+  });
+
+  it('a stream refused before it starts: the HTTP status of its error, which the client reads (before: 200 JSON)', async () => {
+    const client = await legacyClient();
+    // Before, a 200 that was not an event stream: the client reported a content type, not the error.
+    const unknown = (async () => {
+      for await (const event of client.resubscribeTask({ id: 'missing' })) void event;
+    })();
+    await expect(unknown).rejects.toThrow(/404.*Task missing was not found.*-32001/);
+    const raw = await rpc(bed.gateway.url, 'tasks/resubscribe', { id: 'missing' }, {});
+    expect(raw.status).toBe(404);
+    expect(raw.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(raw.body).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32001, message: 'Task missing was not found.' },
+    });
+
+    const done = await client.sendMessage(message('done', 'v03-refused-stream'));
+    if (done.kind !== 'task') throw new Error('expected a task');
+    const followUp = (async () => {
+      for await (const event of client.sendMessageStream(message('more', 'v03-refused-stream-2', done.id))) void event;
+    })();
+    await expect(followUp).rejects.toThrow(/400.*already completed.*-32004/);
+  });
+
+  it('the defaults the v0.3 suite expects otherwise: a send waits, and a completed task takes no follow-up', async () => {
+    // A2A v0.3 gives `blocking` no default; both official v0.3 SDKs (JS DefaultRequestHandler, Python
+    // on_message_send) wait unless it is false, as v1.0 does without returnImmediately. The suite's cancel and
+    // follow-up checks send no configuration and expect a task still running (README, "Running the A2A TCK").
+    const client = await legacyClient('/agents/conformance/');
+    const sent = await client.sendMessage(message('Task for cancel test', 'cancel-test-v03'));
+    expect(sent.kind === 'task' && sent.status.state).toBe('completed');
+    if (sent.kind !== 'task') return;
+    await expect(client.cancelTask({ id: sent.id })).rejects.toThrow(/cannot be cancel/i);
+    // "Sending a message to such a task will result in an error" (A2A v0.3 §7.1).
+    const followUp = await rpc(
+      `${bed.gateway.url}/agents/conformance`,
+      'message/send',
+      message('Follow-up message for the existing task', 'continuation-v03', sent.id),
+      {},
+    );
+    expect(followUp.body.error?.code).toBe(-32004);
   });
 });

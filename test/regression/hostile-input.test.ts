@@ -438,9 +438,17 @@ describe('a JSON-RPC notification (no id member) gets no answer, and nothing is 
       expect(response.status).toBe(204);
       expect(await response.text()).toBe('');
     }
-    const legacy = await notify('message/send', v03(), {}, V03);
-    expect(legacy.status).toBe(204);
-    expect(await legacy.text()).toBe('');
+    // v0.3 notifications alike, among them the two bodies the v0.3 TCK sends without an id and expects -32601 and
+    // -32602 for (A2A v0.3 §6.11.1: "If it is not included it is assumed to be a notification").
+    for (const [method, params] of [
+      ['message/send', v03()],
+      ['message/ssend', {}],
+      ['message/send', { '': 'not_a_dict' }],
+    ] as const) {
+      const legacy = await notify(method, params, {}, V03);
+      expect(legacy.status).toBe(204);
+      expect(await legacy.text()).toBe('');
+    }
     expect((await rpc(echo(), 'ListTasks', {})).body.result.totalSize).toBe(before);
   });
 
