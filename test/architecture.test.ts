@@ -22,6 +22,7 @@ const LAYERS = [
   'worker',
   'cli',
   'gateway',
+  'publish',
   'a2a',
   'bridge',
   'push',

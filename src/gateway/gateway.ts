@@ -24,6 +24,7 @@ import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
 import { spendingRules } from './payment-wiring.ts';
 import { payerFromConfig } from './wallet-payer.ts';
+import { PublishedAgents } from '../publish/published-agents.ts';
 import { ApiKeys } from '../a2a/api-keys.ts';
 import { JWKS_PATH } from '../a2a/card-jws.ts';
 import { verifyLogosCard } from '../logos/card-signature.ts';
@@ -217,6 +218,17 @@ async function open(
   const agentsJoined = agentsStarted.then(async () => {
     if (!(await network.ready(ownAgents.length))) deps.log('some in-process agents are not in the relay mesh yet');
   });
+  // HTTP agents published on Logos (src/publish/): Logos agents of their own, as the in-process ones.
+  const published = new PublishedAgents(config.published, {
+    node: (id) => ({
+      transport: network.agentNode(`published-${id}`),
+      cardKey: network.agentCardKey(`published-${id}`),
+    }),
+    discoveryTopic: config.discoveryTopic,
+    log: deps.log,
+  });
+  onClose(() => published.stop());
+  await published.start();
   const transport = countingTransport(network.gateway, settled(agentsJoined));
   const logosPeers = () => transport.peerCount?.();
   countPeersWith(logosPeers);
@@ -237,7 +249,7 @@ async function open(
   });
   onClose(() => directory.flush());
   await directory.load();
-  for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
+  for (const agent of [...ownAgents, ...published.agents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
     directory.registerOwn(agent.card, verified?.ok ? verified : undefined);
   }

@@ -1,0 +1,106 @@
+/**
+ * Publishing an HTTP A2A agent on Logos: its card is fetched and checked (origin-card.ts), the official client picks
+ * the interface to call it on as it would for any caller (JSON-RPC, HTTP+JSON or gRPC; v1.0 or v0.3), and a Logos
+ * agent on the runtime stands for it: the bridged card (bridged-card.ts), signed with the publishing side's key for
+ * that agent and announced on the discovery topic (again every announce period, withdrawn on stop: a card no longer
+ * announced goes offline at gateways), and every skill carried to the HTTP agent (http-relay.ts).
+ */
+import {
+  ClientFactory,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import { LogosAgent } from '../logos/agent-runtime.ts';
+import type { LogosTransport } from '../logos/transport.ts';
+import { bridgedCard, agentIdFrom } from './bridged-card.ts';
+import { HttpRelay } from './http-relay.ts';
+import { fetchOriginCard, type OriginCard } from './origin-card.ts';
+import { DEFAULT_MAX_CONCURRENT, type CardPolicy } from './publish-settings.ts';
+
+/** How the publishing side authenticates to the HTTP agent: a bearer token, or an API key in a header of its own. */
+export type HttpAgentAuth = { bearer: string } | { header: string; value: string };
+
+export interface PublishOptions {
+  /** Where the HTTP agent is: its card is at URL/.well-known/agent-card.json. */
+  url: string;
+  /** The published agent's id (its URL at gateways: /agents/{id}); default: made from the HTTP card's name. */
+  id?: string;
+  auth?: HttpAgentAuth;
+  /** What the HTTP card's own signature must be (origin-card.ts); default `refuse-bad-signature`. */
+  cardPolicy?: CardPolicy;
+  /** Tasks carried to the HTTP agent at once (default 8); more are refused until one ends. */
+  maxConcurrent?: number;
+  /** The Logos node and card-signing key of the published agent, by its id (kept, so its address survives restarts). */
+  node(id: string): { transport: LogosTransport; cardKey: Uint8Array };
+  discoveryTopic?: string;
+  announceEveryMs?: number;
+}
+
+/** The Logos agent standing for the HTTP agent: its start announces the bridged card, its stop withdraws it. */
+export interface PublishedAgent {
+  readonly agent: LogosAgent;
+  readonly origin: OriginCard;
+}
+
+export type BridgeOutcome = { ok: true; published: PublishedAgent } | { ok: false; message: string };
+
+/**
+ * The Logos agent for the HTTP agent at `options.url`, not yet started; a card that cannot be had or that its
+ * signature check refuses is a failure.
+ */
+export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOutcome> {
+  const headers = authHeaders(options.auth);
+  const fetched = await fetchOriginCard(options.url, { ...(headers ? { headers } : {}), ...policy(options) });
+  if (!fetched.ok) return fetched;
+  const origin = fetched.origin;
+  const legacyCompat = { enabled: true };
+  const factory = new ClientFactory({
+    transports: [
+      new JsonRpcTransportFactory({ legacyCompat }),
+      new RestTransportFactory({ legacyCompat }),
+      new GrpcTransportFactory({ legacyCompat }),
+    ],
+    cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
+  });
+  let client;
+  try {
+    client = await factory.createFromAgentCard(origin.card);
+  } catch (error) {
+    return { ok: false, message: `no interface of ${options.url} can be called: ${(error as Error).message}` };
+  }
+  const id = options.id ?? agentIdFrom(origin.card.name);
+  const { transport, cardKey } = options.node(id);
+  const streaming = origin.card.capabilities?.streaming === true;
+  const relay = new HttpRelay({
+    client,
+    originUrl: options.url,
+    streaming,
+    ...(headers ? { headers } : {}),
+    maxConcurrent: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT,
+  });
+  const card = bridgedCard(origin.card, {
+    id,
+    originUrl: options.url,
+    originInterface: { protocolBinding: client.transport.protocolName, protocolVersion: client.protocolVersion },
+    originSignature: origin.signature,
+    address: transport.address,
+  });
+  const agent = new LogosAgent({
+    card,
+    transport,
+    cardKey,
+    skills: Object.fromEntries(card.skills.map((skill) => [skill.id, relay.handler])),
+    ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
+    ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
+  });
+  return { ok: true, published: { agent, origin } };
+}
+
+const policy = (options: PublishOptions) => (options.cardPolicy ? { policy: options.cardPolicy } : {});
+
+function authHeaders(auth: HttpAgentAuth | undefined): Record<string, string> | undefined {
+  if (!auth) return undefined;
+  return 'bearer' in auth ? { authorization: `Bearer ${auth.bearer}` } : { [auth.header.toLowerCase()]: auth.value };
+}

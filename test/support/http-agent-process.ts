@@ -1,0 +1,171 @@
+/**
+ * A real A2A agent over HTTP, as its own process: @a2a-js/sdk 1.3.0's server stack (DefaultRequestHandler,
+ * InMemoryTaskStore, its Express JSON-RPC and HTTP+JSON handlers), with a card signed by a key of its own (ES256,
+ * the key set at /.well-known/jwks.json, named by the signature's jku).
+ *
+ *   node test/support/http-agent-process.ts [--tamper] [--bearer TOKEN] [--port PORT]
+ *
+ * What it does with the text it is sent:
+ * - `ask`: input-required ("What is your name?"); the follow-up NAME completes it with "hello, NAME";
+ * - `slow`: working until cancelled;
+ * - `fail`: failed, saying "it broke";
+ * - anything else: streams "echo: " then the text as two chunks of one artifact, then completes.
+ *
+ * `--tamper` serves the card with its description changed after signing; `--bearer` refuses every request
+ * (the card included) without `Authorization: Bearer TOKEN`. Prints `listening URL` once up, and `cancelled TASK_ID`
+ * for each task cancelled.
+ */
+import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
+import express from 'express';
+import { AgentCard, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
+import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { p256 } from '@noble/curves/nist.js';
+import { cardSigningPublicKey, gatewayJwks, JWKS_PATH, signProjectedCard } from '../../src/a2a/card-jws.ts';
+
+const { values } = parseArgs({
+  options: { tamper: { type: 'boolean' }, bearer: { type: 'string' }, port: { type: 'string' } },
+});
+
+const now = () => new Date().toISOString();
+const textOf = (message: Message | undefined) =>
+  (message?.parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+const agentText = (text: string, taskId: string, contextId: string): Message => ({
+  messageId: `m-${Math.random().toString(36).slice(2)}`,
+  contextId,
+  taskId,
+  role: 2, // ROLE_AGENT
+  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
+
+/** Tasks of `slow` waiting to be cancelled, and their contexts. */
+const waiting = new Map<string, { contextId: string; stop: () => void }>();
+
+const executor: AgentExecutor = {
+  async execute(context, bus) {
+    const { taskId, contextId, userMessage } = context;
+    const text = textOf(userMessage);
+    const task: Task = context.task ?? {
+      id: taskId,
+      contextId,
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+      artifacts: [],
+      history: [userMessage],
+      metadata: undefined,
+    };
+    bus.publish(AgentEvent.task(task));
+    const status = (state: TaskState, said?: string) =>
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state, message: said ? agentText(said, taskId, contextId) : undefined, timestamp: now() },
+          metadata: undefined,
+        }),
+      );
+    const chunk = (value: string, append: boolean, lastChunk: boolean) =>
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: {
+            artifactId: 'reply',
+            name: 'reply',
+            description: '',
+            parts: [{ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+            metadata: undefined,
+            extensions: [],
+          },
+          append,
+          lastChunk,
+          metadata: undefined,
+        }),
+      );
+    if (context.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      status(TaskState.TASK_STATE_WORKING);
+      chunk(`hello, ${text}`, false, true);
+      status(TaskState.TASK_STATE_COMPLETED);
+      return;
+    }
+    if (text === 'ask') return status(TaskState.TASK_STATE_INPUT_REQUIRED, 'What is your name?');
+    if (text === 'fail') return status(TaskState.TASK_STATE_FAILED, 'it broke');
+    if (text === 'slow') {
+      status(TaskState.TASK_STATE_WORKING, 'working slowly');
+      await new Promise<void>((stop) => waiting.set(taskId, { contextId, stop }));
+      return;
+    }
+    status(TaskState.TASK_STATE_WORKING, 'echoing');
+    chunk('echo: ', false, false);
+    chunk(text, true, true);
+    status(TaskState.TASK_STATE_COMPLETED);
+  },
+  async cancelTask(taskId, bus) {
+    const slow = waiting.get(taskId);
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: slow?.contextId ?? '',
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: now() },
+        metadata: undefined,
+      }),
+    );
+    slow?.stop();
+    waiting.delete(taskId);
+    console.log(`cancelled ${taskId}`);
+  },
+};
+
+const app = express();
+/** The card and its key set, and the auth check, in front of the SDK's handlers. */
+let own: Record<string, unknown> = {};
+const server = createServer((request, response) => {
+  if (values.bearer && request.headers.authorization !== `Bearer ${values.bearer}`) {
+    response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthenticated"}');
+    return;
+  }
+  const document = own[request.url ?? ''];
+  if (request.method === 'GET' && document) {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
+    return;
+  }
+  app(request, response);
+});
+await new Promise<void>((resolve) => server.listen(Number(values.port ?? 0), '127.0.0.1', resolve));
+const address = server.address();
+const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+const secretKey = p256.utils.randomSecretKey();
+const key = { alg: 'ES256' as const, secretKey, jku: `${url}${JWKS_PATH}` };
+const cardJson = {
+  name: 'Weather Desk',
+  description: 'Answers over HTTP: echoes, asks for a name, works slowly, or fails, as told.',
+  supportedInterfaces: [
+    { url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ],
+  version: '2.1.0',
+  capabilities: { streaming: true, pushNotifications: false },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [
+    { id: 'echo', name: 'Echo', description: 'Echoes the text.', tags: ['echo'], examples: ['hello'] },
+    { id: 'greet', name: 'Greet', description: 'Asks for a name, then greets.', tags: ['greet'] },
+  ],
+};
+const signed = signProjectedCard(cardJson, key);
+const served = values.tamper ? { ...signed, description: 'Tampered after signing.' } : signed;
+
+own = {
+  '/.well-known/agent-card.json': served,
+  [JWKS_PATH]: gatewayJwks(cardSigningPublicKey(key), undefined, 'ES256'),
+};
+const requestHandler = new DefaultRequestHandler(AgentCard.fromJSON(cardJson), new InMemoryTaskStore(), executor);
+app.use(jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+app.use(restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+
+console.log(`listening ${url}`);
+process.once('SIGTERM', () => server.close(() => process.exit(0)));
