@@ -139,12 +139,15 @@ export class HttpRelay {
       onTask(answer.id);
       return { kind: 'task', task: await this.settle(ctx, answer) };
     }
+    const continuing = message.taskId !== '';
     const seen: { task?: Task } = {};
-    const end = await this.reach(() =>
-      this.follow(ctx, this.options.client.sendMessageStream(request, this.call(ctx.signal)), seen, onTask),
-    );
+    const stream = this.options.client.sendMessageStream(request, this.call(ctx.signal));
+    const end = await this.follow(ctx, stream, seen, onTask, continuing).catch((error: unknown) => {
+      // Cut short once the task is known (a proxy, a restart of the agent): picked up again below.
+      if (!seen.task || ctx.signal.aborted) throw this.failure(error);
+      return undefined;
+    });
     if (end) return end;
-    // The stream ended before the task came to rest (a proxy cut it, the agent restarted it): pick it up again.
     for (let attempt = 0; attempt < MAX_RESUBSCRIBES && seen.task; attempt++) {
       const request = SubscribeToTaskRequest.fromJSON({ id: seen.task.id });
       const resumed = await this.follow(
@@ -152,6 +155,7 @@ export class HttpRelay {
         this.options.client.resubscribeTask(request, this.call(ctx.signal)),
         seen,
         onTask,
+        continuing,
       ).catch(() => undefined);
       if (resumed) return resumed;
     }
@@ -165,6 +169,7 @@ export class HttpRelay {
     events: AsyncGenerator<StreamResponse, void, undefined>,
     seen: { task?: Task },
     onTask: (id: string) => void,
+    continuing: boolean,
   ): Promise<TurnEnd | undefined> {
     for await (const event of events) {
       const payload = event.payload;
@@ -197,7 +202,9 @@ export class HttpRelay {
         }
       }
       const state = seen.task?.status?.state;
-      if (seen.task && state !== undefined && FINAL.has(state)) return { kind: 'task', task: seen.task };
+      // A follow-up's stream opens with the task as it was, still interrupted: that is where it was, not its answer.
+      const stale = continuing && payload?.$case === 'task' && state !== undefined && INTERRUPTED.has(state);
+      if (seen.task && state !== undefined && FINAL.has(state) && !stale) return { kind: 'task', task: seen.task };
     }
     return undefined;
   }
@@ -215,20 +222,25 @@ export class HttpRelay {
     return current;
   }
 
-  /** A call whose failure becomes one the Logos caller can read: the agent unreachable, or what it answered. */
+  /** A call whose failure becomes one the Logos caller can read. */
   private async reach<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof SkillRejected) throw error;
-      const where = `The HTTP agent at ${this.options.originUrl}`;
-      if (unreachable(error)) {
-        throw new Error(`${where} could not be reached: ${describeFetchError(error)}`, { cause: error });
-      }
-      throw new Error(`${where} answered with an error: ${(error as Error).message ?? String(error)}`, {
-        cause: error,
-      });
+      throw this.failure(error);
     }
+  }
+
+  /** What a failed call tells the Logos caller: the agent unreachable, or what it answered. */
+  private failure(error: unknown): Error {
+    if (error instanceof SkillRejected) return error;
+    const where = `The HTTP agent at ${this.options.originUrl}`;
+    if (unreachable(error)) {
+      return new Error(`${where} could not be reached: ${describeFetchError(error)}`, { cause: error });
+    }
+    return new Error(`${where} answered with an error: ${(error as Error).message ?? String(error)}`, {
+      cause: error,
+    });
   }
 
   private call(signal?: AbortSignal) {
