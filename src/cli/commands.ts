@@ -13,6 +13,13 @@ import { ENVIRONMENT, loadConfig, type GatewayConfig } from '../gateway/config.t
 import { NETWORK_NAMES, NETWORK_PRESETS, isNetworkName } from '../logos/network-presets.ts';
 import { SIGNING_MODES, type SigningMode } from '../lez/signing.ts';
 import type { Gateway } from '../gateway/gateway.ts';
+import {
+  PUBLISH_HELP,
+  PUBLISH_OPTIONS,
+  PUBLISH_SUMMARY,
+  PUBLISH_SYNOPSIS,
+  runPublishCommand,
+} from './publish-command.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -147,6 +154,14 @@ Ctrl-C or SIGTERM stops it.
     },
     positionals: 1,
     run: runAgent,
+  },
+  publish: {
+    synopsis: PUBLISH_SYNOPSIS,
+    summary: PUBLISH_SUMMARY,
+    help: () => PUBLISH_HELP,
+    options: PUBLISH_OPTIONS,
+    positionals: 1,
+    run: (positionals, values) => runPublishCommand(positionals, values, untilSignal()),
   },
   devnet: {
     synopsis: '[--port PORT] [--data DIR]',
