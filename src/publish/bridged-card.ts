@@ -21,6 +21,9 @@ export interface BridgedCardFacts {
   id?: string;
   /** The Logos address the published agent listens on. */
   address: string;
+  /** LEZ prices (base units) by skill id, paid to `payTo`: the publishing side's account. */
+  prices?: Readonly<Record<string, string>>;
+  payTo?: string;
 }
 
 const MAX_SKILL_DESCRIPTION = 4096;
@@ -41,7 +44,11 @@ export function bridgedCard(origin: AgentCard, facts: BridgedCardFacts): LogosAg
     capabilities: { streaming: origin.capabilities?.streaming === true },
     ...(nonEmpty(origin.defaultInputModes) ? { defaultInputModes: origin.defaultInputModes } : {}),
     ...(nonEmpty(origin.defaultOutputModes) ? { defaultOutputModes: origin.defaultOutputModes } : {}),
-    skills: bridgedSkills(origin),
+    skills: bridgedSkills(origin).map((skill) => {
+      const price = facts.prices?.[skill.id];
+      return price === undefined ? skill : { ...skill, 'x-lez-price': price };
+    }),
+    ...(facts.payTo ? { 'x-lez-identity': { account_id: facts.payTo } } : {}),
     agentInterfaces: [{ type: 'logos-messaging', version: '1', address: facts.address }],
     extensions: [
       {
@@ -63,7 +70,7 @@ export function bridgedCard(origin: AgentCard, facts: BridgedCardFacts): LogosAg
  * Its skills as the Logos card lists them. A2A messages name no skill, so every skill reaches the same agent; an
  * agent that lists none gets one, named after it, for gateways to route to.
  */
-function bridgedSkills(origin: AgentCard): LogosAgentCardInput['skills'] {
+export function bridgedSkills(origin: AgentCard): LogosAgentCardInput['skills'] {
   const skills = (origin.skills ?? []).filter((skill) => skill.id && skill.id.length <= 128);
   if (skills.length === 0) {
     return [{ id: 'default', name: origin.name || 'HTTP agent', description: origin.description ?? '', tags: [] }];

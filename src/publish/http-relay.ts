@@ -76,7 +76,8 @@ export class HttpRelay {
 
   private async carry(ctx: SkillContext): Promise<unknown> {
     const task: { id?: string } = {};
-    // A Logos cancel cancels the HTTP task (the runtime has already answered the caller).
+    // A Logos cancel cancels the HTTP task (the runtime has already answered the caller); so does the published
+    // agent's stop, which ends its tasks: the HTTP agent is not left working for nobody.
     const cancel = () => {
       if (task.id)
         void this.options.client

@@ -12,9 +12,9 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { LogosAgent } from '../logos/agent-runtime.ts';
+import { LogosAgent, type AgentPayments } from '../logos/agent-runtime.ts';
 import type { LogosTransport } from '../logos/transport.ts';
-import { bridgedCard, agentIdFrom } from './bridged-card.ts';
+import { agentIdFrom, bridgedCard, bridgedSkills } from './bridged-card.ts';
 import { HttpRelay } from './http-relay.ts';
 import { fetchOriginCard, type OriginCard } from './origin-card.ts';
 import { DEFAULT_MAX_CONCURRENT, type CardPolicy } from './publish-settings.ts';
@@ -32,10 +32,19 @@ export interface PublishOptions {
   cardPolicy?: CardPolicy;
   /** Tasks carried to the HTTP agent at once (default 8); more are refused until one ends. */
   maxConcurrent?: number;
-  /** The Logos node and card-signing key of the published agent, by its id (kept, so its address survives restarts). */
-  node(id: string): { transport: LogosTransport; cardKey: Uint8Array };
+  /**
+   * The Logos node and card-signing key of the published agent, by its id (kept, so its address survives restarts),
+   * and, for a priced one, how it takes payments: on the card key's account, which the card names and the key signs.
+   */
+  node(id: string): { transport: LogosTransport; cardKey: Uint8Array; payments?: AgentPayments };
   discoveryTopic?: string;
   announceEveryMs?: number;
+  /**
+   * LEZ prices (base units, decimal strings) by skill id. The publishing side takes the payments as a paid agent
+   * does, with the node's `payments`: checked before the HTTP agent is called, paid back when the task fails or is
+   * cancelled.
+   */
+  prices?: Readonly<Record<string, string>>;
 }
 
 /** The Logos agent standing for the HTTP agent: its start announces the bridged card, its stop withdraws it. */
@@ -70,8 +79,15 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
   } catch (error) {
     return { ok: false, message: `no interface of ${options.url} can be called: ${(error as Error).message}` };
   }
+  const priced = Object.keys(options.prices ?? {}).length > 0;
+  const skills = bridgedSkills(origin.card).map((skill) => skill.id);
+  const unknown = Object.keys(options.prices ?? {}).filter((skill) => !skills.includes(skill));
+  if (unknown.length > 0) {
+    return { ok: false, message: `prices name skills the agent does not have: ${unknown.join(', ')}` };
+  }
   const id = options.id ?? agentIdFrom(origin.card.name);
-  const { transport, cardKey } = options.node(id);
+  const { transport, cardKey, payments } = options.node(id);
+  if (priced && !payments) return { ok: false, message: 'prices need payments: an account to be paid on' };
   const streaming = origin.card.capabilities?.streaming === true;
   const relay = new HttpRelay({
     client,
@@ -86,6 +102,7 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     originInterface: { protocolBinding: client.transport.protocolName, protocolVersion: client.protocolVersion },
     originSignature: origin.signature,
     address: transport.address,
+    ...(priced ? { prices: options.prices!, payTo: payments!.account } : {}),
   });
   const agent = new LogosAgent({
     card,
@@ -94,6 +111,7 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     skills: Object.fromEntries(card.skills.map((skill) => [skill.id, relay.handler])),
     ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
+    ...(priced ? { payments: payments! } : {}),
   });
   return { ok: true, published: { agent, origin } };
 }
