@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliFailure, UsageError, checkMultiaddrs } from './errors.ts';
 import { CARD_POLICIES, DEFAULT_MAX_CONCURRENT, type CardPolicy } from '../publish/publish-settings.ts';
+import { SIGNING_MODES, type SigningMode } from '../lez/signing.ts';
 
 export const PUBLISH_SYNOPSIS = 'URL --peer MULTIADDR [options]';
 export const PUBLISH_SUMMARY = 'an HTTP A2A agent published on Logos, as its own process joining a gateway over Waku';
@@ -32,6 +33,14 @@ Options:
   --data DIR              where its keys are kept (default .data): DATA/published-ID.key (its Logos identity) and
                           DATA/published-ID.lez.key (its card key), created on first start
   --announce-every MS     how often the card is announced (default 30000)
+  --price SKILL=AMOUNT    a LEZ price for a skill, in base units (repeatable); needs --sequencer. Paid to the
+                          card key's account, which must be able to receive on the sequencer (on the devnet, one
+                          of its genesis accounts: --card-key-file); the payment is checked before the HTTP agent
+                          is called, and paid back when the task fails or is cancelled. What it was paid and owes
+                          is kept in DATA/published-ID-payments.db
+  --sequencer URL         the LEZ sequencer it is paid on
+  --signing-mode MODE     prehash-v0.3 or raw-borsh (default: detected from the sequencer)
+  --card-key-file FILE    its card key, the LEZ key of the account it is paid to (default DATA/published-ID.lez.key)
   -h, --help              this text
 
 Settings: none besides these options. Secrets are read from files, never from the command line.
@@ -51,6 +60,10 @@ export const PUBLISH_OPTIONS = {
   listen: { type: 'string', multiple: true },
   data: { type: 'string' },
   'announce-every': { type: 'string' },
+  price: { type: 'string', multiple: true },
+  sequencer: { type: 'string' },
+  'signing-mode': { type: 'string' },
+  'card-key-file': { type: 'string' },
 } as const;
 
 type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -78,6 +91,13 @@ export async function runPublishCommand(
   const maxConcurrent = wholeNumber(values['max-concurrent'], '--max-concurrent');
   const announceEveryMs = wholeNumber(values['announce-every'], '--announce-every');
   const auth = authFrom(values);
+  const prices = pricesFrom(values.price as string[] | undefined);
+  const sequencer = str(values.sequencer);
+  if (prices && !sequencer) throw new UsageError(`${PREFIX}: --price needs --sequencer URL, where it is paid`);
+  const signingModeOption = str(values['signing-mode']);
+  if (signingModeOption !== undefined && !(SIGNING_MODES as readonly string[]).includes(signingModeOption)) {
+    throw new UsageError(`${PREFIX}: --signing-mode is one of ${SIGNING_MODES.join(', ')}, got "${signingModeOption}"`);
+  }
   const { isNetworkName, NETWORK_NAMES, NETWORK_PRESETS } = await import('../logos/network-presets.ts');
   const networkName = str(values.network) ?? 'local';
   if (!isNetworkName(networkName)) {
@@ -90,6 +110,9 @@ export async function runPublishCommand(
     import('../logos/secret-key-file.ts'),
   ]);
   const dataDir = str(values.data) ?? '.data';
+  const cardKeyFile = str(values['card-key-file']);
+  // Money first, as for the paid agent: the sequencer is probed before anything is published.
+  const money = sequencer ? await moneyOn(sequencer, signingModeOption as SigningMode | undefined, dataDir) : undefined;
   let transport: InstanceType<typeof WakuTransport> | undefined;
   const outcome = await bridgeHttpAgent({
     url,
@@ -98,6 +121,7 @@ export async function runPublishCommand(
     ...(policy ? { cardPolicy: policy as CardPolicy } : {}),
     ...(maxConcurrent ? { maxConcurrent } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
+    ...(prices ? { prices } : {}),
     node(id) {
       transport = new WakuTransport({
         privateKey: loadOrCreateKey(join(dataDir, `published-${id}.key`)),
@@ -108,10 +132,14 @@ export async function runPublishCommand(
         numShardsInCluster: preset.shards,
         maxMessageBytes: preset.maxMessageBytes,
       });
-      return { transport, cardKey: loadOrCreateKey(join(dataDir, `published-${id}.lez.key`)) };
+      const cardKey = loadOrCreateKey(cardKeyFile ?? join(dataDir, `published-${id}.lez.key`));
+      return { transport, cardKey, ...(money ? { payments: money.payments(id, cardKey) } : {}) };
     },
   });
-  if (!outcome.ok) throw new CliFailure(`${PREFIX}: ${outcome.message}`);
+  if (!outcome.ok) {
+    money?.close();
+    throw new CliFailure(`${PREFIX}: ${outcome.message}`);
+  }
   const { agent, origin } = outcome.published;
   await agent.start();
   const signature = origin.signature;
@@ -127,7 +155,42 @@ export async function runPublishCommand(
   );
   await signalled;
   await agent.stop();
+  money?.close();
   return 0;
+}
+
+/** Payments on the sequencer at `url`, to the card key's account, their state in DATA/published-ID-payments.db. */
+async function moneyOn(url: string, configured: SigningMode | undefined, dataDir: string) {
+  const [{ agentPayments, detectSigningMode, lezRail }, { signingKeyFromSecretKey }, { SqliteAgentPaymentStore }] =
+    await Promise.all([
+      import('../gateway/payment-wiring.ts'),
+      import('../lez/keys.ts'),
+      import('../store/sqlite-agent-payment-store.ts'),
+    ]);
+  const signingMode = await detectSigningMode(url, configured, () => undefined);
+  const opened: { close(): void }[] = [];
+  return {
+    payments(id: string, cardKey: Uint8Array) {
+      const rail = lezRail(url, signingKeyFromSecretKey(cardKey), signingMode);
+      const store = new SqliteAgentPaymentStore(join(dataDir, `published-${id}-payments.db`));
+      opened.push(rail, store);
+      return agentPayments(rail, store);
+    },
+    close: () => opened.splice(0).forEach((resource) => resource.close()),
+  };
+}
+
+/** `--price SKILL=AMOUNT`s as prices by skill; undefined without any. */
+function pricesFrom(options: string[] | undefined): Record<string, string> | undefined {
+  if (!options || options.length === 0) return undefined;
+  const prices: Record<string, string> = {};
+  for (const option of options) {
+    const match = /^([^=]+)=(\d{1,39})$/.exec(option);
+    if (!match)
+      throw new UsageError(`${PREFIX}: --price takes SKILL=AMOUNT, AMOUNT in LEZ base units, got "${option}"`);
+    prices[match[1]!] = match[2]!;
+  }
+  return prices;
 }
 
 function authFrom(values: Values) {
