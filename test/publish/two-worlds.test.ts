@@ -29,6 +29,7 @@ let dir: string;
 let agent: HttpAgent;
 let fragile: HttpAgent;
 let tampered: HttpAgent;
+let legacy: HttpAgent;
 let gatewayA: Gateway;
 let gatewayB: Gateway;
 let client: Client;
@@ -44,7 +45,12 @@ const artifactText = (task: Task) => task.artifacts.map((artifact) => text(artif
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-two-worlds-'));
-  [agent, fragile, tampered] = await Promise.all([startHttpAgent(), startHttpAgent(), startHttpAgent(['--tamper'])]);
+  [agent, fragile, tampered, legacy] = await Promise.all([
+    startHttpAgent(),
+    startHttpAgent(),
+    startHttpAgent(['--tamper']),
+    startHttpAgent(['--v03']),
+  ]);
   gatewayB = await startWakuGateway(join(dir, 'b'), {
     overrides: {
       published: [
@@ -53,6 +59,7 @@ beforeAll(async () => {
         { url: fragile.url, id: 'fragile' },
         { url: tampered.url, id: 'tampered-recorded', cardPolicy: 'record' },
         { url: tampered.url, id: 'tampered-refused' },
+        { url: legacy.url, id: 'legacy' },
       ],
     },
   });
@@ -69,7 +76,7 @@ beforeAll(async () => {
   await eventually(async () => {
     const { agents } = (await (await fetch(`${gatewayA.url}/agents`)).json()) as { agents: { id: string }[] };
     const ids = agents.map((listed) => listed.id);
-    return [ID, 'single', 'fragile', 'tampered-recorded'].every((id) => ids.includes(id)) ? true : undefined;
+    return [ID, 'single', 'fragile', 'tampered-recorded', 'legacy'].every((id) => ids.includes(id)) ? true : undefined;
   }, 90_000);
   client = await clientFor(`${gatewayA.url}/agents/${ID}`);
 }, 180_000);
@@ -77,7 +84,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gatewayA?.stop();
   await gatewayB?.stop();
-  await Promise.all([agent?.stop(), fragile?.stop(), tampered?.stop()]);
+  await Promise.all([agent?.stop(), fragile?.stop(), tampered?.stop(), legacy?.stop()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -149,6 +156,27 @@ describe('an HTTP agent published by gateway B, called through gateway A over Wa
     expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     // The HTTP agent's own task was cancelled as well (it prints each one it cancels).
     await eventually(() => (/cancelled \S+/.test(agent.output()) ? true : undefined), 30_000);
+  });
+
+  it('a v0.3 HTTP agent: its v0.3 card and JSON-RPC, chosen as the official client chooses', async () => {
+    const card = (await (await fetch(`${gatewayA.url}/agents/legacy/.well-known/agent-card.json`)).json()) as {
+      capabilities: { extensions: { uri: string; params: Record<string, unknown> }[] };
+    };
+    const bridged = card.capabilities.extensions.find((extension) => extension.uri === BRIDGED_HTTP_AGENT_EXTENSION);
+    expect(bridged?.params).toMatchObject({
+      originInterface: { protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      originCardSignature: { status: 'verified' },
+    });
+    const legacyClient = await clientFor(`${gatewayA.url}/agents/legacy`);
+    const task = asTask(await legacyClient.sendMessage(textMessage('old times')));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(task)).toBe('echo: old times');
+    const asked = asTask(await legacyClient.sendMessage(textMessage('ask')));
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const answered = asTask(
+      await legacyClient.sendMessage(textMessage('Grace', { taskId: asked.id, contextId: asked.contextId })),
+    );
+    expect(artifactText(answered)).toBe('hello, Grace');
   });
 
   it('a failure at the HTTP agent fails the task with what it said', async () => {

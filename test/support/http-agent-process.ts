@@ -3,7 +3,7 @@
  * InMemoryTaskStore, its Express JSON-RPC and HTTP+JSON handlers), with a card signed by a key of its own (ES256,
  * the key set at /.well-known/jwks.json, named by the signature's jku).
  *
- *   node test/support/http-agent-process.ts [--tamper] [--bearer TOKEN] [--port PORT]
+ *   node test/support/http-agent-process.ts [--v03] [--tamper] [--bearer TOKEN] [--port PORT]
  *
  * What it does with the text it is sent:
  * - `ask`: input-required ("What is your name?"); the follow-up NAME completes it with "hello, NAME";
@@ -11,6 +11,7 @@
  * - `fail`: failed, saying "it broke";
  * - anything else: streams "echo: " then the text as two chunks of one artifact, then completes.
  *
+ * `--v03` makes it an A2A v0.3 agent: a card of the v0.3 shape, and JSON-RPC in v0.3 only (the SDK's compat layer).
  * `--tamper` serves the card with its description changed after signing; `--bearer` refuses every request
  * (the card included) without `Authorization: Bearer TOKEN`. Prints `listening URL` once up, and `cancelled TASK_ID`
  * for each task cancelled.
@@ -25,7 +26,12 @@ import { p256 } from '@noble/curves/nist.js';
 import { cardSigningPublicKey, gatewayJwks, JWKS_PATH, signProjectedCard } from '../../src/a2a/card-jws.ts';
 
 const { values } = parseArgs({
-  options: { tamper: { type: 'boolean' }, bearer: { type: 'string' }, port: { type: 'string' } },
+  options: {
+    tamper: { type: 'boolean' },
+    bearer: { type: 'string' },
+    port: { type: 'string' },
+    v03: { type: 'boolean' },
+  },
 });
 
 const now = () => new Date().toISOString();
@@ -156,16 +162,33 @@ const cardJson = {
     { id: 'greet', name: 'Greet', description: 'Asks for a name, then greets.', tags: ['greet'] },
   ],
 };
-const signed = signProjectedCard(cardJson, key);
+/** The same agent as a v0.3 card describes it: one URL, its preferred transport, a card-level protocol version. */
+const legacyCardJson = {
+  protocolVersion: '0.3.0',
+  name: cardJson.name,
+  description: cardJson.description,
+  url: `${url}/`,
+  preferredTransport: 'JSONRPC',
+  version: cardJson.version,
+  capabilities: { streaming: true },
+  defaultInputModes: cardJson.defaultInputModes,
+  defaultOutputModes: cardJson.defaultOutputModes,
+  skills: cardJson.skills,
+};
+const signed = values.v03 ? signProjectedCard(legacyCardJson, key) : signProjectedCard(cardJson, key);
 const served = values.tamper ? { ...signed, description: 'Tampered after signing.' } : signed;
 
 own = {
   '/.well-known/agent-card.json': served,
   [JWKS_PATH]: gatewayJwks(cardSigningPublicKey(key), undefined, 'ES256'),
 };
-const requestHandler = new DefaultRequestHandler(AgentCard.fromJSON(cardJson), new InMemoryTaskStore(), executor);
-app.use(jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-app.use(restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+const handlerCard = values.v03
+  ? { ...cardJson, supportedInterfaces: [{ url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }] }
+  : cardJson;
+const requestHandler = new DefaultRequestHandler(AgentCard.fromJSON(handlerCard), new InMemoryTaskStore(), executor);
+const legacyCompat = { enabled: values.v03 === true };
+app.use(jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+if (!values.v03) app.use(restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
 
 console.log(`listening ${url}`);
 process.once('SIGTERM', () => server.close(() => process.exit(0)));
