@@ -88,6 +88,7 @@ describe('architecture', () => {
         paths: /^(logos\/transports|lez)\//,
         claim: 'transports, the chain',
       },
+      { folder: 'publish', packages: /^(hono|@hono\/)/, paths: /^bridge\//, claim: 'the engine, Hono' },
       { folder: 'bridge', packages: /^(hono|@hono\/|node:http$)/, claim: 'Hono, HTTP' },
       { folder: 'push', packages: /^(hono|@hono\/)/, claim: 'the engine, Hono' },
       {
