@@ -30,8 +30,10 @@ Options:
   --max-concurrent N      tasks carried to the HTTP agent at once; more are refused (default ${DEFAULT_MAX_CONCURRENT})
   --network NAME          the Waku network: local (default), logos.test or logos.dev
   --listen MULTIADDR      where its node listens (repeatable; default /ip4/127.0.0.1/tcp/0)
-  --data DIR              where its keys are kept (default .data): DATA/published-ID.key (its Logos identity) and
-                          DATA/published-ID.lez.key (its card key), created on first start
+  --data DIR              where it keeps its state (default .data): DATA/published-ID.key (its Logos identity) and
+                          DATA/published-ID.lez.key (its card key), created on first start, and
+                          DATA/published-ID-tasks.db, the HTTP agent's task of each task in flight: started again
+                          (even after kill -9), it goes on with them where the HTTP agent has them
   --announce-every MS     how often the card is announced (default 30000)
   --price SKILL=AMOUNT    a LEZ price for a skill, in base units (repeatable); needs --sequencer. Paid to the
                           card key's account, which must be able to receive on the sequencer (on the devnet, one
@@ -104,16 +106,20 @@ export async function runPublishCommand(
     throw new UsageError(`${PREFIX}: --network is one of ${NETWORK_NAMES.join(', ')}, got "${networkName}"`);
   }
   const preset = NETWORK_PRESETS[networkName];
-  const [{ bridgeHttpAgent }, { WakuTransport }, { loadOrCreateKey }] = await Promise.all([
-    import('../publish/publish.ts'),
-    import('../logos/transports/waku.ts'),
-    import('../logos/secret-key-file.ts'),
-  ]);
+  const [{ bridgeHttpAgent }, { WakuTransport }, { loadOrCreateKey }, { SqlitePublishedTaskStore }] = await Promise.all(
+    [
+      import('../publish/publish.ts'),
+      import('../logos/transports/waku.ts'),
+      import('../logos/secret-key-file.ts'),
+      import('../store/sqlite-published-task-store.ts'),
+    ],
+  );
   const dataDir = str(values.data) ?? '.data';
   const cardKeyFile = str(values['card-key-file']);
   // Money first, as for the paid agent: the sequencer is probed before anything is published.
   const money = sequencer ? await moneyOn(sequencer, signingModeOption as SigningMode | undefined, dataDir) : undefined;
   let transport: InstanceType<typeof WakuTransport> | undefined;
+  let tasks: InstanceType<typeof SqlitePublishedTaskStore> | undefined;
   const outcome = await bridgeHttpAgent({
     url,
     ...(str(values.id) ? { id: str(values.id)! } : {}),
@@ -133,14 +139,17 @@ export async function runPublishCommand(
         maxMessageBytes: preset.maxMessageBytes,
       });
       const cardKey = loadOrCreateKey(cardKeyFile ?? join(dataDir, `published-${id}.lez.key`));
-      return { transport, cardKey, ...(money ? { payments: money.payments(id, cardKey) } : {}) };
+      // Each task's HTTP task, kept so that a restart (with the same --data) goes on with the tasks in flight.
+      tasks = new SqlitePublishedTaskStore(join(dataDir, `published-${id}-tasks.db`));
+      return { transport, cardKey, tasks, ...(money ? { payments: money.payments(id, cardKey) } : {}) };
     },
   });
   if (!outcome.ok) {
     money?.close();
+    tasks?.close();
     throw new CliFailure(`${PREFIX}: ${outcome.message}`);
   }
-  const { agent, origin } = outcome.published;
+  const { agent, origin, stop } = outcome.published;
   await agent.start();
   const signature = origin.signature;
   process.stdout.write(
@@ -154,8 +163,9 @@ export async function runPublishCommand(
     ].join('\n'),
   );
   await signalled;
-  await agent.stop();
+  await stop();
   money?.close();
+  tasks?.close();
   return 0;
 }
 

@@ -171,7 +171,16 @@ export interface LogosAgentOptions {
   announceEveryMs?: number;
   /** How often refunds that failed (the sequencer was away, say) are tried again. Default 5 s. */
   refundRetryMs?: number;
+  /**
+   * A task this process does not know, but its host kept across a restart (a published HTTP agent's, whose HTTP task
+   * goes on): its request, to run again when the gateway asks about it, its replies numbered after those the gateway
+   * has. Without it, or when it answers undefined, such a task is reported unknown and fails.
+   */
+  resumable?: (taskId: string) => ResumableRequest | undefined;
 }
+
+/** What `resumable` gives back of a kept task: its request as it first came. */
+export type ResumableRequest = Pick<TaskRequest, 'context_id' | 'skill' | 'params' | 'message'>;
 
 interface TaskRun {
   readonly taskId: string;
@@ -228,6 +237,7 @@ export class LogosAgent {
   private readonly discoveryTopic: string | undefined;
   private readonly announceEveryMs: number;
   private readonly payments: AgentPayments | undefined;
+  private readonly resumable: LogosAgentOptions['resumable'];
   /** Payment transactions already taken for a task: one transfer pays for one task only. */
   private readonly usedPayments = new Set<string>();
   /** This process's run of the agent: announced with the card so gateways notice a restart. */
@@ -264,6 +274,7 @@ export class LogosAgent {
       throw new RangeError(`agent ${this.card.id}: announceEveryMs must be a positive number of milliseconds`);
     }
     this.payments = options.payments;
+    this.resumable = options.resumable;
     if (isPriced(this.card) && (!this.payments || this.card['x-lez-identity']?.account_id !== this.payments.account)) {
       throw new Error(`agent ${this.card.id}: a priced card needs payments for the account in x-lez-identity`);
     }
@@ -362,10 +373,14 @@ export class LogosAgent {
         if (run) this.replay(run, 0);
         else this.begin(envelope, sender);
         return;
-      case 'task_get':
-        if (run) this.replay(run, envelope.after_seq);
-        else this.unknownTask(envelope, envelope.after_seq);
+      case 'task_get': {
+        if (run) return this.replay(run, envelope.after_seq);
+        const kept = this.resumable?.(envelope.task_id);
+        if (!kept) return this.unknownTask(envelope, envelope.after_seq);
+        const { after_seq: afterSeq, ...asked } = envelope;
+        this.begin({ ...asked, ...kept, type: 'task_request', lez_price: '0' }, sender, afterSeq);
         return;
+      }
       case 'task_input':
         if (run?.awaitingInput) {
           const resolve = run.awaitingInput;
@@ -383,7 +398,8 @@ export class LogosAgent {
     }
   }
 
-  private begin(request: TaskRequest, owner: string | undefined): void {
+  /** `afterSeq`: replies the gateway already has (a task resumed after a restart); its next is numbered after them. */
+  private begin(request: TaskRequest, owner: string | undefined, afterSeq = 0): void {
     const run: TaskRun = {
       taskId: request.task_id,
       owner,
@@ -392,7 +408,7 @@ export class LogosAgent {
       topic: taskStatusTopic(request.task_id),
       log: [],
       controller: new AbortController(),
-      seq: 0,
+      seq: afterSeq,
       finished: false,
       outbox: Promise.resolve(),
       keptAlive: { lastSentAt: 0, beat: () => this.republishLast(run) },

@@ -18,6 +18,7 @@ import {
 import type { Client } from '@a2a-js/sdk/client';
 import { SkillRejected, type FollowUp, type SkillContext, type SkillHandler } from '../logos/agent-runtime.ts';
 import type { WireMessage } from '../logos/envelope.ts';
+import type { PublishedTaskStore } from '../store/published-task-store.ts';
 import { describeFetchError } from './origin-card.ts';
 import { messageFor, textOf, wireArtifact, wireMessage, type LogosInput } from './wire-mapping.ts';
 
@@ -33,6 +34,8 @@ export interface HttpRelayOptions {
   maxConcurrent: number;
   /** How often a task the HTTP agent answered before it was done is asked about (blocking agents). */
   pollMs?: number;
+  /** Where each task's HTTP task is kept, so that a restarted publication picks it up (publish.ts: `resumable`). */
+  tasks?: PublishedTaskStore;
 }
 
 const INTERRUPTED = new Set([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
@@ -54,9 +57,16 @@ export class HttpRelay {
   /** The HTTP agent's context for each Logos context, so that the tasks of one conversation stay in one. */
   private readonly contexts = new Map<string, string>();
   private readonly options: HttpRelayOptions;
+  /** The publication is stopping: its tasks end here, but the HTTP agent's go on, to be picked up at the next start. */
+  private stopping = false;
 
   constructor(options: HttpRelayOptions) {
     this.options = options;
+  }
+
+  /** Called before the agent stops: with `tasks`, stopping then cancels nothing at the HTTP agent and forgets no task. */
+  stop(): void {
+    this.stopping = true;
   }
 
   /** The skill handler of every skill of the published agent. */
@@ -75,11 +85,31 @@ export class HttpRelay {
   };
 
   private async carry(ctx: SkillContext): Promise<unknown> {
-    const task: { id?: string } = {};
+    const tasks = this.options.tasks;
+    // Kept by a run before a restart: the HTTP agent's task is followed again, not sent anew.
+    const kept = tasks?.get(ctx.taskId);
+    const task: { id?: string } = kept ? { id: kept.originTaskId } : {};
+    if (kept) this.contexts.set(ctx.contextId, kept.originContextId);
+    let keptId = kept?.originTaskId;
+    const onTask = (id: string, contextId: string) => {
+      task.id = id;
+      if (!tasks || keptId === id) return;
+      keptId = id;
+      tasks.put({
+        taskId: ctx.taskId,
+        contextId: ctx.contextId,
+        skill: ctx.skill,
+        params: ctx.params,
+        message: ctx.message,
+        originTaskId: id,
+        originContextId: contextId,
+      });
+    };
     // A Logos cancel cancels the HTTP task (the runtime has already answered the caller); so does the published
-    // agent's stop, which ends its tasks: the HTTP agent is not left working for nobody.
+    // agent's stop, which ends its tasks, unless they are kept for the next start: the HTTP agent is not left
+    // working for nobody.
     const cancel = () => {
-      if (task.id)
+      if (task.id && !(this.stopping && tasks))
         void this.options.client
           .cancelTask(CancelTaskRequest.fromJSON({ id: task.id }), this.call())
           .catch(() => undefined);
@@ -87,13 +117,15 @@ export class HttpRelay {
     ctx.signal.addEventListener('abort', cancel, { once: true });
     try {
       let input: LogosInput = ctx;
+      let rejoining = kept !== undefined;
       for (;;) {
         const contextId = this.contexts.get(ctx.contextId);
         const message = messageFor(input, {
           ...(task.id ? { taskId: task.id } : {}),
           ...(contextId ? { contextId } : {}),
         });
-        const end = await this.turn(ctx, message, (id) => (task.id = id));
+        const end = rejoining ? await this.rejoin(ctx, task.id!) : await this.turn(ctx, message, onTask);
+        rejoining = false;
         if (end.kind === 'message') {
           if (end.message.contextId) this.contexts.set(ctx.contextId, end.message.contextId);
           // A direct answer to a new task stays one; after a task's turns, it ends the task.
@@ -120,6 +152,7 @@ export class HttpRelay {
       }
     } finally {
       ctx.signal.removeEventListener('abort', cancel);
+      if (!this.stopping) tasks?.delete(ctx.taskId);
     }
   }
 
@@ -132,12 +165,16 @@ export class HttpRelay {
   }
 
   /** Sends one message and follows the task until it is done or interrupted. */
-  private async turn(ctx: SkillContext, message: Message, onTask: (id: string) => void): Promise<TurnEnd> {
+  private async turn(
+    ctx: SkillContext,
+    message: Message,
+    onTask: (id: string, contextId: string) => void,
+  ): Promise<TurnEnd> {
     const request = { tenant: '', message, configuration: undefined, metadata: undefined };
     if (!this.options.streaming) {
       const answer = await this.reach(() => this.options.client.sendMessage(request, this.call(ctx.signal)));
       if ('role' in answer) return { kind: 'message', message: answer };
-      onTask(answer.id);
+      onTask(answer.id, answer.contextId);
       return { kind: 'task', task: await this.settle(ctx, answer) };
     }
     const continuing = message.taskId !== '';
@@ -164,12 +201,29 @@ export class HttpRelay {
     return { kind: 'task', task: await this.settle(ctx, seen.task) };
   }
 
+  /** Follows again the HTTP agent's task of a task kept across a restart, until it is done or interrupted. */
+  private async rejoin(ctx: SkillContext, id: string): Promise<TurnEnd> {
+    if (this.options.streaming) {
+      const events = this.options.client.resubscribeTask(
+        SubscribeToTaskRequest.fromJSON({ id }),
+        this.call(ctx.signal),
+      );
+      // A task that ended meanwhile cannot be subscribed to: it is asked about below.
+      const end = await this.follow(ctx, events, {}, () => undefined, false).catch(() => undefined);
+      if (end) return end;
+    }
+    const task = await this.reach(() =>
+      this.options.client.getTask(GetTaskRequest.fromJSON({ id }), this.call(ctx.signal)),
+    );
+    return { kind: 'task', task: await this.settle(ctx, task) };
+  }
+
   /** Applies a stream's events, passing each update on; undefined when the stream ends before the task is at rest. */
   private async follow(
     ctx: SkillContext,
     events: AsyncGenerator<StreamResponse, void, undefined>,
     seen: { task?: Task },
-    onTask: (id: string) => void,
+    onTask: (id: string, contextId: string) => void,
     continuing: boolean,
   ): Promise<TurnEnd | undefined> {
     for await (const event of events) {
@@ -179,12 +233,12 @@ export class HttpRelay {
           return { kind: 'message', message: payload.value };
         case 'task':
           seen.task = payload.value;
-          onTask(payload.value.id);
+          onTask(payload.value.id, payload.value.contextId);
           break;
         case 'statusUpdate': {
           const status = payload.value.status;
           seen.task ??= emptyTask(payload.value.taskId, payload.value.contextId);
-          onTask(seen.task.id);
+          onTask(seen.task.id, seen.task.contextId);
           seen.task.status = status;
           if (status?.state === TaskState.TASK_STATE_WORKING) {
             const said = wireMessage(status.message);
@@ -195,7 +249,7 @@ export class HttpRelay {
         case 'artifactUpdate': {
           const { artifact, append, lastChunk } = payload.value;
           seen.task ??= emptyTask(payload.value.taskId, payload.value.contextId);
-          onTask(seen.task.id);
+          onTask(seen.task.id, seen.task.contextId);
           if (artifact) seen.task.artifacts = merged(seen.task.artifacts, artifact, append);
           const chunk = wireArtifact(artifact, { append, lastChunk });
           if (chunk) await ctx.artifact(chunk);

@@ -12,8 +12,9 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { LogosAgent, type AgentPayments } from '../logos/agent-runtime.ts';
+import { LogosAgent, type AgentPayments, type ResumableRequest } from '../logos/agent-runtime.ts';
 import type { LogosTransport } from '../logos/transport.ts';
+import type { PublishedTaskStore } from '../store/published-task-store.ts';
 import { agentIdFrom, bridgedCard, bridgedSkills } from './bridged-card.ts';
 import { HttpRelay } from './http-relay.ts';
 import { fetchOriginCard, type OriginCard } from './origin-card.ts';
@@ -36,7 +37,13 @@ export interface PublishOptions {
    * The Logos node and card-signing key of the published agent, by its id (kept, so its address survives restarts),
    * and, for a priced one, how it takes payments: on the card key's account, which the card names and the key signs.
    */
-  node(id: string): { transport: LogosTransport; cardKey: Uint8Array; payments?: AgentPayments };
+  node(id: string): {
+    transport: LogosTransport;
+    cardKey: Uint8Array;
+    payments?: AgentPayments;
+    /** Where its tasks' HTTP tasks are kept, so that a restart goes on with them (free publications only). */
+    tasks?: PublishedTaskStore;
+  };
   discoveryTopic?: string;
   announceEveryMs?: number;
   /**
@@ -47,10 +54,12 @@ export interface PublishOptions {
   prices?: Readonly<Record<string, string>>;
 }
 
-/** The Logos agent standing for the HTTP agent: its start announces the bridged card, its stop withdraws it. */
+/** The Logos agent standing for the HTTP agent: its start announces the bridged card. */
 export interface PublishedAgent {
   readonly agent: LogosAgent;
   readonly origin: OriginCard;
+  /** Stops the agent (its card is no longer announced); tasks kept in `tasks` go on at the next start. */
+  stop(): Promise<void>;
 }
 
 export type BridgeOutcome = { ok: true; published: PublishedAgent } | { ok: false; message: string };
@@ -86,7 +95,7 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     return { ok: false, message: `prices name skills the agent does not have: ${unknown.join(', ')}` };
   }
   const id = options.id ?? agentIdFrom(origin.card.name);
-  const { transport, cardKey, payments } = options.node(id);
+  const { transport, cardKey, payments, tasks } = options.node(id);
   if (priced && !payments) return { ok: false, message: 'prices need payments: an account to be paid on' };
   const streaming = origin.card.capabilities?.streaming === true;
   const relay = new HttpRelay({
@@ -95,6 +104,8 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     streaming,
     ...(headers ? { headers } : {}),
     maxConcurrent: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT,
+    // A paid task is not picked up after a restart: the payments' own restart refunds what it can no longer finish.
+    ...(tasks && !priced ? { tasks } : {}),
   });
   const card = bridgedCard(origin.card, {
     id,
@@ -112,8 +123,25 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
     ...(priced ? { payments: payments! } : {}),
+    ...(tasks && !priced ? { resumable: (taskId: string) => resumable(tasks, taskId) } : {}),
   });
-  return { ok: true, published: { agent, origin } };
+  const stop = async () => {
+    relay.stop();
+    await agent.stop();
+  };
+  return { ok: true, published: { agent, origin, stop } };
+}
+
+/** A kept task's request, as the runtime runs it again. */
+function resumable(tasks: PublishedTaskStore, taskId: string): ResumableRequest | undefined {
+  const kept = tasks.get(taskId);
+  if (!kept) return undefined;
+  return {
+    context_id: kept.contextId,
+    skill: kept.skill,
+    params: kept.params,
+    ...(kept.message ? { message: kept.message } : {}),
+  };
 }
 
 const policy = (options: PublishOptions) => (options.cardPolicy ? { policy: options.cardPolicy } : {});

@@ -4,7 +4,7 @@
  * until it is, and the failure is logged each time, naming the URL.
  */
 import type { LogosAgent } from '../logos/agent-runtime.ts';
-import { bridgeHttpAgent, type PublishOptions } from './publish.ts';
+import { bridgeHttpAgent, type PublishedAgent, type PublishOptions } from './publish.ts';
 
 /** One entry of the `published` setting: what PublishOptions takes from configuration. */
 export type PublishedAgentSettings = Omit<PublishOptions, 'node' | 'discoveryTopic' | 'announceEveryMs'>;
@@ -18,8 +18,7 @@ export interface PublishedAgentsOptions {
 }
 
 export class PublishedAgents {
-  /** The agents published so far, started. */
-  readonly agents: LogosAgent[] = [];
+  private readonly published: PublishedAgent[] = [];
   private readonly retries = new Set<NodeJS.Timeout>();
   private stopped = false;
   private readonly entries: readonly PublishedAgentSettings[];
@@ -31,6 +30,11 @@ export class PublishedAgents {
   }
 
   /** Publishes every entry once; those that fail are tried again in the background. */
+  /** The agents published so far, started. */
+  get agents(): LogosAgent[] {
+    return this.published.map((published) => published.agent);
+  }
+
   async start(): Promise<void> {
     await Promise.all(this.entries.map((entry) => this.publish(entry)));
   }
@@ -53,10 +57,9 @@ export class PublishedAgents {
       this.retries.add(retry);
       return;
     }
-    const agent = outcome.published.agent;
-    await agent.start();
-    this.agents.push(agent);
-    if (this.stopped) await agent.stop();
+    await outcome.published.agent.start();
+    this.published.push(outcome.published);
+    if (this.stopped) await outcome.published.stop();
   }
 
   /** Stops announcing every published agent (gateways list them offline once their cards are no longer heard). */
@@ -64,6 +67,6 @@ export class PublishedAgents {
     this.stopped = true;
     for (const retry of this.retries) clearTimeout(retry);
     this.retries.clear();
-    await Promise.all(this.agents.splice(0).map((agent) => agent.stop()));
+    await Promise.all(this.published.splice(0).map((published) => published.stop()));
   }
 }

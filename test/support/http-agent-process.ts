@@ -9,6 +9,7 @@
  * - `ask`: input-required ("What is your name?"); the follow-up NAME completes it with "hello, NAME";
  * - `slow`: working until cancelled;
  * - `fail`: failed, saying "it broke";
+ * - `wait`: working for 4 s, then completed with "waited";
  * - anything else: streams "echo: " then the text as two chunks of one artifact, then completes.
  *
  * `--v03` makes it an A2A v0.3 agent: a card of the v0.3 shape, and JSON-RPC in v0.3 only (the SDK's compat layer).
@@ -99,6 +100,12 @@ const executor: AgentExecutor = {
     }
     if (text === 'ask') return status(TaskState.TASK_STATE_INPUT_REQUIRED, 'What is your name?');
     if (text === 'fail') return status(TaskState.TASK_STATE_FAILED, 'it broke');
+    if (text === 'wait') {
+      status(TaskState.TASK_STATE_WORKING, 'waiting');
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      chunk('waited', false, true);
+      return status(TaskState.TASK_STATE_COMPLETED);
+    }
     if (text === 'slow') {
       status(TaskState.TASK_STATE_WORKING, 'working slowly');
       await new Promise<void>((stop) => waiting.set(taskId, { contextId, stop }));
