@@ -4,7 +4,8 @@
  * (each status and artifact update goes back on the Logos task's status topic, in order, through the runtime), sent
  * blocking otherwise; an interrupted task asks the Logos caller for the follow-up and sends it on the same HTTP task;
  * a Logos cancel cancels the HTTP task; a stream cut short is resubscribed. An agent that cannot be reached fails the
- * Logos task at once, saying so.
+ * Logos task at once, saying so. With `tasks`, the HTTP task of each Logos task is kept until it ends, and a run
+ * started after a restart follows it again rather than sending the request anew.
  */
 import {
   CancelTaskRequest,
