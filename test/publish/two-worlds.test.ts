@@ -30,6 +30,7 @@ let agent: HttpAgent;
 let fragile: HttpAgent;
 let tampered: HttpAgent;
 let legacy: HttpAgent;
+let overGrpc: HttpAgent;
 let gatewayA: Gateway;
 let gatewayB: Gateway;
 let client: Client;
@@ -45,11 +46,12 @@ const artifactText = (task: Task) => task.artifacts.map((artifact) => text(artif
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-two-worlds-'));
-  [agent, fragile, tampered, legacy] = await Promise.all([
+  [agent, fragile, tampered, legacy, overGrpc] = await Promise.all([
     startHttpAgent(),
     startHttpAgent(),
     startHttpAgent(['--tamper']),
     startHttpAgent(['--v03']),
+    startHttpAgent(['--grpc']),
   ]);
   gatewayB = await startWakuGateway(join(dir, 'b'), {
     overrides: {
@@ -60,6 +62,7 @@ beforeAll(async () => {
         { url: tampered.url, id: 'tampered-recorded', cardPolicy: 'record' },
         { url: tampered.url, id: 'tampered-refused' },
         { url: legacy.url, id: 'legacy' },
+        { url: overGrpc.url, id: 'over-grpc' },
       ],
     },
   });
@@ -76,7 +79,9 @@ beforeAll(async () => {
   await eventually(async () => {
     const { agents } = (await (await fetch(`${gatewayA.url}/agents`)).json()) as { agents: { id: string }[] };
     const ids = agents.map((listed) => listed.id);
-    return [ID, 'single', 'fragile', 'tampered-recorded', 'legacy'].every((id) => ids.includes(id)) ? true : undefined;
+    return [ID, 'single', 'fragile', 'tampered-recorded', 'legacy', 'over-grpc'].every((id) => ids.includes(id))
+      ? true
+      : undefined;
   }, 90_000);
   client = await clientFor(`${gatewayA.url}/agents/${ID}`);
 }, 180_000);
@@ -84,7 +89,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gatewayA?.stop();
   await gatewayB?.stop();
-  await Promise.all([agent?.stop(), fragile?.stop(), tampered?.stop(), legacy?.stop()]);
+  await Promise.all([agent?.stop(), fragile?.stop(), tampered?.stop(), legacy?.stop(), overGrpc?.stop()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -177,6 +182,21 @@ describe('an HTTP agent published by gateway B, called through gateway A over Wa
       await legacyClient.sendMessage(textMessage('Grace', { taskId: asked.id, contextId: asked.contextId })),
     );
     expect(artifactText(answered)).toBe('hello, Grace');
+  });
+
+  it('an agent whose card lists gRPC first is called over gRPC, streamed', async () => {
+    const card = (await (await fetch(`${gatewayA.url}/agents/over-grpc/.well-known/agent-card.json`)).json()) as {
+      capabilities: { extensions: { uri: string; params: Record<string, unknown> }[] };
+    };
+    const bridged = card.capabilities.extensions.find((extension) => extension.uri === BRIDGED_HTTP_AGENT_EXTENSION);
+    expect(bridged?.params).toMatchObject({ originInterface: { protocolBinding: 'GRPC', protocolVersion: '1.0' } });
+    const grpcClient = await clientFor(`${gatewayA.url}/agents/over-grpc`);
+    const events = await collect(grpcClient.sendMessageStream(textMessage('by grpc')));
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const first = events[0]!.payload;
+    const id = first?.$case === 'task' ? first.value.id : first?.$case === 'statusUpdate' ? first.value.taskId : '';
+    expect(artifactText(await grpcClient.getTask(GetTaskRequest.fromJSON({ id })))).toBe('echo: by grpc');
   });
 
   it('a failure at the HTTP agent fails the task with what it said', async () => {

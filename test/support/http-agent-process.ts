@@ -3,7 +3,7 @@
  * InMemoryTaskStore, its Express JSON-RPC and HTTP+JSON handlers), with a card signed by a key of its own (ES256,
  * the key set at /.well-known/jwks.json, named by the signature's jku).
  *
- *   node test/support/http-agent-process.ts [--v03] [--tamper] [--bearer TOKEN] [--port PORT]
+ *   node test/support/http-agent-process.ts [--v03 | --grpc] [--tamper] [--bearer TOKEN] [--port PORT]
  *
  * What it does with the text it is sent:
  * - `ask`: input-required ("What is your name?"); the follow-up NAME completes it with "hello, NAME";
@@ -12,6 +12,7 @@
  * - `wait`: working for 4 s, then completed with "waited";
  * - anything else: streams "echo: " then the text as two chunks of one artifact, then completes.
  *
+ * `--grpc` serves the gRPC binding too (the SDK's gRPC service, on a port of its own), listed first in its card.
  * `--v03` makes it an A2A v0.3 agent: a card of the v0.3 shape, and JSON-RPC in v0.3 only (the SDK's compat layer).
  * `--tamper` serves the card with its description changed after signing; `--bearer` refuses every request
  * (the card included) without `Authorization: Bearer TOKEN`. Prints `listening URL` once up, and `cancelled TASK_ID`
@@ -23,6 +24,8 @@ import express from 'express';
 import { AgentCard, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { p256 } from '@noble/curves/nist.js';
 import { cardSigningPublicKey, gatewayJwks, JWKS_PATH, signProjectedCard } from '../../src/a2a/card-jws.ts';
 
@@ -32,6 +35,7 @@ const { values } = parseArgs({
     bearer: { type: 'string' },
     port: { type: 'string' },
     v03: { type: 'boolean' },
+    grpc: { type: 'boolean' },
   },
 });
 
@@ -151,12 +155,22 @@ await new Promise<void>((resolve) => server.listen(Number(values.port ?? 0), '12
 const address = server.address();
 const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
+const grpcServer = values.grpc ? new Server() : undefined;
+const grpcPort = grpcServer
+  ? await new Promise<number>((resolve, reject) =>
+      grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
+    )
+  : undefined;
+
 const secretKey = p256.utils.randomSecretKey();
 const key = { alg: 'ES256' as const, secretKey, jku: `${url}${JWKS_PATH}` };
 const cardJson = {
   name: 'Weather Desk',
   description: 'Answers over HTTP: echoes, asks for a name, works slowly, or fails, as told.',
   supportedInterfaces: [
+    ...(grpcPort ? [{ url: `127.0.0.1:${grpcPort}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
     { url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
   ],
@@ -196,6 +210,10 @@ const requestHandler = new DefaultRequestHandler(AgentCard.fromJSON(handlerCard)
 const legacyCompat = { enabled: values.v03 === true };
 app.use(jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
 if (!values.v03) app.use(restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+grpcServer?.addService(A2AService, grpcService({ requestHandler, userBuilder: GrpcUserBuilder.noAuthentication }));
 
 console.log(`listening ${url}`);
-process.once('SIGTERM', () => server.close(() => process.exit(0)));
+process.once('SIGTERM', () => {
+  grpcServer?.forceShutdown();
+  server.close(() => process.exit(0));
+});
