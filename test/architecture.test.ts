@@ -22,6 +22,7 @@ const LAYERS = [
   'worker',
   'cli',
   'gateway',
+  'publish',
   'a2a',
   'bridge',
   'push',
@@ -87,6 +88,7 @@ describe('architecture', () => {
         paths: /^(logos\/transports|lez)\//,
         claim: 'transports, the chain',
       },
+      { folder: 'publish', packages: /^(hono|@hono\/)/, paths: /^bridge\//, claim: 'the engine, Hono' },
       { folder: 'bridge', packages: /^(hono|@hono\/|node:http$)/, claim: 'Hono, HTTP' },
       { folder: 'push', packages: /^(hono|@hono\/)/, claim: 'the engine, Hono' },
       {

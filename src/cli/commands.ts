@@ -13,6 +13,7 @@ import { demoCommand } from './commands/demo.ts';
 import { devnetCommand } from './commands/devnet.ts';
 import { commandHelp, helpCommand, overview, unknownCommand } from './commands/help.ts';
 import { keysCommand } from './commands/keys.ts';
+import { publishCommand } from './commands/publish.ts';
 import { registryCommand } from './commands/registry.ts';
 import { serveCommand } from './commands/serve.ts';
 
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   demo: demoCommand,
   serve: serveCommand,
   agent: agentCommand,
+  publish: publishCommand,
   devnet: devnetCommand,
   keys: keysCommand,
   card: cardCommand,

@@ -4,8 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { LezAmount } from '../logos/card.ts';
+import { AGENT_ID_PATTERN, LezAmount } from '../logos/card.ts';
 import { PROTOCOL_PROFILES } from '../lez/protocol-profile.ts';
+import { CARD_POLICIES, DEFAULT_MAX_CONCURRENT } from '../publish/publish-settings.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import {
   ANY_NETWORK_NAMES,
@@ -263,6 +264,41 @@ const PaymentsConfig = z
   );
 export type PaymentsConfig = z.infer<typeof PaymentsConfig>;
 
+/**
+ * HTTP A2A agents this gateway publishes on Logos (src/publish/), each as a Logos agent of its own: `url` (its card
+ * is at URL/.well-known/agent-card.json), `id` (default: from its card's name), `auth` (`{bearer}` or
+ * `{header, value}`, sent with every request to it), `cardPolicy` (what its card's own signature must be) and
+ * `maxConcurrent` (tasks carried to it at once). LOGOS_A2A_PUBLISHED: comma-separated URLs, without auth.
+ */
+const PublishedAgentConfig = z
+  .object({
+    url: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//.test(url), 'must be an http(s) URL'),
+    id: z.string().regex(AGENT_ID_PATTERN, 'agent id: lowercase letters, digits, - and _, at most 63').optional(),
+    auth: z
+      .union([
+        z.object({ bearer: z.string().min(1) }).strict(),
+        z.object({ header: z.string().min(1), value: z.string().min(1) }).strict(),
+      ])
+      .optional(),
+    cardPolicy: z.enum(CARD_POLICIES).default('refuse-bad-signature'),
+    maxConcurrent: z.number().int().positive().default(DEFAULT_MAX_CONCURRENT),
+  })
+  .strict();
+const PublishedAgents = z.preprocess(
+  (value) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((url) => url.trim())
+          .filter(Boolean)
+          .map((url) => ({ url }))
+      : value,
+  z.array(PublishedAgentConfig),
+);
+
 export const GatewayConfig = z
   .object({
     port: port.default(8080),
@@ -404,6 +440,7 @@ export const GatewayConfig = z
       .url()
       .refine((url) => /^rediss?:\/\//.test(url), 'a redis:// or rediss:// URL')
       .optional(),
+    published: PublishedAgents.default([]),
     /** Agents run in-process on the embedded network. */
     agents: z.array(z.object({ builtin: BuiltinAgent })).default([{ builtin: 'echo' }]),
   })
@@ -449,6 +486,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_RATE_LIMIT_WINDOW_MS: 'rateLimitWindowMs',
   LOGOS_A2A_TRUST_PROXY: 'trustProxy',
   LOGOS_A2A_REDIS: 'redis',
+  LOGOS_A2A_PUBLISHED: 'published',
 };
 
 export class ConfigError extends Error {

@@ -25,6 +25,8 @@ import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
 import { spendingRules } from './payment-wiring.ts';
 import { payerFromConfig } from './wallet-payer.ts';
+import { PublishedAgents } from '../publish/published-agents.ts';
+import { SqlitePublishedTaskStore } from '../store/sqlite/published-task-store.ts';
 import { ApiKeys } from '../a2a/api-keys.ts';
 import { JWKS_PATH } from '../a2a/card-jws.ts';
 import { verifyLogosCard } from '../logos/card-signature.ts';
@@ -231,6 +233,28 @@ async function open(
   const agentsJoined = agentsStarted.then(async () => {
     if (!(await network.ready(ownAgents.length))) deps.log('some in-process agents are not in the relay mesh yet');
   });
+  // HTTP agents published on Logos (src/publish/): Logos agents of their own, as the in-process ones. With a SQLite
+  // file, each keeps its tasks' HTTP tasks beside it, to go on with them after a restart; closed after the agents.
+  const taskStores: SqlitePublishedTaskStore[] = [];
+  onClose(() => taskStores.forEach((store) => store.close()));
+  const keepsFiles = config.database !== ':memory:' && !isPostgresUrl(config.database);
+  const published = new PublishedAgents(config.published, {
+    node: (id) => {
+      const tasks = keepsFiles
+        ? new SqlitePublishedTaskStore(join(dirname(config.database), `published-${id}-tasks.db`))
+        : undefined;
+      if (tasks) taskStores.push(tasks);
+      return {
+        transport: network.agentNode(`published-${id}`),
+        cardKey: network.agentCardKey(`published-${id}`),
+        ...(tasks ? { tasks } : {}),
+      };
+    },
+    discoveryTopic: config.discoveryTopic,
+    log: deps.log,
+  });
+  onClose(() => published.stop());
+  await published.start();
   const transport = countingTransport(network.gateway, settled(agentsJoined));
   const logosPeers = () => transport.peerCount?.();
   countPeersWith(logosPeers);
@@ -251,7 +275,7 @@ async function open(
   });
   onClose(() => directory.flush());
   await directory.load();
-  for (const agent of [...ownAgents, ...(deps.agents ?? [])]) {
+  for (const agent of [...ownAgents, ...published.agents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
     directory.registerOwn(agent.card, verified?.ok ? verified : undefined);
   }

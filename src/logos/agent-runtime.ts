@@ -78,6 +78,7 @@ export class LogosAgent {
   private readonly discoveryTopic: string | undefined;
   private readonly announceEveryMs: number;
   private readonly admission: PaymentAdmission;
+  private readonly resumable: LogosAgentOptions['resumable'];
   /** This process's run of the agent: announced with the card so gateways notice a restart. */
   private readonly instance = randomUUID();
 
@@ -113,6 +114,7 @@ export class LogosAgent {
     this.admission = new PaymentAdmission(this.card, options.payments);
     this.ackAfterMs = options.ackAfterMs ?? 250;
     this.refundRetryMs = options.refundRetryMs ?? 5_000;
+    this.resumable = options.resumable;
   }
 
   async start(): Promise<void> {
@@ -180,10 +182,14 @@ export class LogosAgent {
         if (run) run.replies.replay(0);
         else this.begin(envelope, sender);
         return;
-      case 'task_get':
-        if (run) run.replies.replay(envelope.after_seq);
-        else this.unknownTask(envelope, envelope.after_seq);
+      case 'task_get': {
+        if (run) return run.replies.replay(envelope.after_seq);
+        const kept = this.resumable?.(envelope.task_id);
+        if (!kept) return this.unknownTask(envelope, envelope.after_seq);
+        const { after_seq: afterSeq, ...asked } = envelope;
+        this.begin({ ...asked, ...kept, type: 'task_request', lez_price: '0' }, sender, afterSeq);
         return;
+      }
       case 'task_input':
         if (run?.awaitingInput) {
           const resolve = run.awaitingInput;
@@ -201,12 +207,14 @@ export class LogosAgent {
     }
   }
 
-  private begin(request: TaskRequest, submitter: string | undefined): void {
+  /** `afterSeq`: replies the gateway already has (a task resumed after a restart); its next is numbered after them. */
+  private begin(request: TaskRequest, submitter: string | undefined, afterSeq = 0): void {
+    const target = { transport: this.transport, agentId: this.card.id };
     const run: TaskRun = {
       taskId: request.task_id,
       submitter,
       statusKey: request.status_key,
-      replies: new ReplyLog(request.task_id, request.status_key, { transport: this.transport, agentId: this.card.id }),
+      replies: new ReplyLog(request.task_id, request.status_key, target, afterSeq),
       controller: new AbortController(),
       finished: false,
     };

@@ -38,7 +38,9 @@ export class ReplyLog {
   /** While the skill runs, the last reply is published again after a quiet interval (keep-alive.ts). */
   readonly keptAlive = { lastSentAt: 0, beat: () => this.republishLast() };
 
-  constructor(taskId: string, statusKey: string, target: ReplyTarget) {
+  /** `afterSeq`: replies the gateway already has (a task resumed after a restart); the first is numbered after them. */
+  constructor(taskId: string, statusKey: string, target: ReplyTarget, afterSeq = 0) {
+    this.lastSeq = afterSeq;
     this.taskId = taskId;
     this.topic = taskStatusTopic(taskId);
     this.key = statusKeyBytes(statusKey);

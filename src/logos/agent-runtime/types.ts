@@ -2,7 +2,7 @@
  * The agent runtime's public face (agent-runtime.ts re-exports it): what an agent author writes, a card and skill
  * handlers, and what the runtime is given, a transport and how payments are checked.
  */
-import type { WireArtifact, WireMessage } from '../envelope.ts';
+import type { TaskRequest, WireArtifact, WireMessage } from '../envelope.ts';
 import type { LogosAgentCardInput } from '../card.ts';
 import type { LogosTransport } from '../transport.ts';
 
@@ -146,4 +146,13 @@ export interface LogosAgentOptions {
   announceEveryMs?: number;
   /** How often refunds that failed (the sequencer was away, say) are tried again. Default 5 s. */
   refundRetryMs?: number;
+  /**
+   * A task this process does not know, but its host kept across a restart (a published HTTP agent's, whose HTTP task
+   * goes on): its request, to run again when the gateway asks about it, its replies numbered after those the gateway
+   * has. Without it, or when it answers undefined, such a task is reported unknown and fails.
+   */
+  resumable?: (taskId: string) => ResumableRequest | undefined;
 }
+
+/** What `resumable` gives back of a kept task: its request as it first came. */
+export type ResumableRequest = Pick<TaskRequest, 'context_id' | 'skill' | 'params' | 'message'>;

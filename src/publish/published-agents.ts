@@ -1,0 +1,72 @@
+/**
+ * The HTTP agents a gateway publishes (its `published` setting), each a Logos agent of its own. One that cannot be
+ * published at start (down, or its card refused) does not hold the gateway up: it is tried again every `retryMs`
+ * until it is, and the failure is logged each time, naming the URL.
+ */
+import type { LogosAgent } from '../logos/agent-runtime.ts';
+import { bridgeHttpAgent, type PublishedAgent, type PublishOptions } from './publish.ts';
+
+/** One entry of the `published` setting: what PublishOptions takes from configuration. */
+export type PublishedAgentSettings = Omit<PublishOptions, 'node' | 'discoveryTopic' | 'announceEveryMs'>;
+
+export interface PublishedAgentsOptions {
+  node: PublishOptions['node'];
+  discoveryTopic?: string;
+  log: (message: string) => void;
+  /** How long after a failed publication it is tried again. Default 30 s. */
+  retryMs?: number;
+}
+
+export class PublishedAgents {
+  private readonly published: PublishedAgent[] = [];
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private stopped = false;
+  private readonly entries: readonly PublishedAgentSettings[];
+  private readonly options: PublishedAgentsOptions;
+
+  constructor(entries: readonly PublishedAgentSettings[], options: PublishedAgentsOptions) {
+    this.entries = entries;
+    this.options = options;
+  }
+
+  /** Publishes every entry once; those that fail are tried again in the background. */
+  /** The agents published so far, started. */
+  get agents(): LogosAgent[] {
+    return this.published.map((published) => published.agent);
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.entries.map((entry) => this.publish(entry)));
+  }
+
+  private async publish(entry: PublishedAgentSettings): Promise<void> {
+    const outcome = await bridgeHttpAgent({
+      ...entry,
+      node: this.options.node,
+      ...(this.options.discoveryTopic ? { discoveryTopic: this.options.discoveryTopic } : {}),
+    });
+    if (this.stopped) return;
+    if (!outcome.ok) {
+      const retryMs = this.options.retryMs ?? 30_000;
+      this.options.log(`published agent ${entry.url}: ${outcome.message}; trying again in ${retryMs / 1000} s`);
+      const retry = setTimeout(() => {
+        this.retries.delete(retry);
+        void this.publish(entry);
+      }, retryMs);
+      retry.unref();
+      this.retries.add(retry);
+      return;
+    }
+    await outcome.published.agent.start();
+    this.published.push(outcome.published);
+    if (this.stopped) await outcome.published.stop();
+  }
+
+  /** Stops announcing every published agent (gateways list them offline once their cards are no longer heard). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const retry of this.retries) clearTimeout(retry);
+    this.retries.clear();
+    await Promise.all(this.published.splice(0).map((published) => published.stop()));
+  }
+}

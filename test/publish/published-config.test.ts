@@ -1,0 +1,47 @@
+/** The `published` setting: a list in the file, comma-separated URLs in LOGOS_A2A_PUBLISHED, checked at the edge. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/gateway/config.ts';
+
+describe('the published setting', () => {
+  it('takes entries with auth and limits, with defaults', () => {
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        published: [
+          { url: 'https://agent.example/', auth: { bearer: 'token' } },
+          { url: 'http://127.0.0.1:9000', id: 'desk', auth: { header: 'X-API-Key', value: 'k' }, maxConcurrent: 2 },
+        ],
+      },
+    });
+    expect(config.published).toEqual([
+      {
+        url: 'https://agent.example/',
+        auth: { bearer: 'token' },
+        cardPolicy: 'refuse-bad-signature',
+        maxConcurrent: 8,
+      },
+      {
+        url: 'http://127.0.0.1:9000',
+        id: 'desk',
+        auth: { header: 'X-API-Key', value: 'k' },
+        cardPolicy: 'refuse-bad-signature',
+        maxConcurrent: 2,
+      },
+    ]);
+  });
+
+  it('reads comma-separated URLs from LOGOS_A2A_PUBLISHED', () => {
+    const config = loadConfig({ env: { LOGOS_A2A_PUBLISHED: 'http://a.example, http://b.example' } });
+    expect(config.published.map((entry) => entry.url)).toEqual(['http://a.example', 'http://b.example']);
+  });
+
+  it('refuses what is not an http(s) agent, naming the setting', () => {
+    expect(() => loadConfig({ env: { LOGOS_A2A_PUBLISHED: 'ftp://a.example' } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { LOGOS_A2A_PUBLISHED: 'ftp://a.example' } })).toThrow(
+      /published.*LOGOS_A2A_PUBLISHED/s,
+    );
+    expect(() =>
+      loadConfig({ env: {}, overrides: { published: [{ url: 'http://a.example', id: 'Bad Id' }] } }),
+    ).toThrow(/published\.0\.id/);
+  });
+});
