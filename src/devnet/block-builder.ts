@@ -15,7 +15,7 @@ import { executePublicTransaction, type FeeTerms } from './execute.ts';
 import { BLOCK_OVERHEAD_BYTES } from '../lez/block.ts';
 import type { Ledger } from './ledger.ts';
 import type { MempoolEntry } from './mempool.ts';
-import type { DevnetProgramIds } from './program-ids.ts';
+import type { DevnetProgramIds } from './programs.ts';
 
 export interface BuildLimits {
   maxTransactions: number;

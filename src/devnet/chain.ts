@@ -36,7 +36,7 @@ import type { ExecutionFailure } from './failures.ts';
 import type { GenesisAccount } from './genesis.ts';
 import { Ledger } from './ledger.ts';
 import { Mempool } from './mempool.ts';
-import type { DevnetProgramIds } from './program-ids.ts';
+import type { DevnetProgramIds } from './programs.ts';
 
 export const ADMISSION_MODES = ['sequencer', 'strict'] as const;
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];

@@ -28,7 +28,7 @@ const CLOCK_ACCOUNTS = [1n, 10n, 50n].map((period) => ({
   id: new TextEncoder().encode(`/LEZ/ClockProgramAccount/${period.toString().padStart(7, '0')}`),
 }));
 
-/** A stand-in image id for the clock program, made like the devnet's other ones (program-ids.ts). */
+/** A stand-in image id for the clock program, made like the devnet's other ones (programs.ts). */
 export const DEVNET_CLOCK_PROGRAM_ID: ProgramId = (() => {
   const digest = new DataView(sha256(new TextEncoder().encode('logos-a2a/devnet/program/clock')).buffer);
   return Object.freeze(Array.from({ length: 8 }, (_, i) => digest.getUint32(i * 4, true)));

@@ -22,7 +22,7 @@ import { DevnetChain, type BlockSummary, type ChainConfig, type TransactionRecei
 import { resolveGenesis, type GenesisAccount } from './genesis.ts';
 import { listenRpcHttp } from './http-server.ts';
 import { DevnetOptions } from './options.ts';
-import { resolveProgramIds, type DevnetProgramIds } from './program-ids.ts';
+import { resolveProgramIds, type DevnetProgramIds } from './programs.ts';
 import { handleRpcText } from './rpc.ts';
 
 export { DEVNET_GENESIS, DEVNET_TESTNET_GENESIS, type DevnetGenesisKey } from './genesis.ts';

@@ -27,7 +27,7 @@ import { layoutOf, programIdEquals, type PublicTransaction } from '../lez/transa
 import { invalidInput, programMisbehaved, type ExecutionFailure } from './failures.ts';
 import { accountsEqual, isDefaultOwner, type AccountView, type AccountWrite } from './ledger.ts';
 import { runAuthenticatedTransfer, type PreState } from './native-program.ts';
-import { classifyProgram, type DevnetProgramIds } from './program-ids.ts';
+import { classifyProgram, type DevnetProgramIds } from './programs.ts';
 
 export type ExecutionOutcome = { ok: true; writes: AccountWrite[] } | { ok: false; failure: ExecutionFailure };
 

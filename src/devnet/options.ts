@@ -7,7 +7,7 @@ import { PROTOCOL_PROFILES } from '../lez/protocol-profile.ts';
 import { SIGNING_MODES } from '../lez/signing.ts';
 import { ADMISSION_MODES } from './chain.ts';
 import { GenesisAccountInput } from './genesis.ts';
-import { PROGRAM_NAMES } from './program-ids.ts';
+import { PROGRAM_NAMES } from './programs.ts';
 
 const programId = z.array(z.number().int().min(0).max(0xffff_ffff)).length(8);
 

@@ -15,7 +15,7 @@ import type { JsonValue } from '../lez/json.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
 import type { DevnetChain, SubmitOutcome, TransactionReceipt } from './chain.ts';
 import { GENESIS_BLOCK_ID } from './chain.ts';
-import { PROGRAM_NAMES } from './program-ids.ts';
+import { PROGRAM_NAMES } from './programs.ts';
 import { invalidParams, methodNotFound, RPC_CODES, type RpcError } from './rpc-errors.ts';
 import { params, readParams } from './rpc-params.ts';
 

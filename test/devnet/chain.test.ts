@@ -18,7 +18,7 @@ import {
 } from '../../src/lez/transaction.ts';
 import { DevnetChain, type ChainConfig } from '../../src/devnet/chain.ts';
 import { DEVNET_GENESIS, resolveGenesis } from '../../src/devnet/genesis.ts';
-import { DEVNET_PROGRAM_IDS, resolveProgramIds } from '../../src/devnet/program-ids.ts';
+import { DEVNET_PROGRAM_IDS, resolveProgramIds } from '../../src/devnet/programs.ts';
 
 const KEY_1 = hexToBytes(DEVNET_GENESIS[0].secretKeyHex, 32);
 const KEY_2 = hexToBytes(DEVNET_GENESIS[1].secretKeyHex, 32);

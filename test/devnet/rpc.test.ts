@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DevnetChain } from '../../src/devnet/chain.ts';
 import { DEVNET_GENESIS, resolveGenesis } from '../../src/devnet/genesis.ts';
-import { DEVNET_PROGRAM_IDS } from '../../src/devnet/program-ids.ts';
+import { DEVNET_PROGRAM_IDS } from '../../src/devnet/programs.ts';
 import { handleRpcText } from '../../src/devnet/rpc.ts';
 
 describe('JSON-RPC envelopes', () => {

@@ -16,7 +16,7 @@ import {
   type LezBlock,
 } from '../../src/lez/block.ts';
 import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
-import { DEVNET_PROGRAM_IDS } from '../../src/devnet/program-ids.ts';
+import { DEVNET_PROGRAM_IDS } from '../../src/devnet/programs.ts';
 
 function transferBytes(nonce: bigint): Uint8Array {
   const built = buildNativeTransfer({

@@ -34,7 +34,7 @@ import type {
 } from './payment-rail.ts';
 import type { PayerLock } from './payer-lock.ts';
 import { parseRailPaymentRecord } from './payment-record.ts';
-import { AuthenticatedTransferProgram } from './program-ids.ts';
+import { AuthenticatedTransferProgram } from './transfer-program-id.ts';
 import { quotePrice } from './quote.ts';
 import { parseAmount, type TransferReceipt, type TransferReference } from './receipt.ts';
 import { sequencerProblem, type SequencerApi } from './sequencer-api.ts';

@@ -13,7 +13,7 @@ import { verifyPublicTransactionSignatures, type SigningMode } from '../signing.
 import { programIdEquals, type PublicTransaction } from '../transaction.ts';
 import type { BlockSearch } from './block-search.ts';
 import { locateTransaction } from './transaction-location.ts';
-import type { AuthenticatedTransferProgram } from './program-ids.ts';
+import type { AuthenticatedTransferProgram } from './transfer-program-id.ts';
 import { sequencerProblem, type SequencerApi } from './sequencer-api.ts';
 import type { TransferLookup } from './verification.ts';
 

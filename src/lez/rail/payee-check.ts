@@ -5,7 +5,7 @@
  * back, so a yes is remembered; a no is asked again next time (the agent may initialise meanwhile).
  */
 import { programIdEquals } from '../transaction.ts';
-import type { AuthenticatedTransferProgram } from './program-ids.ts';
+import type { AuthenticatedTransferProgram } from './transfer-program-id.ts';
 import { sequencerProblem, type SequencerApi, type SequencerProblem } from './sequencer-api.ts';
 
 export type PayeeCheckOutcome =
