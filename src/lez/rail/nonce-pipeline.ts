@@ -1,5 +1,7 @@
 /**
  * One payer key's payments, in nonce order (docs/lez.md §7.2 step 4: "one serialized payment queue per payer key").
+ * Over 500 lines on purpose: the rules below hold only together (a nonce is freed, re-signed or resent under one
+ * lane's lock), so they stay in one file; submission and block search are apart (submission.ts, block-search.ts).
  *
  * LEZ accepts a transaction only when its nonce equals the sender's on-chain nonce at block time, executes the
  * mempool in arrival order, and drops what fails. So:

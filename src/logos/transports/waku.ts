@@ -2,6 +2,9 @@
  * The `waku` transport: an embedded Waku Relay node (js-waku building blocks on libp2p) that carries the binding
  * over Logos Messaging. What it puts on the wire and what it drops (addresses, stock payloads, autosharding, copies,
  * sizes, drop counters, delivery and peers) is specified in docs/binding.md §2.7; the parts are in `waku/`.
+ *
+ * Over 500 lines on purpose: what is left here is one node's life (start, joining the mesh, publishing, hearing,
+ * stopping), whose steps share its state; everything that stands alone (payloads, receiving, peers) is in `waku/`.
  */
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
 import { generateKeyPair, generateKeyPairFromSeed } from '@libp2p/crypto/keys';
