@@ -319,8 +319,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const push = this.requirePush();
     const taskId = requireId(params.taskId);
     if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    const config = await push.getConfig(taskId, params.id);
-    if (!config) throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${params.id}".`);
+    const id = params.id || legacyDefaultConfigId(taskId, context) || '';
+    const config = await push.getConfig(taskId, id);
+    if (!config) throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${id}".`);
     return wireConfig(config);
   }
 
@@ -488,6 +489,15 @@ function pushNotSupported() {
   return new PushNotificationNotSupportedError('Push notifications are not offered here.');
 }
 
+/**
+ * The id of a v0.3 caller's config when it names none: the task's, as both official v0.3 SDKs give it (on set, and
+ * on a get without `pushNotificationConfigId`), so that a v0.3 client's `get({id})` finds the config it set. v1.0
+ * makes a get name its config (the SDK assigns a set without one a fresh UUID), so v1.0 calls get none.
+ */
+function legacyDefaultConfigId(taskId: string, context: ServerCallContext): string | undefined {
+  return context.requestedVersion === '0.3' && taskId ? taskId : undefined;
+}
+
 /** A config as the SDK hands it over (ProtoJSON defaults: "" for absent strings), for the push service. */
 function pushConfigInput(config: TaskPushNotificationConfig, taskId: string, context: ServerCallContext) {
   const caller = callerOf(context);
@@ -497,9 +507,10 @@ function pushConfigInput(config: TaskPushNotificationConfig, taskId: string, con
         ...(config.authentication.credentials ? { credentials: config.authentication.credentials } : {}),
       }
     : undefined;
+  const id = config.id || legacyDefaultConfigId(taskId, context);
   return {
     taskId,
-    ...(config.id ? { id: config.id } : {}),
+    ...(id ? { id } : {}),
     url: config.url,
     ...(config.token ? { token: config.token } : {}),
     ...(authentication ? { authentication } : {}),

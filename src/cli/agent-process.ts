@@ -2,8 +2,9 @@
  * `logos-a2a agent`: one of the built-in Logos agents as its own process, on Waku only. It joins the relay network
  * through the peers it is given (or, as a light node, sends and receives through them as service nodes), announces
  * its card on the discovery topic, and serves tasks until stopped. The paid agent is paid to its card key's LEZ
- * account on a sequencer and keeps its money state in its data directory, so that a process killed at any point
- * refunds, at its next start, every paid task it can no longer complete.
+ * account on a sequencer of either protocol profile (probed as the gateway probes it; on one with fees its refunds
+ * declare a fee within the operator's cap) and keeps its money state in its data directory, so that a process
+ * killed at any point refunds, at its next start, every paid task it can no longer complete.
  */
 import { join } from 'node:path';
 import { CliFailure } from './errors.ts';
@@ -18,10 +19,11 @@ import { WakuLightTransport } from '../logos/transports/waku-light.ts';
 import { startNodeRestServer, type NodeRestSettings } from '../logos/node-rest/server.ts';
 import { paidAgent } from '../logos/agents/paid.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
-import { agentPayments, detectSigningMode, lezRail } from '../gateway/payment-wiring.ts';
+import { agentPayments, detectLezProtocol, lezRail } from '../gateway/payment-wiring.ts';
 import { SqliteAgentPaymentStore } from '../store/sqlite/agent-payment-store.ts';
 import type { AgentPaymentStore } from '../store/agent-payment-store.ts';
 import type { SigningMode } from '../lez/signing.ts';
+import type { ProtocolProfile } from '../lez/protocol-profile.ts';
 
 export type AgentKind = 'echo' | 'conformance' | 'paid';
 /** How the agent is on the network: a relay node of its own, or a light node of service nodes (as the gateway's `transport.kind`). */
@@ -47,6 +49,12 @@ export interface AgentProcessOptions {
   sequencerUrl?: string;
   /** The signing mode the sequencer is expected to want; used as it is when the sequencer does not answer at start. */
   signingMode?: SigningMode;
+  /** The protocol profile the sequencer is expected to speak (default: detected, as the gateway does). */
+  profile?: ProtocolProfile;
+  /** On a sequencer with fees (required there): the most one refund may pay in fees, base units (payments.maxFee). */
+  maxFee?: string;
+  /** On a sequencer with fees: the gas limit each refund declares (payments.gasLimit). */
+  gasLimit?: number;
   discoveryTopic?: string;
   announceEveryMs?: number;
   /** Serve the node's nwaku REST API (for Workers and nwaku clients; `waku` only). */
@@ -60,6 +68,8 @@ export interface AgentProcess {
   transport: WakuTransport | WakuLightTransport;
   /** Where the node's nwaku REST API is, when served. */
   restUrl?: string;
+  /** The paid agent's: the protocol profile of its sequencer, as probed. */
+  profile?: ProtocolProfile;
   stop(): Promise<void>;
 }
 
@@ -129,6 +139,7 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
     agent,
     transport,
     ...(rest ? { restUrl: rest.url } : {}),
+    ...(paid ? { profile: paid.profile } : {}),
     async stop() {
       await rest?.stop();
       await agent.stop();
@@ -140,9 +151,25 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
 /** The paid agent's payments: its card key's account on the sequencer, its money state in DATA/agent-ID-payments.db. */
 async function paidSide(options: AgentProcessOptions, dataDir: string, id: string, cardKey: Uint8Array) {
   if (!options.sequencerUrl) throw new CliFailure('logos-a2a agent paid: --sequencer URL is required');
-  // A sequencer that contradicts itself or speaks another API stops the start with one line (a ConfigError).
-  const signingMode = await detectSigningMode(options.sequencerUrl, options.signingMode, () => undefined);
-  const rail = lezRail(options.sequencerUrl, signingKeyFromSecretKey(cardKey), signingMode);
+  // The gateway's probes (payment-wiring.ts): a sequencer that contradicts itself, or the options, or speaks another
+  // API stops the start with one line (a ConfigError).
+  const { signingMode, protocol } = await detectLezProtocol(
+    options.sequencerUrl,
+    {
+      signingMode: options.signingMode,
+      profile: options.profile,
+      ...(options.maxFee === undefined ? {} : { maxFee: options.maxFee }),
+      ...(options.gasLimit === undefined ? {} : { gasLimit: options.gasLimit }),
+    },
+    () => undefined,
+  );
+  // Refunds are the agent's transfers: on a sequencer with fees each declares one, within the operator's cap.
+  if (protocol.profile === 'lee-v0.3' && protocol.maxFee === undefined) {
+    throw new CliFailure(
+      `logos-a2a agent paid: the sequencer at ${options.sequencerUrl} charges fees (lee-v0.3): give --max-fee UNITS (env LOGOS_A2A_PAYMENTS_MAX_FEE), the most one refund may pay in fees`,
+    );
+  }
+  const rail = lezRail(options.sequencerUrl, signingKeyFromSecretKey(cardKey), signingMode, undefined, protocol);
   let store: AgentPaymentStore;
   try {
     store = new SqliteAgentPaymentStore(join(dataDir, `agent-${id}-payments.db`));
@@ -154,6 +181,7 @@ async function paidSide(options: AgentProcessOptions, dataDir: string, id: strin
   }
   return {
     payments: agentPayments(rail, store),
+    profile: protocol.profile,
     close: () => {
       rail.close();
       store.close();

@@ -13,7 +13,7 @@ import { demoStateDir } from './demo-state-dir.ts';
 import { spawnDevnet, type DevnetProcess } from './devnet-process.ts';
 import { SqliteAgentPaymentStore } from '../store/sqlite/agent-payment-store.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
-import { agentPayments, detectSigningMode, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
+import { agentPayments, detectLezProtocol, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
 
 export interface Demo {
   gateway: Gateway;
@@ -67,15 +67,17 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
     // gRPC too, on its usual port unless the settings name one.
     config.grpcPort ??= DEMO_GRPC_PORT;
     options.checkConfig?.(config);
-    const signingMode = await detectSigningMode(devnet.url, config.payments.signingMode, () => undefined);
+    // Both rails as the gateway builds its own (payment-wiring.ts): the profile the devnet speaks, probed, with the
+    // configured fee settings on one with fees.
+    const { signingMode, protocol } = await detectLezProtocol(devnet.url, config.payments, () => undefined);
     // The paid agent's money state, beside its keys: what it took and owes survives a crash of the demo.
     agentStore = new SqliteAgentPaymentStore(
       stateDir === undefined ? ':memory:' : join(stateDir, 'agent-paid-payments.db'),
     );
     const gateway = await startGateway(config, {
-      payer: gatewayPayer(lezRail(devnet.url, wallet, signingMode)),
+      payer: gatewayPayer(lezRail(devnet.url, wallet, signingMode, undefined, protocol)),
       paidAgent: {
-        payments: agentPayments(lezRail(devnet.url, agentKey, signingMode), agentStore),
+        payments: agentPayments(lezRail(devnet.url, agentKey, signingMode, undefined, protocol), agentStore),
         key: agentKey.secretKey,
       },
     });

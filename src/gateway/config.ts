@@ -599,9 +599,10 @@ function transportEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record
 
 /**
  * LOGOS_A2A_PAYMENTS_RAIL, LOGOS_A2A_PAYMENTS_NETWORK, LOGOS_A2A_PAYMENTS_PROFILE, LOGOS_A2A_PAYMENTS_MAX_FEE,
- * LOGOS_A2A_PAYMENTS_GAS_LIMIT, LOGOS_A2A_SEQUENCER_URL and LOGOS_A2A_WALLET_KEY_FILE, over what the file says.
+ * LOGOS_A2A_PAYMENTS_GAS_LIMIT, LOGOS_A2A_SEQUENCER_URL and LOGOS_A2A_WALLET_KEY_FILE, over what the file says
+ * (the Worker's LOGOS_A2A_PAYMENTS JSON, there); undefined when none is set.
  */
-function paymentsEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
+export function paymentsEnvironment(env: NodeJS.ProcessEnv, fromFile: unknown): Record<string, unknown> | undefined {
   const overrides = {
     ...(env.LOGOS_A2A_PAYMENTS_RAIL ? { rail: env.LOGOS_A2A_PAYMENTS_RAIL } : {}),
     ...(env.LOGOS_A2A_SEQUENCER_URL ? { sequencerUrl: env.LOGOS_A2A_SEQUENCER_URL } : {}),

@@ -54,7 +54,7 @@ async function serveHere(request: Request, env: WorkerEnv, settings: WorkerSetti
   const key = JSON.stringify([origin, snapshotCardsKey(entries)]);
   if (cached?.key === key) refreshLastSeen(cached.directory, entries);
   else {
-    const payments = taskPayments(env, settings);
+    const payments = await taskPayments(env, settings);
     const directory = directoryFromSnapshot(entries, settings.config.offlineAfterMs);
     cached = {
       key,

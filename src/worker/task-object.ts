@@ -91,7 +91,7 @@ export class TaskObject {
     if (!heard.ok) throw new Error(`the directory object: ${await heard.response.text()}`);
     const directory = directoryFromSnapshot(heard.entries, settings.config.offlineAfterMs);
     const store = new D1TaskStore(this.env.DB, { onlyTask: taskId });
-    const payments = taskPayments(this.env, settings, taskId);
+    const payments = await taskPayments(this.env, settings, taskId);
     const gateway = workerApp({
       settings,
       directory,

@@ -24,8 +24,15 @@ export const WalletCall = z.discriminatedUnion('op', [
   z.object({ op: z.literal('resume'), state: z.unknown() }),
   z.object({ op: z.literal('verify'), txHash: z.string(), from: Account, to: Account, amount: Amount }),
   z.object({ op: z.literal('findTransfers'), from: Account, to: Account, amount: Amount, notBeforeMs: z.number() }),
+  z.object({ op: z.literal('terms') }),
 ]);
 export type WalletCall = z.infer<typeof WalletCall>;
+
+/**
+ * What a payment costs beyond its price on the wallet's sequencer: the fee cap when the probed profile charges fees
+ * (decimal base units), none without. A TaskObject's spending gate counts it, as the Node gateway's does.
+ */
+export type WalletTerms = { kind: 'known'; feeCap?: string } | { kind: 'unknown'; message: string };
 
 export class WalletObject {
   private readonly env: WorkerEnv;
@@ -47,6 +54,11 @@ export class WalletObject {
       return Response.json(unreachable(call, `the wallet cannot reach its sequencer: ${(error as Error).message}`));
     }
     switch (call.op) {
+      case 'terms':
+        return Response.json({
+          kind: 'known',
+          ...(payer.feeCap === undefined ? {} : { feeCap: payer.feeCap.toString() }),
+        } satisfies WalletTerms);
       case 'pay': {
         const store = new D1PaymentStore(this.env.DB);
         const record = (state: unknown) => store.update(call.taskId, { railState: state });
@@ -88,6 +100,8 @@ export class WalletObject {
 function unreachable(call: WalletCall, message: string): unknown {
   const reason = 'sequencer-unavailable';
   switch (call.op) {
+    case 'terms':
+      return { kind: 'unknown', message } satisfies WalletTerms;
     case 'pay':
       return { kind: 'failed', paymentId: call.paymentId, reason, message };
     case 'resume': {

@@ -14,7 +14,7 @@ import openApiDocument from '../../openapi/openapi.json' with { type: 'json' };
 import { TaskPayments } from '../bridge/task-payments.ts';
 import { spendingRules } from '../gateway/payment-wiring.ts';
 import { D1PaymentStore } from '../store/d1/payment-store.ts';
-import { walletPayer } from './wallet-client.ts';
+import { walletFeeCap, walletPayer } from './wallet-client.ts';
 import type { WorkerEnv, WorkerSettings } from './worker-env.ts';
 
 export interface WorkerApp {
@@ -67,13 +67,19 @@ export function workerApp(input: {
 /**
  * Paying agents from the Worker's wallet, as the Node gateway does (gateway/gateway.ts): the spending gate over
  * every payment in D1, one record per task, the WalletObject to sign. `taskId`: the object's task, which alone it
- * pays and settles; none in the front Worker, which reads payments and approvals only.
+ * pays and settles, its gate counting the fee cap the wallet states beside the price; none in the front Worker,
+ * which reads payments and approvals only (and so does not ask the wallet).
  */
-export function taskPayments(env: WorkerEnv, settings: WorkerSettings, taskId?: string): TaskPayments | undefined {
+export async function taskPayments(
+  env: WorkerEnv,
+  settings: WorkerSettings,
+  taskId?: string,
+): Promise<TaskPayments | undefined> {
   const { config, payments } = settings;
   if (!payments) return undefined;
+  const feeCap = taskId === undefined ? undefined : await walletFeeCap(env, config.payments.maxFee);
   return new TaskPayments({
-    payer: walletPayer(env, payments, taskId),
+    payer: walletPayer(env, payments, taskId, feeCap),
     store: new D1PaymentStore(env.DB, taskId === undefined ? {} : { onlyTask: taskId }),
     network: payments.sequencerUrl,
     ...spendingRules(config),

@@ -6,7 +6,13 @@
 import type { D1Database, DurableObjectNamespace } from '@cloudflare/workers-types/index.ts';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { signingKeyFromSecretKey, type SigningKey } from '../lez/keys.ts';
-import { ConfigError, loadConfig, type GatewayConfig, type GatewayConfigInput } from '../gateway/config.ts';
+import {
+  ConfigError,
+  loadConfig,
+  paymentsEnvironment,
+  type GatewayConfig,
+  type GatewayConfigInput,
+} from '../gateway/config.ts';
 
 export interface WorkerEnv {
   /** The tasks (migrations/). */
@@ -133,7 +139,9 @@ function apiKeysOf(json: string | undefined): GatewayConfigInput['apiKeys'] {
 
 /**
  * LOGOS_A2A_PAYMENTS: the `payments` setting as JSON (the spending limits, the approval timeout, the signing mode),
- * which a Node gateway reads from its config file; LOGOS_A2A_PAYMENTS_RAIL and LOGOS_A2A_SEQUENCER_URL over it.
+ * which a Node gateway reads from its config file; the Node gateway's payment variables over it
+ * (LOGOS_A2A_PAYMENTS_RAIL, LOGOS_A2A_SEQUENCER_URL, LOGOS_A2A_PAYMENTS_MAX_FEE…), as loadConfig puts them over the
+ * file: this setting replaces what loadConfig read from them.
  */
 function paymentsSettingOf(strings: Record<string, string>): GatewayConfigInput['payments'] {
   const json = strings.LOGOS_A2A_PAYMENTS;
@@ -146,11 +154,7 @@ function paymentsSettingOf(strings: Record<string, string>): GatewayConfigInput[
   }
   if ('walletKeyFile' in setting)
     throw new ConfigError(`LOGOS_A2A_PAYMENTS: a Worker has no files; ${WALLET_SECRET_NEEDED}`);
-  return {
-    ...setting,
-    ...(strings.LOGOS_A2A_PAYMENTS_RAIL ? { rail: strings.LOGOS_A2A_PAYMENTS_RAIL } : {}),
-    ...(strings.LOGOS_A2A_SEQUENCER_URL ? { sequencerUrl: strings.LOGOS_A2A_SEQUENCER_URL } : {}),
-  } as GatewayConfigInput['payments'];
+  return (paymentsEnvironment(strings, setting) ?? setting) as GatewayConfigInput['payments'];
 }
 
 function jsonSetting<T>(json: string, name: string, shape: string): T {

@@ -341,6 +341,31 @@ describe.each(matrix)('$name', ({ generation, binding, base, versionHeader, rest
     expect(await session.listPushConfigs(taskId)).toEqual([]);
   });
 
+  it('a push config set without an id: v0.3 gives it the task id, which a get without a config id finds; v1.0 a UUID', async () => {
+    // Both official v0.3 SDKs do so (issue #24: before, a random UUID, and the v0.3 client's get({id}) failed).
+    const session = await connect();
+    const reply = await session.send('push me, no id');
+    if (reply.kind !== 'task') throw new Error('expected a task');
+    const taskId = reply.task.id;
+    const url = 'https://hooks.example.com/a2a';
+    const created = await session.createPushConfig(taskId, undefined, url, 'tok-0');
+    if (generation === v03Generation) {
+      expect(created).toEqual({ taskId, id: taskId, url, token: 'tok-0' });
+      // JSON-RPC alone can leave the config id out: the v0.3 REST client asks for one (its path has one), and the
+      // gRPC one names the config "undefined".
+      const got = binding === 'JSONRPC' ? session.getPushConfig(taskId) : session.getPushConfig(taskId, taskId);
+      expect(await got).toEqual(created);
+    } else {
+      // v1.0 makes a get name its config, and the SDK's server gives a config set without an id a fresh UUID.
+      expect(created.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      // (Over HTTP+JSON the empty id is the list's path.)
+      if (binding !== 'HTTP+JSON')
+        expect(await failureOf(session, session.getPushConfig(taskId))).toBe('task-not-found');
+      expect(await session.getPushConfig(taskId, created.id)).toEqual(created);
+    }
+    await session.deletePushConfig(taskId, created.id);
+  });
+
   it('an unknown task is the task-not-found error', async () => {
     const session = await connect();
     expect(await failureOf(session, session.getTask('no-such-task'))).toBe('task-not-found');

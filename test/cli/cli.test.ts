@@ -347,6 +347,24 @@ describe.concurrent('logos-a2a mistakes: one line, no stack', PATIENCE, () => {
     expect(badMode.stderr).toMatch(/--signing-mode is one of prehash-v0.3, raw-borsh, got "guess"/);
   });
 
+  it("the paid agent's fee settings: a profile, base units and a gas limit it knows, for it alone (exit 2)", async () => {
+    const paid = ['agent', 'paid', '--sequencer', 'http://127.0.0.1:1'];
+    const [badProfile, badFee, badGas, badFeeEnv, onEcho] = await Promise.all([
+      runCli([...paid, '--profile', 'v9']),
+      runCli([...paid, '--max-fee', 'lots']),
+      runCli([...paid, '--gas-limit', '0']),
+      runCli(paid, { LOGOS_A2A_PAYMENTS_MAX_FEE: '1.5' }),
+      runCli(['agent', 'echo', '--max-fee', '10']),
+    ]);
+    for (const refused of [badProfile, badFee, badGas, badFeeEnv, onEcho])
+      expect(refused).toMatchObject({ code: 2, stack: false });
+    expect(badProfile.stderr).toMatch(/--profile is one of v0.2, lee-v0.3, got "v9"/);
+    expect(badFee.stderr).toMatch(/--max-fee takes base units, a decimal whole number, got "lots"/);
+    expect(badGas.stderr).toMatch(/--gas-limit takes a whole number from 1 to 10000000, got "0"/);
+    expect(badFeeEnv.stderr).toMatch(/--max-fee takes base units, a decimal whole number, got "1.5"/);
+    expect(onEcho.stderr).toMatch(/--profile, --max-fee and --gas-limit are for the paid agent/);
+  });
+
   it('--tck-required-extension is for the conformance agent only (exit 2)', async () => {
     const refused = await runCli(['agent', 'echo', '--tck-required-extension']);
     expect(refused).toMatchObject({ code: 2, stack: false });

@@ -119,8 +119,10 @@ export interface Session {
   listTasks?: (contextId: string) => Promise<TaskView[]>;
   cancel(id: string): Promise<TaskView>;
   subscribe(id: string): AsyncGenerator<EventView>;
-  createPushConfig(taskId: string, id: string, url: string, token: string): Promise<PushView>;
-  getPushConfig(taskId: string, id: string): Promise<PushView>;
+  /** Without an id, the config names none: the server gives it one. */
+  createPushConfig(taskId: string, id: string | undefined, url: string, token: string): Promise<PushView>;
+  /** Without an id, the call names no config (v1.0: the empty id; v0.3: no pushNotificationConfigId). */
+  getPushConfig(taskId: string, id?: string): Promise<PushView>;
   listPushConfigs(taskId: string): Promise<PushView[]>;
   deletePushConfig(taskId: string, id: string): Promise<void>;
   card(): Promise<CardView>;
@@ -265,7 +267,7 @@ export const v1Generation: Generation = {
         v1Push(
           await client.createTaskPushNotificationConfig({
             tenant: '',
-            id,
+            id: id ?? '',
             taskId,
             url,
             token,
@@ -273,7 +275,7 @@ export const v1Generation: Generation = {
           }),
         ),
       getPushConfig: async (taskId, id) =>
-        v1Push(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id })),
+        v1Push(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id: id ?? '' })),
       listPushConfigs: async (taskId) =>
         (await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs.map(
           v1Push,
@@ -392,11 +394,19 @@ export const v03Generation: Generation = {
       cancel: async (id) => v03Task(await client.cancelTask({ id })),
       subscribe: (id) => mapEvents(client.resubscribeTask({ id }), v03Event),
       createPushConfig: async (taskId, id, url, token) =>
-        v03Push(await client.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { id, url, token } })),
+        v03Push(
+          await client.setTaskPushNotificationConfig({
+            taskId,
+            pushNotificationConfig: { ...(id === undefined ? {} : { id }), url, token },
+          }),
+        ),
       // The SDK types the parameter as TaskIdParams, but passes GetTaskPushNotificationConfigParams through.
       getPushConfig: async (taskId, id) =>
         v03Push(
-          await client.getTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: id } as { id: string }),
+          await client.getTaskPushNotificationConfig({
+            id: taskId,
+            ...(id === undefined ? {} : { pushNotificationConfigId: id }),
+          } as { id: string }),
         ),
       listPushConfigs: async (taskId) => (await client.listTaskPushNotificationConfig({ id: taskId })).map(v03Push),
       deletePushConfig: (taskId, id) =>

@@ -44,6 +44,25 @@ describe('workerSettings', () => {
     expect(config.payments).toMatchObject({ ...limits, rail: 'lez', sequencerUrl: SEQUENCER });
   });
 
+  it("reads the fee settings under the Node gateway's variables over LOGOS_A2A_PAYMENTS (before: dropped)", () => {
+    const { config } = workerSettings(
+      env({
+        ...NODE,
+        ...LEZ,
+        LOGOS_A2A_PAYMENTS: JSON.stringify({ perTransactionLimit: '7', maxFee: '1' }),
+        LOGOS_A2A_PAYMENTS_PROFILE: 'lee-v0.3',
+        LOGOS_A2A_PAYMENTS_MAX_FEE: '4000',
+        LOGOS_A2A_PAYMENTS_GAS_LIMIT: '100',
+      }),
+    );
+    expect(config.payments).toMatchObject({
+      perTransactionLimit: '7',
+      profile: 'lee-v0.3',
+      maxFee: '4000',
+      gasLimit: 100,
+    });
+  });
+
   it.each([
     [{}, /LOGOS_A2A_TRANSPORT: .*nwaku-rest/],
     [{ LOGOS_A2A_TRANSPORT: 'waku' }, /LOGOS_A2A_TRANSPORT: .*REST API of a Waku node/],

@@ -5,6 +5,8 @@ import { setFailureContext } from '../failure-context.ts';
 import { untilSignal } from '../until-signal.ts';
 import { NETWORK_NAMES, NETWORK_PRESETS, isNetworkName } from '../../logos/network-presets.ts';
 import { SIGNING_MODES, type SigningMode } from '../../lez/signing.ts';
+import { PROTOCOL_PROFILES, type ProtocolProfile } from '../../lez/protocol-profile.ts';
+import { LezAmount } from '../../logos/card.ts';
 
 export const agentCommand: Command = {
   synopsis: 'KIND [options]',
@@ -21,6 +23,8 @@ The paid agent is paid in LEZ to its card key's account on the sequencer given b
 and what it owes are kept in DATA/agent-ID-payments.db: a payment pays for one task only, a failed refund is tried
 again every 5 s, and a restarted agent first refunds every paid task it can no longer complete. On the devnet, its
 card key must be one of the devnet's initialised accounts (the devnet prints them), or no payment can reach it.
+It probes the sequencer's protocol profile as the gateway does: v0.2 (the public testnet) or lee-v0.3 (fees), where
+its refunds declare a fee within --max-fee, which it needs there.
 
 Options:
   --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable);
@@ -36,6 +40,12 @@ Options:
   --sequencer URL       paid: the LEZ sequencer it is paid on (required for paid)
   --signing-mode MODE   paid: prehash-v0.3 or raw-borsh; must agree with the sequencer's, and is used as it is when
                         the sequencer does not answer at start (default: detected from the sequencer)
+  --profile P           paid: the sequencer's protocol, v0.2 or lee-v0.3 (fees); must agree with what it speaks
+                        (default: detected; env LOGOS_A2A_PAYMENTS_PROFILE)
+  --max-fee UNITS       paid, on a sequencer with fees (required there): the most one refund may pay in fees, in
+                        base units (env LOGOS_A2A_PAYMENTS_MAX_FEE, as the gateway's payments.maxFee)
+  --gas-limit GAS       paid, on a sequencer with fees: the gas limit each refund declares (default 2000000, the
+                        official wallet's; env LOGOS_A2A_PAYMENTS_GAS_LIMIT)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
   --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port; waku only)
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
@@ -45,7 +55,8 @@ Options:
                         with its own --id: the suite's other calls do not activate it)
   -h, --help            this text
 
-Settings: none besides these options. The agent uses the gateway's defaults: the network's cluster (local: 2) with
+Settings: these options (the paid agent's fee settings also from the environment, under the gateway's names). The
+agent uses the gateway's defaults: the network's cluster (local: 2) with
 8 shards, and the discovery topic /logos/1/agent-discovery/proto.
 
 Ctrl-C or SIGTERM stops it.
@@ -61,6 +72,9 @@ Ctrl-C or SIGTERM stops it.
     data: { type: 'string' },
     sequencer: { type: 'string' },
     'signing-mode': { type: 'string' },
+    profile: { type: 'string' },
+    'max-fee': { type: 'string' },
+    'gas-limit': { type: 'string' },
     'announce-every': { type: 'string' },
     'rest-port': { type: 'string' },
     'rest-host': { type: 'string' },
@@ -90,6 +104,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   if (signingMode !== undefined && !(SIGNING_MODES as readonly string[]).includes(signingMode)) {
     throw new UsageError(`${prefix}: --signing-mode is one of ${SIGNING_MODES.join(', ')}, got "${signingMode}"`);
   }
+  const fees = feeOptions(values, kind, prefix);
   const every = str(values['announce-every']);
   const announceEveryMs = every === undefined ? undefined : Number(every);
   if (announceEveryMs !== undefined && !(Number.isInteger(announceEveryMs) && announceEveryMs > 0)) {
@@ -133,6 +148,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...(str(values.data) ? { dataDir: str(values.data)! } : {}),
     ...(sequencerUrl ? { sequencerUrl } : {}),
     ...(signingMode ? { signingMode: signingMode as SigningMode } : {}),
+    ...fees,
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
@@ -149,6 +165,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
           ]
         : [`  a light node of: ${peers.join(', ') || 'no service node but the network’s entry nodes'}`]),
       ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
+      ...(running.profile ? [`  paid on ${sequencerUrl} (protocol profile ${running.profile})`] : []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
@@ -156,4 +173,39 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   await signalled;
   await running.stop();
   return 0;
+}
+
+/**
+ * The paid agent's fee settings: options first, then the gateway's variables (LOGOS_A2A_PAYMENTS_PROFILE, _MAX_FEE,
+ * _GAS_LIMIT), so an operator names them once for both.
+ */
+function feeOptions(
+  values: Values,
+  kind: string,
+  prefix: string,
+): { profile?: ProtocolProfile; maxFee?: string; gasLimit?: number } {
+  const env = process.env;
+  const profile = str(values.profile) ?? (env.LOGOS_A2A_PAYMENTS_PROFILE || undefined);
+  const maxFee = str(values['max-fee']) ?? (env.LOGOS_A2A_PAYMENTS_MAX_FEE || undefined);
+  const gasLimit = str(values['gas-limit']) ?? (env.LOGOS_A2A_PAYMENTS_GAS_LIMIT || undefined);
+  const given = [str(values.profile), str(values['max-fee']), str(values['gas-limit'])].some((v) => v !== undefined);
+  if (kind !== 'paid') {
+    if (given) throw new UsageError(`${prefix}: --profile, --max-fee and --gas-limit are for the paid agent`);
+    return {};
+  }
+  if (profile !== undefined && !(PROTOCOL_PROFILES as readonly string[]).includes(profile)) {
+    throw new UsageError(`${prefix}: --profile is one of ${PROTOCOL_PROFILES.join(', ')}, got "${profile}"`);
+  }
+  if (maxFee !== undefined && !LezAmount.safeParse(maxFee).success) {
+    throw new UsageError(`${prefix}: --max-fee takes base units, a decimal whole number, got "${maxFee}"`);
+  }
+  const gas = gasLimit === undefined ? undefined : Number(gasLimit);
+  if (gas !== undefined && !(Number.isInteger(gas) && gas > 0 && gas <= 10_000_000)) {
+    throw new UsageError(`${prefix}: --gas-limit takes a whole number from 1 to 10000000, got "${gasLimit}"`);
+  }
+  return {
+    ...(profile === undefined ? {} : { profile: profile as ProtocolProfile }),
+    ...(maxFee === undefined ? {} : { maxFee }),
+    ...(gas === undefined ? {} : { gasLimit: gas }),
+  };
 }
