@@ -6,7 +6,7 @@ import { untilSignal } from '../until-signal.ts';
 import { PROTOCOL_PROFILES, type ProtocolProfile } from '../../lez/protocol-profile.ts';
 
 export const devnetCommand: Command = {
-  synopsis: '[--port PORT] [--data DIR] [--profile v0.2|lee-v0.3]',
+  synopsis: '[--port PORT] [--data DIR] [--profile v0.2|lee-v0.3] [--transfer-gas N]',
   summary: 'a local LEZ sequencer emulator with funded accounts',
   help: () => `A local LEZ sequencer emulator on 127.0.0.1, a block every second, funded with the LEZ debug genesis accounts
 (their keys are printed: import one with logos-a2a keys import --secret-key-file -). It behaves as a sequencer
@@ -18,6 +18,8 @@ Options:
                     devnet no longer finds earlier transactions by hash (getTransaction), only in their blocks
   --profile P       the protocol: v0.2 (default; the public testnet: no fees, a transfer to an account never
                     initialised is dropped) or lee-v0.3 (fees: getFeeState, signed fee declarations, -3198x errors)
+  --transfer-gas N  lee-v0.3: the gas a transfer is metered at (default ${CLI_TRANSFER_GAS}, so that the genesis accounts
+                    can pay fees; it prints the gateway settings that fit)
   -h, --help        this text
 
 Settings:
@@ -26,7 +28,12 @@ Settings:
 
 Ctrl-C or SIGTERM stops it.
 `,
-  options: { port: { type: 'string' }, data: { type: 'string' }, profile: { type: 'string' } },
+  options: {
+    port: { type: 'string' },
+    data: { type: 'string' },
+    profile: { type: 'string' },
+    'transfer-gas': { type: 'string' },
+  },
   positionals: 0,
   run: runDevnet,
 };
@@ -60,11 +67,16 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
   const profile = str(values.profile) ?? 'v0.2';
   if (!(PROTOCOL_PROFILES as readonly string[]).includes(profile))
     throw new UsageError(`${prefix}: --profile is one of ${PROTOCOL_PROFILES.join(', ')}, got "${profile}"`);
+  const transferGasOption = str(values['transfer-gas']);
+  if (transferGasOption !== undefined && !/^[1-9]\d{0,8}$/.test(transferGasOption))
+    throw new UsageError(`${prefix}: --transfer-gas is a whole number of gas from 1, got "${transferGasOption}"`);
+  const transferGas = transferGasOption === undefined ? CLI_TRANSFER_GAS : Number(transferGasOption);
   const { startDevnet, DEVNET_GENESIS } = await import('../../devnet/devnet.ts');
   const devnet = await startDevnet({
     port,
     host: process.env.LOGOS_A2A_DEVNET_HOST || '127.0.0.1',
     profile: profile as ProtocolProfile,
+    transferGas,
     ...(dataDir ? { dataDir } : {}),
   });
   process.stdout.write(
@@ -72,6 +84,7 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
       `logos-a2a devnet: a local LEZ sequencer (protocol profile ${profile}) at ${devnet.url} (blocks every second${dataDir ? `, chain in ${dataDir}, at block ${devnet.lastBlockId()}` : ''})`,
       'Funded genesis accounts (the LEZ debug keys; import one with logos-a2a keys import --secret-key-file -):',
       ...DEVNET_GENESIS.map((g) => `  ${g.account}  ${g.balance}  secret key ${g.secretKeyHex}`),
+      ...(profile === 'lee-v0.3' ? feeSettingsLines(transferGas) : []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
@@ -84,4 +97,20 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
   await signalled;
   await devnet.stop();
   return 0;
+}
+
+/**
+ * The gas the CLI's devnet meters a transfer at. The debug genesis accounts hold 10,000 and 20,000: with this, a
+ * transfer's fee reserve (gas and bytes at the next block's ceiling) stays a few thousand, which they can pay.
+ */
+const CLI_TRANSFER_GAS = 100;
+
+/** What a gateway (or paid agent) paying here sets: a gas limit that covers a transfer, a fee cap above its reserve. */
+function feeSettingsLines(transferGas: number): string[] {
+  // The reserve: gas and about 400 bytes of transaction at the ceiling of the next block's base fees (9 at genesis).
+  const maxFee = Math.ceil(((transferGas + 400) * 9) / 1000) * 1000;
+  return [
+    `Paying here (fees on): LOGOS_A2A_PAYMENTS_GAS_LIMIT=${transferGas} LOGOS_A2A_PAYMENTS_MAX_FEE=${maxFee}`,
+    `  (a transfer is metered at ${transferGas} gas; the official wallet's 2,000,000 would reserve more than the genesis accounts hold)`,
+  ];
 }
