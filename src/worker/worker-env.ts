@@ -82,6 +82,12 @@ function readSettings(env: WorkerEnv): WorkerSettings {
     overrides: { apiKeys: apiKeysOf(strings.LOGOS_A2A_API_KEYS), payments: paymentsSettingOf(strings) },
   });
   if (config.transport.kind !== 'nwaku-rest') throw new ConfigError(`LOGOS_A2A_TRANSPORT: ${NWAKU_REST_NEEDED}`);
+  if (config.published.length > 0) {
+    // A publication is a Logos agent with a node and a task store of its own: a process, not a request handler.
+    throw new ConfigError(
+      'LOGOS_A2A_PUBLISHED: publishing an HTTP agent on Logos is not offered on Cloudflare Workers; run logos-a2a publish',
+    );
+  }
   if (config.payments.rail === 'memory') {
     throw new ConfigError('LOGOS_A2A_PAYMENTS_RAIL: "memory" is for tests; use "lez" or "none"');
   }
