@@ -82,6 +82,9 @@ function readSettings(env: WorkerEnv): WorkerSettings {
     overrides: { apiKeys: apiKeysOf(strings.LOGOS_A2A_API_KEYS), payments: paymentsSettingOf(strings) },
   });
   if (config.transport.kind !== 'nwaku-rest') throw new ConfigError(`LOGOS_A2A_TRANSPORT: ${NWAKU_REST_NEEDED}`);
+  if (config.grpcPort !== undefined) {
+    throw new ConfigError('LOGOS_A2A_GRPC_PORT: gRPC is not offered on Cloudflare Workers (their cards list none)');
+  }
   if (config.published.length > 0) {
     // A publication is a Logos agent with a node and a task store of its own: a process, not a request handler.
     throw new ConfigError(

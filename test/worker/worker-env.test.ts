@@ -83,6 +83,7 @@ describe('workerSettings', () => {
     [{ ...NODE, LOGOS_A2A_AGENT_TIMEOUT_MS: 'soon' }, /agentTimeoutMs/],
     [{ ...NODE, LOGOS_A2A_API_KEYS: '[{"name": "a"' }, /LOGOS_A2A_API_KEYS: JSON/],
     [{ ...NODE, LOGOS_A2A_API_KEYS: '[{"name": "a", "key": "short"}]' }, /at least 16 characters/],
+    [{ ...NODE, LOGOS_A2A_GRPC_PORT: '50051' }, /LOGOS_A2A_GRPC_PORT: gRPC is not offered on Cloudflare/],
     [{ ...NODE, LOGOS_A2A_PUBLISHED: 'https://agent.example/' }, /LOGOS_A2A_PUBLISHED: .*not offered on Cloudflare/],
   ])('refuses %j with a ConfigError naming the setting', (vars, message) => {
     expect(() => workerSettings(env(vars))).toThrow(ConfigError);
