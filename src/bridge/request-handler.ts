@@ -24,7 +24,6 @@ import {
 import {
   ContentTypeNotSupportedError,
   ExtensionSupportRequiredError,
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
@@ -37,7 +36,8 @@ import { InvalidPageTokenError, type TaskStore } from '../store/task-store.ts';
 import { ChangeStreams, type ChangeStream } from './change-stream.ts';
 import { pullEvents, type EventSource } from './event-source.ts';
 import type { PushNotificationService } from '../push/push-service.ts';
-import type { PushConfigRecord } from '../store/push-store.ts';
+import { callerOf, ownedBy, requireId } from './call-checks.ts';
+import { PushConfigs } from './push-configs.ts';
 import { CLIENT_PAYS_EXTENSION } from './client-pays.ts';
 import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
@@ -46,7 +46,6 @@ import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
 import type { TaskChange } from './task-change.ts';
 import type { TaskEngine } from './task-engine.ts';
 import { snapshotTask, stateName } from './task-events.ts';
-import { logosMetadataOf } from './task-metadata.ts';
 
 export interface RequestHandlerOptions {
   agent: DirectoryEntry;
@@ -93,6 +92,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
 
   private readonly options: RequestHandlerOptions;
   private readonly streams: ChangeStreams;
+  private readonly pushConfigs: PushConfigs;
 
   constructor(options: RequestHandlerOptions) {
     this.agent = options.agent;
@@ -106,6 +106,9 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         current: (taskId) => this.engine.getTask(this.agent.id, taskId),
       },
       options.shutdown,
+    );
+    this.pushConfigs = new PushConfigs(options.push, async (taskId, context) =>
+      Boolean(await this.visibleTask(taskId, context)),
     );
   }
 
@@ -297,55 +300,32 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     }
   }
 
-  async createTaskPushNotificationConfig(
+  createTaskPushNotificationConfig(
     params: TaskPushNotificationConfig,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    const push = this.requirePush();
-    const taskId = requireId(params.taskId);
-    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    const input = pushConfigInput(params, taskId, context);
-    // Checked here rather than caught from createConfig: this module then needs only the service's type, and the
-    // Worker's bundle none of push delivery (undici, DNS checks).
-    const problem = push.configProblem(input);
-    if (problem) throw new RequestMalformedError(`Push notification config: ${problem}.`);
-    return wireConfig(await push.createConfig(input));
+    return this.pushConfigs.create(params, context);
   }
 
-  async getTaskPushNotificationConfig(
+  getTaskPushNotificationConfig(
     params: GetTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    const push = this.requirePush();
-    const taskId = requireId(params.taskId);
-    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    const id = params.id || legacyDefaultConfigId(taskId, context) || '';
-    const config = await push.getConfig(taskId, id);
-    if (!config) throw new TaskNotFoundError(`Task ${taskId} has no push notification config "${id}".`);
-    return wireConfig(config);
+    return this.pushConfigs.get(params, context);
   }
 
-  async listTaskPushNotificationConfigs(
+  listTaskPushNotificationConfigs(
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    const push = this.requirePush();
-    const taskId = requireId(params.taskId);
-    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    // A task has a handful of webhooks at most: one page holds them all.
-    return { configs: (await push.listConfigs(taskId)).map(wireConfig), nextPageToken: '' };
+    return this.pushConfigs.list(params, context);
   }
 
-  async deleteTaskPushNotificationConfig(
+  deleteTaskPushNotificationConfig(
     params: DeleteTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<void> {
-    const push = this.requirePush();
-    const taskId = requireId(params.taskId);
-    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
-    // Idempotent, as the spec asks: a config that is already gone is deleted (a client retrying a delete whose answer
-    // it lost must not see an error).
-    await push.deleteConfig(taskId, params.id);
+    return this.pushConfigs.delete(params, context);
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -361,7 +341,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (!message) throw new RequestMalformedError('params.message is required.');
     const pushConfig = params.configuration?.taskPushNotificationConfig;
     if (pushConfig) {
-      const problem = this.requirePush().configProblem(pushConfigInput(pushConfig, '', context));
+      const problem = this.pushConfigs.service().configProblem(this.pushConfigs.input(pushConfig, '', context));
       if (problem) throw new RequestMalformedError(`configuration.taskPushNotificationConfig: ${problem}.`);
     }
     const unaccepted = unacceptedMediaType(message, this.agent.card.defaultInputModes);
@@ -400,7 +380,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const caller = callerOf(context);
     const clientPays = this.clientPays(context);
     const { listener, pushConfig } = extras;
-    const push = pushConfig ? this.requirePush() : undefined;
+    const push = pushConfig ? this.pushConfigs.service() : undefined;
     if (!message.taskId) {
       const call = toSkillCall(message, this.agent.card);
       return this.engine.createTask({
@@ -408,7 +388,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         // The webhook is attached before the request leaves, so it cannot miss the agent's first reply; it hears
         // of the task itself once the task is on disk.
         ...(push && pushConfig
-          ? { onCreated: (task: Task) => push.createConfig(pushConfigInput(pushConfig, task.id, context)) }
+          ? { onCreated: (task: Task) => push.createConfig(this.pushConfigs.input(pushConfig, task.id, context)) }
           : {}),
         onRecorded: (task: Task) => {
           // Only this send's own webhook can know of the task yet: without one, there is no one to tell.
@@ -433,7 +413,7 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
       params: () => toSkillCall(message, this.agent.card).params,
       ...(listener ? { listener } : {}),
       ...(push && pushConfig
-        ? { attach: () => push.createConfig(pushConfigInput(pushConfig, message.taskId, context)) }
+        ? { attach: () => push.createConfig(this.pushConfigs.input(pushConfig, message.taskId, context)) }
         : {}),
     });
   }
@@ -452,11 +432,6 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return true;
   }
 
-  private requirePush(): PushNotificationService {
-    if (!this.options.push) throw pushNotSupported();
-    return this.options.push;
-  }
-
   private requireStreaming(): void {
     if (!this.agent.card.capabilities.streaming) {
       throw new UnsupportedOperationError('This agent does not support streaming (capabilities.streaming is false).');
@@ -464,73 +439,10 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
   }
 }
 
-/** With API keys, a task belongs to the key that created it; an open gateway (no caller) sees every task. */
-function ownedBy(task: Task, caller: string | undefined): boolean {
-  return caller === undefined || logosMetadataOf(task)?.caller === caller;
-}
-
 /** A v0.3 caller's message, marked so for the agent (caller-version.ts): agents may answer the generations apart. */
 function markedForAgent(message: Message, context: ServerCallContext): Message {
   if (context.requestedVersion !== '0.3') return message;
   return { ...message, metadata: { ...message.metadata, [CALLER_VERSION_METADATA]: '0.3' } };
-}
-
-/** The name of the API key the call came with, if any: what the spending gate holds to a budget. */
-function callerOf(context: ServerCallContext): string | undefined {
-  return context.user?.isAuthenticated ? context.user.userName : undefined;
-}
-
-function requireId(id: string): string {
-  if (!id || !id.trim()) throw new RequestMalformedError('A task id is required.');
-  return id;
-}
-
-function pushNotSupported() {
-  return new PushNotificationNotSupportedError('Push notifications are not offered here.');
-}
-
-/**
- * The id of a v0.3 caller's config when it names none: the task's, as both official v0.3 SDKs give it (on set, and
- * on a get without `pushNotificationConfigId`), so that a v0.3 client's `get({id})` finds the config it set. v1.0
- * makes a get name its config (the SDK assigns a set without one a fresh UUID), so v1.0 calls get none.
- */
-function legacyDefaultConfigId(taskId: string, context: ServerCallContext): string | undefined {
-  return context.requestedVersion === '0.3' && taskId ? taskId : undefined;
-}
-
-/** A config as the SDK hands it over (ProtoJSON defaults: "" for absent strings), for the push service. */
-function pushConfigInput(config: TaskPushNotificationConfig, taskId: string, context: ServerCallContext) {
-  const caller = callerOf(context);
-  const authentication = config.authentication?.scheme
-    ? {
-        scheme: config.authentication.scheme,
-        ...(config.authentication.credentials ? { credentials: config.authentication.credentials } : {}),
-      }
-    : undefined;
-  const id = config.id || legacyDefaultConfigId(taskId, context);
-  return {
-    taskId,
-    ...(id ? { id } : {}),
-    url: config.url,
-    ...(config.token ? { token: config.token } : {}),
-    ...(authentication ? { authentication } : {}),
-    // The webhook gets bodies in the shape of the protocol version it was registered over.
-    protocolVersion: context.requestedVersion === '0.3' ? ('0.3' as const) : ('1.0' as const),
-    ...(caller !== undefined ? { owner: caller } : {}),
-  };
-}
-
-function wireConfig(record: PushConfigRecord): TaskPushNotificationConfig {
-  return {
-    tenant: '',
-    id: record.id,
-    taskId: record.taskId,
-    url: record.url,
-    token: record.token ?? '',
-    authentication: record.authentication
-      ? { scheme: record.authentication.scheme, credentials: record.authentication.credentials ?? '' }
-      : undefined,
-  };
 }
 
 /** Runs `action` once when `signal` aborts; the returned function stops listening (signals outlive calls). */
