@@ -14,6 +14,7 @@ import {
   NETWORK_PRESETS,
   anyNetworkPreset,
   isAnyNetworkName,
+  isPeerNetworkName,
   type NetworkName,
 } from '../logos/network-presets.ts';
 import { parseNetwork } from '../address-policy.ts';
@@ -190,6 +191,8 @@ const PeerNetworkConfig = z
       bootstrap: network.bootstrap,
       listen: network.listen,
       peerExchange: preset?.peerExchange ?? false,
+      /** The peer binding whose agents the network is followed for: a peer binding's preset names it. */
+      binding: presetName && isPeerNetworkName(presetName) ? presetName : undefined,
       cardKeys: Object.fromEntries(Object.entries(network.cardKeys).map(([kid, key]) => [kid, key.toLowerCase()])),
     };
   });

@@ -20,6 +20,8 @@ import {
   type LogosNetwork,
   type NetworkSettings,
 } from '../logos/network.ts';
+import { WireBindings } from '../logos/bindings/binding-of.ts';
+import { PeerDiscovery, peerAddressRule } from '../logos/peer-discovery.ts';
 import { openPeerNetworks, type PeerNetworks } from '../logos/peer-networks.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
@@ -56,6 +58,8 @@ export interface Gateway {
   readonly store: TaskStore;
   readonly directory: AgentDirectory;
   readonly discovery: DiscoveryListener;
+  /** The peer bindings' discovery, on the networks of the `networks` setting that name one. */
+  readonly peerDiscovery: PeerDiscovery;
   readonly network: LogosNetwork;
   /** The further networks of the `networks` setting, a node per cluster (peer-networks.ts). */
   readonly peerNetworks: PeerNetworks;
@@ -242,11 +246,13 @@ async function open(
   const rateLimiter = await rateLimiterFromConfig(config, stores.sql);
   if (rateLimiter) onClose(() => rateLimiter.close());
 
+  // A peer binding's agent is reached on its network's node, at a content topic of its binding.
+  const peerAddress = peerAddressRule(config.networks);
   const directory = new AgentDirectory({
     store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
     allowUnverified: config.allowUnverifiedAgents,
-    reaches: (address) => network.reaches(address),
+    reaches: (address) => network.reaches(address) || peerAddress(address),
     log: deps.log,
   });
   onClose(() => directory.flush());
@@ -278,6 +284,7 @@ async function open(
     allowNetworks: config.pushAllowNetworks,
     log: deps.log,
   });
+  const wireBindings = new WireBindings((name) => peerNetworks.nodeOf(name)?.transport);
   const engine = new TaskEngine({
     store,
     onChange: (change) => {
@@ -288,7 +295,7 @@ async function open(
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
-    dialectOf: (address) => directory.dialectAt(address),
+    bindingOf: (address) => wireBindings.of(directory.dialectAt(address), directory.networkAt(address)),
     ...(stores.replicas ? { replicas: stores.replicas } : {}),
     // A refund recorded missing is looked for again every 10 s: one that lands late corrects its task's receipt.
     ...(payments ? { payments, refundRecheckMs: 10_000 } : {}),
@@ -304,6 +311,14 @@ async function open(
   );
   onClose(() => discovery.stop());
   discovery.start();
+  const peerDiscovery = new PeerDiscovery(
+    config.networks.flatMap(({ name, binding, cardKeys }) =>
+      binding ? [{ name, binding, cardKeys, node: peerNetworks.nodeOf(name)!.transport }] : [],
+    ),
+    directory,
+  );
+  onClose(() => peerDiscovery.stop());
+  peerDiscovery.start();
 
   const shutdown = new AbortController();
   // The public URL depends on the bound port when port 0 asks for any free one, so listen first.
@@ -383,6 +398,7 @@ async function open(
     store,
     directory,
     discovery,
+    peerDiscovery,
     network,
     peerNetworks,
     push,

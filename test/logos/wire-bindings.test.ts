@@ -3,7 +3,10 @@
  * dialect an agent's card names picks the right one. Byte for byte: the engine's wire output goes through here.
  */
 import { describe, expect, it } from 'vitest';
-import { WIRE_BINDINGS, wireBindingOf } from '../../src/logos/bindings/binding-of.ts';
+import { WIRE_BINDINGS, WireBindings, wireBindingOf } from '../../src/logos/bindings/binding-of.ts';
+import { logosAgentBinding } from '../../src/logos/bindings/logos-agent/binding.ts';
+import { inboxTopic, updatesTopic } from '../../src/logos/bindings/logos-agent/wire.ts';
+import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { ourBinding } from '../../src/logos/bindings/ours.ts';
 import { seedBinding } from '../../src/logos/bindings/seed.ts';
 import { BINDING_VERSION, encodeEnvelope, taskStatusTopic, type TaskRequest } from '../../src/logos/envelope.ts';
@@ -11,7 +14,7 @@ import { newStatusKey, statusKeyBytes } from '../../src/logos/status-key.ts';
 
 const MAX = 1024 * 1024;
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
-const text = (payload: Uint8Array) => new TextDecoder().decode(payload);
+const text = (payload: Uint8Array | undefined) => new TextDecoder().decode(payload);
 
 const request: TaskRequest = {
   v: BINDING_VERSION,
@@ -33,7 +36,7 @@ describe('choosing a wire binding', () => {
     expect(wireBindingOf('binding')).toBe(ourBinding);
     expect(wireBindingOf('seed')).toBe(seedBinding);
     expect(WIRE_BINDINGS).toEqual([ourBinding, seedBinding]);
-    for (const binding of WIRE_BINDINGS) expect(wireBindingOf(binding.dialect)).toBe(binding);
+    for (const binding of WIRE_BINDINGS) expect(wireBindingOf(binding.dialect as 'binding' | 'seed')).toBe(binding);
   });
 });
 
@@ -99,5 +102,63 @@ describe('the seed dialect', () => {
   it('is never sent a request twice, and takes no input, saying why', () => {
     expect(seedBinding.replaysRepeatedRequest).toBe(false);
     expect(seedBinding.inputRefusal).toMatch(/takes no input/);
+  });
+});
+
+describe('the logos-agent binding', () => {
+  const account = '7Yh4Hc3zUy1gkKq4Bn2ZJwQ5eB2sVQ7rLqZkZ6cHbS1P';
+  const node = new MemoryNetwork().node('gateway');
+  const binding = logosAgentBinding(node);
+  const toAgent = { ...request, to: inboxTopic(account) } as TaskRequest;
+
+  it('is chosen per network, one object per network, on that network’s node', () => {
+    const bindings = new WireBindings((name) => (name === 'logos-agent' ? node : undefined));
+    const chosen = bindings.of('logos-agent', 'logos-agent');
+    expect(chosen.dialect).toBe('logos-agent');
+    expect(chosen.node).toBe(node);
+    expect(bindings.of('logos-agent', 'logos-agent')).toBe(chosen);
+    expect(bindings.of('seed', undefined)).toBe(seedBinding);
+    expect(() => bindings.of('logos-agent', 'elsewhere')).toThrow(/no logos-agent agent/);
+  });
+
+  it('reads replies in the clear on the agent’s updates topic', () => {
+    expect(binding.statusTopic(toAgent)).toEqual({ topic: updatesTopic(account), options: {} });
+  });
+
+  it('writes a request and a cancel in the binding’s words, byte for byte, and nothing for a question', () => {
+    expect(text(binding.outgoing(encodeEnvelope(toAgent), toAgent))).toBe(
+      '{"kind":"task_request","taskId":"task-1","skill":"echo","params":{"text":"hi"}}',
+    );
+    const common = {
+      v: BINDING_VERSION,
+      task_id: 'task-1',
+      from: 'waku:gw',
+      to: toAgent.to,
+      status_key: toAgent.status_key,
+    };
+    const cancel = encodeEnvelope({ ...common, id: 'c1', type: 'cancel' } as never);
+    expect(text(binding.outgoing(cancel, toAgent))).toBe('{"kind":"task_cancel","taskId":"task-1"}');
+    const get = encodeEnvelope({ ...common, id: 'g1', type: 'task_get', after_seq: 0 } as never);
+    expect(binding.outgoing(get, toAgent)).toBeUndefined();
+  });
+
+  it('numbers updates as they arrive, and maps a failure’s output to its error', () => {
+    const update = (state: string, result: unknown = null) =>
+      bytes({ kind: 'task_update', taskId: 'task-1', state, result });
+    expect(binding.decodeReply(update('working'), MAX, 3)).toMatchObject({
+      ok: true,
+      envelope: { seq: 3, task_id: 'task-1', type: 'task_status', state: 'working' },
+    });
+    expect(binding.decodeReply(update('failed', { error: 'no' }), MAX, 4)).toMatchObject({
+      ok: true,
+      envelope: { seq: 4, type: 'task_result', state: 'failed', error: { code: 'agent_error', message: 'no' } },
+    });
+    expect(binding.decodeReply(bytes({ kind: 'other' }), MAX, 1)).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(binding.decodeReply(update('working'), 10, 1)).toMatchObject({ ok: false, reason: 'too-large' });
+  });
+
+  it('is never sent a request twice, and takes no input', () => {
+    expect(binding.replaysRepeatedRequest).toBe(false);
+    expect(binding.inputRefusal).toMatch(/take no input/);
   });
 });

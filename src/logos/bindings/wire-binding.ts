@@ -6,15 +6,25 @@
  */
 import type { AgentEnvelope, DecodeResult, TaskRequest } from '../envelope.ts';
 import type { Dialect } from '../seed-dialect.ts';
-import type { TopicOptions } from '../transport.ts';
+import type { LogosTransport, TopicOptions } from '../transport.ts';
 
 export interface WireBinding {
   /** The dialect it implements (the directory remembers it per agent). */
   readonly dialect: Dialect;
+  /**
+   * The node of the network the agent lives on, where that is not the gateway's own (a peer binding's, issue #22):
+   * its replies are read there, and what the gateway says is published there in the clear on the agent's address,
+   * which is a content topic. Absent: the gateway's transport, which sends 1:1 to the agent's address.
+   */
+  readonly node?: Pick<LogosTransport, 'publish' | 'subscribe'>;
   /** The topic a task's replies are published on, and how it is read. */
   statusTopic(request: TaskRequest): { topic: string; options: TopicOptions };
-  /** A canonical gateway envelope, as encoded, in this binding's words. `request` is the task's `task_request`. */
-  outgoing(payload: Uint8Array, request: TaskRequest): Uint8Array;
+  /**
+   * A canonical gateway envelope, as encoded, in this binding's words; undefined when the binding has no words for
+   * it (a question about a task, where its agents answer none): nothing is sent. `request` is the task's
+   * `task_request`.
+   */
+  outgoing(payload: Uint8Array, request: TaskRequest): Uint8Array | undefined;
   /**
    * An agent's reply, as a canonical envelope. `nextSeq` numbers it where the binding numbers nothing (the reply
    * after the last one applied).

@@ -4,7 +4,7 @@
  * every client on `/logos-agent/1/a2a-{account}-updates/proto`, an Ed25519 card over its struct-order JSON. Like the
  * original it reads its inbox in batches and honours a cancel only in the batch of its request.
  *
- *   node logos-agent.ts '{"peer": MULTIADDR, "clusterId": 2, "tamperCard": false}'
+ *   node logos-agent.ts '{"peer": MULTIADDR, "clusterId": 2, "tamperCard": false, "echoPriceLez": "10"}'
  *
  * Skills: `demo.echo` ({text} → {echo: text}); `demo.slow` (working, then {done: true} after `slowMs`). Prints
  * `{"event":"ready","account":…,"signingPubkey":…}`, then `{"event":"request",…}` per inbox message.
@@ -21,10 +21,12 @@ const {
   tamperCard = false,
   slowMs = 3_000,
   batchMs = 400,
+  echoPriceLez = '10',
 } = agentArguments<{
   peer: string;
   clusterId?: number;
   tamperCard?: boolean;
+  echoPriceLez?: string;
   slowMs?: number;
   batchMs?: number;
 }>('logos-agent.ts \'{"peer": MULTIADDR}\'');
@@ -46,7 +48,7 @@ const card = signEd25519Card(
     lezAccount: account,
     capabilities: { streaming: false },
     skills: [
-      { id: 'demo.echo', name: 'demo.echo', description: 'Echo back the provided text.', priceLez: '10' },
+      { id: 'demo.echo', name: 'demo.echo', description: 'Echo back the provided text.', priceLez: echoPriceLez },
       { id: 'demo.slow', name: 'demo.slow', description: 'Works a while, then says it is done.', priceLez: '0' },
     ],
     signingPubkey: bytesToHex(ed25519.getPublicKey(signingKey)),
