@@ -167,6 +167,14 @@ const PeerNetworkConfig = z
     /** Multiaddrs the network's node listens on, for agents that dial the gateway; loopback on a free port by default. */
     listen: z.array(z.string().min(1)).default([]),
     /**
+     * The topic the agents' cards are heard on, where the binding's default is not the one (lp-0008 has none: its
+     * operators agree on a board, docs/bindings/lp-0008.md).
+     */
+    discoveryTopic: z
+      .string()
+      .regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic of four segments, /app/version/name/encoding')
+      .optional(),
+    /**
      * Card keys published apart from the cards (lp-0008: docs/bindings/lp-0008.md): the `kid` of a card's signature
      * → its BIP-340 x-only public key, 32 bytes of hex. A card whose kid is not here cannot be verified.
      */
@@ -193,6 +201,7 @@ const PeerNetworkConfig = z
       peerExchange: preset?.peerExchange ?? false,
       /** The peer binding whose agents the network is followed for: a peer binding's preset names it. */
       binding: presetName && isPeerNetworkName(presetName) ? presetName : undefined,
+      discoveryTopic: network.discoveryTopic,
       cardKeys: Object.fromEntries(Object.entries(network.cardKeys).map(([kid, key]) => [kid, key.toLowerCase()])),
     };
   });

@@ -312,8 +312,8 @@ async function open(
   onClose(() => discovery.stop());
   discovery.start();
   const peerDiscovery = new PeerDiscovery(
-    config.networks.flatMap(({ name, binding, cardKeys }) =>
-      binding ? [{ name, binding, cardKeys, node: peerNetworks.nodeOf(name)!.transport }] : [],
+    config.networks.flatMap(({ name, binding, cardKeys, discoveryTopic }) =>
+      binding ? [{ name, binding, cardKeys, discoveryTopic, node: peerNetworks.nodeOf(name)!.transport }] : [],
     ),
     directory,
   );

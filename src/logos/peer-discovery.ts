@@ -6,7 +6,6 @@
  * counted by reason in the discovery drops (`logos_a2a_discovery_drops_total`), as the gateway's own discovery
  * counts (discovery.ts), and logged once per agent and reason.
  */
-import { topicApplication } from './bindings/common/content-topic.ts';
 import type { PeerBindingName, PeerCardRejection } from './bindings/common/peer-card.ts';
 import { PEER_BINDINGS, type PeerBinding } from './bindings/peer-bindings.ts';
 import { LogosAgentCard } from './card.ts';
@@ -22,6 +21,8 @@ export interface PeerDiscoveryNetwork {
   readonly binding: PeerBindingName;
   readonly node: Pick<LogosTransport, 'subscribe'>;
   readonly cardKeys: Readonly<Record<string, string>>;
+  /** Where its cards are heard, instead of the binding's default topic. */
+  readonly discoveryTopic?: string | undefined;
 }
 
 /** The discovery counter of each reason a peer card is refused for. */
@@ -65,13 +66,14 @@ export class PeerDiscovery {
   start(): void {
     for (const network of this.#networks) {
       const binding = PEER_BINDINGS[network.binding];
-      if (!binding) {
-        this.#directory.log(`[discovery] network ${network.name}: the ${network.binding} binding is not served yet`);
+      const topic = network.discoveryTopic ?? binding?.discoveryTopic;
+      if (!binding || topic === undefined) {
+        this.#directory.log(
+          `[discovery] network ${network.name}: ${binding ? 'no discoveryTopic is configured' : `the ${network.binding} binding is not served yet`}, so no agent of it is heard`,
+        );
         continue;
       }
-      this.#unsubscribes.push(
-        network.node.subscribe(binding.discoveryTopic, (payload) => this.hear(network, binding, payload)),
-      );
+      this.#unsubscribes.push(network.node.subscribe(topic, (payload) => this.hear(network, binding, payload)));
     }
   }
 
@@ -127,15 +129,14 @@ export class PeerDiscovery {
 }
 
 /**
- * Whether an address is that of a peer agent this gateway can reach: a content topic of a served peer binding that
- * a configured network follows (the directory keeps no other, such as a card from a run with other networks).
+ * Whether an address is that of a peer agent this gateway can reach: an address of a served peer binding that a
+ * configured network follows (the directory keeps no other, such as a card from a run with other networks).
  */
 export function peerAddressRule(
   networks: readonly { readonly binding?: PeerBindingName | undefined }[],
 ): (address: string) => boolean {
-  const followed = new Set(networks.flatMap(({ binding }) => (binding && PEER_BINDINGS[binding] ? [binding] : [])));
-  return (address) => {
-    const app = topicApplication(address)?.app;
-    return app !== undefined && (followed as Set<string>).has(app);
-  };
+  const followed = networks.flatMap(({ binding }) =>
+    binding && PEER_BINDINGS[binding] ? [PEER_BINDINGS[binding]] : [],
+  );
+  return (address) => followed.some((binding) => binding.isAddress(address));
 }

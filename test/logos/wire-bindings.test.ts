@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { WIRE_BINDINGS, WireBindings, wireBindingOf } from '../../src/logos/bindings/binding-of.ts';
 import { logosAgentBinding } from '../../src/logos/bindings/logos-agent/binding.ts';
 import { inboxTopic, updatesTopic } from '../../src/logos/bindings/logos-agent/wire.ts';
+import { lp0008Binding } from '../../src/logos/bindings/lp-0008/binding.ts';
+import { taskTopic } from '../../src/logos/bindings/lp-0008/wire.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { ourBinding } from '../../src/logos/bindings/ours.ts';
 import { seedBinding } from '../../src/logos/bindings/seed.ts';
@@ -57,12 +59,12 @@ describe('our binding', () => {
 
   it('keeps the agent’s own numbering, and refuses what is not an envelope of ours', () => {
     const reply = { v: 1, id: 'r', type: 'task_status', task_id: 'task-1', seq: 7, state: 'working' };
-    const decoded = ourBinding.decodeReply(bytes(reply), MAX, 1);
+    const decoded = ourBinding.decodeReply(bytes(reply), MAX, 1, request);
     expect(decoded).toMatchObject({ ok: true, envelope: { seq: 7, state: 'working' } });
-    expect(ourBinding.decodeReply(bytes({ type: 'task_status', task_id: 'task-1', state: 'working' }), MAX, 1).ok).toBe(
-      false,
-    );
-    expect(ourBinding.decodeReply(bytes(reply), 10, 1)).toMatchObject({ ok: false, reason: 'too-large' });
+    expect(
+      ourBinding.decodeReply(bytes({ type: 'task_status', task_id: 'task-1', state: 'working' }), MAX, 1, request).ok,
+    ).toBe(false);
+    expect(ourBinding.decodeReply(bytes(reply), 10, 1, request)).toMatchObject({ ok: false, reason: 'too-large' });
     if (decoded.ok) expect(ourBinding.acceptsUnauthenticated(decoded.envelope)).toBe(true);
   });
 });
@@ -81,7 +83,7 @@ describe('the seed dialect', () => {
 
   it('numbers replies as they arrive, and finds the task of a 1:1 reply', () => {
     const reply = bytes({ type: 'task_result', task_id: 'task-1', state: 'completed', result: 'ok' });
-    expect(seedBinding.decodeReply(reply, MAX, 4)).toMatchObject({
+    expect(seedBinding.decodeReply(reply, MAX, 4, request)).toMatchObject({
       ok: true,
       envelope: { seq: 4, type: 'task_result', state: 'completed', result: 'ok' },
     });
@@ -90,9 +92,19 @@ describe('the seed dialect', () => {
   });
 
   it('lets only a status through unauthenticated: its open topic names no publisher', () => {
-    const status = seedBinding.decodeReply(bytes({ type: 'task_status', task_id: 't', state: 'working' }), MAX, 1);
-    const result = seedBinding.decodeReply(bytes({ type: 'task_result', task_id: 't', state: 'completed' }), MAX, 1);
-    const cancelled = seedBinding.decodeReply(bytes({ type: 'cancelled', task_id: 't' }), MAX, 1);
+    const status = seedBinding.decodeReply(
+      bytes({ type: 'task_status', task_id: 't', state: 'working' }),
+      MAX,
+      1,
+      request,
+    );
+    const result = seedBinding.decodeReply(
+      bytes({ type: 'task_result', task_id: 't', state: 'completed' }),
+      MAX,
+      1,
+      request,
+    );
+    const cancelled = seedBinding.decodeReply(bytes({ type: 'cancelled', task_id: 't' }), MAX, 1, request);
     if (!status.ok || !result.ok || !cancelled.ok) throw new Error('seed replies did not decode');
     expect(seedBinding.acceptsUnauthenticated(status.envelope)).toBe(true);
     expect(seedBinding.acceptsUnauthenticated(result.envelope)).toBe(false);
@@ -115,7 +127,8 @@ describe('the logos-agent binding', () => {
     const bindings = new WireBindings((name) => (name === 'logos-agent' ? node : undefined));
     const chosen = bindings.of('logos-agent', 'logos-agent');
     expect(chosen.dialect).toBe('logos-agent');
-    expect(chosen.node).toBe(node);
+    expect(chosen.peer?.node).toBe(node);
+    expect(chosen.peer?.requestTopic(toAgent)).toBe(inboxTopic(account));
     expect(bindings.of('logos-agent', 'logos-agent')).toBe(chosen);
     expect(bindings.of('seed', undefined)).toBe(seedBinding);
     expect(() => bindings.of('logos-agent', 'elsewhere')).toThrow(/no logos-agent agent/);
@@ -145,20 +158,85 @@ describe('the logos-agent binding', () => {
   it('numbers updates as they arrive, and maps a failure’s output to its error', () => {
     const update = (state: string, result: unknown = null) =>
       bytes({ kind: 'task_update', taskId: 'task-1', state, result });
-    expect(binding.decodeReply(update('working'), MAX, 3)).toMatchObject({
+    expect(binding.decodeReply(update('working'), MAX, 3, toAgent)).toMatchObject({
       ok: true,
       envelope: { seq: 3, task_id: 'task-1', type: 'task_status', state: 'working' },
     });
-    expect(binding.decodeReply(update('failed', { error: 'no' }), MAX, 4)).toMatchObject({
+    expect(binding.decodeReply(update('failed', { error: 'no' }), MAX, 4, toAgent)).toMatchObject({
       ok: true,
       envelope: { seq: 4, type: 'task_result', state: 'failed', error: { code: 'agent_error', message: 'no' } },
     });
-    expect(binding.decodeReply(bytes({ kind: 'other' }), MAX, 1)).toMatchObject({ ok: false, reason: 'invalid' });
-    expect(binding.decodeReply(update('working'), 10, 1)).toMatchObject({ ok: false, reason: 'too-large' });
+    expect(binding.decodeReply(bytes({ kind: 'other' }), MAX, 1, toAgent)).toMatchObject({
+      ok: false,
+      reason: 'invalid',
+    });
+    expect(binding.decodeReply(update('working'), 10, 1, toAgent)).toMatchObject({ ok: false, reason: 'too-large' });
   });
 
   it('is never sent a request twice, and takes no input', () => {
     expect(binding.replaysRepeatedRequest).toBe(false);
     expect(binding.inputRefusal).toMatch(/take no input/);
+  });
+});
+
+describe('the lp-0008 binding', () => {
+  const account = 'Bx7YpQ3zUy1gkKq4Bn2ZJwQ5eB2sVQ7rLqZkZ6cHbS1P';
+  const node = new MemoryNetwork().node('gateway');
+  const binding = lp0008Binding(node);
+  const toAgent = { ...request, to: account } as TaskRequest;
+  const common = {
+    v: BINDING_VERSION,
+    task_id: 'task-1',
+    from: 'waku:gw',
+    to: account,
+    status_key: toAgent.status_key,
+  };
+  const json = (payload: Uint8Array | undefined) => JSON.parse(text(payload)) as Record<string, unknown>;
+
+  it('sends and reads everything of a task on the task’s topic', () => {
+    expect(binding.peer?.requestTopic(toAgent)).toBe(taskTopic(account, 'task-1'));
+    expect(binding.statusTopic(toAgent)).toEqual({ topic: taskTopic(account, 'task-1'), options: {} });
+  });
+
+  it('writes a request, a continuation and a cancel as A2A v0.3 JSON-RPC, and nothing for a question', () => {
+    expect(json(binding.outgoing(encodeEnvelope(toAgent), toAgent))).toMatchObject({
+      method: 'message/send',
+      params: {
+        message: {
+          taskId: 'task-1',
+          contextId: 'ctx',
+          parts: [{ kind: 'data', data: { skill: 'echo', params: { text: 'hi' } } }],
+        },
+      },
+    });
+    const input = encodeEnvelope({ ...common, id: 'i1', type: 'task_input', params: { text: 'Ada', n: 1 } } as never);
+    expect(json(binding.outgoing(input, toAgent))).toMatchObject({
+      method: 'message/send',
+      params: { message: { taskId: 'task-1', parts: [{ kind: 'data', data: { message: 'Ada', params: { n: 1 } } }] } },
+    });
+    const cancel = encodeEnvelope({ ...common, id: 'c1', type: 'cancel' } as never);
+    expect(json(binding.outgoing(cancel, toAgent))).toMatchObject({ method: 'tasks/cancel', params: { id: 'task-1' } });
+    const get = encodeEnvelope({ ...common, id: 'g1', type: 'task_get', after_seq: 0 } as never);
+    expect(binding.outgoing(get, toAgent)).toBeUndefined();
+    expect(binding.inputRefusal).toBeUndefined();
+  });
+
+  it('takes only the agent’s updates of the task, numbered as they arrive', () => {
+    const update = (from: string, contextId = 'ctx') =>
+      bytes({
+        kind: 'status-update',
+        taskId: 'task-1',
+        contextId,
+        status: { state: 'working' },
+        metadata: { 'x-logos': { from } },
+      });
+    expect(binding.decodeReply(update(account), MAX, 2, toAgent)).toMatchObject({
+      ok: true,
+      envelope: { seq: 2, task_id: 'task-1', type: 'task_status', state: 'working' },
+    });
+    expect(binding.decodeReply(update('someone-else'), MAX, 2, toAgent).ok).toBe(false);
+    expect(binding.decodeReply(update(account, 'other'), MAX, 2, toAgent).ok).toBe(false);
+    // Its own request, heard back on the topic.
+    expect(binding.decodeReply(binding.outgoing(encodeEnvelope(toAgent), toAgent)!, MAX, 2, toAgent).ok).toBe(false);
   });
 });

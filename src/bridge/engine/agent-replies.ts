@@ -66,7 +66,7 @@ export class AgentReplies {
     tasks.add(live);
     live.wireBinding = bindingOf?.(live.agentAddress) ?? wireBindingOf('binding');
     const { topic, options } = live.wireBinding.statusTopic(live.request);
-    live.unsubscribe = (live.wireBinding.node ?? transport).subscribe(
+    live.unsubscribe = (live.wireBinding.peer?.node ?? transport).subscribe(
       topic,
       (payload, { sender }) => this.hear(live, payload, sender),
       options,
@@ -105,7 +105,12 @@ export class AgentReplies {
   private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
     const { tasks, resends } = this.#options;
     if (!tasks.holds(live)) return; // finished meanwhile
-    const decoded = live.wireBinding.decodeReply(payload, this.#options.maxEnvelopeBytes, live.lastSeq + 1);
+    const decoded = live.wireBinding.decodeReply(
+      payload,
+      this.#options.maxEnvelopeBytes,
+      live.lastSeq + 1,
+      live.request,
+    );
     if (!decoded.ok) {
       this.dropped.undecodable++;
       return;

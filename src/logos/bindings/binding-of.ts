@@ -5,9 +5,9 @@
  */
 import type { Dialect } from '../seed-dialect.ts';
 import { ourBinding } from './ours.ts';
-import { PEER_BINDINGS, type PeerNode } from './peer-bindings.ts';
+import { PEER_BINDINGS } from './peer-bindings.ts';
 import { seedBinding } from './seed.ts';
-import type { WireBinding } from './wire-binding.ts';
+import type { PeerNode, WireBinding } from './wire-binding.ts';
 
 type OwnDialect = 'binding' | 'seed';
 

@@ -3,14 +3,14 @@
  * their cards, how a card is verified, and its `WireBinding` on a network's node. A peer binding missing here is
  * not served: its networks are not followed, and its agents are never in the directory.
  */
-import type { LogosTransport } from '../transport.ts';
 import type { PeerBindingName, PeerCardVerification } from './common/peer-card.ts';
 import { verifyLogosAgentCard } from './logos-agent/card.ts';
 import { logosAgentBinding } from './logos-agent/binding.ts';
-import { DISCOVERY_TOPIC as LOGOS_AGENT_DISCOVERY } from './logos-agent/wire.ts';
-import type { WireBinding } from './wire-binding.ts';
-
-export type PeerNode = Pick<LogosTransport, 'publish' | 'subscribe'>;
+import { DISCOVERY_TOPIC as LOGOS_AGENT_DISCOVERY, inboxAccount } from './logos-agent/wire.ts';
+import { verifyLp0008Card } from './lp-0008/card.ts';
+import { lp0008Binding } from './lp-0008/binding.ts';
+import { IDENTIFIER } from './lp-0008/wire.ts';
+import type { PeerNode, WireBinding } from './wire-binding.ts';
 
 /** What a network of the `networks` setting tells a verifier (config.ts). */
 export interface PeerNetworkKeys {
@@ -19,7 +19,13 @@ export interface PeerNetworkKeys {
 }
 
 export interface PeerBinding {
-  readonly discoveryTopic: string;
+  /**
+   * The topic its agents announce their cards on, where the binding has one; otherwise the network's
+   * `discoveryTopic` setting names the board its operators agreed on (lp-0008).
+   */
+  readonly discoveryTopic?: string;
+  /** Whether `address` is one its cards' interfaces name (what the directory may call, card.ts `callableCard`). */
+  isAddress(address: string): boolean;
   verifyCard(json: unknown, network: PeerNetworkKeys): PeerCardVerification;
   wireBinding(node: PeerNode): WireBinding;
 }
@@ -27,7 +33,15 @@ export interface PeerBinding {
 export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
   'logos-agent': {
     discoveryTopic: LOGOS_AGENT_DISCOVERY,
+    // An inbox: the only address its verifier admits (logos-agent/card.ts).
+    isAddress: (address) => inboxAccount(address) !== undefined,
     verifyCard: (json) => verifyLogosAgentCard(json),
     wireBinding: logosAgentBinding,
+  },
+  // The address is the agent's account (the authority of the card's `logos-messaging://` url).
+  'lp-0008': {
+    isAddress: (address) => IDENTIFIER.test(address),
+    verifyCard: (json, network) => verifyLp0008Card(json, network.cardKeys),
+    wireBinding: lp0008Binding,
   },
 };

@@ -8,15 +8,21 @@ import type { AgentEnvelope, DecodeResult, TaskRequest } from '../envelope.ts';
 import type { Dialect } from '../seed-dialect.ts';
 import type { LogosTransport, TopicOptions } from '../transport.ts';
 
+/** The node of a network the gateway serves peer agents on (peer-networks.ts): what a peer binding uses of it. */
+export type PeerNode = Pick<LogosTransport, 'publish' | 'subscribe'>;
+
 export interface WireBinding {
   /** The dialect it implements (the directory remembers it per agent). */
   readonly dialect: Dialect;
   /**
-   * The node of the network the agent lives on, where that is not the gateway's own (a peer binding's, issue #22):
-   * its replies are read there, and what the gateway says is published there in the clear on the agent's address,
-   * which is a content topic. Absent: the gateway's transport, which sends 1:1 to the agent's address.
+   * Where the agent lives apart from the gateway's own network (a peer binding's, issue #22): on `node`, the node
+   * of its network, where its replies are read, and what the gateway says of a task is published in the clear on
+   * `requestTopic`. Absent: the gateway's transport, which sends 1:1 to the agent's address.
    */
-  readonly node?: Pick<LogosTransport, 'publish' | 'subscribe'>;
+  readonly peer?: {
+    readonly node: PeerNode;
+    requestTopic(request: TaskRequest): string;
+  };
   /** The topic a task's replies are published on, and how it is read. */
   statusTopic(request: TaskRequest): { topic: string; options: TopicOptions };
   /**
@@ -27,9 +33,14 @@ export interface WireBinding {
   outgoing(payload: Uint8Array, request: TaskRequest): Uint8Array | undefined;
   /**
    * An agent's reply, as a canonical envelope. `nextSeq` numbers it where the binding numbers nothing (the reply
-   * after the last one applied).
+   * after the last one applied); `request` is the task's `task_request`.
    */
-  decodeReply(payload: Uint8Array, maxBytes: number, nextSeq: number): DecodeResult<AgentEnvelope>;
+  decodeReply(
+    payload: Uint8Array,
+    maxBytes: number,
+    nextSeq: number,
+    request: TaskRequest,
+  ): DecodeResult<AgentEnvelope>;
   /** The task a 1:1 message is a reply to; absent where agents never reply 1:1. */
   directReplyTaskId?(payload: Uint8Array, maxBytes: number): string | undefined;
   /** Whether a reply the transport could not authenticate (`sender` undefined) may be applied. */

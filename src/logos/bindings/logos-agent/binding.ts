@@ -4,25 +4,24 @@
  * the agent's updates topic, shared by all its clients, and numbered as they arrive.
  */
 import { GatewayEnvelope } from '../../envelope.ts';
-import type { LogosTransport } from '../../transport.ts';
 import { peerEnvelope } from '../common/peer-envelope.ts';
-import type { WireBinding } from '../wire-binding.ts';
-import { decodeTaskUpdate, encodeTaskCancel, encodeTaskRequest, updatesTopic } from './wire.ts';
+import type { PeerNode, WireBinding } from '../wire-binding.ts';
+import { decodeTaskUpdate, encodeTaskCancel, encodeTaskRequest, inboxAccount, updatesTopic } from './wire.ts';
 
-const INBOX = /^\/logos-agent\/1\/a2a-([1-9A-HJ-NP-Za-km-z]{32,44})-inbox\/proto$/;
 const decoder = new TextDecoder();
 
 /** The account an inbox topic is named by: the card verifier admitted only such addresses (card.ts). */
 function accountOf(inbox: string): string {
-  const account = INBOX.exec(inbox)?.[1];
+  const account = inboxAccount(inbox);
   if (account === undefined) throw new Error(`${inbox} is no logos-agent inbox`);
   return account;
 }
 
-export function logosAgentBinding(node: Pick<LogosTransport, 'publish' | 'subscribe'>): WireBinding {
+export function logosAgentBinding(node: PeerNode): WireBinding {
   return {
     dialect: 'logos-agent',
-    node,
+    // Requests and cancels go to the agent's inbox, its address.
+    peer: { node, requestTopic: (request) => request.to },
     // Open: every client of the agent reads it, and the agent publishes unsigned.
     statusTopic: (request) => ({ topic: updatesTopic(accountOf(request.to)), options: {} }),
     outgoing: (payload) => {
