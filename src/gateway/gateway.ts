@@ -21,6 +21,7 @@ import {
   type NetworkSettings,
 } from '../logos/network.ts';
 import { WireBindings } from '../logos/bindings/binding-of.ts';
+import { peerContext } from '../logos/bindings/peer-context.ts';
 import { PeerDiscovery, peerAddressRule } from '../logos/peer-discovery.ts';
 import { openPeerNetworks, type PeerNetworks } from '../logos/peer-networks.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
@@ -113,8 +114,14 @@ function builtinAgent(
   }
 }
 
-/** Where the card-signing key is kept when no file is configured and the database is on a server. */
-const SERVER_DATABASE_KEY_FILE = '.data/card-signing.key';
+/**
+ * Where the gateway keeps its keys when no file is configured: beside the SQLite file, or in .data/ when the
+ * database is on a server; nowhere with an in-memory database (they last one run).
+ */
+function dataFolderOf(config: GatewayConfig): string | undefined {
+  if (isPostgresUrl(config.database)) return '.data';
+  return config.database === ':memory:' ? undefined : dirname(config.database);
+}
 
 /**
  * The card-signing key: from its file (created on first start, beside the SQLite file by default, in .data/ with
@@ -122,10 +129,8 @@ const SERVER_DATABASE_KEY_FILE = '.data/card-signing.key';
  * in-memory database. ES256 (P-256), which the A2A SDKs' verifiers (WebCrypto, jose) can check.
  */
 function cardSigningSecret(config: GatewayConfig): Uint8Array {
-  const beside = isPostgresUrl(config.database)
-    ? SERVER_DATABASE_KEY_FILE
-    : join(dirname(config.database), 'card-signing.key');
-  const file = config.cardSigningKeyFile ?? (config.database === ':memory:' ? undefined : beside);
+  const folder = dataFolderOf(config);
+  const file = config.cardSigningKeyFile ?? (folder === undefined ? undefined : join(folder, 'card-signing.key'));
   return file ? loadOrCreateKey(file) : Uint8Array.from(randomBytes(32));
 }
 
@@ -284,7 +289,9 @@ async function open(
     allowNetworks: config.pushAllowNetworks,
     log: deps.log,
   });
-  const wireBindings = new WireBindings((name) => peerNetworks.nodeOf(name)?.transport);
+  // Pilot's identity and pins, kept in the data folder, made only when a pilot agent is first heard.
+  const peers = peerContext(dataFolderOf(config));
+  const wireBindings = new WireBindings((name) => peerNetworks.nodeOf(name)?.transport, peers);
   const engine = new TaskEngine({
     store,
     onChange: (change) => {
@@ -316,6 +323,7 @@ async function open(
       binding ? [{ name, binding, cardKeys, discoveryTopic, node: peerNetworks.nodeOf(name)!.transport }] : [],
     ),
     directory,
+    peers,
   );
   onClose(() => peerDiscovery.stop());
   peerDiscovery.start();

@@ -7,7 +7,7 @@
  * counts (discovery.ts), and logged once per agent and reason.
  */
 import type { PeerBindingName, PeerCardRejection } from './bindings/common/peer-card.ts';
-import { PEER_BINDINGS, type PeerBinding } from './bindings/peer-bindings.ts';
+import { PEER_BINDINGS, type PeerBinding, type PeerContext } from './bindings/peer-bindings.ts';
 import { LogosAgentCard } from './card.ts';
 import { MAX_CARD_BYTES, type DiscoveryCounters, type DropReason } from './discovery.ts';
 import type { AgentDirectory } from './directory.ts';
@@ -54,13 +54,16 @@ export class PeerDiscovery {
   };
   readonly #networks: readonly PeerDiscoveryNetwork[];
   readonly #directory: AgentDirectory;
+  readonly #context: PeerContext;
   readonly #unsubscribes: Unsubscribe[] = [];
   /** Per agent: the reason its last logged drop had. Bounded: anyone can announce under any number of names. */
   readonly #logged = new Map<string, DropReason>();
 
-  constructor(networks: readonly PeerDiscoveryNetwork[], directory: AgentDirectory) {
+  /** `context` is what the gateway keeps for the bindings that hold state (pilot's pins). */
+  constructor(networks: readonly PeerDiscoveryNetwork[], directory: AgentDirectory, context: PeerContext) {
     this.#networks = networks;
     this.#directory = directory;
+    this.#context = context;
   }
 
   start(): void {
@@ -96,7 +99,7 @@ export class PeerDiscovery {
     const named = isPlainObject(json) && typeof json.name === 'string' ? json.name.slice(0, 128) : undefined;
     const agent =
       named === undefined ? undefined : `${network.binding} agent ${JSON.stringify(named)} on ${network.name}`;
-    const verified = binding.verifyCard(json, network);
+    const verified = binding.verifyCard(json, network, this.#context);
     if (!verified.ok) {
       this.drop(DROP_REASONS[verified.reason], agent, `${verified.reason}: ${verified.message}`);
       return;

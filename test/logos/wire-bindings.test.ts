@@ -7,6 +7,7 @@ import { WIRE_BINDINGS, WireBindings, wireBindingOf } from '../../src/logos/bind
 import { logosAgentBinding } from '../../src/logos/bindings/logos-agent/binding.ts';
 import { inboxTopic, updatesTopic } from '../../src/logos/bindings/logos-agent/wire.ts';
 import { lp0008Binding } from '../../src/logos/bindings/lp-0008/binding.ts';
+import { peerContext } from '../../src/logos/bindings/peer-context.ts';
 import { taskTopic } from '../../src/logos/bindings/lp-0008/wire.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { ourBinding } from '../../src/logos/bindings/ours.ts';
@@ -124,7 +125,7 @@ describe('the logos-agent binding', () => {
   const toAgent = { ...request, to: inboxTopic(account) } as TaskRequest;
 
   it('is chosen per network, one object per network, on that network’s node', () => {
-    const bindings = new WireBindings((name) => (name === 'logos-agent' ? node : undefined));
+    const bindings = new WireBindings((name) => (name === 'logos-agent' ? node : undefined), peerContext(undefined));
     const chosen = bindings.of('logos-agent', 'logos-agent');
     expect(chosen.dialect).toBe('logos-agent');
     expect(chosen.peer?.node).toBe(node);

@@ -5,7 +5,7 @@
  */
 import type { Dialect } from '../seed-dialect.ts';
 import { ourBinding } from './ours.ts';
-import { PEER_BINDINGS } from './peer-bindings.ts';
+import { PEER_BINDINGS, type PeerContext } from './peer-bindings.ts';
 import { seedBinding } from './seed.ts';
 import type { PeerNode, WireBinding } from './wire-binding.ts';
 
@@ -22,14 +22,17 @@ export function wireBindingOf(dialect: OwnDialect): WireBinding {
 
 /**
  * Every agent's wire binding, peer bindings made once per network (so that a binding is the same object for every
- * task of the network). `nodeOf` is the node of a configured network (peer-networks.ts `nodeOf`).
+ * task of the network). `nodeOf` is the node of a configured network (peer-networks.ts `nodeOf`); `context` what the
+ * gateway keeps for the bindings that hold state (peer-context.ts).
  */
 export class WireBindings {
   readonly #nodeOf: (network: string) => PeerNode | undefined;
+  readonly #context: PeerContext;
   readonly #made = new Map<string, WireBinding>();
 
-  constructor(nodeOf: (network: string) => PeerNode | undefined) {
+  constructor(nodeOf: (network: string) => PeerNode | undefined, context: PeerContext) {
     this.#nodeOf = nodeOf;
+    this.#context = context;
   }
 
   /**
@@ -44,7 +47,7 @@ export class WireBindings {
     const node = network === undefined ? undefined : this.#nodeOf(network);
     const peer = PEER_BINDINGS[dialect];
     if (!node || !peer) throw new Error(`no ${dialect} agent can be reached on network ${String(network)}`);
-    const binding = peer.wireBinding(node);
+    const binding = peer.wireBinding(node, this.#context);
     this.#made.set(key, binding);
     return binding;
   }
