@@ -22,6 +22,7 @@ const {
   slowMs = 3_000,
   batchMs = 400,
   echoPriceLez = '10',
+  account = base58.encode(crypto.getRandomValues(new Uint8Array(32))),
 } = agentArguments<{
   peer: string;
   clusterId?: number;
@@ -29,9 +30,10 @@ const {
   echoPriceLez?: string;
   slowMs?: number;
   batchMs?: number;
+  /** The LEZ account it is paid to (default: a fresh one, which no chain knows). */
+  account?: string;
 }>('logos-agent.ts \'{"peer": MULTIADDR}\'');
 
-const account = base58.encode(crypto.getRandomValues(new Uint8Array(32)));
 const signingKey = ed25519.utils.randomSecretKey();
 const inbox = `/logos-agent/1/a2a-${account}-inbox/proto`;
 const updates = `/logos-agent/1/a2a-${account}-updates/proto`;
