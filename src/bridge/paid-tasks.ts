@@ -138,8 +138,12 @@ export class PaidTasks {
   }
 
   /** A paid task ended without completing: the receipt saying whether the agent paid the money back. */
-  async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
-    return this.payments?.settleRefund(taskId, refund);
+  async settleRefund(
+    taskId: string,
+    refund: WirePaymentReference | undefined,
+    refunds?: 'none',
+  ): Promise<TaskReceipt | undefined> {
+    return this.payments?.settleRefund(taskId, refund, refunds);
   }
 
   /** Refunds recorded missing and found on chain since, with their tasks' new receipts. */

@@ -254,12 +254,22 @@ export class TaskPayments {
 
   /**
    * The task ended after payment: did the agent pay the money back? The agent's reference is checked, and failing
-   * that, the chain is searched; only when neither shows a refund is it recorded as `refund-missing`.
+   * that, the chain is searched; only when neither shows a refund is it recorded as `refund-missing`. An agent whose
+   * binding has no refunds (`refunds: 'none'`) is not waited for: the task is recorded `no-refund`.
    */
-  async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
+  async settleRefund(
+    taskId: string,
+    refund: WirePaymentReference | undefined,
+    refunds?: 'none',
+  ): Promise<TaskReceipt | undefined> {
     return this.claims.run(async () => {
       const record = await this.store.get(taskId);
       if (!record || record.status !== 'paid') return record && this.receipt(record);
+      if (refunds === 'none') {
+        await this.store.update(taskId, { status: 'no-refund' });
+        metrics.refunds.inc({ outcome: 'no-refund' });
+        return this.receipt((await this.store.get(taskId))!);
+      }
       const refundTxHash =
         refund && (await this.acceptsRefund(record, refund.tx_hash))
           ? refund.tx_hash

@@ -91,11 +91,14 @@ export class PaidSteps {
     });
   }
 
-  /** A paid task ended without completing: record whether the agent paid the money back. */
+  /**
+   * A paid task ended without completing: record whether the agent paid the money back, or that its binding has no
+   * refunds.
+   */
   async settleRefund(live: LiveTask, envelope: AgentEnvelope | undefined): Promise<void> {
     if (!live.request.payment) return;
     const refund = envelope && envelope.type !== 'task_status' ? envelope.refund : undefined;
-    const receipt = await this.#options.paid.settleRefund(live.task.id, refund);
+    const receipt = await this.#options.paid.settleRefund(live.task.id, refund, live.wireBinding.refunds);
     if (receipt) live.task.metadata = withReceipt(live.task.metadata, receipt);
   }
 

@@ -50,6 +50,11 @@ export interface WireBinding {
    * False where the agent would run it again; such an agent is only ever asked (`task_get`).
    */
   readonly replaysRepeatedRequest: boolean;
+  /**
+   * `none` where the agent never pays back a paid task that does not complete (the peer bindings): its receipt then
+   * says `no-refund` at once. Absent: the agent refunds (docs/payments.md §5), and the gateway checks that it did.
+   */
+  readonly refunds?: 'none';
   /** Why the agent cannot take a caller's input on a task (`task_input`); undefined when it can. */
   readonly inputRefusal?: string;
 }

@@ -2,12 +2,13 @@
  * A priced skill of an outside logos-agent agent (test/support/peer-agents/logos-agent.ts) on the devnet: the
  * binding's payment timing is the gateway's own flow, paying before sending, so the gateway pays the skill's price to
  * the card's `lezAccount` on the chain, then publishes the request naming the transfer (`paymentTx`), and the task's
- * receipt says what was paid, to whom, by which transaction.
+ * receipt says what was paid, to whom, by which transaction. The agent never refunds: a paid task it cancels is
+ * recorded `no-refund` at once, the money still spent.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TaskState, type Task } from '@a2a-js/sdk';
+import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVNET_GENESIS, startDevnet, type Devnet } from '../../../src/devnet/devnet.ts';
 import { loadConfig } from '../../../src/gateway/config.ts';
@@ -55,6 +56,8 @@ beforeAll(async () => {
     clusterId: NETWORK.clusterId,
     echoPriceLez: '10',
     account: payee,
+    // Long batches: a cancel sent right after its request lands in the request's batch.
+    batchMs: 2_500,
   });
   const id = peerAgentId('greeter-agent', agent.ready.account as string);
   await eventually(() => gateway.directory.get(id), 60_000);
@@ -90,5 +93,25 @@ describe('a priced logos-agent skill, paid before sending, on the devnet', () =>
       params: { text: 'paid hello' },
       paymentTx: receipt!.txHash,
     });
+  }, 60_000);
+
+  it('a paid task the agent cancels is recorded no-refund: its binding has no refunds', async () => {
+    const client = await clientFor(agentUrl);
+    const task = (await client.sendMessage(
+      textMessage('never mind', { configuration: { returnImmediately: true } }),
+    )) as Task;
+    // The request goes out once paid: the cancel follows it into the agent's batch.
+    await eventually(
+      () => (agent.events.some((e) => (e.message as { taskId?: string })?.taskId === task.id) ? true : undefined),
+      30_000,
+    );
+    const cancelled = await client.cancelTask(CancelTaskRequest.fromJSON({ id: task.id }));
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((cancelled.metadata as { lez?: Record<string, unknown> }).lez).toMatchObject({
+      amount: '10',
+      status: 'no-refund',
+    });
+    const read = await client.getTask(GetTaskRequest.fromJSON({ id: task.id }));
+    expect((read.metadata as { lez?: Record<string, unknown> }).lez).toMatchObject({ status: 'no-refund' });
   }, 60_000);
 });

@@ -6,7 +6,7 @@
 import { GatewayEnvelope } from '../../envelope.ts';
 import { peerEnvelope } from '../common/peer-envelope.ts';
 import type { PeerNode, WireBinding } from '../wire-binding.ts';
-import { decodeTaskUpdate, encodeTaskCancel, encodeTaskRequest, inboxAccount, updatesTopic } from './wire.ts';
+import { decodeTaskUpdate, encodeTaskCancel, encodeTaskRequest, inboxAccount, updatesTopic, PAYMENT } from './wire.ts';
 
 const decoder = new TextDecoder();
 
@@ -47,6 +47,7 @@ export function logosAgentBinding(node: PeerNode): WireBinding {
     // Nothing on the updates topic names its publisher (docs/bindings/logos-agent.md): a task's id, a random UUID,
     // is what keeps others' updates apart.
     acceptsUnauthenticated: () => true,
+    refunds: PAYMENT.refunds,
     // The agent would run a repeated request again.
     replaysRepeatedRequest: false,
     inputRefusal: 'speaks the logos-agent binding, whose tasks take no input: a task is one request and its result',

@@ -8,7 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { GatewayEnvelope, type TaskRequest } from '../../envelope.ts';
 import { peerEnvelope } from '../common/peer-envelope.ts';
 import type { PeerNode, WireBinding } from '../wire-binding.ts';
-import { decodeStatusUpdate, encodeContinuation, encodeMessageSend, encodeTaskCancel, taskTopic } from './wire.ts';
+import {
+  decodeStatusUpdate,
+  encodeContinuation,
+  encodeMessageSend,
+  encodeTaskCancel,
+  taskTopic,
+  PAYMENT,
+} from './wire.ts';
 
 const decoder = new TextDecoder();
 /** JSON-RPC and message ids, as the project writes them: 32 hex. */
@@ -51,6 +58,7 @@ export function lp0008Binding(node: PeerNode): WireBinding {
       ),
     // Nothing on the topic is signed: an update is the agent's by the account it names (decodeStatusUpdate).
     acceptsUnauthenticated: () => true,
+    refunds: PAYMENT.refunds,
     // The agent takes a task once: a repeated request is ignored, and it answers no question about a task.
     replaysRepeatedRequest: false,
   };

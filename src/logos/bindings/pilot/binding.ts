@@ -12,6 +12,7 @@ import {
   decodeReply,
   encodeTaskCancel,
   encodeTaskSend,
+  PAYMENT,
   replyTopic,
   type PilotAgent,
   type PilotIdentity,
@@ -67,6 +68,7 @@ export function pilotBinding(node: PeerNode, { identity, pins }: PilotSide): Wir
       peerEnvelope(decodeReply(payload, maxBytes, identity, agentOf(request, pins), request.task_id), nextSeq),
     // Every reply taken was signed by the agent's pinned key (decodeReply).
     acceptsUnauthenticated: () => true,
+    refunds: PAYMENT.refunds,
     // A repeated request is answered with the reply the task got, or not at all while it runs: never run again.
     replaysRepeatedRequest: true,
     inputRefusal:
