@@ -24,6 +24,8 @@ export interface PricedTask {
   caller?: string;
   /** The task's receipt as it stands (`metadata.lez`). */
   receipt?: TaskReceipt;
+  /** `none` when the agent's binding has no refunds. */
+  refunds?: 'none';
 }
 
 /**
@@ -198,6 +200,7 @@ export class PaidTasks {
       payee,
       amount: BigInt(task.price),
       ...(task.caller ? { caller: task.caller } : {}),
+      ...(task.refunds ? { refunds: task.refunds } : {}),
     };
   }
 

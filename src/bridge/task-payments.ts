@@ -44,6 +44,8 @@ export interface TaskPaymentsOptions {
   network: string;
   /** Total spending allowed per API key (by name); keys absent here have no budget of their own. */
   budgets?: ReadonlyMap<string, bigint>;
+  /** Every payment to an agent that never refunds (`TaskToPay.refunds`) waits for an operator's approval. */
+  approveWithoutRefunds?: boolean;
   /**
    * How long a payment in doubt is resumed, and a sequencer that could not be reached is asked again, before the task
    * ends without its payment (default 60 s; see payNow and untilKnown).
@@ -61,6 +63,8 @@ export interface TaskToPay {
   amount: bigint;
   /** The API key the task was sent with: its budget is charged. */
   caller?: string;
+  /** `none` when the agent's binding has no refunds (docs/bindings/). */
+  refunds?: 'none';
 }
 
 /** What came of paying for a task from the gateway's wallet. */
@@ -142,7 +146,14 @@ export class TaskPayments {
     if (!approved) {
       const gate = await this.admissions.run(() =>
         this.store.exclusively(async () => {
-          const decision = await this.gate(task.amount, task.caller);
+          const decision: GateDecision =
+            task.refunds === 'none' && this.options.approveWithoutRefunds
+              ? {
+                  kind: 'needs-approval',
+                  reason:
+                    'the agent never pays back a task that does not complete, and this gateway asks an operator before paying such an agent',
+                }
+              : await this.gate(task.amount, task.caller);
           if (decision.kind !== 'needs-approval') await this.store.create(this.newRecord(task, { status: 'pending' }));
           return decision;
         }),

@@ -262,6 +262,11 @@ const PaymentsConfig = z
     periodMs: z.number().int().positive().default(86_400_000),
     approvalTimeoutMs: z.number().int().positive().default(3_600_000),
     /**
+     * Whether every paid task of an agent whose binding has no refunds (the peer bindings, docs/bindings/) waits for
+     * an operator's approval, whatever its price: money paid to such an agent does not come back.
+     */
+    approveWithoutRefunds: z.boolean().default(false),
+    /**
      * How long a payment in doubt (the sequencer went away mid-payment) is resumed, and a sequencer that cannot be
      * reached is asked again, before the task fails.
      */

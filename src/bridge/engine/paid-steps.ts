@@ -193,5 +193,6 @@ function pricedOf(live: LiveTask): PricedTask {
     ...(receipt?.payee ? { payee: receipt.payee } : {}),
     ...(caller ? { caller } : {}),
     ...(receipt ? { receipt } : {}),
+    ...(live.wireBinding.refunds ? { refunds: live.wireBinding.refunds } : {}),
   };
 }
