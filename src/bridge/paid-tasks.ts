@@ -55,12 +55,18 @@ export class PaidTasks {
 
   /**
    * Pays for a task through the gate (skipped when an operator `approved` it), or holds it, or fails it; or ends it
-   * cancelled when `cancelled` stops a wait for the sequencer (TaskPayments.charge).
+   * cancelled when `cancelled` stops a wait for the sequencer (TaskPayments.charge). `beforePaying` runs once the
+   * gate lets the payment through, before it is made (an agent paid after publishing).
    */
-  async pay(task: PricedTask, approved: boolean, cancelled?: AbortSignal): Promise<PaidStep> {
+  async pay(
+    task: PricedTask,
+    approved: boolean,
+    cancelled?: AbortSignal,
+    beforePaying?: () => Promise<void>,
+  ): Promise<PaidStep> {
     const payments = this.payments;
     if (!payments || !task.payee) return this.unpayable(task);
-    const outcome = await payments.charge(this.toPay(task, task.payee), approved, cancelled);
+    const outcome = await payments.charge(this.toPay(task, task.payee), approved, cancelled, beforePaying);
     return this.charged(task, task.payee, outcome);
   }
 

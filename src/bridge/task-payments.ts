@@ -129,9 +129,15 @@ export class TaskPayments {
   /**
    * Pays for a task (once: a retry finds the record and finishes or reports it). `approved` skips the gate; a task
    * the gate holds gets an approval record for an operator to decide. `cancelled` ends the wait for a sequencer that
-   * cannot be reached (payNow).
+   * cannot be reached (payNow). `beforePaying` runs once the gate has let the payment through and its record is
+   * written, before anything is signed: an agent paid after publishing gets its request there.
    */
-  async charge(task: TaskToPay, approved = false, cancelled?: AbortSignal): Promise<ChargeOutcome> {
+  async charge(
+    task: TaskToPay,
+    approved = false,
+    cancelled?: AbortSignal,
+    beforePaying?: () => Promise<void>,
+  ): Promise<ChargeOutcome> {
     const existing = await this.store.get(task.taskId);
     // A record never signed (the gateway stopped between recording the task and signing): nothing was submitted,
     // so paying now is the first payment, not a second one.
@@ -170,9 +176,11 @@ export class TaskPayments {
         metrics.payments.inc({ outcome: 'needs-approval' });
         return { kind: 'needs-approval', reason: gate.reason };
       }
+      await beforePaying?.();
       return this.payNow(task, cancelled);
     }
     await this.store.create(this.newRecord(task, { status: 'pending' }));
+    await beforePaying?.();
     return this.payNow(task, cancelled);
   }
 

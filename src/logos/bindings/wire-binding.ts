@@ -55,6 +55,11 @@ export interface WireBinding {
    * says `no-refund` at once. Absent: the agent refunds (docs/payments.md §5), and the gateway checks that it did.
    */
   readonly refunds?: 'none';
+  /**
+   * When a priced task is paid (common/payment-terms.ts): `after-publishing` where the agent expects the request
+   * first and the payment right after, without waiting for an answer (lp-0008). Absent: paid before sending.
+   */
+  readonly paymentTiming?: 'after-publishing';
   /** Why the agent cannot take a caller's input on a task (`task_input`); undefined when it can. */
   readonly inputRefusal?: string;
 }

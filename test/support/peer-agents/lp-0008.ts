@@ -23,6 +23,7 @@ const {
   tamperCard = false,
   slowMs = 3_000,
   pricePerTask = 1,
+  paymentAccount = base58.encode(crypto.getRandomValues(new Uint8Array(32))),
 } = agentArguments<{
   peer: string;
   clusterId?: number;
@@ -30,10 +31,11 @@ const {
   tamperCard?: boolean;
   slowMs?: number;
   pricePerTask?: number;
+  /** The LEZ account it is paid to, and its card's kid (default: a fresh one, which no chain knows). */
+  paymentAccount?: string;
 }>('lp-0008.ts \'{"peer": MULTIADDR}\'');
 
 const account = base58.encode(crypto.getRandomValues(new Uint8Array(32)));
-const paymentAccount = base58.encode(crypto.getRandomValues(new Uint8Array(32)));
 const cardKey = schnorr.utils.randomSecretKey();
 const taskPrefix = `/lp-0008/1/task-${account}-`;
 const discovery = `/lp-0008/1/discovery-${namespace}/json`;

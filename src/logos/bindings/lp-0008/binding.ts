@@ -59,6 +59,7 @@ export function lp0008Binding(node: PeerNode): WireBinding {
     // Nothing on the topic is signed: an update is the agent's by the account it names (decodeStatusUpdate).
     acceptsUnauthenticated: () => true,
     refunds: PAYMENT.refunds,
+    paymentTiming: 'after-publishing',
     // The agent takes a task once: a repeated request is ignored, and it answers no question about a task.
     replaysRepeatedRequest: false,
   };
