@@ -29,11 +29,12 @@ let agentUrl: string;
 const skill = (name: string) => ({ metadata: { skill: name } });
 const idOf = (process: PeerAgentProcess) => peerAgentId('Pilot Agent', process.ready.npk as string);
 
+const startGateway = () =>
+  startWakuGateway(dir, { overrides: { networks: [{ name: 'pilot', listen: ['/ip4/127.0.0.1/tcp/0'] }] } });
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-pilot-'));
-  gateway = await startWakuGateway(dir, {
-    overrides: { networks: [{ name: 'pilot', listen: ['/ip4/127.0.0.1/tcp/0'] }] },
-  });
+  gateway = await startGateway();
   const peer = gateway.peerNetworks.nodeOf('pilot')!.joinAddresses()[0]!;
   // Free skills: a text-only message calls the first one, `agent-ask`.
   agent = await startPeerAgent('pilot', { peer, clusterId: NETWORK.clusterId, pricing: {}, slowMs: 5_000 });
@@ -148,5 +149,24 @@ describe('a pilot agent behind the gateway', () => {
       15_000,
     );
     expect((await session.cancel(taskId)).state).toBe('canceled');
+  }, 60_000);
+
+  it('after a restart, serves the agent from the directory before it announces again, naming binding and network', async () => {
+    await stopChild(agent.child);
+    await stopChild(tampered.child);
+    await gateway.stop();
+    gateway = await startGateway();
+    const card = await (await fetch(`${gateway.url}/agents/${idOf(agent)}/.well-known/agent-card.json`)).json();
+    const params = card.capabilities.extensions.find(
+      (e: { uri: string }) => e.uri === 'urn:logos-a2a:ext:logos-agent:v1',
+    ).params;
+    expect(params.logosInterfaces).toEqual([
+      {
+        type: 'logos-messaging',
+        version: 'pilot',
+        address: inboxTopic(agent.ready.encKey as string),
+        network: 'pilot',
+      },
+    ]);
   }, 60_000);
 });
