@@ -65,6 +65,8 @@ export class LiveTask {
 
   readonly agentId: string;
   readonly agentAddress: string;
+  /** The request went out before its payment, as the agent's binding wants (`paymentTiming: after-publishing`). */
+  publishedUnpaid?: boolean;
   /** The task_request as sent (with its payment, once paid): resent when the agent may never have had it. */
   request: TaskRequest;
   approvalTimer?: NodeJS.Timeout;

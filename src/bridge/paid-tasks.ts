@@ -24,6 +24,8 @@ export interface PricedTask {
   caller?: string;
   /** The task's receipt as it stands (`metadata.lez`). */
   receipt?: TaskReceipt;
+  /** `none` when the agent's binding has no refunds. */
+  refunds?: 'none';
 }
 
 /**
@@ -53,12 +55,18 @@ export class PaidTasks {
 
   /**
    * Pays for a task through the gate (skipped when an operator `approved` it), or holds it, or fails it; or ends it
-   * cancelled when `cancelled` stops a wait for the sequencer (TaskPayments.charge).
+   * cancelled when `cancelled` stops a wait for the sequencer (TaskPayments.charge). `beforePaying` runs once the
+   * gate lets the payment through, before it is made (an agent paid after publishing).
    */
-  async pay(task: PricedTask, approved: boolean, cancelled?: AbortSignal): Promise<PaidStep> {
+  async pay(
+    task: PricedTask,
+    approved: boolean,
+    cancelled?: AbortSignal,
+    beforePaying?: () => Promise<void>,
+  ): Promise<PaidStep> {
     const payments = this.payments;
     if (!payments || !task.payee) return this.unpayable(task);
-    const outcome = await payments.charge(this.toPay(task, task.payee), approved, cancelled);
+    const outcome = await payments.charge(this.toPay(task, task.payee), approved, cancelled, beforePaying);
     return this.charged(task, task.payee, outcome);
   }
 
@@ -138,8 +146,12 @@ export class PaidTasks {
   }
 
   /** A paid task ended without completing: the receipt saying whether the agent paid the money back. */
-  async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
-    return this.payments?.settleRefund(taskId, refund);
+  async settleRefund(
+    taskId: string,
+    refund: WirePaymentReference | undefined,
+    refunds?: 'none',
+  ): Promise<TaskReceipt | undefined> {
+    return this.payments?.settleRefund(taskId, refund, refunds);
   }
 
   /** Refunds recorded missing and found on chain since, with their tasks' new receipts. */
@@ -194,6 +206,7 @@ export class PaidTasks {
       payee,
       amount: BigInt(task.price),
       ...(task.caller ? { caller: task.caller } : {}),
+      ...(task.refunds ? { refunds: task.refunds } : {}),
     };
   }
 

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import type { TaskRequest } from '../logos/envelope.ts';
-import type { Dialect } from '../logos/seed-dialect.ts';
+import type { WireBinding } from '../logos/bindings/wire-binding.ts';
 import type { LogosTransport } from '../logos/transport.ts';
 import type { ReplicaStore } from '../store/replica-store.ts';
 import type { StoredTask, TaskStore } from '../store/task-store.ts';
@@ -56,8 +56,8 @@ export interface EngineOptions {
   approvalTimeoutMs?: number;
   /** Hears every change of every task, after its commit (push notifications are sent from here). */
   onChange?: ChangeListener;
-  /** Which dialect the agent at an address speaks (default: this binding's). */
-  dialectOf?: (agentAddress: string) => Dialect;
+  /** The wire binding the agent at an address speaks (binding-of.ts; default: this binding's, for every agent). */
+  bindingOf?: (agentAddress: string) => WireBinding;
   /** The id of a new task (default: a random UUID); on Workers the task's Durable Object has chosen it already. */
   newTaskId?: () => string;
   /**
@@ -79,9 +79,9 @@ export class TaskEngine {
   /** Hears the agents' replies and applies them in order. */
   private readonly replies: AgentReplies;
   private readonly options: Required<
-    Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>
+    Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'bindingOf' | 'replicas' | 'refundRecheckMs'>
   > &
-    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'dialectOf' | 'replicas' | 'refundRecheckMs'>;
+    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'bindingOf' | 'replicas' | 'refundRecheckMs'>;
   private stopDirect?: () => void;
   /** Which replica runs which task, when on a database shared with others. */
   private readonly replicas?: ReplicaOwnership;
@@ -130,7 +130,7 @@ export class TaskEngine {
       tasks: this.live,
       maxEnvelopeBytes: this.options.maxEnvelopeBytes,
       reorderWaitMs: this.options.reorderWaitMs,
-      ...(this.options.dialectOf ? { dialectOf: this.options.dialectOf } : {}),
+      ...(this.options.bindingOf ? { bindingOf: this.options.bindingOf } : {}),
       resends: this.resends,
       resend: (live, payload) => this.sender.sendEncoded(live, payload),
       settleRefund: (live, envelope) => this.paidSteps.settleRefund(live, envelope),

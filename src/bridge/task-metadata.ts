@@ -29,6 +29,7 @@ export const TASK_RECEIPT_STATUSES = [
   'failed',
   'refunded',
   'refund-missing',
+  'no-refund',
   'awaiting-approval',
   'awaiting-payment',
   'rejected',

@@ -44,6 +44,8 @@ export interface TaskPaymentsOptions {
   network: string;
   /** Total spending allowed per API key (by name); keys absent here have no budget of their own. */
   budgets?: ReadonlyMap<string, bigint>;
+  /** Every payment to an agent that never refunds (`TaskToPay.refunds`) waits for an operator's approval. */
+  approveWithoutRefunds?: boolean;
   /**
    * How long a payment in doubt is resumed, and a sequencer that could not be reached is asked again, before the task
    * ends without its payment (default 60 s; see payNow and untilKnown).
@@ -61,6 +63,8 @@ export interface TaskToPay {
   amount: bigint;
   /** The API key the task was sent with: its budget is charged. */
   caller?: string;
+  /** `none` when the agent's binding has no refunds (docs/bindings/). */
+  refunds?: 'none';
 }
 
 /** What came of paying for a task from the gateway's wallet. */
@@ -125,9 +129,15 @@ export class TaskPayments {
   /**
    * Pays for a task (once: a retry finds the record and finishes or reports it). `approved` skips the gate; a task
    * the gate holds gets an approval record for an operator to decide. `cancelled` ends the wait for a sequencer that
-   * cannot be reached (payNow).
+   * cannot be reached (payNow). `beforePaying` runs once the gate has let the payment through and its record is
+   * written, before anything is signed: an agent paid after publishing gets its request there.
    */
-  async charge(task: TaskToPay, approved = false, cancelled?: AbortSignal): Promise<ChargeOutcome> {
+  async charge(
+    task: TaskToPay,
+    approved = false,
+    cancelled?: AbortSignal,
+    beforePaying?: () => Promise<void>,
+  ): Promise<ChargeOutcome> {
     const existing = await this.store.get(task.taskId);
     // A record never signed (the gateway stopped between recording the task and signing): nothing was submitted,
     // so paying now is the first payment, not a second one.
@@ -142,7 +152,14 @@ export class TaskPayments {
     if (!approved) {
       const gate = await this.admissions.run(() =>
         this.store.exclusively(async () => {
-          const decision = await this.gate(task.amount, task.caller);
+          const decision: GateDecision =
+            task.refunds === 'none' && this.options.approveWithoutRefunds
+              ? {
+                  kind: 'needs-approval',
+                  reason:
+                    'the agent never pays back a task that does not complete, and this gateway asks an operator before paying such an agent',
+                }
+              : await this.gate(task.amount, task.caller);
           if (decision.kind !== 'needs-approval') await this.store.create(this.newRecord(task, { status: 'pending' }));
           return decision;
         }),
@@ -159,9 +176,11 @@ export class TaskPayments {
         metrics.payments.inc({ outcome: 'needs-approval' });
         return { kind: 'needs-approval', reason: gate.reason };
       }
+      await beforePaying?.();
       return this.payNow(task, cancelled);
     }
     await this.store.create(this.newRecord(task, { status: 'pending' }));
+    await beforePaying?.();
     return this.payNow(task, cancelled);
   }
 
@@ -254,12 +273,22 @@ export class TaskPayments {
 
   /**
    * The task ended after payment: did the agent pay the money back? The agent's reference is checked, and failing
-   * that, the chain is searched; only when neither shows a refund is it recorded as `refund-missing`.
+   * that, the chain is searched; only when neither shows a refund is it recorded as `refund-missing`. An agent whose
+   * binding has no refunds (`refunds: 'none'`) is not waited for: the task is recorded `no-refund`.
    */
-  async settleRefund(taskId: string, refund: WirePaymentReference | undefined): Promise<TaskReceipt | undefined> {
+  async settleRefund(
+    taskId: string,
+    refund: WirePaymentReference | undefined,
+    refunds?: 'none',
+  ): Promise<TaskReceipt | undefined> {
     return this.claims.run(async () => {
       const record = await this.store.get(taskId);
       if (!record || record.status !== 'paid') return record && this.receipt(record);
+      if (refunds === 'none') {
+        await this.store.update(taskId, { status: 'no-refund' });
+        metrics.refunds.inc({ outcome: 'no-refund' });
+        return this.receipt((await this.store.get(taskId))!);
+      }
       const refundTxHash =
         refund && (await this.acceptsRefund(record, refund.tx_hash))
           ? refund.tx_hash

@@ -15,6 +15,7 @@ import {
   NETWORK_PRESETS,
   anyNetworkPreset,
   isAnyNetworkName,
+  isPeerNetworkName,
   type NetworkName,
 } from '../logos/network-presets.ts';
 import { parseNetwork } from '../address-policy.ts';
@@ -167,6 +168,14 @@ const PeerNetworkConfig = z
     /** Multiaddrs the network's node listens on, for agents that dial the gateway; loopback on a free port by default. */
     listen: z.array(z.string().min(1)).default([]),
     /**
+     * The topic the agents' cards are heard on, where the binding's default is not the one (lp-0008 has none: its
+     * operators agree on a board, docs/bindings/lp-0008.md).
+     */
+    discoveryTopic: z
+      .string()
+      .regex(/^\/[^/]+\/[^/]+\/[^/]+\/[^/]+$/, 'a content topic of four segments, /app/version/name/encoding')
+      .optional(),
+    /**
      * Card keys published apart from the cards (lp-0008: docs/bindings/lp-0008.md): the `kid` of a card's signature
      * → its BIP-340 x-only public key, 32 bytes of hex. A card whose kid is not here cannot be verified.
      */
@@ -191,6 +200,9 @@ const PeerNetworkConfig = z
       bootstrap: network.bootstrap,
       listen: network.listen,
       peerExchange: preset?.peerExchange ?? false,
+      /** The peer binding whose agents the network is followed for: a peer binding's preset names it. */
+      binding: presetName && isPeerNetworkName(presetName) ? presetName : undefined,
+      discoveryTopic: network.discoveryTopic,
       cardKeys: Object.fromEntries(Object.entries(network.cardKeys).map(([kid, key]) => [kid, key.toLowerCase()])),
     };
   });
@@ -250,6 +262,11 @@ const PaymentsConfig = z
     perPeriodLimit: LezAmount.default('1000'),
     periodMs: z.number().int().positive().default(86_400_000),
     approvalTimeoutMs: z.number().int().positive().default(3_600_000),
+    /**
+     * Whether every paid task of an agent whose binding has no refunds (the peer bindings, docs/bindings/) waits for
+     * an operator's approval, whatever its price: money paid to such an agent does not come back.
+     */
+    approveWithoutRefunds: z.boolean().default(false),
     /**
      * How long a payment in doubt (the sequencer went away mid-payment) is resumed, and a sequencer that cannot be
      * reached is asked again, before the task fails.

@@ -20,6 +20,9 @@ import {
   type LogosNetwork,
   type NetworkSettings,
 } from '../logos/network.ts';
+import { WireBindings } from '../logos/bindings/binding-of.ts';
+import { peerContext } from '../logos/bindings/peer-context.ts';
+import { PeerDiscovery, peerAddressRule } from '../logos/peer-discovery.ts';
 import { openPeerNetworks, type PeerNetworks } from '../logos/peer-networks.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
@@ -58,6 +61,8 @@ export interface Gateway {
   readonly store: TaskStore;
   readonly directory: AgentDirectory;
   readonly discovery: DiscoveryListener;
+  /** The peer bindings' discovery, on the networks of the `networks` setting that name one. */
+  readonly peerDiscovery: PeerDiscovery;
   readonly network: LogosNetwork;
   /** The further networks of the `networks` setting, a node per cluster (peer-networks.ts). */
   readonly peerNetworks: PeerNetworks;
@@ -111,8 +116,14 @@ function builtinAgent(
   }
 }
 
-/** Where the card-signing key is kept when no file is configured and the database is on a server. */
-const SERVER_DATABASE_KEY_FILE = '.data/card-signing.key';
+/**
+ * Where the gateway keeps its keys when no file is configured: beside the SQLite file, or in .data/ when the
+ * database is on a server; nowhere with an in-memory database (they last one run).
+ */
+function dataFolderOf(config: GatewayConfig): string | undefined {
+  if (isPostgresUrl(config.database)) return '.data';
+  return config.database === ':memory:' ? undefined : dirname(config.database);
+}
 
 /**
  * The card-signing key: from its file (created on first start, beside the SQLite file by default, in .data/ with
@@ -120,10 +131,8 @@ const SERVER_DATABASE_KEY_FILE = '.data/card-signing.key';
  * in-memory database. ES256 (P-256), which the A2A SDKs' verifiers (WebCrypto, jose) can check.
  */
 function cardSigningSecret(config: GatewayConfig): Uint8Array {
-  const beside = isPostgresUrl(config.database)
-    ? SERVER_DATABASE_KEY_FILE
-    : join(dirname(config.database), 'card-signing.key');
-  const file = config.cardSigningKeyFile ?? (config.database === ':memory:' ? undefined : beside);
+  const folder = dataFolderOf(config);
+  const file = config.cardSigningKeyFile ?? (folder === undefined ? undefined : join(folder, 'card-signing.key'));
   return file ? loadOrCreateKey(file) : Uint8Array.from(randomBytes(32));
 }
 
@@ -266,11 +275,13 @@ async function open(
   const rateLimiter = await rateLimiterFromConfig(config, stores.sql);
   if (rateLimiter) onClose(() => rateLimiter.close());
 
+  // A peer binding's agent is reached on its network's node, at a content topic of its binding.
+  const peerAddress = peerAddressRule(config.networks);
   const directory = new AgentDirectory({
     store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
     allowUnverified: config.allowUnverifiedAgents,
-    reaches: (address) => network.reaches(address),
+    reaches: (address) => network.reaches(address) || peerAddress(address),
     log: deps.log,
   });
   onClose(() => directory.flush());
@@ -302,6 +313,9 @@ async function open(
     allowNetworks: config.pushAllowNetworks,
     log: deps.log,
   });
+  // Pilot's identity and pins, kept in the data folder, made only when a pilot agent is first heard.
+  const peers = peerContext(dataFolderOf(config));
+  const wireBindings = new WireBindings((name) => peerNetworks.nodeOf(name)?.transport, peers);
   const engine = new TaskEngine({
     store,
     onChange: (change) => {
@@ -312,7 +326,7 @@ async function open(
     agentTimeoutMs: config.agentTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
-    dialectOf: (address) => directory.dialectAt(address),
+    bindingOf: (address) => wireBindings.of(directory.dialectAt(address), directory.networkAt(address)),
     ...(stores.replicas ? { replicas: stores.replicas } : {}),
     // A refund recorded missing is looked for again every 10 s: one that lands late corrects its task's receipt.
     ...(payments ? { payments, refundRecheckMs: 10_000 } : {}),
@@ -328,6 +342,15 @@ async function open(
   );
   onClose(() => discovery.stop());
   discovery.start();
+  const peerDiscovery = new PeerDiscovery(
+    config.networks.flatMap(({ name, binding, cardKeys, discoveryTopic }) =>
+      binding ? [{ name, binding, cardKeys, discoveryTopic, node: peerNetworks.nodeOf(name)!.transport }] : [],
+    ),
+    directory,
+    peers,
+  );
+  onClose(() => peerDiscovery.stop());
+  peerDiscovery.start();
 
   const shutdown = new AbortController();
   // The public URL depends on the bound port when port 0 asks for any free one, so listen first.
@@ -407,6 +430,7 @@ async function open(
     store,
     directory,
     discovery,
+    peerDiscovery,
     network,
     peerNetworks,
     push,

@@ -30,8 +30,11 @@ export function gatewayPayer(rail: PaymentRail): Payer {
 }
 
 /** What the gateway may spend: the wallet's limits and each API key's budget, from the configuration. */
-export function spendingRules(config: GatewayConfig): Pick<TaskPaymentsOptions, 'limits' | 'budgets'> {
+export function spendingRules(
+  config: GatewayConfig,
+): Pick<TaskPaymentsOptions, 'limits' | 'budgets' | 'approveWithoutRefunds'> {
   return {
+    approveWithoutRefunds: config.payments.approveWithoutRefunds,
     budgets: new Map(
       config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const])),
     ),

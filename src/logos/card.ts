@@ -26,6 +26,11 @@ export const LogosInterface = z.object({
   version: z.string(),
   /** The transport address the gateway sends task envelopes to. */
   address: z.string().min(1),
+  /**
+   * The network of the `networks` setting the agent lives on (a peer binding's agent, docs/bindings/networks.md);
+   * absent: the gateway's own.
+   */
+  network: z.string().optional(),
 });
 
 export const CardExtension = z.object({

@@ -197,6 +197,13 @@ export class AgentDirectory {
     return this.register(card, new Date(), standing)!;
   }
 
+  /** The network of the agent at `address` (its card's interface); undefined for the gateway's own network. */
+  networkAt(address: string): string | undefined {
+    for (const entry of this.entries.values())
+      if (entry.address === address) return entry.card.agentInterfaces[0]!.network;
+    return undefined;
+  }
+
   /** The dialect of the agent at `address` (seed-dialect.ts); `binding` when no card names the address. */
   dialectAt(address: string): Dialect {
     for (const entry of this.entries.values()) if (entry.address === address) return dialectOf(entry.card);

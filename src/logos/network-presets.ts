@@ -114,3 +114,7 @@ export function isAnyNetworkName(name: string): name is AnyNetworkName {
 export function anyNetworkPreset(name: AnyNetworkName): NetworkPreset {
   return isNetworkName(name) ? NETWORK_PRESETS[name] : PEER_NETWORK_PRESETS[name];
 }
+
+export function isPeerNetworkName(name: string): name is PeerNetworkName {
+  return (PEER_NETWORK_NAMES as readonly string[]).includes(name);
+}

@@ -12,7 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseAccountId } from '../lez/account-id.ts';
 import { isPlainObject } from '../json-object.ts';
+import type { PeerBindingName } from './bindings/common/peer-card.ts';
 import type { LogosAgentCard } from './card.ts';
+import { isPeerNetworkName } from './network-presets.ts';
 import {
   AgentEnvelope,
   BINDING_VERSION,
@@ -23,13 +25,16 @@ import {
 } from './envelope.ts';
 import { U128_MAX } from '../lez/json.ts';
 
-export type Dialect = 'binding' | 'seed';
+/** This binding's, the seed's, or a peer binding's (docs/bindings/), whose cards name it the same way. */
+export type Dialect = 'binding' | 'seed' | PeerBindingName;
 
 /** The interface version that marks a seed agent in its canonical card. */
 export const SEED_INTERFACE_VERSION = 'seed';
 
 export function dialectOf(card: LogosAgentCard): Dialect {
-  return card.agentInterfaces[0]?.version === SEED_INTERFACE_VERSION ? 'seed' : 'binding';
+  const version = card.agentInterfaces[0]?.version;
+  if (version === SEED_INTERFACE_VERSION) return 'seed';
+  return version !== undefined && isPeerNetworkName(version) ? version : 'binding';
 }
 
 // --- prices --------------------------------------------------------------------------------------------------

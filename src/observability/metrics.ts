@@ -87,7 +87,10 @@ export const metrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
-  /** outcome: refunded, refund-missing, refunded-late (recorded missing, found on chain later). */
+  /**
+   * outcome: refunded, refund-missing, refunded-late (recorded missing, found on chain later), no-refund (an agent whose
+   * binding has no refunds).
+   */
   refunds: new Counter({
     name: 'logos_a2a_refunds_total',
     help: 'Refunds owed by agents after a paid task ended without its result, by outcome.',

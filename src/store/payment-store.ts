@@ -10,7 +10,12 @@ export type PaymentStatus =
   | 'failed'
   | 'refunded'
   /** The task ended after payment and no valid refund was seen. */
-  | 'refund-missing';
+  | 'refund-missing'
+  /**
+   * The task ended after payment to an agent whose binding has no refunds (docs/bindings/): none is looked for, and
+   * the money stays spent.
+   */
+  | 'no-refund';
 
 /**
  * The gateway's record of paying for one task. (The rail's own record of a signed transfer, `RailPaymentRecord` in

@@ -13,7 +13,8 @@ import { LiveTask } from '../../src/bridge/live-task.ts';
 import type { TaskChange } from '../../src/bridge/task-change.ts';
 import { statusEvent } from '../../src/bridge/task-events.ts';
 import { BINDING_VERSION, encodeEnvelope, taskStatusTopic, type TaskRequest } from '../../src/logos/envelope.ts';
-import { seedStatusTopic, type Dialect } from '../../src/logos/seed-dialect.ts';
+import { wireBindingOf } from '../../src/logos/bindings/binding-of.ts';
+import { seedStatusTopic } from '../../src/logos/seed-dialect.ts';
 import { newStatusKey, statusKeyBytes } from '../../src/logos/status-key.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
@@ -24,7 +25,7 @@ afterEach(async () => {
   for (const store of closing.splice(0)) await store.close();
 });
 
-async function bed(dialect: Dialect = 'binding') {
+async function bed(dialect: 'binding' | 'seed' = 'binding') {
   const store = new SqliteTaskStore(':memory:');
   closing.push(store);
   const network = new MemoryNetwork();
@@ -47,7 +48,7 @@ async function bed(dialect: Dialect = 'binding') {
     tasks,
     maxEnvelopeBytes: 64 * 1024,
     reorderWaitMs: 60_000,
-    dialectOf: (address) => (address === 'agent' ? dialect : 'binding'),
+    bindingOf: (address) => wireBindingOf(address === 'agent' ? dialect : 'binding'),
     resends,
     resend: (live, payload) => sender.sendEncoded(live, payload),
     settleRefund: async () => undefined,

@@ -43,6 +43,7 @@ describe('task metadata', () => {
         'paid',
         'pending',
         'refund-missing',
+        'no-refund',
         'refunded',
         'rejected',
       ].sort(),

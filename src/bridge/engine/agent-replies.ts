@@ -5,8 +5,8 @@
  */
 import { TaskState } from '@a2a-js/sdk';
 import { wireBindingOf, WIRE_BINDINGS } from '../../logos/bindings/binding-of.ts';
+import type { WireBinding } from '../../logos/bindings/wire-binding.ts';
 import type { AgentEnvelope } from '../../logos/envelope.ts';
-import type { Dialect } from '../../logos/seed-dialect.ts';
 import type { LogosTransport } from '../../logos/transport.ts';
 import { withLogContext } from '../../observability/log-context.ts';
 import { contextFrom, inSpan, SpanKind } from '../../observability/tracing.ts';
@@ -32,8 +32,8 @@ export interface AgentRepliesOptions {
   maxEnvelopeBytes: number;
   /** How long a reply that arrived ahead of a missing one waits for the gap to fill. */
   reorderWaitMs: number;
-  /** Which dialect the agent at an address speaks (default: this binding's). */
-  dialectOf?: (agentAddress: string) => Dialect;
+  /** The wire binding the agent at an address speaks (binding-of.ts; default: this binding's, for every agent). */
+  bindingOf?: (agentAddress: string) => WireBinding;
   /** Watches the agent's silence, and asks it again. */
   resends: Pick<Retransmission, 'watchSilence' | 'ignoreSilence' | 'askAgain'>;
   /** Sends bytes the engine sent before again, as they were. */
@@ -62,11 +62,15 @@ export class AgentReplies {
 
   /** The task is live here from now on: its agent's replies are heard, and its silence counts. */
   attach(live: LiveTask): void {
-    const { tasks, transport, dialectOf } = this.#options;
+    const { tasks, transport, bindingOf } = this.#options;
     tasks.add(live);
-    live.wireBinding = wireBindingOf(dialectOf?.(live.agentAddress) ?? 'binding');
+    live.wireBinding = bindingOf?.(live.agentAddress) ?? wireBindingOf('binding');
     const { topic, options } = live.wireBinding.statusTopic(live.request);
-    live.unsubscribe = transport.subscribe(topic, (payload, { sender }) => this.hear(live, payload, sender), options);
+    live.unsubscribe = (live.wireBinding.peer?.node ?? transport).subscribe(
+      topic,
+      (payload, { sender }) => this.hear(live, payload, sender),
+      options,
+    );
     if (!isInterrupted(live.task.status?.state)) this.#options.resends.watchSilence(live);
   }
 
@@ -101,7 +105,12 @@ export class AgentReplies {
   private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
     const { tasks, resends } = this.#options;
     if (!tasks.holds(live)) return; // finished meanwhile
-    const decoded = live.wireBinding.decodeReply(payload, this.#options.maxEnvelopeBytes, live.lastSeq + 1);
+    const decoded = live.wireBinding.decodeReply(
+      payload,
+      this.#options.maxEnvelopeBytes,
+      live.lastSeq + 1,
+      live.request,
+    );
     if (!decoded.ok) {
       this.dropped.undecodable++;
       return;

@@ -51,11 +51,16 @@ export class AgentSender {
     return this.sendEncoded(live, encodeEnvelope(this.envelope(live, body)));
   }
 
-  /** An envelope encoded already (its size checked, or sent before), through the agent's wire binding. */
-  sendEncoded(live: LiveTask, payload: Uint8Array): Promise<void> {
+  /**
+   * An envelope encoded already (its size checked, or sent before), through the agent's wire binding: 1:1 on the
+   * gateway's transport, or published on its network's node.
+   */
+  async sendEncoded(live: LiveTask, payload: Uint8Array): Promise<void> {
     const sent = live.wireBinding.outgoing(payload, live.request);
+    if (sent === undefined) return;
+    const peer = live.wireBinding.peer;
     return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
-      this.#transport.send(live.agentAddress, sent),
+      peer ? peer.node.publish(peer.requestTopic(live.request), sent) : this.#transport.send(live.agentAddress, sent),
     );
   }
 

@@ -20,7 +20,7 @@ export interface PaidStepsOptions {
   paid: PaidTasks;
   tasks: LiveTasks;
   store: Pick<TaskStore, 'updateRequest'>;
-  sender: Pick<AgentSender, 'sendEncoded'>;
+  sender: Pick<AgentSender, 'sendEncoded' | 'send'>;
   resends: Pick<Retransmission, 'watchSilence' | 'ignoreSilence' | 'resendUntilAnswered'>;
   /** How long a task above the spending limits waits for an operator, or one for its client's payment. */
   approvalTimeoutMs: number;
@@ -48,10 +48,23 @@ export class PaidSteps {
     this.#options = options;
   }
 
-  /** Pays for a priced task, then forwards it; or holds it for approval; or fails it. */
+  /**
+   * Pays for a priced task, then forwards it; or holds it for approval; or fails it. An agent whose binding wants the
+   * payment after the request (`paymentTiming: after-publishing`) gets the request once the gate has let the payment
+   * through, before it is made.
+   */
   async payAndForward(live: LiveTask, approved: boolean): Promise<void> {
     const { paid } = this.#options;
-    await this.apply(live, await paid.pay(pricedOf(live), approved, live.cancelling.signal));
+    const publishFirst = live.wireBinding.paymentTiming === 'after-publishing' && !live.publishedUnpaid;
+    const publish = async () => {
+      live.publishedUnpaid = true;
+      this.#options.resends.watchSilence(live);
+      await this.#options.sender.sendEncoded(live, encodeEnvelope(live.request));
+    };
+    await this.apply(
+      live,
+      await paid.pay(pricedOf(live), approved, live.cancelling.signal, publishFirst ? publish : undefined),
+    );
   }
 
   /** Client-pays: the task waits for the client's own payment. */
@@ -91,11 +104,14 @@ export class PaidSteps {
     });
   }
 
-  /** A paid task ended without completing: record whether the agent paid the money back. */
+  /**
+   * A paid task ended without completing: record whether the agent paid the money back, or that its binding has no
+   * refunds.
+   */
   async settleRefund(live: LiveTask, envelope: AgentEnvelope | undefined): Promise<void> {
     if (!live.request.payment) return;
     const refund = envelope && envelope.type !== 'task_status' ? envelope.refund : undefined;
-    const receipt = await this.#options.paid.settleRefund(live.task.id, refund);
+    const receipt = await this.#options.paid.settleRefund(live.task.id, refund, live.wireBinding.refunds);
     if (receipt) live.task.metadata = withReceipt(live.task.metadata, receipt);
   }
 
@@ -118,7 +134,8 @@ export class PaidSteps {
         if (step.note !== undefined) tasks.emit(live, change);
         // The agent's silence counts from now on, the payment's wait (and any approval) behind it.
         resends.watchSilence(live);
-        await this.#options.sender.sendEncoded(live, encodeEnvelope(live.request));
+        // Published before it was paid: the agent has the request already.
+        if (!live.publishedUnpaid) await this.#options.sender.sendEncoded(live, encodeEnvelope(live.request));
         resends.resendUntilAnswered(live);
         return;
       }
@@ -142,6 +159,12 @@ export class PaidSteps {
         return;
       case 'end':
         setStatus(live.task, END_STATES[step.state], step.note);
+        // Published before a payment that did not happen: the agent is told to stop.
+        if (live.publishedUnpaid) {
+          await this.#options.sender
+            .send(live, { type: 'cancel' })
+            .catch((error: unknown) => this.#options.log(`cancelling unpaid task ${live.task.id}: ${String(error)}`));
+        }
         await this.#options.finish(live);
         return;
     }
@@ -190,5 +213,6 @@ function pricedOf(live: LiveTask): PricedTask {
     ...(receipt?.payee ? { payee: receipt.payee } : {}),
     ...(caller ? { caller } : {}),
     ...(receipt ? { receipt } : {}),
+    ...(live.wireBinding.refunds ? { refunds: live.wireBinding.refunds } : {}),
   };
 }

@@ -95,14 +95,14 @@ export class PostgresPaymentStore implements PaymentStore {
   async spentSince(sinceIso: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
       SELECT COALESCE(sum(amount + ${this.sql.unsafe(COMMITTED_FEE)}), 0)::text AS spent FROM payments
-      WHERE created_at >= ${sinceIso} AND status IN ('pending', 'paid', 'refund-missing')`;
+      WHERE created_at >= ${sinceIso} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund')`;
     return BigInt(row!.spent);
   }
 
   async spentByCaller(caller: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
       SELECT COALESCE(sum(amount + ${this.sql.unsafe(COMMITTED_FEE)}), 0)::text AS spent FROM payments
-      WHERE caller = ${caller} AND status IN ('pending', 'paid', 'refund-missing')`;
+      WHERE caller = ${caller} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund')`;
     return BigInt(row!.spent);
   }
 

@@ -67,7 +67,7 @@ export const SPENT_SINCE_SQL = committedAmounts('created_at >= ?');
 export const SPENT_BY_CALLER_SQL = committedAmounts('caller = ?');
 
 function committedAmounts(condition: string): string {
-  return `SELECT amount, rail_state FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing')`;
+  return `SELECT amount, rail_state FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund')`;
 }
 
 /** What the rows committed: each price, and on a chain with fees the most its fee may be (`maxFee` in its rail state). */

@@ -4,7 +4,7 @@
  * every client on `/logos-agent/1/a2a-{account}-updates/proto`, an Ed25519 card over its struct-order JSON. Like the
  * original it reads its inbox in batches and honours a cancel only in the batch of its request.
  *
- *   node logos-agent.ts '{"peer": MULTIADDR, "clusterId": 2, "tamperCard": false}'
+ *   node logos-agent.ts '{"peer": MULTIADDR, "clusterId": 2, "tamperCard": false, "echoPriceLez": "10"}'
  *
  * Skills: `demo.echo` ({text} → {echo: text}); `demo.slow` (working, then {done: true} after `slowMs`). Prints
  * `{"event":"ready","account":…,"signingPubkey":…}`, then `{"event":"request",…}` per inbox message.
@@ -21,15 +21,19 @@ const {
   tamperCard = false,
   slowMs = 3_000,
   batchMs = 400,
+  echoPriceLez = '10',
+  account = base58.encode(crypto.getRandomValues(new Uint8Array(32))),
 } = agentArguments<{
   peer: string;
   clusterId?: number;
   tamperCard?: boolean;
+  echoPriceLez?: string;
   slowMs?: number;
   batchMs?: number;
+  /** The LEZ account it is paid to (default: a fresh one, which no chain knows). */
+  account?: string;
 }>('logos-agent.ts \'{"peer": MULTIADDR}\'');
 
-const account = base58.encode(crypto.getRandomValues(new Uint8Array(32)));
 const signingKey = ed25519.utils.randomSecretKey();
 const inbox = `/logos-agent/1/a2a-${account}-inbox/proto`;
 const updates = `/logos-agent/1/a2a-${account}-updates/proto`;
@@ -46,7 +50,7 @@ const card = signEd25519Card(
     lezAccount: account,
     capabilities: { streaming: false },
     skills: [
-      { id: 'demo.echo', name: 'demo.echo', description: 'Echo back the provided text.', priceLez: '10' },
+      { id: 'demo.echo', name: 'demo.echo', description: 'Echo back the provided text.', priceLez: echoPriceLez },
       { id: 'demo.slow', name: 'demo.slow', description: 'Works a while, then says it is done.', priceLez: '0' },
     ],
     signingPubkey: bytesToHex(ed25519.getPublicKey(signingKey)),

@@ -5,10 +5,11 @@
  * `status-update` events out, each naming the agent's account in `metadata["x-logos"].from`. The card is a JWS with
  * a detached payload (BIP-340), its key printed apart (`xOnlyKey`), as the project publishes it beside the card.
  *
- *   node lp-0008.ts '{"peer": MULTIADDR, "clusterId": 3, "namespace": "agents", "tamperCard": false}'
+ *   node lp-0008.ts '{"peer": MULTIADDR, "clusterId": 3, "namespace": "agents", "tamperCard": false, "pricePerTask": 1}'
  *
  * Skills: `text.echo` (its `params.text`, completed), `text.slow` (working every 500 ms for `slowMs`, then completed;
- * cancellable until then). Prints `{"event":"ready","account","paymentAccount","xOnlyKey"}`, then each request.
+ * cancellable until then), `text.ask` (input-required, then completed with a greeting of the continuation's
+ * `message`). Prints `{"event":"ready","account","paymentAccount","xOnlyKey"}`, then each request.
  */
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base58 } from '@scure/base';
@@ -21,16 +22,20 @@ const {
   namespace = 'agents',
   tamperCard = false,
   slowMs = 3_000,
+  pricePerTask = 1,
+  paymentAccount = base58.encode(crypto.getRandomValues(new Uint8Array(32))),
 } = agentArguments<{
   peer: string;
   clusterId?: number;
   namespace?: string;
   tamperCard?: boolean;
   slowMs?: number;
+  pricePerTask?: number;
+  /** The LEZ account it is paid to, and its card's kid (default: a fresh one, which no chain knows). */
+  paymentAccount?: string;
 }>('lp-0008.ts \'{"peer": MULTIADDR}\'');
 
 const account = base58.encode(crypto.getRandomValues(new Uint8Array(32)));
-const paymentAccount = base58.encode(crypto.getRandomValues(new Uint8Array(32)));
 const cardKey = schnorr.utils.randomSecretKey();
 const taskPrefix = `/lp-0008/1/task-${account}-`;
 const discovery = `/lp-0008/1/discovery-${namespace}/json`;
@@ -51,11 +56,12 @@ const card = signBip340Jws(
     skills: [
       { id: 'text.echo', name: 'text.echo', description: 'Echoes text', tags: ['text'] },
       { id: 'text.slow', name: 'text.slow', description: 'Echoes text after a while', tags: ['text'] },
+      { id: 'text.ask', name: 'text.ask', description: 'Asks for a name, then greets it', tags: ['text'] },
     ],
     'x-logos': {
       lezAccount: account,
       paymentAccount: `Public/${paymentAccount}`,
-      pricePerTask: 1,
+      pricePerTask,
       settlement: 'lez-chained-authenticated-transfer',
     },
   },
@@ -109,7 +115,7 @@ interface Rpc {
     message?: {
       taskId?: string;
       contextId?: string;
-      parts?: { kind?: string; data?: { skill?: string; params?: { text?: unknown } } }[];
+      parts?: { kind?: string; data?: { skill?: string; message?: unknown; params?: { text?: unknown } } }[];
     };
   };
 }
@@ -124,12 +130,19 @@ async function handle(topic: string, rpc: Rpc): Promise<void> {
   }
   const message = rpc.params?.message;
   if (rpc.method !== 'message/send' || message?.taskId !== taskIdOfTopic || !message.contextId) return;
-  if (tasks.has(taskIdOfTopic)) return;
+  const known = tasks.get(taskIdOfTopic);
+  if (known) {
+    // A continuation: the answer to input-required, on the same task and context.
+    const answer = message.parts?.find((part) => part.kind === 'data')?.data?.message;
+    if (known.state !== 'input-required' || message.contextId !== known.contextId || typeof answer !== 'string') return;
+    return update(taskIdOfTopic, known, 'completed', `hello, ${answer}`);
+  }
   const task: Task = { topic, contextId: message.contextId, state: 'submitted' };
   tasks.set(taskIdOfTopic, task);
   const data = message.parts?.find((part) => part.kind === 'data')?.data;
   const text = typeof data?.params?.text === 'string' ? data.params.text : '';
   if (data?.skill === 'text.echo') return update(taskIdOfTopic, task, 'completed', text);
+  if (data?.skill === 'text.ask') return update(taskIdOfTopic, task, 'input-required', 'what is your name?');
   if (data?.skill !== 'text.slow') return update(taskIdOfTopic, task, 'rejected', `no skill ${String(data?.skill)}`);
   await update(taskIdOfTopic, task, 'working', 'started');
   const started = Date.now();

@@ -4,7 +4,7 @@
  * by a key pinned to its `sender_npk` at first contact; each gets exactly one reply, signed and encrypted to the
  * sender's `sender_ecies` on its `reply_topic`. The card is signed ES256K and published on `/pilot/1/discovery/proto`.
  *
- *   node pilot.ts '{"peer": MULTIADDR, "clusterId": 2, "tamperCard": false, "slowMs": 3000}'
+ *   node pilot.ts '{"peer": MULTIADDR, "clusterId": 2, "tamperCard": false, "slowMs": 3000, "pricing": {"agent-ask": 5}}'
  *
  * Skills: `agent-ask` ({prompt} → {answer: prompt}, priced 5), `slow` (answers {done: true} after `slowMs`, unless
  * cancelled first by its sender), `ping`. Prints `{"event":"ready",…}`, then `{"event":"request"|"dropped",…}`.
@@ -18,11 +18,13 @@ const {
   clusterId = 2,
   tamperCard = false,
   slowMs = 3_000,
+  pricing = { 'agent-ask': 5 },
 } = agentArguments<{
   peer: string;
   clusterId?: number;
   tamperCard?: boolean;
   slowMs?: number;
+  pricing?: Record<string, number>;
 }>('pilot.ts \'{"peer": MULTIADDR}\'');
 
 const signingKey = secp256k1.utils.randomSecretKey();
@@ -41,7 +43,7 @@ const unsignedCard = {
     payment: 'lez',
     payment_timing: 'on-acceptance',
     payout: npk,
-    pricing: { 'agent-ask': 5 },
+    pricing,
     signing_key: secp256k1PublicHex(signingKey),
     transport: 'waku',
   },

@@ -89,7 +89,8 @@ export function verifyLogosAgentCard(json: unknown): PeerCardVerification {
       name: card.name,
       description: card.description,
       version: card.version,
-      capabilities: { streaming: false },
+      // A2A streaming is the gateway's: it streams the updates the agent publishes (working, then the result).
+      capabilities: { streaming: true },
       skills: card.skills.map((s) => ({
         id: s.id,
         name: s.name,

@@ -25,6 +25,12 @@ export function inboxTopic(account: string): string {
   return contentTopic(APP, APP_VERSION, `a2a-${account}-inbox`, 'proto');
 }
 
+/** The account an inbox topic is named by; undefined for any other topic. */
+export function inboxAccount(topic: string): string | undefined {
+  const account = /^\/logos-agent\/1\/a2a-(.+)-inbox\/proto$/.exec(topic)?.[1];
+  return account !== undefined && ACCOUNT_PATTERN.test(account) ? account : undefined;
+}
+
 /** Shared by every client of the agent: a reply is found by its `taskId`, so task ids must be globally unique. */
 export function updatesTopic(account: string): string {
   return contentTopic(APP, APP_VERSION, `a2a-${account}-updates`, 'proto');
