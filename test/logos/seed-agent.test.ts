@@ -1,7 +1,7 @@
 /**
  * A seed-literal agent (written from the seed binding alone, test/support/seed-agent.ts) as its own process on its
  * own Waku node, reached through the gateway by the official A2A client: its card served and marked unverified,
- * send, get, cancel, a failure whose `error` is a string, and a task kept alive past the agent timeout by the agent's
+ * send, stream, get, cancel, a failure whose `error` is a string, and a task kept alive past the agent timeout by the agent's
  * unchanged `working`, published again and again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -13,7 +13,7 @@ import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
-import { clientFor, eventually, textMessage } from '../support/gateway.ts';
+import { clientFor, collect, eventually, textMessage } from '../support/gateway.ts';
 import { stopChild } from '../support/child-process.ts';
 import { startWakuGateway } from '../support/waku-gateway.ts';
 
@@ -132,6 +132,21 @@ describe('a seed-literal agent behind the gateway', () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(JSON.stringify(task.status?.message?.parts)).toContain('the seed agent cannot do that');
   });
+
+  it('SendStreamingMessage: the task as submitted, the working the agent publishes, then the result', async () => {
+    const client = await clientFor(agentUrl);
+    const events = await collect(client.sendMessageStream(textMessage('stream it', skill('echo'))));
+    expect(events[0]?.payload?.$case).toBe('task');
+    const states = events.flatMap((event) =>
+      event.payload?.$case === 'statusUpdate' ? [event.payload.value.status?.state] : [],
+    );
+    expect(states).toContain(TaskState.TASK_STATE_WORKING);
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const artifact = events.find((event) => event.payload?.$case === 'artifactUpdate');
+    expect(artifact?.payload?.$case === 'artifactUpdate' && artifact.payload.value.artifact?.parts[0]).toMatchObject({
+      content: { $case: 'text', value: 'stream it' },
+    });
+  }, 30_000);
 
   it('a task outlasting the agent timeout completes: the agent’s repeated, byte-identical working keeps it alive', async () => {
     const client = await clientFor(agentUrl);

@@ -5,6 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DISCOVERY_TOPIC } from '../../src/logos/discovery.ts';
+import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
+import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
+import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import { eventually, inProcess, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 import { runSeedAgent, type SeedAgent, type SeedAgentOptions } from '../support/seed-agent.ts';
 
@@ -15,8 +18,8 @@ afterEach(async () => {
   await Promise.all(beds.splice(0).map((bed) => bed.close()));
 });
 
-async function bedWith(allowUnverifiedAgents: boolean): Promise<TestBed> {
-  const bed = await startTestBed({ config: { allowUnverifiedAgents, agentTimeoutMs: 10_000 } });
+async function bedWith(allowUnverifiedAgents: boolean, payer?: Parameters<typeof startTestBed>[0]): Promise<TestBed> {
+  const bed = await startTestBed({ config: { allowUnverifiedAgents, agentTimeoutMs: 10_000 }, ...payer });
   beds.push(bed);
   return bed;
 }
@@ -70,6 +73,20 @@ describe('seed agents on the in-process network', () => {
     const whole = await seedOn(bed, 'agent:seed-quote-whole', { replyPrice: '3.0' });
     await eventually(() => bed.gateway.directory.get(servedId(whole)));
     expect((await send(bed, whole, 'quote')).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('a priced seed skill fails before anything is paid: the seed names no LEZ account to pay', async () => {
+    const ledger = new MemoryLedger();
+    ledger.fund('gateway-wallet', 1_000n);
+    const bed = await bedWith(true, { payer: gatewayPayer(new MemoryRail({ ledger, payer: 'gateway-wallet' })) });
+    const seed = await seedOn(bed, 'agent:seed-premium');
+    await eventually(() => bed.gateway.directory.get(servedId(seed)));
+    const { body } = await send(bed, seed, 'premium');
+    expect(body.result.task.status.state).toBe('TASK_STATE_FAILED');
+    expect(body.result.task.status.message.parts[0].text).toMatch(/publishes no LEZ account .*nothing was paid/);
+    expect(ledger.balanceOf('gateway-wallet')).toBe(1_000n);
+    // Nor did the request reach the agent: it would have worked unpaid.
+    expect(seed.requests.filter((r) => r.skill === 'premium')).toEqual([]);
   });
 
   it('a task waiting for the seed agent’s owner takes no follow-up, and says why', async () => {
