@@ -15,6 +15,7 @@ import type { PaymentRail } from '../lez/rail/payment-rail.ts';
 import { chooseProfile, probeProfile, type ProtocolProfile } from '../lez/protocol-profile.ts';
 import { chooseSigningMode, probeSequencer } from '../lez/sequencer-probe.ts';
 import type { SigningMode } from '../lez/signing.ts';
+import { sleep } from '../time-limit.ts';
 
 export function gatewayPayer(rail: PaymentRail): Payer {
   return {
@@ -184,16 +185,31 @@ export async function detectSigningMode(
   return choice.signingMode;
 }
 
+/** How long a start waits for a sequencer that does not answer before it says it cannot tell its protocol. */
+export const PROFILE_PROBE_WAIT_MS = 30_000;
+
 /**
  * The protocol profile of the sequencer at `url`, probed (lez/protocol-profile.ts) and checked against the configured
  * one. A contradiction, or no way to tell, is a ConfigError: the start stops with one line, before anything opens.
+ * A sequencer that does not answer is asked again for up to `waitMs` first: one restarting as the gateway or agent
+ * starts (a host rebooting, a kill -9 of both) must not stop the start.
  */
 export async function detectProfile(
   url: string,
   configured: PaymentsConfig['profile'],
   log: (line: string) => void = console.info,
+  waitMs = PROFILE_PROBE_WAIT_MS,
 ): Promise<ProtocolProfile> {
-  const choice = chooseProfile(await probeProfile(new SequencerClient({ url })), configured, url);
+  const client = new SequencerClient({ url });
+  const deadline = Date.now() + waitMs;
+  let probe = await probeProfile(client);
+  for (let pauseMs = 250; probe.kind === 'unknown' && !configured && Date.now() < deadline; pauseMs *= 2) {
+    if (pauseMs === 250)
+      log(`the sequencer at ${url} does not answer (${probe.message}); waiting up to ${waitMs / 1000} s for it`);
+    await sleep(Math.min(pauseMs, 4_000, Math.max(0, deadline - Date.now())));
+    probe = await probeProfile(client);
+  }
+  const choice = chooseProfile(probe, configured, url);
   if (!choice.ok) throw new ConfigError(choice.message);
   log(choice.note);
   return choice.profile;
@@ -207,9 +223,10 @@ export async function detectLezProtocol(
   url: string,
   payments: Pick<PaymentsConfig, 'signingMode' | 'profile' | 'maxFee' | 'gasLimit'>,
   log: (line: string) => void = console.info,
+  waitMs = PROFILE_PROBE_WAIT_MS,
 ): Promise<{ signingMode: SigningMode; protocol: LezRailProtocol }> {
   const signingMode = await detectSigningMode(url, payments.signingMode, log);
-  const profile = await detectProfile(url, payments.profile, log);
+  const profile = await detectProfile(url, payments.profile, log, waitMs);
   const protocol: LezRailProtocol = {
     profile,
     ...(payments.maxFee === undefined ? {} : { maxFee: payments.maxFee }),

@@ -79,10 +79,12 @@ export class WalletObject {
       const settings = workerSettings(this.env);
       if (!settings.payments) throw new Error('payments are off (LOGOS_A2A_PAYMENTS_RAIL)');
       const { sequencerUrl, wallet } = settings.payments;
+      // No waiting here: a call answers at once, and the next call asks again (below).
       const { signingMode, protocol } = await detectLezProtocol(
         sequencerUrl,
         settings.config.payments,
         () => undefined,
+        0,
       );
       return gatewayPayer(lezRail(sequencerUrl, wallet, signingMode, undefined, protocol));
     })().catch((error: unknown) => {

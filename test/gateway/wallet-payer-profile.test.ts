@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
 import { ConfigError, GatewayConfig, loadConfig } from '../../src/gateway/config.ts';
+import { detectProfile } from '../../src/gateway/payment-wiring.ts';
 import { payerFromConfig } from '../../src/gateway/wallet-payer.ts';
 import { saveWalletKeyFile, WALLET } from '../support/devnet-wallet.ts';
+import { freePort } from '../support/free-port.ts';
 
 let dir: string;
 let keyFile: string;
@@ -85,5 +87,30 @@ describe('the payments profile at start', () => {
     });
     expect(config.payments).toMatchObject({ profile: 'lee-v0.3', maxFee: '7000', gasLimit: 5000 });
     expect(() => loadConfig({ env: { LOGOS_A2A_PAYMENTS_PROFILE: 'v9' } })).toThrow(ConfigError);
+  });
+});
+
+describe('a sequencer that does not answer at start', () => {
+  it('is waited for: one coming up a moment later is probed (a start beside a restarting sequencer goes on)', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const lines: string[] = [];
+    const detected = detectProfile(url, undefined, (line) => lines.push(line), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const late = await startDevnet({ blockIntervalMs: 0, profile: 'lee-v0.3', port });
+    try {
+      expect(await detected).toBe('lee-v0.3');
+      expect(lines[0]).toMatch(/does not answer .*waiting up to 20 s for it/);
+    } finally {
+      await late.stop();
+    }
+  });
+
+  it('stops the start with one line once the wait is over', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    await expect(detectProfile(url, undefined, () => undefined, 600)).rejects.toThrow(ConfigError);
+    await expect(detectProfile(url, undefined, () => undefined, 0)).rejects.toThrow(
+      /could not tell which LEZ protocol .* start it first, or set payments\.profile/,
+    );
   });
 });
