@@ -18,6 +18,7 @@ import type { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { stopChild } from '../../support/child-process.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../../support/gateway.ts';
 import { startGatewayNode, startPeerAgent, type PeerAgentProcess } from '../../support/peer-agent-process.ts';
+import { verifiedMark } from '../../support/peer-verified.ts';
 import { v03Generation } from '../../support/sdk-generations.ts';
 import { startWakuGateway } from '../../support/waku-gateway.ts';
 
@@ -97,6 +98,16 @@ describe('an lp-0008 agent behind the gateway', () => {
     ]);
     const node = gateway.peerNetworks.nodeOf('lp-0008')!;
     expect(node).toMatchObject({ clusterId: 3, own: true });
+  });
+
+  it('says, in /agents and its served card, that its card was verified, by BIP-340 JWS', async () => {
+    const mark = await verifiedMark(gateway.url, idOf(agent));
+    expect(mark.listed).toEqual({ verified: true, cardScheme: 'BIP-340 JWS' });
+    expect(mark.signature).toMatchObject({
+      binding: 'lp-0008',
+      scheme: 'BIP-340 JWS',
+      signingKey: agent.ready.xOnlyKey,
+    });
   });
 
   it('refuses a tampered card and one whose key is not configured, counting each', async () => {
