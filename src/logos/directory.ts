@@ -140,7 +140,9 @@ export class AgentDirectory {
     }
     const parsed = LogosAgentCard.safeParse(json);
     if (!parsed.success) return undefined;
-    if (dialectOf(parsed.data) !== 'binding' && dialectOf(parsed.data) !== 'seed') {
+    const dialect = dialectOf(parsed.data);
+    // A peer binding's card, kept only as mapped (an earlier version): nothing vouches for it any more.
+    if (dialect !== 'binding' && dialect !== 'seed') {
       this.log(`[directory] "${parsed.data.id}" left out: kept without its signed card, it cannot be verified again`);
       return undefined;
     }

@@ -45,7 +45,7 @@ export interface DiscoveryCounters {
   badAddress: number;
   /** Older than the card already held for the agent: a replay. */
   stale: number;
-  /** Over the per-sender rate: a flood is cut off before any work is done on it. */
+  /** Over the per-address rate (announcement-rate.ts): a flood is cut off before any work is done on it. */
   flood: number;
 }
 
