@@ -61,6 +61,11 @@ export interface IndexAgent {
   /** The card's signature was verified. */
   verified: boolean;
   /**
+   * How it was verified, when it was: `bip340-sha256-jcs` (this binding's card signature), or a peer binding's
+   * scheme (`Ed25519`, `ES256K pinned`, `BIP-340 JWS`); null when not verified.
+   */
+  cardScheme: string | null;
+  /**
    * No documented rule vouches for its card (unsigned, or signed the seed's way): served only because the operator
    * allows unverified agents.
    */
@@ -223,6 +228,7 @@ export function indexAgent(
     tags: [...new Set(skills.flatMap((skill) => skill.tags))],
     online,
     verified,
+    cardScheme: verified ? (entry.verified?.signature.alg ?? entry.peerVerified?.scheme ?? null) : null,
     unverified: entry.unverified !== undefined,
     lastSeen: lastSeen ? lastSeen.toISOString() : null,
     account: card['x-lez-identity']?.account_id ?? null,

@@ -229,7 +229,7 @@ export function createApp(options: AppOptions): Hono {
     isOnline: (id: string) => options.directory.isOnline(id),
     verifiedAt: (id: string) => {
       const entry = options.directory.get(id);
-      return entry?.verified ? entry.updatedAt.toISOString() : undefined;
+      return entry?.verified || entry?.peerVerified ? entry.updatedAt.toISOString() : undefined;
     },
   });
   app.get(AI_CATALOG_PATH, () =>

@@ -5,6 +5,7 @@
 import { isPriced, type LogosAgentCard } from '../logos/card.ts';
 import { BINDING_VERSION } from '../logos/envelope.ts';
 import { CLIENT_PAYS_EXTENSION } from '../bridge/client-pays.ts';
+import type { PeerCardStanding } from '../logos/peer-card-reading.ts';
 
 /** The A2A extension that carries what is Logos- or LEZ-specific about an agent. */
 export const LOGOS_AGENT_EXTENSION = 'urn:logos-a2a:ext:logos-agent:v1';
@@ -58,6 +59,22 @@ export function projectSkills(skills: readonly SkillFields[]) {
  */
 export function unverifiedParams(reason: string): Record<string, unknown> {
   return { unverified: true, unverifiedReason: reason };
+}
+
+/**
+ * The mark of a peer binding's agent whose card the gateway verified with that binding's own scheme (its agent
+ * signs no card of this binding, so there is no `logosCardSignature`): which binding and scheme, the key that
+ * signed, and when.
+ */
+export function peerVerifiedParams(standing: PeerCardStanding, verifiedAt: Date): Record<string, unknown> {
+  return {
+    peerCardSignature: {
+      binding: standing.binding,
+      scheme: standing.scheme,
+      signingKey: standing.signingKey,
+      verifiedAt: verifiedAt.toISOString(),
+    },
+  };
 }
 
 /** Priced agents accept the client's own payment too (the client-pays extension, activated per request). */

@@ -11,7 +11,13 @@
  *   name differently (`securitySchemes`), each scheme carries both forms side by side.
  */
 import { AgentCard } from '@a2a-js/sdk';
-import { projectCard, projectLegacyCard, unverifiedParams, type GrpcInterface } from './card-projection.ts';
+import {
+  peerVerifiedParams,
+  projectCard,
+  projectLegacyCard,
+  unverifiedParams,
+  type GrpcInterface,
+} from './card-projection.ts';
 import type { LogosAgentCard } from '../logos/card.ts';
 import { signServedCard, type CardSigningKey } from './card-jws.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
@@ -98,8 +104,10 @@ export function entryCards(
     ...options,
     logosParams: entry.verified
       ? logosSignatureParams(entry.verified, { verifiedAt: entry.updatedAt })
-      : entry.unverified
-        ? unverifiedParams(entry.unverified.reason)
-        : {},
+      : entry.peerVerified
+        ? peerVerifiedParams(entry.peerVerified, entry.updatedAt)
+        : entry.unverified
+          ? unverifiedParams(entry.unverified.reason)
+          : {},
   });
 }

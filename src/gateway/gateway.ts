@@ -22,6 +22,7 @@ import {
 } from '../logos/network.ts';
 import { WireBindings } from '../logos/bindings/binding-of.ts';
 import { peerContext } from '../logos/bindings/peer-context.ts';
+import { storedPeerCardReader } from '../logos/peer-card-reading.ts';
 import { PeerDiscovery, peerAddressRule } from '../logos/peer-discovery.ts';
 import { openPeerNetworks, type PeerNetworks } from '../logos/peer-networks.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
@@ -277,11 +278,15 @@ async function open(
 
   // A peer binding's agent is reached on its network's node, at a content topic of its binding.
   const peerAddress = peerAddressRule(config.networks);
+  // Pilot's identity and pins, kept in the data folder, made only when a pilot agent is first heard (or loaded).
+  const peers = peerContext(dataFolderOf(config));
   const directory = new AgentDirectory({
     store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
     allowUnverified: config.allowUnverifiedAgents,
     reaches: (address) => network.reaches(address) || peerAddress(address),
+    // A stored peer card is verified again as this run configures its network (its card keys, pilot's pins).
+    readPeer: storedPeerCardReader(config.networks, peers),
     log: deps.log,
   });
   onClose(() => directory.flush());
@@ -313,8 +318,6 @@ async function open(
     allowNetworks: config.pushAllowNetworks,
     log: deps.log,
   });
-  // Pilot's identity and pins, kept in the data folder, made only when a pilot agent is first heard.
-  const peers = peerContext(dataFolderOf(config));
   const wireBindings = new WireBindings((name) => peerNetworks.nodeOf(name)?.transport, peers);
   const engine = new TaskEngine({
     store,

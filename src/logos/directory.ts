@@ -13,12 +13,16 @@
  * agent.
  *
  * A verified card is kept as signed and verified again when loaded (card-reading.ts `readAnnouncedCard`), so that a
- * restarted gateway serves it verified, its signature included, before the agent announces itself again.
+ * restarted gateway serves it verified, its signature included, before the agent announces itself again. A peer
+ * binding's card likewise, with its binding's scheme on the network it was heard on (peer-card-reading.ts, `readPeer`):
+ * one that no longer verifies (a key no longer configured, a pilot pin that changed) is left out and logged, and so
+ * is one an earlier version kept only as mapped, which nothing can verify again.
  */
 import type { DirectoryStore } from '../store/directory-store.ts';
 import { callableCard, LogosAgentCard, logosAddressOf } from './card.ts';
 import type { UnverifiedLogosCard, VerifiedLogosCard } from './card-signature.ts';
 import { readAnnouncedCard } from './card-reading.ts';
+import type { PeerCardReading, PeerCardStanding, StoredPeerCard } from './peer-card-reading.ts';
 import { dialectOf, type Dialect } from './seed-dialect.ts';
 
 export interface DirectoryEntry {
@@ -29,6 +33,8 @@ export interface DirectoryEntry {
   readonly updatedAt: Date;
   /** The agent's own signature over its card, as checked when the card was heard. */
   readonly verified?: VerifiedLogosCard;
+  /** A peer binding's card: verified with its binding's scheme, as told here. */
+  readonly peerVerified?: PeerCardStanding;
   /** Set when no documented rule vouches for the card (served only when unverified agents are allowed). */
   readonly unverified?: { reason: string };
 }
@@ -57,6 +63,7 @@ export class AgentDirectory {
   private writes: Promise<void> = Promise.resolve();
   /** Whether unverified cards are served (the operator's `allowUnverifiedAgents`). */
   readonly acceptsUnverified: boolean;
+  private readonly readPeer: ((stored: StoredPeerCard) => PeerCardReading) | undefined;
 
   constructor(
     options: {
@@ -65,6 +72,8 @@ export class AgentDirectory {
       allowUnverified?: boolean;
       /** Whether the transport can reach an address (network.ts `reaches`); default: every address. */
       reaches?: (address: string) => boolean;
+      /** Verifies a stored peer card again (peer-card-reading.ts); without it, no stored peer card is loaded. */
+      readPeer?: (stored: StoredPeerCard) => PeerCardReading;
       log?: (message: string) => void;
     } = {},
   ) {
@@ -73,6 +82,7 @@ export class AgentDirectory {
     this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
     this.acceptsUnverified = options.allowUnverified ?? false;
     this.log = options.log ?? console.warn;
+    this.readPeer = options.readPeer;
   }
 
   /** Reads the agents known from earlier runs: they are served at once, as offline until heard again. */
@@ -82,9 +92,11 @@ export class AgentDirectory {
       const unverified = isStoredUnverified(json) ? json.unverified : undefined;
       // Kept from a run that allowed unverified agents, by one that does not: not served.
       if (unverified && !this.acceptsUnverified) continue;
-      const read = this.readStored(unverified ? (json as StoredUnverified).card : json);
+      const read = isStoredPeer(json)
+        ? this.readStoredPeer(json)
+        : this.readStored(unverified ? (json as StoredUnverified).card : json);
       if (!read) continue;
-      const { verified } = read;
+      const { verified, peerVerified } = read;
       // Kept by a run on another transport: served, it would fail every call; the agent announces itself again here.
       const card = callableCard(read.card, this.reaches);
       if (!card) {
@@ -99,10 +111,11 @@ export class AgentDirectory {
         address,
         updatedAt: new Date(stored.updatedAt),
         ...(verified ? { verified } : {}),
+        ...(peerVerified ? { peerVerified } : {}),
         ...(unverified ? { unverified } : {}),
       };
       this.entries.set(entry.id, entry);
-      this.cardJson.set(entry.id, JSON.stringify(verified?.signedCard ?? card));
+      this.cardJson.set(entry.id, JSON.stringify(verified?.signedCard ?? peerVerified?.signedCard ?? card));
       this.seen.set(entry.id, new Date(stored.lastSeenAt));
       this.seenWritten.set(entry.id, Date.parse(stored.lastSeenAt));
     }
@@ -113,7 +126,9 @@ export class AgentDirectory {
    * it would be refused now); any other as the card schema reads it (skipped, not fatal, when it no longer parses:
    * a card from an older version; the agent re-announces itself).
    */
-  private readStored(json: unknown): { card: LogosAgentCard; verified?: VerifiedLogosCard } | undefined {
+  private readStored(
+    json: unknown,
+  ): { card: LogosAgentCard; verified?: VerifiedLogosCard; peerVerified?: undefined } | undefined {
     if (typeof json === 'object' && json !== null && 'signature' in json) {
       const read = readAnnouncedCard(json, this.reaches);
       if (read.ok && !('unverified' in read)) return { card: read.card, verified: read };
@@ -124,25 +139,48 @@ export class AgentDirectory {
       }
     }
     const parsed = LogosAgentCard.safeParse(json);
-    return parsed.success ? { card: parsed.data } : undefined;
+    if (!parsed.success) return undefined;
+    const dialect = dialectOf(parsed.data);
+    // A peer binding's card, kept only as mapped (an earlier version): nothing vouches for it any more.
+    if (dialect !== 'binding' && dialect !== 'seed') {
+      this.log(`[directory] "${parsed.data.id}" left out: kept without its signed card, it cannot be verified again`);
+      return undefined;
+    }
+    return { card: parsed.data };
+  }
+
+  /** A stored peer card verified again with its binding's scheme, as if just heard; left out, and logged, if not. */
+  private readStoredPeer(
+    stored: StoredPeerCard,
+  ): { card: LogosAgentCard; verified?: undefined; peerVerified: PeerCardStanding } | undefined {
+    const read = this.readPeer?.(stored) ?? {
+      ok: false,
+      reason: 'unverified',
+      message: 'this directory verifies no peer card',
+    };
+    if (read.ok) return { card: read.card, peerVerified: read.standing };
+    const agent = `${stored.peer.binding} agent on ${JSON.stringify(stored.peer.network)}`;
+    this.log(`[directory] a stored ${agent} left out, as a card heard now would be (${read.reason}): ${read.message}`);
+    return undefined;
   }
 
   /**
    * Adds or refreshes an agent; returns its entry (the existing one when the card did not change), or undefined
    * when the id is not the card's to take: another address holds it (the first agent to claim an id keeps it, except
    * that a verified card takes it from an unverified one), or the card is unverified and the id's holder is not, or
-   * unverified cards are not allowed. `standing` is what `admitLogosCard` said of the card; absent: an in-process
-   * agent, or a card the caller vouches for.
+   * unverified cards are not allowed. `standing` is what `admitLogosCard` said of the card, or what verified a peer
+   * binding's card (peer-card-reading.ts); absent: an in-process agent, or a card the caller vouches for.
    */
   register(
     card: LogosAgentCard,
     at = new Date(),
-    standing?: VerifiedLogosCard | UnverifiedLogosCard,
+    standing?: VerifiedLogosCard | UnverifiedLogosCard | PeerCardStanding,
   ): DirectoryEntry | undefined {
+    const peerVerified = standing && 'scheme' in standing ? standing : undefined;
     const unverified = standing && 'unverified' in standing ? { reason: standing.reason } : undefined;
-    const verified = standing && !('unverified' in standing) ? standing : undefined;
+    const verified = standing && 'signature' in standing ? standing : undefined;
     if (unverified && !this.acceptsUnverified) return undefined;
-    const json = JSON.stringify(verified?.signedCard ?? card);
+    const json = JSON.stringify(verified?.signedCard ?? peerVerified?.signedCard ?? card);
     let existing = this.entries.get(card.id);
     if (existing && unverified && !existing.unverified) return undefined;
     if (existing && existing.address !== logosAddressOf(card)) {
@@ -163,14 +201,17 @@ export class AgentDirectory {
       address: logosAddressOf(card),
       updatedAt: at,
       ...(verified ? { verified } : {}),
+      ...(peerVerified ? { peerVerified } : {}),
       ...(unverified ? { unverified } : {}),
     };
     this.entries.set(card.id, entry);
     this.cardJson.set(card.id, json);
     // A verified card as signed, so that the next start can verify it again (`load`).
-    const stored: StoredUnverified | LogosAgentCard | Record<string, unknown> = unverified
+    const stored: StoredUnverified | StoredPeerCard | LogosAgentCard | Record<string, unknown> = unverified
       ? { unverified, card }
-      : (verified?.signedCard ?? card);
+      : peerVerified
+        ? { peer: { binding: peerVerified.binding, network: peerVerified.network }, card: peerVerified.signedCard }
+        : (verified?.signedCard ?? card);
     this.write((store) =>
       store.save({
         id: card.id,
@@ -244,6 +285,10 @@ export class AgentDirectory {
       .then(() => change(store))
       .catch((error: unknown) => this.log(`[directory] writing to the store: ${String(error)}`));
   }
+}
+
+function isStoredPeer(json: unknown): json is StoredPeerCard {
+  return typeof json === 'object' && json !== null && 'peer' in json && 'card' in json;
 }
 
 function isStoredUnverified(json: unknown): json is StoredUnverified {

@@ -8,6 +8,7 @@
  * Every announcement dropped is counted by reason (`counters`, and `logos_a2a_discovery_drops_total` in /metrics)
  * and logged once per agent and reason, so that an agent's author can find out why its card is not served.
  */
+import { AnnouncementRate, FLOOD_LIMIT, FLOOD_WINDOW_MS } from './announcement-rate.ts';
 import { LogosAgentCard, logosAddressOf } from './card.ts';
 import { admitClaimedCard, claimedCard, type CardReading } from './card-reading.ts';
 import type { AgentDirectory } from './directory.ts';
@@ -44,16 +45,13 @@ export interface DiscoveryCounters {
   badAddress: number;
   /** Older than the card already held for the agent: a replay. */
   stale: number;
-  /** Over the per-sender rate: a flood is cut off before any work is done on it. */
+  /** Over the per-address rate (announcement-rate.ts): a flood is cut off before any work is done on it. */
   flood: number;
 }
 
 /** Why an announcement was dropped: the counter it adds to, and the `reason` label of its metric. */
 export type DropReason = Exclude<keyof DiscoveryCounters, 'accepted'>;
 
-/** Announcements a sender may make in `FLOOD_WINDOW_MS` (an honest agent makes one every 30 s). */
-const FLOOD_LIMIT = 10;
-const FLOOD_WINDOW_MS = 60_000;
 /** Agents whose last drop was logged: a bound, since anyone can announce under any number of ids. */
 const LOGGED_AGENTS_LIMIT = 10_000;
 
@@ -71,8 +69,8 @@ export class DiscoveryListener {
     stale: 0,
     flood: 0,
   };
-  /** Per sender: announcements in the current window, and when it started. Bounded by dropping idle senders. */
-  private readonly rates = new Map<string, { count: number; since: number }>();
+  /** Announcements per claimed address: a flood is cut off before its signature is checked. */
+  private readonly rate = new AnnouncementRate();
   /** Per agent: the reason its last logged drop had; forgotten once a card of it is accepted. */
   private readonly logged = new Map<string, DropReason>();
   private unsubscribe?: Unsubscribe;
@@ -101,21 +99,6 @@ export class DiscoveryListener {
 
   stop(): void {
     this.unsubscribe?.();
-  }
-
-  /** Counts the announcement against its sender's window; true when the sender is over the limit. */
-  private flooding(sender: string): boolean {
-    const now = Date.now();
-    let rate = this.rates.get(sender);
-    if (!rate || now - rate.since >= FLOOD_WINDOW_MS) {
-      if (this.rates.size >= 10_000) {
-        for (const [key, value] of this.rates) if (now - value.since >= FLOOD_WINDOW_MS) this.rates.delete(key);
-      }
-      rate = { count: 0, since: now };
-      this.rates.set(sender, rate);
-    }
-    rate.count++;
-    return rate.count > FLOOD_LIMIT;
   }
 
   /**
@@ -150,7 +133,7 @@ export class DiscoveryListener {
         ? JSON.stringify(json.id.slice(0, 128))
         : undefined;
     // Counted per claimed address before the signature is checked: a flood is cut off before the costly part.
-    if (claimed.ok && this.flooding(logosAddressOf(claimed.card))) {
+    if (claimed.ok && this.rate.flooding(logosAddressOf(claimed.card))) {
       this.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
       return;
     }

@@ -1,40 +1,28 @@
 /**
  * The peer bindings' discovery (issue #22 §3): on each configured network of a peer binding, the binding's
  * discovery topic is followed on that network's node, each card heard is verified with the binding's own scheme
- * (bindings/peer-bindings.ts), and a verified card enters the directory under its stable id (the same on any
- * network), its interface naming its binding (`version`) and its network. A card refused is never listed: it is
- * counted by reason in the discovery drops (`logos_a2a_discovery_drops_total`), as the gateway's own discovery
- * counts (discovery.ts), and logged once per agent and reason.
+ * (peer-card-reading.ts), and a verified card enters the directory under its stable id (the same on any network),
+ * its interface naming its binding (`version`) and its network, kept as signed with what verified it. A card refused
+ * is never listed: it is counted by reason in the discovery drops (`logos_a2a_discovery_drops_total`), as the
+ * gateway's own discovery counts (discovery.ts), and logged once per agent and reason. As there, an address announced
+ * more often than an honest agent would (announcement-rate.ts) is cut off as a `flood` before its card is verified.
  */
-import type { PeerBindingName, PeerCardRejection } from './bindings/common/peer-card.ts';
+import { AnnouncementRate, FLOOD_LIMIT, FLOOD_WINDOW_MS } from './announcement-rate.ts';
+import type { PeerBindingName } from './bindings/common/peer-card.ts';
 import { PEER_BINDINGS, type PeerBinding, type PeerContext } from './bindings/peer-bindings.ts';
-import { LogosAgentCard } from './card.ts';
 import { MAX_CARD_BYTES, type DiscoveryCounters, type DropReason } from './discovery.ts';
 import type { AgentDirectory } from './directory.ts';
+import { readPeerCard, type PeerCardNetwork } from './peer-card-reading.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { isPlainObject } from '../json-object.ts';
 import { metrics } from '../observability/metrics.ts';
 
 /** A configured network whose agents speak a peer binding. */
-export interface PeerDiscoveryNetwork {
-  readonly name: string;
-  readonly binding: PeerBindingName;
+export interface PeerDiscoveryNetwork extends PeerCardNetwork {
   readonly node: Pick<LogosTransport, 'subscribe'>;
-  readonly cardKeys: Readonly<Record<string, string>>;
   /** Where its cards are heard, instead of the binding's default topic. */
   readonly discoveryTopic?: string | undefined;
 }
-
-/** The discovery counter of each reason a peer card is refused for. */
-const DROP_REASONS: Record<PeerCardRejection, DropReason> = {
-  malformed: 'invalid',
-  unsigned: 'unsigned',
-  'bad-signature': 'badSignature',
-  'key-mismatch': 'badSignature',
-  'pin-mismatch': 'badSignature',
-  'unknown-key': 'unverified',
-  'not-callable': 'badAddress',
-};
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -56,6 +44,8 @@ export class PeerDiscovery {
   readonly #directory: AgentDirectory;
   readonly #context: PeerContext;
   readonly #unsubscribes: Unsubscribe[] = [];
+  /** Announcements per network and claimed address: a flood is cut off before its signature is checked. */
+  readonly #rate = new AnnouncementRate();
   /** Per agent: the reason its last logged drop had. Bounded: anyone can announce under any number of names. */
   readonly #logged = new Map<string, DropReason>();
 
@@ -99,22 +89,18 @@ export class PeerDiscovery {
     const named = isPlainObject(json) && typeof json.name === 'string' ? json.name.slice(0, 128) : undefined;
     const agent =
       named === undefined ? undefined : `${network.binding} agent ${JSON.stringify(named)} on ${network.name}`;
-    const verified = binding.verifyCard(json, network, this.#context);
-    if (!verified.ok) {
-      this.drop(DROP_REASONS[verified.reason], agent, `${verified.reason}: ${verified.message}`);
+    const address = binding.claimedAddress(json);
+    if (address !== undefined && this.#rate.flooding(`${network.name} ${address}`)) {
+      this.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
       return;
     }
-    const [first, ...others] = verified.card.agentInterfaces;
-    const card = LogosAgentCard.safeParse({
-      ...verified.card,
-      agentInterfaces: [{ ...first!, network: network.name }, ...others],
-    });
-    if (!card.success) {
-      this.drop('invalid', agent, card.error.message);
+    const read = readPeerCard(json, network, this.#context);
+    if (!read.ok) {
+      this.drop(read.reason, agent, read.message);
       return;
     }
-    if (!this.#directory.register(card.data, new Date())) {
-      this.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(card.data.id)}`);
+    if (!this.#directory.register(read.card, new Date(), read.standing)) {
+      this.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(read.card.id)}`);
       return;
     }
     this.counters.accepted++;

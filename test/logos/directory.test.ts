@@ -3,12 +3,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { peerContext } from '../../src/logos/bindings/peer-context.ts';
+import { inboxTopic } from '../../src/logos/bindings/logos-agent/wire.ts';
+import { readPeerCard, storedPeerCardReader } from '../../src/logos/peer-card-reading.ts';
 import { admitLogosCard, signLogosCard, type UnverifiedLogosCard } from '../../src/logos/card-signature.ts';
 import { AgentDirectory } from '../../src/logos/directory.ts';
 import { SqliteDirectoryStore } from '../../src/store/sqlite/directory-store.ts';
 import { minimalCard } from '../support/cards.ts';
 import { seedCard } from '../support/seed-agent.ts';
+import { signEd25519Card } from '../support/peer-agents/peer-crypto.ts';
 
 const unverified = (address: string, id = 'shared'): UnverifiedLogosCard =>
   admitLogosCard(
@@ -94,5 +100,91 @@ describe('unverified cards in the directory', () => {
     expect(refusing.get(seed.card.id)).toBeUndefined();
     expect(refusing.get('own')?.unverified).toBeUndefined();
     await reopened.close();
+  });
+});
+
+describe('peer binding cards in the directory', () => {
+  const account = 'Ds8q5PjLcKwwV97Zi7duhRVF9uwA2PuYMoLL7FwCzsXE';
+  const network = { name: 'la', binding: 'logos-agent' as const, cardKeys: {} };
+  const context = peerContext(undefined);
+  /** A logos-agent card as its agent signs it (struct order, Ed25519). */
+  const logosAgentCard = (secretKey = ed25519.utils.randomSecretKey()) =>
+    signEd25519Card(
+      {
+        protocolVersion: '0.3.0',
+        name: 'greeter',
+        description: 'greets',
+        version: '1.0.0',
+        address: inboxTopic(account),
+        lezAccount: account,
+        capabilities: { streaming: true },
+        skills: [{ id: 'demo.echo', name: 'Echo', description: 'echoes', priceLez: '0' }],
+        signingPubkey: bytesToHex(ed25519.getPublicKey(secretKey)),
+      },
+      secretKey,
+    );
+
+  async function storeOf(register: (directory: AgentDirectory) => void) {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
+    dirs.push(dir);
+    const file = join(dir, 'directory.db');
+    const store = new SqliteDirectoryStore(file);
+    const directory = new AgentDirectory({ store });
+    register(directory);
+    await directory.flush();
+    await store.close();
+    return new SqliteDirectoryStore(file);
+  }
+
+  async function loaded(store: SqliteDirectoryStore, networks = [network]) {
+    const logs: string[] = [];
+    const directory = new AgentDirectory({
+      store,
+      readPeer: storedPeerCardReader(networks, context),
+      log: (message) => logs.push(message),
+    });
+    await directory.load();
+    return { directory, logs };
+  }
+
+  it('are kept as signed and verified again at start, with their scheme', async () => {
+    const read = readPeerCard(logosAgentCard(), network, context);
+    if (!read.ok) throw new Error(read.message);
+    const store = await storeOf((directory) => directory.register(read.card, new Date(), read.standing));
+    const { directory } = await loaded(store);
+    const entry = directory.get(read.card.id);
+    expect(entry?.peerVerified).toMatchObject({ binding: 'logos-agent', network: 'la', scheme: 'Ed25519' });
+    expect(entry?.card.agentInterfaces[0]).toMatchObject({ version: 'logos-agent', network: 'la' });
+    await store.close();
+  });
+
+  it('are left out, and logged, when the stored card no longer verifies or its network is gone', async () => {
+    const read = readPeerCard(logosAgentCard(), network, context);
+    if (!read.ok) throw new Error(read.message);
+    const store = await storeOf((directory) => directory.register(read.card, new Date(), read.standing));
+    const [stored] = await store.all();
+    const json = JSON.parse(stored!.cardJson);
+    expect(json.peer).toEqual({ binding: 'logos-agent', network: 'la' });
+
+    const gone = await loaded(store, []);
+    expect(gone.directory.get(read.card.id)).toBeUndefined();
+    expect(gone.logs.join('\n')).toMatch(/left out.*badAddress.*no logos-agent network "la"/);
+
+    json.card.description = 'greets, and more';
+    await store.save({ ...stored!, cardJson: JSON.stringify(json) });
+    const tampered = await loaded(store);
+    expect(tampered.directory.get(read.card.id)).toBeUndefined();
+    expect(tampered.logs.join('\n')).toMatch(/left out.*badSignature/);
+    await store.close();
+  });
+
+  it('kept only as mapped (by an earlier version) are left out: nothing can verify them again', async () => {
+    const read = readPeerCard(logosAgentCard(), network, context);
+    if (!read.ok) throw new Error(read.message);
+    const store = await storeOf((directory) => directory.register(read.card, new Date()));
+    const { directory, logs } = await loaded(store);
+    expect(directory.get(read.card.id)).toBeUndefined();
+    expect(logs.join('\n')).toContain('cannot be verified again');
+    await store.close();
   });
 });

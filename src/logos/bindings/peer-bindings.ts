@@ -3,7 +3,8 @@
  * their cards, how a card is verified, and its `WireBinding` on a network's node. A peer binding missing here is
  * not served: its networks are not followed, and its agents are never in the directory.
  */
-import type { PeerBindingName, PeerCardVerification } from './common/peer-card.ts';
+import { isPlainObject } from '../../json-object.ts';
+import type { PeerBindingName, PeerCardScheme, PeerCardVerification } from './common/peer-card.ts';
 import { verifyLogosAgentCard } from './logos-agent/card.ts';
 import { logosAgentBinding } from './logos-agent/binding.ts';
 import { DISCOVERY_TOPIC as LOGOS_AGENT_DISCOVERY, inboxAccount } from './logos-agent/wire.ts';
@@ -32,6 +33,13 @@ export interface PeerBinding {
    * `discoveryTopic` setting names the board its operators agreed on (lp-0008).
    */
   readonly discoveryTopic?: string;
+  /** How its cards are signed and checked, as the served card and `/agents` name it. */
+  readonly scheme: PeerCardScheme;
+  /**
+   * What a card heard claims its address is made of, read before anything is verified (undefined when it names
+   * none): the key its announcements are counted under, so that a flood is cut off before the costly part.
+   */
+  claimedAddress(json: unknown): string | undefined;
   /** Whether `address` is one its cards' interfaces name (what the directory may call, card.ts `callableCard`). */
   isAddress(address: string): boolean;
   verifyCard(json: unknown, network: PeerNetworkKeys, context: PeerContext): PeerCardVerification;
@@ -41,6 +49,8 @@ export interface PeerBinding {
 export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
   'logos-agent': {
     discoveryTopic: LOGOS_AGENT_DISCOVERY,
+    scheme: 'Ed25519',
+    claimedAddress: (json) => member(json, 'address'),
     // An inbox: the only address its verifier admits (logos-agent/card.ts).
     isAddress: (address) => inboxAccount(address) !== undefined,
     verifyCard: (json) => verifyLogosAgentCard(json),
@@ -48,6 +58,8 @@ export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
   },
   // The address is the agent's account (the authority of the card's `logos-messaging://` url).
   'lp-0008': {
+    scheme: 'BIP-340 JWS',
+    claimedAddress: (json) => member(isPlainObject(json) ? json['x-logos'] : undefined, 'lezAccount'),
     isAddress: (address) => IDENTIFIER.test(address),
     verifyCard: (json, network) => verifyLp0008Card(json, network.cardKeys),
     wireBinding: lp0008Binding,
@@ -55,6 +67,9 @@ export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
   // A card's key is pinned to its identity at first contact: a later card of it under another key is refused.
   pilot: {
     discoveryTopic: PILOT_DISCOVERY,
+    scheme: 'ES256K pinned',
+    // Its inbox is named by its encryption key.
+    claimedAddress: (json) => member(isPlainObject(json) ? json._logos : undefined, 'enc_key'),
     isAddress: isPilotInbox,
     verifyCard: (json, _network, context) => {
       const { pins } = context.pilot();
@@ -67,3 +82,9 @@ export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
     wireBinding: (node, context) => pilotBinding(node, context.pilot()),
   },
 };
+
+/** A string member of a JSON object, cut to a bound: a key to count by, not a value to trust. */
+function member(json: unknown, name: string): string | undefined {
+  const value = isPlainObject(json) ? json[name] : undefined;
+  return typeof value === 'string' ? value.slice(0, 256) : undefined;
+}

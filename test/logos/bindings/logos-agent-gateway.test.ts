@@ -16,6 +16,7 @@ import { inboxTopic, NETWORK } from '../../../src/logos/bindings/logos-agent/wir
 import { stopChild } from '../../support/child-process.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../../support/gateway.ts';
 import { startPeerAgent, type PeerAgentProcess } from '../../support/peer-agent-process.ts';
+import { verifiedMark } from '../../support/peer-verified.ts';
 import { v03Generation } from '../../support/sdk-generations.ts';
 import { startWakuGateway } from '../../support/waku-gateway.ts';
 
@@ -79,6 +80,16 @@ describe('a logos-agent agent behind the gateway', () => {
     });
     // The id does not depend on the network: it is the card's name and account.
     expect(card.url).toContain(`/agents/${peerAgentId('greeter-agent', account)}`);
+  });
+
+  it('says, in /agents and its served card, that its card was verified, by Ed25519', async () => {
+    const mark = await verifiedMark(gateway.url, peerAgentId('greeter-agent', account));
+    expect(mark.listed).toEqual({ verified: true, cardScheme: 'Ed25519' });
+    expect(mark.signature).toMatchObject({
+      binding: 'logos-agent',
+      scheme: 'Ed25519',
+      signingKey: agent.ready.signingPubkey,
+    });
   });
 
   it('refuses the tampered card, counting it as a bad signature', async () => {

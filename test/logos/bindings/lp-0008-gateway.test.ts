@@ -4,7 +4,7 @@
  * gateway and called with the official A2A clients, v1.0 and v0.3: the card verified with the key configured for
  * its kid (`networks[].cardKeys`), served under a stable id naming its binding and network; send, stream, get,
  * cancel while running, a continuation answering input-required; a tampered card refused, and a card whose key is
- * not configured never served.
+ * not configured never served; after a restart, the stored card verified again with the keys configured then.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import type { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { stopChild } from '../../support/child-process.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../../support/gateway.ts';
 import { startGatewayNode, startPeerAgent, type PeerAgentProcess } from '../../support/peer-agent-process.ts';
+import { verifiedMark } from '../../support/peer-verified.ts';
 import { v03Generation } from '../../support/sdk-generations.ts';
 import { startWakuGateway } from '../../support/waku-gateway.ts';
 
@@ -37,6 +38,25 @@ const idOf = (process: PeerAgentProcess, name = 'logos-text-agent') =>
 const keyOf = (process: PeerAgentProcess) => ({
   [process.ready.paymentAccount as string]: process.ready.xOnlyKey as string,
 });
+
+const logs: string[] = [];
+/** A gateway on the agents' network, verifying cards with `cardKeys`. */
+const startGateway = (cardKeys: Record<string, string>) =>
+  startWakuGateway(dir, {
+    overrides: {
+      networks: [
+        {
+          name: 'lp-0008',
+          // Loopback only: the agents' node, not the logos.dev fleet.
+          entryNodes: [],
+          bootstrap: hub.multiaddrs(),
+          discoveryTopic: discoveryTopic(NAMESPACE),
+          cardKeys,
+        },
+      ],
+    },
+    log: (message) => logs.push(message),
+  });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-lp-0008-'));
@@ -58,20 +78,7 @@ beforeAll(async () => {
   agent = await start();
   tampered = await start({ tamperCard: true });
   keyless = await start();
-  gateway = await startWakuGateway(dir, {
-    overrides: {
-      networks: [
-        {
-          name: 'lp-0008',
-          // Loopback only: the agents' node, not the logos.dev fleet.
-          entryNodes: [],
-          bootstrap: hub.multiaddrs(),
-          discoveryTopic: discoveryTopic(NAMESPACE),
-          cardKeys: { ...keyOf(agent), ...keyOf(tampered) },
-        },
-      ],
-    },
-  });
+  gateway = await startGateway({ ...keyOf(agent), ...keyOf(tampered) });
   await eventually(() => gateway.directory.get(idOf(agent)), 60_000).catch((error: unknown) => {
     throw new Error(`not listed (${String(error)}); drops ${JSON.stringify(gateway.peerDiscovery.counters)}`);
   });
@@ -97,6 +104,16 @@ describe('an lp-0008 agent behind the gateway', () => {
     ]);
     const node = gateway.peerNetworks.nodeOf('lp-0008')!;
     expect(node).toMatchObject({ clusterId: 3, own: true });
+  });
+
+  it('says, in /agents and its served card, that its card was verified, by BIP-340 JWS', async () => {
+    const mark = await verifiedMark(gateway.url, idOf(agent));
+    expect(mark.listed).toEqual({ verified: true, cardScheme: 'BIP-340 JWS' });
+    expect(mark.signature).toMatchObject({
+      binding: 'lp-0008',
+      scheme: 'BIP-340 JWS',
+      signingKey: agent.ready.xOnlyKey,
+    });
   });
 
   it('refuses a tampered card and one whose key is not configured, counting each', async () => {
@@ -190,5 +207,21 @@ describe('an lp-0008 agent behind the gateway', () => {
     const taskId = (slow.body as { result: { id: string } }).result.id;
     await eventually(async () => ((await session.getTask(taskId)).state === 'working' ? true : undefined), 15_000);
     expect((await session.cancel(taskId)).state).toBe('canceled');
+  }, 60_000);
+
+  it('after a restart, verifies the stored card again with the keys configured then: served verified with its key, left out without it', async () => {
+    for (const started of agents) await stopChild(started.child);
+    await gateway.stop();
+    gateway = await startGateway(keyOf(agent));
+    expect(await verifiedMark(gateway.url, idOf(agent))).toMatchObject({
+      listed: { verified: true, cardScheme: 'BIP-340 JWS' },
+      signature: { scheme: 'BIP-340 JWS', signingKey: agent.ready.xOnlyKey },
+    });
+
+    await gateway.stop();
+    logs.length = 0;
+    gateway = await startGateway({});
+    expect(gateway.directory.get(idOf(agent))).toBeUndefined();
+    expect(logs.join('\n')).toMatch(/lp-0008 agent on "lp-0008" left out.*unverified.*unknown-key/);
   }, 60_000);
 });

@@ -6,9 +6,11 @@
  * each reply decrypted and checked against the pinned key), cancel while the agent works; no stream, as the agent
  * sends one reply per request (the official client sends instead); a tampered card refused.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { CancelTaskRequest, GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../../src/gateway/gateway.ts';
@@ -17,6 +19,7 @@ import { inboxTopic, NETWORK } from '../../../src/logos/bindings/pilot/wire.ts';
 import { stopChild } from '../../support/child-process.ts';
 import { clientFor, collect, eventually, rpc, textMessage } from '../../support/gateway.ts';
 import { startPeerAgent, type PeerAgentProcess } from '../../support/peer-agent-process.ts';
+import { verifiedMark } from '../../support/peer-verified.ts';
 import { v03Generation } from '../../support/sdk-generations.ts';
 import { startWakuGateway } from '../../support/waku-gateway.ts';
 
@@ -29,8 +32,12 @@ let agentUrl: string;
 const skill = (name: string) => ({ metadata: { skill: name } });
 const idOf = (process: PeerAgentProcess) => peerAgentId('Pilot Agent', process.ready.npk as string);
 
+const logs: string[] = [];
 const startGateway = () =>
-  startWakuGateway(dir, { overrides: { networks: [{ name: 'pilot', listen: ['/ip4/127.0.0.1/tcp/0'] }] } });
+  startWakuGateway(dir, {
+    overrides: { networks: [{ name: 'pilot', listen: ['/ip4/127.0.0.1/tcp/0'] }] },
+    log: (message) => logs.push(message),
+  });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-pilot-'));
@@ -77,6 +84,24 @@ describe('a pilot agent behind the gateway', () => {
     for (const file of ['pilot-signing.key', 'pilot-ecies.key', 'pilot-sender-npk'])
       expect(existsSync(join(dir, file))).toBe(true);
   });
+
+  it('says, in /agents and its served card, that its card was verified, by ES256K against its pinned key', async () => {
+    const mark = await verifiedMark(gateway.url, idOf(agent));
+    expect(mark.listed).toEqual({ verified: true, cardScheme: 'ES256K pinned' });
+    expect(mark.signature).toMatchObject({
+      binding: 'pilot',
+      scheme: 'ES256K pinned',
+      signingKey: (agent.ready.signingKey as string).toLowerCase(),
+    });
+  });
+
+  it('cuts off an address announced more than 10 times a minute as a flood (the test agent announces every second), and keeps serving it', async () => {
+    await eventually(() => (gateway.peerDiscovery.counters.flood > 0 ? true : undefined), 30_000);
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/logos_a2a_discovery_drops_total\{reason="flood"\} [1-9]/);
+    expect(logs.join('\n')).toMatch(/not served \(flood\): more than 10 announcements in 60 s/);
+    expect(gateway.directory.get(idOf(agent))).toBeDefined();
+  }, 40_000);
 
   it('refuses the tampered card, counting it as a bad signature', async () => {
     await eventually(() => (gateway.peerDiscovery.counters.badSignature > 0 ? true : undefined), 30_000);
@@ -151,7 +176,7 @@ describe('a pilot agent behind the gateway', () => {
     expect((await session.cancel(taskId)).state).toBe('canceled');
   }, 60_000);
 
-  it('after a restart, serves the agent from the directory before it announces again, naming binding and network', async () => {
+  it('after a restart, serves the agent from the directory before it announces again, its card verified again, naming binding and network', async () => {
     await stopChild(agent.child);
     await stopChild(tampered.child);
     await gateway.stop();
@@ -168,5 +193,23 @@ describe('a pilot agent behind the gateway', () => {
         network: 'pilot',
       },
     ]);
+    expect(await verifiedMark(gateway.url, idOf(agent))).toMatchObject({
+      listed: { verified: true, cardScheme: 'ES256K pinned' },
+      signature: { scheme: 'ES256K pinned' },
+    });
+  }, 60_000);
+
+  it('after a restart with another key pinned for its identity, leaves the stored card out and says why', async () => {
+    await gateway.stop();
+    const file = join(dir, 'pilot-pins.json');
+    const pins = JSON.parse(readFileSync(file, 'utf8'));
+    const other = bytesToHex(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true));
+    pins[agent.ready.npk as string].signingKey = other;
+    writeFileSync(file, JSON.stringify(pins));
+    logs.length = 0;
+    gateway = await startGateway();
+    expect(gateway.directory.get(idOf(agent))).toBeUndefined();
+    expect((await fetch(`${gateway.url}/agents/${idOf(agent)}/.well-known/agent-card.json`)).status).toBe(404);
+    expect(logs.join('\n')).toMatch(/pilot agent on "pilot" left out.*badSignature.*pin-mismatch/);
   }, 60_000);
 });

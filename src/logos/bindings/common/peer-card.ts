@@ -9,6 +9,9 @@ import { AGENT_ID_PATTERN, type LogosAgentCardInput } from '../../card.ts';
 
 export type PeerBindingName = 'logos-agent' | 'pilot' | 'lp-0008';
 
+/** How a peer binding's cards are signed and checked (bindings/peer-bindings.ts `scheme`). */
+export type PeerCardScheme = 'Ed25519' | 'ES256K pinned' | 'BIP-340 JWS';
+
 export type PeerCardRejection =
   | 'malformed'
   | 'unsigned'

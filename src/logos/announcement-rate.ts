@@ -1,0 +1,31 @@
+/**
+ * The per-address limit on card announcements, shared by the gateway's own discovery (discovery.ts) and the peer
+ * bindings' (peer-discovery.ts): an address announced more than `FLOOD_LIMIT` times in `FLOOD_WINDOW_MS` is a flood,
+ * cut off before any signature is checked (the costly part), and counted as `flood`.
+ */
+
+/** Announcements an address may have in `FLOOD_WINDOW_MS` (an honest agent makes one every 30 s). */
+export const FLOOD_LIMIT = 10;
+export const FLOOD_WINDOW_MS = 60_000;
+/** Addresses tracked at once: anyone can announce under any number of them, so idle ones are forgotten first. */
+const TRACKED_LIMIT = 10_000;
+
+export class AnnouncementRate {
+  /** Per address: announcements in the current window, and when it started. */
+  readonly #rates = new Map<string, { count: number; since: number }>();
+
+  /** Counts an announcement against its address's window; true when the address is over the limit. */
+  flooding(address: string): boolean {
+    const now = Date.now();
+    let rate = this.#rates.get(address);
+    if (!rate || now - rate.since >= FLOOD_WINDOW_MS) {
+      if (this.#rates.size >= TRACKED_LIMIT) {
+        for (const [key, value] of this.#rates) if (now - value.since >= FLOOD_WINDOW_MS) this.#rates.delete(key);
+      }
+      rate = { count: 0, since: now };
+      this.#rates.set(address, rate);
+    }
+    rate.count++;
+    return rate.count > FLOOD_LIMIT;
+  }
+}
