@@ -11,7 +11,7 @@ import { loadOrCreateKey } from '../logos/secret-key-file.ts';
 import type { PublishOptions } from '../publish/publish.ts';
 import { SqliteAgentPaymentStore } from '../store/sqlite/agent-payment-store.ts';
 import { SqlitePublishedTaskStore } from '../store/sqlite/published-task-store.ts';
-import type { GatewayConfig } from './config.ts';
+import { ConfigError, type GatewayConfig } from './config.ts';
 import { agentPayments, detectLezProtocol, lezRail, type LezRailProtocol } from './payment-wiring.ts';
 import type { SigningMode } from '../lez/signing.ts';
 
@@ -52,6 +52,16 @@ export async function publishedParts(
         await detectLezProtocol(url, url === config.payments.sequencerUrl ? config.payments : {}, log),
       );
   }
+  // A card key file that cannot be read stops the start, rather than each attempt to publish its agent.
+  const cardKeys = new Map<string, Uint8Array>();
+  for (const { cardKeyFile } of config.published) {
+    if (!cardKeyFile || cardKeys.has(cardKeyFile)) continue;
+    try {
+      cardKeys.set(cardKeyFile, loadOrCreateKey(cardKeyFile));
+    } catch (error) {
+      throw new ConfigError(`published: cardKeyFile ${cardKeyFile}: ${(error as Error).message}`);
+    }
+  }
   const opened: { close(): void }[] = [];
   const open = <T extends { close(): void }>(resource: T) => {
     opened.push(resource);
@@ -61,7 +71,7 @@ export async function publishedParts(
     node(id, entry) {
       const tasks =
         folder && keepsTasks ? open(new SqlitePublishedTaskStore(join(folder, `published-${id}-tasks.db`))) : undefined;
-      const cardKey = entry.cardKeyFile ? loadOrCreateKey(entry.cardKeyFile) : network.agentCardKey(`published-${id}`);
+      const cardKey = entry.cardKeyFile ? cardKeys.get(entry.cardKeyFile)! : network.agentCardKey(`published-${id}`);
       let payments;
       if (isPriced(entry)) {
         const url = sequencerOf(entry, config);
