@@ -46,11 +46,17 @@ export async function publishedParts(
   const protocols = new Map<string, { signingMode: SigningMode; protocol: LezRailProtocol }>();
   for (const entry of config.published.filter(isPriced)) {
     const url = sequencerOf(entry, config);
-    if (!protocols.has(url))
-      protocols.set(
-        url,
-        await detectLezProtocol(url, url === config.payments.sequencerUrl ? config.payments : {}, log),
+    if (protocols.has(url)) continue;
+    // The fee settings are the operator's caps on any sequencer; a pinned mode and profile are the gateway's own's.
+    const { maxFee, gasLimit } = config.payments;
+    const settings = url === config.payments.sequencerUrl ? config.payments : { maxFee, gasLimit };
+    const detected = await detectLezProtocol(url, settings, log);
+    // Refunds on a sequencer with fees pay fees: without a cap, no rail could be made for the publication.
+    if (detected.protocol.profile === 'lee-v0.3' && maxFee === undefined)
+      throw new ConfigError(
+        `published: the sequencer at ${url} charges fees (lee-v0.3): set payments.maxFee, the most a refund pays in fees.`,
       );
+    protocols.set(url, detected);
   }
   // A card key file that cannot be read stops the start, rather than each attempt to publish its agent.
   const cardKeys = new Map<string, Uint8Array>();
