@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AGENT_ID_PATTERN, LezAmount } from '../logos/card.ts';
 import { PROTOCOL_PROFILES } from '../lez/protocol-profile.ts';
-import { CARD_POLICIES, DEFAULT_MAX_CONCURRENT } from '../publish/publish-settings.ts';
+import { CARD_POLICIES, DEFAULT_MAX_CONCURRENT, DEFAULT_RATE_LIMIT_WINDOW_MS } from '../publish/publish-settings.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import {
   ANY_NETWORK_NAMES,
@@ -288,7 +288,8 @@ export type PaymentsConfig = z.infer<typeof PaymentsConfig>;
  * HTTP A2A agents this gateway publishes on Logos (src/publish/), each as a Logos agent of its own: `url` (its card
  * is at URL/.well-known/agent-card.json), `id` (default: from its card's name), `auth` (`{bearer}` or
  * `{header, value}`, sent with every request to it), `cardPolicy` (what its card's own signature must be) and
- * `maxConcurrent` (tasks carried to it at once). LOGOS_A2A_PUBLISHED: comma-separated URLs, without auth.
+ * `maxConcurrent` (tasks carried to it at once), `rateLimit` (tasks started per `rateLimitWindowMs`), and for a priced
+ * one `prices`, `cardKeyFile` and `sequencerUrl`. LOGOS_A2A_PUBLISHED: comma-separated URLs, without auth.
  */
 const PublishedAgentConfig = z
   .object({
@@ -305,6 +306,21 @@ const PublishedAgentConfig = z
       .optional(),
     cardPolicy: z.enum(CARD_POLICIES).default('refuse-bad-signature'),
     maxConcurrent: z.number().int().positive().default(DEFAULT_MAX_CONCURRENT),
+    /** Tasks started per window; more are rejected at once, saying the agent is rate limited. No limit when unset. */
+    rateLimit: z.number().int().positive().optional(),
+    rateLimitWindowMs: z.number().int().positive().default(DEFAULT_RATE_LIMIT_WINDOW_MS),
+    /**
+     * LEZ prices (base units) by skill id, paid to the account of `cardKeyFile` on `sequencerUrl` (default
+     * `payments.sequencerUrl`): checked before the HTTP agent is called, paid back when the task fails or is cancelled.
+     */
+    prices: z.record(z.string().min(1).max(128), LezAmount).optional(),
+    /**
+     * The publication's LEZ key (hex), which signs its card and receives its payments: its account must be able to
+     * receive on the sequencer. Default: beside the gateway's key, `agent-published-ID.lez.key`, created on first start.
+     */
+    cardKeyFile: z.string().min(1).optional(),
+    /** The sequencer its payments are checked and refunded on, when not `payments.sequencerUrl`. */
+    sequencerUrl: z.string().url().optional(),
   })
   .strict();
 const PublishedAgents = z.preprocess(
@@ -469,6 +485,17 @@ export const GatewayConfig = z
   .refine((config) => config.headersTimeoutMs <= config.requestTimeoutMs, {
     path: ['headersTimeoutMs'],
     error: 'at most requestTimeoutMs: the headers are part of the request',
+  })
+  // A priced publication is paid on a sequencer: its own, or the gateway's.
+  .superRefine((config, context) => {
+    config.published.forEach((entry, index) => {
+      if (entry.prices && Object.keys(entry.prices).length > 0 && !entry.sequencerUrl && !config.payments.sequencerUrl)
+        context.addIssue({
+          code: 'custom',
+          path: ['published', index, 'prices'],
+          message: 'prices need a sequencer to be paid on: sequencerUrl here, or payments.sequencerUrl',
+        });
+    });
   });
 
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

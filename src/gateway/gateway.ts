@@ -30,7 +30,7 @@ import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
 import { spendingRules } from './payment-wiring.ts';
 import { payerFromConfig } from './wallet-payer.ts';
 import { PublishedAgents } from '../publish/published-agents.ts';
-import { SqlitePublishedTaskStore } from '../store/sqlite/published-task-store.ts';
+import { publishedParts } from './published-wiring.ts';
 import { ApiKeys } from '../a2a/api-keys.ts';
 import { JWKS_PATH } from '../a2a/card-jws.ts';
 import { verifyLogosCard } from '../logos/card-signature.ts';
@@ -244,22 +244,18 @@ async function open(
     if (!(await network.ready(ownAgents.length))) deps.log('some in-process agents are not in the relay mesh yet');
   });
   // HTTP agents published on Logos (src/publish/): Logos agents of their own, as the in-process ones. With a SQLite
-  // file, each keeps its tasks' HTTP tasks beside it, to go on with them after a restart; closed after the agents.
-  const taskStores: SqlitePublishedTaskStore[] = [];
-  onClose(() => taskStores.forEach((store) => store.close()));
-  const keepsFiles = config.database !== ':memory:' && !isPostgresUrl(config.database);
+  // file, each keeps its tasks' HTTP tasks beside it, to go on with them after a restart, and a priced one its money
+  // state; closed after the agents.
+  const parts = await publishedParts(
+    config,
+    network,
+    dataFolderOf(config),
+    config.database !== ':memory:' && !isPostgresUrl(config.database),
+    deps.log,
+  );
+  onClose(() => parts.close());
   const published = new PublishedAgents(config.published, {
-    node: (id) => {
-      const tasks = keepsFiles
-        ? new SqlitePublishedTaskStore(join(dirname(config.database), `published-${id}-tasks.db`))
-        : undefined;
-      if (tasks) taskStores.push(tasks);
-      return {
-        transport: network.agentNode(`published-${id}`),
-        cardKey: network.agentCardKey(`published-${id}`),
-        ...(tasks ? { tasks } : {}),
-      };
-    },
+    node: parts.node,
     discoveryTopic: config.discoveryTopic,
     log: deps.log,
   });

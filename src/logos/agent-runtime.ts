@@ -152,6 +152,9 @@ export class LogosAgent {
     this.admission.stop();
     for (const run of this.runs.values()) {
       stopKeepingAlive(run.replies.keptAlive, this.heartbeatMs);
+      // Its skill may still end after this, but a stopped agent answers nothing more: a payment it held stays held,
+      // owed back at its next start (refundOwed), rather than refunded now with a rail and store closing behind it.
+      run.finished = true;
       run.controller.abort(new Error('agent stopping'));
     }
     this.runs.clear();

@@ -20,6 +20,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import { SkillRejected, type FollowUp, type SkillContext, type SkillHandler } from '../logos/agent-runtime.ts';
 import type { WireMessage } from '../logos/envelope.ts';
 import type { PublishedTaskStore } from '../store/published-task-store.ts';
+import { MemoryRateLimitStore } from '../a2a/rate-limit.ts';
 import { describeFetchError } from './origin-card.ts';
 import { messageFor, textOf, wireArtifact, wireMessage, type LogosInput } from './wire-mapping.ts';
 
@@ -33,6 +34,8 @@ export interface HttpRelayOptions {
   headers?: Record<string, string>;
   /** Tasks carried at once; more are refused, so that the HTTP agent is not swamped. */
   maxConcurrent: number;
+  /** Tasks started per window of `windowMs` (a fixed window, as the gateway's own rate limits); more are refused. */
+  rateLimit?: { max: number; windowMs: number };
   /** How often a task the HTTP agent answered before it was done is asked about (blocking agents). */
   pollMs?: number;
   /** Where each task's HTTP task is kept, so that a restarted publication picks it up (publish.ts: `resumable`). */
@@ -55,6 +58,8 @@ type TurnEnd = { kind: 'message'; message: Message } | { kind: 'task'; task: Tas
 
 export class HttpRelay {
   private running = 0;
+  /** Tasks started in the current window, when `rateLimit` is set. */
+  private readonly started = new MemoryRateLimitStore();
   /** The HTTP agent's context for each Logos context, so that the tasks of one conversation stay in one. */
   private readonly contexts = new Map<string, string>();
   private readonly options: HttpRelayOptions;
@@ -72,6 +77,18 @@ export class HttpRelay {
 
   /** The skill handler of every skill of the published agent. */
   readonly handler: SkillHandler = async (ctx) => {
+    const limit = this.options.rateLimit;
+    if (limit) {
+      const now = Date.now();
+      const windowStart = now - (now % limit.windowMs);
+      if ((await this.started.hit('tasks', windowStart)) > limit.max) {
+        const retryAfter = Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000));
+        throw new SkillRejected(
+          `The HTTP agent is rate limited: it takes ${limit.max} tasks every ${limit.windowMs / 1000} s. Try again in ${retryAfter} s.`,
+        );
+      }
+    }
+    // Checked after the wait above, so that no task slips in between the check and the count.
     if (this.running >= this.options.maxConcurrent) {
       throw new SkillRejected(
         `The HTTP agent is busy: ${this.options.maxConcurrent} tasks are already being carried to it. Try again later.`,

@@ -14,3 +14,6 @@ export type CardPolicy = (typeof CARD_POLICIES)[number];
 
 /** Tasks carried to one HTTP agent at once, unless configured: more are refused until one ends. */
 export const DEFAULT_MAX_CONCURRENT = 8;
+
+/** The window a publication's `rateLimit` counts tasks in, unless configured: a minute. */
+export const DEFAULT_RATE_LIMIT_WINDOW_MS = 60_000;

@@ -18,7 +18,7 @@ import type { PublishedTaskStore } from '../store/published-task-store.ts';
 import { agentIdFrom, bridgedCard, bridgedSkills } from './bridged-card.ts';
 import { HttpRelay } from './http-relay.ts';
 import { fetchOriginCard, type OriginCard } from './origin-card.ts';
-import { DEFAULT_MAX_CONCURRENT, type CardPolicy } from './publish-settings.ts';
+import { DEFAULT_MAX_CONCURRENT, DEFAULT_RATE_LIMIT_WINDOW_MS, type CardPolicy } from './publish-settings.ts';
 
 /** How the publishing side authenticates to the HTTP agent: a bearer token, or an API key in a header of its own. */
 export type HttpAgentAuth = { bearer: string } | { header: string; value: string };
@@ -33,6 +33,9 @@ export interface PublishOptions {
   cardPolicy?: CardPolicy;
   /** Tasks carried to the HTTP agent at once (default 8); more are refused until one ends. */
   maxConcurrent?: number;
+  /** Tasks started per `rateLimitWindowMs` (default a minute); more are refused at once, saying so. No limit unless set. */
+  rateLimit?: number;
+  rateLimitWindowMs?: number;
   /**
    * The Logos node and card-signing key of the published agent, by its id (kept, so its address survives restarts),
    * and, for a priced one, how it takes payments: on the card key's account, which the card names and the key signs.
@@ -104,6 +107,9 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     streaming,
     ...(headers ? { headers } : {}),
     maxConcurrent: options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT,
+    ...(options.rateLimit
+      ? { rateLimit: { max: options.rateLimit, windowMs: options.rateLimitWindowMs ?? DEFAULT_RATE_LIMIT_WINDOW_MS } }
+      : {}),
     // A paid task is not picked up after a restart: the payments' own restart refunds what it can no longer finish.
     ...(tasks && !priced ? { tasks } : {}),
   });

@@ -9,40 +9,41 @@ import { bridgeHttpAgent, type PublishedAgent, type PublishOptions } from './pub
 /** One entry of the `published` setting: what PublishOptions takes from configuration. */
 export type PublishedAgentSettings = Omit<PublishOptions, 'node' | 'discoveryTopic' | 'announceEveryMs'>;
 
-export interface PublishedAgentsOptions {
-  node: PublishOptions['node'];
+export interface PublishedAgentsOptions<Entry extends PublishedAgentSettings> {
+  /** What PublishOptions' `node` answers for the agent of `entry`: its node, keys and, when priced, its payments. */
+  node: (id: string, entry: Entry) => ReturnType<PublishOptions['node']>;
   discoveryTopic?: string;
   log: (message: string) => void;
   /** How long after a failed publication it is tried again. Default 30 s. */
   retryMs?: number;
 }
 
-export class PublishedAgents {
+export class PublishedAgents<Entry extends PublishedAgentSettings = PublishedAgentSettings> {
   private readonly published: PublishedAgent[] = [];
   private readonly retries = new Set<NodeJS.Timeout>();
   private stopped = false;
-  private readonly entries: readonly PublishedAgentSettings[];
-  private readonly options: PublishedAgentsOptions;
+  private readonly entries: readonly Entry[];
+  private readonly options: PublishedAgentsOptions<Entry>;
 
-  constructor(entries: readonly PublishedAgentSettings[], options: PublishedAgentsOptions) {
+  constructor(entries: readonly Entry[], options: PublishedAgentsOptions<Entry>) {
     this.entries = entries;
     this.options = options;
   }
 
-  /** Publishes every entry once; those that fail are tried again in the background. */
   /** The agents published so far, started. */
   get agents(): LogosAgent[] {
     return this.published.map((published) => published.agent);
   }
 
+  /** Publishes every entry once; those that fail are tried again in the background. */
   async start(): Promise<void> {
     await Promise.all(this.entries.map((entry) => this.publish(entry)));
   }
 
-  private async publish(entry: PublishedAgentSettings): Promise<void> {
+  private async publish(entry: Entry): Promise<void> {
     const outcome = await bridgeHttpAgent({
       ...entry,
-      node: this.options.node,
+      node: (id) => this.options.node(id, entry),
       ...(this.options.discoveryTopic ? { discoveryTopic: this.options.discoveryTopic } : {}),
     });
     if (this.stopped) return;

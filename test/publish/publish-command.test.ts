@@ -1,8 +1,8 @@
 /**
  * `logos-a2a publish URL` as the README runs it: examples/http-agent.ts (the SDK's own server stack) published by
  * the command, as its own process, on a gateway's Waku network; the gateway serves it and a client's task reaches
- * it. A missing URL is a usage error, an agent that cannot be had or refuses the token a one-line failure, and
- * SIGTERM a clean stop.
+ * it. A missing URL and a rate limit that is no limit are usage errors, an agent that cannot be had or refuses the
+ * token a one-line failure, and SIGTERM a clean stop.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -76,6 +76,13 @@ describe('logos-a2a publish', () => {
     const missing = cli(['publish']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/^logos-a2a publish: say which HTTP agent/);
+
+    const noLimit = cli(['publish', exampleUrl, '--rate-limit', '0']);
+    expect(noLimit.status).toBe(2);
+    expect(noLimit.stderr).toMatch(/^logos-a2a publish: --rate-limit takes a whole number above 0, got "0"/);
+    const windowAlone = cli(['publish', exampleUrl, '--rate-limit-window', '1000']);
+    expect(windowAlone.status).toBe(2);
+    expect(windowAlone.stderr).toMatch(/^logos-a2a publish: --rate-limit-window goes with --rate-limit N/);
 
     const down = cli(['publish', `http://127.0.0.1:${await freePort()}`]);
     expect(down.status).toBe(1);

@@ -1,4 +1,7 @@
-/** The `published` setting: a list in the file, comma-separated URLs in LOGOS_A2A_PUBLISHED, checked at the edge. */
+/**
+ * The `published` setting: a list in the file, comma-separated URLs in LOGOS_A2A_PUBLISHED, checked at the edge;
+ * prices need a sequencer, the entry's or the gateway's.
+ */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/gateway/config.ts';
 
@@ -10,6 +13,13 @@ describe('the published setting', () => {
         published: [
           { url: 'https://agent.example/', auth: { bearer: 'token' } },
           { url: 'http://127.0.0.1:9000', id: 'desk', auth: { header: 'X-API-Key', value: 'k' }, maxConcurrent: 2 },
+          {
+            url: 'http://127.0.0.1:9001',
+            rateLimit: 30,
+            prices: { echo: '5' },
+            cardKeyFile: 'keys/desk.lez.key',
+            sequencerUrl: 'http://127.0.0.1:3040',
+          },
         ],
       },
     });
@@ -19,6 +29,7 @@ describe('the published setting', () => {
         auth: { bearer: 'token' },
         cardPolicy: 'refuse-bad-signature',
         maxConcurrent: 8,
+        rateLimitWindowMs: 60_000,
       },
       {
         url: 'http://127.0.0.1:9000',
@@ -26,6 +37,17 @@ describe('the published setting', () => {
         auth: { header: 'X-API-Key', value: 'k' },
         cardPolicy: 'refuse-bad-signature',
         maxConcurrent: 2,
+        rateLimitWindowMs: 60_000,
+      },
+      {
+        url: 'http://127.0.0.1:9001',
+        cardPolicy: 'refuse-bad-signature',
+        maxConcurrent: 8,
+        rateLimit: 30,
+        rateLimitWindowMs: 60_000,
+        prices: { echo: '5' },
+        cardKeyFile: 'keys/desk.lez.key',
+        sequencerUrl: 'http://127.0.0.1:3040',
       },
     ]);
   });
@@ -43,5 +65,27 @@ describe('the published setting', () => {
     expect(() =>
       loadConfig({ env: {}, overrides: { published: [{ url: 'http://a.example', id: 'Bad Id' }] } }),
     ).toThrow(/published\.0\.id/);
+  });
+
+  it('refuses prices without a sequencer to be paid on, and amounts that are not base units', () => {
+    const priced = { url: 'http://a.example', prices: { echo: '5' } };
+    expect(() => loadConfig({ env: {}, overrides: { published: [priced] } })).toThrow(
+      /published\.0\.prices.*sequencer/,
+    );
+    // The gateway's sequencer will do.
+    const config = loadConfig({
+      env: {},
+      overrides: { published: [priced], payments: { sequencerUrl: 'http://127.0.0.1:3040' } },
+    });
+    expect(config.published[0]!.prices).toEqual({ echo: '5' });
+    expect(() =>
+      loadConfig({
+        env: {},
+        overrides: { published: [{ ...priced, prices: { echo: '0.5' }, sequencerUrl: 'http://127.0.0.1:3040' }] },
+      }),
+    ).toThrow(/published\.0\.prices\.echo/);
+    expect(() =>
+      loadConfig({ env: {}, overrides: { published: [{ url: 'http://a.example', rateLimit: 0 }] } }),
+    ).toThrow(/published\.0\.rateLimit/);
   });
 });

@@ -60,6 +60,8 @@ const executor: AgentExecutor = {
   async execute(context, bus) {
     const { taskId, contextId, userMessage } = context;
     const text = textOf(userMessage);
+    // Printed, so that a test can tell which messages reached the agent.
+    console.log(`heard ${JSON.stringify(text)}`);
     const task: Task = context.task ?? {
       id: taskId,
       contextId,

@@ -30,6 +30,9 @@ Options:
   --card-policy POLICY    what the HTTP card's signature must be: refuse-bad-signature (default: unsigned cards
                           are published marked unverified, tampered ones refused), require-signature, or record
   --max-concurrent N      tasks carried to the HTTP agent at once; more are refused (default ${DEFAULT_MAX_CONCURRENT})
+  --rate-limit N          tasks started per window (a minute unless --rate-limit-window says); more are
+                          rejected at once, saying the agent is rate limited (default: no limit)
+  --rate-limit-window MS  the window --rate-limit counts in (default 60000)
   --network NAME          the Waku network: local (default), logos.test or logos.dev
   --listen MULTIADDR      where its node listens (repeatable; default /ip4/127.0.0.1/tcp/0)
   --data DIR              where it keeps its state (default .data): DATA/published-ID.key (its Logos identity) and
@@ -60,6 +63,8 @@ export const PUBLISH_OPTIONS = {
   'api-key-file': { type: 'string' },
   'card-policy': { type: 'string' },
   'max-concurrent': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  'rate-limit-window': { type: 'string' },
   network: { type: 'string' },
   listen: { type: 'string', multiple: true },
   data: { type: 'string' },
@@ -91,6 +96,9 @@ export async function runPublishCommand(
     throw new UsageError(`${PREFIX}: --card-policy is one of ${CARD_POLICIES.join(', ')}, got "${policy}"`);
   }
   const maxConcurrent = wholeNumber(values['max-concurrent'], '--max-concurrent');
+  const rateLimit = wholeNumber(values['rate-limit'], '--rate-limit');
+  const rateLimitWindowMs = wholeNumber(values['rate-limit-window'], '--rate-limit-window');
+  if (rateLimitWindowMs && !rateLimit) throw new UsageError(`${PREFIX}: --rate-limit-window goes with --rate-limit N`);
   const announceEveryMs = wholeNumber(values['announce-every'], '--announce-every');
   const auth = authFrom(values);
   const prices = pricesFrom(values.price as string[] | undefined);
@@ -126,6 +134,8 @@ export async function runPublishCommand(
     ...(auth ? { auth } : {}),
     ...(policy ? { cardPolicy: policy as CardPolicy } : {}),
     ...(maxConcurrent ? { maxConcurrent } : {}),
+    ...(rateLimit ? { rateLimit } : {}),
+    ...(rateLimitWindowMs ? { rateLimitWindowMs } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
     ...(prices ? { prices } : {}),
     node(id) {
