@@ -15,6 +15,7 @@ import type { AgentDirectory } from './directory.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { isPlainObject } from '../json-object.ts';
 import { metrics } from '../observability/metrics.ts';
+import type { DiscoveryCounters, DropReason } from './discovery-drops.ts';
 
 export const DEFAULT_DISCOVERY_TOPIC = '/logos/1/agent-discovery/proto';
 export const MAX_CARD_BYTES = 64 * 1024;
@@ -26,31 +27,6 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 export function encodeAnnouncement(card: LogosAgentCard | Record<string, unknown>): Uint8Array {
   return encoder.encode(JSON.stringify(card));
 }
-
-export interface DiscoveryCounters {
-  accepted: number;
-  oversized: number;
-  invalid: number;
-  /** Another agent (another address, or another account) already holds the card's id. */
-  idTaken: number;
-  /** No signature: a card is served only when its account's key signed it. */
-  unsigned: number;
-  /** Tampered, signed by another key, or bound to an account the key does not control. */
-  badSignature: number;
-  /** Signed in a form no documented rule checks (the seed's), while unverified agents are not allowed. */
-  unverified: number;
-  /** A price that is no whole number of LEZ base units. */
-  badPrice: number;
-  /** An address this gateway's transport cannot send to, in any spelling it takes: every call would fail. */
-  badAddress: number;
-  /** Older than the card already held for the agent: a replay. */
-  stale: number;
-  /** Over the per-address rate (announcement-rate.ts): a flood is cut off before any work is done on it. */
-  flood: number;
-}
-
-/** Why an announcement was dropped: the counter it adds to, and the `reason` label of its metric. */
-export type DropReason = Exclude<keyof DiscoveryCounters, 'accepted'>;
 
 /** Agents whose last drop was logged: a bound, since anyone can announce under any number of ids. */
 const LOGGED_AGENTS_LIMIT = 10_000;

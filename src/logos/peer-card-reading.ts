@@ -8,7 +8,7 @@
 import type { PeerBindingName, PeerCardRejection, PeerCardScheme } from './bindings/common/peer-card.ts';
 import { PEER_BINDINGS, type PeerContext } from './bindings/peer-bindings.ts';
 import { LogosAgentCard } from './card.ts';
-import type { DropReason } from './discovery.ts';
+import type { DropReason } from './discovery-drops.ts';
 
 /** A configured network of a peer binding, as far as its cards' verification needs it. */
 export interface PeerCardNetwork {

@@ -10,7 +10,8 @@
 import { AnnouncementRate, FLOOD_LIMIT, FLOOD_WINDOW_MS } from './announcement-rate.ts';
 import type { PeerBindingName } from './bindings/common/peer-card.ts';
 import { PEER_BINDINGS, type PeerBinding, type PeerContext } from './bindings/peer-bindings.ts';
-import { MAX_CARD_BYTES, type DiscoveryCounters, type DropReason } from './discovery.ts';
+import { MAX_CARD_BYTES } from './discovery.ts';
+import type { DiscoveryCounters, DropReason } from './discovery-drops.ts';
 import type { AgentDirectory } from './directory.ts';
 import { readPeerCard, type PeerCardNetwork } from './peer-card-reading.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
