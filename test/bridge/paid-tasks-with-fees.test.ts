@@ -190,50 +190,54 @@ describe('a gateway told only the sequencer URL', () => {
   it.each([
     { profile: 'lee-v0.3' as const, limits: { perTransactionLimit: '100000', perPeriodLimit: '1000000' } },
     { profile: 'v0.2' as const, limits: {} },
-  ])('pays an agent on $profile', async ({ profile, limits }) => {
-    const devnet = await startDevnet({ blockIntervalMs: 200, profile, transferGas: 100 });
-    const sequencer = new SequencerClient({ url: devnet.url, layout: profile });
-    const quiet = () => undefined;
-    const payments = GatewayConfig.parse({
-      payments: { rail: 'lez', sequencerUrl: devnet.url, walletKeyFile: keyFile },
-    }).payments;
-    const info = vi.spyOn(console, 'info').mockImplementation(quiet);
-    const payer = await payerFromConfig(payments, { env }).finally(() => info.mockRestore());
-    const agentSide = await detectLezProtocol(devnet.url, {}, quiet);
-    const gateway = await startTestBed({
-      agents: (network) => [
-        paidAgent(
-          network.node('agent:paid'),
-          agentPayments(lezRail(devnet.url, agentKey, agentSide.signingMode, undefined, agentSide.protocol)),
-        ),
-      ],
-      payer: payer!,
-      config: { payments: { rail: 'none', sequencerUrl: devnet.url, ...limits } },
-    });
-    try {
-      const [walletBefore, agentBefore] = [
-        await balanceOf(sequencer, wallet.account),
-        await balanceOf(sequencer, agentKey.account),
-      ];
-      const task = (await send(gateway, 'echo')).body.result.task;
-      expect(task.status.state, JSON.stringify(task.status)).toBe('TASK_STATE_COMPLETED');
-      expect(task.metadata.lez).toMatchObject({ amount: '5', payee: agentKey.account, status: 'paid' });
-      expect(await balanceOf(sequencer, agentKey.account)).toBe(agentBefore + 5n);
-      const spent = walletBefore - (await balanceOf(sequencer, wallet.account));
-      if (profile === 'v0.2') {
-        expect(payer!.feeCap).toBeUndefined();
-        expect(spent).toBe(5n);
-      } else {
-        // A fee was paid, within what the payment declared, within the default cap the gate counted.
-        const maxFee = BigInt(task.metadata.lez.maxFee);
-        expect(payer!.feeCap).toBe(feeReserve({ gasLimit: 200n, tip: 0n }, feeTransferBytes(), 64n, 64n));
-        expect(maxFee).toBeLessThanOrEqual(payer!.feeCap!);
-        expect(spent).toBeGreaterThan(5n);
-        expect(spent).toBeLessThanOrEqual(5n + maxFee);
+  ])(
+    'pays an agent on $profile',
+    async ({ profile, limits }) => {
+      const devnet = await startDevnet({ blockIntervalMs: 200, profile, transferGas: 100 });
+      const sequencer = new SequencerClient({ url: devnet.url, layout: profile });
+      const quiet = () => undefined;
+      const payments = GatewayConfig.parse({
+        payments: { rail: 'lez', sequencerUrl: devnet.url, walletKeyFile: keyFile },
+      }).payments;
+      const info = vi.spyOn(console, 'info').mockImplementation(quiet);
+      const payer = await payerFromConfig(payments, { env }).finally(() => info.mockRestore());
+      const agentSide = await detectLezProtocol(devnet.url, {}, quiet);
+      const gateway = await startTestBed({
+        agents: (network) => [
+          paidAgent(
+            network.node('agent:paid'),
+            agentPayments(lezRail(devnet.url, agentKey, agentSide.signingMode, undefined, agentSide.protocol)),
+          ),
+        ],
+        payer: payer!,
+        config: { payments: { rail: 'none', sequencerUrl: devnet.url, ...limits } },
+      });
+      try {
+        const [walletBefore, agentBefore] = [
+          await balanceOf(sequencer, wallet.account),
+          await balanceOf(sequencer, agentKey.account),
+        ];
+        const task = (await send(gateway, 'echo')).body.result.task;
+        expect(task.status.state, JSON.stringify(task.status)).toBe('TASK_STATE_COMPLETED');
+        expect(task.metadata.lez).toMatchObject({ amount: '5', payee: agentKey.account, status: 'paid' });
+        expect(await balanceOf(sequencer, agentKey.account)).toBe(agentBefore + 5n);
+        const spent = walletBefore - (await balanceOf(sequencer, wallet.account));
+        if (profile === 'v0.2') {
+          expect(payer!.feeCap).toBeUndefined();
+          expect(spent).toBe(5n);
+        } else {
+          // A fee was paid, within what the payment declared, within the default cap the gate counted.
+          const maxFee = BigInt(task.metadata.lez.maxFee);
+          expect(payer!.feeCap).toBe(feeReserve({ gasLimit: 200n, tip: 0n }, feeTransferBytes(), 64n, 64n));
+          expect(maxFee).toBeLessThanOrEqual(payer!.feeCap!);
+          expect(spent).toBeGreaterThan(5n);
+          expect(spent).toBeLessThanOrEqual(5n + maxFee);
+        }
+      } finally {
+        await gateway.close();
+        await devnet.stop();
       }
-    } finally {
-      await gateway.close();
-      await devnet.stop();
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });
