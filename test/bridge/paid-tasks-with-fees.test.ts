@@ -221,6 +221,14 @@ describe('a gateway told only the sequencer URL', () => {
         expect(task.status.state, JSON.stringify(task.status)).toBe('TASK_STATE_COMPLETED');
         expect(task.metadata.lez).toMatchObject({ amount: '5', payee: agentKey.account, status: 'paid' });
         expect(await balanceOf(sequencer, agentKey.account)).toBe(agentBefore + 5n);
+        // The chain searched block by block (how a refund without a reference is found) shows the payment too.
+        const found = await payer!.findTransfers({
+          from: wallet.account,
+          to: agentKey.account,
+          amount: 5n,
+          notBeforeMs: Date.now() - 60_000,
+        });
+        expect(found).toEqual({ kind: 'found', txHashes: [task.metadata.lez.txHash], complete: true });
         const spent = walletBefore - (await balanceOf(sequencer, wallet.account));
         if (profile === 'v0.2') {
           expect(payer!.feeCap).toBeUndefined();

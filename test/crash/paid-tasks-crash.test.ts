@@ -31,11 +31,18 @@ const PRICE = 5n;
  * Each protocol profile, with the CLI devnet's own settings and the gateway's and agent's defaults (no fee settings).
  * On lee-v0.3 every transfer also pays a fee, at the devnet's steady minimum base fees: the gas the CLI devnet meters
  * a transfer at (its default --transfer-gas, 100) and the transfer's bytes, each at 8. The genesis wallet's 10,000
- * pays for only a few of them, so fewer tasks run there: the rest fail for want of funds, with nothing paid.
+ * pays for only a few of them, so fewer tasks run there: the rest fail for want of funds, with nothing paid. The
+ * spending limits are the operator's policy, not the protocol's.
  */
 const PROFILES = [
-  { profile: 'v0.2', tasks: 20, feePerTransfer: undefined },
-  { profile: 'lee-v0.3', tasks: 5, feePerTransfer: MIN_BASE_FEE * (100n + feeTransferBytes()) },
+  { profile: 'v0.2', tasks: 20, feePerTransfer: undefined, limits: {} },
+  {
+    profile: 'lee-v0.3',
+    tasks: 5,
+    feePerTransfer: MIN_BASE_FEE * (100n + feeTransferBytes()),
+    // The spending gate counts the default fee cap (32,448) beside each price: limits with room for it.
+    limits: { perTransactionLimit: '100000', perPeriodLimit: '10000000' },
+  },
 ] as const;
 const seed = seedFrom('CRASH_SEED', 'crash suite');
 const random = seeded(seed);
@@ -57,7 +64,7 @@ interface Submitted {
 
 it.each(PROFILES)(
   `on $profile, $tasks paid tasks while the devnet, the gateway and the agent are each killed -9: the chain agrees with every receipt`,
-  async ({ profile, tasks: TASKS, feePerTransfer }) => {
+  async ({ profile, tasks: TASKS, feePerTransfer, limits }) => {
     const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-crash-'));
     dirs.push(dir);
     const [devnetPort, gatewayPort, wakuPort] = [await freePort(), await freePort(), await freePort()];
@@ -80,7 +87,7 @@ it.each(PROFILES)(
           listen: [`/ip4/127.0.0.1/tcp/${wakuPort}`],
           keyFile: join(dir, 'gateway', 'waku.key'),
         },
-        payments: { rail: 'lez', sequencerUrl, signingMode: 'prehash-v0.3', walletKeyFile: walletFile },
+        payments: { rail: 'lez', sequencerUrl, signingMode: 'prehash-v0.3', walletKeyFile: walletFile, ...limits },
       }),
     );
 
