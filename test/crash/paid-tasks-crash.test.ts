@@ -87,7 +87,15 @@ it.each(PROFILES)(
           listen: [`/ip4/127.0.0.1/tcp/${wakuPort}`],
           keyFile: join(dir, 'gateway', 'waku.key'),
         },
-        payments: { rail: 'lez', sequencerUrl, signingMode: 'prehash-v0.3', walletKeyFile: walletFile, ...limits },
+        // The signing mode and profile are given: a party restarted while the devnet is down cannot probe them.
+        payments: {
+          rail: 'lez',
+          sequencerUrl,
+          signingMode: 'prehash-v0.3',
+          profile,
+          walletKeyFile: walletFile,
+          ...limits,
+        },
       }),
     );
 
@@ -130,6 +138,8 @@ it.each(PROFILES)(
       sequencerUrl,
       '--signing-mode',
       'prehash-v0.3',
+      '--profile',
+      profile,
       '--announce-every',
       '500',
     ]);
