@@ -465,8 +465,9 @@ export class TaskPayments {
   }
 
   private receipt(record: TaskPaymentRecord): TaskReceipt {
-    // A paid record keeps the rail's receipt: on a chain with fees, the fee the transfer declared, apart from the price.
-    const maxFee = record.status === 'paid' ? maxFeeOf(record.railState) : undefined;
+    // A payment that landed keeps the rail's receipt: on a chain with fees, the fee its transfer declared, apart from
+    // the price. A refund gives the price back, not the fee, so a refunded receipt still shows it.
+    const maxFee = record.txHash ? maxFeeOf(record.railState) : undefined;
     return {
       ...(record.payer ? { payer: record.payer } : {}),
       rail: record.rail,

@@ -51,7 +51,7 @@ export interface AgentProcessOptions {
   signingMode?: SigningMode;
   /** The protocol profile the sequencer is expected to speak (default: detected, as the gateway does). */
   profile?: ProtocolProfile;
-  /** On a sequencer with fees (required there): the most one refund may pay in fees, base units (payments.maxFee). */
+  /** On a sequencer with fees: a hard cap on one refund's fee, base units (payments.maxFee; default: docs/lez.md §10.5). */
   maxFee?: string;
   /** On a sequencer with fees: the gas limit each refund declares (payments.gasLimit). */
   gasLimit?: number;
@@ -163,12 +163,7 @@ async function paidSide(options: AgentProcessOptions, dataDir: string, id: strin
     },
     () => undefined,
   );
-  // Refunds are the agent's transfers: on a sequencer with fees each declares one, within the operator's cap.
-  if (protocol.profile === 'lee-v0.3' && protocol.maxFee === undefined) {
-    throw new CliFailure(
-      `logos-a2a agent paid: the sequencer at ${options.sequencerUrl} charges fees (lee-v0.3): give --max-fee UNITS (env LOGOS_A2A_PAYMENTS_MAX_FEE), the most one refund may pay in fees`,
-    );
-  }
+  // Refunds are the agent's transfers: on a sequencer with fees each declares one, within the cap (docs/lez.md §10.5).
   const rail = lezRail(options.sequencerUrl, signingKeyFromSecretKey(cardKey), signingMode, undefined, protocol);
   let store: AgentPaymentStore;
   try {

@@ -252,11 +252,14 @@ const PaymentsConfig = z
      * start (getFeeState), which a configured profile must agree with; used alone only when the sequencer cannot tell.
      */
     profile: z.enum(PROTOCOL_PROFILES).optional(),
-    /** On a sequencer with fees: the most the gateway pays in fees for one payment, base units (required there). */
+    /**
+     * On a sequencer with fees: a hard cap on the fee of one payment, base units. Without it the cap is what a
+     * transfer reserves at base fees of 8 times the protocol minimum (docs/lez.md §10.5).
+     */
     maxFee: LezAmount.optional(),
     /**
-     * On a sequencer with fees: the gas limit each payment declares (the reserve prices it; the official wallet's
-     * default is 2,000,000).
+     * On a sequencer with fees: the gas limit each payment declares (the reserve prices it). Default 200, which
+     * covers a transfer on the devnet; the official wallet declares 2,000,000 (docs/lez.md §10.5).
      */
     gasLimit: z.number().int().positive().max(10_000_000).optional(),
     /** The gateway wallet: an encrypted key file (logos-a2a keys new); its passphrase in LOGOS_A2A_WALLET_PASSPHRASE. */

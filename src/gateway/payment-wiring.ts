@@ -238,16 +238,13 @@ export async function detectLezProtocol(
 /** What a LEZ rail is told beyond its sequencer and key: the protocol, and on one with fees the operator's cap. */
 export interface LezRailProtocol {
   profile: ProtocolProfile;
-  /** Base units, decimal: required with `lee-v0.3`. */
+  /** lee-v0.3: a hard cap on one payment's fee, base units, decimal (default: the bound of docs/lez.md §10.5). */
   maxFee?: string;
-  /** lee-v0.3: the gas limit each payment declares (default: the official wallet's 2,000,000). */
+  /** lee-v0.3: the gas limit each payment declares (default: DEFAULT_GAS_LIMIT, lez/fees.ts). */
   gasLimit?: number;
 }
 
-/**
- * A rail paying from `key` on the sequencer at `url`; with `payerLock`, by turns with the others sharing `key`. A
- * sequencer with fees and no `maxFee` is a ConfigError.
- */
+/** A rail paying from `key` on the sequencer at `url`; with `payerLock`, by turns with the others sharing `key`. */
 export function lezRail(
   url: string,
   key: SigningKey,
@@ -255,11 +252,6 @@ export function lezRail(
   payerLock?: PayerLock,
   protocol: LezRailProtocol = { profile: 'v0.2' },
 ): LezRail {
-  if (protocol.profile === 'lee-v0.3' && protocol.maxFee === undefined) {
-    throw new ConfigError(
-      `the sequencer at ${url} charges fees (lee-v0.3): set payments.maxFee (env LOGOS_A2A_PAYMENTS_MAX_FEE), the most the gateway pays in fees for one payment.`,
-    );
-  }
   const client = new SequencerClient({ url, layout: protocol.profile });
   const dependencies = { client, payer: key, ...(payerLock ? { payerLock } : {}) };
   // Poll for inclusion well inside a block interval: a paid task waits for its payment's block, no longer.

@@ -135,7 +135,7 @@ function skipPublicTransaction(r: BorshReader, layout: MessageLayout): void {
   skipVec('nonces', 16);
   skipVec('instruction_data', layout === 'v0.2' ? 4 : 1);
   // lee-v0.3: Option<FeeDeclaration> = 0, or 1 ‖ payer 32 ‖ gas_limit 8 ‖ tip 8 ‖ max_fee 16.
-  if (layout === 'lee-v0.3') r.option((r) => r.fixedBytes(72, 'fee'), 'fee');
+  if (layout === 'lee-v0.3') r.option((r) => r.fixedBytes(64, 'fee'), 'fee');
   skipVec('witness set', 96);
 }
 

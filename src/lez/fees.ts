@@ -70,6 +70,24 @@ export const MIN_BASE_FEE = 8n;
 export const MAX_GAS_EXEC = 10_000_000n;
 export const MAX_GAS_STOR = 1_000_000n;
 
+/**
+ * The gas limit a payment declares when none is configured. No sequencer method tells what a native transfer will
+ * meter (`getFeeState`'s `max_gas_exec` is the block's cap, and there is no dry run), so it is a documented constant
+ * (docs/lez.md §10.5): twice what the CLI devnet meters a transfer at (100), small enough that the reserve it prices
+ * stays within the debug genesis accounts' 10,000. The official wallet's 2,000,000 would reserve about 18,000,000 at
+ * genesis fees, which those accounts cannot fund. Unused gas is given back at settlement, so a larger limit costs
+ * nothing but reserve; an operator whose sequencer meters transfers higher sets `payments.gasLimit`.
+ */
+export const DEFAULT_GAS_LIMIT = 200;
+
+/**
+ * Without an operator cap, the highest base fee (per gas and per byte) a payment agrees to: 8× the protocol minimum,
+ * the bound the official wallet signs by default (its `max_fee` is priced at eight times the genesis base fee). The
+ * fee a payment declares follows the sequencer's quote, but a market that has run up past this refuses the payment
+ * rather than pay it blindly.
+ */
+export const DEFAULT_MAX_BASE_FEE = 8n * MIN_BASE_FEE;
+
 /** What the sequencer holds back before execution, at base fees `exec` and `stor`. */
 export function feeReserve(
   fee: Pick<FeeDeclaration, 'gasLimit' | 'tip'>,

@@ -6,6 +6,7 @@
  * - Initialisation (`wallet auth-transfer init`): `account_ids = [account]`, amount 0, signed by `account`. A
  *   recipient must be initialised before anyone else can pay it, or the transfer is dropped at block time.
  */
+import { base64 } from '@scure/base';
 import { formatAccountId, publicAccountId } from './account-id.ts';
 import { bytesEqual } from './bytes.ts';
 import { xOnlyPublicKey } from './public-key.ts';
@@ -76,6 +77,24 @@ export function buildNativeTransfer(
     ...(input.fee ? { fee: { payer: from, ...input.fee } } : {}),
   };
   return { ok: true, from, ...seal(message, input.secretKey, input.mode, input.auxRand) };
+}
+
+/**
+ * The borsh length of a native transfer that declares a fee (lee-v0.3): what its storage fee prices. Every field is
+ * fixed-width (ids, u128 nonce and amount, the fee's integers, one signature), so one measure fits every payment.
+ */
+export function feeTransferBytes(): bigint {
+  const built = buildNativeTransfer({
+    programId: [0, 0, 0, 0, 0, 0, 0, 0],
+    secretKey: new Uint8Array(32).fill(1),
+    to: new Uint8Array(32).fill(2),
+    amount: 1n,
+    nonce: 0n,
+    mode: 'prehash-v0.3',
+    fee: { gasLimit: 0n, tip: 0n, maxFee: 0n },
+  });
+  if (!built.ok) throw new Error(`measuring a transfer failed: ${built.reason}`);
+  return BigInt(base64.decode(built.base64).byteLength);
 }
 
 export interface AccountInitialisationInput {

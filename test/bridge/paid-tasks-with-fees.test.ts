@@ -6,16 +6,24 @@
  *   /readyz says which profile the payments use.
  * - `v0.2` (the testnet today): an agent account that was never initialised would swallow the transfer, so the task
  *   fails before anything is paid, saying so.
+ * - Either: a gateway told only the sequencer's URL pays an agent (the defaults of docs/lez.md §10.5).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hexToBytes } from '../../src/lez/bytes.ts';
 import { DEVNET_GENESIS, startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
 import { signingKeyFromSecretKey } from '../../src/lez/keys.ts';
 import { SequencerClient } from '../../src/lez/sequencer-client.ts';
 import { paidAgent } from '../../src/logos/agents/paid.ts';
-import { agentPayments, gatewayPayer, lezRail } from '../../src/gateway/payment-wiring.ts';
+import { agentPayments, detectLezProtocol, gatewayPayer, lezRail } from '../../src/gateway/payment-wiring.ts';
+import { payerFromConfig } from '../../src/gateway/wallet-payer.ts';
+import { feeReserve } from '../../src/lez/fees.ts';
+import { feeTransferBytes } from '../../src/lez/native-transfer.ts';
+import { saveWalletKeyFile } from '../support/devnet-wallet.ts';
 import { rpc, startTestBed, type TestBed } from '../support/gateway.ts';
-import type { GatewayConfigInput } from '../../src/gateway/config.ts';
+import { GatewayConfig, type GatewayConfigInput } from '../../src/gateway/config.ts';
 
 const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
 const wallet = signingKeyFromSecretKey(hexToBytes(walletGenesis.secretKeyHex));
@@ -163,4 +171,81 @@ describe('paying on a sequencer without fees (v0.2)', () => {
       await devnet.stop();
     }
   }, 30_000);
+});
+
+/**
+ * Issue #25's "done when": a gateway told nothing about the sequencer but its URL (and its wallet's key file) pays an
+ * agent on either profile. On lee-v0.3 the rail declares the default gas limit and keeps the fee under the default cap
+ * (docs/lez.md §10.5), on a devnet metering a transfer as `logos-a2a devnet` does (100 gas). The agent, too, is told
+ * only the URL. The spending limits are the operator's policy, not the protocol's: the gate counts the fee cap beside
+ * the price, so on lee-v0.3 they leave room for it.
+ */
+describe('a gateway told only the sequencer URL', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-url-only-'));
+  const keyFile = join(dir, 'wallet.json');
+  const env = { LOGOS_A2A_WALLET_PASSPHRASE: 'url only' };
+  beforeAll(() => saveWalletKeyFile(keyFile, env.LOGOS_A2A_WALLET_PASSPHRASE));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    { profile: 'lee-v0.3' as const, limits: { perTransactionLimit: '100000', perPeriodLimit: '1000000' } },
+    { profile: 'v0.2' as const, limits: {} },
+  ])(
+    'pays an agent on $profile',
+    async ({ profile, limits }) => {
+      const devnet = await startDevnet({ blockIntervalMs: 200, profile, transferGas: 100 });
+      const sequencer = new SequencerClient({ url: devnet.url, layout: profile });
+      const quiet = () => undefined;
+      const payments = GatewayConfig.parse({
+        payments: { rail: 'lez', sequencerUrl: devnet.url, walletKeyFile: keyFile },
+      }).payments;
+      const info = vi.spyOn(console, 'info').mockImplementation(quiet);
+      const payer = await payerFromConfig(payments, { env }).finally(() => info.mockRestore());
+      const agentSide = await detectLezProtocol(devnet.url, {}, quiet);
+      const gateway = await startTestBed({
+        agents: (network) => [
+          paidAgent(
+            network.node('agent:paid'),
+            agentPayments(lezRail(devnet.url, agentKey, agentSide.signingMode, undefined, agentSide.protocol)),
+          ),
+        ],
+        payer: payer!,
+        config: { payments: { rail: 'none', sequencerUrl: devnet.url, ...limits } },
+      });
+      try {
+        const [walletBefore, agentBefore] = [
+          await balanceOf(sequencer, wallet.account),
+          await balanceOf(sequencer, agentKey.account),
+        ];
+        const task = (await send(gateway, 'echo')).body.result.task;
+        expect(task.status.state, JSON.stringify(task.status)).toBe('TASK_STATE_COMPLETED');
+        expect(task.metadata.lez).toMatchObject({ amount: '5', payee: agentKey.account, status: 'paid' });
+        expect(await balanceOf(sequencer, agentKey.account)).toBe(agentBefore + 5n);
+        // The chain searched block by block (how a refund without a reference is found) shows the payment too.
+        const found = await payer!.findTransfers({
+          from: wallet.account,
+          to: agentKey.account,
+          amount: 5n,
+          notBeforeMs: Date.now() - 60_000,
+        });
+        expect(found).toEqual({ kind: 'found', txHashes: [task.metadata.lez.txHash], complete: true });
+        const spent = walletBefore - (await balanceOf(sequencer, wallet.account));
+        if (profile === 'v0.2') {
+          expect(payer!.feeCap).toBeUndefined();
+          expect(spent).toBe(5n);
+        } else {
+          // A fee was paid, within what the payment declared, within the default cap the gate counted.
+          const maxFee = BigInt(task.metadata.lez.maxFee);
+          expect(payer!.feeCap).toBe(feeReserve({ gasLimit: 200n, tip: 0n }, feeTransferBytes(), 64n, 64n));
+          expect(maxFee).toBeLessThanOrEqual(payer!.feeCap!);
+          expect(spent).toBeGreaterThan(5n);
+          expect(spent).toBeLessThanOrEqual(5n + maxFee);
+        }
+      } finally {
+        await gateway.close();
+        await devnet.stop();
+      }
+    },
+    30_000,
+  );
 });

@@ -1,7 +1,7 @@
 /**
  * `logos-a2a agent paid` on a sequencer with fees (lee-v0.3; issue #25): the agent process probes the profile as the
- * gateway does, checks the payments it is sent in that protocol, and pays its refunds declaring a fee within
- * --max-fee. A devnet of that profile, a gateway paying from the devnet's first account, and the agent as its own
+ * gateway does, checks the payments it is sent in that protocol, and pays its refunds declaring a fee within the
+ * default cap: neither the gateway nor the agent is told more than the sequencer's URL about fees. A devnet of that profile, a gateway paying from the devnet's first account, and the agent as its own
  * process, joined to the gateway over Waku Relay on 127.0.0.1.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVNET_GENESIS, startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
 import type { Gateway } from '../../src/gateway/gateway.ts';
+import { DEFAULT_GAS_LIMIT, DEFAULT_MAX_BASE_FEE, feeReserve } from '../../src/lez/fees.ts';
+import { feeTransferBytes } from '../../src/lez/native-transfer.ts';
 import { SequencerClient } from '../../src/lez/sequencer-client.ts';
 import { stopChild, untilPrinted } from '../support/child-process.ts';
 import { saveWalletKeyFile } from '../support/devnet-wallet.ts';
@@ -20,8 +22,13 @@ import { cliEntry } from './dist.ts';
 
 const [walletGenesis, agentGenesis] = DEVNET_GENESIS;
 const PASSPHRASE = 'passphrase of the fees test';
-/** The devnet meters a transfer at 10 gas; the official wallet's 2,000,000 would not fit its genesis balances. */
-const FEES = { maxFee: '4000', gasLimit: 100 };
+/** Neither side sets a gas limit or a fee cap: the defaults' cap (docs/lez.md §10.5) bounds every fee. */
+const CAP = feeReserve(
+  { gasLimit: BigInt(DEFAULT_GAS_LIMIT), tip: 0n },
+  feeTransferBytes(),
+  DEFAULT_MAX_BASE_FEE,
+  DEFAULT_MAX_BASE_FEE,
+);
 
 let dir: string;
 let devnet: Devnet;
@@ -46,7 +53,8 @@ async function balanceOf(account: string): Promise<bigint> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'logos-a2a-agent-fees-'));
-  devnet = await startDevnet({ blockIntervalMs: 200, profile: 'lee-v0.3', transferGas: 10 });
+  // Metered as the CLI devnet meters a transfer (its default --transfer-gas).
+  devnet = await startDevnet({ blockIntervalMs: 200, profile: 'lee-v0.3', transferGas: 100 });
   sequencer = new SequencerClient({ url: devnet.url, layout: 'lee-v0.3' });
   const walletKeyFile = join(dir, 'wallet.json');
   await saveWalletKeyFile(walletKeyFile, PASSPHRASE);
@@ -58,10 +66,9 @@ beforeAll(async () => {
         rail: 'lez',
         sequencerUrl: devnet.url,
         walletKeyFile,
-        ...FEES,
         // The gate counts the fee cap beside the price: limits with room for both.
-        perTransactionLimit: '10000',
-        perPeriodLimit: '100000',
+        perTransactionLimit: '100000',
+        perPeriodLimit: '1000000',
       },
     },
   });
@@ -82,10 +89,6 @@ beforeAll(async () => {
       cardKeyFile,
       '--sequencer',
       devnet.url,
-      '--max-fee',
-      FEES.maxFee,
-      '--gas-limit',
-      String(FEES.gasLimit),
       '--announce-every',
       '300',
     ],
@@ -109,19 +112,6 @@ afterAll(async () => {
 }, 30_000);
 
 describe('a paid agent process on a sequencer with fees', { timeout: 90_000 }, () => {
-  it('will not start there without a fee cap for its refunds, and says which option gives it', async () => {
-    const child = spawn(
-      process.execPath,
-      [cliEntry(), 'agent', 'paid', '--id', 'uncapped', '--data', dir, '--sequencer', devnet.url],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const ended = await untilPrinted(child, /(?!)/, 'logos-a2a agent paid without --max-fee', 60_000);
-    expect(ended.code).toBe(1);
-    expect(ended.output).toMatch(
-      /logos-a2a agent paid: the sequencer at \S+ charges fees \(lee-v0.3\): give --max-fee UNITS/,
-    );
-  });
-
   it('says which protocol it is paid in', () => {
     expect(banner).toContain(`paid on ${devnet.url} (protocol profile lee-v0.3)`);
   });
@@ -136,11 +126,11 @@ describe('a paid agent process on a sequencer with fees', { timeout: 90_000 }, (
     expect(task.artifacts[0].parts[0].text).toBe('hi');
     expect(task.metadata.lez).toMatchObject({ status: 'paid', amount: '5', maxFee: expect.stringMatching(/^\d+$/) });
     // The fee the transfer declared, within the gateway's cap.
-    expect(BigInt(task.metadata.lez.maxFee)).toBeLessThanOrEqual(BigInt(FEES.maxFee));
+    expect(BigInt(task.metadata.lez.maxFee)).toBeLessThanOrEqual(CAP);
     expect(await balanceOf(agentGenesis.account)).toBe(agentBefore + 5n);
     const walletAfter = await balanceOf(walletGenesis.account);
     expect(walletAfter).toBeLessThan(walletBefore - 5n);
-    expect(walletAfter).toBeGreaterThanOrEqual(walletBefore - 5n - BigInt(FEES.maxFee));
+    expect(walletAfter).toBeGreaterThanOrEqual(walletBefore - 5n - CAP);
   });
 
   it('refunds a task that ends unfinished, paying the refund’s fee itself', async () => {
@@ -161,6 +151,6 @@ describe('a paid agent process on a sequencer with fees', { timeout: 90_000 }, (
     expect(await balanceOf(walletGenesis.account)).toBe(walletPaid + 5n);
     const agentAfter = await balanceOf(agentGenesis.account);
     expect(agentAfter).toBeLessThan(agentPaid - 5n);
-    expect(agentAfter).toBeGreaterThanOrEqual(agentPaid - 5n - BigInt(FEES.maxFee));
+    expect(agentAfter).toBeGreaterThanOrEqual(agentPaid - 5n - CAP);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The gateway wallet's payer at start (wallet-payer.ts) against devnets of each profile: the profile is probed and
- * stated in the logs; a configured profile the sequencer contradicts, or a sequencer with fees and no fee cap, stops
- * the start with one line.
+ * stated in the logs; a configured profile the sequencer contradicts stops the start with one line; a sequencer with
+ * fees and no fee cap configured gets the default cap.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,8 @@ import { startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
 import { ConfigError, GatewayConfig, loadConfig } from '../../src/gateway/config.ts';
 import { detectProfile } from '../../src/gateway/payment-wiring.ts';
 import { payerFromConfig } from '../../src/gateway/wallet-payer.ts';
+import { DEFAULT_GAS_LIMIT, DEFAULT_MAX_BASE_FEE, feeReserve } from '../../src/lez/fees.ts';
+import { feeTransferBytes } from '../../src/lez/native-transfer.ts';
 import { saveWalletKeyFile, WALLET } from '../support/devnet-wallet.ts';
 import { freePort } from '../support/free-port.ts';
 
@@ -66,11 +68,21 @@ describe('the payments profile at start', () => {
     }
   });
 
-  it('a sequencer with fees and no payments.maxFee stops the start, naming the setting', async () => {
+  it('a sequencer with fees and no payments.maxFee: the payer takes the default cap, the reserve at 8x the minimum base fees', async () => {
     const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
     try {
-      await expect(payerFromConfig(payments(lee.url), { env })).rejects.toThrow(
-        /charges fees \(lee-v0\.3\): set payments\.maxFee \(env LOGOS_A2A_PAYMENTS_MAX_FEE\)/,
+      const payer = await payerFromConfig(payments(lee.url), { env });
+      const cap = feeReserve(
+        { gasLimit: BigInt(DEFAULT_GAS_LIMIT), tip: 0n },
+        feeTransferBytes(),
+        DEFAULT_MAX_BASE_FEE,
+        DEFAULT_MAX_BASE_FEE,
+      );
+      expect(payer).toMatchObject({ profile: 'lee-v0.3', feeCap: cap });
+      expect(cap).toBe(64n * (200n + feeTransferBytes()));
+      // A configured gas limit moves the default cap with it.
+      expect((await payerFromConfig(payments(lee.url, { gasLimit: 1000 }), { env }))?.feeCap).toBe(
+        64n * (1000n + feeTransferBytes()),
       );
     } finally {
       info.mockRestore();

@@ -219,7 +219,7 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect(await payments.txHashUsed('tx9')).toBe(false);
     });
 
-    it('counts in the spending sums the fee each committed payment may take (maxFee in its rail state)', async () => {
+    it('counts in the spending sums the fee each committed payment may take (maxFee in its rail state), refunded or not', async () => {
       const { payments } = stores;
       await payments.create(payment('f1', { amount: '5', caller: 'carol', railState: { maxFee: '400', nonce: '0' } }));
       await payments.create(
@@ -229,8 +229,18 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
         payment('f3', { amount: '7', caller: 'carol', status: 'failed', railState: { maxFee: '900' } }),
       );
       await payments.create(payment('f4', { amount: '8', caller: 'carol', railState: null }));
-      expect(await payments.spentByCaller('carol')).toBe(5n + 400n + 6n + 30n + 8n);
-      expect(await payments.spentSince('2026-01-01T00:00:00.000Z')).toBe(5n + 400n + 6n + 30n + 8n);
+      // Refunded: the price came back, the fee did not.
+      await payments.create(
+        payment('f5', {
+          amount: '9',
+          caller: 'carol',
+          status: 'refunded',
+          txHash: 'tx-f5',
+          railState: { maxFee: '50' },
+        }),
+      );
+      expect(await payments.spentByCaller('carol')).toBe(5n + 400n + 6n + 30n + 8n + 50n);
+      expect(await payments.spentSince('2026-01-01T00:00:00.000Z')).toBe(5n + 400n + 6n + 30n + 8n + 50n);
     });
 
     it('keeps both of two updates of different columns made at once (no read before the write)', async () => {

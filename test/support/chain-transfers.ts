@@ -27,7 +27,7 @@ export async function transfersBetween(sequencer: SequencerClient, a: string, b:
     const blocks = await sequencer.getBlockRange(start, end);
     if (blocks.kind !== 'result') throw new Error(`getBlockRange(${start}, ${end}): ${blocks.kind}`);
     for (const bytes of blocks.value) {
-      const block = decodeBlock(bytes);
+      const block = decodeBlock(bytes, sequencer.layout);
       if (!block.ok) throw new Error(`a block does not decode: ${block.reason}`);
       expect(block.value.unreadTransactions).toBe(0);
       for (const tx of block.value.publicTransactions) {

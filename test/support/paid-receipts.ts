@@ -2,7 +2,7 @@
  * What the crash suites check of paid tasks once the crashes are over: every task ends and no receipt is left in
  * doubt, and the chain itself (read block by block, not from the gateway's records) agrees with every receipt: each
  * task is one payment at most, its refund is on chain exactly when the receipt says so, nothing was paid twice or
- * lost, and the balances moved by exactly that.
+ * lost, and the balances moved by exactly that (and, on a chain with fees, by each landed transfer's fee).
  */
 import { expect } from 'vitest';
 import { TaskState, type Task } from '@a2a-js/sdk';
@@ -25,6 +25,8 @@ interface Receipt {
   amount: string;
   txHash?: string;
   refundTxHash?: string;
+  /** On a chain with fees: the most the payment's fee could take (its declared max_fee). */
+  maxFee?: string;
 }
 
 const receiptOf = (task: Task) => (task.metadata as { lez?: Receipt } | undefined)?.lez;
@@ -73,6 +75,12 @@ export interface ChainCheck {
   before: { payer: bigint; payee: bigint };
   balance: (account: string) => Promise<bigint>;
   seed: number;
+  /**
+   * On a chain with fees (lee-v0.3): what each transfer that lands costs its sender in fees, at base fees that stay
+   * put (the devnet's, while its blocks are less than half full). Every payment's receipt must have declared at
+   * least this, and each side's balance moves by its transfers' fees too.
+   */
+  feePerTransfer?: bigint;
 }
 
 /**
@@ -106,6 +114,10 @@ export async function expectChainAgrees(
     const payment = payments.get(receipt.txHash!);
     expect(payment, where).toMatchObject({ to: payee, amount: price });
     expect(claimed.has(receipt.txHash!), where).toBe(false);
+    if (check.feePerTransfer !== undefined) {
+      expect(receipt, where).toHaveProperty('maxFee');
+      expect(BigInt(receipt.maxFee!), where).toBeGreaterThanOrEqual(check.feePerTransfer);
+    }
     claimed.add(receipt.txHash!);
     paidOut += price;
     if (state.includes('COMPLETED')) {
@@ -128,7 +140,9 @@ export async function expectChainAgrees(
     [...refunds.keys()].filter((hash) => !claimed.has(hash)),
     `refunds no receipt names (seed ${seed})`,
   ).toEqual([]);
-  expect(await check.balance(payer)).toBe(check.before.payer - paidOut + paidBack);
-  expect(await check.balance(payee)).toBe(check.before.payee + paidOut - paidBack);
+  // With fees, each landed transfer also cost its sender its fee: the payments the wallet's, the refunds the agent's.
+  const fee = check.feePerTransfer ?? 0n;
+  expect(await check.balance(payer)).toBe(check.before.payer - paidOut + paidBack - BigInt(payments.size) * fee);
+  expect(await check.balance(payee)).toBe(check.before.payee + paidOut - paidBack - BigInt(refunds.size) * fee);
   return { transactions: claimed.size, paidOut, paidBack };
 }

@@ -24,7 +24,8 @@ and what it owes are kept in DATA/agent-ID-payments.db: a payment pays for one t
 again every 5 s, and a restarted agent first refunds every paid task it can no longer complete. On the devnet, its
 card key must be one of the devnet's initialised accounts (the devnet prints them), or no payment can reach it.
 It probes the sequencer's protocol profile as the gateway does: v0.2 (the public testnet) or lee-v0.3 (fees), where
-its refunds declare a fee within --max-fee, which it needs there.
+its refunds declare a fee within a cap (--max-fee, or by default what a transfer reserves at base fees of 8 times
+the protocol minimum).
 
 Options:
   --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable);
@@ -42,10 +43,10 @@ Options:
                         the sequencer does not answer at start (default: detected from the sequencer)
   --profile P           paid: the sequencer's protocol, v0.2 or lee-v0.3 (fees); must agree with what it speaks
                         (default: detected; env LOGOS_A2A_PAYMENTS_PROFILE)
-  --max-fee UNITS       paid, on a sequencer with fees (required there): the most one refund may pay in fees, in
-                        base units (env LOGOS_A2A_PAYMENTS_MAX_FEE, as the gateway's payments.maxFee)
-  --gas-limit GAS       paid, on a sequencer with fees: the gas limit each refund declares (default 2000000, the
-                        official wallet's; env LOGOS_A2A_PAYMENTS_GAS_LIMIT)
+  --max-fee UNITS       paid, on a sequencer with fees: a hard cap on one refund's fee, in base units (default: the
+                        reserve at base fees of 8 times the minimum; env LOGOS_A2A_PAYMENTS_MAX_FEE, as payments.maxFee)
+  --gas-limit GAS       paid, on a sequencer with fees: the gas limit each refund declares (default 200; the official
+                        wallet's is 2000000; env LOGOS_A2A_PAYMENTS_GAS_LIMIT)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
   --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port; waku only)
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)

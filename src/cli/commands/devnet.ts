@@ -3,6 +3,7 @@ import { CliFailure, UsageError } from '../errors.ts';
 import { portNumber, str, type Command, type Values } from '../command.ts';
 import { setFailureContext } from '../failure-context.ts';
 import { untilSignal } from '../until-signal.ts';
+import { DEFAULT_GAS_LIMIT } from '../../lez/fees.ts';
 import { PROTOCOL_PROFILES, type ProtocolProfile } from '../../lez/protocol-profile.ts';
 
 export const devnetCommand: Command = {
@@ -19,7 +20,7 @@ Options:
   --profile P       the protocol: v0.2 (default; the public testnet: no fees, a transfer to an account never
                     initialised is dropped) or lee-v0.3 (fees: getFeeState, signed fee declarations, -3198x errors)
   --transfer-gas N  lee-v0.3: the gas a transfer is metered at (default ${CLI_TRANSFER_GAS}, so that the genesis accounts
-                    can pay fees; it prints the gateway settings that fit)
+                    can pay fees; above a payer's default gas limit, it prints the setting that fits)
   -h, --help        this text
 
 Settings:
@@ -100,17 +101,23 @@ async function runDevnet(_positionals: string[], values: Values): Promise<number
 }
 
 /**
- * The gas the CLI's devnet meters a transfer at. The debug genesis accounts hold 10,000 and 20,000: with this, a
- * transfer's fee reserve (gas and bytes at the next block's ceiling) stays a few thousand, which they can pay.
+ * The gas the CLI's devnet meters a transfer at. The debug genesis accounts hold 10,000 and 20,000: with this, and a
+ * payer's default gas limit (lez/fees.ts), a transfer's fee reserve (gas and bytes at the next block's ceiling) stays
+ * a few thousand, which they can pay.
  */
 const CLI_TRANSFER_GAS = 100;
 
-/** What a gateway (or paid agent) paying here sets: a gas limit that covers a transfer, a fee cap above its reserve. */
+/**
+ * What a gateway (or paid agent) paying here sets: nothing while the default gas limit covers a transfer (the fee cap
+ * follows from it, docs/lez.md §10.5); a gas limit that does, when --transfer-gas is above it.
+ */
 function feeSettingsLines(transferGas: number): string[] {
-  // The reserve: gas and about 400 bytes of transaction at the ceiling of the next block's base fees (9 at genesis).
-  const maxFee = Math.ceil(((transferGas + 400) * 9) / 1000) * 1000;
+  if (transferGas <= DEFAULT_GAS_LIMIT)
+    return [
+      `Paying here (fees on): no settings needed; a payer's default gas limit (${DEFAULT_GAS_LIMIT}) covers a transfer, metered at ${transferGas} gas`,
+    ];
   return [
-    `Paying here (fees on): LOGOS_A2A_PAYMENTS_GAS_LIMIT=${transferGas} LOGOS_A2A_PAYMENTS_MAX_FEE=${maxFee}`,
-    `  (a transfer is metered at ${transferGas} gas; the official wallet's 2,000,000 would reserve more than the genesis accounts hold)`,
+    `Paying here (fees on): LOGOS_A2A_PAYMENTS_GAS_LIMIT=${transferGas}`,
+    `  (a transfer is metered at ${transferGas} gas, above a payer's default gas limit of ${DEFAULT_GAS_LIMIT})`,
   ];
 }

@@ -18,6 +18,8 @@ import { lookupLezTransfer } from './lez-transfer-lookup.ts';
 import { NoncePipeline, type FeePolicy, type PipelineOutcome } from './nonce-pipeline.ts';
 import { PROTOCOL_PROFILES, type ProtocolProfile } from '../protocol-profile.ts';
 import { U128Decimal } from '../json.ts';
+import { DEFAULT_GAS_LIMIT, DEFAULT_MAX_BASE_FEE, feeReserve } from '../fees.ts';
+import { feeTransferBytes } from '../native-transfer.ts';
 import { PayeeCheck } from './payee-check.ts';
 import { readNativeTransfer } from '../native-transfer.ts';
 import type {
@@ -50,10 +52,13 @@ export const LezRailSettings = z.object({
    * transactions in the same profile's layout.
    */
   profile: z.enum(PROTOCOL_PROFILES).default('v0.2'),
-  /** lee-v0.3: the operator's cap on one payment's fee, base units (payments.maxFee). */
+  /**
+   * lee-v0.3: the operator's hard cap on one payment's fee, base units (payments.maxFee). Without it, the cap is the
+   * reserve at base fees of DEFAULT_MAX_BASE_FEE (fees.ts; docs/lez.md §10.5).
+   */
   maxFee: U128Decimal.optional(),
-  /** lee-v0.3: the gas limit each transfer declares (the official wallet's default: 2,000,000). */
-  gasLimit: z.number().int().positive().max(10_000_000).default(2_000_000),
+  /** lee-v0.3: the gas limit each transfer declares (DEFAULT_GAS_LIMIT, fees.ts: no sequencer method tells it). */
+  gasLimit: z.number().int().positive().max(10_000_000).default(DEFAULT_GAS_LIMIT),
   /** lee-v0.3: the priority tip each transfer declares. */
   tip: z.number().int().min(0).default(0),
   /** The label receipts and records carry; default: the sequencer URL. */
@@ -79,6 +84,19 @@ export interface LezRailDependencies {
   payerLock?: PayerLock;
 }
 
+/**
+ * How a lee-v0.3 transfer declares its fee. An operator's `maxFee` is a hard cap; without one the cap is what the
+ * transfer's gas limit and bytes reserve at DEFAULT_MAX_BASE_FEE per unit: the declared `max_fee` still follows each
+ * quote, and a quote whose next-block ceilings pass that bound refuses the payment.
+ */
+function feePolicy(settings: z.output<typeof LezRailSettings>): FeePolicy {
+  const gasLimit = BigInt(settings.gasLimit);
+  const tip = BigInt(settings.tip);
+  if (settings.maxFee !== undefined) return { gasLimit, tip, maxFee: settings.maxFee, capSource: 'configured' };
+  const bound = feeReserve({ gasLimit, tip }, feeTransferBytes(), DEFAULT_MAX_BASE_FEE, DEFAULT_MAX_BASE_FEE);
+  return { gasLimit, tip, maxFee: bound, capSource: 'default' };
+}
+
 export class LezRail implements PaymentRail {
   readonly rail = 'lez' as const;
   readonly network: string;
@@ -102,13 +120,8 @@ export class LezRail implements PaymentRail {
       throw new RangeError(
         `the sequencer client reads ${dependencies.client.layout} transactions, the rail is ${parsed.profile}`,
       );
-    if (parsed.profile === 'lee-v0.3' && parsed.maxFee === undefined)
-      throw new RangeError('on a sequencer with fees (lee-v0.3), a cap on the fee of one payment (maxFee) is required');
     this.profile = parsed.profile;
-    this.fees =
-      parsed.profile === 'lee-v0.3'
-        ? { gasLimit: BigInt(parsed.gasLimit), tip: BigInt(parsed.tip), maxFee: parsed.maxFee! }
-        : undefined;
+    this.fees = parsed.profile === 'lee-v0.3' ? feePolicy(parsed) : undefined;
     this.client = dependencies.client;
     this.network = parsed.network ?? dependencies.client.url;
     this.payer = dependencies.payer.account;

@@ -29,7 +29,7 @@
  * holds up every later one; that shows as `in-doubt` payments, never as a double payment.
  */
 import { base64 } from '@scure/base';
-import { admissionRejectionOf, feeReserve, type FeeStateQuote } from '../fees.ts';
+import { admissionRejectionOf, DEFAULT_MAX_BASE_FEE, feeReserve, type FeeStateQuote } from '../fees.ts';
 import { parseAccountId } from '../account-id.ts';
 import type { SigningKey } from '../keys.ts';
 import { buildNativeTransfer } from '../native-transfer.ts';
@@ -76,11 +76,13 @@ export interface FeePolicy {
   gasLimit: bigint;
   tip: bigint;
   /**
-   * The operator's cap on one payment's fee. Each transfer declares as `max_fee` the reserve at the next block's
-   * highest possible base fees (getFeeState's ceilings), so a fee rise of one block does not refuse it; a declaration
-   * above this cap is not signed.
+   * The cap on one payment's fee. Each transfer declares as `max_fee` the reserve at the next block's highest
+   * possible base fees (getFeeState's ceilings), so a fee rise of one block does not refuse it; a declaration above
+   * this cap is not signed.
    */
   maxFee: bigint;
+  /** `configured`: the operator's payments.maxFee. `default`: the bound at DEFAULT_MAX_BASE_FEE (lez/fees.ts). */
+  capSource: 'configured' | 'default';
 }
 
 /** How often a payment is signed again after the sequencer said its max_fee was below the reserve (fees rose). */
@@ -436,9 +438,13 @@ export class NoncePipeline {
         const size = BigInt(base64.decode(built.base64).byteLength);
         const maxFee = feeReserve(policy, size, quote.next_base_fee_exec_ceiling, quote.next_base_fee_stor_ceiling);
         if (maxFee > policy.maxFee) {
+          const cap =
+            policy.capSource === 'configured'
+              ? `the cap payments.maxFee = ${policy.maxFee}`
+              : `the default cap of ${policy.maxFee} (base fees up to ${DEFAULT_MAX_BASE_FEE}, 8 times the protocol's minimum; payments.maxFee sets another)`;
           const message =
             `the fee for this payment may reach ${maxFee} (gas limit ${policy.gasLimit} and ${size} bytes at the next block's ` +
-            `base fees ${quote.next_base_fee_exec_ceiling}/${quote.next_base_fee_stor_ceiling}), above the cap payments.maxFee = ${policy.maxFee}; nothing was paid`;
+            `base fees ${quote.next_base_fee_exec_ceiling}/${quote.next_base_fee_stor_ceiling}), above ${cap}; nothing was paid`;
           return { ok: false, reason: 'fee-above-cap', message };
         }
         built = build(maxFee);

@@ -18,6 +18,8 @@ import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } fr
  * the receipt), which the spending sums count.
  */
 const COMMITTED_FEE = `COALESCE((rail_state::jsonb ->> 'maxFee')::numeric, 0)`;
+/** What a payment counts as spent: its price unless refunded (a refund gives back the price, never the fee), and its fee. */
+const COMMITTED = `CASE WHEN status = 'refunded' THEN 0 ELSE amount END + ${COMMITTED_FEE}`;
 
 const PAYMENT_COLUMNS =
   'task_id, agent_id, amount::text AS amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at';
@@ -94,15 +96,15 @@ export class PostgresPaymentStore implements PaymentStore {
 
   async spentSince(sinceIso: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
-      SELECT COALESCE(sum(amount + ${this.sql.unsafe(COMMITTED_FEE)}), 0)::text AS spent FROM payments
-      WHERE created_at >= ${sinceIso} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund')`;
+      SELECT COALESCE(sum(${this.sql.unsafe(COMMITTED)}), 0)::text AS spent FROM payments
+      WHERE created_at >= ${sinceIso} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund', 'refunded')`;
     return BigInt(row!.spent);
   }
 
   async spentByCaller(caller: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
-      SELECT COALESCE(sum(amount + ${this.sql.unsafe(COMMITTED_FEE)}), 0)::text AS spent FROM payments
-      WHERE caller = ${caller} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund')`;
+      SELECT COALESCE(sum(${this.sql.unsafe(COMMITTED)}), 0)::text AS spent FROM payments
+      WHERE caller = ${caller} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund', 'refunded')`;
     return BigInt(row!.spent);
   }
 

@@ -62,17 +62,26 @@ export function paymentUpdateValues(taskId: string, change: PaymentChange): (Val
 export const PENDING_PAYMENTS_SQL = "SELECT * FROM payments WHERE status = 'pending'";
 export const REFUNDS_MISSING_SQL = "SELECT * FROM payments WHERE status = 'refund-missing'";
 
-/** The amounts that count as spent (not refunded, not failed) since a time, or by an API key: one `?` each. */
+/**
+ * What counts as spent since a time, or by an API key (one `?` each): every payment not failed, and of one refunded
+ * only its fee (a refund gives back the price, never the fee).
+ */
 export const SPENT_SINCE_SQL = committedAmounts('created_at >= ?');
 export const SPENT_BY_CALLER_SQL = committedAmounts('caller = ?');
 
 function committedAmounts(condition: string): string {
-  return `SELECT amount, rail_state FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund')`;
+  return `SELECT amount, rail_state, status FROM payments WHERE ${condition} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund', 'refunded')`;
 }
 
-/** What the rows committed: each price, and on a chain with fees the most its fee may be (`maxFee` in its rail state). */
-export function sumAmounts(rows: readonly { amount: string; rail_state?: string | null }[]): bigint {
-  return rows.reduce((sum, row) => sum + BigInt(row.amount) + feeOfRailState(row.rail_state), 0n);
+/**
+ * What the rows committed: each price (unless refunded), and on a chain with fees the most its fee may be (`maxFee`
+ * in its rail state).
+ */
+export function sumAmounts(rows: readonly { amount: string; rail_state?: string | null; status?: string }[]): bigint {
+  return rows.reduce(
+    (sum, row) => sum + (row.status === 'refunded' ? 0n : BigInt(row.amount)) + feeOfRailState(row.rail_state),
+    0n,
+  );
 }
 
 /** The `maxFee` a rail's record or receipt carries (decimal base units), 0 without one. */
