@@ -94,6 +94,8 @@ describe('agent index', () => {
       online: true,
       verified: true,
       unverified: false,
+      // Verified by the listener's word alone here: the fixture's entry keeps no signature to name a scheme from.
+      cardScheme: null,
       lastSeen: '2026-05-01T12:00:00.000Z',
       account: ACCOUNT,
     });
