@@ -1,8 +1,11 @@
 /**
  * What discovery counts: announcements accepted, and those dropped by reason (the `reason` label of
- * `logos_a2a_discovery_drops_total`). Shared by our binding's discovery and the peer bindings'; a module of its own so
- * that neither, nor the directory that reads cards again at start, imports the other for it.
+ * `logos_a2a_discovery_drops_total`), each drop logged once per agent and reason. Shared by our binding's discovery
+ * and the peer bindings'; a module of its own so that neither, nor the directory that reads cards again at start,
+ * imports the other for it.
  */
+import { metrics } from '../observability/metrics.ts';
+
 export interface DiscoveryCounters {
   accepted: number;
   oversized: number;
@@ -27,3 +30,48 @@ export interface DiscoveryCounters {
 
 /** Why an announcement was dropped: the counter it adds to, and the `reason` label of its metric. */
 export type DropReason = Exclude<keyof DiscoveryCounters, 'accepted'>;
+
+/** Agents whose last drop was logged: a bound, since anyone can announce under any number of ids. */
+const LOGGED_AGENTS_LIMIT = 10_000;
+
+export class DiscoveryDrops {
+  readonly counters: DiscoveryCounters = {
+    accepted: 0,
+    oversized: 0,
+    invalid: 0,
+    idTaken: 0,
+    unsigned: 0,
+    badSignature: 0,
+    unverified: 0,
+    badPrice: 0,
+    badAddress: 0,
+    stale: 0,
+    flood: 0,
+  };
+  /** Per agent: the reason its last logged drop had; forgotten once a card of it is accepted. */
+  readonly #logged = new Map<string, DropReason>();
+  readonly #log: (line: string) => void;
+
+  constructor(log: (line: string) => void) {
+    this.#log = log;
+  }
+
+  /**
+   * Counts a dropped announcement, and logs it when it is about an agent (a card that names an id) whose last drop
+   * logged had another reason, or none: an agent that announces every 30 s is not logged every 30 s.
+   */
+  drop(reason: DropReason, agent: string | undefined, message: string): void {
+    this.counters[reason]++;
+    metrics.discoveryDrops.inc({ reason });
+    if (agent === undefined || this.#logged.get(agent) === reason) return;
+    if (this.#logged.size >= LOGGED_AGENTS_LIMIT) this.#logged.clear();
+    this.#logged.set(agent, reason);
+    this.#log(`[discovery] the card of ${agent} is not served (${reason}): ${message}`);
+  }
+
+  /** Counts an accepted card: a later drop of its agent is logged again. */
+  accept(agent: string | undefined): void {
+    this.counters.accepted++;
+    if (agent !== undefined) this.#logged.delete(agent);
+  }
+}

@@ -14,8 +14,7 @@ import { admitClaimedCard, claimedCard, type CardReading } from './card-reading.
 import type { AgentDirectory } from './directory.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { isPlainObject } from '../json-object.ts';
-import { metrics } from '../observability/metrics.ts';
-import type { DiscoveryCounters, DropReason } from './discovery-drops.ts';
+import { DiscoveryDrops, type DiscoveryCounters, type DropReason } from './discovery-drops.ts';
 
 export const DEFAULT_DISCOVERY_TOPIC = '/logos/1/agent-discovery/proto';
 export const MAX_CARD_BYTES = 64 * 1024;
@@ -28,27 +27,11 @@ export function encodeAnnouncement(card: LogosAgentCard | Record<string, unknown
   return encoder.encode(JSON.stringify(card));
 }
 
-/** Agents whose last drop was logged: a bound, since anyone can announce under any number of ids. */
-const LOGGED_AGENTS_LIMIT = 10_000;
-
 export class DiscoveryListener {
-  readonly counters: DiscoveryCounters = {
-    accepted: 0,
-    oversized: 0,
-    invalid: 0,
-    idTaken: 0,
-    unsigned: 0,
-    badSignature: 0,
-    unverified: 0,
-    badPrice: 0,
-    badAddress: 0,
-    stale: 0,
-    flood: 0,
-  };
+  readonly counters: DiscoveryCounters;
   /** Announcements per claimed address: a flood is cut off before its signature is checked. */
   private readonly rate = new AnnouncementRate();
-  /** Per agent: the reason its last logged drop had; forgotten once a card of it is accepted. */
-  private readonly logged = new Map<string, DropReason>();
+  private readonly drops: DiscoveryDrops;
   private unsubscribe?: Unsubscribe;
   private readonly transport: LogosTransport;
   private readonly directory: AgentDirectory;
@@ -67,6 +50,8 @@ export class DiscoveryListener {
     this.directory = directory;
     this.topic = topic;
     this.onRestart = onRestart;
+    this.drops = new DiscoveryDrops((line) => directory.log(line));
+    this.counters = this.drops.counters;
   }
 
   start(): void {
@@ -77,29 +62,16 @@ export class DiscoveryListener {
     this.unsubscribe?.();
   }
 
-  /**
-   * Counts a dropped announcement, and logs it when it is about an agent (a card that names an id) whose last drop
-   * logged had another reason, or none: an agent that announces every 30 s is not logged every 30 s.
-   */
-  private drop(reason: DropReason, agent: string | undefined, message: string): void {
-    this.counters[reason]++;
-    metrics.discoveryDrops.inc({ reason });
-    if (agent === undefined || this.logged.get(agent) === reason) return;
-    if (this.logged.size >= LOGGED_AGENTS_LIMIT) this.logged.clear();
-    this.logged.set(agent, reason);
-    this.directory.log(`[discovery] the card of ${agent} is not served (${reason}): ${message}`);
-  }
-
   private hear(payload: Uint8Array): void {
     if (payload.byteLength > MAX_CARD_BYTES) {
-      this.drop('oversized', undefined, `${payload.byteLength} bytes, more than ${MAX_CARD_BYTES}`);
+      this.drops.drop('oversized', undefined, `${payload.byteLength} bytes, more than ${MAX_CARD_BYTES}`);
       return;
     }
     let json: unknown;
     try {
       json = JSON.parse(decoder.decode(payload));
     } catch {
-      this.drop('invalid', undefined, 'not UTF-8 JSON');
+      this.drops.drop('invalid', undefined, 'not UTF-8 JSON');
       return;
     }
     const claimed = claimedCard(json);
@@ -110,16 +82,16 @@ export class DiscoveryListener {
         : undefined;
     // Counted per claimed address before the signature is checked: a flood is cut off before the costly part.
     if (claimed.ok && this.rate.flooding(logosAddressOf(claimed.card))) {
-      this.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
+      this.drops.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
       return;
     }
     const verified = admitClaimedCard(json, claimed, (address) => this.directory.reaches(address));
     if (!verified.ok) {
-      this.drop(DROP_REASONS[verified.reason], agent, verified.message);
+      this.drops.drop(DROP_REASONS[verified.reason], agent, verified.message);
       return;
     }
     if ('unverified' in verified && !this.directory.acceptsUnverified) {
-      this.drop(
+      this.drops.drop(
         verified.why === 'unsigned' ? 'unsigned' : 'unverified',
         agent,
         `${verified.reason} This gateway serves only verified agents.`,
@@ -135,7 +107,7 @@ export class DiscoveryListener {
       existing.address === address &&
       ('unverified' in verified || existing.verified.accountId !== verified.accountId)
     ) {
-      this.drop(
+      this.drops.drop(
         'idTaken',
         agent,
         `the id is held for this address by a card of account ${existing.verified.accountId}`,
@@ -145,15 +117,18 @@ export class DiscoveryListener {
     // A replay of the same agent's older card (another agent's claim on the id is `idTaken` below).
     const held = existing?.address === address ? existing.card['x-issued-at'] : undefined;
     if (held && (!card['x-issued-at'] || Date.parse(card['x-issued-at']) < Date.parse(held))) {
-      this.drop('stale', agent, `issued ${card['x-issued-at'] ?? 'at no stated time'}, before the card held (${held})`);
+      this.drops.drop(
+        'stale',
+        agent,
+        `issued ${card['x-issued-at'] ?? 'at no stated time'}, before the card held (${held})`,
+      );
       return;
     }
     if (!this.directory.register(card, new Date(), verified)) {
-      this.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(card.id)}`);
+      this.drops.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(card.id)}`);
       return;
     }
-    this.counters.accepted++;
-    if (agent !== undefined) this.logged.delete(agent);
+    this.drops.accept(agent);
     const instance = card['x-instance'];
     if (instance !== undefined) {
       const previous = this.instances.get(address);

@@ -11,12 +11,11 @@ import { AnnouncementRate, FLOOD_LIMIT, FLOOD_WINDOW_MS } from './announcement-r
 import type { PeerBindingName } from './bindings/common/peer-card.ts';
 import { PEER_BINDINGS, type PeerBinding, type PeerContext } from './bindings/peer-bindings.ts';
 import { MAX_CARD_BYTES } from './discovery.ts';
-import type { DiscoveryCounters, DropReason } from './discovery-drops.ts';
+import { DiscoveryDrops, type DiscoveryCounters } from './discovery-drops.ts';
 import type { AgentDirectory } from './directory.ts';
 import { readPeerCard, type PeerCardNetwork } from './peer-card-reading.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { isPlainObject } from '../json-object.ts';
-import { metrics } from '../observability/metrics.ts';
 
 /** A configured network whose agents speak a peer binding. */
 export interface PeerDiscoveryNetwork extends PeerCardNetwork {
@@ -28,33 +27,22 @@ export interface PeerDiscoveryNetwork extends PeerCardNetwork {
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export class PeerDiscovery {
-  readonly counters: DiscoveryCounters = {
-    accepted: 0,
-    oversized: 0,
-    invalid: 0,
-    idTaken: 0,
-    unsigned: 0,
-    badSignature: 0,
-    unverified: 0,
-    badPrice: 0,
-    badAddress: 0,
-    stale: 0,
-    flood: 0,
-  };
+  readonly counters: DiscoveryCounters;
   readonly #networks: readonly PeerDiscoveryNetwork[];
   readonly #directory: AgentDirectory;
   readonly #context: PeerContext;
   readonly #unsubscribes: Unsubscribe[] = [];
   /** Announcements per network and claimed address: a flood is cut off before its signature is checked. */
   readonly #rate = new AnnouncementRate();
-  /** Per agent: the reason its last logged drop had. Bounded: anyone can announce under any number of names. */
-  readonly #logged = new Map<string, DropReason>();
+  readonly #drops: DiscoveryDrops;
 
   /** `context` is what the gateway keeps for the bindings that hold state (pilot's pins). */
   constructor(networks: readonly PeerDiscoveryNetwork[], directory: AgentDirectory, context: PeerContext) {
     this.#networks = networks;
     this.#directory = directory;
     this.#context = context;
+    this.#drops = new DiscoveryDrops((line) => directory.log(line));
+    this.counters = this.#drops.counters;
   }
 
   start(): void {
@@ -77,14 +65,14 @@ export class PeerDiscovery {
 
   private hear(network: PeerDiscoveryNetwork, binding: PeerBinding, payload: Uint8Array): void {
     if (payload.byteLength > MAX_CARD_BYTES) {
-      this.drop('oversized', undefined, `${payload.byteLength} bytes, more than ${MAX_CARD_BYTES}`);
+      this.#drops.drop('oversized', undefined, `${payload.byteLength} bytes, more than ${MAX_CARD_BYTES}`);
       return;
     }
     let json: unknown;
     try {
       json = JSON.parse(decoder.decode(payload));
     } catch {
-      this.drop('invalid', undefined, 'not UTF-8 JSON');
+      this.#drops.drop('invalid', undefined, 'not UTF-8 JSON');
       return;
     }
     const named = isPlainObject(json) && typeof json.name === 'string' ? json.name.slice(0, 128) : undefined;
@@ -92,29 +80,19 @@ export class PeerDiscovery {
       named === undefined ? undefined : `${network.binding} agent ${JSON.stringify(named)} on ${network.name}`;
     const address = binding.claimedAddress(json);
     if (address !== undefined && this.#rate.flooding(`${network.name} ${address}`)) {
-      this.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
+      this.#drops.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
       return;
     }
     const read = readPeerCard(json, network, this.#context);
     if (!read.ok) {
-      this.drop(read.reason, agent, read.message);
+      this.#drops.drop(read.reason, agent, read.message);
       return;
     }
     if (!this.#directory.register(read.card, new Date(), read.standing)) {
-      this.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(read.card.id)}`);
+      this.#drops.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(read.card.id)}`);
       return;
     }
-    this.counters.accepted++;
-    if (agent !== undefined) this.#logged.delete(agent);
-  }
-
-  private drop(reason: DropReason, agent: string | undefined, message: string): void {
-    this.counters[reason]++;
-    metrics.discoveryDrops.inc({ reason });
-    if (agent === undefined || this.#logged.get(agent) === reason) return;
-    if (this.#logged.size >= 10_000) this.#logged.clear();
-    this.#logged.set(agent, reason);
-    this.#directory.log(`[discovery] the card of ${agent} is not served (${reason}): ${message}`);
+    this.#drops.accept(agent);
   }
 }
 
