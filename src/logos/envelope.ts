@@ -226,7 +226,12 @@ export function encodeEnvelope(envelope: GatewayEnvelopeInput | AgentEnvelopeInp
 export type DecodeResult<T> =
   { ok: true; envelope: T } | { ok: false; reason: 'too-large' | 'not-json' | 'invalid'; detail: string };
 
-function decodeWith<S extends z.ZodType>(schema: S, bytes: Uint8Array, maxBytes: number): DecodeResult<z.infer<S>> {
+/** Bytes → JSON → `schema`, refusing anything over `maxBytes` before it is parsed (the peer bindings' decoders too). */
+export function decodeWith<S extends z.ZodType>(
+  schema: S,
+  bytes: Uint8Array,
+  maxBytes: number,
+): DecodeResult<z.infer<S>> {
   if (bytes.byteLength > maxBytes) {
     return { ok: false, reason: 'too-large', detail: `${bytes.byteLength} bytes exceeds ${maxBytes}` };
   }

@@ -4,7 +4,7 @@
  * (`v`, `id`, `seq`: peers number nothing), so that the engine, stores and HTTP face stay binding-agnostic.
  */
 import { z } from 'zod';
-import type { AgentEnvelopeInput, DistributiveOmit } from '../../envelope.ts';
+import { decodeWith, type AgentEnvelopeInput, type DistributiveOmit } from '../../envelope.ts';
 
 export type PeerReplyBody = DistributiveOmit<AgentEnvelopeInput, 'v' | 'id' | 'task_id' | 'seq'>;
 
@@ -21,26 +21,14 @@ export type PeerDropReason = 'too-large' | 'not-json' | 'invalid' | 'bad-signatu
 
 export type PeerDecode<T> = { ok: true; value: T } | { ok: false; reason: PeerDropReason; detail: string };
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
-/** Bytes → JSON → `schema`, refusing anything over `maxBytes` before it is parsed. */
+/** Bytes → JSON → `schema`, refusing anything over `maxBytes` before it is parsed (envelope.ts's `decodeWith`). */
 export function decodeJson<S extends z.ZodType>(
   schema: S,
   bytes: Uint8Array,
   maxBytes: number,
 ): PeerDecode<z.infer<S>> {
-  if (bytes.byteLength > maxBytes) {
-    return { ok: false, reason: 'too-large', detail: `${bytes.byteLength} bytes exceeds ${maxBytes}` };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(decoder.decode(bytes));
-  } catch (error) {
-    return { ok: false, reason: 'not-json', detail: (error as Error).message };
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) return { ok: false, reason: 'invalid', detail: z.prettifyError(parsed.error) };
-  return { ok: true, value: parsed.data };
+  const decoded = decodeWith(schema, bytes, maxBytes);
+  return decoded.ok ? { ok: true, value: decoded.envelope } : decoded;
 }
 
 /** A failed result, in this binding's error shape: what a peer's failure or error becomes. */
