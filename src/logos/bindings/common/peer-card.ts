@@ -5,9 +5,21 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { z } from 'zod';
 import { AGENT_ID_PATTERN, type LogosAgentCardInput } from '../../card.ts';
 
 export type PeerBindingName = 'logos-agent' | 'pilot' | 'lp-0008';
+
+/** The skills of an A2A-shaped peer card (pilot's, lp-0008's): at least one, each with the fields a skill is served with. */
+export const PeerSkills = z
+  .array(
+    z.object({
+      id: z.string().min(1).max(128),
+      name: z.string().min(1).max(256),
+      description: z.string().max(4096).default(''),
+    }),
+  )
+  .min(1);
 
 /** How a peer binding's cards are signed and checked (bindings/peer-bindings.ts `scheme`). */
 export type PeerCardScheme = 'Ed25519' | 'ES256K pinned' | 'BIP-340 JWS';

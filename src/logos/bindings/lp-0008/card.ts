@@ -13,7 +13,7 @@ import { base64urlnopad } from '@scure/base';
 import { z } from 'zod';
 import { isPlainObject } from '../../../json-object.ts';
 import { canonicalize } from '../../jcs.ts';
-import { peerAgentId, type PeerCardVerification } from '../common/peer-card.ts';
+import { PeerSkills, peerAgentId, type PeerCardVerification } from '../common/peer-card.ts';
 import { IDENTIFIER } from './wire.ts';
 
 export const JWS_ALG = 'secp256k1-bip340';
@@ -25,15 +25,7 @@ const Lp0008Card = z.object({
   version: z.string().min(1).max(64),
   url: z.string(),
   capabilities: z.object({ streaming: z.boolean().optional() }).loose().optional(),
-  skills: z
-    .array(
-      z.object({
-        id: z.string().min(1).max(128),
-        name: z.string().min(1).max(256),
-        description: z.string().max(4096).default(''),
-      }),
-    )
-    .min(1),
+  skills: PeerSkills,
   'x-logos': z.object({
     lezAccount: z.string().regex(IDENTIFIER),
     paymentAccount: z.string().optional(),

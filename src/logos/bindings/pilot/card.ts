@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { isPlainObject } from '../../../json-object.ts';
-import { peerAgentId, type PeerCardVerification } from '../common/peer-card.ts';
+import { PeerSkills, peerAgentId, type PeerCardVerification } from '../common/peer-card.ts';
 import { sameKey, verifyObject } from './signing.ts';
 import { inboxTopic } from './wire.ts';
 
@@ -27,15 +27,7 @@ export const PilotCard = z.object({
   description: z.string().max(8192).default(''),
   name: z.string().min(1).max(256),
   signature: z.object({ alg: z.string(), publicKey: z.string(), value: z.string().regex(/^[0-9a-fA-F]+$/) }),
-  skills: z
-    .array(
-      z.object({
-        id: z.string().min(1).max(128),
-        name: z.string().min(1).max(256),
-        description: z.string().max(4096).default(''),
-      }),
-    )
-    .min(1),
+  skills: PeerSkills,
   version: z.string().min(1).max(64).default('1.0.0'),
 });
 export type PilotCard = z.infer<typeof PilotCard>;
