@@ -31,15 +31,8 @@ const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) =
 export const BuiltinAgent = z.enum(['echo', 'conformance', 'paid']);
 
 const MemoryTransportConfig = z.object({ kind: z.literal('memory') }).strict();
-/** The Waku network joined, and the gateway's identity on it: the same for a relay node and a light node. */
-const wakuNetworkFields = {
-  /**
-   * The network, by the name of its logos-delivery preset: its cluster, shard count, message size limit and entry
-   * nodes. `local` has no entry nodes. The settings below, when given, override the preset's.
-   */
-  network: z.enum(NETWORK_NAMES).default('local'),
-  /** Peers to stay connected to, besides the entry nodes (waku-light: its service nodes). */
-  peers: z.array(z.string().min(1)).default([]),
+/** What overrides a network preset's values, for the gateway's own network and for the peer bindings' networks. */
+const presetOverrideFields = {
   /** The network's entry nodes, in place of the preset's (`[]`: none). */
   entryNodes: z.array(z.string().min(1)).optional(),
   clusterId: z.number().int().nonnegative().max(65535).optional(),
@@ -50,6 +43,18 @@ const wakuNetworkFields = {
     .int()
     .min(16 * 1024)
     .optional(),
+};
+
+/** The Waku network joined, and the gateway's identity on it: the same for a relay node and a light node. */
+const wakuNetworkFields = {
+  /**
+   * The network, by the name of its logos-delivery preset: its cluster, shard count, message size limit and entry
+   * nodes. `local` has no entry nodes. The settings below, when given, override the preset's.
+   */
+  network: z.enum(NETWORK_NAMES).default('local'),
+  /** Peers to stay connected to, besides the entry nodes (waku-light: its service nodes). */
+  peers: z.array(z.string().min(1)).default([]),
+  ...presetOverrideFields,
   /** The gateway's Logos identity (secp256k1 key, hex); created on first start. */
   keyFile: z.string().min(1).default('.data/gateway.key'),
 };
@@ -157,15 +162,7 @@ const PeerNetworkConfig = z
     /** How tasks and agents name the network; a preset's name needs no `preset`. */
     name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'lowercase letters, digits, ".", "-" and "_", at most 63'),
     preset: z.enum(ANY_NETWORK_NAMES).optional(),
-    clusterId: z.number().int().nonnegative().max(65535).optional(),
-    shards: z.number().int().positive().max(1024).optional(),
-    maxMessageBytes: z
-      .number()
-      .int()
-      .min(16 * 1024)
-      .optional(),
-    /** The preset's entry nodes, replaced (`[]`: none). */
-    entryNodes: z.array(z.string().min(1)).optional(),
+    ...presetOverrideFields,
     /** Nodes to dial and keep, besides the entry nodes: the peers' own nodes (an agent's nwaku, say). */
     bootstrap: z.array(z.string().min(1)).default([]),
     /** Multiaddrs the network's node listens on, for agents that dial the gateway; loopback on a free port by default. */
