@@ -6,42 +6,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { AgentReplies } from '../../src/bridge/engine/agent-replies.ts';
-import { AgentSender } from '../../src/bridge/engine/agent-sender.ts';
-import { LiveTasks } from '../../src/bridge/engine/live-tasks.ts';
-import { Retransmission } from '../../src/bridge/engine/retransmission.ts';
 import { LiveTask } from '../../src/bridge/live-task.ts';
 import type { TaskChange } from '../../src/bridge/task-change.ts';
-import { statusEvent } from '../../src/bridge/task-events.ts';
 import { BINDING_VERSION, encodeEnvelope, taskStatusTopic, type TaskRequest } from '../../src/logos/envelope.ts';
 import { wireBindingOf } from '../../src/logos/bindings/binding-of.ts';
 import { seedStatusTopic } from '../../src/logos/seed-dialect.ts';
 import { newStatusKey, statusKeyBytes } from '../../src/logos/status-key.ts';
-import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
+import { closeEngineParts, engineParts } from '../support/engine-parts.ts';
 import { eventually } from '../support/eventually.ts';
 
-const closing: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const store of closing.splice(0)) await store.close();
-});
+afterEach(closeEngineParts);
 
 async function bed(dialect: 'binding' | 'seed' = 'binding') {
-  const store = new SqliteTaskStore(':memory:');
-  closing.push(store);
-  const network = new MemoryNetwork();
-  const gateway = network.node('gateway');
-  const agent = network.node('agent');
-  const stranger = network.node('stranger');
-  for (const node of [gateway, agent, stranger]) await node.start();
-  const inbox: Record<string, unknown>[] = [];
-  agent.onDirect((payload) => inbox.push(JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>));
-  const tasks = new LiveTasks({ store, sharesChanges: false, leaseLost: () => undefined, log: () => undefined });
-  const sender = new AgentSender(gateway, 64 * 1024);
-  const finish = async (live: LiveTask) => {
-    tasks.emit(live, await tasks.persist(live, { events: [statusEvent(live.task)] }));
-    tasks.delete(live);
-  };
-  const resends = new Retransmission({ tasks, sender, agentTimeoutMs: 60_000, finish, log: () => undefined });
+  const parts = await engineParts({ others: ['stranger'] });
+  const { store, gateway, agent, tasks, sender, resends } = parts;
+  const stranger = parts.others[0]!;
+  const inbox = parts.received;
   const retired: LiveTask[] = [];
   const replies = new AgentReplies({
     transport: gateway,

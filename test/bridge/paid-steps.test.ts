@@ -5,10 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
-import { AgentSender } from '../../src/bridge/engine/agent-sender.ts';
-import { LiveTasks } from '../../src/bridge/engine/live-tasks.ts';
 import { PaidSteps, unforwarded } from '../../src/bridge/engine/paid-steps.ts';
-import { Retransmission } from '../../src/bridge/engine/retransmission.ts';
 import { Settlement } from '../../src/bridge/engine/settlement.ts';
 import { LiveTask } from '../../src/bridge/live-task.ts';
 import { PaidTasks } from '../../src/bridge/paid-tasks.ts';
@@ -19,26 +16,21 @@ import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
 import { BINDING_VERSION, type TaskRequest } from '../../src/logos/envelope.ts';
 import { newStatusKey } from '../../src/logos/status-key.ts';
-import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { SqlitePaymentStore } from '../../src/store/sqlite/payment-store.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
+import { closeEngineParts, closeWithEngineParts, engineParts } from '../support/engine-parts.ts';
 import { eventually } from '../support/eventually.ts';
 
 const GATEWAY = 'gateway-account-on-the-memory-ledger';
 const AGENT = 'agent-account-on-the-memory-ledger';
 
-const closing: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const store of closing.splice(0)) await store.close();
-});
+afterEach(closeEngineParts);
 
 async function bed(options: { approvalTimeoutMs?: number } = {}) {
   const ledger = new MemoryLedger();
   ledger.fund(GATEWAY, 1_000n);
   ledger.initialise(AGENT);
-  const store = new SqliteTaskStore(':memory:');
   const paymentStore = new SqlitePaymentStore(':memory:');
-  closing.push(store, paymentStore);
+  closeWithEngineParts(paymentStore);
   const payments = new TaskPayments({
     payer: gatewayPayer(new MemoryRail({ ledger, payer: GATEWAY })),
     store: paymentStore,
@@ -47,22 +39,14 @@ async function bed(options: { approvalTimeoutMs?: number } = {}) {
   });
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 3_600_000;
   const paid = new PaidTasks(payments, approvalTimeoutMs);
-  const network = new MemoryNetwork();
-  const gateway = network.node('gateway');
-  const agent = network.node('agent');
-  await gateway.start();
-  await agent.start();
-  const received: Record<string, unknown>[] = [];
-  agent.onDirect((payload) => received.push(JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>));
-  const tasks = new LiveTasks({ store, sharesChanges: false, leaseLost: () => undefined, log: () => undefined });
-  const sender = new AgentSender(gateway, 64 * 1024);
   const finished: LiveTask[] = [];
-  const finish = async (live: LiveTask) => {
-    await tasks.persist(live);
-    tasks.delete(live);
-    finished.push(live);
-  };
-  const resends = new Retransmission({ tasks, sender, agentTimeoutMs: 60_000, finish, log: () => undefined });
+  const { store, received, tasks, sender, finish, resends } = await engineParts({
+    finish: async (live, tasks) => {
+      await tasks.persist(live);
+      tasks.delete(live);
+      finished.push(live);
+    },
+  });
   const logs: string[] = [];
   const steps = new PaidSteps({
     paid,

@@ -6,46 +6,29 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TaskState, type Task } from '@a2a-js/sdk';
-import { AgentSender } from '../../src/bridge/engine/agent-sender.ts';
-import { LiveTasks } from '../../src/bridge/engine/live-tasks.ts';
-import { Retransmission } from '../../src/bridge/engine/retransmission.ts';
 import { LiveTask } from '../../src/bridge/live-task.ts';
 import { statusOf } from '../../src/bridge/mapping.ts';
 import { seedBinding } from '../../src/logos/bindings/seed.ts';
 import { BINDING_VERSION, type TaskRequest } from '../../src/logos/envelope.ts';
 import { newStatusKey } from '../../src/logos/status-key.ts';
-import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
+import { closeEngineParts, engineParts } from '../support/engine-parts.ts';
 
 const AGENT_TIMEOUT_MS = 10_000;
 
 beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
-afterEach(() => vi.useRealTimers());
+afterEach(async () => {
+  vi.useRealTimers();
+  await closeEngineParts();
+});
 
 async function bed() {
-  const network = new MemoryNetwork();
-  const gateway = network.node('gateway');
-  const agent = network.node('agent');
-  await gateway.start();
-  await agent.start();
-  const received: Record<string, unknown>[] = [];
-  agent.onDirect((payload) => received.push(JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>));
-  const tasks = new LiveTasks({
-    store: new SqliteTaskStore(':memory:'),
-    sharesChanges: false,
-    leaseLost: () => undefined,
-    log: () => undefined,
-  });
   const finished: LiveTask[] = [];
-  const resends = new Retransmission({
-    tasks,
-    sender: new AgentSender(gateway, 64 * 1024),
+  const { received, tasks, resends } = await engineParts({
     agentTimeoutMs: AGENT_TIMEOUT_MS,
-    finish: async (live) => {
+    finish: async (live, tasks) => {
       finished.push(live);
       tasks.delete(live);
     },
-    log: () => undefined,
   });
   const request: TaskRequest = {
     v: BINDING_VERSION,

@@ -5,11 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Message, Task, TaskState } from '@a2a-js/sdk';
-import { AgentSender } from '../../src/bridge/engine/agent-sender.ts';
 import { setStatus } from '../../src/bridge/engine/apply-reply.ts';
-import { LiveTasks } from '../../src/bridge/engine/live-tasks.ts';
 import { PaidSteps } from '../../src/bridge/engine/paid-steps.ts';
-import { Retransmission } from '../../src/bridge/engine/retransmission.ts';
 import { TaskCommands } from '../../src/bridge/engine/task-commands.ts';
 import { LiveTask } from '../../src/bridge/live-task.ts';
 import { PaidTasks } from '../../src/bridge/paid-tasks.ts';
@@ -18,32 +15,13 @@ import { statusEvent } from '../../src/bridge/task-events.ts';
 import { seedBinding } from '../../src/logos/bindings/seed.ts';
 import { BINDING_VERSION, type TaskRequest } from '../../src/logos/envelope.ts';
 import { newStatusKey } from '../../src/logos/status-key.ts';
-import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
+import { closeEngineParts, engineParts } from '../support/engine-parts.ts';
 import { eventually } from '../support/eventually.ts';
 
-const closing: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const store of closing.splice(0)) await store.close();
-});
+afterEach(closeEngineParts);
 
 async function bed() {
-  const store = new SqliteTaskStore(':memory:');
-  closing.push(store);
-  const network = new MemoryNetwork();
-  const gateway = network.node('gateway');
-  const agent = network.node('agent');
-  await gateway.start();
-  await agent.start();
-  const received: Record<string, unknown>[] = [];
-  agent.onDirect((payload) => received.push(JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>));
-  const tasks = new LiveTasks({ store, sharesChanges: false, leaseLost: () => undefined, log: () => undefined });
-  const sender = new AgentSender(gateway, 64 * 1024);
-  const finish = async (live: LiveTask) => {
-    tasks.emit(live, await tasks.persist(live, { events: [statusEvent(live.task)] }));
-    tasks.delete(live);
-  };
-  const resends = new Retransmission({ tasks, sender, agentTimeoutMs: 60_000, finish, log: () => undefined });
+  const { store, received, tasks, sender, finish, resends } = await engineParts();
   const paid = new PaidTasks(undefined, 60_000);
   const paidSteps = new PaidSteps({
     paid,

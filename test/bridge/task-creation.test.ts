@@ -7,24 +7,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Message, TaskState, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { AgentReplies } from '../../src/bridge/engine/agent-replies.ts';
-import { AgentSender } from '../../src/bridge/engine/agent-sender.ts';
-import { LiveTasks } from '../../src/bridge/engine/live-tasks.ts';
 import { PaidSteps } from '../../src/bridge/engine/paid-steps.ts';
 import { joinEarlier, retriesSince, retryKeyOf } from '../../src/bridge/engine/priced-retries.ts';
-import { Retransmission } from '../../src/bridge/engine/retransmission.ts';
 import { TaskCreation } from '../../src/bridge/engine/task-creation.ts';
-import type { LiveTask } from '../../src/bridge/live-task.ts';
 import { PaidTasks } from '../../src/bridge/paid-tasks.ts';
 import type { TaskChange } from '../../src/bridge/task-change.ts';
-import { statusEvent } from '../../src/bridge/task-events.ts';
-import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
-import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
+import { closeEngineParts, engineParts } from '../support/engine-parts.ts';
 import { eventually } from '../support/eventually.ts';
 
-const closing: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const store of closing.splice(0)) await store.close();
-});
+afterEach(closeEngineParts);
 
 const message = (text: string, extra: Record<string, unknown> = {}) =>
   Message.fromJSON({ messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }], ...extra });
@@ -47,22 +38,7 @@ describe('retry keys', () => {
 });
 
 async function bed() {
-  const store = new SqliteTaskStore(':memory:');
-  closing.push(store);
-  const network = new MemoryNetwork();
-  const gateway = network.node('gateway');
-  const agent = network.node('agent');
-  await gateway.start();
-  await agent.start();
-  const received: Record<string, unknown>[] = [];
-  agent.onDirect((payload) => received.push(JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>));
-  const tasks = new LiveTasks({ store, sharesChanges: false, leaseLost: () => undefined, log: () => undefined });
-  const sender = new AgentSender(gateway, 4_096);
-  const finish = async (live: LiveTask) => {
-    tasks.emit(live, await tasks.persist(live, { events: [statusEvent(live.task)] }));
-    tasks.delete(live);
-  };
-  const resends = new Retransmission({ tasks, sender, agentTimeoutMs: 60_000, finish, log: () => undefined });
+  const { store, gateway, received, tasks, sender, finish, resends } = await engineParts({ maxEnvelopeBytes: 4_096 });
   // No payments configured: a priced task cannot be paid, and fails before it reaches the agent.
   const paid = new PaidTasks(undefined, 60_000);
   const paidSteps = new PaidSteps({
