@@ -8,11 +8,11 @@ import { Task, TaskState } from '@a2a-js/sdk';
 import { AgentReplies } from '../../src/bridge/engine/agent-replies.ts';
 import { LiveTask } from '../../src/bridge/live-task.ts';
 import type { TaskChange } from '../../src/bridge/task-change.ts';
-import { BINDING_VERSION, encodeEnvelope, taskStatusTopic, type TaskRequest } from '../../src/logos/envelope.ts';
+import { encodeEnvelope, taskStatusTopic } from '../../src/logos/envelope.ts';
 import { wireBindingOf } from '../../src/logos/bindings/binding-of.ts';
 import { seedStatusTopic } from '../../src/logos/seed-dialect.ts';
-import { newStatusKey, statusKeyBytes } from '../../src/logos/status-key.ts';
-import { closeEngineParts, engineParts } from '../support/engine-parts.ts';
+import { statusKeyBytes } from '../../src/logos/status-key.ts';
+import { closeEngineParts, engineParts, taskRequest } from '../support/engine-parts.ts';
 import { eventually } from '../support/eventually.ts';
 
 afterEach(closeEngineParts);
@@ -39,20 +39,7 @@ async function bed(dialect: 'binding' | 'seed' = 'binding') {
     log: () => undefined,
   });
   gateway.onDirect((payload, { sender: from }) => replies.hearDirect(payload, from));
-  const request = {
-    v: BINDING_VERSION,
-    type: 'task_request',
-    id: 'request',
-    task_id: 't1',
-    from: 'gateway',
-    to: 'agent',
-    status_key: newStatusKey(),
-    context_id: 'ctx',
-    skill: 'echo',
-    params: {},
-    lez_price: '0',
-    message: { role: 'ROLE_USER', messageId: 'u1', parts: [{ text: 'hi' }] },
-  } as TaskRequest;
+  const request = taskRequest({ id: 'request', task_id: 't1' });
   const task = Task.fromJSON({ id: 't1', contextId: 'ctx', status: { state: 'TASK_STATE_SUBMITTED' }, history: [] });
   await store.insert({
     agentId: 'a',

@@ -14,10 +14,8 @@ import { TaskPayments } from '../../src/bridge/task-payments.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
-import { BINDING_VERSION, type TaskRequest } from '../../src/logos/envelope.ts';
-import { newStatusKey } from '../../src/logos/status-key.ts';
 import { SqlitePaymentStore } from '../../src/store/sqlite/payment-store.ts';
-import { closeEngineParts, closeWithEngineParts, engineParts } from '../support/engine-parts.ts';
+import { closeEngineParts, closeWithEngineParts, engineParts, taskRequest } from '../support/engine-parts.ts';
 import { eventually } from '../support/eventually.ts';
 
 const GATEWAY = 'gateway-account-on-the-memory-ledger';
@@ -70,20 +68,7 @@ async function bed(options: { approvalTimeoutMs?: number } = {}) {
         lez: { amount: price, payee: AGENT, status: 'pending' },
       },
     });
-    const request = {
-      v: BINDING_VERSION,
-      type: 'task_request',
-      id: `request-${id}`,
-      task_id: id,
-      from: 'gateway',
-      to: 'agent',
-      status_key: newStatusKey(),
-      context_id: 'ctx',
-      skill: 'buy',
-      params: {},
-      lez_price: price,
-      message: { role: 'ROLE_USER', messageId: 'u1', parts: [{ text: 'hi' }] },
-    } as TaskRequest;
+    const request = taskRequest({ id: `request-${id}`, task_id: id, skill: 'buy', lez_price: price });
     await store.insert({
       agentId: 'shop',
       task,

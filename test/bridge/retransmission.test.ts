@@ -9,9 +9,8 @@ import { TaskState, type Task } from '@a2a-js/sdk';
 import { LiveTask } from '../../src/bridge/live-task.ts';
 import { statusOf } from '../../src/bridge/mapping.ts';
 import { seedBinding } from '../../src/logos/bindings/seed.ts';
-import { BINDING_VERSION, type TaskRequest } from '../../src/logos/envelope.ts';
-import { newStatusKey } from '../../src/logos/status-key.ts';
-import { closeEngineParts, engineParts } from '../support/engine-parts.ts';
+import { type TaskRequest } from '../../src/logos/envelope.ts';
+import { closeEngineParts, engineParts, taskRequest } from '../support/engine-parts.ts';
 
 const AGENT_TIMEOUT_MS = 10_000;
 
@@ -30,20 +29,7 @@ async function bed() {
       tasks.delete(live);
     },
   });
-  const request: TaskRequest = {
-    v: BINDING_VERSION,
-    type: 'task_request',
-    id: 'first',
-    task_id: 't1',
-    from: 'gateway',
-    to: 'agent',
-    status_key: newStatusKey(),
-    context_id: 'ctx',
-    skill: 'echo',
-    params: {},
-    lez_price: '0',
-    message: { role: 'ROLE_USER', messageId: 'u1', parts: [{ text: 'hi' }] },
-  } as TaskRequest;
+  const request = taskRequest({ id: 'first', task_id: 't1' });
   const task: Task = {
     id: 't1',
     contextId: 'ctx',

@@ -13,9 +13,7 @@ import { PaidTasks } from '../../src/bridge/paid-tasks.ts';
 import type { TaskChange } from '../../src/bridge/task-change.ts';
 import { statusEvent } from '../../src/bridge/task-events.ts';
 import { seedBinding } from '../../src/logos/bindings/seed.ts';
-import { BINDING_VERSION, type TaskRequest } from '../../src/logos/envelope.ts';
-import { newStatusKey } from '../../src/logos/status-key.ts';
-import { closeEngineParts, engineParts } from '../support/engine-parts.ts';
+import { closeEngineParts, engineParts, taskRequest } from '../support/engine-parts.ts';
 import { eventually } from '../support/eventually.ts';
 
 afterEach(closeEngineParts);
@@ -56,20 +54,7 @@ async function bed() {
       history: [],
       metadata: { logos: { agentId: 'a', skill: 'echo', lezPrice: '0' } },
     });
-    const request = {
-      v: BINDING_VERSION,
-      type: 'task_request',
-      id: `request-${id}`,
-      task_id: id,
-      from: 'gateway',
-      to: 'agent',
-      status_key: newStatusKey(),
-      context_id: 'ctx',
-      skill: 'echo',
-      params: {},
-      lez_price: '0',
-      message: { role: 'ROLE_USER', messageId: 'u1', parts: [{ text: 'hi' }] },
-    } as TaskRequest;
+    const request = taskRequest({ id: `request-${id}`, task_id: id });
     await store.insert({
       agentId: 'a',
       task,
