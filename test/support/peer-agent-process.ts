@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { PeerDecode } from '../../src/logos/bindings/common/peer-reply.ts';
 import type { LogosTransport } from '../../src/logos/transport.ts';
 import { WakuTransport } from '../../src/logos/transports/waku.ts';
-import { untilPrinted } from './child-process.ts';
+import { stopChild, untilPrinted } from './child-process.ts';
 
 export type PeerAgentScript = 'logos-agent' | 'pilot' | 'lp-0008';
 
@@ -71,4 +71,31 @@ export function collectDecoded<T>(
     else dropped.push(decoded.reason);
   });
   return { values, dropped, stop };
+}
+
+const beds: { node?: WakuTransport; agent?: PeerAgentProcess }[] = [];
+
+/**
+ * A gateway-side node on `clusterId`, what `listen` sets up on it before the agent starts (its discovery topic, say),
+ * and the agent `script` dialled to it with `args`. `stopPeerBeds` (an afterEach) stops them.
+ */
+export async function startPeerBed<T>(
+  script: PeerAgentScript,
+  clusterId: number,
+  listen: (node: WakuTransport) => T,
+  args: Record<string, unknown> = {},
+): Promise<{ node: WakuTransport; agent: PeerAgentProcess; heard: T }> {
+  const bed: (typeof beds)[number] = {};
+  beds.push(bed);
+  const node = (bed.node = await startGatewayNode(clusterId));
+  const heard = listen(node);
+  const agent = (bed.agent = await startPeerAgent(script, { peer: node.multiaddrs()[0], clusterId, ...args }));
+  return { node, agent, heard };
+}
+
+export async function stopPeerBeds(): Promise<void> {
+  for (const { node, agent } of beds.splice(0)) {
+    await stopChild(agent?.child);
+    await node?.stop();
+  }
 }

@@ -19,38 +19,29 @@ import {
 } from '../../../src/logos/bindings/logos-agent/wire.ts';
 import type { PeerCardVerification } from '../../../src/logos/bindings/common/peer-card.ts';
 import type { PeerReply } from '../../../src/logos/bindings/common/peer-reply.ts';
-import type { WakuTransport } from '../../../src/logos/transports/waku.ts';
-import { stopChild } from '../../support/child-process.ts';
 import { eventually } from '../../support/eventually.ts';
-import {
-  collectDecoded,
-  startGatewayNode,
-  startPeerAgent,
-  type PeerAgentProcess,
-} from '../../support/peer-agent-process.ts';
+import { collectDecoded, startPeerBed, stopPeerBeds } from '../../support/peer-agent-process.ts';
 
-const running: { node?: WakuTransport; agent?: PeerAgentProcess }[] = [];
-afterEach(async () => {
-  for (const { node, agent } of running.splice(0)) {
-    await stopChild(agent?.child);
-    await node?.stop();
-  }
-}, 30_000);
+afterEach(stopPeerBeds, 30_000);
 
 async function setUp(args: Record<string, unknown> = {}) {
-  const entry: (typeof running)[number] = {};
-  running.push(entry);
-  entry.node = await startGatewayNode(NETWORK.clusterId);
-  const cards: PeerCardVerification[] = [];
-  entry.node.subscribe(DISCOVERY_TOPIC, (payload) =>
-    cards.push(verifyLogosAgentCard(JSON.parse(new TextDecoder().decode(payload)))),
+  const {
+    node,
+    agent,
+    heard: cards,
+  } = await startPeerBed(
+    'logos-agent',
+    NETWORK.clusterId,
+    (node) => {
+      const cards: PeerCardVerification[] = [];
+      node.subscribe(DISCOVERY_TOPIC, (payload) =>
+        cards.push(verifyLogosAgentCard(JSON.parse(new TextDecoder().decode(payload)))),
+      );
+      return cards;
+    },
+    args,
   );
-  entry.agent = await startPeerAgent('logos-agent', {
-    peer: entry.node.multiaddrs()[0],
-    clusterId: NETWORK.clusterId,
-    ...args,
-  });
-  return { node: entry.node, agent: entry.agent, cards };
+  return { node, agent, cards };
 }
 
 describe('logos-agent, against an outside agent over Waku (cluster 2, shard 4)', () => {

@@ -18,41 +18,28 @@ import {
 } from '../../../src/logos/bindings/lp-0008/wire.ts';
 import type { PeerCardVerification } from '../../../src/logos/bindings/common/peer-card.ts';
 import type { WakuTransport } from '../../../src/logos/transports/waku.ts';
-import { stopChild } from '../../support/child-process.ts';
 import { eventually } from '../../support/eventually.ts';
-import {
-  collectDecoded,
-  startGatewayNode,
-  startPeerAgent,
-  type PeerAgentProcess,
-} from '../../support/peer-agent-process.ts';
+import { collectDecoded, startPeerBed, stopPeerBeds } from '../../support/peer-agent-process.ts';
 
-const running: { node?: WakuTransport; agent?: PeerAgentProcess }[] = [];
-afterEach(async () => {
-  for (const { node, agent } of running.splice(0)) {
-    await stopChild(agent?.child);
-    await node?.stop();
-  }
-}, 30_000);
+afterEach(stopPeerBeds, 30_000);
 
 const hex32 = () => randomBytes(16).toString('hex');
 const NAMESPACE = 'agents';
 
 async function setUp(args: Record<string, unknown> = {}) {
-  const entry: (typeof running)[number] = {};
-  running.push(entry);
-  const node = (entry.node = await startGatewayNode(NETWORK.clusterId));
-  const heard: unknown[] = [];
-  node.subscribe(discoveryTopic(NAMESPACE), (payload) => heard.push(JSON.parse(new TextDecoder().decode(payload))));
-  entry.agent = await startPeerAgent('lp-0008', {
-    peer: node.multiaddrs()[0],
-    clusterId: NETWORK.clusterId,
-    namespace: NAMESPACE,
-    ...args,
-  });
-  const keys = { [entry.agent.ready.paymentAccount as string]: entry.agent.ready.xOnlyKey as string };
+  const { node, agent, heard } = await startPeerBed(
+    'lp-0008',
+    NETWORK.clusterId,
+    (node) => {
+      const heard: unknown[] = [];
+      node.subscribe(discoveryTopic(NAMESPACE), (payload) => heard.push(JSON.parse(new TextDecoder().decode(payload))));
+      return heard;
+    },
+    { namespace: NAMESPACE, ...args },
+  );
+  const keys = { [agent.ready.paymentAccount as string]: agent.ready.xOnlyKey as string };
   const cards = (): PeerCardVerification[] => heard.map((card) => verifyLp0008Card(card, keys));
-  return { node, agent: entry.agent, cards, heard };
+  return { node, agent, cards, heard };
 }
 
 function sendTask(node: WakuTransport, account: string, skill: string, text: string) {

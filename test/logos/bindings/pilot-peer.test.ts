@@ -23,23 +23,11 @@ import {
   type PilotIdentity,
 } from '../../../src/logos/bindings/pilot/wire.ts';
 import type { WakuTransport } from '../../../src/logos/transports/waku.ts';
-import { stopChild } from '../../support/child-process.ts';
 import { eventually } from '../../support/eventually.ts';
-import {
-  collectDecoded,
-  startGatewayNode,
-  startPeerAgent,
-  type PeerAgentProcess,
-} from '../../support/peer-agent-process.ts';
+import { collectDecoded, startPeerBed, stopPeerBeds } from '../../support/peer-agent-process.ts';
 import { eciesEncrypt, pilotSign, secp256k1PublicHex } from '../../support/peer-agents/peer-crypto.ts';
 
-const running: { node?: WakuTransport; agent?: PeerAgentProcess }[] = [];
-afterEach(async () => {
-  for (const { node, agent } of running.splice(0)) {
-    await stopChild(agent?.child);
-    await node?.stop();
-  }
-}, 30_000);
+afterEach(stopPeerBeds, 30_000);
 
 const identity: PilotIdentity = {
   senderNpk: 'logos-a2a-gateway-test',
@@ -49,18 +37,26 @@ const identity: PilotIdentity = {
 const now = () => Math.floor(Date.now() / 1000);
 
 async function setUp(args: Record<string, unknown> = {}) {
-  const entry: (typeof running)[number] = {};
-  running.push(entry);
-  const node = (entry.node = await startGatewayNode(NETWORK.clusterId));
   const pins = new Map<string, string>();
-  const cards: PilotCardVerification[] = [];
-  node.subscribe(DISCOVERY_TOPIC, (payload) => {
-    const verification = verifyPilotCard(JSON.parse(new TextDecoder().decode(payload)), (npk) => pins.get(npk));
-    if (verification.ok && verification.pin) pins.set(verification.pin.npk, verification.pin.signingKey);
-    cards.push(verification);
-  });
-  entry.agent = await startPeerAgent('pilot', { peer: node.multiaddrs()[0], clusterId: NETWORK.clusterId, ...args });
-  return { node, agent: entry.agent, cards, pins };
+  const {
+    node,
+    agent,
+    heard: cards,
+  } = await startPeerBed(
+    'pilot',
+    NETWORK.clusterId,
+    (node) => {
+      const cards: PilotCardVerification[] = [];
+      node.subscribe(DISCOVERY_TOPIC, (payload) => {
+        const verification = verifyPilotCard(JSON.parse(new TextDecoder().decode(payload)), (npk) => pins.get(npk));
+        if (verification.ok && verification.pin) pins.set(verification.pin.npk, verification.pin.signingKey);
+        cards.push(verification);
+      });
+      return cards;
+    },
+    args,
+  );
+  return { node, agent, cards, pins };
 }
 
 async function verifiedAgent(cards: PilotCardVerification[]): Promise<PilotAgent> {
