@@ -27,9 +27,18 @@ export class ReplicaLink {
     this.#answerWithinMs = answerWithinMs;
   }
 
-  /** Runs the commands other replicas send for the tasks this one runs (`owns`). */
-  serve(owns: (taskId: string) => boolean, run: (taskId: string, command: TaskCommand) => Promise<Task | boolean>) {
-    return this.store.serve(owns, (taskId, command) => outcomeOf(() => run(taskId, decodeCommand(command))));
+  /**
+   * Runs the commands other replicas send for the tasks this one runs (`owns`); `again` for one whose first run, on
+   * a replica that never answered, may have done some of its work. A run cut short because another replica took
+   * the task meanwhile gives no answer: the new owner runs the command again and answers.
+   */
+  serve(
+    owns: (taskId: string) => boolean,
+    run: (taskId: string, command: TaskCommand, again: boolean) => Promise<Task | boolean>,
+  ) {
+    return this.store.serve(owns, (taskId, command, again) =>
+      outcomeOf(() => run(taskId, decodeCommand(command), again)),
+    );
   }
 
   /** Hears the changes of a task another replica runs, until `unfollow`. */
@@ -48,10 +57,13 @@ export class ReplicaLink {
     this.#following.clear();
   }
 
-  /** Sends a command to the replica that runs the task; returns its outcome, or throws the error it answered with. */
-  async forward(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+  /**
+   * Sends a command to the replica that runs the task; returns its outcome (or throws the error it answered with),
+   * or `ended` when the task ended with the command unanswered: this replica then answers it from the ended task.
+   */
+  async forward(taskId: string, command: TaskCommand): Promise<{ result: Task | boolean } | 'ended'> {
     const answer = await this.store.request(taskId, encodeCommand(command), this.#answerWithinMs);
-    if (answer === undefined) throw new Error(`Task ${taskId}: the replica running it did not answer in time.`);
-    return resultOf(answer);
+    if (answer.kind === 'unanswered') throw new Error(`Task ${taskId}: the replica running it did not answer in time.`);
+    return answer.kind === 'ended' ? 'ended' : { result: resultOf(answer.outcome) };
   }
 }

@@ -10,6 +10,7 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
+import { LeaseLostError } from '../store/replica-store.ts';
 import type { TaskChange } from './task-change.ts';
 
 /** What a replica asks of the replica that owns a task. */
@@ -56,11 +57,13 @@ const CALLER_ERRORS: Record<string, new (message: string) => Error> = {
   UnsupportedOperationError,
 };
 
-export async function outcomeOf(work: () => Promise<Task | boolean>): Promise<string> {
+/** The owner's answer, as text; none when the task was taken from it meanwhile (its new owner answers). */
+export async function outcomeOf(work: () => Promise<Task | boolean>): Promise<string | undefined> {
   try {
     const result = await work();
     return JSON.stringify(typeof result === 'boolean' ? { approved: result } : { task: Task.toJSON(result) });
   } catch (error) {
+    if (error instanceof LeaseLostError) return undefined;
     const { name, message } = error instanceof Error ? error : new Error(String(error));
     return JSON.stringify({ error: { name: error instanceof Error ? error.constructor.name : name, message } });
   }

@@ -198,7 +198,7 @@ export class TaskEngine {
       this.replies.hearDirect(payload, sender),
     );
     // With replicas, only the tasks no live replica holds; alone, every unfinished one.
-    if (this.replicas) await this.replicas.start((taskId, command) => this.commands.run(taskId, command));
+    if (this.replicas) await this.replicas.start((taskId, command, again) => this.commands.run(taskId, command, again));
     else for (const stored of await this.options.store.listActive()) await this.resume(stored);
     this.settlement.start(this.options.payments ? this.options.refundRecheckMs : undefined);
   }

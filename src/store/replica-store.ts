@@ -30,19 +30,34 @@ export interface ReplicaStore {
   follow(taskId: string, onChange: (change: string) => void): Promise<() => void>;
 
   /**
-   * Hands a command to whichever replica owns the task (or takes it over) and waits for its answer; undefined when
-   * none answered within `timeoutMs`.
+   * Hands a command to whichever replica owns the task (or takes it over) and waits for its answer, at most
+   * `timeoutMs` (see CommandAnswer).
    */
-  request(taskId: string, command: string, timeoutMs: number): Promise<string | undefined>;
+  request(taskId: string, command: string, timeoutMs: number): Promise<CommandAnswer>;
   /**
-   * Runs the commands for tasks this replica owns, as they come: `owns` says which, `run` answers one. Starts
-   * listening to the feed and the commands.
+   * Runs the commands for tasks this replica owns, as they come: `owns` says which, `run` answers one, or gives no
+   * answer (undefined) when the task was taken from this replica meanwhile, so that its new owner runs the command
+   * again. `again` is set when the command was claimed before by a replica that never answered it (it died, or
+   * lost the task): its first run may have done some of its work. Starts listening to the feed and the commands.
    */
-  serve(owns: (taskId: string) => boolean, run: (taskId: string, command: string) => Promise<string>): Promise<void>;
-  /** Runs the commands still unanswered for a task this replica just took over. */
+  serve(
+    owns: (taskId: string) => boolean,
+    run: (taskId: string, command: string, again: boolean) => Promise<string | undefined>,
+  ): Promise<void>;
+  /**
+   * Runs the commands still unanswered for a task this replica just took over: those nobody claimed, and, `again`,
+   * those the task's last owner claimed and never answered.
+   */
   runWaiting(taskId: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * How a command sent to a task's owner came out, for the replica that asked: the owner's answer; the task ended
+ * with the command unanswered and nobody left to answer it (its claimer died, or none claimed it), so the asking
+ * replica, which now holds the command's claim, answers it itself from the ended task; or no answer in time.
+ */
+export type CommandAnswer = { kind: 'answered'; outcome: string } | { kind: 'ended' } | { kind: 'unanswered' };
 
 /**
  * A write refused because another replica holds the task's lease now: this one stalled past its lease (or could not

@@ -404,16 +404,82 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
         },
       );
     await Promise.all([serve(owner, 'owner', ['t']), serve(b, 'b', []), serve(c, 'c', [])]);
-    expect(await b.request('t', 'cancel', 5_000)).toBe('cancel done by owner');
+    await record('t');
+    expect(await b.request('t', 'cancel', 5_000)).toEqual({ kind: 'answered', outcome: 'cancel done by owner' });
     expect(ran).toEqual(['owner:t:cancel']);
 
-    // Nobody runs "orphan" yet: the request waits, and the replica that takes it over answers.
+    // Nobody runs "orphan" yet: the request waits, and the replica that takes it over (its leaseholder) answers.
+    await record('orphan', undefined, 2);
     const answer = b.request('orphan', 'follow-up', 5_000);
     await sleep(100);
     expect(ran).toHaveLength(1);
     await c.runWaiting('orphan');
-    expect(await answer).toBe('follow-up done by c');
+    expect(await answer).toEqual({ kind: 'answered', outcome: 'follow-up done by c' });
     // Nobody at all: the caller hears nothing, after its wait.
-    expect(await b.request('nobody', 'cancel', 200)).toBeUndefined();
+    expect(await b.request('nobody', 'cancel', 200)).toEqual({ kind: 'unanswered' });
+  });
+
+  it('runs again, on the task’s new owner, a command its last owner claimed and never answered; the last owner’s late answer is refused', async () => {
+    const [owner, b, c] = replicas as [ReplicaStore, ReplicaStore, ReplicaStore];
+    const runs: { name: string; again: boolean }[] = [];
+    let stalled!: (answer: string) => void;
+    await owner.serve(
+      (taskId) => taskId === 'claimed',
+      (_taskId, _command, again) => {
+        runs.push({ name: 'owner', again });
+        // It claimed the command, and stalls past its lease before answering.
+        return new Promise((resolve) => (stalled = resolve));
+      },
+    );
+    await c.serve(
+      () => false,
+      async (_taskId, command, again) => {
+        runs.push({ name: 'c', again });
+        return `${command} done by c`;
+      },
+    );
+    await record('claimed');
+    const answer = b.request('claimed', 'cancel', 10_000);
+    await eventually(() => runs.length === 1 || undefined);
+    await sleep(LEASE_MS + 100);
+    expect(await c.takeOver()).toEqual(['claimed']);
+    await c.runWaiting('claimed');
+    expect(await answer).toEqual({ kind: 'answered', outcome: 'cancel done by c' });
+    expect(runs).toEqual([
+      { name: 'owner', again: false },
+      { name: 'c', again: true },
+    ]);
+    // The stalled owner answers at last: refused (the claim and the task are c's), c's answer stays.
+    stalled('cancel done by the stalled owner');
+    await sleep(200);
+    const [row] = await stores[2]!.sql!<{ result: string; claimed_by: string }[]>`
+      SELECT result, claimed_by FROM task_commands WHERE task_id = 'claimed'`;
+    expect(row).toEqual({ result: 'cancel done by c', claimed_by: c.replicaId });
+    // Nor does a replica that lost the task claim a command sent to it afterwards: it is left to the new owner.
+    const late = b.request('claimed', 'follow-up', 300);
+    expect(await late).toEqual({ kind: 'unanswered' });
+    expect(runs).toHaveLength(2);
+  });
+
+  it('hands the asking replica a command whose task ended unanswered, its claimer dead', async () => {
+    const [owner, b] = replicas as [ReplicaStore, ReplicaStore];
+    await owner.serve(
+      (taskId) => taskId === 'ended-unanswered',
+      async (taskId) => {
+        // The command ends the task (a cancel that took effect), and its replica dies before answering.
+        await stores[0]!.tasks.update(taskId, ended(taskId), 1);
+        await stores[0]!.close();
+        return 'never written';
+      },
+    );
+    await record('ended-unanswered');
+    // Far sooner than the wait: nobody is left to answer, and the caller's replica answers from the ended task.
+    const started = Date.now();
+    expect(await b.request('ended-unanswered', 'cancel', 60_000)).toEqual({ kind: 'ended' });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const [row] = await stores[2]!.sql!<{ result: string | null; claimed_by: string }[]>`
+      SELECT result, claimed_by FROM task_commands WHERE task_id = 'ended-unanswered'`;
+    expect(row).toEqual({ result: null, claimed_by: b.replicaId });
+    stores[0] = await openStores(database.url, { leaseMs: LEASE_MS, log: () => {} });
   });
 });

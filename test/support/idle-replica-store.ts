@@ -13,7 +13,7 @@ export function idleReplicaStore(leaseMs: number): ReplicaStore {
     takeOver: async () => [],
     leasedElsewhere: async () => new Set<string>(),
     follow: async () => () => {},
-    request: async () => undefined,
+    request: async () => ({ kind: 'unanswered' }),
     serve: async () => {},
     runWaiting: async () => {},
     close: async () => {},

@@ -47,7 +47,7 @@ export class ReplicaOwnership {
    * Runs the commands other replicas send for the tasks this one runs, takes over the tasks no live replica holds
    * (those of a replica that died, or of this one before its restart), and starts the heartbeat.
    */
-  async start(run: (taskId: string, command: TaskCommand) => Promise<Task | boolean>): Promise<void> {
+  async start(run: (taskId: string, command: TaskCommand, again: boolean) => Promise<Task | boolean>): Promise<void> {
     const { tasks, replicas } = this.#options;
     await this.#link.serve((taskId) => tasks.has(taskId), run);
     await this.takeOverOrphans();
@@ -95,8 +95,11 @@ export class ReplicaOwnership {
     this.#link.unfollow(listener);
   }
 
-  /** Sends a command to the replica that runs the task; its outcome, or the error it answered with, thrown. */
-  forward(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+  /**
+   * Sends a command to the replica that runs the task; its outcome (or the error it answered with, thrown), or
+   * `ended`: the task ended with the command unanswered, and this replica answers it.
+   */
+  forward(taskId: string, command: TaskCommand): Promise<{ result: Task | boolean } | 'ended'> {
     return this.#link.forward(taskId, command);
   }
 
@@ -154,7 +157,7 @@ export class ReplicaOwnership {
       log(`task ${stored.task.id}: taken over from a replica that stopped renewing its lease`);
       this.#leased.add(stored.task.id);
       await this.#options.resume(stored);
-      // Commands sent to the dead owner that it never ran: this replica runs them now.
+      // Commands sent to the dead owner that it never ran, or never answered: this replica runs them now.
       await replicas.runWaiting(stored.task.id);
     }
   }

@@ -4,7 +4,12 @@
  * command there (replica-ownership.ts); `run` runs the commands other replicas send for the tasks run here.
  */
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
-import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
 import type { GatewayEnvelopeInput } from '../../logos/envelope.ts';
 import { fittingText } from '../../logos/message-text.ts';
 import { CLIENT_PAYMENT_PAYLOAD, clientPaymentOf } from '../client-pays.ts';
@@ -26,7 +31,7 @@ export interface TaskCommandsOptions {
   tasks: LiveTasks;
   /** The other replicas, when on a shared database. */
   replicas?: Pick<ReplicaOwnership, 'runsElsewhere' | 'follow' | 'forward'>;
-  paid: Pick<PaidTasks, 'recordDecision'>;
+  paid: Pick<PaidTasks, 'recordDecision' | 'approval'>;
   paidSteps: Pick<PaidSteps, 'decided' | 'acceptClientPayment'>;
   sender: Pick<AgentSender, 'envelope' | 'send' | 'sendEncoded' | 'assertFits' | 'maxEnvelopeBytes'>;
   resends: Pick<Retransmission, 'watchSilence' | 'keepCancelling'>;
@@ -47,9 +52,13 @@ export class TaskCommands {
     this.#options = options;
   }
 
-  /** A command another replica's caller sent to a task this replica runs. */
-  async run(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+  /**
+   * A command another replica's caller sent to a task this replica runs; `again` when a replica that claimed it
+   * before never answered (it died or lost the task, maybe after doing part of it): see runAgain.
+   */
+  async run(taskId: string, command: TaskCommand, again = false): Promise<Task | boolean> {
     if (!this.#options.tasks.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
+    if (again) return this.runAgain(taskId, command);
     switch (command.kind) {
       case 'follow-up':
         return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
@@ -60,11 +69,53 @@ export class TaskCommands {
     }
   }
 
+  /**
+   * A command whose first run may have done part of its work and never answered: its replica died (or lost the
+   * task) after claiming it. Here it runs on the task's new owner, or, once the task has ended, on the replica whose
+   * caller sent it. What the first run did is not done twice, and the caller gets the answer that run would have
+   * given: an approval it recorded is not decided again, a cancel that took effect is not refused for the task's
+   * having ended, a follow-up already in the task's history is not sent to the agent again.
+   */
+  private async runAgain(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+    const live = this.#options.tasks.get(taskId);
+    if (command.kind === 'approval') {
+      const recorded = (await this.#options.paid.approval(taskId))?.status;
+      if (recorded === (command.approve ? 'approved' : 'rejected')) return true;
+      return live ? this.decideApproval(taskId, command.approve) : false;
+    }
+    const task = await this.#options.read(command.agentId, taskId);
+    if (!task) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
+    if (command.kind === 'cancel') {
+      if (task.status?.state === TaskState.TASK_STATE_CANCELED) return task;
+      if (isTerminal(task.status?.state) || !live)
+        throw new TaskNotCancelableError(`Task ${taskId} is already ${stateName(task)} and cannot be cancelled.`);
+      return this.cancel(command.agentId, taskId);
+    }
+    const { message } = command;
+    // The first run recorded the input: the agent has it, or is asked about it (the new owner asks the agent where
+    // it stands, and resends the input only if the agent still waits for it). Asked for input again meanwhile (the
+    // agent never got it), the task takes it as a new one.
+    const applied = task.history.some((earlier) => earlier.messageId === message.messageId);
+    if (applied && task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+      if (live && !live.sentInput && task.status?.state === TaskState.TASK_STATE_WORKING)
+        live.sentInput = this.inputFor(live, message, command.params);
+      return task;
+    }
+    if (!live)
+      throw new UnsupportedOperationError(`Task ${taskId} is already ${stateName(task)}; start a new task instead.`);
+    return this.followUp(command.agentId, taskId, message, { params: () => command.params });
+  }
+
+  /** Sends a command to the replica that runs the task; a task that ended with it unanswered is answered here. */
+  private async forward(taskId: string, command: TaskCommand): Promise<Task | boolean> {
+    const answer = await this.#options.replicas!.forward(taskId, command);
+    return answer === 'ended' ? this.runAgain(taskId, command) : answer.result;
+  }
+
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.#options.tasks.get(taskId);
-    if (!live && this.#options.replicas)
-      return (await this.#options.replicas.forward(taskId, { kind: 'approval', approve })) === true;
+    if (!live && this.#options.replicas) return (await this.forward(taskId, { kind: 'approval', approve })) === true;
     if (!live || live.approvalTimer === undefined || !(await this.#options.paid.recordDecision(taskId, approve)))
       return false;
     await this.#options.tasks.mutate(live, async () => {
@@ -101,7 +152,7 @@ export class TaskCommands {
       const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
       if (options.listener) await this.#options.replicas!.follow(taskId, options.listener);
       try {
-        return (await this.#options.replicas!.forward(taskId, command)) as Task;
+        return (await this.forward(taskId, command)) as Task;
       } catch (error) {
         // Refused: the caller's listener follows nothing.
         if (options.listener) this.#options.unlisten(taskId, options.listener);
@@ -153,14 +204,7 @@ export class TaskCommands {
   ): Promise<void> {
     const taskId = live.task.id;
     const userMessage: Message = { ...message, taskId, contextId: live.task.contextId };
-    const input = fittingText(
-      this.#options.sender.envelope(live, {
-        type: 'task_input',
-        params: call.params,
-        message: userMessageJson(userMessage),
-      }) as Extract<GatewayEnvelopeInput, { type: 'task_input' }>,
-      this.#options.sender.maxEnvelopeBytes,
-    ).bytes;
+    const input = this.inputFor(live, userMessage, call.params);
     this.#options.sender.assertFits(input.byteLength);
     await this.#options.tasks.mutate(live, async () => {
       // The task may have ended (or moved on) while this waited its turn.
@@ -178,6 +222,19 @@ export class TaskCommands {
     });
   }
 
+  /** The envelope that hands the agent a caller's input for the task. */
+  private inputFor(live: LiveTask, message: Message, params: Record<string, unknown>): Uint8Array {
+    const userMessage: Message = { ...message, taskId: live.task.id, contextId: live.task.contextId };
+    return fittingText(
+      this.#options.sender.envelope(live, {
+        type: 'task_input',
+        params,
+        message: userMessageJson(userMessage),
+      }) as Extract<GatewayEnvelopeInput, { type: 'task_input' }>,
+      this.#options.sender.maxEnvelopeBytes,
+    ).bytes;
+  }
+
   /**
    * Asks the agent to cancel and waits for its `cancelled` (or any terminal reply). An agent that stays silent
    * past cancelTimeoutMs does not hold the caller: the task is cancelled locally with a note saying so, unless it is
@@ -185,7 +242,7 @@ export class TaskCommands {
    */
   async cancel(agentId: string, taskId: string): Promise<Task> {
     if (await this.#options.replicas?.runsElsewhere(agentId, taskId))
-      return (await this.#options.replicas!.forward(taskId, { kind: 'cancel', agentId })) as Task;
+      return (await this.forward(taskId, { kind: 'cancel', agentId })) as Task;
     const live = this.requireLive(agentId, taskId);
     if (unforwarded(live)) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,

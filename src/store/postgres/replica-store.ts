@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { withinMs } from '../../time-limit.ts';
 import type { Sql } from './connection.ts';
 import { CHANGES_CHANNEL, type LeaseFences } from './task-store.ts';
-import type { ReplicaStore } from '../replica-store.ts';
+import type { CommandAnswer, ReplicaStore } from '../replica-store.ts';
 import { TERMINAL_STATES } from '../task-rows.ts';
 
 const COMMANDS = 'logos_a2a_task_commands';
@@ -42,7 +42,7 @@ export class PostgresReplicaStore implements ReplicaStore {
   readonly #fences: LeaseFences;
   readonly #unlisten: (() => Promise<void>)[] = [];
   #owns: (taskId: string) => boolean = () => false;
-  #run?: (taskId: string, command: string) => Promise<string>;
+  #run?: (taskId: string, command: string, again: boolean) => Promise<string | undefined>;
   #sweptAt = 0;
   readonly #openSession: ((onClose: () => void) => Sql) | undefined;
   /** The connection that holds this replica's liveness lock, and whether it holds it now. */
@@ -161,12 +161,7 @@ export class PostgresReplicaStore implements ReplicaStore {
     // Who takes leases is alive, and says so first: a replica racing it at its own start must see it.
     await this.#stayAlive();
     const atStart = this.#openSession !== undefined && !this.#startedTakingOver;
-    const ownerGone = (owner: ReturnType<Sql>) =>
-      atStart
-        ? this.#sql`OR (${owner} LIKE ${LIVE_OWNER_PREFIX + '%'} AND NOT EXISTS (SELECT 1 FROM pg_locks
-            WHERE locktype = 'advisory' AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid
-              AND objid = hashtext(${owner})::oid))`
-        : this.#sql``;
+    const ownerGone = (owner: ReturnType<Sql>) => (atStart ? this.#sql`OR ${this.#gone(owner)}` : this.#sql``);
     // Each task taken gets a new lease epoch in the same statement: the writes of the replica it was taken from are
     // refused from then on (PostgresTaskStore's fence).
     const rows = await this.#sql<{ id: string; lease_epoch: number }[]>`
@@ -184,6 +179,13 @@ export class PostgresReplicaStore implements ReplicaStore {
     for (const row of rows) this.#fences.set(row.id, row.lease_epoch);
     this.#startedTakingOver = true;
     return rows.map((row) => row.id);
+  }
+
+  /** Whether the replica named by `owner` (an SQL expression) holds no liveness lock: its process is gone. */
+  #gone(owner: ReturnType<Sql>) {
+    return this.#sql`(${owner} LIKE ${LIVE_OWNER_PREFIX + '%'} AND NOT EXISTS (SELECT 1 FROM pg_locks
+      WHERE locktype = 'advisory' AND objsubid = 2 AND classid = ${LIVENESS_LOCKS}::int4::oid
+        AND objid = hashtext(${owner})::oid))`;
   }
 
   async leasedElsewhere(): Promise<Set<string>> {
@@ -214,29 +216,60 @@ export class PostgresReplicaStore implements ReplicaStore {
     return stop;
   }
 
-  async request(taskId: string, command: string, timeoutMs: number): Promise<string | undefined> {
-    let heard!: () => void;
-    const answered = new Promise<void>((resolve) => (heard = resolve));
+  async request(taskId: string, command: string, timeoutMs: number): Promise<CommandAnswer> {
     const [row] = await this.#sql<{ id: number }[]>`
       INSERT INTO task_commands (task_id, command) VALUES (${taskId}, ${command}) RETURNING id`;
     const id = row!.id;
-    this.#answers.set(id, heard);
+    const giveUpAt = Date.now() + timeoutMs;
+    // Woken by the answer's notification (which may come before this waits), or every third of a lease to look at
+    // the row: an answer may have come while this replica's listener reconnected, and a task may end with the
+    // command unanswered, which nobody announces.
+    let heard = false;
+    let wake: (() => void) | undefined;
+    this.#answers.set(id, () => {
+      heard = true;
+      wake?.();
+    });
     try {
       await this.#sql`SELECT pg_notify(${COMMANDS}, ${`${id} ${taskId}`})`;
-      const timer = setTimeout(heard, timeoutMs);
-      // Checked once more after the wait: an answer may have come while this replica's listener reconnected.
-      await answered;
-      clearTimeout(timer);
-      const [done] = await this.#sql<{ result: string | null }[]>`SELECT result FROM task_commands WHERE id = ${id}`;
-      return done?.result ?? undefined;
+      for (;;) {
+        if (!heard) {
+          let timer: NodeJS.Timeout | undefined;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            timer = setTimeout(resolve, Math.min(this.leaseMs / 3, Math.max(0, giveUpAt - Date.now())));
+          });
+          clearTimeout(timer);
+        }
+        heard = false;
+        const answer = await this.#answerTo(id);
+        if (answer.kind !== 'unanswered' || this.#closed || Date.now() >= giveUpAt) return answer;
+      }
     } finally {
       this.#answers.delete(id);
     }
   }
 
+  /**
+   * The command's answer, if any; else, if its task has ended and no live replica will answer (none claimed it, or
+   * its claimer's process is gone), the command claimed for this replica, whose caller gets its answer here.
+   */
+  async #answerTo(id: number): Promise<CommandAnswer> {
+    const [row] = await this.#sql<{ result: string | null; ended: boolean }[]>`
+      SELECT c.result, coalesce(t.state IN ${this.#sql(TERMINAL_STATES)}, false) AS ended
+        FROM task_commands c LEFT JOIN tasks t ON t.id = c.task_id WHERE c.id = ${id}`;
+    if (row?.result != null) return { kind: 'answered', outcome: row.result };
+    if (!row?.ended) return { kind: 'unanswered' };
+    const claimed = await this.#sql`
+      UPDATE task_commands SET claimed_by = ${this.replicaId}
+        WHERE id = ${id} AND result IS NULL AND (claimed_by IS NULL OR ${this.#gone(this.#sql`claimed_by`)})
+      RETURNING id`;
+    return claimed.length > 0 ? { kind: 'ended' } : { kind: 'unanswered' };
+  }
+
   async serve(
     owns: (taskId: string) => boolean,
-    run: (taskId: string, command: string) => Promise<string>,
+    run: (taskId: string, command: string, again: boolean) => Promise<string | undefined>,
   ): Promise<void> {
     this.#owns = owns;
     this.#run = run;
@@ -256,9 +289,11 @@ export class PostgresReplicaStore implements ReplicaStore {
   }
 
   async runWaiting(taskId: string): Promise<void> {
+    // Also those the task's last owner claimed and never answered: it died, or lost the task, before it could.
     const rows = await this.#sql<{ id: number }[]>`
-      SELECT id FROM task_commands WHERE task_id = ${taskId} AND claimed_by IS NULL ORDER BY id`;
-    for (const { id } of rows) await this.#runCommand(id, taskId);
+      SELECT id FROM task_commands
+        WHERE task_id = ${taskId} AND result IS NULL AND claimed_by IS DISTINCT FROM ${this.replicaId} ORDER BY id`;
+    for (const { id } of rows) await this.#runCommand(id, taskId, true);
   }
 
   async close(): Promise<void> {
@@ -301,19 +336,39 @@ export class PostgresReplicaStore implements ReplicaStore {
   #heardCommand(payload: string): void {
     const [id, taskId] = payload.split(' ');
     if (!id || !taskId || !this.#owns(taskId)) return;
-    void this.#runCommand(Number(id), taskId);
+    void this.#runCommand(Number(id), taskId, false);
   }
 
-  /** Runs a command once, on the replica that claims it first. */
-  async #runCommand(id: number, taskId: string): Promise<void> {
+  /**
+   * Runs a command on the replica that claims it. Only the task's leaseholder claims it, so a replica that lost the
+   * task claims nothing after the new owner looked for waiting commands. A claim is taken once (`taken`: unclaimed),
+   * except by a task's new owner (`takenOver`), which takes it from the last owner if that one never answered.
+   */
+  async #runCommand(id: number, taskId: string, takenOver: boolean): Promise<void> {
     try {
-      const [claimed] = await this.#sql<{ command: string }[]>`
-        UPDATE task_commands SET claimed_by = ${this.replicaId} WHERE id = ${id} AND claimed_by IS NULL
-        RETURNING command`;
+      const taken = takenOver
+        ? this.#sql`c.claimed_by IS DISTINCT FROM ${this.replicaId}`
+        : this.#sql`c.claimed_by IS NULL`;
+      const [claimed] = await this.#sql<{ command: string; again: boolean }[]>`
+        WITH before AS (SELECT id, claimed_by FROM task_commands WHERE id = ${id} FOR UPDATE)
+        UPDATE task_commands c SET claimed_by = ${this.replicaId} FROM before
+          WHERE c.id = before.id AND c.result IS NULL AND ${taken}
+            AND EXISTS (SELECT 1 FROM task_leases WHERE task_id = ${taskId} AND owner = ${this.replicaId})
+        RETURNING c.command, before.claimed_by IS NOT NULL AS again`;
       if (!claimed || !this.#run) return;
-      const result = await this.#run(taskId, claimed.command);
-      await this.#sql`UPDATE task_commands SET result = ${result} WHERE id = ${id}`;
-      await this.#sql`SELECT pg_notify(${ANSWERS}, ${String(id)})`;
+      const result = await this.#run(taskId, claimed.command, claimed.again);
+      if (result === undefined) return;
+      // Only while the claim is still this replica's, and so is the task (or the task has ended, which ends its
+      // lease): a replica that lost the task gives no answer, and its new owner, which ran the command again, does.
+      await this.#sql`
+        WITH answered AS (
+          UPDATE task_commands SET result = ${result}
+            WHERE id = ${id} AND claimed_by = ${this.replicaId}
+              AND (EXISTS (SELECT 1 FROM task_leases WHERE task_id = ${taskId} AND owner = ${this.replicaId})
+                   OR EXISTS (SELECT 1 FROM tasks WHERE id = ${taskId} AND state IN ${this.#sql(TERMINAL_STATES)}))
+          RETURNING id
+        )
+        SELECT pg_notify(${ANSWERS}, id::text) FROM answered`;
     } catch (error) {
       this.#log(`running command ${id} for task ${taskId}: ${String(error)}`);
     }
