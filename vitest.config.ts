@@ -137,6 +137,7 @@ const SLOW = [
   'test/regression/transport-switch.test.ts',
   'test/regression/verified-after-restart.test.ts',
   'test/replicas/claimed-then-killed.test.ts',
+  'test/replicas/ended-receipts.test.ts',
   'test/replicas/kill-replica.test.ts',
   'test/replicas/killed-after-save.test.ts',
   'test/replicas/priced-retries.test.ts',

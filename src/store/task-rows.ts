@@ -135,6 +135,10 @@ export function taskPageOf(rows: TaskRow[], total: number, pageSize: number): Ta
   return { tasks: page, totalSize: total, nextPageToken: more && last ? encodeCursor(timestampOf(last), last.id) : '' };
 }
 
+/** TaskStore.correctEnded in SQLite's dialect (the file, and D1): task_json, id, the receipt's status before. */
+export const CORRECT_ENDED_TASK_SQL = `UPDATE tasks SET task_json = ? WHERE id = ? AND state IN (${TERMINAL_STATES.join(',')})
+  AND json_extract(task_json, '$.metadata.lez.status') IS ?`;
+
 /** Active tasks: what a restarted gateway resumes. */
 export const ACTIVE_TASKS_SQL = `SELECT * FROM tasks WHERE state NOT IN (${TERMINAL_STATES.join(',')})`;
 

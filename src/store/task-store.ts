@@ -74,6 +74,14 @@ export interface TaskStore {
    * feed carries it, appended in the same transaction (a store that no replica shares ignores it).
    */
   update(taskId: string, task: Task, lastSeq: number, feed?: string): Promise<void>;
+  /**
+   * Rewrites a task that has ended, to correct its receipt (`metadata.lez`) with what the chain says now; false,
+   * writing nothing, when the task has not ended or its receipt's status is no longer `statusBefore` (null: it had
+   * no receipt). Not fenced by a lease: an ended task has none, and the correction comes from the payment row, which
+   * every replica shares, so whichever settles it may write it. Conditional on the status it corrects, so that a
+   * correction is applied once however many replicas (or stale readers) make it, and never overwrites a later one.
+   */
+  correctEnded(taskId: string, task: Task, statusBefore: string | null): Promise<boolean>;
   get(agentId: string, taskId: string): Promise<StoredTask | undefined>;
   list(agentId: string, query: TaskQuery): Promise<TaskPage>;
   /** Every task not yet in a terminal state: the work a restarted gateway picks up again. */

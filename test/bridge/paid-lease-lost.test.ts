@@ -38,6 +38,7 @@ function losingLeaseAfterPayment(store: TaskStore): TaskStore {
     get: (agentId, taskId) => store.get(agentId, taskId),
     list: (agentId, query) => store.list(agentId, query),
     listActive: () => store.listActive(),
+    correctEnded: (taskId, task, statusBefore) => store.correctEnded(taskId, task, statusBefore),
     close: () => store.close(),
     updateRequest: async (taskId, request) => {
       if (lost) throw new LeaseLostError(taskId);

@@ -179,6 +179,55 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect(stored?.link).toEqual({ agentAddress: 'a', lastSeq: 2, request: '' });
       expect(await tasks.listActive()).toEqual([]);
     });
+
+    it('corrects the receipt of an ended task once, over the receipt it corrects, and never a task still running', async () => {
+      const { tasks } = stores;
+      const withLez = (id: string, state: string, lez?: Record<string, string>) =>
+        Task.fromJSON({
+          ...(Task.toJSON(task(id, state, '2026-01-01T00:00:01.000Z')) as object),
+          ...(lez && { metadata: { lez } }),
+        });
+      const pending = { amount: '5', status: 'pending' };
+      await tasks.insert({ agentId: 'echo', task: withLez('ended', 'TASK_STATE_FAILED', pending), link });
+      await tasks.insert({ agentId: 'echo', task: withLez('running', 'TASK_STATE_WORKING', pending), link });
+      await tasks.insert({ agentId: 'echo', task: withLez('bare', 'TASK_STATE_COMPLETED'), link });
+      const lezOf = async (id: string) => (await tasks.get('echo', id))?.task.metadata?.lez;
+
+      const paid = withLez('ended', 'TASK_STATE_FAILED', { amount: '5', status: 'paid' });
+      const failed = withLez('ended', 'TASK_STATE_FAILED', { amount: '5', status: 'failed' });
+      // Two replicas settle the same payment at once, from the same receipt: one correction is written.
+      expect(
+        await Promise.all([tasks.correctEnded('ended', paid, 'pending'), tasks.correctEnded('ended', paid, 'pending')]),
+      ).toEqual(expect.arrayContaining([true, false]));
+      // A stale reader's correction, over a receipt already corrected, is refused and leaves the later one.
+      expect(await tasks.correctEnded('ended', failed, 'pending')).toBe(false);
+      expect(await lezOf('ended')).toEqual({ amount: '5', status: 'paid' });
+      // A task that has not ended is never rewritten this way (its owner writes it, fenced).
+      expect(
+        await tasks.correctEnded(
+          'running',
+          withLez('running', 'TASK_STATE_WORKING', { amount: '5', status: 'paid' }),
+          'pending',
+        ),
+      ).toBe(false);
+      expect(await lezOf('running')).toEqual(pending);
+      // A task without a receipt is corrected over none.
+      expect(
+        await tasks.correctEnded(
+          'bare',
+          withLez('bare', 'TASK_STATE_COMPLETED', { amount: '5', status: 'paid' }),
+          'pending',
+        ),
+      ).toBe(false);
+      expect(
+        await tasks.correctEnded(
+          'bare',
+          withLez('bare', 'TASK_STATE_COMPLETED', { amount: '5', status: 'paid' }),
+          null,
+        ),
+      ).toBe(true);
+      expect(await lezOf('bare')).toEqual({ amount: '5', status: 'paid' });
+    });
   });
 
   describe.skipIf(!available)('payments', () => {

@@ -3,13 +3,15 @@
  * recorded missing that landed late, written to the tasks' receipts. Checked at start and, when asked, again every
  * so often while the gateway runs.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { TaskStore } from '../../store/task-store.ts';
+import { isTerminal } from '../mapping.ts';
 import type { PaidTasks } from '../paid-tasks.ts';
-import { withReceipt, type TaskReceipt } from '../task-metadata.ts';
+import { receiptOf, withReceipt, type TaskReceipt } from '../task-metadata.ts';
 
 export interface SettlementOptions {
   paid: PaidTasks;
-  store: Pick<TaskStore, 'get' | 'update' | 'listActive'>;
+  store: Pick<TaskStore, 'get' | 'correctEnded' | 'listActive'>;
   /** Whether a task is live on this replica. */
   isLive: (taskId: string) => boolean;
   /** The tasks other live replicas hold (absent: no replicas). */
@@ -82,12 +84,23 @@ export class Settlement {
     }
   }
 
-  /** An ended task's receipt, as the chain has it now. */
+  /**
+   * An ended task's receipt, as the chain has it now. Written only to a task that has ended, and only over the
+   * receipt it corrects (TaskStore.correctEnded): a replica that lost the task, or another settling it at the same
+   * moment, neither refuses it (an ended task has no lease) nor writes it twice or over a later correction. One that
+   * fails is logged, and the others are still written.
+   */
   private async correctReceipt(agentId: string, taskId: string, receipt: TaskReceipt): Promise<void> {
-    const { store } = this.#options;
-    const stored = await store.get(agentId, taskId);
-    if (!stored) return;
-    stored.task.metadata = withReceipt(stored.task.metadata, receipt);
-    await store.update(taskId, stored.task, stored.link.lastSeq);
+    const { store, log } = this.#options;
+    try {
+      const stored = await store.get(agentId, taskId);
+      if (!stored || !isTerminal(stored.task.status?.state)) return;
+      const before = receiptOf(stored.task);
+      if (isDeepStrictEqual(before, receipt)) return;
+      stored.task.metadata = withReceipt(stored.task.metadata, receipt);
+      await store.correctEnded(taskId, stored.task, before?.status ?? null);
+    } catch (error) {
+      log(`task ${taskId}: correcting its receipt: ${String(error)}`);
+    }
   }
 }

@@ -9,6 +9,7 @@ import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import type { Task } from '@a2a-js/sdk';
 import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from '../task-store.ts';
 import {
+  CORRECT_ENDED_TASK_SQL,
   ACTIVE_TASKS_SQL,
   GIVE_UP_RETRY_KEY_SQL,
   INSERT_PRICED_TASK_SQL,
@@ -85,6 +86,13 @@ export class D1TaskStore implements TaskStore {
       .prepare(`UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ?${request} WHERE id = ?`)
       .bind(state, timestampOf(task), serialize(task), lastSeq, taskId);
     return this.write(() => statement.run());
+  }
+
+  async correctEnded(taskId: string, task: Task, statusBefore: string | null): Promise<boolean> {
+    const statement = this.db.prepare(CORRECT_ENDED_TASK_SQL).bind(serialize(task), taskId, statusBefore);
+    let changed = false;
+    await this.write(async () => (changed = (await statement.run()).meta.changes > 0));
+    return changed;
   }
 
   updateRequest(taskId: string, request: string): Promise<void> {

@@ -131,6 +131,16 @@ export class PostgresTaskStore implements TaskStore {
     });
   }
 
+  async correctEnded(taskId: string, task: Task, statusBefore: string | null): Promise<boolean> {
+    // Outside the batch and its fence (TaskStore.correctEnded): the condition on the row decides.
+    const rows = await this.#sql`
+      UPDATE tasks SET task_json = ${serialize(task)}
+        WHERE id = ${taskId} AND state IN ${this.#sql(TERMINAL_STATES)}
+          AND (task_json::jsonb #>> '{metadata,lez,status}') IS NOT DISTINCT FROM ${statusBefore}
+      RETURNING id`;
+    return rows.length > 0;
+  }
+
   update(taskId: string, task: Task, lastSeq: number, feed?: string): Promise<void> {
     return this.#enqueue(taskId, (pending) => {
       if (pending.insert) {

@@ -13,6 +13,7 @@ import { openSqlite, statementCache } from './file.ts';
 import type { Task } from '@a2a-js/sdk';
 import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from '../task-store.ts';
 import {
+  CORRECT_ENDED_TASK_SQL,
   ACTIVE_TASKS_SQL,
   GIVE_UP_RETRY_KEY_SQL,
   INSERT_PRICED_TASK_SQL,
@@ -88,6 +89,10 @@ export class SqliteTaskStore implements TaskStore {
       }
       return { kind: 'update', taskId, task, lastSeq, waiters: pending?.waiters ?? [] };
     });
+  }
+
+  async correctEnded(taskId: string, task: Task, statusBefore: string | null): Promise<boolean> {
+    return this.prepare(CORRECT_ENDED_TASK_SQL).run(serialize(task), taskId, statusBefore).changes > 0;
   }
 
   updateRequest(taskId: string, request: string): Promise<void> {
