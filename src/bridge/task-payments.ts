@@ -5,7 +5,13 @@
  * goes through its methods. Outcomes are values discriminated by `kind` (the convention of
  * lez/rail/payment-rail.ts); only misconfiguration throws.
  */
-import { checkSpend, describeCost, type GateDecision, type SpendingLimits } from './spending-gate.ts';
+import {
+  checkSpend,
+  describeCost,
+  spendingLimits,
+  type GateDecision,
+  type SpendingLimitSettings,
+} from './spending-gate.ts';
 import type { WirePaymentReference } from '../logos/envelope.ts';
 import { Lane } from '../lez/rail/lane.ts';
 import type { FindTransferOutcome, PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
@@ -39,7 +45,8 @@ export interface Payer {
 export interface TaskPaymentsOptions {
   payer: Payer;
   store: PaymentStore;
-  limits: SpendingLimits;
+  /** As configured: a limit left out takes its default, which depends on the payer's fee cap (spendingLimits). */
+  limits: SpendingLimitSettings;
   /** A label of the network the rail pays on (the sequencer URL, say), for receipts. */
   network: string;
   /** Total spending allowed per API key (by name); keys absent here have no budget of their own. */
@@ -109,8 +116,9 @@ export class TaskPayments {
    */
   async gate(amount: bigint, caller?: string): Promise<GateDecision> {
     const cost = { price: amount, fee: this.payer.feeCap ?? 0n };
-    const since = new Date(Date.now() - this.options.limits.periodMs).toISOString();
-    const wallet = checkSpend(cost, await this.store.spentSince(since), this.options.limits);
+    const limits = spendingLimits(this.options.limits, this.payer.feeCap);
+    const since = new Date(Date.now() - limits.periodMs).toISOString();
+    const wallet = checkSpend(cost, await this.store.spentSince(since), limits);
     if (wallet.kind === 'needs-approval') return wallet;
     const budget = caller === undefined ? undefined : this.options.budgets?.get(caller);
     if (budget !== undefined) {

@@ -14,6 +14,7 @@ import { spawnDevnet, type DevnetProcess } from './devnet-process.ts';
 import { SqliteAgentPaymentStore } from '../store/sqlite/agent-payment-store.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
 import { agentPayments, detectLezProtocol, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
+import { DEFAULT_PRICE_LIMITS } from '../bridge/spending-gate.ts';
 
 export interface Demo {
   gateway: Gateway;
@@ -89,7 +90,7 @@ export async function startDemo(configFile: string | undefined, options: DemoOpt
       '',
       `LEZ devnet:   ${devnet.url} (a block every second; its own process, the chain kept beside the database)`,
       `  gateway wallet ${wallet.account}, paid agent ${agentKey.account}`,
-      `  spending limits: ${config.payments.perTransactionLimit} per task, ${config.payments.perPeriodLimit} per day`,
+      `  spending limits: ${config.payments.perTransactionLimit ?? `${DEFAULT_PRICE_LIMITS.perTransaction} and its fee`} per task, ${config.payments.perPeriodLimit ?? `${DEFAULT_PRICE_LIMITS.perPeriod} and the fees`} per day`,
       'Paid tasks (the paid agent charges 5 per echo; premium costs 500 and waits for approval):',
       `  ${paidCall('echo', 'p1')}`,
       `  ${balance(agentKey.account)}`,

@@ -261,8 +261,13 @@ const PaymentsConfig = z
     gasLimit: z.number().int().positive().max(10_000_000).optional(),
     /** The gateway wallet: an encrypted key file (logos-a2a keys new); its passphrase in LOGOS_A2A_WALLET_PASSPHRASE. */
     walletKeyFile: z.string().min(1).default('.data/wallet.json'),
-    perTransactionLimit: LezAmount.default('100'),
-    perPeriodLimit: LezAmount.default('1000'),
+    /**
+     * The spending gate's limits, base units: the most one task, and all tasks over `periodMs`, may cost the wallet
+     * without an operator's approval, price and fee together. Left out: 100 and 1000 for prices, with each payment's
+     * fee cap on top on a chain with fees (bridge/spending-gate.ts, docs/payments.md §6).
+     */
+    perTransactionLimit: LezAmount.optional(),
+    perPeriodLimit: LezAmount.optional(),
     periodMs: z.number().int().positive().default(86_400_000),
     approvalTimeoutMs: z.number().int().positive().default(3_600_000),
     /**

@@ -27,6 +27,7 @@ import { PeerDiscovery, peerAddressRule } from '../logos/peer-discovery.ts';
 import { openPeerNetworks, type PeerNetworks } from '../logos/peer-networks.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
+import { limitsBelowFeeCap } from '../bridge/spending-gate.ts';
 import { spendingRules } from './payment-wiring.ts';
 import { payerFromConfig } from './wallet-payer.ts';
 import { PublishedAgents } from '../publish/published-agents.ts';
@@ -300,12 +301,15 @@ async function open(
   }
 
   const payer = deps.payer;
+  const spending = spendingRules(config);
+  const unpayable = payer && limitsBelowFeeCap(spending.limits, payer.feeCap);
+  if (unpayable) deps.log(unpayable);
   const payments = payer
     ? new TaskPayments({
         payer,
         store: stores.payments,
         network: config.payments.sequencerUrl ?? payer.rail,
-        ...spendingRules(config),
+        ...spending,
         inDoubtWaitMs: config.payments.inDoubtWaitMs,
       })
     : undefined;

@@ -40,8 +40,10 @@ export function spendingRules(
       config.apiKeys.flatMap((key) => (key.budget === undefined ? [] : [[key.name, BigInt(key.budget)] as const])),
     ),
     limits: {
-      perTransaction: BigInt(config.payments.perTransactionLimit),
-      perPeriod: BigInt(config.payments.perPeriodLimit),
+      ...(config.payments.perTransactionLimit === undefined
+        ? {}
+        : { perTransaction: BigInt(config.payments.perTransactionLimit) }),
+      ...(config.payments.perPeriodLimit === undefined ? {} : { perPeriod: BigInt(config.payments.perPeriodLimit) }),
       periodMs: config.payments.periodMs,
     },
   };

@@ -177,8 +177,8 @@ describe('paying on a sequencer without fees (v0.2)', () => {
  * Issue #25's "done when": a gateway told nothing about the sequencer but its URL (and its wallet's key file) pays an
  * agent on either profile. On lee-v0.3 the rail declares the default gas limit and keeps the fee under the default cap
  * (docs/lez.md §10.5), on a devnet metering a transfer as `logos-a2a devnet` does (100 gas). The agent, too, is told
- * only the URL. The spending limits are the operator's policy, not the protocol's: the gate counts the fee cap beside
- * the price, so on lee-v0.3 they leave room for it.
+ * only the URL. Nor are the spending limits set: their defaults leave room, on lee-v0.3, for each payment's fee cap
+ * beside a price of up to 100 (bridge/spending-gate.ts), so the paid task goes ahead without an operator.
  */
 describe('a gateway told only the sequencer URL', () => {
   const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-url-only-'));
@@ -187,12 +187,9 @@ describe('a gateway told only the sequencer URL', () => {
   beforeAll(() => saveWalletKeyFile(keyFile, env.LOGOS_A2A_WALLET_PASSPHRASE));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each([
-    { profile: 'lee-v0.3' as const, limits: { perTransactionLimit: '100000', perPeriodLimit: '1000000' } },
-    { profile: 'v0.2' as const, limits: {} },
-  ])(
-    'pays an agent on $profile',
-    async ({ profile, limits }) => {
+  it.each([{ profile: 'lee-v0.3' as const }, { profile: 'v0.2' as const }])(
+    'pays an agent on $profile, within the default spending limits',
+    async ({ profile }) => {
       const devnet = await startDevnet({ blockIntervalMs: 200, profile, transferGas: 100 });
       const sequencer = new SequencerClient({ url: devnet.url, layout: profile });
       const quiet = () => undefined;
@@ -210,7 +207,7 @@ describe('a gateway told only the sequencer URL', () => {
           ),
         ],
         payer: payer!,
-        config: { payments: { rail: 'none', sequencerUrl: devnet.url, ...limits } },
+        config: { payments: { rail: 'none', sequencerUrl: devnet.url } },
       });
       try {
         const [walletBefore, agentBefore] = [

@@ -17,6 +17,12 @@ Settings: the config file's keys; these environment variables win over the file.
 ${settingsTable()}
 The README's "Running the gateway" has each setting's default. A bad setting stops the start with a line naming it.
 
+Spending limits (the file's payments.perTransactionLimit and perPeriodLimit, base units): the most one paid task,
+and all of them over payments.periodMs, may cost the wallet before an operator must approve, price and fee
+together. Left out, they are 100 a task and 1000 a period for prices, plus each payment's fee cap on a chain with
+fees (lee-v0.3), so that a task priced up to 100 goes ahead on either profile. A limit set at or below the fee cap
+is said at start: every paid task would wait for an operator.
+
 Ctrl-C or SIGTERM drains it for at most shutdownGraceMs: new calls get 503 with Retry-After, a blocking call in
 flight returns its task as it stands (the task carries on at the next start), an open stream ends with the task's
 current status. A second signal stops it at once.
@@ -44,7 +50,10 @@ function settingsTable(): string {
     ['LOGOS_A2A_PAYMENTS_RAIL', 'payments.rail: none (default) or lez'],
     ['LOGOS_A2A_PAYMENTS_NETWORK', 'payments.network: testnet (the public LEZ testnet)'],
     ['LOGOS_A2A_PAYMENTS_PROFILE', "payments.profile: v0.2 or lee-v0.3 (default: the sequencer's, detected)"],
-    ['LOGOS_A2A_PAYMENTS_MAX_FEE', 'payments.maxFee: the most paid in fees per payment (required with fees)'],
+    [
+      'LOGOS_A2A_PAYMENTS_MAX_FEE',
+      "payments.maxFee: a hard cap on one payment's fee, with fees (default 32,448 at gas 200)",
+    ],
     ['LOGOS_A2A_PAYMENTS_GAS_LIMIT', 'payments.gasLimit: the gas limit each payment declares, with fees'],
     ['LOGOS_A2A_SEQUENCER_URL', 'payments.sequencerUrl'],
     ['LOGOS_A2A_WALLET_KEY_FILE', 'payments.walletKeyFile'],
