@@ -18,7 +18,12 @@ import { eventually } from '../support/eventually.ts';
 
 afterEach(closeEngineParts);
 
-async function bed() {
+async function bed(
+  options: {
+    paid?: Pick<PaidTasks, 'recordDecision' | 'approval'>;
+    replicas?: ConstructorParameters<typeof TaskCommands>[0]['replicas'];
+  } = {},
+) {
   const { store, received, tasks, sender, finish, resends } = await engineParts();
   const paid = new PaidTasks(undefined, 60_000);
   const paidSteps = new PaidSteps({
@@ -33,7 +38,8 @@ async function bed() {
   });
   const commands = new TaskCommands({
     tasks,
-    paid,
+    paid: options.paid ?? paid,
+    ...(options.replicas ? { replicas: options.replicas } : {}),
     paidSteps,
     sender,
     resends,
@@ -148,5 +154,60 @@ describe('commands for tasks not running here', () => {
     const { commands } = await bed();
     expect(await commands.decideApproval('nothing', true)).toBe(false);
     await expect(commands.run('nothing', { kind: 'cancel', agentId: 'a' })).rejects.toThrow(/is not running/);
+  });
+});
+
+describe('commands run again (their first run, on a replica that died or lost the task, never answered)', () => {
+  it('does not send again input the task already took, and resends it only if the agent still waits for it', async () => {
+    const { commands, received, liveTask, tasks } = await bed();
+    // Taken over as the first run left it: the input recorded, the task working, nothing known of what was sent.
+    const live = await liveTask('again-1', TaskState.TASK_STATE_WORKING);
+    await tasks.mutate(live, async () => {
+      live.task.history = [{ ...message('more'), taskId: 'again-1', contextId: 'ctx' }];
+      await tasks.persist(live);
+    });
+    const command = { kind: 'follow-up', agentId: 'a', message: message('more'), params: { text: 'more' } } as const;
+    const task = await commands.run('again-1', command, true);
+    expect((task as Task).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(received).toEqual([]);
+    // Kept to resend should the agent say it still waits for input (agent-replies.ts).
+    expect(live.sentInput).toBeDefined();
+
+    // Input the first run never recorded goes to the agent, once.
+    await liveTask('again-2', TaskState.TASK_STATE_INPUT_REQUIRED);
+    await commands.run('again-2', command, true);
+    await eventually(() => (received.length ? true : undefined));
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ type: 'task_input', task_id: 'again-2' });
+  });
+
+  it('answers true for an approval the first run recorded, which a first run would refuse', async () => {
+    const recorded = { status: 'approved' } as Awaited<ReturnType<PaidTasks['approval']>>;
+    const { commands, liveTask } = await bed({
+      paid: { approval: async () => recorded, recordDecision: async () => false },
+    });
+    await liveTask('approved', TaskState.TASK_STATE_WORKING);
+    expect(await commands.run('approved', { kind: 'approval', approve: true }, true)).toBe(true);
+    expect(await commands.run('approved', { kind: 'approval', approve: true })).toBe(false);
+    // The other decision was not the one recorded: refused, as a first run would be.
+    expect(await commands.run('approved', { kind: 'approval', approve: false }, true)).toBe(false);
+  });
+
+  it('answers a cancel whose task ended unanswered from the ended task, on the asking replica', async () => {
+    const { commands, store } = await bed({
+      // Another replica ran the task; it ended with the command unanswered (replica-store.ts: `ended`).
+      replicas: { runsElsewhere: async () => true, follow: async () => {}, forward: async () => 'ended' },
+    });
+    const ended = (id: string, state: string) =>
+      store.insert({
+        agentId: 'a',
+        task: Task.fromJSON({ id, contextId: 'ctx', status: { state }, history: [] }),
+        link: { agentAddress: 'agent', lastSeq: 1, request: '' },
+      });
+    await ended('cancelled', 'TASK_STATE_CANCELED');
+    await ended('completed', 'TASK_STATE_COMPLETED');
+    // The cancel took effect: the caller gets the cancelled task, not a refusal for the task's having ended.
+    expect((await commands.cancel('a', 'cancelled')).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    await expect(commands.cancel('a', 'completed')).rejects.toThrow(/already completed and cannot be cancelled/);
   });
 });
