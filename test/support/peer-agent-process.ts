@@ -8,6 +8,7 @@ import type { PeerDecode } from '../../src/logos/bindings/common/peer-reply.ts';
 import type { LogosTransport } from '../../src/logos/transport.ts';
 import { WakuTransport } from '../../src/logos/transports/waku.ts';
 import { stopChild, untilPrinted } from './child-process.ts';
+import { eventually } from './eventually.ts';
 
 export type PeerAgentScript = 'logos-agent' | 'pilot' | 'lp-0008';
 
@@ -28,8 +29,9 @@ export async function startPeerAgent(
   script: PeerAgentScript,
   args: Record<string, unknown>,
 ): Promise<PeerAgentProcess> {
+  // Its stdin takes commands (the logos-agent's `hold` and `drain`); the others read none.
   const child = spawn(process.execPath, [peerAgentScript(script), JSON.stringify(args)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const events: Record<string, unknown>[] = [];
   let partial = '';
@@ -41,6 +43,52 @@ export async function startPeerAgent(
   const { match, code, output } = await untilPrinted(child, /\{"event":"ready".*\}\n/, `the ${script} agent`, 60_000);
   if (!match) throw new Error(`the ${script} agent exited with ${code}:\n${output}`);
   return { child, ready: JSON.parse(match[0]) as Record<string, unknown>, events };
+}
+
+/** Resolves with the first event the agent prints after this call that `matches`; fails after `timeoutMs`. */
+async function nextEvent(
+  agent: PeerAgentProcess,
+  matches: (event: Record<string, unknown>) => boolean,
+  send: () => void,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
+  const from = agent.events.length;
+  send();
+  return eventually(() => agent.events.slice(from).find(matches), timeoutMs);
+}
+
+/**
+ * Holds the logos-agent's inbox (peer-agents/logos-agent.ts): what reaches it from now until `drainBatch` is one
+ * batch. Resolves once it holds.
+ */
+export async function holdBatch(agent: PeerAgentProcess): Promise<void> {
+  await nextEvent(
+    agent,
+    (event) => event.event === 'holding',
+    () => agent.child.stdin!.write('hold\n'),
+  );
+}
+
+/** Drains the held batch at once; resolves with the task ids of its requests and cancels. */
+export async function drainBatch(agent: PeerAgentProcess): Promise<{ requests: string[]; cancels: string[] }> {
+  const drained = await nextEvent(
+    agent,
+    (event) => event.event === 'drained',
+    () => agent.child.stdin!.write('drain\n'),
+  );
+  return { requests: drained.requests as string[], cancels: drained.cancels as string[] };
+}
+
+/** Resolves once the agent has printed an inbox message of `kind` for the task (before or after this call). */
+export async function heardInInbox(agent: PeerAgentProcess, kind: string, taskId: string): Promise<void> {
+  await eventually(
+    () =>
+      agent.events.some((event) => {
+        const message = event.message as { kind?: string; taskId?: string } | undefined;
+        return event.event === 'request' && message?.kind === kind && message.taskId === taskId;
+      }) || undefined,
+    30_000,
+  );
 }
 
 /** The gateway's side: a relay node on `clusterId` (8 shards), started, listening on a free loopback port. */

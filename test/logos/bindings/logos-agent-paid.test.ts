@@ -21,7 +21,13 @@ import { peerAgentId } from '../../../src/logos/bindings/common/peer-card.ts';
 import { NETWORK } from '../../../src/logos/bindings/logos-agent/wire.ts';
 import { stopChild } from '../../support/child-process.ts';
 import { clientFor, eventually, textMessage } from '../../support/gateway.ts';
-import { startPeerAgent, type PeerAgentProcess } from '../../support/peer-agent-process.ts';
+import {
+  drainBatch,
+  heardInInbox,
+  holdBatch,
+  startPeerAgent,
+  type PeerAgentProcess,
+} from '../../support/peer-agent-process.ts';
 
 const wallet = signingKeyFromSecretKey(hexToBytes(DEVNET_GENESIS[0].secretKeyHex));
 // An account the devnet has initialised for the native token: a transfer to any other would be refused.
@@ -56,8 +62,6 @@ beforeAll(async () => {
     clusterId: NETWORK.clusterId,
     echoPriceLez: '10',
     account: payee,
-    // Long batches: a cancel sent right after its request lands in the request's batch.
-    batchMs: 2_500,
   });
   const id = peerAgentId('greeter-agent', agent.ready.account as string);
   await eventually(() => gateway.directory.get(id), 60_000);
@@ -97,15 +101,17 @@ describe('a priced logos-agent skill, paid before sending, on the devnet', () =>
 
   it('a paid task the agent cancels is recorded no-refund: its binding has no refunds', async () => {
     const client = await clientFor(agentUrl);
+    // The agent's inbox held until the paid request and its cancel are both there: one batch.
+    await holdBatch(agent);
     const task = (await client.sendMessage(
       textMessage('never mind', { configuration: { returnImmediately: true } }),
     )) as Task;
-    // The request goes out once paid: the cancel follows it into the agent's batch.
-    await eventually(
-      () => (agent.events.some((e) => (e.message as { taskId?: string })?.taskId === task.id) ? true : undefined),
-      30_000,
-    );
-    const cancelled = await client.cancelTask(CancelTaskRequest.fromJSON({ id: task.id }));
+    // The request goes out once paid; the cancel follows it.
+    await heardInInbox(agent, 'task_request', task.id);
+    const cancelling = client.cancelTask(CancelTaskRequest.fromJSON({ id: task.id }));
+    await heardInInbox(agent, 'task_cancel', task.id);
+    expect(await drainBatch(agent)).toEqual({ requests: [task.id], cancels: [task.id] });
+    const cancelled = await cancelling;
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     expect((cancelled.metadata as { lez?: Record<string, unknown> }).lez).toMatchObject({
       amount: '10',

@@ -20,7 +20,14 @@ import {
 import type { PeerCardVerification } from '../../../src/logos/bindings/common/peer-card.ts';
 import type { PeerReply } from '../../../src/logos/bindings/common/peer-reply.ts';
 import { eventually } from '../../support/eventually.ts';
-import { collectDecoded, startPeerBed, stopPeerBeds } from '../../support/peer-agent-process.ts';
+import {
+  collectDecoded,
+  drainBatch,
+  heardInInbox,
+  holdBatch,
+  startPeerBed,
+  stopPeerBeds,
+} from '../../support/peer-agent-process.ts';
 
 afterEach(stopPeerBeds, 30_000);
 
@@ -80,25 +87,35 @@ describe('logos-agent, against an outside agent over Waku (cluster 2, shard 4)',
   }, 120_000);
 
   it('cancels a slow task when the cancel follows in the same batch, and not later', async () => {
-    const { node, agent, cards } = await setUp({ slowMs: 1_500, batchMs: 1_000 });
+    const { node, agent, cards } = await setUp({ slowMs: 1_500 });
     const account = agent.ready.account as string;
     await eventually(() => cards.find((c) => c.ok), 30_000);
 
+    // The request and its cancel in one batch: the test holds the agent's inbox until both are there.
     const early = randomUUID();
     const earlyReplies = collectDecoded(node, updatesTopic(account), (b) =>
       decodeTaskUpdate(b, 64 * 1024, (id) => id === early),
     );
+    await holdBatch(agent);
     await node.publish(inboxTopic(account), encodeTaskRequest({ taskId: early, skill: 'demo.slow', params: {} }));
     await node.publish(inboxTopic(account), encodeTaskCancel(early));
+    await heardInInbox(agent, 'task_request', early);
+    await heardInInbox(agent, 'task_cancel', early);
+    expect(await drainBatch(agent)).toEqual({ requests: [early], cancels: [early] });
     await eventually(() => earlyReplies.values.find((r) => r.body.type === 'cancelled'), 30_000);
+    expect(earlyReplies.values.map((r) => r.body.type)).toEqual(['cancelled']);
 
+    // The cancel after its request's batch was drained: the agent works on and completes the task.
     const late = randomUUID();
     const lateReplies = collectDecoded(node, updatesTopic(account), (b) =>
       decodeTaskUpdate(b, 64 * 1024, (id) => id === late),
     );
+    await holdBatch(agent);
     await node.publish(inboxTopic(account), encodeTaskRequest({ taskId: late, skill: 'demo.slow', params: {} }));
-    await eventually(() => lateReplies.values.find((r) => r.body.type === 'task_status'), 30_000);
+    await heardInInbox(agent, 'task_request', late);
+    expect(await drainBatch(agent)).toEqual({ requests: [late], cancels: [] });
     await node.publish(inboxTopic(account), encodeTaskCancel(late));
+    await heardInInbox(agent, 'task_cancel', late);
     const end = await eventually(() => lateReplies.values.find((r) => r.body.type !== 'task_status'), 30_000);
     expect(end.body).toEqual({ type: 'task_result', state: 'completed', result: { done: true } });
     // What the binding's capabilities say of it.

@@ -4,6 +4,11 @@
  * every client on `/logos-agent/1/a2a-{account}-updates/proto`, an Ed25519 card over its struct-order JSON. Like the
  * original it reads its inbox in batches and honours a cancel only in the batch of its request.
  *
+ * A test decides what one batch holds: the line `hold` on its stdin stops the draining (it prints
+ * `{"event":"holding"}`), and `drain` drains what arrived meanwhile as one batch at once (it prints
+ * `{"event":"drained","requests":[…],"cancels":[…]}`, task ids) and lets the timer drain again. So a cancel is in its
+ * request's batch, or after it, because the test said so, not because the timer happened to tick between the two.
+ *
  *   node logos-agent.ts '{"peer": MULTIADDR, "clusterId": 2, "tamperCard": false, "echoPriceLez": "10"}'
  *
  * Skills: `demo.echo` ({text} → {echo: text}); `demo.slow` (working, then {done: true} after `slowMs`). Prints
@@ -94,18 +99,39 @@ async function run(request: Inbound, cancelled: boolean): Promise<void> {
   return update(taskId, 'failed', { error: `unknown skill: ${request.skill}` });
 }
 
-// One drained batch at a time: a cancel counts only for a request in the same batch.
-const serving = setInterval(() => {
+/** Drains one batch: a cancel counts only for a request in the same batch. */
+function drain(): { requests: string[]; cancels: string[] } {
   const drained = batch;
   batch = [];
   const cancels = new Set(drained.filter((m) => m.kind === 'task_cancel').map((m) => m.taskId));
-  for (const request of drained.filter((m) => m.kind === 'task_request' && typeof m.taskId === 'string')) {
-    void run(request, cancels.has(request.taskId)).catch(() => undefined);
-  }
+  const requests = drained.filter((m) => m.kind === 'task_request' && typeof m.taskId === 'string');
+  for (const request of requests) void run(request, cancels.has(request.taskId)).catch(() => undefined);
+  return { requests: requests.map((m) => m.taskId!), cancels: [...cancels].filter((id) => id !== undefined) };
+}
+
+let held = false;
+const serving = setInterval(() => {
+  if (!held) drain();
 }, batchMs);
+let command = '';
+process.stdin.setEncoding('utf8').on('data', (chunk: string) => {
+  const lines = (command + chunk).split('\n');
+  command = lines.pop()!;
+  for (const line of lines) {
+    if (line === 'hold') {
+      held = true;
+      print({ event: 'holding' });
+    } else if (line === 'drain') {
+      held = false;
+      print({ event: 'drained', ...drain() });
+    }
+  }
+});
 
 const announce = () => node.publish(DISCOVERY, encoder.encode(JSON.stringify(published)));
 await announce();
 const announcing = setInterval(() => void announce(), 1_000);
 print({ event: 'ready', account, signingPubkey: card.signingPubkey });
 stopOnSignal(node, serving, announcing);
+// Its stdin open keeps nothing alive: the timers do, until SIGTERM.
+process.stdin.unref();
