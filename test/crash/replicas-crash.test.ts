@@ -31,9 +31,9 @@ const REPLICAS = 3;
 const LEASE_MS = 3_000;
 const PASSPHRASE = 'replica crash suite';
 /**
- * How long the client waits for an answer before it sends the call again: a command (a cancel) that another replica
- * had claimed for the task when it was killed is answered by nobody, and its caller would wait the gateway's whole
- * limit for commands (about a minute).
+ * How long the client waits for an answer before it sends the call again, as an impatient client does: a command (a
+ * cancel) that a replica had claimed for the task when it was killed is run again by the task's new owner only once
+ * the dead replica's lease has run out, and a call to a replica killed under it may never be answered.
  */
 const CALL_TIMEOUT_MS = 5_000;
 
