@@ -99,12 +99,13 @@ export class HireTask {
     try {
       await transport.send(this.#options.address, payload);
     } catch (error) {
-      this.#end({
-        kind: 'refused',
-        reason: 'send-failed',
-        message: `The request could not be sent to ${this.#options.address}: ${(error as Error).message}`,
-      });
-      return turn;
+      const problem = `The request could not be sent to ${this.#options.address}: ${(error as Error).message}`;
+      // Paid already: the request goes out again on the resend schedule, and the outcome names the payment.
+      if (this.#options.payment) this.#options.log(`hired task ${this.#taskId}: ${problem}`);
+      else {
+        this.#end({ kind: 'refused', reason: 'send-failed', message: problem });
+        return turn;
+      }
     }
     this.#armSilence();
     this.#resendWhileUnanswered();
