@@ -125,6 +125,7 @@ const SLOW = [
   'test/publish/published-gateway-restart.test.ts',
   'test/publish/published-rate-limit.test.ts',
   'test/publish/two-worlds.test.ts',
+  'test/logos/agent-runtime/hire-over-waku.test.ts',
   'test/regression/a2a-face.test.ts',
   'test/regression/agent-restart.test.ts',
   'test/regression/client-mistakes.test.ts',
