@@ -129,9 +129,12 @@ export class HireTask {
     };
     const { bytes } = fittingText(envelope, this.#options.maxEnvelopeBytes);
     if (bytes.byteLength > this.#options.maxEnvelopeBytes) {
-      throw new RangeError(
-        `the follow-up makes a ${bytes.byteLength}-byte envelope; the binding carries at most ${this.#options.maxEnvelopeBytes}`,
-      );
+      // Nothing sent: the task still waits, and the outcome that asked can reply again with less.
+      return {
+        kind: 'refused',
+        reason: 'too-large',
+        message: `The follow-up makes a ${bytes.byteLength}-byte envelope; the binding carries at most ${this.#options.maxEnvelopeBytes}.`,
+      };
     }
     const turn = this.#nextTurn();
     this.#sentInput = bytes;
