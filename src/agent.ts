@@ -7,7 +7,8 @@
  * - `WakuLightTransport`: a Waku light node instead, sending with LightPush and receiving with Filter through service
  *   nodes (a gateway's node, or a fleet's), for an agent that runs no relay node;
  * - `loadOrCreateKey`: a key kept in a file (the agent's Logos identity, and the LEZ key its card is signed with);
- * - `signLogosCard` / `verifyLogosCard`: signed cards by hand (the runtime signs the card itself when given `cardKey`).
+ * - `signLogosCard` / `verifyLogosCard`: signed cards by hand (the runtime signs the card itself when given `cardKey`);
+ * - `LogosCaller`: hiring other Logos agents from a skill (agent-runtime/caller.ts), `HirePayments` to pay priced ones.
  */
 export {
   Completion,
@@ -21,6 +22,19 @@ export {
   type SkillContext,
   type SkillHandler,
 } from './logos/agent-runtime.ts';
+export {
+  HirePayments,
+  LogosCaller,
+  type HireInput,
+  type HireOptions,
+  type HireOutcome,
+  type HirePayment,
+  type HirePaymentsOptions,
+  type HireRefusal,
+  type HireTarget,
+  type HireUpdate,
+  type LogosCallerOptions,
+} from './logos/agent-runtime/caller.ts';
 export type { LogosAgentCard, LogosAgentCardInput, LogosSkill } from './logos/card.ts';
 export {
   signLogosCard,

@@ -170,6 +170,8 @@ describe.concurrent('the packed package', () => {
         'signLogosCard',
         'verifyLogosCard',
         'DEFAULT_DISCOVERY_TOPIC',
+        'LogosCaller',
+        'HirePayments',
       ]),
     );
     const internal = await probe('logos-a2a/dist/gateway.js');

@@ -44,13 +44,29 @@ export type PaidStep =
   /** The task ends without reaching the agent. */
   | { kind: 'end'; state: 'failed' | 'rejected' | 'canceled'; note: string; receipt?: TaskReceipt };
 
+/** An agent this gateway runs itself, asked before its task is paid for: the reason it refuses it now, if it does. */
+export type AdmitAhead = (task: Pick<PricedTask, 'taskId' | 'agentId'>) => Promise<string | undefined>;
+
 export class PaidTasks {
   private readonly payments: TaskPayments | undefined;
   private readonly approvalTimeoutMs: number;
+  private readonly admitAhead: AdmitAhead | undefined;
 
-  constructor(payments: TaskPayments | undefined, approvalTimeoutMs: number) {
+  constructor(payments: TaskPayments | undefined, approvalTimeoutMs: number, admitAhead?: AdmitAhead) {
     this.payments = payments;
     this.approvalTimeoutMs = approvalTimeoutMs;
+    this.admitAhead = admitAhead;
+  }
+
+  /**
+   * A new task whose agent runs here (an HTTP agent this gateway publishes, with its limits) and refuses it now: it
+   * ends rejected before anything is paid, rather than paid, refused and refunded. Undefined: go on and pay.
+   */
+  async refusedAhead(task: PricedTask): Promise<PaidStep | undefined> {
+    const refusal = await this.admitAhead?.(task);
+    if (refusal === undefined) return undefined;
+    const receipt: TaskReceipt = { ...this.receiptOf(task), status: 'rejected' };
+    return { kind: 'end', state: 'rejected', note: `${refusal} Nothing was charged.`, receipt };
   }
 
   /**

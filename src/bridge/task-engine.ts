@@ -34,7 +34,7 @@ import { TaskCommands } from './engine/task-commands.ts';
 import { TaskCreation, type NewTask } from './engine/task-creation.ts';
 import { LiveTask } from './live-task.ts';
 import { isTerminal } from './mapping.ts';
-import { PaidTasks } from './paid-tasks.ts';
+import { PaidTasks, type AdmitAhead } from './paid-tasks.ts';
 import type { ChangeListener } from './task-change.ts';
 import { statusEvent } from './task-events.ts';
 import { receiptOf } from './task-metadata.ts';
@@ -54,6 +54,8 @@ export interface EngineOptions {
   payments?: TaskPayments;
   /** How long a task above the spending limits waits for an operator before it fails. */
   approvalTimeoutMs?: number;
+  /** Agents this gateway runs itself (its publications), asked before a new priced task of theirs is paid for. */
+  admitAhead?: AdmitAhead;
   /** Hears every change of every task, after its commit (push notifications are sent from here). */
   onChange?: ChangeListener;
   /** The wire binding the agent at an address speaks (binding-of.ts; default: this binding's, for every agent). */
@@ -79,9 +81,9 @@ export class TaskEngine {
   /** Hears the agents' replies and applies them in order. */
   private readonly replies: AgentReplies;
   private readonly options: Required<
-    Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'bindingOf' | 'replicas' | 'refundRecheckMs'>
+    Omit<EngineOptions, 'log' | 'payments' | 'onChange' | 'bindingOf' | 'replicas' | 'refundRecheckMs' | 'admitAhead'>
   > &
-    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'bindingOf' | 'replicas' | 'refundRecheckMs'>;
+    Pick<EngineOptions, 'log' | 'payments' | 'onChange' | 'bindingOf' | 'replicas' | 'refundRecheckMs' | 'admitAhead'>;
   private stopDirect?: () => void;
   /** Which replica runs which task, when on a database shared with others. */
   private readonly replicas?: ReplicaOwnership;
@@ -108,7 +110,7 @@ export class TaskEngine {
       newTaskId: randomUUID,
       ...options,
     };
-    this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs);
+    this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs, this.options.admitAhead);
     const log = (message: string) => this.log(message);
     this.sender = new AgentSender(this.options.transport, this.options.maxEnvelopeBytes);
     this.live = new LiveTasks({

@@ -50,6 +50,8 @@ const FINAL = new Set([
   TaskState.TASK_STATE_REJECTED,
   ...INTERRUPTED,
 ]);
+/** How long a task taken ahead keeps its place for its request: a payment on chain takes a few blocks. */
+const RESERVATION_MS = 120_000;
 /** Resubscriptions to a stream that keeps being cut before the task comes to rest. */
 const MAX_RESUBSCRIBES = 3;
 
@@ -60,6 +62,8 @@ export class HttpRelay {
   private running = 0;
   /** Tasks started in the current window, when `rateLimit` is set. */
   private readonly started = new MemoryRateLimitStore();
+  /** Tasks taken ahead of their request (admitAhead), each with the timer that gives its place up. */
+  private readonly reserved = new Map<string, NodeJS.Timeout>();
   /** The HTTP agent's context for each Logos context, so that the tasks of one conversation stay in one. */
   private readonly contexts = new Map<string, string>();
   private readonly options: HttpRelayOptions;
@@ -73,34 +77,64 @@ export class HttpRelay {
   /** Called before the agent stops: with `tasks`, stopping then cancels nothing at the HTTP agent and forgets no task. */
   stop(): void {
     this.stopping = true;
+    for (const expiry of this.reserved.values()) clearTimeout(expiry);
+    this.reserved.clear();
+  }
+
+  /**
+   * Takes a task ahead of its request: a gateway that runs this publication asks before it pays for a priced task
+   * (gateway.ts `admitAhead`), so that a task over the limits is refused with nothing paid, rather than paid, refused
+   * and refunded (on a chain with fees, the fees would be lost). Undefined: the task has its place, held for
+   * `RESERVATION_MS` for its request to arrive; else the reason it is refused.
+   */
+  async admitAhead(taskId: string): Promise<string | undefined> {
+    const refusal = await this.takePlace();
+    if (refusal !== undefined) return refusal;
+    const expiry = setTimeout(() => {
+      // The request never came (the payment failed, say): the place goes to another task.
+      if (this.reserved.delete(taskId)) this.running--;
+    }, RESERVATION_MS);
+    expiry.unref();
+    this.reserved.set(taskId, expiry);
+    return undefined;
   }
 
   /** The skill handler of every skill of the published agent. */
   readonly handler: SkillHandler = async (ctx) => {
-    const limit = this.options.rateLimit;
-    if (limit) {
-      const now = Date.now();
-      const windowStart = now - (now % limit.windowMs);
-      if ((await this.started.hit('tasks', windowStart)) > limit.max) {
-        const retryAfter = Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000));
-        throw new SkillRejected(
-          `The HTTP agent is rate limited: it takes ${limit.max} tasks every ${limit.windowMs / 1000} s. Try again in ${retryAfter} s.`,
-        );
-      }
+    const expiry = this.reserved.get(ctx.taskId);
+    if (expiry) {
+      // Taken ahead (admitAhead): counted and holding its place already.
+      clearTimeout(expiry);
+      this.reserved.delete(ctx.taskId);
+    } else {
+      const refusal = await this.takePlace();
+      if (refusal !== undefined) throw new SkillRejected(refusal);
     }
-    // Checked after the wait above, so that no task slips in between the check and the count.
-    if (this.running >= this.options.maxConcurrent) {
-      throw new SkillRejected(
-        `The HTTP agent is busy: ${this.options.maxConcurrent} tasks are already being carried to it. Try again later.`,
-      );
-    }
-    this.running++;
     try {
       return await this.carry(ctx);
     } finally {
       this.running--;
     }
   };
+
+  /** Counts a task against the rate limit and takes a place among those carried at once; or says why not. */
+  private async takePlace(): Promise<string | undefined> {
+    const limit = this.options.rateLimit;
+    if (limit) {
+      const now = Date.now();
+      const windowStart = now - (now % limit.windowMs);
+      if ((await this.started.hit('tasks', windowStart)) > limit.max) {
+        const retryAfter = Math.max(1, Math.ceil((windowStart + limit.windowMs - now) / 1000));
+        return `The HTTP agent is rate limited: it takes ${limit.max} tasks every ${limit.windowMs / 1000} s. Try again in ${retryAfter} s.`;
+      }
+    }
+    // Checked after the wait above, so that no task slips in between the check and the count.
+    if (this.running >= this.options.maxConcurrent) {
+      return `The HTTP agent is busy: ${this.options.maxConcurrent} tasks are already being carried to it. Try again later.`;
+    }
+    this.running++;
+    return undefined;
+  }
 
   private async carry(ctx: SkillContext): Promise<unknown> {
     const tasks = this.options.tasks;

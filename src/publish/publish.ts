@@ -63,6 +63,8 @@ export interface PublishedAgent {
   readonly origin: OriginCard;
   /** Stops the agent (its card is no longer announced); tasks kept in `tasks` go on at the next start. */
   stop(): Promise<void>;
+  /** Takes task `taskId` within the limits before it is paid for, or says why not (http-relay.ts). */
+  admitAhead(taskId: string): Promise<string | undefined>;
 }
 
 export type BridgeOutcome = { ok: true; published: PublishedAgent } | { ok: false; message: string };
@@ -135,7 +137,8 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     relay.stop();
     await agent.stop();
   };
-  return { ok: true, published: { agent, origin, stop } };
+  const admitAhead = (taskId: string) => relay.admitAhead(taskId);
+  return { ok: true, published: { agent, origin, stop, admitAhead } };
 }
 
 /** A kept task's request, as the runtime runs it again. */

@@ -35,6 +35,14 @@ export class PublishedAgents<Entry extends PublishedAgentSettings = PublishedAge
     return this.published.map((published) => published.agent);
   }
 
+  /**
+   * Asks the published agent `agentId`, before a priced task of it is paid for, whether it takes the task now
+   * (its limits, http-relay.ts): the reason it does not, or undefined (also for an agent not published here).
+   */
+  async admitAhead(agentId: string, taskId: string): Promise<string | undefined> {
+    return this.published.find((published) => published.agent.card.id === agentId)?.admitAhead(taskId);
+  }
+
   /** Publishes every entry once; those that fail are tried again in the background. */
   async start(): Promise<void> {
     await Promise.all(this.entries.map((entry) => this.publish(entry)));

@@ -67,6 +67,13 @@ export class PaidSteps {
     );
   }
 
+  /** A new priced task: refused at once when its agent here would refuse it (nothing paid), else paid and forwarded. */
+  async payNew(live: LiveTask): Promise<void> {
+    const refused = await this.#options.paid.refusedAhead(pricedOf(live));
+    if (refused) return this.apply(live, refused);
+    await this.payAndForward(live, false);
+  }
+
   /** Client-pays: the task waits for the client's own payment. */
   async askClientToPay(live: LiveTask): Promise<void> {
     await this.apply(live, await this.#options.paid.askClient(pricedOf(live)));

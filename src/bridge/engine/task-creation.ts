@@ -54,7 +54,7 @@ export interface TaskCreationOptions extends Joining {
   /** Makes the task live here: its agent's replies are heard from now on. */
   attach: (live: LiveTask) => void;
   replicas?: Pick<ReplicaOwnership, 'follow' | 'leases'>;
-  paidSteps: Pick<PaidSteps, 'payAndForward' | 'askClientToPay' | 'failedBehind'>;
+  paidSteps: Pick<PaidSteps, 'payNew' | 'askClientToPay' | 'failedBehind'>;
   resends: Pick<Retransmission, 'resendUntilAnswered'>;
 }
 
@@ -143,9 +143,7 @@ export class TaskCreation {
       input.onRecorded?.(snapshot);
       // Recorded first, then paid (or held for approval), and only then forwarded.
       const paying = this.#options.tasks.mutate(live, () =>
-        input.clientPays
-          ? this.#options.paidSteps.askClientToPay(live)
-          : this.#options.paidSteps.payAndForward(live, false),
+        input.clientPays ? this.#options.paidSteps.askClientToPay(live) : this.#options.paidSteps.payNew(live),
       );
       if (input.returnOnceRecorded) {
         paying.catch((error: unknown) => this.#options.paidSteps.failedBehind(live, error));
