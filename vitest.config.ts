@@ -82,6 +82,7 @@ const SLOW = [
   'test/crash/replicas-crash.test.ts',
   'test/deploy/dockerfile.test.ts',
   'test/devnet/devnet.test.ts',
+  'test/devnet/private.test.ts',
   'test/examples/stock-agent.test.ts',
   'test/gateway/peer-networks.test.ts',
   'test/gateway/shutdown.test.ts',

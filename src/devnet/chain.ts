@@ -190,7 +190,13 @@ export class DevnetChain {
         this.ledger.apply(runClock(this.ledger, block.blockId, block.timestampMs));
         continue;
       }
-      const outcome = executeTransaction(tx.transaction, this.ledger, this.config.programIds, at, this.charge(tx.bytes));
+      const outcome = executeTransaction(
+        tx.transaction,
+        this.ledger,
+        this.config.programIds,
+        at,
+        this.charge(tx.bytes),
+      );
       if (!outcome.ok) throw new Error(`stored chain: block ${block.blockId}: ${tx.hash}: ${outcome.failure.message}`);
       applyOutcome(this.ledger, outcome);
     }
@@ -334,7 +340,14 @@ export class DevnetChain {
       ...this.config.limits,
       maxBlockBytes: this.config.limits.maxBlockBytes - (clock?.bytes.byteLength ?? 0),
     };
-    const result = buildBlock(working, this.mempool.list(), this.config.programIds, limits, { blockId, timestampMs }, this.fees);
+    const result = buildBlock(
+      working,
+      this.mempool.list(),
+      this.config.programIds,
+      limits,
+      { blockId, timestampMs },
+      this.fees,
+    );
     if (clock) working.apply(runClock(working, blockId, timestampMs));
     const supply = working.totalSupply();
     if (supply !== this.genesisSupply) {

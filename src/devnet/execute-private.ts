@@ -22,8 +22,7 @@ import type { AccountWrite, Ledger, PrivateWrites } from './ledger.ts';
 import type { PrivacyPreservingTransaction, ValidityWindow } from '../lez/private/transaction.ts';
 
 export type PrivateExecutionOutcome =
-  | { ok: true; writes: AccountWrite[]; private: PrivateWrites }
-  | { ok: false; failure: ExecutionFailure };
+  { ok: true; writes: AccountWrite[]; private: PrivateWrites } | { ok: false; failure: ExecutionFailure };
 
 /** Where the block being built stands, for the validity windows. */
 export interface BlockPosition {

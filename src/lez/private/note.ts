@@ -48,7 +48,12 @@ export interface NotePlaintext {
   account: LezAccount;
 }
 
-export function encryptNote(note: NotePlaintext, shared: Uint8Array, commitment: Uint8Array, index: number): Uint8Array {
+export function encryptNote(
+  note: NotePlaintext,
+  shared: Uint8Array,
+  commitment: Uint8Array,
+  index: number,
+): Uint8Array {
   const w = new BorshWriter().u128(note.identifier);
   writeAccountPlain(w, note.account);
   return chacha20(noteKey(shared, commitment, index), ZERO_NONCE, w.finish());

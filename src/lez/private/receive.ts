@@ -83,7 +83,8 @@ export function notesFor(tx: PrivacyPreservingTransaction, keys: PrivateReceiveK
     const accountId = privateAccountId(keys.nullifierPublicKey, note.identifier);
     if (!bytesEqual(accountCommitment(accountId, note.account), commitment)) continue;
     const fresh =
-      note.account.nonce === initialPrivateNonce(accountId) && nullifiers.has(toHex(initializationNullifier(accountId)));
+      note.account.nonce === initialPrivateNonce(accountId) &&
+      nullifiers.has(toHex(initializationNullifier(accountId)));
     notes.push({ index, identifier: note.identifier, accountId, account: note.account, commitment, fresh });
   }
   return notes;

@@ -199,7 +199,8 @@ export function decodePrivacyPreservingTransaction(bytes: Uint8Array): DecodeRes
     r.end('privacy-preserving transaction');
     return { ok: true, value };
   } catch (error) {
-    if (error instanceof BorshDecodeError) return { ok: false, reason: `privacy-preserving transaction: ${error.message}` };
+    if (error instanceof BorshDecodeError)
+      return { ok: false, reason: `privacy-preserving transaction: ${error.message}` };
     throw error;
   }
 }
