@@ -67,3 +67,28 @@ export async function checkPrivatePayment(
     message: `transaction ${txHash} pays ${best.account.balance} privately to this agent, not ${expect.amount}`,
   };
 }
+
+/** An agent's way into its private account: its keys, and a sequencer to read transactions from. */
+export interface PrivateReceiving {
+  keys: PrivateReceiveKeys;
+  sequencer: Pick<SequencerApi, 'getTransaction'>;
+}
+
+export type PaymentCheckOutcome = { kind: 'verified' } | { kind: 'rejected' | 'unconfirmed'; message: string };
+
+/**
+ * A payment check that reads a privacy-preserving transaction's notes itself and hands every public transaction to
+ * `checkPublic` (the rail's transfer check): what the transaction is decides how it is checked, not what its
+ * reference claims.
+ */
+export function privateFirst(
+  receiving: PrivateReceiving,
+  checkPublic: (txHash: string, from: string, amount: bigint | string) => Promise<PaymentCheckOutcome>,
+): (txHash: string, from: string, amount: bigint | string) => Promise<PaymentCheckOutcome> {
+  return async (txHash, from, amount) => {
+    const expect = { from, amount: BigInt(amount) };
+    const checked = await checkPrivatePayment(receiving.sequencer, txHash, receiving.keys, expect);
+    if (checked.kind === 'not-private') return checkPublic(txHash, from, amount);
+    return checked.kind === 'verified' ? { kind: 'verified' } : checked;
+  };
+}
