@@ -22,6 +22,7 @@ const SLOWEST_FIRST = [
   'test/devnet/devnet.test.ts',
   'test/logos/transports/waku.test.ts',
   'test/lez/rail/lez-rail.test.ts',
+  'test/lez/private/agent-receives.test.ts',
 ];
 
 class SlowestFirst extends BaseSequencer {
