@@ -1,6 +1,6 @@
 /**
  * Executes a privacy-preserving transaction against the devnet state, with the checks of LEZ's
- * `ValidatedStateDiff::from_privacy_preserving_transaction` in their order (docs/lez.md §8.6), except the proof:
+ * `ValidatedStateDiff::from_privacy_preserving_transaction` in their order (docs/lez.md §8.5), except the proof:
  *
  * 1. some new commitment or nullifier; 2. no account id, nullifier or commitment twice; 3. one nonce per signature,
  * each signer's nonce its current one (the signatures were verified at admission); the block and timestamp

@@ -1,5 +1,5 @@
 /**
- * The devnet takes privacy-preserving transactions as a RISC0_DEV_MODE=1 sequencer does (docs/lez.md §8.6): signatures,
+ * The devnet takes privacy-preserving transactions as a RISC0_DEV_MODE=1 sequencer does (docs/lez.md §8.5): signatures,
  * nonces, commitments and nullifiers checked, the proof not; the public part applied, and the transaction given back
  * byte for byte by getTransaction and getBlock, so a receiver reads its note.
  */

@@ -1,7 +1,7 @@
 /**
  * A shielded transfer (public → new private account) built as the official wallet builds
  * `wallet auth-transfer send --from Public/<id> --to-npk … --to-vpk … [--to-identifier n] --amount N`, except for the
- * proof: the devnet does not verify it (docs/lez.md §8.6), so a few marker bytes stand where the wallet puts its
+ * proof: the devnet does not verify it (docs/lez.md §8.5), so a few marker bytes stand where the wallet puts its
  * risc0 receipt, which takes minutes of CPU to make. Everything a receiver reads is exact (docs/lez.md §11):
  *
  * - the recipient's account is `(npk, identifier)` (the wallet draws a random u128 when no identifier is given), its
