@@ -44,7 +44,7 @@ let network: MemoryNetwork;
 let gateway: MemoryTransport;
 let dir: string;
 
-function shop(store: SqliteAgentPaymentStore): LogosAgent {
+function shop(store: SqliteAgentPaymentStore, advertised = paymentKeys(AGENT_KEYS)): LogosAgent {
   const receiving = { keys: AGENT_KEYS, sequencer: new SequencerClient({ url: devnet.url }) };
   return new LogosAgent({
     transport: network.node('agent:shop'),
@@ -55,7 +55,7 @@ function shop(store: SqliteAgentPaymentStore): LogosAgent {
       name: 'Shop',
       description: 'Takes private payments.',
       version: '1',
-      'x-lez-identity': { account_id: AGENT.account, private: paymentKeys(AGENT_KEYS) },
+      'x-lez-identity': { account_id: AGENT.account, private: advertised },
       'x-lez-price': `${PRICE}`,
       skills: [
         { id: 'quick', name: 'Quick', description: '' },
@@ -141,6 +141,15 @@ afterAll(async () => {
 });
 
 describe('a paid agent receiving privately', () => {
+  it('does not start when its card advertises other private keys than those it reads notes with', () => {
+    const store = new SqliteAgentPaymentStore(join(dir, 'mismatch.db'));
+    try {
+      expect(() => shop(store, paymentKeys(SOMEONE_ELSE))).toThrow(/keys in x-lez-identity.private/);
+    } finally {
+      store.close();
+    }
+  });
+
   it('works for a shielded payment of its price, refuses what does not pay it, and one payment twice', async () => {
     const store = new SqliteAgentPaymentStore(join(dir, 'payments.db'));
     let agent = shop(store);
