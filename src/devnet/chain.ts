@@ -29,6 +29,7 @@ import { schnorrSign, verifyPublicTransactionSignatures, type SigningMode } from
 import { publicTransactionHashHex, type NssaTransaction } from '../lez/transaction.ts';
 import {
   decodePrivacyPreservingTransaction,
+  isPrivacyPreserving,
   privacyPreservingTransactionHashHex,
   verifyPrivacyPreservingSignatures,
 } from '../lez/private/transaction.ts';
@@ -186,7 +187,7 @@ export class DevnetChain {
     const txs = [...block.publicTransactions, ...block.privacyPreservingTransactions].sort((a, b) => a.index - b.index);
     const at = { blockId: block.blockId, timestampMs: block.timestampMs };
     for (const tx of txs) {
-      if (!('proof' in tx.transaction) && isClockTransaction(tx.transaction)) {
+      if (!isPrivacyPreserving(tx.transaction) && isClockTransaction(tx.transaction)) {
         this.ledger.apply(runClock(this.ledger, block.blockId, block.timestampMs));
         continue;
       }
