@@ -22,6 +22,7 @@ const SLOWEST_FIRST = [
   'test/devnet/devnet.test.ts',
   'test/logos/transports/waku.test.ts',
   'test/lez/rail/lez-rail.test.ts',
+  'test/lez/private/agent-receives.test.ts',
 ];
 
 class SlowestFirst extends BaseSequencer {
@@ -82,6 +83,7 @@ const SLOW = [
   'test/crash/replicas-crash.test.ts',
   'test/deploy/dockerfile.test.ts',
   'test/devnet/devnet.test.ts',
+  'test/devnet/private.test.ts',
   'test/examples/stock-agent.test.ts',
   'test/gateway/peer-networks.test.ts',
   'test/gateway/shutdown.test.ts',

@@ -11,7 +11,9 @@
  */
 import type { ExecutionFailure } from './failures.ts';
 import { invalidInput } from './failures.ts';
-import { executePublicTransaction, type FeeTerms } from './execute.ts';
+import type { FeeTerms } from './execute.ts';
+import { applyOutcome, executeTransaction } from './execute-entry.ts';
+import type { BlockPosition } from './execute-private.ts';
 import { BLOCK_OVERHEAD_BYTES } from '../lez/block.ts';
 import type { Ledger } from './ledger.ts';
 import type { MempoolEntry } from './mempool.ts';
@@ -41,6 +43,7 @@ export function buildBlock(
   queue: readonly MempoolEntry[],
   programs: DevnetProgramIds,
   limits: BuildLimits,
+  at: BlockPosition,
   fees?: FeeTerms,
 ): BuildResult {
   const result: BuildResult = { included: [], dropped: [], remaining: [] };
@@ -56,9 +59,9 @@ export function buildBlock(
       return false;
     }
     const charge = fees && { terms: fees, dataBytes: entry.bytes.byteLength };
-    const outcome = executePublicTransaction(entry.tx, ledger, programs, charge);
+    const outcome = executeTransaction(entry.tx, ledger, programs, at, charge);
     if (outcome.ok) {
-      ledger.apply(outcome.writes);
+      applyOutcome(ledger, outcome);
       result.included.push(entry);
       bytes += entry.bytes.byteLength;
       return true;

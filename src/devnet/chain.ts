@@ -9,6 +9,11 @@
  * at once if it would fail, or if it is already pending or included. That fails fast in tests and demos, but a
  * client must not rely on it: a real sequencer answers every well-signed transaction with its hash.
  *
+ * Privacy-preserving transactions (profile v0.2, `prehash-v0.3` signing only) are admitted with their signatures
+ * checked and their risc0 proof NOT verified, as a sequencer started with `RISC0_DEV_MODE=1` does
+ * (execute-private.ts); their public post-states, commitments and nullifiers are applied, and getTransaction and
+ * getBlock return them byte for byte as submitted, notes included.
+ *
  * Like `main`, every block ends with a clock transaction (clock.ts) and is hashed under its domain prefix; with
  * the `raw-borsh` signing mode the devnet is a v0.2.0-rc sequencer instead: no clock, the rc hash formula
  * (lez/block.ts). A block turns Finalized once `finalityDepth` blocks follow it (on the real chain, once Bedrock
@@ -22,6 +27,12 @@ import { bytesEqual, toHex } from '../lez/bytes.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
 import { schnorrSign, verifyPublicTransactionSignatures, type SigningMode } from '../lez/signing.ts';
 import { publicTransactionHashHex, type NssaTransaction } from '../lez/transaction.ts';
+import {
+  decodePrivacyPreservingTransaction,
+  isPrivacyPreserving,
+  privacyPreservingTransactionHashHex,
+  verifyPrivacyPreservingSignatures,
+} from '../lez/private/transaction.ts';
 import { publicAccountId } from '../lez/account-id.ts';
 import { MIN_BASE_FEE, type AdmissionRejection, type FeeStateQuote } from '../lez/fees.ts';
 import type { ProtocolProfile } from '../lez/protocol-profile.ts';
@@ -30,7 +41,9 @@ import { blockHash, decodeBlock, encodeBlock, type BlockHashFormula, type LezBlo
 import { buildBlock, type BuildLimits } from './block-builder.ts';
 import type { BlockLog } from './block-log.ts';
 import { clockTransaction, genesisClockAccounts, isClockTransaction, runClock } from './clock.ts';
-import { executePublicTransaction, signerAccountIds, type FeeTerms } from './execute.ts';
+import { signerAccountIds, type FeeTerms } from './execute.ts';
+import { applyOutcome, executeTransaction, type DevnetTransaction } from './execute-entry.ts';
+import type { BlockPosition } from './execute-private.ts';
 import { screenFee } from './fee-admission.ts';
 import type { ExecutionFailure } from './failures.ts';
 import type { GenesisAccount } from './genesis.ts';
@@ -73,6 +86,8 @@ export interface ChainConfig {
 export type SubmitOutcome =
   | { ok: true; hash: string; status: 'queued' | 'already-pending' | 'already-included' }
   | { ok: false; reason: 'unsupported-kind'; kind: 'privacy-preserving' | 'program-deployment' }
+  /** A privacy-preserving transaction whose body does not decode. */
+  | { ok: false; reason: 'malformed'; message: string }
   | { ok: false; reason: 'too-large'; size: number; max: number }
   | { ok: false; reason: 'invalid-signature' }
   /** lee-v0.3: refused at the fee-admission door. */
@@ -168,40 +183,37 @@ export class DevnetChain {
     const previous = this.blocks.at(-1)!.block;
     if (block.blockId !== previous.blockId + 1n || !bytesEqual(block.prevBlockHash, previous.hash))
       throw new Error(`stored chain: block ${block.blockId} does not follow block ${previous.blockId}`);
-    for (const tx of block.publicTransactions) {
-      if (isClockTransaction(tx.transaction)) {
+    if (block.unreadTransactions > 0) throw new Error(`stored chain: block ${block.blockId} cannot be read whole`);
+    const txs = [...block.publicTransactions, ...block.privacyPreservingTransactions].sort((a, b) => a.index - b.index);
+    const at = { blockId: block.blockId, timestampMs: block.timestampMs };
+    for (const tx of txs) {
+      if (!isPrivacyPreserving(tx.transaction) && isClockTransaction(tx.transaction)) {
         this.ledger.apply(runClock(this.ledger, block.blockId, block.timestampMs));
         continue;
       }
-      const outcome = executePublicTransaction(
+      const outcome = executeTransaction(
         tx.transaction,
         this.ledger,
         this.config.programIds,
+        at,
         this.charge(tx.bytes),
       );
       if (!outcome.ok) throw new Error(`stored chain: block ${block.blockId}: ${tx.hash}: ${outcome.failure.message}`);
-      this.ledger.apply(outcome.writes);
+      applyOutcome(this.ledger, outcome);
     }
     if (this.ledger.totalSupply() !== this.genesisSupply)
       throw new Error(`stored chain: block ${block.blockId} changes the total supply`);
-    this.pushBlock({ ...block, transactions: block.publicTransactions.map((tx) => tx.bytes) });
+    this.pushBlock({ ...block, transactions: txs.map((tx) => tx.bytes) });
   }
 
   // ---- admission ------------------------------------------------------------------------------------------------
 
   /** `bytes` is the borsh(NSSATransaction) that decoded to `tx`. */
   submit(tx: NssaTransaction, bytes: Uint8Array): SubmitOutcome {
-    if (tx.kind !== 'public') return { ok: false, reason: 'unsupported-kind', kind: tx.kind };
-    const max = Math.max(0, this.config.limits.maxBlockBytes - BLOCK_HEADER_RESERVE);
-    if (bytes.byteLength > max) return { ok: false, reason: 'too-large', size: bytes.byteLength, max };
-    if (!verifyPublicTransactionSignatures(tx.transaction, this.config.signingMode))
-      return { ok: false, reason: 'invalid-signature' };
-    if (this.fees) {
-      const rejection = screenFee(tx.transaction, bytes.byteLength, this.ledger, this.fees);
-      if (rejection) return { ok: false, reason: 'fee-rejected', rejection };
-    }
+    const admitted = this.admit(tx, bytes);
+    if (!admitted.ok) return admitted;
+    const { transaction, hash } = admitted;
 
-    const hash = publicTransactionHashHex(tx.transaction);
     const known = this.includedTxs.has(hash)
       ? 'already-included'
       : this.mempool.has(hash)
@@ -217,26 +229,60 @@ export class DevnetChain {
 
     if (this.config.admission === 'strict') {
       const projected = this.projected();
-      const outcome = executePublicTransaction(tx.transaction, projected, this.config.programIds, this.charge(bytes));
+      const outcome = executeTransaction(
+        transaction,
+        projected,
+        this.config.programIds,
+        this.nextBlockPosition(),
+        this.charge(bytes),
+      );
       if (!outcome.ok) return { ok: false, reason: 'rejected', hash, failure: outcome.failure };
-      projected.apply(outcome.writes);
+      applyOutcome(projected, outcome);
     }
-    this.mempool.push({ hash, bytes, tx: tx.transaction, signers: signerAccountIds(tx.transaction) });
+    this.mempool.push({ hash, bytes, tx: transaction, signers: signerAccountIds(transaction) });
     this.receipts.set(hash, { status: 'pending' });
     return { ok: true, hash, status: 'queued' };
+  }
+
+  /** sendTransaction's stateless checks: decodable, supported, small enough, well signed; fees on lee-v0.3. */
+  private admit(
+    tx: NssaTransaction,
+    bytes: Uint8Array,
+  ): { ok: true; transaction: DevnetTransaction; hash: string } | Exclude<SubmitOutcome, { ok: true }> {
+    if (tx.kind === 'program-deployment') return { ok: false, reason: 'unsupported-kind', kind: tx.kind };
+    // Privacy-preserving transactions in the v0.2 layout only, and signed as `main` signs them.
+    if (tx.kind === 'privacy-preserving' && (this.config.profile !== 'v0.2' || this.hashFormula !== 'main'))
+      return { ok: false, reason: 'unsupported-kind', kind: tx.kind };
+    const max = Math.max(0, this.config.limits.maxBlockBytes - BLOCK_HEADER_RESERVE);
+    if (bytes.byteLength > max) return { ok: false, reason: 'too-large', size: bytes.byteLength, max };
+    if (tx.kind === 'privacy-preserving') {
+      const decoded = decodePrivacyPreservingTransaction(tx.body);
+      if (!decoded.ok) return { ok: false, reason: 'malformed', message: decoded.reason };
+      if (!verifyPrivacyPreservingSignatures(decoded.value)) return { ok: false, reason: 'invalid-signature' };
+      return { ok: true, transaction: decoded.value, hash: privacyPreservingTransactionHashHex(decoded.value) };
+    }
+    if (!verifyPublicTransactionSignatures(tx.transaction, this.config.signingMode))
+      return { ok: false, reason: 'invalid-signature' };
+    if (this.fees) {
+      const rejection = screenFee(tx.transaction, bytes.byteLength, this.ledger, this.fees);
+      if (rejection) return { ok: false, reason: 'fee-rejected', rejection };
+    }
+    return { ok: true, transaction: tx.transaction, hash: publicTransactionHashHex(tx.transaction) };
+  }
+
+  /** Where the next block will stand (for validity windows at strict admission). */
+  private nextBlockPosition(): BlockPosition {
+    const last = this.blocks.at(-1)!.block;
+    return { blockId: last.blockId + 1n, timestampMs: BigInt(Math.max(this.config.now(), Number(last.timestampMs))) };
   }
 
   private projected(): Ledger {
     if (!this.projection) {
       const projection = this.ledger.clone();
+      const at = this.nextBlockPosition();
       for (const entry of this.mempool.list()) {
-        const outcome = executePublicTransaction(
-          entry.tx,
-          projection,
-          this.config.programIds,
-          this.charge(entry.bytes),
-        );
-        if (outcome.ok) projection.apply(outcome.writes);
+        const outcome = executeTransaction(entry.tx, projection, this.config.programIds, at, this.charge(entry.bytes));
+        if (outcome.ok) applyOutcome(projection, outcome);
       }
       this.projection = projection;
     }
@@ -295,7 +341,14 @@ export class DevnetChain {
       ...this.config.limits,
       maxBlockBytes: this.config.limits.maxBlockBytes - (clock?.bytes.byteLength ?? 0),
     };
-    const result = buildBlock(working, this.mempool.list(), this.config.programIds, limits, this.fees);
+    const result = buildBlock(
+      working,
+      this.mempool.list(),
+      this.config.programIds,
+      limits,
+      { blockId, timestampMs },
+      this.fees,
+    );
     if (clock) working.apply(runClock(working, blockId, timestampMs));
     const supply = working.totalSupply();
     if (supply !== this.genesisSupply) {

@@ -23,7 +23,7 @@ import { toHex } from '../lez/bytes.ts';
 import { U128_MAX } from '../lez/json.ts';
 import type { LezAccount } from '../lez/sequencer-client.ts';
 import { feeReserve } from '../lez/fees.ts';
-import { layoutOf, programIdEquals, type PublicTransaction } from '../lez/transaction.ts';
+import { layoutOf, programIdEquals, type PublicTransaction, type Witness } from '../lez/transaction.ts';
 import { invalidInput, programMisbehaved, type ExecutionFailure } from './failures.ts';
 import { accountsEqual, isDefaultOwner, type AccountView, type AccountWrite } from './ledger.ts';
 import { runAuthenticatedTransfer, type PreState } from './native-program.ts';
@@ -32,7 +32,7 @@ import { classifyProgram, type DevnetProgramIds } from './programs.ts';
 export type ExecutionOutcome = { ok: true; writes: AccountWrite[] } | { ok: false; failure: ExecutionFailure };
 
 /** The account ids that signed, in witness order: these are the accounts whose nonces the message carries. */
-export function signerAccountIds(tx: PublicTransaction): Uint8Array[] {
+export function signerAccountIds(tx: { witnesses: readonly Witness[] }): Uint8Array[] {
   return tx.witnesses.map((witness) => publicAccountId(witness.publicKey));
 }
 

@@ -24,7 +24,16 @@ export type DropReason =
   | 'balance-not-conserved'
   | 'default-account-modified-without-claim'
   | 'fee-reserve-unfunded'
-  | 'out-of-gas';
+  | 'out-of-gas'
+  // privacy-preserving transactions (execute-private.ts)
+  | 'no-private-outputs'
+  | 'duplicate-nullifiers'
+  | 'duplicate-commitments'
+  | 'post-state-count-mismatch'
+  | 'out-of-validity-window'
+  | 'commitment-seen'
+  | 'nullifier-seen'
+  | 'private-supply-overdrawn';
 
 export interface ExecutionFailure {
   reason: DropReason;

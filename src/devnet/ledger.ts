@@ -1,6 +1,7 @@
 /**
- * The devnet's public state: account id → account. In memory only; nothing is persisted, a restarted devnet
- * starts again from genesis (the real sequencer keeps RocksDB under its `home`).
+ * The devnet's state: account id → account, and the private state privacy-preserving transactions leave (the
+ * commitments and nullifiers, and how much of the supply is held privately). In memory; a devnet kept on disk
+ * rebuilds it by replaying its blocks (block-log.ts).
  *
  * Accounts are stored as frozen values and replaced, never edited, so a clone is a cheap copy of the map: block
  * building works on a clone and commits it only once the block is known good (see chain.ts).
@@ -57,11 +58,49 @@ export interface AccountWrite {
   account: LezAccount;
 }
 
+/** What a privacy-preserving transaction adds to the private state (execute-private.ts). */
+export interface PrivateWrites {
+  commitments: readonly Uint8Array[];
+  nullifiers: readonly Uint8Array[];
+  /** How much moved from public balances into private accounts (negative when deshielded). */
+  shielded: bigint;
+}
+
 export class Ledger implements AccountView {
   private readonly accounts: Map<string, LezAccount>;
+  private readonly commitments: Set<string>;
+  private readonly nullifiers: Set<string>;
+  /** The supply held in private accounts: only the net of what entered and left them is known. */
+  private shieldedSupply: bigint;
 
-  constructor(accounts: Map<string, LezAccount> = new Map()) {
+  constructor(
+    accounts: Map<string, LezAccount> = new Map(),
+    commitments = new Set<string>(),
+    nullifiers = new Set<string>(),
+    shieldedSupply = 0n,
+  ) {
     this.accounts = accounts;
+    this.commitments = commitments;
+    this.nullifiers = nullifiers;
+    this.shieldedSupply = shieldedSupply;
+  }
+
+  hasCommitment(commitment: Uint8Array): boolean {
+    return this.commitments.has(toHex(commitment));
+  }
+
+  hasNullifier(nullifier: Uint8Array): boolean {
+    return this.nullifiers.has(toHex(nullifier));
+  }
+
+  get shielded(): bigint {
+    return this.shieldedSupply;
+  }
+
+  applyPrivate(writes: PrivateWrites): void {
+    for (const commitment of writes.commitments) this.commitments.add(toHex(commitment));
+    for (const nullifier of writes.nullifiers) this.nullifiers.add(toHex(nullifier));
+    this.shieldedSupply += writes.shielded;
   }
 
   get(id: Uint8Array): LezAccount {
@@ -78,12 +117,12 @@ export class Ledger implements AccountView {
   }
 
   clone(): Ledger {
-    return new Ledger(new Map(this.accounts));
+    return new Ledger(new Map(this.accounts), new Set(this.commitments), new Set(this.nullifiers), this.shieldedSupply);
   }
 
-  /** The sum of every balance: constant from genesis on, since transfers only move tokens. */
+  /** Every public balance and the private supply: constant from genesis on, since transfers only move tokens. */
   totalSupply(): bigint {
-    let total = 0n;
+    let total = this.shieldedSupply;
     for (const account of this.accounts.values()) total += account.balance;
     return total;
   }

@@ -4,7 +4,7 @@
  * `mempool_max_size` makes a sender wait; the devnet refuses instead (see rpc-errors.ts), since a JSON-RPC call
  * parked for minutes helps no one in a test.
  */
-import type { PublicTransaction } from '../lez/transaction.ts';
+import type { DevnetTransaction } from './execute-entry.ts';
 
 export interface MempoolEntry {
   /** Arrival order; block building keeps it for everything it does not include. */
@@ -13,7 +13,8 @@ export interface MempoolEntry {
   hash: string;
   /** borsh(NSSATransaction), exactly as submitted: what blocks and getTransaction return. */
   bytes: Uint8Array;
-  tx: PublicTransaction;
+  /** A public or (profile v0.2) a privacy-preserving transaction. */
+  tx: DevnetTransaction;
   /** The signers' account ids, in witness order (one per nonce). */
   signers: readonly Uint8Array[];
   /** Block builds this entry has already waited through for an earlier nonce (see block-builder.ts). */

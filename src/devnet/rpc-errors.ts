@@ -12,7 +12,8 @@
  * Chosen for the devnet, in the server-error range, for things a real sequencer does not refuse:
  * - -32000 the mempool is full (the real one makes the caller wait);
  * - -32001 already known, -32002 would fail execution: `admission: 'strict'` only (chain.ts);
- * - -32003 a privacy-preserving or program-deployment transaction: the devnet can verify neither.
+ * - -32003 a program deployment (the devnet runs no guest programs), or a privacy-preserving transaction on a
+ *   profile whose layout the devnet does not read (lee-v0.3, or the rc signing mode).
  */
 import type { JsonValue } from '../lez/json.ts';
 

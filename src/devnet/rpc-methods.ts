@@ -64,8 +64,15 @@ function submitted(outcome: SubmitOutcome): MethodOutcome {
         RPC_CODES.invalidParams,
         `Transaction size ${outcome.size} exceeds maximum allowed size of ${outcome.max} bytes`,
       );
+    case 'malformed':
+      return { ok: false, error: invalidParams(outcome.message) };
     case 'unsupported-kind':
-      return err(RPC_CODES.unsupported, `devnet: ${outcome.kind} transactions are not supported (only public ones)`);
+      return err(
+        RPC_CODES.unsupported,
+        outcome.kind === 'privacy-preserving'
+          ? 'devnet: privacy-preserving transactions are supported with --profile v0.2 and prehash-v0.3 signing only'
+          : `devnet: ${outcome.kind} transactions are not supported`,
+      );
     case 'mempool-full':
       return err(RPC_CODES.mempoolFull, `devnet: mempool is full (${outcome.maxSize} transactions)`);
     case 'already-known':

@@ -12,6 +12,8 @@ import { LezRail } from '../lez/rail/lez-rail.ts';
 import { SequencerClient } from '../lez/sequencer-client.ts';
 import type { PayerLock } from '../lez/rail/payer-lock.ts';
 import type { PaymentRail } from '../lez/rail/payment-rail.ts';
+import { privateFirst, type PrivateReceiving } from '../lez/private/payment-check.ts';
+import { paymentKeys } from '../lez/private/receive.ts';
 import { chooseProfile, probeProfile, type ProtocolProfile } from '../lez/protocol-profile.ts';
 import { chooseSigningMode, probeSequencer } from '../lez/sequencer-probe.ts';
 import type { SigningMode } from '../lez/signing.ts';
@@ -58,7 +60,11 @@ const VERIFY_WAIT_MS = 10_000;
  * made (the sequencer was down, say) is tried again (`retryRefunds`) until it lands, and the payments of tasks it
  * can no longer complete are refunded at its next start (`refundOwed`).
  */
-export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): AgentPayments {
+export function agentPayments(
+  rail: PaymentRail,
+  store?: AgentPaymentStore,
+  receiving?: PrivateReceiving,
+): AgentPayments {
   /** Refunds under way, by payment: a retry joins the attempt in flight instead of signing beside it. */
   const refunding = new Map<string, Promise<{ ok: true; txHash: string } | { ok: false; message: string }>>();
   /** Pays `payment` back, resuming a refund signed before a crash rather than signing a second one. */
@@ -94,8 +100,10 @@ export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): Age
       if (!result.ok) console.error(`refunding payment ${payment.txHash} failed: ${result.message}`);
     }
   };
-  const check = (txHash: string, from: string, amount: bigint | string) =>
+  const checkPublic = (txHash: string, from: string, amount: bigint | string) =>
     rail.verify(txHash, { from, to: rail.payer, amount, purpose: `task-payment:${txHash}` });
+  // With a private account, a shielded payment into it is read with its viewing key (lez/private/payment-check.ts).
+  const check = receiving ? privateFirst(receiving, checkPublic) : checkPublic;
   /** References this run reserved: any other still `checking` was left by a run that died checking it. */
   const reservedHere = new Set<string>();
   /** Settles what a previous run left unsettled: a reference it was checking is owed back if it is money. */
@@ -117,6 +125,7 @@ export function agentPayments(rail: PaymentRail, store?: AgentPaymentStore): Age
   return {
     rail: rail.rail,
     account: rail.payer,
+    ...(receiving ? { privateKeys: paymentKeys(receiving.keys) } : {}),
     verify: async (txHash, expect) => {
       if (store && !store.reserve(txHash, expect.from, expect.amount.toString(), expect.taskId)) {
         const taken = store.get(txHash);

@@ -13,14 +13,20 @@
  *
  * The hash formula tells the two versions apart, and with them the signing mode (sequencer-probe.ts).
  *
- * Reading: public transactions are decoded, a program deployment (a bare `Vec<u8>` of bytecode) is skipped. A
- * privacy-preserving transaction cannot be skipped (its layout is not decoded here), so reading stops there and the
- * block says how many transactions it could not read: a reader that looks for something must then treat the block
- * as not searched, rather than reject it. The trailer (status, parent id) is read from the end, so it is known either way.
+ * Reading: public and privacy-preserving transactions are decoded (the latter in the v0.2 layout, private/transaction.ts),
+ * a program deployment (a bare `Vec<u8>` of bytecode) is skipped. A privacy-preserving transaction that does not
+ * decode (another revision's layout) cannot be skipped, so reading stops there and the block says how many
+ * transactions it could not read: a reader that looks for something must then treat the block as not searched,
+ * rather than reject it. The trailer (status, parent id) is read from the end, so it is known either way.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { BorshDecodeError, BorshReader, BorshWriter } from './borsh.ts';
 import { bytesEqual, concatBytes, domainPrefix } from './bytes.ts';
+import {
+  privacyPreservingTransactionHashHex,
+  readPrivacyPreservingTransaction,
+  type PrivacyPreservingTransaction,
+} from './private/transaction.ts';
 import {
   decodePublicTransaction,
   type MessageLayout,
@@ -56,6 +62,8 @@ export interface LezBlock extends HashableBlockData {
 
 /** A public transaction as found in a block. */
 export interface BlockTransaction {
+  /** Its position among the block's transactions. */
+  index: number;
   /** sha256(borsh(PublicTransaction)), lowercase hex: what `getTransaction` is asked with. */
   hash: string;
   transaction: PublicTransaction;
@@ -63,9 +71,21 @@ export interface BlockTransaction {
   bytes: Uint8Array;
 }
 
+/** A privacy-preserving transaction as found in a block. */
+export interface PrivateBlockTransaction {
+  index: number;
+  /** sha256(borsh(PrivacyPreservingTransaction)), lowercase hex. */
+  hash: string;
+  transaction: PrivacyPreservingTransaction;
+  /** borsh(NSSATransaction). */
+  bytes: Uint8Array;
+}
+
 export interface DecodedBlock extends Omit<LezBlock, 'transactions'> {
   /** The public transactions read, in block order. */
   publicTransactions: BlockTransaction[];
+  /** The privacy-preserving transactions read, in block order. */
+  privacyPreservingTransactions: PrivateBlockTransaction[];
   /** Transactions that could not be read (from the first privacy-preserving one on); 0 for a fully read block. */
   unreadTransactions: number;
 }
@@ -159,6 +179,7 @@ export function decodeBlock(bytes: Uint8Array, layout: MessageLayout = 'v0.2'): 
     const count = r.u32('transactions length');
     if (count > r.remaining) throw new BorshDecodeError(`transactions: ${count} cannot fit in ${r.remaining} bytes`);
     const publicTransactions: BlockTransaction[] = [];
+    const privacyPreservingTransactions: PrivateBlockTransaction[] = [];
     let unreadTransactions = 0;
     for (let i = 0; i < count; i++) {
       const start = r.position;
@@ -169,6 +190,7 @@ export function decodeBlock(bytes: Uint8Array, layout: MessageLayout = 'v0.2'): 
         const decoded = decodePublicTransaction(txBytes.subarray(1), layout);
         if (!decoded.ok) throw new BorshDecodeError(`transaction ${i}: ${decoded.reason}`);
         publicTransactions.push({
+          index: i,
           hash: publicTransactionHashHex(decoded.value),
           transaction: decoded.value,
           bytes: txBytes,
@@ -176,8 +198,18 @@ export function decodeBlock(bytes: Uint8Array, layout: MessageLayout = 'v0.2'): 
       } else if (tag === 2) {
         r.bytes(`transaction ${i} bytecode`);
       } else if (tag === 1) {
-        unreadTransactions = count - i;
-        break;
+        const read = readPrivate(body.subarray(r.position));
+        if (!read) {
+          unreadTransactions = count - i;
+          break;
+        }
+        r.fixedBytes(read.length, `transaction ${i}`);
+        privacyPreservingTransactions.push({
+          index: i,
+          hash: privacyPreservingTransactionHashHex(read.transaction),
+          transaction: read.transaction,
+          bytes: body.slice(start, r.position),
+        });
       } else {
         throw new BorshDecodeError(`transaction ${i}: unknown NSSATransaction tag ${tag}`);
       }
@@ -192,6 +224,7 @@ export function decodeBlock(bytes: Uint8Array, layout: MessageLayout = 'v0.2'): 
         timestampMs,
         signature,
         publicTransactions,
+        privacyPreservingTransactions,
         unreadTransactions,
         bedrockStatus,
         bedrockParentId,
@@ -199,6 +232,18 @@ export function decodeBlock(bytes: Uint8Array, layout: MessageLayout = 'v0.2'): 
     };
   } catch (error) {
     if (error instanceof BorshDecodeError) return { ok: false, reason: `block: ${error.message}` };
+    throw error;
+  }
+}
+
+/** A privacy-preserving transaction at the start of `bytes`, and its length; undefined when it does not decode. */
+function readPrivate(bytes: Uint8Array): { transaction: PrivacyPreservingTransaction; length: number } | undefined {
+  const r = new BorshReader(bytes);
+  try {
+    const transaction = readPrivacyPreservingTransaction(r);
+    return { transaction, length: r.position };
+  } catch (error) {
+    if (error instanceof BorshDecodeError) return undefined;
     throw error;
   }
 }

@@ -70,8 +70,22 @@ export const LogosAgentCard = z.object({
     .string()
     .regex(/^[0-9a-f]{128}$/)
     .optional(),
-  /** The agent's LEZ identity: its public account, where task payments go. Required when any price is above 0. */
-  'x-lez-identity': z.object({ account_id: z.string().min(32).max(64) }).optional(),
+  /**
+   * The agent's LEZ identity: its public account, where task payments go. Required when any price is above 0.
+   * `private`: the keys of the private account it also takes shielded payments into (docs/payments.md §10), as the
+   * official wallet's `--to-npk` and `--to-vpk` take them.
+   */
+  'x-lez-identity': z
+    .object({
+      account_id: z.string().min(32).max(64),
+      private: z
+        .object({
+          npk: z.string().regex(/^[0-9a-f]{64}$/),
+          vpk: z.string().regex(/^0[23][0-9a-f]{64}$/),
+        })
+        .optional(),
+    })
+    .optional(),
   agentInterfaces: z.array(LogosInterface).min(1),
   /** A2A extensions the agent supports; `required` ones must be activated by the caller. */
   extensions: z.array(CardExtension).default([]),

@@ -584,10 +584,10 @@ describe('devnet: garbage gets a JSON-RPC error, never a crash', () => {
     expect(await client.checkHealth()).toEqual({ kind: 'result', value: null });
   });
 
-  it('refuses privacy-preserving and deployment transactions it cannot verify (-32003)', async () => {
+  it('refuses a privacy-preserving body that does not decode (-32602), and deployments it cannot run (-32003)', async () => {
     const { client } = await devnet();
     expect(await client.sendTransaction({ kind: 'privacy-preserving', body: new Uint8Array([1, 2, 3]) })).toMatchObject(
-      { code: -32003 },
+      { code: -32602 },
     );
     expect(await client.sendTransaction({ kind: 'program-deployment', body: new Uint8Array([1]) })).toMatchObject({
       code: -32003,

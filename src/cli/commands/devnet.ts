@@ -11,7 +11,10 @@ export const devnetCommand: Command = {
   summary: 'a local LEZ sequencer emulator with funded accounts',
   help: () => `A local LEZ sequencer emulator on 127.0.0.1, a block every second, funded with the LEZ debug genesis accounts
 (their keys are printed: import one with logos-a2a keys import --secret-key-file -). It behaves as a sequencer
-built from LEZ main: blocks end with a clock transaction and are hashed under main's prefix.
+built from LEZ main: blocks end with a clock transaction and are hashed under main's prefix. With --profile v0.2
+it also takes privacy-preserving (shielded) transactions WITHOUT verifying their risc0 proof, like a sequencer run
+with RISC0_DEV_MODE=1: it checks their signatures, nonces, commitments and nullifiers and applies them, so notes
+can be read back with getTransaction and getBlock. A real sequencer would refuse such a transaction's fake proof.
 
 Options:
   --port PORT       its port (default: LOGOS_A2A_DEVNET_PORT, else 3040; 0 picks a free one)

@@ -2,9 +2,14 @@
  * How a priced agent takes money (docs/binding.md, payments): a task is admitted only with a verified transfer of
  * the card's own price that paid for no other task, and money for a task that does not complete goes back. The
  * refunds a previous run owed are paid at start, and failed refunds are tried again while the agent runs.
+ *
+ * An agent with a private account also takes a shielded transfer into it (docs/payments.md §10): the reference then
+ * names its private payee, `private:<npk hex>`, and the payments' `verify` reads the note with the viewing key. Such
+ * a payment is refunded publicly, from the agent's public account to the public account that paid it.
  */
 import type { TaskRequest, WirePaymentReference } from '../envelope.ts';
 import { isPriced, skillPrice, type LogosAgentCard } from '../card.ts';
+import { privatePayee } from '../../lez/private/receive.ts';
 import type { AgentPayments } from './types.ts';
 
 /** A priced task's payment: verified (the skill may start), or refused with the reason the caller is told. */
@@ -23,6 +28,13 @@ export class PaymentAdmission {
   constructor(card: LogosAgentCard, payments: AgentPayments | undefined) {
     if (isPriced(card) && (!payments || card['x-lez-identity']?.account_id !== payments.account)) {
       throw new Error(`agent ${card.id}: a priced card needs payments for the account in x-lez-identity`);
+    }
+    const advertised = card['x-lez-identity']?.private;
+    if (
+      payments?.privateKeys &&
+      (advertised?.npk !== payments.privateKeys.npk || advertised.vpk !== payments.privateKeys.vpk)
+    ) {
+      throw new Error(`agent ${card.id}: payments into a private account need its keys in x-lez-identity.private`);
     }
     this.card = card;
     this.payments = payments;
@@ -46,12 +58,14 @@ export class PaymentAdmission {
     const payment = request.payment;
     if (!this.payments) return 'This agent takes no payments.';
     if (!payment) return `This task costs ${price} and came without a payment.`;
+    const privately = this.payments.privateKeys && privatePayee(this.payments.privateKeys);
     if (
       payment.rail !== this.payments.rail ||
-      payment.to !== this.payments.account ||
+      (payment.to !== this.payments.account && payment.to !== privately) ||
       BigInt(payment.amount) !== price
     ) {
-      return `The payment reference does not pay ${price} to ${this.payments.account} on ${this.payments.rail}.`;
+      const payees = privately ? `${this.payments.account} (or privately to ${privately})` : this.payments.account;
+      return `The payment reference does not pay ${price} to ${payees} on ${this.payments.rail}.`;
     }
     if (this.usedPayments.has(payment.tx_hash)) return `Transaction ${payment.tx_hash} already paid for another task.`;
     this.usedPayments.add(payment.tx_hash);
@@ -87,7 +101,14 @@ export class PaymentAdmission {
       console.error(`agent ${this.card.id}: refunding task ${taskId} failed: ${result.message}`);
       return undefined;
     }
-    return { rail: paid.rail, tx_hash: result.txHash, from: paid.to, to: paid.from, amount: paid.amount };
+    // From the public account, also for a private payment: the agent cannot spend its private account without a proof.
+    return {
+      rail: paid.rail,
+      tx_hash: result.txHash,
+      from: this.payments!.account,
+      to: paid.from,
+      amount: paid.amount,
+    };
   }
 
   /**

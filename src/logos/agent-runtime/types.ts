@@ -66,6 +66,11 @@ export interface AgentPayments {
   readonly rail: string;
   /** The agent's own account (its card's `x-lez-identity.account_id`). */
   readonly account: string;
+  /**
+   * The keys of the agent's private account (its card's `x-lez-identity.private`), when it also takes shielded
+   * payments (docs/payments.md §10): `verify` then reads a privacy-preserving transaction's notes.
+   */
+  readonly privateKeys?: { npk: string; vpk: string };
   /** Is `txHash` an included transfer of exactly `amount` from `from` to this agent, for task `taskId`? */
   verify(
     txHash: string,
