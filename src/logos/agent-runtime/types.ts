@@ -3,8 +3,9 @@
  * handlers, and what the runtime is given, a transport and how payments are checked.
  */
 import type { TaskRequest, WireArtifact, WireMessage } from '../envelope.ts';
-import type { LogosAgentCardInput } from '../card.ts';
+import type { LogosAgentCard, LogosAgentCardInput } from '../card.ts';
 import type { LogosTransport } from '../transport.ts';
+import type { PeerFace } from '../bindings/common/agent-face.ts';
 
 /** What a skill handler gets. */
 export interface SkillContext {
@@ -152,6 +153,12 @@ export interface LogosAgentOptions {
    * has. Without it, or when it answers undefined, such a task is reported unknown and fails.
    */
   resumable?: (taskId: string) => ResumableRequest | undefined;
+  /**
+   * The agent on the peer networks the host configured (bindings/agent-faces.ts), made from its card as parsed and
+   * signed: each announces it there in its binding's format, with our announcements, and carries that binding's
+   * requests to the agent. None by default.
+   */
+  peerFaces?: (card: LogosAgentCard) => readonly PeerFace[];
 }
 
 /** What `resumable` gives back of a kept task: its request as it first came. */
