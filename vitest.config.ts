@@ -101,6 +101,7 @@ const SLOW = [
   'test/logos/bindings/lp-0008-peer.test.ts',
   'test/logos/bindings/pilot-gateway.test.ts',
   'test/logos/bindings/pilot-peer.test.ts',
+  'test/logos/bindings/published-on-peers.test.ts',
   'test/logos/discovery.test.ts',
   'test/logos/seed-agent.test.ts',
   'test/logos/seed-gateway.test.ts',

@@ -29,7 +29,8 @@ export interface FaceNetwork {
 
 /**
  * The runtime's `peerFaces` for an agent signed with `cardKey`, on every network of a binding with an agent side.
- * A network whose binding has none, or an agent with no free skill, is skipped, and `log` says so once.
+ * A network whose binding has none, one configured so that the agent cannot be announced on it (lp-0008 without a
+ * board), or an agent with no free skill is skipped, and `log` says why.
  */
 export function peerFacesOn(
   networks: readonly FaceNetwork[],
@@ -39,21 +40,23 @@ export function peerFacesOn(
   return (card) =>
     networks.flatMap((network) => {
       if (!network.binding) return [];
-      const side = AGENT_SIDES[network.binding];
-      const face = side?.(card, {
-        network: network.name,
-        node: network.node,
-        discoveryTopic: network.discoveryTopic,
-        cardKey,
-      });
-      if (!face) {
-        log(
-          `agent ${card.id}: not announced on network ${network.name}: ` +
-            (side
-              ? `the ${network.binding} binding carries only free skills, and it has none`
-              : `no agent side of the ${network.binding} binding`),
-        );
+      const skipped = (why: string) => {
+        log(`agent ${card.id}: not announced on network ${network.name}: ${why}`);
         return [];
+      };
+      const side = AGENT_SIDES[network.binding];
+      if (!side) return skipped(`the ${network.binding} binding has no agent side here`);
+      const options = { network: network.name, node: network.node, discoveryTopic: network.discoveryTopic, cardKey };
+      let face: PeerFace | undefined;
+      try {
+        face = side(card, options);
+      } catch (error) {
+        return skipped((error as Error).message);
+      }
+      if (!face) return skipped(`the ${network.binding} binding carries only free skills, and it has none`);
+      if (face.keyApart) {
+        const { kid, key } = face.keyApart;
+        log(`agent ${card.id}: its ${network.binding} card on network ${network.name} is signed by ${kid}, key ${key}`);
       }
       return [face];
     });

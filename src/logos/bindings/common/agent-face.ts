@@ -114,11 +114,14 @@ export function runtimeReply(payload: Uint8Array): AgentEnvelope {
   return AgentEnvelope.parse(JSON.parse(new TextDecoder().decode(payload)));
 }
 
-/** The text of parts, one per line (data parts as their JSON): what a peer whose results are text reads. */
+/**
+ * The text of parts (data parts as their JSON), run together: the parts of one artifact or message are one content
+ * (a streamed artifact's chunks come as parts), which is what a peer whose results are text reads.
+ */
 export function partsText(parts: readonly WirePart[]): string {
   return parts
     .flatMap((part) => ('text' in part ? [part.text] : 'data' in part ? [JSON.stringify(part.data)] : []))
-    .join('\n');
+    .join('');
 }
 
 export function messageText(message: WireMessage | undefined): string {
@@ -126,7 +129,10 @@ export function messageText(message: WireMessage | undefined): string {
   return typeof message === 'string' ? message : partsText(message.parts);
 }
 
-/** The result of a completed reply as text: a string as it is, other JSON as JSON, else its artifacts' or message's text. */
+/**
+ * The result of a completed reply as text: a string as it is, other JSON as JSON, else its artifacts' text, one
+ * artifact a line, else its message's.
+ */
 export function resultText(reply: TaskResultEnvelope): string {
   if (typeof reply.result === 'string') return reply.result;
   if (reply.result !== undefined) return JSON.stringify(reply.result);

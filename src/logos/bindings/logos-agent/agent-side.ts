@@ -18,7 +18,7 @@ import {
   freeSkills,
   gatewayEnvelope,
   messageText,
-  partsText,
+  resultText,
   runtimeReply,
   statusKeySecret,
   type FaceOptions,
@@ -145,11 +145,10 @@ function update(reply: AgentEnvelope): [state: string, result: unknown] {
   }
 }
 
-/** The skill's output; without one, its artifacts' data (one data part as it is) or text, or the message's text. */
+/** The skill's output; without one, an artifact's one data part as it is, else the text of what it said. */
 function completedResult(reply: Extract<AgentEnvelope, { type: 'task_result' }>): unknown {
   if (reply.result !== undefined) return reply.result;
   const parts = (reply.artifacts ?? []).flatMap((artifact) => artifact.parts);
   const only = parts.length === 1 ? parts[0]! : undefined;
-  if (only && 'data' in only) return only.data;
-  return parts.length > 0 ? partsText(parts) : messageText(reply.message);
+  return only && 'data' in only ? only.data : resultText(reply);
 }
