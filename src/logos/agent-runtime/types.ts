@@ -97,6 +97,8 @@ export interface BuiltinAgentOptions {
   announceEveryMs?: number;
   /** See LogosAgentOptions.announce. */
   announce?: boolean;
+  /** See LogosAgentOptions.peerFaces. */
+  peerFaces?: LogosAgentOptions['peerFaces'];
 }
 
 /**
@@ -105,8 +107,9 @@ export interface BuiltinAgentOptions {
  */
 export function builtinOptions(
   options: BuiltinAgentOptions,
-): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'announce' | 'cardKey'> {
+): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'announce' | 'cardKey' | 'peerFaces'> {
   return {
+    ...(options.peerFaces ? { peerFaces: options.peerFaces } : {}),
     ...(options.cardKey ? { cardKey: options.cardKey } : {}),
     ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
