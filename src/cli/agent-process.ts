@@ -8,6 +8,8 @@
  */
 import { join } from 'node:path';
 import { CliFailure } from './errors.ts';
+import { openNetworksFile } from './networks-file.ts';
+import { peerFacesOn } from '../logos/bindings/agent-faces.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import type { LogosAgent } from '../logos/agent-runtime.ts';
 import { conformanceAgent } from '../logos/agents/conformance.ts';
@@ -57,6 +59,8 @@ export interface AgentProcessOptions {
   gasLimit?: number;
   discoveryTopic?: string;
   announceEveryMs?: number;
+  /** The peer networks it is announced on as well (networks-file.ts). */
+  networksFile?: string;
   /** Serve the node's nwaku REST API (for Workers and nwaku clients; `waku` only). */
   rest?: NodeRestSettings;
   /** The conformance agent: declare the TCK's extension required (conformance.ts). */
@@ -111,8 +115,13 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
           peerExchange: preset.peerExchange,
           ...network,
         });
+  const peerNetworks = options.networksFile
+    ? await openNetworksFile(options.networksFile, 'logos-a2a agent')
+    : undefined;
+  const log = (line: string) => process.stdout.write(`logos-a2a agent: ${line}\n`);
   const builtin = {
     ...(options.id ? { id: options.id } : {}),
+    ...(peerNetworks ? { peerFaces: peerFacesOn(peerNetworks.networks, cardKey, log) } : {}),
     // The card is announced signed by this LEZ key, kept beside the agent's Waku identity.
     cardKey,
     discoveryTopic: options.discoveryTopic ?? DEFAULT_DISCOVERY_TOPIC,
@@ -133,6 +142,7 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
   } catch (error) {
     await agent.stop();
     paid?.close();
+    await peerNetworks?.stop();
     throw error;
   }
   return {
@@ -144,6 +154,7 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
       await rest?.stop();
       await agent.stop();
       paid?.close();
+      await peerNetworks?.stop();
     },
   };
 }

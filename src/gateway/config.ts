@@ -209,7 +209,7 @@ const PeerNetworkConfig = z
 export type PeerNetworkConfig = z.infer<typeof PeerNetworkConfig>;
 
 /** Names are unique, and networks on one cluster agree on what its one node is (shards, message size). */
-const PeerNetworksConfig = z
+export const PeerNetworksConfig = z
   .array(PeerNetworkConfig)
   .default([])
   .superRefine((networks, context) => {

@@ -258,6 +258,13 @@ async function open(
   const published = new PublishedAgents(config.published, {
     node: parts.node,
     discoveryTopic: config.discoveryTopic,
+    // Announced on every configured peer network too, in its binding's format (issue #27).
+    peerNetworks: config.networks.map(({ name, binding, discoveryTopic }) => ({
+      name,
+      binding,
+      discoveryTopic,
+      node: peerNetworks.nodeOf(name)!.transport,
+    })),
     log: deps.log,
   });
   onClose(() => published.stop());

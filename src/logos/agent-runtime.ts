@@ -27,6 +27,7 @@ import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { keepAlive, stopKeepingAlive } from '../keep-alive.ts';
 import { PaymentAdmission } from './agent-runtime/payment-admission.ts';
 import { ReplyLog, Retention, unknownTaskReply, type AgentReply } from './agent-runtime/reply-log.ts';
+import type { PeerAgentHost, PeerFace, PeerReplies } from './bindings/common/agent-face.ts';
 import {
   Completion,
   DEFAULT_ANNOUNCE_EVERY_MS,
@@ -60,7 +61,7 @@ interface TaskRun {
 const SEEN_IDS_LIMIT = 10_000;
 let warnedUnsigned = false;
 
-export class LogosAgent {
+export class LogosAgent implements PeerAgentHost {
   readonly card: LogosAgentCard;
   /** The card as announced: signed when a card key was given (relay this one, not `card`). */
   readonly signedCard: Record<string, unknown> | undefined;
@@ -81,6 +82,8 @@ export class LogosAgent {
   private readonly resumable: LogosAgentOptions['resumable'];
   /** This process's run of the agent: announced with the card so gateways notice a restart. */
   private readonly instance = randomUUID();
+  /** The agent as the peer bindings of the configured networks see it (bindings/agent-faces.ts). */
+  readonly peerFaces: readonly PeerFace[];
 
   constructor(options: LogosAgentOptions) {
     // Stamped once per process: a later start issues a newer card, and a replay of an older one is refused.
@@ -115,6 +118,7 @@ export class LogosAgent {
     this.ackAfterMs = options.ackAfterMs ?? 250;
     this.refundRetryMs = options.refundRetryMs ?? 5_000;
     this.resumable = options.resumable;
+    this.peerFaces = options.peerFaces?.(this.card) ?? [];
   }
 
   async start(): Promise<void> {
@@ -122,8 +126,9 @@ export class LogosAgent {
     await this.admission.start(this.refundRetryMs);
     await this.transport.start();
     this.unsubscribe = this.transport.onDirect((payload, { sender }) => this.receive(payload, sender));
-    if (this.discoveryTopic) {
-      if (!this.signedCard && !warnedUnsigned) {
+    for (const face of this.peerFaces) face.start(this);
+    if (this.discoveryTopic || this.peerFaces.length > 0) {
+      if (this.discoveryTopic && !this.signedCard && !warnedUnsigned) {
         warnedUnsigned = true; // once per process: the advice is the same for every agent
         console.warn(
           `agent ${this.card.id}: announcing an unsigned card; gateways list only signed cards, so give the agent a ` +
@@ -138,16 +143,21 @@ export class LogosAgent {
 
   /** Publishes the card on the discovery topic (also called periodically once started). */
   async announce(): Promise<void> {
-    if (!this.discoveryTopic) return;
-    try {
-      await this.transport.publish(this.discoveryTopic, encodeAnnouncement(this.signedCard ?? this.card));
-    } catch (error) {
-      console.error(`agent ${this.card.id}: announcing the card failed`, error);
-    }
+    const topic = this.discoveryTopic;
+    const announcements = [
+      ...(topic ? [() => this.transport.publish(topic, encodeAnnouncement(this.signedCard ?? this.card))] : []),
+      ...this.peerFaces.map((face) => () => face.announce()),
+    ];
+    await Promise.all(
+      announcements.map((announce) =>
+        announce().catch((error: unknown) => console.error(`agent ${this.card.id}: announcing the card failed`, error)),
+      ),
+    );
   }
 
   async stop(): Promise<void> {
     this.unsubscribe?.();
+    for (const face of this.peerFaces) face.stop();
     clearInterval(this.announcer);
     this.admission.stop();
     for (const run of this.runs.values()) {
@@ -164,33 +174,36 @@ export class LogosAgent {
   private receive(payload: Uint8Array, sender: string | undefined): void {
     const decoded = decodeGatewayEnvelope(payload);
     if (!decoded.ok) return; // Not ours or malformed: a network node ignores what it cannot read.
+    this.accept(decoded.envelope, sender, this.transport);
+  }
+
+  /** A request, from the gateway or a peer binding's face; its replies are published through `replies`. */
+  accept(request: GatewayEnvelope, sender: string | undefined, replies: PeerReplies): void {
     // A skill sees the caller's message whole, however the gateway sent its text.
     const envelope =
-      decoded.envelope.type === 'task_request' || decoded.envelope.type === 'task_input'
-        ? withMessageText(decoded.envelope)
-        : decoded.envelope;
+      request.type === 'task_request' || request.type === 'task_input' ? withMessageText(request) : request;
     if (this.seenIds.has(envelope.id)) return;
     // Only the party that submitted a task may continue, query or cancel it, and only under the task's key.
     const run = this.runs.get(envelope.task_id);
     if (run && (sender !== run.submitter || envelope.status_key !== run.statusKey)) return;
     this.seenIds.add(envelope.id);
-    this.dispatch(envelope, sender);
+    this.dispatch(envelope, sender, replies);
   }
 
-  private dispatch(envelope: GatewayEnvelope, sender: string | undefined): void {
+  private dispatch(envelope: GatewayEnvelope, sender: string | undefined, replies: PeerReplies): void {
     const run = this.runs.get(envelope.task_id);
     switch (envelope.type) {
       case 'task_request':
         // A repeated request (the gateway restarted before it heard from us) gets the replies so far.
         if (run) run.replies.replay(0);
-        else this.begin(envelope, sender);
+        else this.begin(envelope, sender, replies);
         return;
       case 'task_get': {
         if (run) return run.replies.replay(envelope.after_seq);
         const kept = this.resumable?.(envelope.task_id);
-        if (!kept) return this.unknownTask(envelope, envelope.after_seq);
+        if (!kept) return this.unknownTask(envelope, envelope.after_seq, replies);
         const { after_seq: afterSeq, ...asked } = envelope;
-        this.begin({ ...asked, ...kept, type: 'task_request', lez_price: '0' }, sender, afterSeq);
+        this.begin({ ...asked, ...kept, type: 'task_request', lez_price: '0' }, sender, replies, afterSeq);
         return;
       }
       case 'task_input':
@@ -201,7 +214,7 @@ export class LogosAgent {
         }
         return;
       case 'cancel':
-        if (!run) return this.unknownTask(envelope, 0);
+        if (!run) return this.unknownTask(envelope, 0, replies);
         if (run.finished) return run.replies.replay(run.replies.seq - 1);
         run.controller.abort(new Error('cancelled by the caller'));
         // Still checking the payment: admit() finishes the task once it knows whether there is money to give back.
@@ -211,8 +224,8 @@ export class LogosAgent {
   }
 
   /** `afterSeq`: replies the gateway already has (a task resumed after a restart); its next is numbered after them. */
-  private begin(request: TaskRequest, submitter: string | undefined, afterSeq = 0): void {
-    const target = { transport: this.transport, agentId: this.card.id };
+  private begin(request: TaskRequest, submitter: string | undefined, replies: PeerReplies, afterSeq = 0): void {
+    const target = { transport: replies, agentId: this.card.id };
     const run: TaskRun = {
       taskId: request.task_id,
       submitter,
@@ -357,9 +370,9 @@ export class LogosAgent {
   }
 
   /** A task this agent does not know (it restarted, or the request never arrived): say so, the gateway fails it. */
-  private unknownTask(request: GatewayEnvelope, afterSeq: number): void {
+  private unknownTask(request: GatewayEnvelope, afterSeq: number, replies: PeerReplies): void {
     const taskId = request.task_id;
-    void this.transport
+    void replies
       .publish(taskStatusTopic(taskId), encodeEnvelope(unknownTaskReply(taskId, afterSeq)), {
         key: statusKeyBytes(request.status_key),
       })

@@ -3,7 +3,8 @@
  * the interface to call it on as it would for any caller (JSON-RPC, HTTP+JSON or gRPC; v1.0 or v0.3), and a Logos
  * agent on the runtime stands for it: the bridged card (bridged-card.ts), signed with the publishing side's key for
  * that agent and announced on the discovery topic (again every announce period, withdrawn on stop: a card no longer
- * announced goes offline at gateways), and every skill carried to the HTTP agent (http-relay.ts).
+ * announced goes offline at gateways), and on each configured peer network in its binding's format (`peerNetworks`),
+ * and every skill carried to the HTTP agent (http-relay.ts).
  */
 import {
   ClientFactory,
@@ -14,6 +15,7 @@ import {
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { LogosAgent, type AgentPayments, type ResumableRequest } from '../logos/agent-runtime.ts';
 import type { LogosTransport } from '../logos/transport.ts';
+import { peerFacesOn, type FaceNetwork } from '../logos/bindings/agent-faces.ts';
 import type { PublishedTaskStore } from '../store/published-task-store.ts';
 import { agentIdFrom, bridgedCard, bridgedSkills } from './bridged-card.ts';
 import { HttpRelay } from './http-relay.ts';
@@ -49,6 +51,12 @@ export interface PublishOptions {
   };
   discoveryTopic?: string;
   announceEveryMs?: number;
+  /**
+   * The configured peer networks (issue #27): the agent is announced on each whose binding has an agent side, in
+   * its format and signed with its scheme (bindings/agent-faces.ts), and answers its requests. Only its free skills:
+   * the peer bindings' payments are not taken on this side. `log` says which network it is not announced on.
+   */
+  peerNetworks?: { networks: readonly FaceNetwork[]; log: (line: string) => void };
   /**
    * LEZ prices (base units, decimal strings) by skill id. The publishing side takes the payments as a paid agent
    * does, with the node's `payments`: checked before the HTTP agent is called, paid back when the task fails or is
@@ -132,6 +140,9 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
     ...(priced ? { payments: payments! } : {}),
     ...(tasks && !priced ? { resumable: (taskId: string) => resumable(tasks, taskId) } : {}),
+    ...(options.peerNetworks
+      ? { peerFaces: peerFacesOn(options.peerNetworks.networks, cardKey, options.peerNetworks.log) }
+      : {}),
   });
   const stop = async () => {
     relay.stop();

@@ -4,15 +4,21 @@
  * until it is, and the failure is logged each time, naming the URL.
  */
 import type { LogosAgent } from '../logos/agent-runtime.ts';
+import type { FaceNetwork } from '../logos/bindings/agent-faces.ts';
 import { bridgeHttpAgent, type PublishedAgent, type PublishOptions } from './publish.ts';
 
 /** One entry of the `published` setting: what PublishOptions takes from configuration. */
-export type PublishedAgentSettings = Omit<PublishOptions, 'node' | 'discoveryTopic' | 'announceEveryMs'>;
+export type PublishedAgentSettings = Omit<
+  PublishOptions,
+  'node' | 'discoveryTopic' | 'announceEveryMs' | 'peerNetworks'
+>;
 
 export interface PublishedAgentsOptions<Entry extends PublishedAgentSettings> {
   /** What PublishOptions' `node` answers for the agent of `entry`: its node, keys and, when priced, its payments. */
   node: (id: string, entry: Entry) => ReturnType<PublishOptions['node']>;
   discoveryTopic?: string;
+  /** The peer networks every publication is announced on too (PublishOptions' `peerNetworks`). */
+  peerNetworks?: readonly FaceNetwork[];
   log: (message: string) => void;
   /** How long after a failed publication it is tried again. Default 30 s. */
   retryMs?: number;
@@ -53,6 +59,9 @@ export class PublishedAgents<Entry extends PublishedAgentSettings = PublishedAge
       ...entry,
       node: (id) => this.options.node(id, entry),
       ...(this.options.discoveryTopic ? { discoveryTopic: this.options.discoveryTopic } : {}),
+      ...(this.options.peerNetworks
+        ? { peerNetworks: { networks: this.options.peerNetworks, log: this.options.log } }
+        : {}),
     });
     if (this.stopped) return;
     if (!outcome.ok) {

@@ -48,6 +48,10 @@ Options:
   --gas-limit GAS       paid, on a sequencer with fees: the gas limit each refund declares (default 200; the official
                         wallet's is 2000000; env LOGOS_A2A_PAYMENTS_GAS_LIMIT)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
+  --networks-file FILE  peer bindings' networks to announce it on as well, a JSON array written as the gateway's
+                        \`networks\` setting (docs/bindings/networks.md): on each logos-agent and lp-0008 network
+                        (lp-0008 with its discoveryTopic) its free skills are announced in that binding's card
+                        format and signature, and its requests answered; it prints the key of its lp-0008 card
   --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port; waku only)
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
   --tck-required-extension
@@ -70,6 +74,7 @@ Ctrl-C or SIGTERM stops it.
     id: { type: 'string' },
     'key-file': { type: 'string' },
     'card-key-file': { type: 'string' },
+    'networks-file': { type: 'string' },
     data: { type: 'string' },
     sequencer: { type: 'string' },
     'signing-mode': { type: 'string' },
@@ -152,6 +157,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...fees,
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
+    ...(str(values['networks-file']) ? { networksFile: str(values['networks-file'])! } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
     ...(requireTckExtension ? { requireTckExtension } : {}),
     ...(restPort !== undefined ? { rest: { port: restPort, host: str(values['rest-host']) ?? '127.0.0.1' } } : {}),

@@ -11,6 +11,7 @@ import { CARD_POLICIES, DEFAULT_MAX_CONCURRENT, type CardPolicy } from '../../pu
 import { SIGNING_MODES, type SigningMode } from '../../lez/signing.ts';
 import { str, type Command, type Values } from '../command.ts';
 import { untilSignal } from '../until-signal.ts';
+import { openNetworksFile } from '../networks-file.ts';
 
 export const PUBLISH_SYNOPSIS = 'URL --peer MULTIADDR [options]';
 export const PUBLISH_SUMMARY = 'an HTTP A2A agent published on Logos, as its own process joining a gateway over Waku';
@@ -48,6 +49,10 @@ Options:
   --sequencer URL         the LEZ sequencer it is paid on
   --signing-mode MODE     prehash-v0.3 or raw-borsh (default: detected from the sequencer)
   --card-key-file FILE    its card key, the LEZ key of the account it is paid to (default DATA/published-ID.lez.key)
+  --networks-file FILE    peer bindings' networks to announce it on as well, a JSON array written as the gateway's
+                          \`networks\` setting (docs/bindings/networks.md): on each logos-agent and lp-0008 network
+                          (lp-0008 with its discoveryTopic) its free skills are announced in that binding's card
+                          format and signature, and its requests answered; it prints the key of its lp-0008 card
   -h, --help              this text
 
 Settings: none besides these options. Secrets are read from files, never from the command line.
@@ -73,6 +78,7 @@ export const PUBLISH_OPTIONS = {
   sequencer: { type: 'string' },
   'signing-mode': { type: 'string' },
   'card-key-file': { type: 'string' },
+  'networks-file': { type: 'string' },
 } as const;
 
 const PREFIX = 'logos-a2a publish';
@@ -126,6 +132,8 @@ export async function runPublishCommand(
   const cardKeyFile = str(values['card-key-file']);
   // Money first, as for the paid agent: the sequencer is probed before anything is published.
   const money = sequencer ? await moneyOn(sequencer, signingModeOption as SigningMode | undefined, dataDir) : undefined;
+  const networksFile = str(values['networks-file']);
+  const peerNetworks = networksFile ? await openNetworksFile(networksFile, PREFIX) : undefined;
   let transport: InstanceType<typeof WakuTransport> | undefined;
   let tasks: InstanceType<typeof SqlitePublishedTaskStore> | undefined;
   const outcome = await bridgeHttpAgent({
@@ -138,6 +146,14 @@ export async function runPublishCommand(
     ...(rateLimitWindowMs ? { rateLimitWindowMs } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
     ...(prices ? { prices } : {}),
+    ...(peerNetworks
+      ? {
+          peerNetworks: {
+            networks: peerNetworks.networks,
+            log: (line) => process.stdout.write(`${PREFIX}: ${line}\n`),
+          },
+        }
+      : {}),
     node(id) {
       transport = new WakuTransport({
         privateKey: loadOrCreateKey(join(dataDir, `published-${id}.key`)),
@@ -157,6 +173,7 @@ export async function runPublishCommand(
   if (!outcome.ok) {
     money?.close();
     tasks?.close();
+    await peerNetworks?.stop();
     throw new CliFailure(`${PREFIX}: ${outcome.message}`);
   }
   const { agent, origin, stop } = outcome.published;
@@ -176,6 +193,7 @@ export async function runPublishCommand(
   await stop();
   money?.close();
   tasks?.close();
+  await peerNetworks?.stop();
   return 0;
 }
 

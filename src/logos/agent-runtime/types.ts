@@ -3,8 +3,9 @@
  * handlers, and what the runtime is given, a transport and how payments are checked.
  */
 import type { TaskRequest, WireArtifact, WireMessage } from '../envelope.ts';
-import type { LogosAgentCardInput } from '../card.ts';
+import type { LogosAgentCard, LogosAgentCardInput } from '../card.ts';
 import type { LogosTransport } from '../transport.ts';
+import type { PeerFace } from '../bindings/common/agent-face.ts';
 
 /** What a skill handler gets. */
 export interface SkillContext {
@@ -101,6 +102,8 @@ export interface BuiltinAgentOptions {
   announceEveryMs?: number;
   /** See LogosAgentOptions.announce. */
   announce?: boolean;
+  /** See LogosAgentOptions.peerFaces. */
+  peerFaces?: LogosAgentOptions['peerFaces'];
 }
 
 /**
@@ -109,8 +112,9 @@ export interface BuiltinAgentOptions {
  */
 export function builtinOptions(
   options: BuiltinAgentOptions,
-): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'announce' | 'cardKey'> {
+): Pick<LogosAgentOptions, 'discoveryTopic' | 'announceEveryMs' | 'announce' | 'cardKey' | 'peerFaces'> {
   return {
+    ...(options.peerFaces ? { peerFaces: options.peerFaces } : {}),
     ...(options.cardKey ? { cardKey: options.cardKey } : {}),
     ...(options.discoveryTopic ? { discoveryTopic: options.discoveryTopic } : {}),
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
@@ -157,6 +161,12 @@ export interface LogosAgentOptions {
    * has. Without it, or when it answers undefined, such a task is reported unknown and fails.
    */
   resumable?: (taskId: string) => ResumableRequest | undefined;
+  /**
+   * The agent on the peer networks the host configured (bindings/agent-faces.ts), made from its card as parsed and
+   * signed: each announces it there in its binding's format, with our announcements, and carries that binding's
+   * requests to the agent. None by default.
+   */
+  peerFaces?: (card: LogosAgentCard) => readonly PeerFace[];
 }
 
 /** What `resumable` gives back of a kept task: its request as it first came. */

@@ -104,3 +104,49 @@ export function signBip340Jws<T extends Record<string, unknown>>(card: T, secret
 }
 
 export const xOnlyPublicHex = (secretKey: Uint8Array) => bytesToHex(schnorr.getPublicKey(secretKey));
+
+/** Whether an lp-0008 card's first signature verifies with the x-only key published apart (hex). */
+export function verifyBip340Jws(card: Record<string, unknown>, xOnlyKeyHex: string): boolean {
+  const { signatures, ...unsigned } = card as { signatures?: { protected: string; signature: string }[] };
+  const first = signatures?.[0];
+  if (!first) return false;
+  const payload = base64urlnopad.encode(utf8ToBytes(sortedJson(unsigned)));
+  const digest = sha256(utf8ToBytes(`${first.protected}.${payload}`));
+  try {
+    return schnorr.verify(base64urlnopad.decode(first.signature), digest, hexToBytes(xOnlyKeyHex));
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a logos-agent card's Ed25519 signature verifies over its struct-order members, with the key it carries. */
+export function verifyEd25519Card(card: Record<string, unknown>): boolean {
+  const c = card as {
+    protocolVersion: string;
+    name: string;
+    description: string;
+    version: string;
+    address: string;
+    lezAccount: string;
+    capabilities: { streaming: boolean };
+    skills: { id: string; name: string; description: string; priceLez: string }[];
+    signingPubkey: string;
+    signature: string;
+  };
+  const signed = {
+    protocolVersion: c.protocolVersion,
+    name: c.name,
+    description: c.description,
+    version: c.version,
+    address: c.address,
+    lezAccount: c.lezAccount,
+    capabilities: { streaming: c.capabilities.streaming },
+    skills: c.skills.map((s) => ({ id: s.id, name: s.name, description: s.description, priceLez: s.priceLez })),
+    signingPubkey: c.signingPubkey,
+  };
+  try {
+    return ed25519.verify(hexToBytes(c.signature), utf8ToBytes(JSON.stringify(signed)), hexToBytes(c.signingPubkey));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * An agent on our runtime as the peer bindings see it (issue #27): for each configured network of a binding with an
+ * agent side, a face (common/agent-face.ts) that announces the agent there in the binding's format and carries the
+ * binding's requests to it. Pilot has none yet: its requests are signed and encrypted to a pinned key, and its
+ * payment comes only after a signed completion.
+ */
+import type { LogosAgentCard } from '../card.ts';
+import type { AgentSideNode, FaceOptions, PeerFace } from './common/agent-face.ts';
+import type { PeerBindingName } from './common/peer-card.ts';
+import { logosAgentFace } from './logos-agent/agent-side.ts';
+import { lp0008Face } from './lp-0008/agent-side.ts';
+
+/** The bindings an agent on our runtime can be announced and called on. */
+export const AGENT_SIDES: Partial<
+  Record<PeerBindingName, (card: LogosAgentCard, options: FaceOptions) => PeerFace | undefined>
+> = {
+  'logos-agent': logosAgentFace,
+  'lp-0008': lp0008Face,
+};
+
+/** A configured network as a face needs it (config.ts `networks`, its node from peer-networks.ts). */
+export interface FaceNetwork {
+  readonly name: string;
+  /** The peer binding the network is for; none for a network of our own binding's. */
+  readonly binding?: PeerBindingName | undefined;
+  readonly discoveryTopic?: string | undefined;
+  readonly node: AgentSideNode;
+}
+
+/**
+ * The runtime's `peerFaces` for an agent signed with `cardKey`, on every network of a binding with an agent side.
+ * A network whose binding has none, one configured so that the agent cannot be announced on it (lp-0008 without a
+ * board), or an agent with no free skill is skipped, and `log` says why.
+ */
+export function peerFacesOn(
+  networks: readonly FaceNetwork[],
+  cardKey: Uint8Array,
+  log: (line: string) => void,
+): (card: LogosAgentCard) => PeerFace[] {
+  return (card) =>
+    networks.flatMap((network) => {
+      if (!network.binding) return [];
+      const skipped = (why: string) => {
+        log(`agent ${card.id}: not announced on network ${network.name}: ${why}`);
+        return [];
+      };
+      const side = AGENT_SIDES[network.binding];
+      if (!side) return skipped(`the ${network.binding} binding has no agent side here`);
+      const options = { network: network.name, node: network.node, discoveryTopic: network.discoveryTopic, cardKey };
+      let face: PeerFace | undefined;
+      try {
+        face = side(card, options);
+      } catch (error) {
+        return skipped((error as Error).message);
+      }
+      if (!face) return skipped(`the ${network.binding} binding carries only free skills, and it has none`);
+      if (face.keyApart) {
+        const { kid, key } = face.keyApart;
+        log(`agent ${card.id}: its ${network.binding} card on network ${network.name} is signed by ${kid}, key ${key}`);
+      }
+      return [face];
+    });
+}
