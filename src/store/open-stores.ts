@@ -12,6 +12,7 @@ import { newReplicaId, PostgresReplicaStore } from './postgres/replica-store.ts'
 import { PostgresTaskStore, type LeaseFences } from './postgres/task-store.ts';
 import type { PushStore } from './push-store.ts';
 import type { ReplicaStore } from './replica-store.ts';
+import { WalCheckpointer } from './sqlite/checkpointer.ts';
 import { SqliteDirectoryStore } from './sqlite/directory-store.ts';
 import { SqlitePaymentStore } from './sqlite/payment-store.ts';
 import { SqlitePushStore } from './sqlite/push-store.ts';
@@ -41,13 +42,23 @@ export interface StoreOptions {
 
 export async function openStores(database: string, options: StoreOptions = {}): Promise<Stores> {
   if (!isPostgresUrl(database)) {
+    // A file's WAL is checkpointed in a thread of its own, off the event loop (an in-memory database has no WAL),
+    // started once the stores have made the file.
+    const checkpoints = database === ':memory:' ? 'automatic' : 'checkpointer';
     const stores = {
-      tasks: new SqliteTaskStore(database),
-      payments: new SqlitePaymentStore(database),
-      push: new SqlitePushStore(database),
-      directory: new SqliteDirectoryStore(database),
+      tasks: new SqliteTaskStore(database, checkpoints),
+      payments: new SqlitePaymentStore(database, checkpoints),
+      push: new SqlitePushStore(database, checkpoints),
+      directory: new SqliteDirectoryStore(database, checkpoints),
     };
-    return { ...stores, close: () => closeAll(Object.values(stores)) };
+    const checkpointer = checkpoints === 'checkpointer' ? new WalCheckpointer(database) : undefined;
+    return {
+      ...stores,
+      close: async () => {
+        await closeAll(Object.values(stores));
+        await checkpointer?.close();
+      },
+    };
   }
   const sql = openPostgres(database, options.onStatement ? { onStatement: options.onStatement } : {});
   try {
