@@ -42,16 +42,14 @@ export interface StoreOptions {
 
 export async function openStores(database: string, options: StoreOptions = {}): Promise<Stores> {
   if (!isPostgresUrl(database)) {
-    // A file's WAL is checkpointed in a thread of its own, off the event loop (an in-memory database has no WAL),
-    // started once the stores have made the file.
-    const checkpoints = database === ':memory:' ? 'automatic' : 'checkpointer';
     const stores = {
-      tasks: new SqliteTaskStore(database, checkpoints),
-      payments: new SqlitePaymentStore(database, checkpoints),
-      push: new SqlitePushStore(database, checkpoints),
-      directory: new SqliteDirectoryStore(database, checkpoints),
+      tasks: new SqliteTaskStore(database),
+      payments: new SqlitePaymentStore(database),
+      push: new SqlitePushStore(database),
+      directory: new SqliteDirectoryStore(database),
     };
-    const checkpointer = checkpoints === 'checkpointer' ? new WalCheckpointer(database) : undefined;
+    // Started once the stores have made the file; an in-memory database has no WAL.
+    const checkpointer = database === ':memory:' ? undefined : new WalCheckpointer(database);
     return {
       ...stores,
       close: async () => {

@@ -3,15 +3,15 @@
  * agent it knew at once, as offline until it hears from it again.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite, statementCache, type Checkpoints } from './file.ts';
+import { openSqlite, statementCache } from './file.ts';
 import type { DirectoryStore, StoredAgent } from '../directory-store.ts';
 
 export class SqliteDirectoryStore implements DirectoryStore {
   private readonly db: DatabaseSync;
   private readonly prepare: (sql: string) => StatementSync;
 
-  constructor(path: string, checkpoints: Checkpoints = 'automatic') {
-    this.db = openSqlite(path, 'NORMAL', checkpoints);
+  constructor(path: string) {
+    this.db = openSqlite(path);
     this.prepare = statementCache(this.db);
     this.db.exec(`CREATE TABLE IF NOT EXISTS agents (
       id TEXT PRIMARY KEY, card_json TEXT NOT NULL, updated_at TEXT NOT NULL, last_seen_at TEXT NOT NULL

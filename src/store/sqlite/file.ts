@@ -2,27 +2,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { SAFETY_NET_AUTOCHECKPOINT_PAGES } from './checkpointer.ts';
-
-/**
- * Who copies the WAL back into the database file: SQLite itself, inside the commit that crosses its threshold, or the
- * file's WalCheckpointer in a thread of its own (checkpointer.ts), SQLite's own only as a far safety net.
- */
-export type Checkpoints = 'automatic' | 'checkpointer';
 
 /**
  * WAL lets the stores' connections read while one writes; `synchronous` is NORMAL (a crash loses nothing, a power
  * loss perhaps the last transactions) unless a store needs FULL; a busy connection waits rather than fails.
  */
-export function openSqlite(
-  path: string,
-  synchronous: 'NORMAL' | 'FULL' = 'NORMAL',
-  checkpoints: Checkpoints = 'automatic',
-): DatabaseSync {
+export function openSqlite(path: string, synchronous: 'NORMAL' | 'FULL' = 'NORMAL'): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
   db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA busy_timeout = 5000;`);
-  if (checkpoints === 'checkpointer') db.exec(`PRAGMA wal_autocheckpoint = ${SAFETY_NET_AUTOCHECKPOINT_PAGES};`);
   return db;
 }
 

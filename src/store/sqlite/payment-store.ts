@@ -3,7 +3,7 @@
  * committed before they return: a payment is on disk before any transfer is submitted.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite, statementCache, type Checkpoints } from './file.ts';
+import { openSqlite, statementCache } from './file.ts';
 import { migrationSql } from '../migration-sql.ts';
 import type {
   ApprovalRecord,
@@ -19,9 +19,9 @@ export class SqlitePaymentStore implements PaymentStore {
   private readonly db: DatabaseSync;
   private readonly prepare: (sql: string) => StatementSync;
 
-  constructor(path: string, checkpoints: Checkpoints = 'automatic') {
+  constructor(path: string) {
     // FULL: a payment record must survive a power loss too, not only a crash.
-    this.db = openSqlite(path, 'FULL', checkpoints);
+    this.db = openSqlite(path, 'FULL');
     this.prepare = statementCache(this.db);
     this.db.exec(migrationSql('0002_payments.sql'));
   }

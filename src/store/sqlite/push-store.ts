@@ -3,7 +3,7 @@
  * Writes are synchronous and committed before they return: an event is in the outbox before any attempt to send it.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite, statementCache, type Checkpoints } from './file.ts';
+import { openSqlite, statementCache } from './file.ts';
 import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from '../push-store.ts';
 import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from '../push-rows.ts';
 
@@ -64,8 +64,8 @@ export class SqlitePushStore implements PushStore {
   private hasConfigs: boolean;
 
   /** `path` is a file, or ":memory:". */
-  constructor(path: string, checkpoints: Checkpoints = 'automatic') {
-    this.db = openSqlite(path, 'NORMAL', checkpoints);
+  constructor(path: string) {
+    this.db = openSqlite(path);
     this.db.exec(SCHEMA);
     this.prepare = statementCache(this.db);
     this.hasConfigs = this.prepare('SELECT 1 FROM push_configs LIMIT 1').get() !== undefined;

@@ -9,7 +9,7 @@
  * promise still never tell anyone about a state that is not on disk.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqlite, statementCache, type Checkpoints } from './file.ts';
+import { openSqlite, statementCache } from './file.ts';
 import type { Task } from '@a2a-js/sdk';
 import type { PricedInsert, StoredTask, TaskPage, TaskQuery, TaskStore } from '../task-store.ts';
 import {
@@ -48,11 +48,11 @@ export class SqliteTaskStore implements TaskStore {
   private pending = new Map<string, PendingWrite>();
 
   /** `path` is a file, or ":memory:". */
-  constructor(path: string, checkpoints: Checkpoints = 'automatic') {
-    this.db = openSqlite(path, 'NORMAL', checkpoints);
+  constructor(path: string) {
+    this.db = openSqlite(path);
     // A larger WAL before each automatic checkpoint: a page changed many times is copied back once (measured: about
     // a quarter less time per task than the default of 1000 pages).
-    if (checkpoints === 'automatic') this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
+    this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(migrationSql('0001_tasks.sql'));
     this.db.exec(migrationSql('0004_priced_retries.sql'));
     this.prepare = statementCache(this.db);

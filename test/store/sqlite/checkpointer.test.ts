@@ -18,11 +18,11 @@ const task = (id: string) =>
     history: [{ messageId: id, role: 'ROLE_USER', parts: [{ text: 'x'.repeat(500) }] }],
   });
 
-it("copies the stores' WAL into the database file from its own thread, and loses nothing on close", async () => {
+it("copies the stores' WAL into the database file from a thread of its own, and loses nothing on close", async () => {
   const path = join(dir, 'tasks.db');
   const stores = await openStores(path);
   // About 2 MB of rows: in WAL mode the database file grows only when a checkpoint copies pages into it, and the
-  // stores' own connections would not checkpoint before 20,000 pages.
+  // task store's own connection would not checkpoint before 4,000 pages (16 MB).
   for (let batch = 0; batch < 10; batch++)
     await Promise.all(
       Array.from({ length: 300 }, (_, i) =>
