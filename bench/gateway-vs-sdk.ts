@@ -309,13 +309,17 @@ function printGoals(results: Measurement[]): void {
       'min' in goal ? `goal ≥ ${goal.min.toFixed(1)}   ${ratio >= goal.min ? 'PASS' : 'MISS'}` : '(for information)';
     console.log(`${goal.label.padEnd(30)} ${ratio.toFixed(2).padStart(6)}   ${verdict}`);
   }
-  // The same ratio from the servers' CPU per request: what c/a comes to when the load generator and the server each
-  // have a core, whatever else the machine runs meanwhile.
+  // The same ratios from the servers' CPU per request: what c/b and c/a come to when the load generator and the
+  // server each have a core, whatever else the machine runs meanwhile.
   const cpu = new Map(results.map((r) => [r.target, r.serverCpuMicros]));
-  const [ceilingCpu, gatewayCpu] = [cpu.get('hono'), cpu.get('gateway')];
-  if (ceilingCpu !== undefined && gatewayCpu !== undefined) {
-    const ratio = (ceilingCpu / gatewayCpu).toFixed(2).padStart(6);
-    console.log(`${'c/a by server CPU per request'.padEnd(30)} ${ratio}   (for information)`);
+  for (const [label, denominator] of [
+    ['c/b', 'sdk'],
+    ['c/a', 'hono'],
+  ] as const) {
+    const [theirs, ours] = [cpu.get(denominator), cpu.get('gateway')];
+    if (theirs === undefined || ours === undefined) continue;
+    const ratio = (theirs / ours).toFixed(2).padStart(6);
+    console.log(`${`${label} by server CPU per request`.padEnd(30)} ${ratio}   (for information)`);
   }
   const overWaku = results.find((r) => r.target === 'gateway-waku');
   if (overWaku) {

@@ -3,7 +3,7 @@
  * rate limiter on the store replicas share, and the transport wrapper that counts Logos messages.
  */
 import { createLogger, type Logger } from '../observability/logger.ts';
-import { metrics } from '../observability/metrics.ts';
+import { countLogosMessage } from '../observability/metrics.ts';
 import { startTracing, type Tracing } from '../observability/tracing.ts';
 import type { LogosTransport, PayloadHandler } from '../logos/transport.ts';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../a2a/rate-limit.ts';
@@ -70,7 +70,7 @@ export function countingTransport(transport: LogosTransport, heldUntil?: Promise
   const counted =
     (handler: PayloadHandler): PayloadHandler =>
     (payload, delivery) => {
-      metrics.logosMessages.inc({ direction: 'in' });
+      countLogosMessage('in');
       handler(payload, delivery);
     };
   return {
@@ -87,12 +87,12 @@ export function countingTransport(transport: LogosTransport, heldUntil?: Promise
     send: async (address, payload) => {
       if (heldUntil) await heldUntil;
       await transport.send(address, payload);
-      metrics.logosMessages.inc({ direction: 'out' });
+      countLogosMessage('out');
     },
     publish: async (topic, payload, options) => {
       if (heldUntil) await heldUntil;
       await transport.publish(topic, payload, options);
-      metrics.logosMessages.inc({ direction: 'out' });
+      countLogosMessage('out');
     },
     onDirect: (handler) => transport.onDirect(counted(handler)),
     subscribe: (topic, handler, options) => transport.subscribe(topic, counted(handler), options),

@@ -26,6 +26,14 @@ export function collectProcessMetrics(): void {
   collectDefaultMetrics({ register: registry, prefix: 'logos_a2a_' });
 }
 
+/** The Logos payloads the gateways of this process sent and received, since it started. */
+const logosMessageCounts = { in: 0, out: 0 };
+
+/** Counts one Logos payload sent (out) or received (in) by the gateway. */
+export function countLogosMessage(direction: 'in' | 'out'): void {
+  logosMessageCounts[direction]++;
+}
+
 export const metrics = {
   /** Labelled by the route pattern (never the raw path, whose ids would make a series per task). */
   httpRequests: new Counter({
@@ -67,6 +75,14 @@ export const metrics = {
     help: 'Logos Messaging payloads sent (out: 1:1 sends and publications) and received (in) by the gateway.',
     labelNames: ['direction'] as const,
     registers: [registry],
+    // Counted as plain numbers (countLogosMessage: several per task, where a labelled inc hashes its labels each
+    // time), set into the counter at each scrape.
+    collect() {
+      this.reset();
+      for (const direction of ['in', 'out'] as const) {
+        if (logosMessageCounts[direction] > 0) this.inc({ direction }, logosMessageCounts[direction]);
+      }
+    },
   }),
   logosPeers: new Gauge({
     name: 'logos_a2a_logos_peers',

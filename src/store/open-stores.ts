@@ -12,6 +12,7 @@ import { newReplicaId, PostgresReplicaStore } from './postgres/replica-store.ts'
 import { PostgresTaskStore, type LeaseFences } from './postgres/task-store.ts';
 import type { PushStore } from './push-store.ts';
 import type { ReplicaStore } from './replica-store.ts';
+import { WalCheckpointer } from './sqlite/checkpointer.ts';
 import { SqliteDirectoryStore } from './sqlite/directory-store.ts';
 import { SqlitePaymentStore } from './sqlite/payment-store.ts';
 import { SqlitePushStore } from './sqlite/push-store.ts';
@@ -47,7 +48,15 @@ export async function openStores(database: string, options: StoreOptions = {}): 
       push: new SqlitePushStore(database),
       directory: new SqliteDirectoryStore(database),
     };
-    return { ...stores, close: () => closeAll(Object.values(stores)) };
+    // Started once the stores have made the file; an in-memory database has no WAL.
+    const checkpointer = database === ':memory:' ? undefined : new WalCheckpointer(database);
+    return {
+      ...stores,
+      close: async () => {
+        await closeAll(Object.values(stores));
+        await checkpointer?.close();
+      },
+    };
   }
   const sql = openPostgres(database, options.onStatement ? { onStatement: options.onStatement } : {});
   try {
