@@ -201,6 +201,8 @@ async function startGatewayOverWaku(): Promise<RunningTarget> {
     process.execPath,
     [
       '--no-warnings',
+      // Node's own flags for the agent's process, e.g. `--cpu-prof` (which NODE_OPTIONS does not take) to profile it.
+      ...(process.env.BENCH_AGENT_NODE_FLAGS ?? '').split(' ').filter(Boolean),
       fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)),
       'agent',
       'echo',
@@ -210,6 +212,10 @@ async function startGatewayOverWaku(): Promise<RunningTarget> {
       join(folder, 'agent.key'),
       '--card-key-file',
       join(folder, 'agent.lez.key'),
+      // waku (default): the agent's own relay node meshed with the gateway's; waku-light: a light node sending with
+      // LightPush and receiving with Filter through the gateway's node.
+      '--transport',
+      process.env.BENCH_AGENT_TRANSPORT ?? 'waku',
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );

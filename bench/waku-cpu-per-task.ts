@@ -12,7 +12,9 @@
  * Run:   node bench/waku-cpu-per-task.ts   (Linux: the agent's CPU time is read from /proc)
  *
  * Settings (environment): BENCH_SECONDS (default 8), BENCH_WARMUP_SECONDS (default 2), BENCH_CONNECTIONS
- * (default 32), BENCH_ROUNDS measured windows on the same target (default 2; each is reported).
+ * (default 32), BENCH_ROUNDS measured windows on the same target (default 2; each is reported),
+ * BENCH_AGENT_NODE_FLAGS Node flags for the agent's process (profile both: `BENCH_AGENT_NODE_FLAGS=--cpu-prof node
+ * --cpu-prof bench/waku-cpu-per-task.ts`).
  *
  * Exit code 0 whatever the numbers are; 1 on a functional failure (a check, errors or wrong bodies under load).
  */

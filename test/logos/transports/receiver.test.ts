@@ -50,4 +50,22 @@ describe('PartyReceiver repeats', () => {
     expect(party.direct({ ...message, timestamp: ns(6) }, [])).toBeUndefined();
     expect(party.dropped.duplicate).toBe(2);
   });
+
+  it('a forgery ending in the bytes of a message on its way takes nothing from it: dropped, and the message delivered', () => {
+    const recipient = wakuIdentity(generateWakuPrivateKey());
+    const party = new PartyReceiver(recipient, 4096, 100);
+    const sender = wakuIdentity(generateWakuPrivateKey());
+    const body = bytes(JSON.stringify({ from: sender.address, to: recipient.address, type: 'task_status' }));
+    const sent = directMessage(sender.privateKey, recipient.address, body);
+    // Seen on the network first, its ciphertext altered but its MAC (the last bytes) kept.
+    const forged = sent.payload.slice();
+    forged[100] = forged[100]! ^ 0xff;
+    const message = { payload: sent.payload, contentTopic: sent.contentTopic, version: 1 };
+    expect(party.direct({ ...message, payload: forged }, [])).toBeUndefined();
+    expect(party.dropped.undecryptable).toBe(1);
+    expect(party.direct(message, [])).toBeDefined();
+    // The real one, once delivered, makes any copy of its last bytes a repeat: nothing of it is opened again.
+    expect(party.direct({ ...message, payload: forged }, [])).toBeUndefined();
+    expect(party.dropped).toMatchObject({ duplicate: 1, undecryptable: 1 });
+  });
 });

@@ -68,8 +68,19 @@ export function wakuIdentity(privateKey: Uint8Array): WakuIdentity {
 
 /** The canonical address of a public key given in either form (33 or 65 bytes). */
 export function addressFromPublicKey(publicKey: Uint8Array): string {
-  return WAKU_ADDRESS_PREFIX + bytesToHex(uncompressedPublicKey(publicKey));
+  // Every message received is signed: its signer's address is worked out once per key, as the key is decoded.
+  const hex = bytesToHex(publicKey);
+  let address = keyAddresses.get(hex);
+  if (address === undefined) {
+    address = WAKU_ADDRESS_PREFIX + bytesToHex(decodedPublicKey(publicKey, hex));
+    if (keyAddresses.size >= DECODED_KEYS_CAPACITY) keyAddresses.clear();
+    keyAddresses.set(hex, address);
+  }
+  return address;
 }
+
+/** Addresses already worked out, by the hex of the key as given; kept like `decodedKeys` below. */
+const keyAddresses = new Map<string, string>();
 
 /**
  * The uncompressed (65-byte) public key an address names, in either form; throws on anything that is not a `waku:`
@@ -135,7 +146,11 @@ const DECODED_KEYS_CAPACITY = 4096;
 
 /** The 65-byte form of a public key given in either form; throws for bytes that are not a curve point. */
 export function uncompressedPublicKey(publicKey: Uint8Array): Uint8Array {
-  const hex = bytesToHex(publicKey);
+  return decodedPublicKey(publicKey, bytesToHex(publicKey)).slice();
+}
+
+/** The cached 65-byte form of `publicKey` (whose hex is `hex`): callers that hand it out copy it. */
+function decodedPublicKey(publicKey: Uint8Array, hex: string): Uint8Array {
   let decoded = decodedKeys.get(hex);
   if (decoded === undefined) {
     const point = secp256k1.Point.fromBytes(publicKey);
@@ -144,7 +159,7 @@ export function uncompressedPublicKey(publicKey: Uint8Array): Uint8Array {
     if (decodedKeys.size >= DECODED_KEYS_CAPACITY) decodedKeys.clear();
     decodedKeys.set(hex, decoded);
   }
-  return decoded.slice();
+  return decoded;
 }
 
 const ADDRESS_PROOF_DOMAIN = 'logos-a2a/address-proof/1:';

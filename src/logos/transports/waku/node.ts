@@ -31,6 +31,10 @@ export function relayGossipsubOptions(overrides: Partial<GossipsubOpts> = {}): P
     // OpenSSL's SHA-256: gossipsub hashes every message it sees, a kilobyte or more each.
     msgIdFn: (message) => createHash('sha256').update(message.data).digest(),
     fallbackToFloodsub: false,
+    // IDONTWANT goes only to peers speaking gossipsub v1.2 (/meshsub/1.2.0), and a relay node speaks only the relay
+    // codec, so none is ever sent; but gossipsub builds and encodes one for every message it receives over this size
+    // before finding nobody to send it to. Never is the same wire without that work.
+    idontwantMinDataSize: Number.POSITIVE_INFINITY,
     floodPublish: true,
     allowPublishToZeroTopicPeers: true,
     ignoreDuplicatePublishError: true,

@@ -4,7 +4,7 @@
  * each handler. Shared by the `waku`, `nwaku-rest` and `waku-light`
  * transports so all accept and refuse exactly the same.
  */
-import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Delivery, PayloadHandler } from '../../transport.ts';
 import type { WakuIdentity } from './identity.ts';
 import { openDirect, openKeyed, type DropReason } from './payloads.ts';
@@ -127,18 +127,25 @@ export class PartyReceiver {
 }
 
 /**
- * The key a message is remembered by. An encrypted one (version 1) is new ciphertext at every send, so its topic and
- * bytes are enough, and a copy re-stamped with a new time is a replay, dropped. A plain publication (version 0)
- * proves nothing of its origin and may repeat its bytes on purpose (a seed agent's unchanged `working` keeps its
- * task alive), so its time counts too, as in Waku's message hash: only the copies of one message are dropped.
+ * The key a message is remembered by. An encrypted one (version 1) ends in bytes that are new at every send and that
+ * its scheme authenticates (ECIES: the MAC over a random IV; AES-GCM: the tag and the random IV), so its topic and
+ * those last bytes are enough, without hashing the whole payload again after gossipsub's message id: a forgery that
+ * copies them fails to open and is never remembered (a key is added only once its message opened), and a copy
+ * re-stamped with a new time is a replay, dropped. A plain publication (version 0) proves nothing of its origin and
+ * may repeat its bytes on purpose (a seed agent's unchanged `working` keeps its task alive), so all of it counts,
+ * its time too, as in Waku's message hash: only the copies of one message are dropped.
  */
 function seenKeyOf(message: ReceivedWakuMessage): string {
-  const topic = utf8ToBytes(message.contentTopic);
-  if ((message.version ?? 0) !== 0) return digestHex(topic, message.payload);
+  if ((message.version ?? 0) !== 0) {
+    return `${message.contentTopic}\n${bytesToHex(message.payload.subarray(-AUTHENTICATED_TAIL_BYTES))}`;
+  }
   const timestamp = new Uint8Array(8);
   new DataView(timestamp.buffer).setBigUint64(0, BigInt.asUintN(64, message.timestamp ?? 0n), false);
-  return digestHex(topic, message.payload, timestamp);
+  return digestHex(utf8ToBytes(message.contentTopic), message.payload, timestamp);
 }
+
+/** The MAC of an ECIES payload; AES-GCM's tag and IV and the last bytes of its ciphertext. */
+const AUTHENTICATED_TAIL_BYTES = 32;
 
 /** Hands each handler its own copy, so nobody can alter what another party received; a handler that throws is logged. */
 export function deliver(received: Received, label: string): void {
