@@ -17,6 +17,8 @@ import {
 } from '../../src/lez/block.ts';
 import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
 import { DEVNET_PROGRAM_IDS } from '../../src/devnet/programs.ts';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { shieldedTransfer } from '../support/shielded-transfer.ts';
 
 function transferBytes(nonce: bigint): Uint8Array {
   const built = buildNativeTransfer({
@@ -89,7 +91,29 @@ describe('block codec', () => {
     expect(blockHashFormulaOf(forged)).toBeUndefined();
   });
 
-  it('skips program deployments and stops, without failing, at a privacy-preserving transaction', () => {
+  it('reads privacy-preserving transactions in place, with their hash, between public ones', () => {
+    const shielded = shieldedTransfer({
+      senderKey: hexToBytes(DEVNET_GENESIS[0].secretKeyHex, 32),
+      sender: {
+        programOwner: DEVNET_PROGRAM_IDS.authenticated_transfer,
+        balance: 100n,
+        data: new Uint8Array(0),
+        nonce: 1n,
+      },
+      npk: new Uint8Array(32).fill(3),
+      vpk: secp256k1.getPublicKey(new Uint8Array(32).fill(4), true),
+      amount: 5n,
+      transferProgram: DEVNET_PROGRAM_IDS.authenticated_transfer,
+    });
+    const decoded = decodeBlock(encodeBlock(block([transferBytes(0n), shielded.bytes, transferBytes(2n)])));
+    expect(decoded).toMatchObject({ ok: true, value: { unreadTransactions: 0 } });
+    if (!decoded.ok) return;
+    expect(decoded.value.publicTransactions.map((tx) => tx.index)).toEqual([0, 2]);
+    expect(decoded.value.privacyPreservingTransactions).toMatchObject([{ index: 1, hash: shielded.hash }]);
+    expect(decoded.value.privacyPreservingTransactions[0]!.bytes).toEqual(shielded.bytes);
+  });
+
+  it('skips program deployments and stops, without failing, at a privacy-preserving transaction it cannot read', () => {
     const deployment = Uint8Array.from([2, 3, 0, 0, 0, 9, 8, 7]);
     const privacy = Uint8Array.from([1, 0xde, 0xad]);
     const withDeployment = decodeBlock(encodeBlock(block([deployment, transferBytes(0n)])));
