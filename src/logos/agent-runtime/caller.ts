@@ -63,6 +63,8 @@ export class LogosCaller {
   readonly #directory: AgentDirectory;
   readonly #discovery: DiscoveryListener;
   readonly #log: (message: string) => void;
+  /** The hires under way, asked about again when their agent announces that it restarted. */
+  readonly #live = new Set<HireTask>();
 
   constructor(options: LogosCallerOptions) {
     this.#options = options;
@@ -77,6 +79,9 @@ export class LogosCaller {
       options.transport,
       this.#directory,
       options.discoveryTopic ?? DEFAULT_DISCOVERY_TOPIC,
+      (address) => {
+        for (const task of this.#live) if (task.address === address) task.agentRestarted();
+      },
     );
   }
 
@@ -182,8 +187,10 @@ export class LogosCaller {
       ...(payment ? { payment, checkRefund: (paid, refund) => this.#options.payments!.checkRefund(paid, refund) } : {}),
       ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      onEnd: () => this.#live.delete(task),
       log: this.#log,
     });
+    this.#live.add(task);
     return task.start(sent.bytes);
   }
 

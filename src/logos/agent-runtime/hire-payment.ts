@@ -56,8 +56,13 @@ export class HirePayments {
     // Counted before the transfer: one that fails or stays in doubt may still have taken the money.
     this.#spent.push({ at: now, amount: cost.price + cost.fee });
     const paid = await rail.pay({ paymentId: `hire:${taskId}`, to: payee, amount: price });
-    if (paid.kind !== 'paid') {
+    if (paid.kind === 'failed') {
       return { kind: 'refused', reason: 'payment-failed', message: `The payment did not go through: ${paid.message}` };
+    }
+    if (paid.kind === 'in-doubt') {
+      // Signed and perhaps submitted, not seen in a block: the task is not sent, and the money may still move.
+      const message = `The payment is not confirmed (${paid.message}); the task was not sent. Transaction ${paid.receipt.txHash} may still land.`;
+      return { kind: 'refused', reason: 'payment-failed', message };
     }
     const receipt = paid.receipt;
     this.#receipts.set(receipt.txHash, receipt);

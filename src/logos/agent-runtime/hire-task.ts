@@ -50,6 +50,8 @@ export interface HireTaskOptions {
   ) => Promise<HirePayment['refund']>;
   onUpdate?: (update: HireUpdate) => void;
   signal?: AbortSignal;
+  /** The task ended (or never started): the caller forgets it. */
+  onEnd?: () => void;
   log: (message: string) => void;
 }
 
@@ -114,6 +116,19 @@ export class HireTask {
       else signal.addEventListener('abort', () => void this.cancel(), { once: true });
     }
     return turn;
+  }
+
+  /** The agent's address, which the task's requests go to. */
+  get address(): string {
+    return this.#options.address;
+  }
+
+  /**
+   * The agent announced a new instance: it restarted and forgot its runs (discovery §5). Asked at once, it answers
+   * with what it has, or that it does not know the task, rather than leaving the hire to the agent timeout.
+   */
+  agentRestarted(): void {
+    if (!this.#final) this.#askAgain();
   }
 
   /** Sends the caller's follow-up to an interrupted task, and resolves with where the task comes to rest next. */
@@ -324,6 +339,7 @@ export class HireTask {
     clearTimeout(this.#cancelTimer);
     for (const timer of this.#resendTimers) clearTimeout(timer);
     this.#pending.clear();
+    this.#options.onEnd?.();
     this.#settleTurn(outcome);
   }
 

@@ -143,6 +143,24 @@ describe('hiring a runtime agent', () => {
     worker = workerAgent();
   });
 
+  it('an agent that restarts mid-task is asked at once, and its answer ends the hire (no wait for the timeout)', async () => {
+    const transport = network.node('agent:patient');
+    await transport.start();
+    const patient = new LogosCaller({ transport, timers: { agentTimeoutMs: 60_000 }, log: () => {} });
+    patient.start();
+    try {
+      await eventually(() => patient.cardOf('worker'), 5_000);
+      const pending = patient.hire('worker', 'slow', 'x');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await worker.stop();
+      worker = workerAgent();
+      await worker.start(); // announces a new instance
+      expect(await pending).toMatchObject({ kind: 'failed', error: { code: 'unknown_task' } });
+    } finally {
+      patient.stop();
+    }
+  });
+
   it('a runtime agent whose skill hires another, passing its question on to its own caller', async () => {
     const transport = network.node('agent:manager');
     managerCaller = new LogosCaller({ transport, log: () => {} });
