@@ -103,7 +103,8 @@ function writeMessage(w: BorshWriter, message: PublicMessage): void {
   writeFeeDeclaration(w, message.fee ?? null);
 }
 
-function writeWitnesses(w: BorshWriter, witnesses: readonly Witness[]): void {
+/** Writes a witness set (shared with the privacy-preserving transaction). */
+export function writeWitnesses(w: BorshWriter, witnesses: readonly Witness[]): void {
   w.vec(witnesses, (w, witness) => {
     w.fixedBytes(witness.signature, 64);
     w.fixedBytes(witness.publicKey, 32);
@@ -171,7 +172,8 @@ function readMessage(r: BorshReader, layout: MessageLayout): PublicMessage {
   return { programId, accountIds, nonces, instructionData, fee: readFeeDeclaration(r) };
 }
 
-function readWitnesses(r: BorshReader): Witness[] {
+/** Reads a witness set (the public and the privacy-preserving transactions share it). */
+export function readWitnesses(r: BorshReader): Witness[] {
   return r.vec(
     96,
     (r, i) => {

@@ -19,10 +19,9 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { BorshDecodeError, BorshReader, BorshWriter } from '../borsh.ts';
 import { concatBytes, domainPrefix, toHex } from '../bytes.ts';
-import { isValidXOnlyPublicKey } from '../public-key.ts';
 import type { LezAccount } from '../sequencer-client.ts';
 import { schnorrVerify } from '../signing.ts';
-import type { DecodeResult, Witness } from '../transaction.ts';
+import { readWitnesses, writeWitnesses, type DecodeResult, type Witness } from '../transaction.ts';
 import { MIN_ACCOUNT_BORSH_BYTES, readAccountBorsh, writeAccountBorsh } from './account-bytes.ts';
 
 const MESSAGE_PREFIX = domainPrefix('/LEE/v0.3/Message/Privacy/');
@@ -101,7 +100,7 @@ export function encodePrivacyPreservingMessage(message: PrivacyPreservingMessage
 
 function writeTransaction(w: BorshWriter, tx: PrivacyPreservingTransaction): void {
   writeMessage(w, tx.message);
-  w.vec(tx.witnesses, (w, witness) => w.fixedBytes(witness.signature, 64).fixedBytes(witness.publicKey, 32));
+  writeWitnesses(w, tx.witnesses);
   w.bytes(tx.proof);
 }
 
@@ -177,17 +176,7 @@ function readMessage(r: BorshReader): PrivacyPreservingMessage {
 /** Reads one transaction (after its enum tag) from a longer buffer, e.g. a block; throws BorshDecodeError. */
 export function readPrivacyPreservingTransaction(r: BorshReader): PrivacyPreservingTransaction {
   const message = readMessage(r);
-  const witnesses = r.vec(
-    96,
-    (r, i) => {
-      const signature = r.fixedBytes(64, 'signature');
-      const publicKey = r.fixedBytes(32, 'public key');
-      if (!isValidXOnlyPublicKey(publicKey))
-        throw new BorshDecodeError(`witness ${i}: public key is not a secp256k1 x coordinate`);
-      return { signature, publicKey };
-    },
-    'witness set',
-  );
+  const witnesses = readWitnesses(r);
   return { message, witnesses, proof: r.bytes('proof') };
 }
 
