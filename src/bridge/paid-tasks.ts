@@ -171,8 +171,10 @@ export class PaidTasks {
   }
 
   /** Refunds recorded missing and found on chain since, with their tasks' new receipts. */
-  async recheckMissingRefunds(): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
-    return this.payments ? this.payments.recheckMissingRefunds() : [];
+  async recheckMissingRefunds(
+    running: (taskId: string) => boolean,
+  ): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
+    return this.payments ? this.payments.recheckMissingRefunds(running) : [];
   }
 
   /** Settles payments left pending by tasks that are no longer live (TaskPayments.settleStranded). */

@@ -322,11 +322,16 @@ export class TaskPayments {
   /**
    * Refunds recorded missing are looked for on chain again: the agent may have paid back later (its refund landed
    * after the task ended, or it retried once the sequencer was back). Those found are recorded as refunded; their
-   * tasks' receipts are returned, to be written to the tasks.
+   * tasks' receipts are returned, to be written to the tasks. Only those of tasks that have ended (not `running`):
+   * a receipt is corrected only on an ended task (TaskStore.correctEnded), and one recorded refunded before its task
+   * had ended would be found by no later check, its receipt saying `refund-missing` for good.
    */
-  async recheckMissingRefunds(): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
+  async recheckMissingRefunds(
+    running: (taskId: string) => boolean,
+  ): Promise<{ taskId: string; agentId: string; receipt: TaskReceipt }[]> {
     const corrected: { taskId: string; agentId: string; receipt: TaskReceipt }[] = [];
     for (const record of await this.store.refundsMissing()) {
+      if (running(record.taskId)) continue;
       const claimed = await this.claims.run(async () => {
         const refundTxHash = await this.refundOnChain(record);
         return refundTxHash !== undefined && (await this.claimRefund(record.taskId, refundTxHash));

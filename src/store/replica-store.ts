@@ -45,8 +45,8 @@ export interface ReplicaStore {
     run: (taskId: string, command: string, again: boolean) => Promise<string | undefined>,
   ): Promise<void>;
   /**
-   * Runs the commands still unanswered for a task this replica just took over: those nobody claimed, and, `again`,
-   * those the task's last owner claimed and never answered.
+   * Starts running the commands still unanswered for a task this replica just took over: those nobody claimed, and,
+   * `again`, those the task's last owner claimed and never answered. Resolves once they are found, not answered.
    */
   runWaiting(taskId: string): Promise<void>;
   close(): Promise<void>;

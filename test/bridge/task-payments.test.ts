@@ -200,17 +200,23 @@ describe('a refund without a reference', () => {
 });
 
 describe('a refund recorded missing', () => {
+  /** No task runs any longer. */
+  const ended = () => false;
+
   it('that lands later is found by the recheck and recorded, once', async () => {
     const { store, payments, agentRail } = world();
     for (const id of ['late', 'never']) expect((await payments.charge(task(id))).kind).toBe('paid');
     for (const id of ['late', 'never'])
       expect(await payments.settleRefund(id, undefined)).toMatchObject({ status: 'refund-missing' });
-    expect(await payments.recheckMissingRefunds()).toEqual([]);
+    expect(await payments.recheckMissingRefunds(ended)).toEqual([]);
     // The agent's retry lands after the task ended: one refund of the amount, for one of the two tasks.
     const refund = await agentRail.pay({ paymentId: 'refund:late', to: GATEWAY, amount: 10n });
     if (refund.kind !== 'paid') throw new Error(refund.kind);
 
-    const corrected = await payments.recheckMissingRefunds();
+    // Not while its task still runs (its receipt is corrected only once it has ended): the refund waits for then.
+    expect(await payments.recheckMissingRefunds(() => true)).toEqual([]);
+    expect((await store.get('late'))!.status).toBe('refund-missing');
+    const corrected = await payments.recheckMissingRefunds(ended);
     expect(corrected).toHaveLength(1);
     expect(corrected[0]).toMatchObject({
       agentId: 'shop',
@@ -218,6 +224,6 @@ describe('a refund recorded missing', () => {
     });
     const stillMissing = corrected[0]!.taskId === 'late' ? 'never' : 'late';
     expect((await store.get(stillMissing))!.status).toBe('refund-missing');
-    expect(await payments.recheckMissingRefunds()).toEqual([]);
+    expect(await payments.recheckMissingRefunds(ended)).toEqual([]);
   });
 });

@@ -62,10 +62,8 @@ export class Settlement {
       // Read after the leases: a task that has not ended still pays for itself, wherever it runs next. A dead
       // replica's task is, until another takes it over, neither live here nor leased elsewhere.
       const unended = new Set((await store.listActive()).map((stored) => stored.task.id));
-      const stranded = await paid.settleStranded(
-        (id) => isLive(id) || elsewhere.has(id) || unended.has(id),
-        untouchedForMs,
-      );
+      const running = (id: string) => isLive(id) || elsewhere.has(id) || unended.has(id);
+      const stranded = await paid.settleStranded(running, untouchedForMs);
       for (const [taskId, { agentId, outcome }] of stranded) {
         if (outcome.kind === 'needs-approval') continue;
         await this.correctReceipt(agentId, taskId, outcome.receipt);
@@ -75,7 +73,7 @@ export class Settlement {
           );
         }
       }
-      for (const { taskId, agentId, receipt } of await paid.recheckMissingRefunds()) {
+      for (const { taskId, agentId, receipt } of await paid.recheckMissingRefunds(running)) {
         await this.correctReceipt(agentId, taskId, receipt);
         log(`task ${taskId}: the agent's refund was found on chain after all (${receipt.refundTxHash})`);
       }

@@ -293,7 +293,9 @@ export class PostgresReplicaStore implements ReplicaStore {
     const rows = await this.#sql<{ id: number }[]>`
       SELECT id FROM task_commands
         WHERE task_id = ${taskId} AND result IS NULL AND claimed_by IS DISTINCT FROM ${this.replicaId} ORDER BY id`;
-    for (const { id } of rows) await this.#runCommand(id, taskId, true);
+    // Started, not awaited, as the commands heard are: one may wait on the agent (a cancel, for its confirmation),
+    // and the takeover that looks for them must not wait with it: it runs in a lease renewal, and at a replica's start.
+    for (const { id } of rows) void this.#runCommand(id, taskId, true);
   }
 
   async close(): Promise<void> {
