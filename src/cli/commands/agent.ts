@@ -172,6 +172,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
           ]
         : [`  a light node of: ${peers.join(', ') || 'no service node but the network’s entry nodes'}`]),
       ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
+      ...running.peerNetworks,
       ...(running.profile ? [`  paid on ${sequencerUrl} (protocol profile ${running.profile})`] : []),
       'Ctrl-C stops it.',
       '',

@@ -185,6 +185,7 @@ export async function runPublishCommand(
       `  its card's signature: ${signature.status}${signature.status === 'unverified' ? ` (${signature.message})` : ''}`,
       `  listening at ${transport!.multiaddrs().join(', ')}`,
       `  peers: ${peers.join(', ') || 'none (pass --peer to join a network)'}`,
+      ...(peerNetworks?.banner() ?? []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
