@@ -16,6 +16,8 @@ import { logosAgentFace } from '../../../src/logos/bindings/logos-agent/agent-si
 import { inboxTopic } from '../../../src/logos/bindings/logos-agent/wire.ts';
 import { verifyLp0008Card } from '../../../src/logos/bindings/lp-0008/card.ts';
 import { lp0008Face } from '../../../src/logos/bindings/lp-0008/agent-side.ts';
+import { verifyPilotCard } from '../../../src/logos/bindings/pilot/card.ts';
+import { pilotFace } from '../../../src/logos/bindings/pilot/agent-side.ts';
 
 const BOARD = '/lp-0008/1/discovery-agents/json';
 const encode = (value: unknown) => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
@@ -161,5 +163,30 @@ describe('the logos-agent face', () => {
       { type: 'task_request', task_id: 't', skill: 'echo', params: { text: 'hi' }, lez_price: '0' },
       { type: 'cancel', task_id: 't' },
     ]);
+  });
+});
+
+describe('the pilot face', () => {
+  it('announces a card the gateway verifies and pins, the same across restarts, with the free skills only', () => {
+    const cardKey = schnorr.utils.randomSecretKey();
+    const face = pilotFace(card, { network: 'pilot', node: node(), cardKey })!;
+    const verified = verifyPilotCard(face.card, () => undefined);
+    expect(verified.ok && verified.card.skills.map((skill) => skill.id)).toEqual(['echo']);
+    expect(pilotFace(card, { network: 'pilot', node: node(), cardKey })!.card).toEqual(face.card);
+    expect(verifyPilotCard({ ...face.card, name: 'Other' }, () => undefined)).toMatchObject({
+      ok: false,
+      reason: 'bad-signature',
+    });
+  });
+
+  it('hears nothing that is not encrypted to it', () => {
+    const heard = node();
+    const agent = host();
+    const face = pilotFace(card, { network: 'pilot', node: heard, cardKey: schnorr.utils.randomSecretKey() })!;
+    face.start(agent);
+    const inbox = (face.card._logos as { inbox_topic: string }).inbox_topic;
+    heard.hear(inbox, encode({ jsonrpc: '2.0', method: 'tasks/send', params: { id: 't' } }));
+    heard.hear(inbox, encode('04aa:bb:cc:dd'));
+    expect(agent.accepted).toEqual([]);
   });
 });
