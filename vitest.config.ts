@@ -92,6 +92,7 @@ const SLOW = [
   'test/lez/rail/devnet-kill.test.ts',
   'test/lez/rail/lez-rail.test.ts',
   'test/logos/agents/conformance.test.ts',
+  'test/logos/bindings/agent-side-cli.test.ts',
   'test/logos/bindings/agent-side.test.ts',
   'test/logos/bindings/logos-agent-gateway.test.ts',
   'test/logos/bindings/logos-agent-paid.test.ts',
