@@ -98,6 +98,7 @@ const SLOW = [
   'test/logos/agent-runtime/hire-paid-devnet.test.ts',
   'test/logos/agent-runtime/hire-task.test.ts',
   'test/logos/agents/conformance.test.ts',
+  'test/logos/bindings/agent-side-cli.test.ts',
   'test/logos/bindings/agent-side.test.ts',
   'test/logos/bindings/logos-agent-gateway.test.ts',
   'test/logos/bindings/logos-agent-paid.test.ts',

@@ -74,6 +74,8 @@ export interface AgentProcess {
   restUrl?: string;
   /** The paid agent's: the protocol profile of its sequencer, as probed. */
   profile?: ProtocolProfile;
+  /** Where the peer networks of `networksFile` are joined, a line each (networks-file.ts). */
+  peerNetworks: string[];
   stop(): Promise<void>;
 }
 
@@ -150,6 +152,7 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
     transport,
     ...(rest ? { restUrl: rest.url } : {}),
     ...(paid ? { profile: paid.profile } : {}),
+    peerNetworks: peerNetworks?.banner() ?? [],
     async stop() {
       await rest?.stop();
       await agent.stop();

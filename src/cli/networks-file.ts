@@ -13,6 +13,8 @@ import { UsageError } from './errors.ts';
 
 export interface OpenedNetworks {
   readonly networks: readonly FaceNetwork[];
+  /** Where the peers of each network dial the process's node: a line per network, for the start banner. */
+  banner(): string[];
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,8 @@ export async function openNetworksFile(file: string, prefix: string): Promise<Op
       discoveryTopic,
       node: opened.nodeOf(name)!.transport,
     })),
+    banner: () =>
+      opened.nodes.map((node) => `  on ${node.networks.join(', ')}: join at ${node.joinAddresses().join(', ')}`),
     stop: () => opened.stop(),
   };
 }

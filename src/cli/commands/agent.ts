@@ -49,9 +49,9 @@ Options:
                         wallet's is 2000000; env LOGOS_A2A_PAYMENTS_GAS_LIMIT)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
   --networks-file FILE  peer bindings' networks to announce it on as well, a JSON array written as the gateway's
-                        \`networks\` setting (docs/bindings/networks.md): on each logos-agent and lp-0008 network
-                        (lp-0008 with its discoveryTopic) its free skills are announced in that binding's card
-                        format and signature, and its requests answered; it prints the key of its lp-0008 card
+                        \`networks\` setting (docs/bindings/networks.md): on each logos-agent, lp-0008 and pilot
+                        network (lp-0008 with its discoveryTopic) its free skills are announced in that binding's
+                        card format and signature, and its requests answered; it prints the key of its lp-0008 card
   --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port; waku only)
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
   --tck-required-extension
@@ -172,6 +172,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
           ]
         : [`  a light node of: ${peers.join(', ') || 'no service node but the network’s entry nodes'}`]),
       ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
+      ...running.peerNetworks,
       ...(running.profile ? [`  paid on ${sequencerUrl} (protocol profile ${running.profile})`] : []),
       'Ctrl-C stops it.',
       '',

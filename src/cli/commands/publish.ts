@@ -50,9 +50,9 @@ Options:
   --signing-mode MODE     prehash-v0.3 or raw-borsh (default: detected from the sequencer)
   --card-key-file FILE    its card key, the LEZ key of the account it is paid to (default DATA/published-ID.lez.key)
   --networks-file FILE    peer bindings' networks to announce it on as well, a JSON array written as the gateway's
-                          \`networks\` setting (docs/bindings/networks.md): on each logos-agent and lp-0008 network
-                          (lp-0008 with its discoveryTopic) its free skills are announced in that binding's card
-                          format and signature, and its requests answered; it prints the key of its lp-0008 card
+                          \`networks\` setting (docs/bindings/networks.md): on each logos-agent, lp-0008 and pilot
+                          network (lp-0008 with its discoveryTopic) its free skills are announced in that binding's
+                          card format and signature, and its requests answered; it prints the key of its lp-0008 card
   -h, --help              this text
 
 Settings: none besides these options. Secrets are read from files, never from the command line.
@@ -185,6 +185,7 @@ export async function runPublishCommand(
       `  its card's signature: ${signature.status}${signature.status === 'unverified' ? ` (${signature.message})` : ''}`,
       `  listening at ${transport!.multiaddrs().join(', ')}`,
       `  peers: ${peers.join(', ') || 'none (pass --peer to join a network)'}`,
+      ...(peerNetworks?.banner() ?? []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),

@@ -7,7 +7,10 @@ export const serveCommand: Command = {
   synopsis: '[--config FILE]',
   summary: 'the gateway, configured by a file and environment variables',
   help: () => `The gateway alone. It serves, at http://HOST:PORT/agents/{id}/, every Logos agent it hears announce its signed
-card on the discovery topic, and the in-process agents of its configuration (default: echo).
+card on the discovery topic, and the in-process agents of its configuration (default: echo). The config file's
+\`networks\` add the peer bindings' networks (docs/bindings/networks.md): their agents are served too, and the HTTP
+agents of \`published\` are announced on each logos-agent, lp-0008 and pilot network as well, in that binding's
+format.
 
 Options:
   --config FILE     a JSON config file (also LOGOS_A2A_CONFIG), e.g. examples/gateway.json

@@ -1,14 +1,14 @@
 /**
  * An agent on our runtime as the peer bindings see it (issue #27): for each configured network of a binding with an
  * agent side, a face (common/agent-face.ts) that announces the agent there in the binding's format and carries the
- * binding's requests to it. Pilot has none yet: its requests are signed and encrypted to a pinned key, and its
- * payment comes only after a signed completion.
+ * binding's requests to it: logos-agent, lp-0008 and pilot, free skills only.
  */
 import type { LogosAgentCard } from '../card.ts';
 import type { AgentSideNode, FaceOptions, PeerFace } from './common/agent-face.ts';
 import type { PeerBindingName } from './common/peer-card.ts';
 import { logosAgentFace } from './logos-agent/agent-side.ts';
 import { lp0008Face } from './lp-0008/agent-side.ts';
+import { pilotFace } from './pilot/agent-side.ts';
 
 /** The bindings an agent on our runtime can be announced and called on. */
 export const AGENT_SIDES: Partial<
@@ -16,6 +16,7 @@ export const AGENT_SIDES: Partial<
 > = {
   'logos-agent': logosAgentFace,
   'lp-0008': lp0008Face,
+  pilot: pilotFace,
 };
 
 /** A configured network as a face needs it (config.ts `networks`, its node from peer-networks.ts). */

@@ -14,7 +14,7 @@ import { PEER_NETWORK_PRESETS } from '../../../src/logos/network-presets.ts';
 import { MemoryNetwork } from '../../../src/logos/transports/memory.ts';
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
 import { eventually } from '../../support/eventually.ts';
-import { lp0008Caller, lp0008State, logosAgentCaller } from '../../support/peer-agents/peer-callers.ts';
+import { lp0008Caller, lp0008State, logosAgentCaller, pilotCaller } from '../../support/peer-agents/peer-callers.ts';
 import { verifyBip340Jws, verifyEd25519Card } from '../../support/peer-agents/peer-crypto.ts';
 
 const LP0008_BOARD = '/lp-0008/1/discovery-agents/json';
@@ -127,5 +127,32 @@ describe('an agent of our runtime on logos-agent (cluster 2, shard 4), called by
     const unknown = await caller.task(card, 'nope', {});
     const failed = await eventually(() => unknown.updates().find((u) => u.state === 'failed'), 30_000);
     expect(failed.result).toEqual({ error: expect.stringContaining('no skill "nope"') });
+  }, 120_000);
+});
+
+describe('an agent of our runtime on pilot (cluster 2, shard 7), called by an outside caller', () => {
+  it('is announced with an ES256K card, and answers each request once, signed and encrypted to its sender', async () => {
+    const { node } = await agentOn('pilot');
+    const caller = await pilotCaller(node.multiaddrs()[0]!);
+    stops.push(() => caller.stop());
+    const card = await eventually(() => caller.verifiedCard(), 30_000);
+    expect((card.skills as { id: string }[]).map((skill) => skill.id)).toEqual(['echo', 'slow', 'ask']);
+
+    const echo = await caller.task(card, 'echo', { text: 'hello pilot' });
+    const done = await eventually(() => echo.answers()[0], 30_000);
+    expect(done).toMatchObject({ result: { id: echo.taskId, status: { state: 'completed' }, result: 'hello pilot' } });
+
+    const slow = await caller.task(card, 'slow', { text: 'never' });
+    // No progress is answered: one answer per request, where the task comes to rest.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await caller.cancel(card, slow.taskId);
+    const cancelled = await eventually(() => slow.answers()[0], 30_000);
+    expect(cancelled).toMatchObject({ result: { id: slow.taskId, status: { state: 'canceled' } } });
+
+    const unknown = await caller.task(card, 'nope', {});
+    const failed = await eventually(() => unknown.answers()[0], 30_000);
+    expect(failed).toMatchObject({
+      result: { status: { state: 'failed' }, result: { error: expect.stringContaining('no skill "nope"') } },
+    });
   }, 120_000);
 });

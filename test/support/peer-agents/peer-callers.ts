@@ -1,11 +1,20 @@
 /**
- * Outside callers of the lp-0008 and logos-agent bindings, written from the bindings' descriptions with stock
+ * Outside callers of the lp-0008, logos-agent and pilot bindings, written from the bindings' descriptions with stock
  * packages only, as a client of those projects calls an agent: it hears cards on the discovery topic, checks their
  * signatures with the binding's scheme, and speaks the binding's requests, reading the agent's updates where the
  * binding puts them. They stand for the other side when an agent on this project's runtime is called on a peer
  * binding, so nothing here comes from `src/`.
  */
-import { verifyBip340Jws, verifyEd25519Card } from './peer-crypto.ts';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import {
+  eciesDecrypt,
+  eciesEncrypt,
+  es256kVerify,
+  pilotSign,
+  secp256k1PublicHex,
+  verifyBip340Jws,
+  verifyEd25519Card,
+} from './peer-crypto.ts';
 import { joinRelay } from './relay-node.ts';
 
 const encoder = new TextEncoder();
@@ -28,14 +37,18 @@ async function listening(peer: string, clusterId: number, discovery: string) {
   const node = await joinRelay(peer, clusterId, discovery);
   const cards: Json[] = [];
   const byTopic = new Map<string, Json[]>();
+  const textOn = new Map<string, string[]>();
   node.onMessage((topic, payload) => {
+    textOn.set(topic, [...(textOn.get(topic) ?? []), decoder.decode(payload)]);
     const message = parse(payload);
     if (!message) return;
     if (topic === discovery) cards.push(message);
     else byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
   });
   const heardOn = (topic: string) => byTopic.get(topic) ?? [];
-  return { node, cards, heardOn };
+  /** What came on `topic` as text, JSON or not (pilot's replies are ECIES text). */
+  const textsOn = (topic: string) => textOn.get(topic) ?? [];
+  return { node, cards, heardOn, textsOn };
 }
 
 export interface Lp0008Task {
@@ -125,6 +138,77 @@ export async function logosAgentCaller(peer: string, discovery = '/logos-agent/1
       };
     },
     cancel: (card: Json, taskId: string) => publish(card.address as string, { kind: 'task_cancel', taskId }),
+    stop: () => node.stop(),
+  };
+}
+
+/** Whether a pilot card or reply verifies ES256K over itself without its signature, by the key it names. */
+function pilotSigned(value: Json): boolean {
+  if ('signature' in value && typeof value.signature === 'object') {
+    const { signature, ...unsigned } = value as { signature: { publicKey: string; value: string } };
+    return es256kVerify(unsigned, signature.value, signature.publicKey);
+  }
+  const { signature, ...logos } = value._logos as { signature: string; signing_key: string };
+  return es256kVerify({ ...value, _logos: logos }, signature, logos.signing_key);
+}
+
+/**
+ * pilot: signed requests encrypted to the card's `enc_key` on its inbox; each answered once, signed by the card's
+ * key (pinned at first contact) and encrypted to this caller, on the reply topic it names.
+ */
+export async function pilotCaller(peer: string, discovery = '/pilot/1/discovery/proto', clusterId = 2) {
+  const { node, cards, textsOn } = await listening(peer, clusterId, discovery);
+  const signingKey = secp256k1.utils.randomSecretKey();
+  const eciesKey = secp256k1.utils.randomSecretKey();
+  const senderNpk = `caller-${hex32()}`;
+  const request = async (card: Json, taskId: string, rpcId: string, method: string, params: Json) => {
+    const logos = card._logos as { enc_key: string; inbox_topic: string };
+    const replyTopic = `/pilot/1/reply-${taskId}/proto`;
+    const signed = pilotSign(
+      {
+        _logos: {
+          reply_topic: replyTopic,
+          sender_ecies: secp256k1PublicHex(eciesKey),
+          sender_npk: senderNpk,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+        },
+        id: rpcId,
+        jsonrpc: '2.0',
+        method,
+        params,
+      },
+      signingKey,
+    );
+    await node.publish(logos.inbox_topic, encoder.encode(eciesEncrypt(logos.enc_key, JSON.stringify(signed))));
+    return replyTopic;
+  };
+  return {
+    node,
+    cards,
+    /** The first card heard whose ES256K signature verifies with the key it carries. */
+    verifiedCard: () => cards.find(pilotSigned),
+    /** A `tasks/send`; its answers, decrypted, and only those signed by the card's key. */
+    async task(card: Json, skill: string, input: Json) {
+      const taskId = hex32();
+      const params = {
+        id: taskId,
+        message: { parts: [{ text: input, type: 'text' }], role: 'user' },
+        metadata: { skill },
+      };
+      const replyTopic = await request(card, taskId, taskId, 'tasks/send', params);
+      const cardKey = (card._logos as { signing_key: string }).signing_key;
+      return {
+        taskId,
+        answers: () =>
+          textsOn(replyTopic).flatMap((wire) => {
+            const plaintext = eciesDecrypt(eciesKey, wire);
+            const answer = plaintext === undefined ? undefined : (JSON.parse(plaintext) as Json);
+            const key = (answer?._logos as { signing_key?: string } | undefined)?.signing_key;
+            return answer && key === cardKey && pilotSigned(answer) ? [answer] : [];
+          }),
+      };
+    },
+    cancel: (card: Json, taskId: string) => request(card, taskId, `${taskId}-cancel`, 'tasks/cancel', { id: taskId }),
     stop: () => node.stop(),
   };
 }

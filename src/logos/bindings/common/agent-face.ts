@@ -140,6 +140,14 @@ export function resultText(reply: TaskResultEnvelope): string {
   return artifacts || messageText(reply.message);
 }
 
+/** A completed reply as JSON: the skill's output; without one, an artifact's one data part as it is, else its text. */
+export function resultData(reply: TaskResultEnvelope): unknown {
+  if (reply.result !== undefined) return reply.result;
+  const parts = (reply.artifacts ?? []).flatMap((artifact) => artifact.parts);
+  const only = parts.length === 1 ? parts[0]! : undefined;
+  return only && 'data' in only ? only.data : resultText(reply);
+}
+
 /** The free skills of a card: the only ones a face announces, as no peer binding's payment is taken on this side. */
 export function freeSkills(card: LogosAgentCard): LogosAgentCard['skills'] {
   return card.skills.filter((skill) => BigInt(skillPrice(card, skill.id)) === 0n);

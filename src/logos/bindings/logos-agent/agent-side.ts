@@ -18,7 +18,7 @@ import {
   freeSkills,
   gatewayEnvelope,
   messageText,
-  resultText,
+  resultData,
   runtimeReply,
   statusKeySecret,
   type FaceOptions,
@@ -141,14 +141,6 @@ function update(reply: AgentEnvelope): [state: string, result: unknown] {
       return ['canceled', null];
     case 'task_result':
       if (reply.state !== 'completed') return ['failed', { error: reply.error?.message ?? messageText(reply.message) }];
-      return ['completed', completedResult(reply)];
+      return ['completed', resultData(reply)];
   }
-}
-
-/** The skill's output; without one, an artifact's one data part as it is, else the text of what it said. */
-function completedResult(reply: Extract<AgentEnvelope, { type: 'task_result' }>): unknown {
-  if (reply.result !== undefined) return reply.result;
-  const parts = (reply.artifacts ?? []).flatMap((artifact) => artifact.parts);
-  const only = parts.length === 1 ? parts[0]! : undefined;
-  return only && 'data' in only ? only.data : resultText(reply);
 }

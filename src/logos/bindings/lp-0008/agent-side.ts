@@ -134,6 +134,8 @@ export function lp0008Face(card: LogosAgentCard, options: FaceOptions): PeerFace
     if (rpc.method === 'tasks/cancel') {
       if (rpc.params.id !== taskId) return;
       const envelope = gatewayEnvelope({ type: 'cancel' }, taskId, SENDER, account, secret);
+      // A running task answers on the replies of its request; these carry only the answer about a task the agent
+      // does not have, whose context nobody knows (a cancel names none): the task id stands for it.
       if (envelope) host.accept(envelope, SENDER, repliesOn(taskId, taskId));
       return;
     }
