@@ -11,7 +11,7 @@ import {
   spendingLimits,
   type GateDecision,
   type SpendingLimitSettings,
-} from './spending-gate.ts';
+} from '../lez/rail/spending-gate.ts';
 import type { WirePaymentReference } from '../logos/envelope.ts';
 import { Lane } from '../lez/rail/lane.ts';
 import type { FindTransferOutcome, PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';

@@ -14,7 +14,7 @@ import { spawnDevnet, type DevnetProcess } from './devnet-process.ts';
 import { SqliteAgentPaymentStore } from '../store/sqlite/agent-payment-store.ts';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
 import { agentPayments, detectLezProtocol, gatewayPayer, lezRail } from '../gateway/payment-wiring.ts';
-import { DEFAULT_PRICE_LIMITS } from '../bridge/spending-gate.ts';
+import { DEFAULT_PRICE_LIMITS } from '../lez/rail/spending-gate.ts';
 
 export interface Demo {
   gateway: Gateway;

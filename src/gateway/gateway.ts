@@ -27,7 +27,7 @@ import { PeerDiscovery, peerAddressRule } from '../logos/peer-discovery.ts';
 import { openPeerNetworks, type PeerNetworks } from '../logos/peer-networks.ts';
 import type { MemoryNetwork } from '../logos/transports/memory.ts';
 import { TaskPayments, type Payer } from '../bridge/task-payments.ts';
-import { limitsBelowFeeCap } from '../bridge/spending-gate.ts';
+import { limitsBelowFeeCap } from '../lez/rail/spending-gate.ts';
 import { spendingRules } from './payment-wiring.ts';
 import { payerFromConfig } from './wallet-payer.ts';
 import { PublishedAgents } from '../publish/published-agents.ts';

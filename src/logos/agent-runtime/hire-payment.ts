@@ -1,12 +1,12 @@
 /**
  * Paying the agents a runtime agent hires, from a wallet of its own: a LEZ payment rail (lez/rail), under the
- * gateway's spending rules (bridge/spending-gate.ts: a payment above the per-transaction limit, or one that would
+ * gateway's spending rules (lez/rail/spending-gate.ts: a payment above the per-transaction limit, or one that would
  * take the period's spending above the per-period limit, is not made; with no operator to approve it, the hire is
  * refused). The task is paid before its request leaves, as a gateway pays (docs/payments.md §4), and a refund the
  * agent announces is checked on chain (§5). Held in memory: what was spent is counted from this process's start,
  * and a payment in doubt when the process stops is not resumed (the gateway's durable record is its store's).
  */
-import { checkSpend, type SpendingLimits } from '../../bridge/spending-gate.ts';
+import { checkSpend, type SpendingLimits } from '../../lez/rail/spending-gate.ts';
 import type { WirePaymentReference } from '../envelope.ts';
 import type { PaymentRail } from '../../lez/rail/payment-rail.ts';
 import type { TransferReceipt } from '../../lez/rail/receipt.ts';

@@ -5,9 +5,9 @@
  * set limit no payment can fit is said at start.
  */
 import { describe, expect, it } from 'vitest';
-import { checkSpend, limitsBelowFeeCap, spendingLimits } from '../../src/bridge/spending-gate.ts';
-import { feeReserve } from '../../src/lez/fees.ts';
-import { feeTransferBytes } from '../../src/lez/native-transfer.ts';
+import { checkSpend, limitsBelowFeeCap, spendingLimits } from '../../../src/lez/rail/spending-gate.ts';
+import { feeReserve } from '../../../src/lez/fees.ts';
+import { feeTransferBytes } from '../../../src/lez/native-transfer.ts';
 
 const DAY = 86_400_000;
 /** The default fee cap on lee-v0.3: the reserve at base fees of 8 times the minimum, at the default gas limit. */
