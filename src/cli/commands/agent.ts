@@ -7,6 +7,9 @@ import { NETWORK_NAMES, NETWORK_PRESETS, isNetworkName } from '../../logos/netwo
 import { SIGNING_MODES, type SigningMode } from '../../lez/signing.ts';
 import { PROTOCOL_PROFILES, type ProtocolProfile } from '../../lez/protocol-profile.ts';
 import { LezAmount } from '../../logos/card.ts';
+import { formatAccountId, privateAccountId } from '../../lez/account-id.ts';
+import { paymentKeys } from '../../lez/private/receive.ts';
+import { PRIVATE_MNEMONIC_ENV, privateAccountFrom, type PrivateAccount } from '../private-account.ts';
 
 export const agentCommand: Command = {
   synopsis: 'KIND [options]',
@@ -26,6 +29,14 @@ card key must be one of the devnet's initialised accounts (the devnet prints the
 It probes the sequencer's protocol profile as the gateway does: v0.2 (the public testnet) or lee-v0.3 (fees), where
 its refunds declare a fee within a cap (--max-fee, or by default what a transfer reserves at base fees of 8 times
 the protocol minimum).
+
+Given its operator's LEZ wallet mnemonic (--private-mnemonic-file, or ${PRIVATE_MNEMONIC_ENV}), the paid agent also
+takes shielded payments into a private account of that wallet: the node /0 of its private key tree, the one
+\`wallet account new private\` makes first (another with --private-path). It prints the account's keys, npk and vpk,
+and its card carries them in x-lez-identity.private; a payer sends with
+\`wallet auth-transfer send --from Public/<id> --to-npk <npk> --to-vpk <vpk> --amount N\`, and the operator spends
+what came in with the same wallet (\`wallet account sync-private\`). Refunds are public, from the card key's
+account. Only on a v0.2 sequencer: the fees revision's private transactions are not read.
 
 Options:
   --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable);
@@ -47,6 +58,11 @@ Options:
                         reserve at base fees of 8 times the minimum; env LOGOS_A2A_PAYMENTS_MAX_FEE, as payments.maxFee)
   --gas-limit GAS       paid, on a sequencer with fees: the gas limit each refund declares (default 200; the official
                         wallet's is 2000000; env LOGOS_A2A_PAYMENTS_GAS_LIMIT)
+  --private-mnemonic-file FILE
+                        paid: the BIP-39 mnemonic of the operator's LEZ wallet, to take private payments into its
+                        private account (or the phrase itself in ${PRIVATE_MNEMONIC_ENV}); never stored
+  --private-path PATH   paid, with a mnemonic: the node of the wallet's private key tree, as the wallet prints it
+                        (default /0, its first private account; the next ones are /1, /0/0, …)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
   --networks-file FILE  peer bindings' networks to announce it on as well, a JSON array written as the gateway's
                         \`networks\` setting (docs/bindings/networks.md): on each logos-agent and lp-0008 network
@@ -81,6 +97,8 @@ Ctrl-C or SIGTERM stops it.
     profile: { type: 'string' },
     'max-fee': { type: 'string' },
     'gas-limit': { type: 'string' },
+    'private-mnemonic-file': { type: 'string' },
+    'private-path': { type: 'string' },
     'announce-every': { type: 'string' },
     'rest-port': { type: 'string' },
     'rest-host': { type: 'string' },
@@ -111,6 +129,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     throw new UsageError(`${prefix}: --signing-mode is one of ${SIGNING_MODES.join(', ')}, got "${signingMode}"`);
   }
   const fees = feeOptions(values, kind, prefix);
+  const privateAccount = privateOption(values, kind, prefix);
   const every = str(values['announce-every']);
   const announceEveryMs = every === undefined ? undefined : Number(every);
   if (announceEveryMs !== undefined && !(Number.isInteger(announceEveryMs) && announceEveryMs > 0)) {
@@ -155,6 +174,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...(sequencerUrl ? { sequencerUrl } : {}),
     ...(signingMode ? { signingMode: signingMode as SigningMode } : {}),
     ...fees,
+    ...(privateAccount ? { privateAccount } : {}),
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
     ...(str(values['networks-file']) ? { networksFile: str(values['networks-file'])! } : {}),
@@ -173,6 +193,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
         : [`  a light node of: ${peers.join(', ') || 'no service node but the network’s entry nodes'}`]),
       ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
       ...(running.profile ? [`  paid on ${sequencerUrl} (protocol profile ${running.profile})`] : []),
+      ...(privateAccount ? privateLines(privateAccount) : []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
@@ -180,6 +201,37 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   await signalled;
   await running.stop();
   return 0;
+}
+
+/** The paid agent's private account, from its options or the environment (private-account.ts). */
+function privateOption(values: Values, kind: string, prefix: string): PrivateAccount | undefined {
+  const mnemonicFile = str(values['private-mnemonic-file']);
+  const path = str(values['private-path']);
+  if (kind !== 'paid') {
+    if (mnemonicFile !== undefined || path !== undefined) {
+      throw new UsageError(`${prefix}: --private-mnemonic-file and --private-path are for the paid agent`);
+    }
+    return undefined;
+  }
+  const mnemonic = process.env[PRIVATE_MNEMONIC_ENV] || undefined;
+  return privateAccountFrom(
+    {
+      ...(mnemonicFile === undefined ? {} : { mnemonicFile }),
+      ...(mnemonic === undefined ? {} : { mnemonic }),
+      ...(path === undefined ? {} : { path }),
+    },
+    prefix,
+  );
+}
+
+/** What a payer needs to pay privately, and where the operator finds the money in its wallet. */
+function privateLines({ keys, path }: PrivateAccount): string[] {
+  const id = formatAccountId(privateAccountId(keys.nullifierPublicKey, 0n));
+  const { npk, vpk } = paymentKeys(keys);
+  return [
+    `  paid privately to its wallet's private key node ${path}: --to-npk ${npk} --to-vpk ${vpk}`,
+    `  (each payment makes a new account of these keys; with --to-identifier 0 it is Private/${id})`,
+  ];
 }
 
 /**
