@@ -76,7 +76,8 @@ Options:
                         with its own --id: the suite's other calls do not activate it)
   -h, --help            this text
 
-Settings: these options (the paid agent's fee settings also from the environment, under the gateway's names). The
+Settings: these options (the paid agent's fee settings also from the environment, under the gateway's names,
+and its wallet mnemonic from ${PRIVATE_MNEMONIC_ENV}). The
 agent uses the gateway's defaults: the network's cluster (local: 2) with
 8 shards, and the discovery topic /logos/1/agent-discovery/proto.
 
@@ -213,7 +214,7 @@ function privateOption(values: Values, kind: string, prefix: string): PrivateAcc
     }
     return undefined;
   }
-  const mnemonic = process.env[PRIVATE_MNEMONIC_ENV] || undefined;
+  const mnemonic = process.env.LOGOS_A2A_PRIVATE_MNEMONIC || undefined;
   return privateAccountFrom(
     {
       ...(mnemonicFile === undefined ? {} : { mnemonicFile }),
