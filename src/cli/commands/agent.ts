@@ -77,9 +77,8 @@ Options:
   -h, --help            this text
 
 Settings: these options (the paid agent's fee settings also from the environment, under the gateway's names,
-and its wallet mnemonic from ${PRIVATE_MNEMONIC_ENV}). The
-agent uses the gateway's defaults: the network's cluster (local: 2) with
-8 shards, and the discovery topic /logos/1/agent-discovery/proto.
+and its wallet mnemonic from ${PRIVATE_MNEMONIC_ENV}). The agent uses the gateway's defaults: the network's
+cluster (local: 2) with 8 shards, and the discovery topic /logos/1/agent-discovery/proto.
 
 Ctrl-C or SIGTERM stops it.
 `,
