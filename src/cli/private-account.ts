@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { UsageError } from './errors.ts';
 import { formatChainIndex, parseChainIndex, parseMnemonic, seedFromMnemonic } from '../lez/keys.ts';
 import { FIRST_WALLET_PRIVATE_PATH, derivePrivateKeys } from '../lez/private-keys.ts';
-import { receiveKeys, type PrivateReceiveKeys } from '../lez/private/receive.ts';
+import { formatAccountId, privateAccountId } from '../lez/account-id.ts';
+import { paymentKeys, receiveKeys, type PrivateReceiveKeys } from '../lez/private/receive.ts';
 
 /** The environment variable that may hold the mnemonic itself, as LOGOS_A2A_WALLET_PASSPHRASE holds a passphrase. */
 export const PRIVATE_MNEMONIC_ENV = 'LOGOS_A2A_PRIVATE_MNEMONIC';
@@ -52,6 +53,16 @@ export function privateAccountFrom(setting: PrivateAccountSetting, prefix: strin
   }
   const node = derivePrivateKeys(seedFromMnemonic(words.mnemonic), path.path);
   return { keys: receiveKeys(node.nullifierSecretKey, node.viewingSecretKey), path: formatChainIndex(path.path) };
+}
+
+/** What a payer needs to pay privately, and where the operator finds the money in its wallet. */
+export function privateAccountLines({ keys, path }: PrivateAccount): string[] {
+  const id = formatAccountId(privateAccountId(keys.nullifierPublicKey, 0n));
+  const { npk, vpk } = paymentKeys(keys);
+  return [
+    `  paid privately to its wallet's private key node ${path}: --to-npk ${npk} --to-vpk ${vpk}`,
+    `  (each payment makes a new account of these keys; with --to-identifier 0 it is Private/${id})`,
+  ];
 }
 
 function readMnemonicFile(file: string, prefix: string): string {

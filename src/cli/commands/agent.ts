@@ -7,9 +7,12 @@ import { NETWORK_NAMES, NETWORK_PRESETS, isNetworkName } from '../../logos/netwo
 import { SIGNING_MODES, type SigningMode } from '../../lez/signing.ts';
 import { PROTOCOL_PROFILES, type ProtocolProfile } from '../../lez/protocol-profile.ts';
 import { LezAmount } from '../../logos/card.ts';
-import { formatAccountId, privateAccountId } from '../../lez/account-id.ts';
-import { paymentKeys } from '../../lez/private/receive.ts';
-import { PRIVATE_MNEMONIC_ENV, privateAccountFrom, type PrivateAccount } from '../private-account.ts';
+import {
+  PRIVATE_MNEMONIC_ENV,
+  privateAccountFrom,
+  privateAccountLines,
+  type PrivateAccount,
+} from '../private-account.ts';
 
 export const agentCommand: Command = {
   synopsis: 'KIND [options]',
@@ -193,7 +196,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
         : [`  a light node of: ${peers.join(', ') || 'no service node but the network’s entry nodes'}`]),
       ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
       ...(running.profile ? [`  paid on ${sequencerUrl} (protocol profile ${running.profile})`] : []),
-      ...(privateAccount ? privateLines(privateAccount) : []),
+      ...(privateAccount ? privateAccountLines(privateAccount) : []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
@@ -222,16 +225,6 @@ function privateOption(values: Values, kind: string, prefix: string): PrivateAcc
     },
     prefix,
   );
-}
-
-/** What a payer needs to pay privately, and where the operator finds the money in its wallet. */
-function privateLines({ keys, path }: PrivateAccount): string[] {
-  const id = formatAccountId(privateAccountId(keys.nullifierPublicKey, 0n));
-  const { npk, vpk } = paymentKeys(keys);
-  return [
-    `  paid privately to its wallet's private key node ${path}: --to-npk ${npk} --to-vpk ${vpk}`,
-    `  (each payment makes a new account of these keys; with --to-identifier 0 it is Private/${id})`,
-  ];
 }
 
 /**
