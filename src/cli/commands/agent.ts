@@ -38,7 +38,8 @@ takes shielded payments into a private account of that wallet: the node /0 of it
 \`wallet account new private\` makes first (another with --private-path). It prints the account's keys, npk and vpk,
 and its card carries them in x-lez-identity.private; a payer sends with
 \`wallet auth-transfer send --from Public/<id> --to-npk <npk> --to-vpk <vpk> --amount N\`, and the operator spends
-what came in with the same wallet (\`wallet account sync-private\`). Refunds are public, from the card key's
+what came in with the same wallet (\`wallet account sync-private\`; make that account in the wallet first, or its
+sync, which reads on from the last block it synced, does not look for it). Refunds are public, from the card key's
 account. Only on a v0.2 sequencer: the fees revision's private transactions are not read.
 
 Options:
