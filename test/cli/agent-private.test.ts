@@ -3,7 +3,8 @@
  * operator gives the agent its LEZ wallet's mnemonic, the agent prints the keys of the wallet's first private node
  * (/0) and puts them on its card, and a task paid by a shielded transfer to those keys is done; one that pays too
  * little, or pays the same wallet's next node (/1, which the agent does not read), is refused. The test is the
- * caller: a Waku node of its own on 127.0.0.1, the agent's only peer, speaking the binding's task_request.
+ * caller: a Waku node of its own on 127.0.0.1, the agent's only peer, speaking the binding's task_request. On a
+ * sequencer with fees (lee-v0.3), whose private transactions it cannot read, the agent does not start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { base64 } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevnet } from '../../src/devnet/devnet.ts';
 import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
 import { DEVNET_PROGRAM_IDS } from '../../src/devnet/programs.ts';
 import { generateMnemonic, seedFromMnemonic } from '../../src/lez/keys.ts';
@@ -220,5 +222,35 @@ describe('a paid agent process taking private payments', { timeout: 120_000 }, (
       state: 'rejected',
       error: { code: 'payment_invalid', message: expect.stringMatching(/no note for this agent's private keys/) },
     });
+  });
+
+  it('does not start on a sequencer with fees, whose private transactions it cannot read', async () => {
+    const fees = await startDevnet({ profile: 'lee-v0.3' });
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          cliEntry(),
+          'agent',
+          'paid',
+          '--data',
+          join(dir, 'on-fees'),
+          '--sequencer',
+          fees.url,
+          '--peer',
+          caller.multiaddrs()[0]!,
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOGOS_A2A_PRIVATE_MNEMONIC: MNEMONIC } },
+      );
+      const ended = await untilPrinted(child, /Ctrl-C stops it/, 'logos-a2a agent paid', 60_000);
+      await stopChild(child);
+      expect(ended.match, ended.output).toBeUndefined();
+      expect(ended.code).not.toBe(0);
+      expect(ended.output).toContain(
+        `private payments are read on a v0.2 sequencer only, and ${fees.url} speaks lee-v0.3`,
+      );
+    } finally {
+      await fees.stop();
+    }
   });
 });
