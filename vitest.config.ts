@@ -77,6 +77,7 @@ const SLOW = [
   'test/bridge/paid-tasks.test.ts',
   'test/cli/agent-light.test.ts',
   'test/cli/agent-paid-fees.test.ts',
+  'test/cli/agent-private.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/devnet-fees.test.ts',
   'test/crash/paid-tasks-crash.test.ts',

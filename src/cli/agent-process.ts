@@ -26,6 +26,8 @@ import { SqliteAgentPaymentStore } from '../store/sqlite/agent-payment-store.ts'
 import type { AgentPaymentStore } from '../store/agent-payment-store.ts';
 import type { SigningMode } from '../lez/signing.ts';
 import type { ProtocolProfile } from '../lez/protocol-profile.ts';
+import { SequencerClient } from '../lez/sequencer-client.ts';
+import type { PrivateAccount } from './private-account.ts';
 
 export type AgentKind = 'echo' | 'conformance' | 'paid';
 /** How the agent is on the network: a relay node of its own, or a light node of service nodes (as the gateway's `transport.kind`). */
@@ -57,6 +59,8 @@ export interface AgentProcessOptions {
   maxFee?: string;
   /** On a sequencer with fees: the gas limit each refund declares (payments.gasLimit). */
   gasLimit?: number;
+  /** The paid agent also takes shielded payments into this private account (docs/payments.md §10). */
+  privateAccount?: PrivateAccount;
   discoveryTopic?: string;
   announceEveryMs?: number;
   /** The peer networks it is announced on as well (networks-file.ts). */
@@ -177,6 +181,16 @@ async function paidSide(options: AgentProcessOptions, dataDir: string, id: strin
     },
     () => undefined,
   );
+  // The fees revision's privacy-preserving transactions are not read (docs/lez.md §11.7): no payment could be taken.
+  if (options.privateAccount && protocol.profile !== 'v0.2') {
+    throw new CliFailure(
+      `logos-a2a agent paid: private payments are read on a v0.2 sequencer only, and ${options.sequencerUrl} speaks ${protocol.profile}`,
+    );
+  }
+  const receiving = options.privateAccount && {
+    keys: options.privateAccount.keys,
+    sequencer: new SequencerClient({ url: options.sequencerUrl, layout: protocol.profile }),
+  };
   // Refunds are the agent's transfers: on a sequencer with fees each declares one, within the cap (docs/lez.md §10.5).
   const rail = lezRail(options.sequencerUrl, signingKeyFromSecretKey(cardKey), signingMode, undefined, protocol);
   let store: AgentPaymentStore;
@@ -189,7 +203,7 @@ async function paidSide(options: AgentProcessOptions, dataDir: string, id: strin
     );
   }
   return {
-    payments: agentPayments(rail, store),
+    payments: agentPayments(rail, store, receiving),
     profile: protocol.profile,
     close: () => {
       rail.close();

@@ -1,7 +1,7 @@
 /**
  * Private-account keys as the LEZ wallet derives them (docs/lez.md §4.4; `key_protocol`'s `ChildKeysPrivate`,
- * `secret_holders.rs`, `nssa_core` nullifier). Payments here are public; these exist so a later receiver can
- * recognise notes sent to its own private account, and they pin the derivation against the repo's vectors.
+ * `secret_holders.rs`, `nssa_core` nullifier). A paid agent reads the notes paid to one node's keys (docs/payments.md
+ * §10), derived from its operator's wallet mnemonic, so the money is that wallet's to spend.
  *
  * - root: I = HMAC-SHA512(key "LEE_master_priv", seed); secret spending key ssk = I_L, chain code = I_R
  * - NSK = SHA-256("LEE/keys" ‖ ssk ‖ 0x01 ‖ be32(idx) ‖ 0x00×19), idx 0 at the root, `cci` for children
@@ -102,3 +102,10 @@ export function privateChild(parent: PrivateKeyNode, cci: number): PrivateKeyNod
 export function derivePrivateKeys(seed: Uint8Array, path: readonly number[]): PrivateKeyNode {
   return path.reduce(privateChild, privateRoot(seed));
 }
+
+/**
+ * The node of the wallet's private key tree that `wallet account new private` gives its first private account: /0.
+ * The wallet places new nodes layer by layer (key_tree `find_next_slot_layered`: /0, then /1, then /0/0, …) and
+ * prints each one's path; its sync reads notes for every node it holds, so what is paid to this one is its to spend.
+ */
+export const FIRST_WALLET_PRIVATE_PATH: readonly number[] = [0];

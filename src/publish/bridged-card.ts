@@ -24,6 +24,8 @@ export interface BridgedCardFacts {
   /** LEZ prices (base units) by skill id, paid to `payTo`: the publishing side's account. */
   prices?: Readonly<Record<string, string>>;
   payTo?: string;
+  /** The keys of `payTo`'s private account, when it takes shielded payments too (docs/payments.md §10). */
+  privateKeys?: { npk: string; vpk: string };
 }
 
 const MAX_SKILL_DESCRIPTION = 4096;
@@ -48,7 +50,14 @@ export function bridgedCard(origin: AgentCard, facts: BridgedCardFacts): LogosAg
       const price = facts.prices?.[skill.id];
       return price === undefined ? skill : { ...skill, 'x-lez-price': price };
     }),
-    ...(facts.payTo ? { 'x-lez-identity': { account_id: facts.payTo } } : {}),
+    ...(facts.payTo
+      ? {
+          'x-lez-identity': {
+            account_id: facts.payTo,
+            ...(facts.privateKeys ? { private: facts.privateKeys } : {}),
+          },
+        }
+      : {}),
     agentInterfaces: [{ type: 'logos-messaging', version: '1', address: facts.address }],
     extensions: [
       {

@@ -130,6 +130,7 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     originSignature: origin.signature,
     address: transport.address,
     ...(priced ? { prices: options.prices!, payTo: payments!.account } : {}),
+    ...(priced && payments!.privateKeys ? { privateKeys: payments!.privateKeys } : {}),
   });
   const agent = new LogosAgent({
     card,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatAccountId } from '../../src/lez/account-id.ts';
 import {
+  derivePrivateKeys,
   nullifierPublicKey,
   nullifierSecretKey,
   privateChild,
@@ -48,8 +49,9 @@ describe('private key tree vectors (keys_private.rs)', () => {
     ]);
   });
 
-  it('child_keys_generation: cci = 42', () => {
+  it('child_keys_generation: cci = 42, as a child and as the path /42', () => {
     const child = privateChild(privateRoot(SEED), 42);
+    expect(derivePrivateKeys(SEED, [42])).toEqual(child);
     expect(Array.from(child.chainCode)).toEqual([
       27, 73, 133, 213, 214, 63, 217, 184, 164, 17, 172, 140, 223, 95, 255, 157, 11, 0, 58, 53, 82, 147, 121, 120, 199,
       50, 30, 28, 103, 24, 121, 187,

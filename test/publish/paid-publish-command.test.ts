@@ -1,7 +1,9 @@
 /**
  * `logos-a2a publish URL --price SKILL=AMOUNT --sequencer URL`, as its own process on a gateway's Waku network, on
  * the devnet: the gateway pays the publication's card key account before the task reaches the HTTP agent, and a
- * task the HTTP agent fails is paid back; the money state is kept in DATA/published-ID-payments.db.
+ * task the HTTP agent fails is paid back; the money state is kept in DATA/published-ID-payments.db. Given the
+ * operator's wallet mnemonic, it takes shielded payments into that wallet's first private node as well: it prints
+ * those keys, and its card carries them (the runtime refuses to start otherwise), while public payments go on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +12,9 @@ import { join } from 'node:path';
 import { GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVNET_GENESIS } from '../../src/devnet/genesis.ts';
+import { generateMnemonic, seedFromMnemonic } from '../../src/lez/keys.ts';
+import { derivePrivateKeys } from '../../src/lez/private-keys.ts';
+import { paymentKeys, receiveKeys } from '../../src/lez/private/receive.ts';
 import { startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
 import type { Gateway } from '../../src/gateway/gateway.ts';
 import { cliEntry } from '../cli/dist.ts';
@@ -52,6 +57,11 @@ describe('logos-a2a publish --price', () => {
     // Paid to a devnet genesis account: only an account the devnet knows can receive.
     const cardKeyFile = join(dir, 'desk.lez.key');
     writeFileSync(cardKeyFile, `${DEVNET_GENESIS[1].secretKeyHex}\n`);
+    const mnemonic = generateMnemonic();
+    const mnemonicFile = join(dir, 'wallet-mnemonic.txt');
+    writeFileSync(mnemonicFile, mnemonic, { mode: 0o600 });
+    const first = derivePrivateKeys(seedFromMnemonic(mnemonic), [0]);
+    const { npk, vpk } = paymentKeys(receiveKeys(first.nullifierSecretKey, first.viewingSecretKey));
     const data = join(dir, 'publisher');
     publisher = spawn(
       process.execPath,
@@ -69,11 +79,16 @@ describe('logos-a2a publish --price', () => {
         devnet.url,
         '--card-key-file',
         cardKeyFile,
+        '--private-mnemonic-file',
+        mnemonicFile,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    const printed = await untilPrinted(publisher, /is the Logos agent (\S+) at/, 'logos-a2a publish', 60_000);
-    expect(printed.match?.[1], printed.output).toBe('weather-desk');
+    const printed = await untilPrinted(publisher, /Ctrl-C stops it/, 'logos-a2a publish', 60_000);
+    expect(/is the Logos agent (\S+) at/.exec(printed.output)?.[1], printed.output).toBe('weather-desk');
+    expect(printed.output).toContain(
+      `paid privately to its wallet's private key node /0: --to-npk ${npk} --to-vpk ${vpk}`,
+    );
     await eventually(async () => {
       const { agents } = (await (await fetch(`${gateway.url}/agents`)).json()) as { agents: { id: string }[] };
       return agents.some((agent) => agent.id === 'weather-desk') ? true : undefined;

@@ -7,6 +7,12 @@ import { NETWORK_NAMES, NETWORK_PRESETS, isNetworkName } from '../../logos/netwo
 import { SIGNING_MODES, type SigningMode } from '../../lez/signing.ts';
 import { PROTOCOL_PROFILES, type ProtocolProfile } from '../../lez/protocol-profile.ts';
 import { LezAmount } from '../../logos/card.ts';
+import {
+  PRIVATE_MNEMONIC_ENV,
+  privateAccountFrom,
+  privateAccountLines,
+  type PrivateAccount,
+} from '../private-account.ts';
 
 export const agentCommand: Command = {
   synopsis: 'KIND [options]',
@@ -26,6 +32,15 @@ card key must be one of the devnet's initialised accounts (the devnet prints the
 It probes the sequencer's protocol profile as the gateway does: v0.2 (the public testnet) or lee-v0.3 (fees), where
 its refunds declare a fee within a cap (--max-fee, or by default what a transfer reserves at base fees of 8 times
 the protocol minimum).
+
+Given its operator's LEZ wallet mnemonic (--private-mnemonic-file, or ${PRIVATE_MNEMONIC_ENV}), the paid agent also
+takes shielded payments into a private account of that wallet: the node /0 of its private key tree, the one
+\`wallet account new private\` makes first (another with --private-path). It prints the account's keys, npk and vpk,
+and its card carries them in x-lez-identity.private; a payer sends with
+\`wallet auth-transfer send --from Public/<id> --to-npk <npk> --to-vpk <vpk> --amount N\`, and the operator spends
+what came in with the same wallet (\`wallet account sync-private\`; make that account in the wallet first, or its
+sync, which reads on from the last block it synced, does not look for it). Refunds are public, from the card key's
+account. Only on a v0.2 sequencer: the fees revision's private transactions are not read.
 
 Options:
   --peer MULTIADDR      a relay peer to join through, e.g. the gateway's "join at" address (repeatable);
@@ -47,6 +62,11 @@ Options:
                         reserve at base fees of 8 times the minimum; env LOGOS_A2A_PAYMENTS_MAX_FEE, as payments.maxFee)
   --gas-limit GAS       paid, on a sequencer with fees: the gas limit each refund declares (default 200; the official
                         wallet's is 2000000; env LOGOS_A2A_PAYMENTS_GAS_LIMIT)
+  --private-mnemonic-file FILE
+                        paid: the BIP-39 mnemonic of the operator's LEZ wallet, to take private payments into its
+                        private account (or the phrase itself in ${PRIVATE_MNEMONIC_ENV}); never stored
+  --private-path PATH   paid, with a mnemonic: the node of the wallet's private key tree, as the wallet prints it
+                        (default /0, its first private account; the next ones are /1, /0/0, …)
   --announce-every MS   how often the card is announced on the discovery topic (default 30000)
   --networks-file FILE  peer bindings' networks to announce it on as well, a JSON array written as the gateway's
                         \`networks\` setting (docs/bindings/networks.md): on each logos-agent, lp-0008 and pilot
@@ -60,9 +80,9 @@ Options:
                         with its own --id: the suite's other calls do not activate it)
   -h, --help            this text
 
-Settings: these options (the paid agent's fee settings also from the environment, under the gateway's names). The
-agent uses the gateway's defaults: the network's cluster (local: 2) with
-8 shards, and the discovery topic /logos/1/agent-discovery/proto.
+Settings: these options (the paid agent's fee settings also from the environment, under the gateway's names,
+and its wallet mnemonic from ${PRIVATE_MNEMONIC_ENV}). The agent uses the gateway's defaults: the network's
+cluster (local: 2) with 8 shards, and the discovery topic /logos/1/agent-discovery/proto.
 
 Ctrl-C or SIGTERM stops it.
 `,
@@ -81,6 +101,8 @@ Ctrl-C or SIGTERM stops it.
     profile: { type: 'string' },
     'max-fee': { type: 'string' },
     'gas-limit': { type: 'string' },
+    'private-mnemonic-file': { type: 'string' },
+    'private-path': { type: 'string' },
     'announce-every': { type: 'string' },
     'rest-port': { type: 'string' },
     'rest-host': { type: 'string' },
@@ -111,6 +133,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     throw new UsageError(`${prefix}: --signing-mode is one of ${SIGNING_MODES.join(', ')}, got "${signingMode}"`);
   }
   const fees = feeOptions(values, kind, prefix);
+  const privateAccount = privateOption(values, kind, prefix);
   const every = str(values['announce-every']);
   const announceEveryMs = every === undefined ? undefined : Number(every);
   if (announceEveryMs !== undefined && !(Number.isInteger(announceEveryMs) && announceEveryMs > 0)) {
@@ -155,6 +178,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...(sequencerUrl ? { sequencerUrl } : {}),
     ...(signingMode ? { signingMode: signingMode as SigningMode } : {}),
     ...fees,
+    ...(privateAccount ? { privateAccount } : {}),
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
     ...(str(values['networks-file']) ? { networksFile: str(values['networks-file'])! } : {}),
@@ -174,6 +198,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
       ...(running.restUrl ? [`  nwaku REST API at ${running.restUrl}`] : []),
       ...running.peerNetworks,
       ...(running.profile ? [`  paid on ${sequencerUrl} (protocol profile ${running.profile})`] : []),
+      ...(privateAccount ? privateAccountLines(privateAccount) : []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
@@ -181,6 +206,27 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
   await signalled;
   await running.stop();
   return 0;
+}
+
+/** The paid agent's private account, from its options or the environment (private-account.ts). */
+function privateOption(values: Values, kind: string, prefix: string): PrivateAccount | undefined {
+  const mnemonicFile = str(values['private-mnemonic-file']);
+  const path = str(values['private-path']);
+  if (kind !== 'paid') {
+    if (mnemonicFile !== undefined || path !== undefined) {
+      throw new UsageError(`${prefix}: --private-mnemonic-file and --private-path are for the paid agent`);
+    }
+    return undefined;
+  }
+  const mnemonic = process.env.LOGOS_A2A_PRIVATE_MNEMONIC || undefined;
+  return privateAccountFrom(
+    {
+      ...(mnemonicFile === undefined ? {} : { mnemonicFile }),
+      ...(mnemonic === undefined ? {} : { mnemonic }),
+      ...(path === undefined ? {} : { path }),
+    },
+    prefix,
+  );
 }
 
 /**

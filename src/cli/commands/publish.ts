@@ -12,6 +12,7 @@ import { SIGNING_MODES, type SigningMode } from '../../lez/signing.ts';
 import { str, type Command, type Values } from '../command.ts';
 import { untilSignal } from '../until-signal.ts';
 import { openNetworksFile } from '../networks-file.ts';
+import { privateAccountFrom, privateAccountLines, type PrivateAccount } from '../private-account.ts';
 
 export const PUBLISH_SYNOPSIS = 'URL --peer MULTIADDR [options]';
 export const PUBLISH_SUMMARY = 'an HTTP A2A agent published on Logos, as its own process joining a gateway over Waku';
@@ -49,6 +50,10 @@ Options:
   --sequencer URL         the LEZ sequencer it is paid on
   --signing-mode MODE     prehash-v0.3 or raw-borsh (default: detected from the sequencer)
   --card-key-file FILE    its card key, the LEZ key of the account it is paid to (default DATA/published-ID.lez.key)
+  --private-mnemonic-file FILE
+                          with --price: the BIP-39 mnemonic of the operator's LEZ wallet, to take shielded payments
+                          into its private account too (docs/payments.md §10); printed and on the card: its npk, vpk
+  --private-path PATH     the node of that wallet's private key tree (default /0, its first private account)
   --networks-file FILE    peer bindings' networks to announce it on as well, a JSON array written as the gateway's
                           \`networks\` setting (docs/bindings/networks.md): on each logos-agent, lp-0008 and pilot
                           network (lp-0008 with its discoveryTopic) its free skills are announced in that binding's
@@ -76,6 +81,8 @@ export const PUBLISH_OPTIONS = {
   'announce-every': { type: 'string' },
   price: { type: 'string', multiple: true },
   sequencer: { type: 'string' },
+  'private-mnemonic-file': { type: 'string' },
+  'private-path': { type: 'string' },
   'signing-mode': { type: 'string' },
   'card-key-file': { type: 'string' },
   'networks-file': { type: 'string' },
@@ -110,6 +117,18 @@ export async function runPublishCommand(
   const prices = pricesFrom(values.price as string[] | undefined);
   const sequencer = str(values.sequencer);
   if (prices && !sequencer) throw new UsageError(`${PREFIX}: --price needs --sequencer URL, where it is paid`);
+  const privateMnemonicFile = str(values['private-mnemonic-file']);
+  const privatePath = str(values['private-path']);
+  const privateAccount = privateAccountFrom(
+    {
+      ...(privateMnemonicFile === undefined ? {} : { mnemonicFile: privateMnemonicFile }),
+      ...(privatePath === undefined ? {} : { path: privatePath }),
+    },
+    PREFIX,
+  );
+  if (privateAccount && !prices) {
+    throw new UsageError(`${PREFIX}: --private-mnemonic-file takes private payments: it goes with --price`);
+  }
   const signingModeOption = str(values['signing-mode']);
   if (signingModeOption !== undefined && !(SIGNING_MODES as readonly string[]).includes(signingModeOption)) {
     throw new UsageError(`${PREFIX}: --signing-mode is one of ${SIGNING_MODES.join(', ')}, got "${signingModeOption}"`);
@@ -131,7 +150,9 @@ export async function runPublishCommand(
   const dataDir = str(values.data) ?? '.data';
   const cardKeyFile = str(values['card-key-file']);
   // Money first, as for the paid agent: the sequencer is probed before anything is published.
-  const money = sequencer ? await moneyOn(sequencer, signingModeOption as SigningMode | undefined, dataDir) : undefined;
+  const money = sequencer
+    ? await moneyOn(sequencer, signingModeOption as SigningMode | undefined, dataDir, privateAccount)
+    : undefined;
   const networksFile = str(values['networks-file']);
   const peerNetworks = networksFile ? await openNetworksFile(networksFile, PREFIX) : undefined;
   let transport: InstanceType<typeof WakuTransport> | undefined;
@@ -186,6 +207,7 @@ export async function runPublishCommand(
       `  listening at ${transport!.multiaddrs().join(', ')}`,
       `  peers: ${peers.join(', ') || 'none (pass --peer to join a network)'}`,
       ...(peerNetworks?.banner() ?? []),
+      ...(privateAccount ? privateAccountLines(privateAccount) : []),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),
@@ -198,14 +220,28 @@ export async function runPublishCommand(
   return 0;
 }
 
-/** Payments on the sequencer at `url`, to the card key's account, their state in DATA/published-ID-payments.db. */
-async function moneyOn(url: string, configured: SigningMode | undefined, dataDir: string) {
-  const [{ agentPayments, detectSigningMode, lezRail }, { signingKeyFromSecretKey }, { SqliteAgentPaymentStore }] =
-    await Promise.all([
-      import('../../gateway/payment-wiring.ts'),
-      import('../../lez/keys.ts'),
-      import('../../store/sqlite/agent-payment-store.ts'),
-    ]);
+/**
+ * Payments on the sequencer at `url`, to the card key's account (and, with `privateAccount`, shielded ones into it),
+ * their state in DATA/published-ID-payments.db.
+ */
+async function moneyOn(
+  url: string,
+  configured: SigningMode | undefined,
+  dataDir: string,
+  privateAccount: PrivateAccount | undefined,
+) {
+  const [
+    { agentPayments, detectSigningMode, lezRail },
+    { signingKeyFromSecretKey },
+    { SqliteAgentPaymentStore },
+    { SequencerClient },
+  ] = await Promise.all([
+    import('../../gateway/payment-wiring.ts'),
+    import('../../lez/keys.ts'),
+    import('../../store/sqlite/agent-payment-store.ts'),
+    import('../../lez/sequencer-client.ts'),
+  ]);
+  const receiving = privateAccount && { keys: privateAccount.keys, sequencer: new SequencerClient({ url }) };
   const signingMode = await detectSigningMode(url, configured, () => undefined);
   const opened: { close(): void }[] = [];
   return {
@@ -213,7 +249,7 @@ async function moneyOn(url: string, configured: SigningMode | undefined, dataDir
       const rail = lezRail(url, signingKeyFromSecretKey(cardKey), signingMode);
       const store = new SqliteAgentPaymentStore(join(dataDir, `published-${id}-payments.db`));
       opened.push(rail, store);
-      return agentPayments(rail, store);
+      return agentPayments(rail, store, receiving);
     },
     close: () => opened.splice(0).forEach((resource) => resource.close()),
   };

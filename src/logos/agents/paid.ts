@@ -20,7 +20,11 @@ export function paidAgent(
       name: 'Paid echo',
       description: 'Echoes for a fee in LEZ, paid by the gateway on acceptance and refunded when a task is cancelled.',
       version: '1.0.0',
-      'x-lez-identity': { account_id: payments.account },
+      // Its private account's keys too, when it takes shielded payments (docs/payments.md §10).
+      'x-lez-identity': {
+        account_id: payments.account,
+        ...(payments.privateKeys ? { private: payments.privateKeys } : {}),
+      },
       skills: [
         {
           id: 'echo',
