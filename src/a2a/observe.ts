@@ -30,13 +30,14 @@ export function observeRequests(options: ObserveOptions): MiddlewareHandler {
     const presented = c.req.header('x-request-id');
     const requestId = presented && REQUEST_ID.test(presented) ? presented : randomUUID();
     const agentId = path.match(/^\/agents\/([^/]+)/)?.[1] ?? (route === '/agents' ? undefined : options.defaultAgentId);
-    const parent = contextFrom({ traceparent: c.req.header('traceparent'), tracestate: c.req.header('tracestate') });
+    const carrier = { traceparent: c.req.header('traceparent'), tracestate: c.req.header('tracestate') };
     await withLogContext({ requestId, ...(agentId ? { agentId } : {}) }, () =>
       inSpan(
         `${method} ${route}`,
         {
           kind: SpanKind.SERVER,
-          parent,
+          // Made within the log context, which it carries on.
+          parent: contextFrom(carrier),
           attributes: { 'http.request.method': method, 'http.route': route, 'url.path': path },
         },
         async (span) => {

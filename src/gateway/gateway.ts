@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import { createApp } from '../a2a/app.ts';
 import { AgentDirectory } from '../logos/directory.ts';
 import { DiscoveryListener } from '../logos/discovery.ts';
+import { isPlainObject } from '../json-object.ts';
 import { TaskEngine } from '../bridge/task-engine.ts';
 import { ConfigError, grpcPublicAddressOf, publicBaseUrlOf, type GatewayConfig } from './config.ts';
 import type { AgentPayments, LogosAgent } from '../logos/agent-runtime.ts';
@@ -45,7 +46,6 @@ import { isPostgresUrl } from '../store/postgres/connection.ts';
 import { PushNotificationService } from '../push/push-service.ts';
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskChange } from '../bridge/task-change.ts';
-import { logosMetadataOf } from '../bridge/task-metadata.ts';
 import type { Logger } from '../observability/logger.ts';
 import { consoleLog, type ErrorLog } from '../a2a/errors.ts';
 import { listenGrpc, type GrpcServer } from '../a2a/grpc.ts';
@@ -468,9 +468,14 @@ function slowClientLimits(config: GatewayConfig) {
   };
 }
 
-/** Each state a change enters counts in the task-state metric, by agent and state (`completed`, `input_required`…). */
+/**
+ * Each state a change enters counts in the task-state metric, by agent and state (`completed`, `input_required`…).
+ * The agent is read from the gateway's own `metadata.logos` as it is, at every change of every task: its whole
+ * schema need not be checked for one field.
+ */
 function countStatesEntered(change: TaskChange): void {
-  const agent = logosMetadataOf(change.task)?.agentId ?? 'unknown';
+  const logos = change.task.metadata?.logos;
+  const agent = isPlainObject(logos) && typeof logos.agentId === 'string' ? logos.agentId : 'unknown';
   for (const { payload } of change.events) {
     const status =
       payload?.$case === 'statusUpdate'
@@ -478,9 +483,17 @@ function countStatesEntered(change: TaskChange): void {
         : payload?.$case === 'task'
           ? payload.value.status
           : undefined;
-    if (status)
-      metrics.taskStates.inc({ agent, state: TaskState[status.state].replace(/^TASK_STATE_/, '').toLowerCase() });
+    if (status) metrics.taskStates.inc({ agent, state: stateLabel(status.state) });
   }
+}
+
+const stateLabels = new Map<TaskState, string>();
+
+/** A state's label in the task-state metric, made once per state. */
+function stateLabel(state: TaskState): string {
+  let label = stateLabels.get(state);
+  if (label === undefined) stateLabels.set(state, (label = TaskState[state].replace(/^TASK_STATE_/, '').toLowerCase()));
+  return label;
 }
 
 /**

@@ -67,6 +67,13 @@ export async function rateLimiterFromConfig(config: GatewayConfig, sql?: Sql): P
  * network, and a message published before they are in the mesh would be lost.
  */
 export function countingTransport(transport: LogosTransport, heldUntil?: Promise<void>): LogosTransport {
+  // Forgotten once it has come: every later send would otherwise wait a turn on a promise long settled. (Were it
+  // to fail, every send would go on failing with its error, as before.)
+  let held = heldUntil;
+  heldUntil?.then(
+    () => (held = undefined),
+    () => {},
+  );
   const counted =
     (handler: PayloadHandler): PayloadHandler =>
     (payload, delivery) => {
@@ -85,12 +92,12 @@ export function countingTransport(transport: LogosTransport, heldUntil?: Promise
     start: () => transport.start(),
     stop: () => transport.stop(),
     send: async (address, payload) => {
-      if (heldUntil) await heldUntil;
+      if (held) await held;
       await transport.send(address, payload);
       countLogosMessage('out');
     },
     publish: async (topic, payload, options) => {
-      if (heldUntil) await heldUntil;
+      if (held) await held;
       await transport.publish(topic, payload, options);
       countLogosMessage('out');
     },

@@ -5,10 +5,10 @@
  * propagates (a client's `traceparent` reaches the agent) and nothing is recorded.
  */
 import { fillRandom } from '../random-pool.ts';
+import { useOneAsyncContext } from './async-context.ts';
 import {
   context,
   propagation,
-  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -79,11 +79,12 @@ const recordWhileExported: Sampler = {
  */
 export async function startTracing(settings: TracingSettings): Promise<Tracing> {
   if (!registered) {
+    useOneAsyncContext();
     new NodeTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'logos-a2a' }),
       sampler: recordWhileExported,
       spanProcessors: [fanOut],
-    }).register();
+    }).register({ contextManager: null });
     registered = true;
   }
   const own: SpanProcessor[] = [];
@@ -216,13 +217,16 @@ export function contextFrom(carrier: { traceparent?: string | undefined; tracest
   return propagation.extract(context.active(), headers);
 }
 
-/** Runs `fn` in the trace a `traceparent` continues, whatever context is active (a timer's callback, say). */
+/**
+ * Runs `fn` in the trace a `traceparent` continues, whatever span is active (a timer's callback, say); the rest of
+ * the active context (its log context) stays.
+ */
 export function inTraceOf<T>(
   carrier: { traceparent?: string | undefined; tracestate?: string | undefined },
   fn: () => T,
 ): T {
   return context.with(
-    context.with(ROOT_CONTEXT, () => contextFrom(carrier)),
+    context.with(trace.deleteSpan(context.active()), () => contextFrom(carrier)),
     fn,
   );
 }
