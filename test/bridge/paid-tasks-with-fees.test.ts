@@ -110,7 +110,7 @@ describe('paying on a sequencer with fees (lee-v0.3)', () => {
     const task = (await send(gateway, 'echo')).body.result.task;
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(task.status.message.parts[0].text).toMatch(
-      /the price 5 and a fee of up to 4000 \(4005\) are above the gateway's per-transaction limit of 1000/,
+      /the price 5 and a fee of up to 4000 \(4005\) are above the per-transaction limit of 1000/,
     );
     expect(await balanceOf(sequencer, wallet.account)).toBe(walletBefore);
   }, 30_000);

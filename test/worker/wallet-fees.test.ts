@@ -65,7 +65,7 @@ describe("a TaskObject's spending gate", () => {
     const outcome = await charge(await workerOn('lee-v0.3'), 'worker-fee-1');
     expect(outcome.kind).toBe('needs-approval');
     expect(outcome.kind === 'needs-approval' && outcome.reason).toMatch(
-      /the price 100 and a fee of up to 4000 \(4100\) are above the gateway's per-transaction limit of 100/,
+      /the price 100 and a fee of up to 4000 \(4100\) are above the per-transaction limit of 100/,
     );
   }, 60_000);
 

@@ -66,7 +66,7 @@ export function checkSpend(cost: SpendCost, spentInPeriod: bigint, limits: Spend
   if (total > limits.perTransaction) {
     return {
       kind: 'needs-approval',
-      reason: `${describeCost(cost)} ${cost.fee === 0n ? 'is' : 'are'} above the gateway's per-transaction limit of ${limits.perTransaction}`,
+      reason: `${describeCost(cost)} ${cost.fee === 0n ? 'is' : 'are'} above the per-transaction limit of ${limits.perTransaction}`,
     };
   }
   if (spentInPeriod + total > limits.perPeriod) {

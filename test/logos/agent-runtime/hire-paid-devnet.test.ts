@@ -84,7 +84,7 @@ describe('a paid hire on the devnet', () => {
 
     const dear = await caller.hire(card, 'dear', 'caviar');
     expect(dear).toMatchObject({ kind: 'refused', reason: 'spending-limit' });
-    expect((dear as { message: string }).message).toMatch(/above the gateway's per-transaction limit of 100/);
+    expect((dear as { message: string }).message).toMatch(/above the per-transaction limit of 100/);
 
     const transfers = await transfersBetween(
       new SequencerClient({ url: devnet.url, timeoutMs: 5_000 }),
