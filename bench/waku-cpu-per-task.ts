@@ -24,11 +24,13 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import {
   A2A_JSON_HEADERS,
+  ascending,
   checkCompletedEcho,
   ECHO_TEXT,
   FunctionalFailure,
   isCompletedEchoBody,
   loadSettings,
+  percentile,
   positiveInteger,
   postJson,
   printRows,
@@ -38,6 +40,8 @@ import {
 
 const { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS } = loadSettings();
 const ROUNDS = positiveInteger('BENCH_ROUNDS', 2);
+/** Issue #26: gateway and agent together, the stock wire's seven secp256k1 operations included. */
+const GOAL_MS_PER_TASK = 1.5;
 
 interface LoadRequest {
   url: string;
@@ -164,6 +168,11 @@ async function main(): Promise<void> {
     }
     console.log();
     printRows(['round', 'req/s', 'p50 ms', 'gateway CPU ms/task', 'agent CPU ms/task', 'both ms/task'], rows, 0);
+    const both = percentile(ascending(rows.map((row) => Number(row[5]))), 0.5);
+    const met = both <= GOAL_MS_PER_TASK ? 'PASS' : 'MISS';
+    console.log(
+      `\nboth processes, median of rounds ${both.toFixed(3)} ms/task   goal ≤ ${GOAL_MS_PER_TASK} ms  ${met}`,
+    );
   } finally {
     generator.send('exit');
     await target.close();
