@@ -9,6 +9,7 @@
  * the service node confirms a push (its relay peers, or the recipient on it), and a message can be lost only if no
  * service node is reachable, which is logged.
  */
+import type { Libp2p } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
 import { webSockets } from '@libp2p/websockets';
 import { all as anyWebSocketAddress } from '@libp2p/websockets/filters';
@@ -89,6 +90,11 @@ export class WakuLightTransport implements LogosTransport {
   /** Its addresses are keys as the `waku` transport's, so an agent's card carries the same proof. */
   addressProof(accountId: string): string {
     return proveAddress(this.#identity.privateKey, accountId);
+  }
+
+  /** The light node's libp2p node while running (diagnostics, tests). */
+  get node(): Libp2p | undefined {
+    return this.light?.libp2p;
   }
 
   /** Connected service nodes. */
