@@ -64,6 +64,7 @@ const OVER_WAKU = [
  * everything.
  */
 const SLOW = [
+  'test/logos/transports/waku-light-load.test.ts',
   'test/a2a/client-generations.test.ts',
   'test/a2a/directory-page.test.ts',
   'test/a2a/grpc.test.ts',

@@ -9,6 +9,7 @@
  * the service node confirms a push (its relay peers, or the recipient on it), and a message can be lost only if no
  * service node is reachable, which is logged.
  */
+import type { Libp2p } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
 import { webSockets } from '@libp2p/websockets';
 import { all as anyWebSocketAddress } from '@libp2p/websockets/filters';
@@ -24,6 +25,7 @@ import {
 import { contentTopicToShardIndex } from '@waku/utils';
 import { FLEET_MAX_MESSAGE_BYTES, payloadBytesPerMessage } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
+import { closeFilterPushStreams } from './waku/filter-push-streams.ts';
 import { generateWakuPrivateKey, proveAddress, wakuIdentity, type WakuIdentity } from './waku/identity.ts';
 import { directMessage, publicationMessage, type PartyMessage } from './waku/outgoing.ts';
 import { PartyReceiver, deliver, topicKey, type TopicListener, type WakuDropCounters } from './waku/receiver.ts';
@@ -62,6 +64,9 @@ export class WakuLightTransport implements LogosTransport {
   private light: LightNode | undefined;
   private dialer: StaticPeerDialer | undefined;
   private running = false;
+  /** LightPush requests in flight, and the sends waiting for one of them to end (see `push`). */
+  private pushing = 0;
+  private readonly pushQueue: (() => void)[] = [];
   /** The Filter subscribe in flight; the next waits for it (see `listen`). */
   private subscribing: Promise<unknown> = Promise.resolve();
 
@@ -87,6 +92,11 @@ export class WakuLightTransport implements LogosTransport {
     return proveAddress(this.#identity.privateKey, accountId);
   }
 
+  /** The light node's libp2p node while running (diagnostics, tests). */
+  get node(): Libp2p | undefined {
+    return this.light?.libp2p;
+  }
+
   /** Connected service nodes. */
   peerCount(): number {
     return this.light?.libp2p.getPeers().length ?? 0;
@@ -108,6 +118,7 @@ export class WakuLightTransport implements LogosTransport {
       discovery: { dns: false, peerExchange: false, peerCache: false },
     });
     await light.start();
+    await closeFilterPushStreams(light.libp2p);
     this.light = light;
     this.running = true;
     this.dialer = new StaticPeerDialer(light.libp2p, this.options.servicePeers, DEFAULT_REDIAL);
@@ -123,6 +134,8 @@ export class WakuLightTransport implements LogosTransport {
     this.directHandlers.clear();
     this.topicHandlers.clear();
     this.receiver.clear();
+    // Queued sends go on to find the transport stopped.
+    for (const resume of this.pushQueue.splice(0)) resume();
     const light = this.light;
     this.light = undefined;
     // The Filter subscriptions' keep-alive timers outlive the node's stop and would keep the process running.
@@ -174,8 +187,20 @@ export class WakuLightTransport implements LogosTransport {
       );
     }
     await light.waitForPeers([Protocols.LightPush], this.peerWaitMs).catch(() => undefined);
-    if (!this.running) return;
-    const result = await light.lightPush.send(encoder, { payload }, { autoRetry: true, maxAttempts: 3 });
+    // Each request takes a stream of its own, and libp2p opens at most 64 per protocol and connection (and a
+    // service node on libp2p's defaults takes 32): past that a send fails with "No stream available" and
+    // the message is lost. Sends beyond MAX_PUSHES_IN_FLIGHT wait for a slot instead.
+    if (this.pushing < MAX_PUSHES_IN_FLIGHT) this.pushing += 1;
+    else await new Promise<void>((resolve) => this.pushQueue.push(resolve)); // the slot is handed over on release
+    let result: Awaited<ReturnType<LightNode['lightPush']['send']>>;
+    try {
+      if (!this.running) return;
+      result = await light.lightPush.send(encoder, { payload }, { autoRetry: true, maxAttempts: 3 });
+    } finally {
+      const next = this.pushQueue.shift();
+      if (next) next();
+      else this.pushing -= 1;
+    }
     if (result.successes.length === 0) {
       this.unsent += 1;
       const reasons = result.failures.map((failure) => failure.error).join(', ');
@@ -233,6 +258,12 @@ export class WakuLightTransport implements LogosTransport {
     return contentTopicToShardIndex(contentTopic, this.options.numShardsInCluster);
   }
 }
+
+/**
+ * LightPush requests one transport keeps in flight: under libp2p's default of 32 inbound streams per protocol and
+ * connection that a service node may keep, with room for the stream `@waku/sdk` opens ahead of each request.
+ */
+const MAX_PUSHES_IN_FLIGHT = 24;
 
 /** How long one Filter subscribe may wait for a service node's answer. */
 const SUBSCRIBE_TIMEOUT_MS = 10_000;

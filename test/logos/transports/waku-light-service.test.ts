@@ -10,6 +10,7 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { proto_filter_v2, proto_lightpush, proto_message } from '@waku/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WakuTransport } from '../../../src/logos/transports/waku.ts';
+import { FILTER_PUSH_CODEC } from '../../../src/logos/transports/waku/filter-service.ts';
 import { exchange } from '../../../src/logos/transports/waku/length-prefixed.ts';
 import { eventually } from '../../support/gateway.ts';
 
@@ -92,6 +93,31 @@ describe('a stock light node through our node', { timeout: 60_000 }, () => {
       () =>
         events.some((e) => e.event === 'received' && e.text === 'from the relay' && e.topic === RELAYED) || undefined,
     );
+  });
+
+  it('pushes a burst over its stream limits to it whole, and frees the push streams it never closes', async () => {
+    // A stock light node reads each push stream to its end but never closes its side (see filter-push-streams.ts):
+    // unless this node resets them, 64 half-open streams stop every later push. 300 is past both ends' limits.
+    const relayedShard = service.pubsubTopicFor(RELAYED);
+    const texts = Array.from({ length: 300 }, (_, i) => `burst ${i}`);
+    for (const text of texts) {
+      const wire = proto_message.WakuMessage.encode({
+        payload: new TextEncoder().encode(text),
+        contentTopic: RELAYED,
+        timestamp: BigInt(Date.now()) * 1_000_000n,
+      });
+      await relayPeer.node!.services.pubsub.publish(relayedShard, wire);
+    }
+    const pushStreams = () =>
+      service
+        .node!.getConnections()
+        .flatMap((connection) => connection.streams)
+        .filter((stream) => stream.protocol === FILTER_PUSH_CODEC).length;
+    await eventually(() => {
+      const received = new Set(events.filter((e) => e.event === 'received').map((e) => e.text));
+      return texts.every((text) => received.has(text)) || undefined;
+    }, 30_000);
+    await eventually(() => (pushStreams() === 0 ? true : undefined), 15_000);
   });
 });
 

@@ -9,7 +9,7 @@
  */
 import type { IncomingStreamData, Libp2p, Message, PeerId } from '@libp2p/interface';
 import { proto_filter_v2, proto_message } from '@waku/proto';
-import { exchange, writeFrame } from './length-prefixed.ts';
+import { awaitPeerClose, exchange, writeFrame } from './length-prefixed.ts';
 import type { RelayAccess } from './light-push-service.ts';
 
 export const FILTER_SUBSCRIBE_CODEC = '/vac/waku/filter-subscribe/2.0.0-beta1';
@@ -23,6 +23,18 @@ const SUBSCRIPTION_TTL_MS = 5 * 60_000;
 const MAX_REQUEST_BYTES = 10 * 1024;
 const TIMEOUT_MS = 10_000;
 const PUSH_TIMEOUT_MS = 20_000;
+/**
+ * How long a push stream waits for the subscriber to close its side. A stock js-waku light node never does (see
+ * filter-push-streams.ts), so past this the stream is reset; anything that closes does so within a round trip.
+ */
+const PUSH_CLOSE_GRACE_MS = 1_000;
+/**
+ * Push streams open at once to one subscriber: libp2p's default outbound limit per protocol and connection, under
+ * js-waku's inbound one (FilterCore's 100). Past either, a push is reset and its message lost, so the rest wait.
+ */
+const MAX_PUSHES_IN_FLIGHT = 64;
+/** Pushes waiting for a stream, per subscriber; past this a subscriber that cannot keep up misses messages. */
+const MAX_BACKLOG = 4_096;
 
 const Status = { OK: 200, BAD_REQUEST: 400, NOT_FOUND: 404, SERVICE_UNAVAILABLE: 503 } as const;
 const Type = proto_filter_v2.FilterSubscribeRequest.FilterSubscribeType;
@@ -30,8 +42,11 @@ const Type = proto_filter_v2.FilterSubscribeRequest.FilterSubscribeType;
 interface Subscriber {
   readonly peer: PeerId;
   /** `pubsubTopic \n contentTopic` */
-  readonly criteria: Set<string>;
+  criteria: Set<string>;
   expiresAt: number;
+  /** Push streams open to it, and the pushes waiting for one to end. */
+  pushing: number;
+  readonly backlog: Uint8Array[];
 }
 
 type Result = { status: number; description?: string };
@@ -84,9 +99,20 @@ export class FilterService {
     for (const subscriber of this.subscribers.values()) {
       if (subscriber.expiresAt <= now || !subscriber.criteria.has(key)) continue;
       push ??= proto_filter_v2.MessagePush.encode({ wakuMessage: message, pubsubTopic: topic });
-      void this.push(subscriber.peer, push);
+      if (subscriber.pushing < MAX_PUSHES_IN_FLIGHT) this.pushTo(subscriber, push);
+      else if (subscriber.backlog.length < MAX_BACKLOG) subscriber.backlog.push(push);
     }
   };
+
+  /** Sends one push, then the next waiting one in its place. */
+  private pushTo(subscriber: Subscriber, push: Uint8Array): void {
+    subscriber.pushing += 1;
+    void this.push(subscriber.peer, push).finally(() => {
+      subscriber.pushing -= 1;
+      const next = subscriber.backlog.shift();
+      if (next) this.pushTo(subscriber, next);
+    });
+  }
 
   private async push(peer: PeerId, push: Uint8Array): Promise<void> {
     try {
@@ -94,6 +120,9 @@ export class FilterService {
         signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
       });
       await writeFrame(stream, push, PUSH_TIMEOUT_MS);
+      // A stream left half-open counts against both ends' stream limits until the connection closes: past 64 every
+      // later push to this subscriber would fail, and its message be lost.
+      await awaitPeerClose(stream, PUSH_CLOSE_GRACE_MS);
     } catch {
       // A subscriber that cannot be reached misses the message, as with nwaku; its subscription lapses in time.
     }
@@ -156,7 +185,9 @@ export class FilterService {
         if (!this.relay.join(criteria.pubsubTopic)) {
           return { status: Status.BAD_REQUEST, description: `${criteria.pubsubTopic} is not a shard of this node` };
         }
-        this.subscribers.set(id, { peer, criteria: merged, expiresAt: Date.now() + SUBSCRIPTION_TTL_MS });
+        const expiresAt = Date.now() + SUBSCRIPTION_TTL_MS;
+        if (existing) Object.assign(existing, { criteria: merged, expiresAt });
+        else this.subscribers.set(id, { peer, criteria: merged, expiresAt, pushing: 0, backlog: [] });
         return { status: Status.OK };
       }
       case Type.UNSUBSCRIBE: {

@@ -92,3 +92,22 @@ export async function writeFrame(stream: Stream, message: Uint8Array, timeoutMs:
     clearTimeout(timer);
   }
 }
+
+/**
+ * Waits for the peer to close its writing side after a one-way message, then the stream is closed at both ends;
+ * aborts it (a reset, which frees the peer's side too) when the peer has not closed within `graceMs`. Closing only
+ * our reading side would not do: mplex has no message for it, and the peer's close arriving afterwards for a stream
+ * we no longer know counts against the connection (see `readFrame`).
+ */
+export async function awaitPeerClose(stream: Stream, graceMs: number): Promise<void> {
+  const timer = setTimeout(() => stream.abort(new Error('the peer did not close the stream')), graceMs);
+  try {
+    for await (const _ of stream.source) {
+      // A one-way stream carries nothing back; whatever the peer sends is read and dropped.
+    }
+  } catch {
+    // Reset by the peer or aborted here: the stream is gone at both ends either way.
+  } finally {
+    clearTimeout(timer);
+  }
+}

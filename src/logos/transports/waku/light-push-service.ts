@@ -14,6 +14,11 @@ import { exchange, writeFrame } from './length-prefixed.ts';
 export const LIGHT_PUSH_V3_CODEC = '/vac/waku/lightpush/3.0.0';
 export const LIGHT_PUSH_V2_CODEC = '/vac/waku/lightpush/2.0.0-beta1';
 const REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * Requests one light node may have in flight per version: a js-waku light node opens up to libp2p's 64 outbound
+ * streams per protocol, over the 32 inbound that libp2p takes by default (it resets the rest: lost messages).
+ */
+const MAX_REQUESTS_IN_FLIGHT = 64;
 
 /** LightPush v3 status codes (nwaku's LightPushErrorCode). */
 export const LightPushStatus = {
@@ -40,7 +45,7 @@ export interface RelayAccess {
 
 /** Registers both versions; resolves when the handlers are in place. */
 export async function serveLightPush(node: Libp2p, relay: RelayAccess): Promise<void> {
-  const options = { runOnLimitedConnection: false };
+  const options = { runOnLimitedConnection: false, maxInboundStreams: MAX_REQUESTS_IN_FLIGHT };
   await node.handle(LIGHT_PUSH_V3_CODEC, (data: IncomingStreamData) => void answer(data, relay, 'v3'), options);
   await node.handle(LIGHT_PUSH_V2_CODEC, (data: IncomingStreamData) => void answer(data, relay, 'v2'), options);
 }
