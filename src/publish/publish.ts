@@ -15,7 +15,10 @@ import {
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { LogosAgent, type AgentPayments, type ResumableRequest } from '../logos/agent-runtime.ts';
 import type { LogosTransport } from '../logos/transport.ts';
+import type { LogosAgentCard } from '../logos/card.ts';
 import { peerFacesOn, type FaceNetwork } from '../logos/bindings/agent-faces.ts';
+import type { PeerFace } from '../logos/bindings/common/agent-face.ts';
+import { seedFace } from '../logos/bindings/seed-agent-side.ts';
 import type { PublishedTaskStore } from '../store/published-task-store.ts';
 import { agentIdFrom, bridgedCard, bridgedSkills } from './bridged-card.ts';
 import { HttpRelay } from './http-relay.ts';
@@ -57,6 +60,12 @@ export interface PublishOptions {
    * the peer bindings' payments are not taken on this side. `log` says which network it is not announced on.
    */
   peerNetworks?: { networks: readonly FaceNetwork[]; log: (line: string) => void };
+  /**
+   * Also speaks the seed's dialect on its own network (docs/bindings/seed.md §6): a seed card beside this binding's,
+   * and the seed's requests answered at the same address. Free skills only. Off by default: a gateway follows both
+   * cards only when it serves unverified agents, and lists the agent twice.
+   */
+  seedDialect?: boolean;
   /**
    * LEZ prices (base units, decimal strings) by skill id. The publishing side takes the payments as a paid agent
    * does, with the node's `payments`: checked before the HTTP agent is called, paid back when the task fails or is
@@ -141,8 +150,8 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
     ...(priced ? { payments: payments! } : {}),
     ...(tasks && !priced ? { resumable: (taskId: string) => resumable(tasks, taskId) } : {}),
-    ...(options.peerNetworks
-      ? { peerFaces: peerFacesOn(options.peerNetworks.networks, cardKey, options.peerNetworks.log) }
+    ...(options.peerNetworks || options.seedDialect
+      ? { peerFaces: facesOf(options, transport, cardKey) }
       : {}),
   });
   const stop = async () => {
@@ -151,6 +160,21 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
   };
   const admitAhead = (taskId: string) => relay.admitAhead(taskId);
   return { ok: true, published: { agent, origin, stop, admitAhead } };
+}
+
+/** The agent's faces: on each peer network, and in the seed's dialect on its own network when asked for. */
+function facesOf(
+  options: PublishOptions,
+  transport: LogosTransport,
+  cardKey: Uint8Array,
+): (card: LogosAgentCard) => PeerFace[] {
+  const peers = options.peerNetworks && peerFacesOn(options.peerNetworks.networks, cardKey, options.peerNetworks.log);
+  return (card) => {
+    const seed = options.seedDialect
+      ? seedFace(card, { node: transport, discoveryTopic: options.discoveryTopic, cardKey })
+      : undefined;
+    return [...(peers?.(card) ?? []), ...(seed ? [seed] : [])];
+  };
 }
 
 /** A kept task's request, as the runtime runs it again. */
