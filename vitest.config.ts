@@ -112,6 +112,7 @@ const SLOW = [
   'test/logos/bindings/published-on-peers.test.ts',
   'test/logos/discovery.test.ts',
   'test/logos/seed-agent.test.ts',
+  'test/logos/bindings/seed-face.test.ts',
   'test/logos/seed-gateway.test.ts',
   'test/logos/transports/contract.test.ts',
   'test/logos/transports/nwaku-rest.test.ts',
