@@ -150,9 +150,7 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
     ...(priced ? { payments: payments! } : {}),
     ...(tasks && !priced ? { resumable: (taskId: string) => resumable(tasks, taskId) } : {}),
-    ...(options.peerNetworks || options.seedDialect
-      ? { peerFaces: facesOf(options, transport, cardKey) }
-      : {}),
+    ...(options.peerNetworks || options.seedDialect ? { peerFaces: facesOf(options, transport, cardKey) } : {}),
   });
   const stop = async () => {
     relay.stop();

@@ -79,7 +79,9 @@ export function seedCardFor(card: LogosAgentCard, cardKey: Uint8Array, address: 
       'x-lez-price': '0.0',
     })),
   };
-  const digest = createHash('sha256').update(utf8ToBytes(JSON.stringify(unsigned))).digest();
+  const digest = createHash('sha256')
+    .update(utf8ToBytes(JSON.stringify(unsigned)))
+    .digest();
   // A fixed aux value keeps the announced bytes the same from one announcement to the next (as agent-runtime.ts).
   const signature = Buffer.from(schnorrSign(digest, cardKey, new Uint8Array(32))).toString('base64');
   return { ...unsigned, signature };
@@ -164,7 +166,8 @@ function seedReply(reply: AgentEnvelope): Record<string, unknown> {
     case 'cancelled':
       return { type: 'cancelled', task_id };
     case 'task_result':
-      if (reply.state === 'completed') return { type: 'task_result', task_id, state: 'completed', result: resultData(reply) };
+      if (reply.state === 'completed')
+        return { type: 'task_result', task_id, state: 'completed', result: resultData(reply) };
       return {
         type: 'task_result',
         task_id,
