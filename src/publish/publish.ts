@@ -15,10 +15,7 @@ import {
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { LogosAgent, type AgentPayments, type ResumableRequest } from '../logos/agent-runtime.ts';
 import type { LogosTransport } from '../logos/transport.ts';
-import type { LogosAgentCard } from '../logos/card.ts';
-import { peerFacesOn, type FaceNetwork } from '../logos/bindings/agent-faces.ts';
-import type { PeerFace } from '../logos/bindings/common/agent-face.ts';
-import { seedFace } from '../logos/bindings/seed-agent-side.ts';
+import { peerFacesOn, withSeedFace, type FaceNetwork } from '../logos/bindings/agent-faces.ts';
 import type { PublishedTaskStore } from '../store/published-task-store.ts';
 import { agentIdFrom, bridgedCard, bridgedSkills } from './bridged-card.ts';
 import { HttpRelay } from './http-relay.ts';
@@ -150,7 +147,14 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
     ...(priced ? { payments: payments! } : {}),
     ...(tasks && !priced ? { resumable: (taskId: string) => resumable(tasks, taskId) } : {}),
-    ...(options.peerNetworks || options.seedDialect ? { peerFaces: facesOf(options, transport, cardKey) } : {}),
+    ...(options.peerNetworks || options.seedDialect
+      ? {
+          peerFaces: withSeedFace(
+            options.peerNetworks && peerFacesOn(options.peerNetworks.networks, cardKey, options.peerNetworks.log),
+            options.seedDialect ? { node: transport, discoveryTopic: options.discoveryTopic, cardKey } : undefined,
+          ),
+        }
+      : {}),
   });
   const stop = async () => {
     relay.stop();
@@ -158,21 +162,6 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
   };
   const admitAhead = (taskId: string) => relay.admitAhead(taskId);
   return { ok: true, published: { agent, origin, stop, admitAhead } };
-}
-
-/** The agent's faces: on each peer network, and in the seed's dialect on its own network when asked for. */
-function facesOf(
-  options: PublishOptions,
-  transport: LogosTransport,
-  cardKey: Uint8Array,
-): (card: LogosAgentCard) => PeerFace[] {
-  const peers = options.peerNetworks && peerFacesOn(options.peerNetworks.networks, cardKey, options.peerNetworks.log);
-  return (card) => {
-    const seed = options.seedDialect
-      ? seedFace(card, { node: transport, discoveryTopic: options.discoveryTopic, cardKey })
-      : undefined;
-    return [...(peers?.(card) ?? []), ...(seed ? [seed] : [])];
-  };
 }
 
 /** A kept task's request, as the runtime runs it again. */
