@@ -114,6 +114,7 @@ const SLOW = [
   'test/logos/seed-agent.test.ts',
   'test/logos/bindings/seed-face.test.ts',
   'test/publish/seed-face.test.ts',
+  'test/logos/bindings/seed-face-cli.test.ts',
   'test/logos/seed-gateway.test.ts',
   'test/logos/transports/contract.test.ts',
   'test/logos/transports/nwaku-rest.test.ts',
