@@ -327,7 +327,7 @@ const PublishedAgentConfig = z
     /** The sequencer its payments are checked and refunded on, when not `payments.sequencerUrl`. */
     sequencerUrl: z.string().url().optional(),
     /** Also speaks the seed's dialect (docs/bindings/seed.md §6): a seed card beside its own, free skills only. */
-    seedDialect: z.boolean().default(false),
+    seedDialect: z.boolean().optional(),
   })
   .strict();
 const PublishedAgents = z.preprocess(
