@@ -143,7 +143,8 @@ export function seedFace(card: LogosAgentCard, options: SeedFaceOptions): PeerFa
 
   return {
     binding: 'seed',
-    network: card.agentInterfaces[0]!.network ?? 'own',
+    // Not a configured network: the agent's own, where its card is announced.
+    network: 'own',
     discoveryTopic,
     card: seedCard,
     start(host) {
