@@ -58,8 +58,11 @@ export interface EngineOptions {
   admitAhead?: AdmitAhead;
   /** Hears every change of every task, after its commit (push notifications are sent from here). */
   onChange?: ChangeListener;
-  /** The wire binding the agent at an address speaks (binding-of.ts; default: this binding's, for every agent). */
-  bindingOf?: (agentAddress: string) => WireBinding;
+  /**
+   * The wire binding the agent at an address speaks, as the card `agentId` says (binding-of.ts; default: this
+   * binding's, for every agent).
+   */
+  bindingOf?: (agentAddress: string, agentId: string) => WireBinding;
   /** The id of a new task (default: a random UUID); on Workers the task's Durable Object has chosen it already. */
   newTaskId?: () => string;
   /**

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { CliFailure } from './errors.ts';
 import { openNetworksFile } from './networks-file.ts';
-import { peerFacesOn } from '../logos/bindings/agent-faces.ts';
+import { peerFacesOn, withSeedFace } from '../logos/bindings/agent-faces.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import type { LogosAgent } from '../logos/agent-runtime.ts';
 import { conformanceAgent } from '../logos/agents/conformance.ts';
@@ -65,6 +65,8 @@ export interface AgentProcessOptions {
   announceEveryMs?: number;
   /** The peer networks it is announced on as well (networks-file.ts). */
   networksFile?: string;
+  /** Also speaks the seed's dialect on its own network (docs/bindings/seed.md §6). */
+  seedDialect?: boolean;
   /** Serve the node's nwaku REST API (for Workers and nwaku clients; `waku` only). */
   rest?: NodeRestSettings;
   /** The conformance agent: declare the TCK's extension required (conformance.ts). */
@@ -127,7 +129,16 @@ export async function startAgentProcess(options: AgentProcessOptions): Promise<A
   const log = (line: string) => process.stdout.write(`logos-a2a agent: ${line}\n`);
   const builtin = {
     ...(options.id ? { id: options.id } : {}),
-    ...(peerNetworks ? { peerFaces: peerFacesOn(peerNetworks.networks, cardKey, log) } : {}),
+    ...(peerNetworks || options.seedDialect
+      ? {
+          peerFaces: withSeedFace(
+            peerNetworks && peerFacesOn(peerNetworks.networks, cardKey, log),
+            options.seedDialect
+              ? { node: transport, discoveryTopic: options.discoveryTopic ?? DEFAULT_DISCOVERY_TOPIC, cardKey }
+              : undefined,
+          ),
+        }
+      : {}),
     // The card is announced signed by this LEZ key, kept beside the agent's Waku identity.
     cardKey,
     discoveryTopic: options.discoveryTopic ?? DEFAULT_DISCOVERY_TOPIC,

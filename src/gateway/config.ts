@@ -294,7 +294,7 @@ export type PaymentsConfig = z.infer<typeof PaymentsConfig>;
  * is at URL/.well-known/agent-card.json), `id` (default: from its card's name), `auth` (`{bearer}` or
  * `{header, value}`, sent with every request to it), `cardPolicy` (what its card's own signature must be) and
  * `maxConcurrent` (tasks carried to it at once), `rateLimit` (tasks started per `rateLimitWindowMs`), and for a priced
- * one `prices`, `cardKeyFile` and `sequencerUrl`. LOGOS_A2A_PUBLISHED: comma-separated URLs, without auth.
+ * one `prices`, `cardKeyFile` and `sequencerUrl`; `seedDialect` to speak the seed's dialect too. LOGOS_A2A_PUBLISHED: comma-separated URLs, without auth.
  */
 const PublishedAgentConfig = z
   .object({
@@ -326,6 +326,8 @@ const PublishedAgentConfig = z
     cardKeyFile: z.string().min(1).optional(),
     /** The sequencer its payments are checked and refunded on, when not `payments.sequencerUrl`. */
     sequencerUrl: z.string().url().optional(),
+    /** Also speaks the seed's dialect (docs/bindings/seed.md §6): a seed card beside its own, free skills only. */
+    seedDialect: z.boolean().optional(),
   })
   .strict();
 const PublishedAgents = z.preprocess(

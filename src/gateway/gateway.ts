@@ -338,7 +338,8 @@ async function open(
     approvalTimeoutMs: config.payments.approvalTimeoutMs,
     // A published HTTP agent's limits are checked before its task is paid for: over them, nothing is paid.
     admitAhead: (task) => published.admitAhead(task.agentId, task.taskId),
-    bindingOf: (address) => wireBindings.of(directory.dialectAt(address), directory.networkAt(address)),
+    bindingOf: (address, agentId) =>
+      wireBindings.of(directory.dialectAt(address, agentId), directory.networkAt(address)),
     ...(stores.replicas ? { replicas: stores.replicas } : {}),
     // A refund recorded missing is looked for again every 10 s: one that lands late corrects its task's receipt.
     ...(payments ? { payments, refundRecheckMs: 10_000 } : {}),

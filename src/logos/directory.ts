@@ -245,8 +245,14 @@ export class AgentDirectory {
     return undefined;
   }
 
-  /** The dialect of the agent at `address` (seed-dialect.ts); `binding` when no card names the address. */
-  dialectAt(address: string): Dialect {
+  /**
+   * The dialect of the agent at `address` (seed-dialect.ts); `binding` when no card names the address. An agent on
+   * our runtime may announce both this binding's card and a seed card at one address (docs/bindings/seed.md §6):
+   * the card the task was sent to, `agentId`, says which of the two it speaks.
+   */
+  dialectAt(address: string, agentId?: string): Dialect {
+    const named = agentId === undefined ? undefined : this.entries.get(agentId);
+    if (named?.address === address) return dialectOf(named.card);
     for (const entry of this.entries.values()) if (entry.address === address) return dialectOf(entry.card);
     return 'binding';
   }

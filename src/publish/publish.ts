@@ -15,7 +15,7 @@ import {
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { LogosAgent, type AgentPayments, type ResumableRequest } from '../logos/agent-runtime.ts';
 import type { LogosTransport } from '../logos/transport.ts';
-import { peerFacesOn, type FaceNetwork } from '../logos/bindings/agent-faces.ts';
+import { peerFacesOn, withSeedFace, type FaceNetwork } from '../logos/bindings/agent-faces.ts';
 import type { PublishedTaskStore } from '../store/published-task-store.ts';
 import { agentIdFrom, bridgedCard, bridgedSkills } from './bridged-card.ts';
 import { HttpRelay } from './http-relay.ts';
@@ -57,6 +57,12 @@ export interface PublishOptions {
    * the peer bindings' payments are not taken on this side. `log` says which network it is not announced on.
    */
   peerNetworks?: { networks: readonly FaceNetwork[]; log: (line: string) => void };
+  /**
+   * Also speaks the seed's dialect on its own network (docs/bindings/seed.md §6): a seed card beside this binding's,
+   * and the seed's requests answered at the same address. Free skills only. Off by default: a gateway follows both
+   * cards only when it serves unverified agents, and lists the agent twice.
+   */
+  seedDialect?: boolean;
   /**
    * LEZ prices (base units, decimal strings) by skill id. The publishing side takes the payments as a paid agent
    * does, with the node's `payments`: checked before the HTTP agent is called, paid back when the task fails or is
@@ -141,8 +147,13 @@ export async function bridgeHttpAgent(options: PublishOptions): Promise<BridgeOu
     ...(options.announceEveryMs ? { announceEveryMs: options.announceEveryMs } : {}),
     ...(priced ? { payments: payments! } : {}),
     ...(tasks && !priced ? { resumable: (taskId: string) => resumable(tasks, taskId) } : {}),
-    ...(options.peerNetworks
-      ? { peerFaces: peerFacesOn(options.peerNetworks.networks, cardKey, options.peerNetworks.log) }
+    ...(options.peerNetworks || options.seedDialect
+      ? {
+          peerFaces: withSeedFace(
+            options.peerNetworks && peerFacesOn(options.peerNetworks.networks, cardKey, options.peerNetworks.log),
+            options.seedDialect ? { node: transport, discoveryTopic: options.discoveryTopic, cardKey } : undefined,
+          ),
+        }
       : {}),
   });
   const stop = async () => {

@@ -32,8 +32,8 @@ export interface AgentRepliesOptions {
   maxEnvelopeBytes: number;
   /** How long a reply that arrived ahead of a missing one waits for the gap to fill. */
   reorderWaitMs: number;
-  /** The wire binding the agent at an address speaks (binding-of.ts; default: this binding's, for every agent). */
-  bindingOf?: (agentAddress: string) => WireBinding;
+  /** The wire binding the agent at an address speaks, as its card `agentId` says (task-engine.ts). */
+  bindingOf?: (agentAddress: string, agentId: string) => WireBinding;
   /** Watches the agent's silence, and asks it again. */
   resends: Pick<Retransmission, 'watchSilence' | 'ignoreSilence' | 'askAgain'>;
   /** Sends bytes the engine sent before again, as they were. */
@@ -64,7 +64,7 @@ export class AgentReplies {
   attach(live: LiveTask): void {
     const { tasks, transport, bindingOf } = this.#options;
     tasks.add(live);
-    live.wireBinding = bindingOf?.(live.agentAddress) ?? wireBindingOf('binding');
+    live.wireBinding = bindingOf?.(live.agentAddress, live.agentId) ?? wireBindingOf('binding');
     const { topic, options } = live.wireBinding.statusTopic(live.request);
     live.unsubscribe = (live.wireBinding.peer?.node ?? transport).subscribe(
       topic,

@@ -72,6 +72,8 @@ Options:
                         \`networks\` setting (docs/bindings/networks.md): on each logos-agent, lp-0008 and pilot
                         network (lp-0008 with its discoveryTopic) its free skills are announced in that binding's
                         card format and signature, and its requests answered; it prints the key of its lp-0008 card
+  --seed-dialect        also announce a seed card (the seed binding's format) beside its own and answer the
+                        seed's requests at the same address, free skills only (docs/bindings/seed.md §6)
   --rest-port PORT      serve the node's nwaku REST API on this port (off unless given; 0: any free port; waku only)
   --rest-host HOST      where the REST API listens (default 127.0.0.1; it has no authentication)
   --tck-required-extension
@@ -95,6 +97,7 @@ Ctrl-C or SIGTERM stops it.
     'key-file': { type: 'string' },
     'card-key-file': { type: 'string' },
     'networks-file': { type: 'string' },
+    'seed-dialect': { type: 'boolean' },
     data: { type: 'string' },
     sequencer: { type: 'string' },
     'signing-mode': { type: 'string' },
@@ -182,6 +185,7 @@ async function runAgent(positionals: string[], values: Values): Promise<number> 
     ...(str(values['key-file']) ? { keyFile: str(values['key-file'])! } : {}),
     ...(str(values['card-key-file']) ? { cardKeyFile: str(values['card-key-file'])! } : {}),
     ...(str(values['networks-file']) ? { networksFile: str(values['networks-file'])! } : {}),
+    ...(values['seed-dialect'] === true ? { seedDialect: true } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
     ...(requireTckExtension ? { requireTckExtension } : {}),
     ...(restPort !== undefined ? { rest: { port: restPort, host: str(values['rest-host']) ?? '127.0.0.1' } } : {}),

@@ -58,6 +58,8 @@ Options:
                           \`networks\` setting (docs/bindings/networks.md): on each logos-agent, lp-0008 and pilot
                           network (lp-0008 with its discoveryTopic) its free skills are announced in that binding's
                           card format and signature, and its requests answered; it prints the key of its lp-0008 card
+  --seed-dialect          also announce a seed card (the seed binding's format) beside its own and answer the
+                          seed's requests at the same address, free skills only (docs/bindings/seed.md §6)
   -h, --help              this text
 
 Settings: none besides these options. Secrets are read from files, never from the command line.
@@ -86,6 +88,7 @@ export const PUBLISH_OPTIONS = {
   'signing-mode': { type: 'string' },
   'card-key-file': { type: 'string' },
   'networks-file': { type: 'string' },
+  'seed-dialect': { type: 'boolean' },
 } as const;
 
 const PREFIX = 'logos-a2a publish';
@@ -167,6 +170,7 @@ export async function runPublishCommand(
     ...(rateLimitWindowMs ? { rateLimitWindowMs } : {}),
     ...(announceEveryMs ? { announceEveryMs } : {}),
     ...(prices ? { prices } : {}),
+    ...(values['seed-dialect'] === true ? { seedDialect: true } : {}),
     ...(peerNetworks
       ? {
           peerNetworks: {

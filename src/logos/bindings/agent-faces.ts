@@ -9,6 +9,7 @@ import type { PeerBindingName } from './common/peer-card.ts';
 import { logosAgentFace } from './logos-agent/agent-side.ts';
 import { lp0008Face } from './lp-0008/agent-side.ts';
 import { pilotFace } from './pilot/agent-side.ts';
+import { seedFace, type SeedFaceOptions } from './seed-agent-side.ts';
 
 /** The bindings an agent on our runtime can be announced and called on. */
 export const AGENT_SIDES: Partial<
@@ -61,4 +62,18 @@ export function peerFacesOn(
       }
       return [face];
     });
+}
+
+/**
+ * `faces` (peerFacesOn's, if any) and, with `seed`, the seed face on the agent's own node (seed-agent-side.ts), for
+ * an agent that speaks the seed's dialect too (`--seed-dialect`). An agent with no free skill gets no seed face.
+ */
+export function withSeedFace(
+  faces: ((card: LogosAgentCard) => PeerFace[]) | undefined,
+  seed: SeedFaceOptions | undefined,
+): (card: LogosAgentCard) => PeerFace[] {
+  return (card) => {
+    const face = seed && seedFace(card, seed);
+    return [...(faces?.(card) ?? []), ...(face ? [face] : [])];
+  };
 }

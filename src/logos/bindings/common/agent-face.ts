@@ -52,8 +52,9 @@ export interface AgentSideNode extends Pick<LogosTransport, 'publish' | 'subscri
 }
 
 export interface PeerFace {
-  readonly binding: PeerBindingName;
-  /** The configured network it speaks on. */
+  /** A peer binding, or the seed's dialect, spoken on the agent's own network (seed-agent-side.ts). */
+  readonly binding: PeerBindingName | 'seed';
+  /** The configured network it speaks on (`own` for the seed's face: the agent's own network). */
   readonly network: string;
   /** Where its card is announced. */
   readonly discoveryTopic: string;
