@@ -4,25 +4,17 @@
  * on the chain (on a chain with fees, no fee lost either), and the HTTP agent never hears of it. The concurrency
  * limit is checked at the same point.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
-import { loadConfig } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import { SequencerClient } from '../../src/lez/sequencer-client.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { transfersBetween } from '../support/chain-transfers.ts';
-import { AGENT, saveWalletKeyFile, WALLET } from '../support/devnet-wallet.ts';
+import { AGENT, WALLET } from '../support/devnet-wallet.ts';
 import { clientFor, textMessage } from '../support/gateway.ts';
-import { startHttpAgent, type HttpAgent } from '../support/http-agent.ts';
+import { startPricedPublication, type PricedPublication } from '../support/priced-publication.ts';
 
-const PASSPHRASE = 'priced and rate limited';
-let dir: string;
-let devnet: Devnet;
-let http: HttpAgent;
+let bed: PricedPublication;
 let gateway: Gateway;
 
 const echo = { metadata: { skill: 'echo' } };
@@ -30,37 +22,14 @@ const text = (parts: Message['parts'] | undefined) =>
   (parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'logos-a2a-paid-rate-'));
-  devnet = await startDevnet({ blockIntervalMs: 200 });
-  http = await startHttpAgent();
-  const walletKeyFile = join(dir, 'wallet.json');
-  await saveWalletKeyFile(walletKeyFile, PASSPHRASE);
-  process.env.LOGOS_A2A_WALLET_PASSPHRASE = PASSPHRASE;
-  const cardKeyFile = join(dir, 'desk.lez.key');
-  writeFileSync(cardKeyFile, `${Buffer.from(AGENT.secretKey).toString('hex')}\n`, { mode: 0o600 });
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      database: join(dir, 'gateway.db'),
-      agents: [],
-      shutdownGraceMs: 500,
-      transport: { kind: 'memory' },
-      payments: { rail: 'lez', sequencerUrl: devnet.url, walletKeyFile },
-      // A window far longer than the test: the third task falls in the first one's window.
-      published: [{ url: http.url, prices: { echo: '5' }, cardKeyFile, rateLimit: 2, rateLimitWindowMs: 3_600_000 }],
-    },
-  });
-  gateway = await startGateway(config, { network: new MemoryNetwork(), log: () => undefined });
+  // A window far longer than the test: the third task falls in the first one's window.
+  bed = await startPricedPublication('paid-rate', { rateLimit: 2, rateLimitWindowMs: 3_600_000 });
+  gateway = await startGateway(bed.config, { network: new MemoryNetwork(), log: () => undefined });
 }, 60_000);
 
 afterAll(async () => {
-  delete process.env.LOGOS_A2A_WALLET_PASSPHRASE;
   await gateway?.stop();
-  await http?.stop();
-  await devnet?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await bed?.stop();
 });
 
 describe('a priced published agent over its rate limit', () => {
@@ -78,10 +47,10 @@ describe('a priced published agent over its rate limit', () => {
     );
     expect(refused.metadata?.lez).toMatchObject({ status: 'rejected', amount: '5' });
     expect(refused.metadata?.lez).not.toHaveProperty('txHash');
-    expect(http.output()).not.toMatch(/heard "three"/);
+    expect(bed.http.output()).not.toMatch(/heard "three"/);
     // The chain: the two tasks within the limit paid, nothing for the third, nothing paid back.
     const transfers = await transfersBetween(
-      new SequencerClient({ url: devnet.url, timeoutMs: 5_000 }),
+      new SequencerClient({ url: bed.devnet.url, timeoutMs: 5_000 }),
       WALLET.account,
       AGENT.account,
     );

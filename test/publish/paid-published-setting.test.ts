@@ -5,69 +5,38 @@
  * paid back by the publication when the gateway starts again, from the money state kept beside its database. What
  * moved is read from the chain.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetTaskRequest, TaskState, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevnet, type Devnet } from '../../src/devnet/devnet.ts';
-import { loadConfig, type GatewayConfig } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import { SequencerClient } from '../../src/lez/sequencer-client.ts';
 import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { SqliteAgentPaymentStore } from '../../src/store/sqlite/agent-payment-store.ts';
 import { transfersBetween } from '../support/chain-transfers.ts';
-import { AGENT, saveWalletKeyFile, WALLET } from '../support/devnet-wallet.ts';
+import { AGENT, WALLET } from '../support/devnet-wallet.ts';
 import { clientFor, eventually, textMessage } from '../support/gateway.ts';
-import { startHttpAgent, type HttpAgent } from '../support/http-agent.ts';
+import { startPricedPublication, type PricedPublication } from '../support/priced-publication.ts';
 
-const PASSPHRASE = 'published by the gateway, priced';
-let dir: string;
-let devnet: Devnet;
-let http: HttpAgent;
-let config: GatewayConfig;
+let bed: PricedPublication;
 const network = new MemoryNetwork();
 let gateway: Gateway | undefined;
 let client: Client;
 
 const echo = { metadata: { skill: 'echo' } };
 const receipt = (task: Task) => task.metadata?.lez as { status: string; amount: string } | undefined;
-const start = () => startGateway(config, { network, log: () => undefined });
+const start = () => startGateway(bed.config, { network, log: () => undefined });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'logos-a2a-paid-published-'));
-  devnet = await startDevnet({ blockIntervalMs: 200 });
-  http = await startHttpAgent();
-  const walletKeyFile = join(dir, 'wallet.json');
-  await saveWalletKeyFile(walletKeyFile, PASSPHRASE);
-  process.env.LOGOS_A2A_WALLET_PASSPHRASE = PASSPHRASE;
-  // The publication is paid to a devnet genesis account: one that can receive there.
-  const cardKeyFile = join(dir, 'desk.lez.key');
-  writeFileSync(cardKeyFile, `${Buffer.from(AGENT.secretKey).toString('hex')}\n`, { mode: 0o600 });
-  config = loadConfig({
-    env: {},
-    overrides: {
-      port: 0,
-      host: '127.0.0.1',
-      database: join(dir, 'gateway.db'),
-      agents: [],
-      shutdownGraceMs: 500,
-      transport: { kind: 'memory' },
-      payments: { rail: 'lez', sequencerUrl: devnet.url, walletKeyFile },
-      published: [{ url: http.url, prices: { echo: '5' }, cardKeyFile }],
-    },
-  });
+  bed = await startPricedPublication('paid-published');
   gateway = await start();
   client = await clientFor(`${gateway.url}/agents/weather-desk`);
 }, 60_000);
 
 afterAll(async () => {
-  delete process.env.LOGOS_A2A_WALLET_PASSPHRASE;
   await gateway?.stop();
-  await http?.stop();
-  await devnet?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await bed?.stop();
 });
 
 const refunded = (id: string) =>
@@ -110,7 +79,7 @@ describe("a priced entry of the gateway's published setting", () => {
 
     // The chain: three payments of 5 to the publication's account, two of them paid back.
     const transfers = await transfersBetween(
-      new SequencerClient({ url: devnet.url, timeoutMs: 5_000 }),
+      new SequencerClient({ url: bed.devnet.url, timeoutMs: 5_000 }),
       WALLET.account,
       AGENT.account,
     );
@@ -120,7 +89,7 @@ describe("a priced entry of the gateway's published setting", () => {
     // What the publication was paid and paid back, kept beside the gateway's database.
     await gateway.stop();
     gateway = undefined;
-    const file = join(dir, 'published-weather-desk-payments.db');
+    const file = join(bed.dir, 'published-weather-desk-payments.db');
     expect(existsSync(file)).toBe(true);
     const store = new SqliteAgentPaymentStore(file);
     try {
