@@ -133,6 +133,7 @@ const SLOW = [
   'test/publish/paid-publish-command.test.ts',
   'test/publish/paid-publish.test.ts',
   'test/publish/paid-published-rate-limit.test.ts',
+  'test/publish/published-private.test.ts',
   'test/publish/paid-published-setting.test.ts',
   'test/publish/publish-command.test.ts',
   'test/publish/publish-restart.test.ts',

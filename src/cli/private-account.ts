@@ -6,10 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { UsageError } from './errors.ts';
-import { formatChainIndex, parseChainIndex, parseMnemonic, seedFromMnemonic } from '../lez/keys.ts';
-import { FIRST_WALLET_PRIVATE_PATH, derivePrivateKeys } from '../lez/private-keys.ts';
 import { formatAccountId, privateAccountId } from '../lez/account-id.ts';
-import { paymentKeys, receiveKeys, type PrivateReceiveKeys } from '../lez/private/receive.ts';
+import { paymentKeys, type PrivateReceiveKeys } from '../lez/private/receive.ts';
+import { walletPrivateNode } from '../lez/private/wallet-node.ts';
 
 /** The environment variable that may hold the mnemonic itself, as LOGOS_A2A_WALLET_PASSPHRASE holds a passphrase. */
 export const PRIVATE_MNEMONIC_ENV = 'LOGOS_A2A_PRIVATE_MNEMONIC';
@@ -42,17 +41,11 @@ export function privateAccountFrom(setting: PrivateAccountSetting, prefix: strin
     );
   }
   const source = setting.mnemonicFile ?? PRIVATE_MNEMONIC_ENV;
-  const words = parseMnemonic(phrase);
-  if (!words.ok) throw new UsageError(`${prefix}: the mnemonic in ${source} is not valid: ${words.reason}`);
-  const path =
-    setting.path === undefined
-      ? { ok: true as const, path: [...FIRST_WALLET_PRIVATE_PATH] }
-      : parseChainIndex(setting.path);
-  if (!path.ok) {
-    throw new UsageError(`${prefix}: --private-path takes a wallet path such as /0 or /1: ${path.reason}`);
-  }
-  const node = derivePrivateKeys(seedFromMnemonic(words.mnemonic), path.path);
-  return { keys: receiveKeys(node.nullifierSecretKey, node.viewingSecretKey), path: formatChainIndex(path.path) };
+  const node = walletPrivateNode(phrase, setting.path);
+  if (!node.ok && node.problem === 'mnemonic')
+    throw new UsageError(`${prefix}: the mnemonic in ${source} is not valid: ${node.reason}`);
+  if (!node.ok) throw new UsageError(`${prefix}: --private-path takes a wallet path such as /0 or /1: ${node.reason}`);
+  return { keys: node.keys, path: node.path };
 }
 
 /** What a payer needs to pay privately, and where the operator finds the money in its wallet. */

@@ -328,6 +328,12 @@ const PublishedAgentConfig = z
     sequencerUrl: z.string().url().optional(),
     /** Also speaks the seed's dialect (docs/bindings/seed.md §6): a seed card beside its own, free skills only. */
     seedDialect: z.boolean().optional(),
+    /**
+     * With prices: the BIP-39 mnemonic of the operator's LEZ wallet (a file), to take shielded payments into the
+     * private account of its key tree's node `privatePath` (default /0) too (docs/payments.md §10).
+     */
+    privateMnemonicFile: z.string().min(1).optional(),
+    privatePath: z.string().min(1).optional(),
   })
   .strict();
 const PublishedAgents = z.preprocess(
@@ -501,6 +507,19 @@ export const GatewayConfig = z
           code: 'custom',
           path: ['published', index, 'prices'],
           message: 'prices need a sequencer to be paid on: sequencerUrl here, or payments.sequencerUrl',
+        });
+      const priced = entry.prices && Object.keys(entry.prices).length > 0;
+      if ((entry.privateMnemonicFile || entry.privatePath) && !priced)
+        context.addIssue({
+          code: 'custom',
+          path: ['published', index, entry.privateMnemonicFile ? 'privateMnemonicFile' : 'privatePath'],
+          message: 'private payments are for a priced publication: set prices too',
+        });
+      if (entry.privatePath && !entry.privateMnemonicFile)
+        context.addIssue({
+          code: 'custom',
+          path: ['published', index, 'privatePath'],
+          message: 'names a node of the wallet whose mnemonic is in privateMnemonicFile: set it too',
         });
     });
   });

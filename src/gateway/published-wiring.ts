@@ -2,10 +2,15 @@
  * The `published` setting's publications as a gateway runs them (src/publish/): each one's Logos node and card key,
  * where it keeps its tasks' HTTP tasks, and for a priced one how it takes payments, as `logos-a2a publish --price`
  * does: a LEZ rail on its sequencer paying refunds from its card key's account, its money state in a SQLite file of
- * its own beside the gateway's database (`published-ID-payments.db`), so that what it holds or owes outlives a crash.
+ * its own beside the gateway's database (`published-ID-payments.db`), so that what it holds or owes outlives a crash;
+ * with `privateMnemonicFile`, shielded payments into the private account of the operator's wallet too.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
+import { paymentKeys, type PrivateReceiveKeys } from '../lez/private/receive.ts';
+import { walletPrivateNode } from '../lez/private/wallet-node.ts';
+import { SequencerClient } from '../lez/sequencer-client.ts';
 import type { LogosNetwork } from '../logos/network.ts';
 import { loadOrCreateKey } from '../logos/secret-key-file.ts';
 import type { PublishOptions } from '../publish/publish.ts';
@@ -68,6 +73,31 @@ export async function publishedParts(
       throw new ConfigError(`published: cardKeyFile ${cardKeyFile}: ${(error as Error).message}`);
     }
   }
+  // The same for a private account's mnemonic; and private payments are read on v0.2 only (docs/payments.md §10).
+  const privateKeys = new Map<PublishedEntry, PrivateReceiveKeys>();
+  config.published.forEach((entry, index) => {
+    if (!entry.privateMnemonicFile) return;
+    const setting = `published[${index}]`;
+    let phrase: string;
+    try {
+      phrase = readFileSync(entry.privateMnemonicFile, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new ConfigError(`${setting}.privateMnemonicFile: cannot read ${entry.privateMnemonicFile} (${code})`);
+    }
+    const node = walletPrivateNode(phrase, entry.privatePath);
+    if (!node.ok && node.problem === 'mnemonic')
+      throw new ConfigError(`${setting}.privateMnemonicFile: not a valid mnemonic: ${node.reason}`);
+    if (!node.ok) throw new ConfigError(`${setting}.privatePath: a wallet path such as /0 or /1: ${node.reason}`);
+    const { profile } = protocols.get(sequencerOf(entry, config))!.protocol;
+    if (profile !== 'v0.2')
+      throw new ConfigError(
+        `${setting}.privateMnemonicFile: private payments are read on the v0.2 profile only; the sequencer at ${sequencerOf(entry, config)} speaks ${profile}`,
+      );
+    privateKeys.set(entry, node.keys);
+    const { npk, vpk } = paymentKeys(node.keys);
+    log(`published[${index}]: paid privately too, to the wallet's node ${node.path}: --to-npk ${npk} --to-vpk ${vpk}`);
+  });
   const opened: { close(): void }[] = [];
   const open = <T extends { close(): void }>(resource: T) => {
     opened.push(resource);
@@ -86,7 +116,8 @@ export async function publishedParts(
         const store = open(
           new SqliteAgentPaymentStore(folder ? join(folder, `published-${id}-payments.db`) : ':memory:'),
         );
-        payments = agentPayments(rail, store);
+        const keys = privateKeys.get(entry);
+        payments = agentPayments(rail, store, keys && { keys, sequencer: new SequencerClient({ url }) });
       }
       return {
         transport: network.agentNode(`published-${id}`),
