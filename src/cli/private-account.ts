@@ -4,11 +4,10 @@
  * `wallet account new private` makes first. The agent reads notes with that node's viewing key, and what it is paid
  * privately is the wallet's to spend after `wallet account sync-private`.
  */
-import { readFileSync } from 'node:fs';
 import { UsageError } from './errors.ts';
 import { formatAccountId, privateAccountId } from '../lez/account-id.ts';
 import { paymentKeys, type PrivateReceiveKeys } from '../lez/private/receive.ts';
-import { walletPrivateNode } from '../lez/private/wallet-node.ts';
+import { readMnemonicFile, walletPrivateNode } from '../lez/private/wallet-node.ts';
 
 /** The environment variable that may hold the mnemonic itself, as LOGOS_A2A_WALLET_PASSPHRASE holds a passphrase. */
 export const PRIVATE_MNEMONIC_ENV = 'LOGOS_A2A_PRIVATE_MNEMONIC';
@@ -33,7 +32,7 @@ export interface PrivateAccountSetting {
  * no BIP-39 mnemonic, a path that is no chain index) is a UsageError naming the option; the phrase is never echoed.
  */
 export function privateAccountFrom(setting: PrivateAccountSetting, prefix: string): PrivateAccount | undefined {
-  const phrase = setting.mnemonicFile === undefined ? setting.mnemonic : readMnemonicFile(setting.mnemonicFile, prefix);
+  const phrase = setting.mnemonicFile === undefined ? setting.mnemonic : readMnemonic(setting.mnemonicFile, prefix);
   if (phrase === undefined) {
     if (setting.path === undefined) return undefined;
     throw new UsageError(
@@ -58,11 +57,8 @@ export function privateAccountLines({ keys, path }: PrivateAccount): string[] {
   ];
 }
 
-function readMnemonicFile(file: string, prefix: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`${prefix}: cannot read --private-mnemonic-file ${file} (${code})`);
-  }
+function readMnemonic(file: string, prefix: string): string {
+  const read = readMnemonicFile(file);
+  if (!read.ok) throw new UsageError(`${prefix}: cannot read --private-mnemonic-file ${file} (${read.reason})`);
+  return read.phrase;
 }

@@ -5,11 +5,10 @@
  * its own beside the gateway's database (`published-ID-payments.db`), so that what it holds or owes outlives a crash;
  * with `privateMnemonicFile`, shielded payments into the private account of the operator's wallet too.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signingKeyFromSecretKey } from '../lez/keys.ts';
 import { paymentKeys, type PrivateReceiveKeys } from '../lez/private/receive.ts';
-import { walletPrivateNode } from '../lez/private/wallet-node.ts';
+import { readMnemonicFile, walletPrivateNode } from '../lez/private/wallet-node.ts';
 import { SequencerClient } from '../lez/sequencer-client.ts';
 import type { LogosNetwork } from '../logos/network.ts';
 import { loadOrCreateKey } from '../logos/secret-key-file.ts';
@@ -78,14 +77,12 @@ export async function publishedParts(
   config.published.forEach((entry, index) => {
     if (!entry.privateMnemonicFile) return;
     const setting = `published[${index}]`;
-    let phrase: string;
-    try {
-      phrase = readFileSync(entry.privateMnemonicFile, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new ConfigError(`${setting}.privateMnemonicFile: cannot read ${entry.privateMnemonicFile} (${code})`);
-    }
-    const node = walletPrivateNode(phrase, entry.privatePath);
+    const read = readMnemonicFile(entry.privateMnemonicFile);
+    if (!read.ok)
+      throw new ConfigError(
+        `${setting}.privateMnemonicFile: cannot read ${entry.privateMnemonicFile} (${read.reason})`,
+      );
+    const node = walletPrivateNode(read.phrase, entry.privatePath);
     if (!node.ok && node.problem === 'mnemonic')
       throw new ConfigError(`${setting}.privateMnemonicFile: not a valid mnemonic: ${node.reason}`);
     if (!node.ok) throw new ConfigError(`${setting}.privatePath: a wallet path such as /0 or /1: ${node.reason}`);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { base64 } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevnet } from '../../src/devnet/devnet.ts';
 import { loadConfig } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import { generateMnemonic } from '../../src/lez/keys.ts';
@@ -147,5 +148,19 @@ describe("a priced published entry with the operator's private account", () => {
     await expect(startGateway(missing, { network: new MemoryNetwork(), log: () => undefined })).rejects.toThrow(
       /published\[0\]\.privateMnemonicFile: cannot read .*none\.txt \(ENOENT\)/,
     );
+    // Private payments are read on the v0.2 profile only: on a sequencer with fees the start stops, saying so.
+    const fees = await startDevnet({ blockIntervalMs: 0, profile: 'lee-v0.3' });
+    try {
+      const onFees = {
+        ...bed.config,
+        payments: { ...bed.config.payments, maxFee: '100000' },
+        published: [{ ...bed.config.published[0]!, sequencerUrl: fees.url, privateMnemonicFile: mnemonicFile }],
+      };
+      await expect(startGateway(onFees, { network: new MemoryNetwork(), log: () => undefined })).rejects.toThrow(
+        /published\[0\]\.privateMnemonicFile: private payments are read on the v0\.2 profile only; .* speaks lee-v0\.3/,
+      );
+    } finally {
+      await fees.stop();
+    }
   }, 60_000);
 });

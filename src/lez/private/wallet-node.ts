@@ -3,6 +3,7 @@
  * of a paid agent's private account (docs/payments.md §10): by default /0, the node `wallet account new private`
  * makes first, so that what the agent is paid privately is the wallet's to spend after `wallet account sync-private`.
  */
+import { readFileSync } from 'node:fs';
 import { formatChainIndex, parseChainIndex, parseMnemonic, seedFromMnemonic } from '../keys.ts';
 import { FIRST_WALLET_PRIVATE_PATH, derivePrivateKeys } from '../private-keys.ts';
 import { receiveKeys, type PrivateReceiveKeys } from './receive.ts';
@@ -24,4 +25,13 @@ export function walletPrivateNode(phrase: string, path?: string): WalletPrivateN
     keys: receiveKeys(node.nullifierSecretKey, node.viewingSecretKey),
     path: formatChainIndex(index.path),
   };
+}
+
+/** The mnemonic kept in `file`, or why it cannot be read (the error's code, e.g. ENOENT); never the phrase in a reason. */
+export function readMnemonicFile(file: string): { ok: true; phrase: string } | { ok: false; reason: string } {
+  try {
+    return { ok: true, phrase: readFileSync(file, 'utf8') };
+  } catch (error) {
+    return { ok: false, reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  }
 }
