@@ -16,7 +16,7 @@
  * Immutability rule that makes snapshots cheap: Message, Part and Artifact objects held by a task are never mutated
  * in place; a change replaces them. A snapshot therefore copies only the task and its arrays.
  */
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../uuid-v7.ts';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import type { TaskRequest } from '../logos/envelope.ts';
 import type { WireBinding } from '../logos/bindings/wire-binding.ts';
@@ -110,7 +110,7 @@ export class TaskEngine {
       // A request goes to the agent in one message.
       maxEnvelopeBytes: options.transport.maxPayloadBytes,
       approvalTimeoutMs: 3_600_000,
-      newTaskId: randomUUID,
+      newTaskId: () => uuidV7(),
       ...options,
     };
     this.paid = new PaidTasks(this.options.payments, this.options.approvalTimeoutMs, this.options.admitAhead);
