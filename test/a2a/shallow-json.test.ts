@@ -63,10 +63,10 @@ describe('shallowJson', () => {
   it('a million levels: read in one pass, the broken form refused', () => {
     const levels = 1_000_000;
     const deep = `{"jsonrpc":"2.0","id":"x","params":${'['.repeat(levels)}${']'.repeat(levels)}}`;
-    const started = performance.now();
+    // A recursive reader would overflow the stack here; a quadratic one would run for hours, past the test's
+    // timeout. No wall-clock bound of our own: on a loaded machine it would fail a correct reader.
     expect(shallowJson(deep, 1)).toEqual({ jsonrpc: '2.0', id: 'x', params: null });
     expect((shallowJson(deep, 64) as { id: string }).id).toBe('x');
     expect(shallowJson(deep.slice(0, -1), 64)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
