@@ -118,26 +118,46 @@ function startSpan(name: string, options: SpanOptions, parent: Context): Span {
   if (recording()) return tracer.startSpan(name, options, parent);
   const parentSpan = trace.getSpanContext(parent);
   const continues =
-    parentSpan !== undefined && (parentSpan instanceof OwnSpanContext || trace.isSpanContextValid(parentSpan));
+    parentSpan !== undefined && (parentSpan instanceof CheckedSpanContext || trace.isSpanContextValid(parentSpan));
   return trace.wrapSpanContext(
     new OwnSpanContext(continues ? parentSpan.traceId : randomId(16), randomId(8), continues ? parentSpan : undefined),
   );
 }
 
 /**
- * The span context of a span made by startSpan: valid by construction, so a child's startSpan need not check its
- * ids again (two hex scans each, for each of the several spans a request starts).
+ * A span context whose ids are valid by construction, so a child's startSpan need not check them again (two hex scans
+ * each, for each of the several spans a request starts).
  */
-class OwnSpanContext implements SpanContext {
+abstract class CheckedSpanContext implements SpanContext {
   readonly traceId: string;
   readonly spanId: string;
+  abstract readonly traceFlags: number;
+
+  constructor(traceId: string, spanId: string) {
+    this.traceId = traceId;
+    this.spanId = spanId;
+  }
+}
+
+/** The span context of a span made by startSpan. */
+class OwnSpanContext extends CheckedSpanContext {
   readonly traceFlags = TraceFlags.NONE;
   readonly traceState?: TraceState;
 
   constructor(traceId: string, spanId: string, parent: SpanContext | undefined) {
-    this.traceId = traceId;
-    this.spanId = spanId;
+    super(traceId, spanId);
     if (parent?.traceState) this.traceState = parent.traceState;
+  }
+}
+
+/** A plain traceparent's span context, as the W3C propagator takes it (contextFrom). */
+class RemoteSpanContext extends CheckedSpanContext {
+  readonly traceFlags: number;
+  readonly isRemote = true;
+
+  constructor(traceId: string, spanId: string, traceFlags: number) {
+    super(traceId, spanId);
+    this.traceFlags = traceFlags;
   }
 }
 
@@ -165,10 +185,10 @@ function randomId(bytes: 8 | 16): string {
     hexUsed = 0;
   }
   const id = hexBlock.slice(hexUsed, (hexUsed += chars));
-  return ALL_ZEROS.test(id) ? `${id.slice(0, -1)}1` : id;
+  return id === ZEROS[bytes] ? `${id.slice(0, -1)}1` : id;
 }
 
-const ALL_ZEROS = /^0+$/;
+const ZEROS = { 8: '0'.repeat(16), 16: '0'.repeat(32) };
 
 /**
  * Runs `fn` in a new span, child of `parent` (default: the active context), and ends it when `fn` settles; a throw
@@ -254,12 +274,10 @@ export function contextFrom(
   // propagators would take exactly its span context, as remote, and find no baggage; read here without their round.
   if (w3cPropagation && !carrier.tracestate && isPlainTraceparent(carrier.traceparent)) {
     const traceparent = carrier.traceparent;
-    return trace.setSpanContext(base, {
-      traceId: traceparent.slice(3, 35),
-      spanId: traceparent.slice(36, 52),
-      traceFlags: parseInt(traceparent.slice(53), 16),
-      isRemote: true,
-    });
+    return trace.setSpanContext(
+      base,
+      new RemoteSpanContext(traceparent.slice(3, 35), traceparent.slice(36, 52), parseInt(traceparent.slice(53), 16)),
+    );
   }
   const headers: Record<string, string> = { traceparent: carrier.traceparent };
   if (carrier.tracestate) headers.tracestate = carrier.tracestate;
