@@ -139,11 +139,14 @@ async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyR
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Whether JSON text nests arrays and objects deeper than `maxDepth`, found by one pass over the text that never
+ * Whether JSON text nests arrays and objects deeper than `maxDepth`, found by a pass over the text that never
  * recurses (brackets inside strings do not count). Call it before JSON.parse: a deeply nested body is refused before
  * anything recursive touches it.
  */
 export function jsonTooDeep(text: string, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  // Nesting needs an opening bracket per level: a text with no more of them than the limit cannot pass it, whatever
+  // its strings hold. Most bodies have a handful, found by the engine's own search instead of a look at every character.
+  if (!moreOpeningBrackets(text, maxDepth)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -159,6 +162,14 @@ export function jsonTooDeep(text: string, maxDepth: number = MAX_JSON_DEPTH): bo
       depth--;
     }
   }
+  return false;
+}
+
+/** Whether `text` holds more than `limit` opening brackets (`{` or `[`), strings or not. */
+function moreOpeningBrackets(text: string, limit: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf('{'); at !== -1; at = text.indexOf('{', at + 1)) if (++count > limit) return true;
+  for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) if (++count > limit) return true;
   return false;
 }
 
