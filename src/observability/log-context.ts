@@ -6,6 +6,7 @@
  */
 import { createContextKey, type Context } from '@opentelemetry/api';
 import { activeContext, runInContext, useOneAsyncContext } from './async-context.ts';
+import { contextWithValue } from './flat-context.ts';
 
 export interface LogContext {
   requestId?: string;
@@ -31,7 +32,10 @@ export function withLogContext<T>(fields: LogContext, fn: () => T): T {
 export function contextWithLog(fields: LogContext): Context {
   useOneAsyncContext();
   const active = activeContext();
-  return active.setValue(LOG_CONTEXT, { ...(active.getValue(LOG_CONTEXT) as LogContext | undefined), ...fields });
+  return contextWithValue(active, LOG_CONTEXT, {
+    ...(active.getValue(LOG_CONTEXT) as LogContext | undefined),
+    ...fields,
+  });
 }
 
 /** Adds ids to the current context (seen by what logs later in it, e.g. the request's closing line). */
