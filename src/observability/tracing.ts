@@ -115,7 +115,11 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
  * work (attribute copies, the sampler's arguments, its own metrics), since every request starts several.
  */
 function startSpan(name: string, options: SpanOptions, parent: Context): Span {
-  if (recording()) return tracer.startSpan(name, options, parent);
+  return recording() ? tracer.startSpan(name, options, parent) : unrecordedSpan(parent);
+}
+
+/** startSpan's own span, which needs no name or options: it records nothing. */
+function unrecordedSpan(parent: Context): Span {
   const parentSpan = trace.getSpanContext(parent);
   const continues =
     parentSpan !== undefined && (parentSpan instanceof CheckedSpanContext || trace.isSpanContextValid(parentSpan));
@@ -205,7 +209,7 @@ export function inSpan<T>(
   if (!recording()) {
     try {
       const parent = options.parent ?? activeContext();
-      const span = startSpan(name, spanOptions(options), parent);
+      const span = unrecordedSpan(parent);
       return runInContext(trace.setSpan(parent, span), fn, span);
     } catch (error) {
       return Promise.reject(error as Error);
