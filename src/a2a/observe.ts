@@ -35,7 +35,9 @@ export function observeRequests(options: ObserveOptions): MiddlewareHandler {
     const presented = c.req.header('x-request-id');
     const requestId = presented && REQUEST_ID.test(presented) ? presented : randomUUID();
     const agentId = path.match(/^\/agents\/([^/]+)/)?.[1] ?? (route === '/agents' ? undefined : options.defaultAgentId);
-    const carrier = { traceparent: c.req.header('traceparent'), tracestate: c.req.header('tracestate') };
+    // A tracestate means nothing without a traceparent: looked up only with one.
+    const traceparent = c.req.header('traceparent');
+    const carrier = traceparent ? { traceparent, tracestate: c.req.header('tracestate') } : {};
     return inSpan(
       `${method} ${route}`,
       {
