@@ -96,10 +96,12 @@ export class JsonRpcBinding {
     const { id, method, request } = read.call;
     const failed = (thrown: unknown) => classifyThrown(thrown, this.log, `JSON-RPC ${method}`);
 
-    const abort = new AbortController();
-    const context = callContext(c, version, auth.user, abort.signal);
-    if (version === '1.0' && (method === 'SendStreamingMessage' || method === 'SubscribeToTask'))
-      return this.streamV1(c, read.call, context);
+    const v1Stream = version === '1.0' && (method === 'SendStreamingMessage' || method === 'SubscribeToTask');
+    // Only a stream is told that its client went away (call-abort.ts); the other calls go without the controller.
+    const abort =
+      v1Stream || (version === '0.3' && isLegacyStreamingMethod(method)) ? new AbortController() : undefined;
+    const context = callContext(c, version, auth.user, abort?.signal);
+    if (v1Stream) return this.streamV1(c, read.call, context);
     const transport = version === '1.0' ? this.v1 : this.v03;
     const result = await transport.handle(request, context);
     const headers = responseHeaders(context, version);
@@ -134,7 +136,7 @@ export class JsonRpcBinding {
         format: (event) => event,
         formatError: (thrown) => ({ jsonrpc: '2.0', id, error: jsonRpcErrorObject(failed(thrown), version) }),
         headers,
-        onCancel: () => abort.abort(),
+        onCancel: () => abort?.abort(),
       },
       (thrown) => {
         const error = failed(thrown);

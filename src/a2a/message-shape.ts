@@ -325,6 +325,8 @@ export function checkedMethods(version: ProtocolVersion): readonly string[] {
  * this module does not know passes (the binding answers it as unknown).
  */
 export function paramsProblem(version: ProtocolVersion, method: string, params: unknown): string | undefined {
+  if (version === '1.0' && (method === 'SendMessage' || method === 'SendStreamingMessage') && isPlainSend(params))
+    return undefined;
   const schemas = PARAMS[version];
   return Object.hasOwn(schemas, method) ? problemOf(schemas[method]!, params) : undefined;
 }
@@ -334,7 +336,59 @@ export function paramsProblem(version: ProtocolVersion, method: string, params: 
  * message/send params, or undefined when they are usable.
  */
 export function sendParamsProblem(params: unknown, version: ProtocolVersion = '1.0'): string | undefined {
+  if (version === '1.0' && isPlainSend(params)) return undefined;
   return problemOf(version === '1.0' ? V1Send : V03Send, params);
+}
+
+/**
+ * Whether v1.0 SendMessage params are of the plain shape most sends have, which V1Send accepts: a message with a
+ * messageId, a role and text parts, and nothing else but an optional contextId, taskId and tenant within their limits.
+ * Checked by hand first, as the schema's parse costs some tens of times more on every send; anything else, and every
+ * refusal with its wording, is the schema's. It may only accept what V1Send accepts (a test holds it to that).
+ */
+export function isPlainSend(params: unknown): boolean {
+  if (!isPlainObject(params)) return false;
+  for (const key in params) {
+    if (key === 'message') continue;
+    if (key !== 'tenant' || typeof params.tenant !== 'string') return false;
+  }
+  const message = params.message;
+  if (!isPlainObject(message)) return false;
+  let hasParts = false;
+  for (const key in message) {
+    const value = message[key];
+    switch (key) {
+      case 'messageId':
+        if (typeof value !== 'string' || value.length === 0) return false;
+        break;
+      case 'role':
+        if (value !== 'ROLE_USER' && value !== 'ROLE_AGENT') return false;
+        break;
+      case 'parts':
+        if (!isTextParts(value)) return false;
+        hasParts = true;
+        break;
+      case 'contextId':
+        if (typeof value !== 'string' || value.length > MAX_CONTEXT_ID_CHARS) return false;
+        break;
+      case 'taskId':
+        if (typeof value !== 'string' || value.length > MAX_ID_CHARS) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return hasParts && typeof message.messageId === 'string' && typeof message.role === 'string';
+}
+
+/** One or more parts, each `{text}` alone with a string: no part then names a skill, or has two contents. */
+function isTextParts(parts: unknown): boolean {
+  if (!Array.isArray(parts) || parts.length === 0) return false;
+  for (const part of parts) {
+    if (!isPlainObject(part) || typeof part.text !== 'string') return false;
+    for (const key in part) if (key !== 'text') return false;
+  }
+  return true;
 }
 
 function problemOf(schema: z.ZodType, params: unknown): string | undefined {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { withLogContext } from '../observability/log-context.ts';
+import { contextWithLog } from '../observability/log-context.ts';
 import type { Logger } from '../observability/logger.ts';
 import { metrics } from '../observability/metrics.ts';
 import { contextFrom, inSpan, SpanKind } from '../observability/tracing.ts';
@@ -21,8 +21,13 @@ export interface ObserveOptions {
   logger?: Logger;
 }
 
+/**
+ * The log context and the span are entered as one async context, and the middleware and what follows the request
+ * are plain functions on `next()`'s promise: each async frame and each await makes a promise of its own (and a run of
+ * the async context's promise hook), on every request.
+ */
 export function observeRequests(options: ObserveOptions): MiddlewareHandler {
-  return async (c, next) => {
+  return (c, next) => {
     const started = performance.now();
     const method = c.req.method;
     const path = c.req.path;
@@ -30,18 +35,19 @@ export function observeRequests(options: ObserveOptions): MiddlewareHandler {
     const presented = c.req.header('x-request-id');
     const requestId = presented && REQUEST_ID.test(presented) ? presented : randomUUID();
     const agentId = path.match(/^\/agents\/([^/]+)/)?.[1] ?? (route === '/agents' ? undefined : options.defaultAgentId);
-    const carrier = { traceparent: c.req.header('traceparent'), tracestate: c.req.header('tracestate') };
-    await withLogContext({ requestId, ...(agentId ? { agentId } : {}) }, () =>
-      inSpan(
-        `${method} ${route}`,
-        {
-          kind: SpanKind.SERVER,
-          // Made within the log context, which it carries on.
-          parent: contextFrom(carrier),
-          attributes: { 'http.request.method': method, 'http.route': route, 'url.path': path },
-        },
-        async (span) => {
-          await next();
+    // A tracestate means nothing without a traceparent: looked up only with one.
+    const traceparent = c.req.header('traceparent');
+    const carrier = traceparent ? { traceparent, tracestate: c.req.header('tracestate') } : {};
+    return inSpan(
+      `${method} ${route}`,
+      {
+        kind: SpanKind.SERVER,
+        // Made from the log context, which it carries on.
+        parent: contextFrom(carrier, contextWithLog({ requestId, ...(agentId ? { agentId } : {}) })),
+        attributes: { 'http.request.method': method, 'http.route': route, 'url.path': path },
+      },
+      (span) =>
+        next().then(() => {
           const status = c.res.status;
           span.setAttribute('http.response.status_code', status);
           const labels = { route, method, status: String(status) };
@@ -49,8 +55,7 @@ export function observeRequests(options: ObserveOptions): MiddlewareHandler {
           metrics.httpRequests.inc(labels);
           metrics.httpDuration.observe(labels, seconds);
           options.logger?.info({ method, route, path, status, durationMs: Math.round(seconds * 1000) }, 'request');
-        },
-      ),
+        }),
     );
   };
 }

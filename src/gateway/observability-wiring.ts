@@ -91,17 +91,27 @@ export function countingTransport(transport: LogosTransport, heldUntil?: Promise
     ...(transport.addressProof ? { addressProof: (accountId: string) => transport.addressProof!(accountId) } : {}),
     start: () => transport.start(),
     stop: () => transport.stop(),
-    send: async (address, payload) => {
-      if (held) await held;
-      await transport.send(address, payload);
-      countLogosMessage('out');
-    },
-    publish: async (topic, payload, options) => {
-      if (held) await held;
-      await transport.publish(topic, payload, options);
-      countLogosMessage('out');
-    },
+    send: (address, payload) => whenHeld(held, () => transport.send(address, payload)),
+    publish: (topic, payload, options) => whenHeld(held, () => transport.publish(topic, payload, options)),
     onDirect: (handler) => transport.onDirect(counted(handler)),
     subscribe: (topic, handler, options) => transport.subscribe(topic, counted(handler), options),
   };
+}
+
+/**
+ * `step` once `held` has come (at once without it), counted out when it has gone. Chained rather than an async
+ * function: every task sends, and an async frame and its awaits are promises of their own. A throw rejects, as from
+ * an async function.
+ */
+function whenHeld(held: Promise<void> | undefined, step: () => Promise<void>): Promise<void> {
+  if (held) return held.then(step).then(countOut);
+  try {
+    return step().then(countOut);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+function countOut(): void {
+  countLogosMessage('out');
 }

@@ -6,15 +6,21 @@
  *
  * Registered on first use, by tracing or by the log context, whichever comes first; the tracer provider is then
  * registered without a manager of its own.
+ *
+ * This module's own readers (activeContext, runInContext) go to the storage straight: the API's `context` looks up
+ * its global manager and checks the API version on every call, several times a request.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { context, ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
 
-class OneStorageContextManager implements ContextManager {
-  private readonly storage = new AsyncLocalStorage<Context>();
+const storage = new AsyncLocalStorage<Context>();
+let registered = false;
+/** Whether the API's manager is this module's: it is unless another was registered first (the API keeps the first). */
+let direct = false;
 
+class OneStorageContextManager implements ContextManager {
   active(): Context {
-    return this.storage.getStore() ?? ROOT_CONTEXT;
+    return storage.getStore() ?? ROOT_CONTEXT;
   }
 
   with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
@@ -23,7 +29,7 @@ class OneStorageContextManager implements ContextManager {
     thisArg?: ThisParameterType<F>,
     ...args: A
   ): ReturnType<F> {
-    return this.storage.run(active, thisArg === undefined ? fn : fn.bind(thisArg), ...args);
+    return storage.run(active, thisArg === undefined ? fn : fn.bind(thisArg), ...args);
   }
 
   /** Functions only: nothing here binds event emitters (OpenTelemetry's instrumentations, which do, are not used). */
@@ -40,17 +46,27 @@ class OneStorageContextManager implements ContextManager {
     return this;
   }
 
+  /** Called by the API's `context.disable()`, which also unregisters it: the readers below then ask the API again. */
   disable(): this {
-    this.storage.disable();
+    direct = false;
+    storage.disable();
     return this;
   }
 }
-
-let registered = false;
 
 /** Makes sure the process's context manager is this module's (once); `context` from the API then uses it. */
 export function useOneAsyncContext(): void {
   if (registered) return;
   registered = true;
-  context.setGlobalContextManager(new OneStorageContextManager());
+  direct = context.setGlobalContextManager(new OneStorageContextManager());
+}
+
+/** The active context, as `context.active()` answers it. */
+export function activeContext(): Context {
+  return direct ? (storage.getStore() ?? ROOT_CONTEXT) : context.active();
+}
+
+/** Runs `fn(...args)` in `active`, as `context.with(active, fn, undefined, ...args)` does. */
+export function runInContext<A extends unknown[], R>(active: Context, fn: (...args: A) => R, ...args: A): R {
+  return direct ? storage.run(active, fn, ...args) : context.with(active, fn, undefined, ...args);
 }

@@ -4,8 +4,9 @@
  * context carries them (logger.ts reads them as pino's mixin). They ride in the process's one async context
  * (async-context.ts), as a value of OpenTelemetry's context: a context made from the active one keeps them.
  */
-import { context, createContextKey } from '@opentelemetry/api';
-import { useOneAsyncContext } from './async-context.ts';
+import { createContextKey, type Context } from '@opentelemetry/api';
+import { activeContext, runInContext, useOneAsyncContext } from './async-context.ts';
+import { contextWithValue } from './flat-context.ts';
 
 export interface LogContext {
   requestId?: string;
@@ -16,14 +17,25 @@ export interface LogContext {
 const LOG_CONTEXT = createContextKey('logos-a2a log context');
 
 function activeLogContext(): LogContext | undefined {
-  return context.active().getValue(LOG_CONTEXT) as LogContext | undefined;
+  return activeContext().getValue(LOG_CONTEXT) as LogContext | undefined;
 }
 
 /** Runs `fn` with `fields` over the current context's. */
 export function withLogContext<T>(fields: LogContext, fn: () => T): T {
+  return runInContext(contextWithLog(fields), fn);
+}
+
+/**
+ * The active context with `fields` over its log context's, not yet entered: for a caller that enters it together with
+ * more (the HTTP face, with its request's span), in one async context instead of two nested ones.
+ */
+export function contextWithLog(fields: LogContext): Context {
   useOneAsyncContext();
-  const active = context.active();
-  return context.with(active.setValue(LOG_CONTEXT, { ...activeLogContext(), ...fields }), fn);
+  const active = activeContext();
+  return contextWithValue(active, LOG_CONTEXT, {
+    ...(active.getValue(LOG_CONTEXT) as LogContext | undefined),
+    ...fields,
+  });
 }
 
 /** Adds ids to the current context (seen by what logs later in it, e.g. the request's closing line). */

@@ -5,9 +5,8 @@
  * propagates (a client's `traceparent` reaches the agent) and nothing is recorded.
  */
 import { fillRandom } from '../random-pool.ts';
-import { useOneAsyncContext } from './async-context.ts';
+import { activeContext, runInContext, useOneAsyncContext } from './async-context.ts';
 import {
-  context,
   propagation,
   SpanKind,
   SpanStatusCode,
@@ -59,6 +58,11 @@ const fanOut: SpanProcessor = {
   shutdown: async () => {},
 };
 let registered = false;
+/**
+ * Whether the registered propagator is the SDK's default (W3C trace context, then W3C baggage), which contextFrom
+ * then stands in for on a plain traceparent; registered first, another one would have been kept.
+ */
+let w3cPropagation = false;
 
 /**
  * Spans are recorded (as the SDK's default sampler decides) only while some start exports them. Without an exporter
@@ -86,6 +90,7 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
       spanProcessors: [fanOut],
     }).register({ contextManager: null });
     registered = true;
+    w3cPropagation = propagation.fields().join() === 'traceparent,tracestate,baggage';
   }
   const own: SpanProcessor[] = [];
   if (settings.exporter) own.push(new SimpleSpanProcessor(settings.exporter));
@@ -110,29 +115,53 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
  * work (attribute copies, the sampler's arguments, its own metrics), since every request starts several.
  */
 function startSpan(name: string, options: SpanOptions, parent: Context): Span {
-  if (recording()) return tracer.startSpan(name, options, parent);
+  return recording() ? tracer.startSpan(name, options, parent) : unrecordedSpan(parent);
+}
+
+/** startSpan's own span, which needs no name or options: it records nothing. */
+function unrecordedSpan(parent: Context): Span {
   const parentSpan = trace.getSpanContext(parent);
   const continues =
-    parentSpan !== undefined && (parentSpan instanceof OwnSpanContext || trace.isSpanContextValid(parentSpan));
+    parentSpan !== undefined && (parentSpan instanceof CheckedSpanContext || trace.isSpanContextValid(parentSpan));
   return trace.wrapSpanContext(
     new OwnSpanContext(continues ? parentSpan.traceId : randomId(16), randomId(8), continues ? parentSpan : undefined),
   );
 }
 
 /**
- * The span context of a span made by startSpan: valid by construction, so a child's startSpan need not check its
- * ids again (two hex scans each, for each of the several spans a request starts).
+ * A span context whose ids are valid by construction, so a child's startSpan need not check them again (two hex scans
+ * each, for each of the several spans a request starts).
  */
-class OwnSpanContext implements SpanContext {
+abstract class CheckedSpanContext implements SpanContext {
   readonly traceId: string;
   readonly spanId: string;
+  abstract readonly traceFlags: number;
+
+  constructor(traceId: string, spanId: string) {
+    this.traceId = traceId;
+    this.spanId = spanId;
+  }
+}
+
+/** The span context of a span made by startSpan. */
+class OwnSpanContext extends CheckedSpanContext {
   readonly traceFlags = TraceFlags.NONE;
   readonly traceState?: TraceState;
 
   constructor(traceId: string, spanId: string, parent: SpanContext | undefined) {
-    this.traceId = traceId;
-    this.spanId = spanId;
+    super(traceId, spanId);
     if (parent?.traceState) this.traceState = parent.traceState;
+  }
+}
+
+/** A plain traceparent's span context, as the W3C propagator takes it (contextFrom). */
+class RemoteSpanContext extends CheckedSpanContext {
+  readonly traceFlags: number;
+  readonly isRemote = true;
+
+  constructor(traceId: string, spanId: string, traceFlags: number) {
+    super(traceId, spanId);
+    this.traceFlags = traceFlags;
   }
 }
 
@@ -141,43 +170,63 @@ function recording(): boolean {
   return !registered || processors.size > 0;
 }
 
-/** Filled anew for each id, which leaves as a string: the bytes come from the shared pool (random-pool.ts). */
-const idScratch = { 8: Buffer.alloc(8), 16: Buffer.alloc(16) };
+/**
+ * Random hex for ids, written a block at a time from the shared pool (random-pool.ts) and cut into ids: one hex
+ * conversion per some ten requests instead of one per id (a request starts several spans). An id is a slice of its
+ * block and keeps it (1 KiB) alive while it lives. Every character is handed out once.
+ */
+const HEX_BLOCK_BYTES = 512;
+const hexScratch = Buffer.alloc(HEX_BLOCK_BYTES);
+let hexBlock = '';
+let hexUsed = 0;
 
 /** A W3C id of `bytes` random bytes in lowercase hex; never all zeros, which would be invalid. */
 function randomId(bytes: 8 | 16): string {
-  const id = idScratch[bytes];
-  fillRandom(id);
-  if (id.every((byte) => byte === 0)) id[bytes - 1] = 1;
-  return id.toString('hex');
+  const chars = bytes * 2;
+  if (hexUsed + chars > hexBlock.length) {
+    fillRandom(hexScratch);
+    hexBlock = hexScratch.toString('hex');
+    hexUsed = 0;
+  }
+  const id = hexBlock.slice(hexUsed, (hexUsed += chars));
+  return id === ZEROS[bytes] ? `${id.slice(0, -1)}1` : id;
 }
+
+const ZEROS = { 8: '0'.repeat(16), 16: '0'.repeat(32) };
 
 /**
  * Runs `fn` in a new span, child of `parent` (default: the active context), and ends it when `fn` settles; a throw
  * marks the span as an error and is rethrown.
  */
-export async function inSpan<T>(
+export function inSpan<T>(
   name: string,
   options: { kind?: SpanKind; attributes?: Attributes; parent?: Context },
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
-  const parent = options.parent ?? context.active();
-  const span = startSpan(
-    name,
-    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
-    parent,
-  );
   // A span of startSpan's own records nothing: ending it, its status and exceptions are no-ops, so `fn`'s promise is
-  // the answer as it is (every request runs several of these; an async frame each is measurable).
+  // the answer as it is. Not an async function: every request runs several of these, and an async frame returning
+  // a promise costs a promise of its own and another to adopt `fn`'s.
   if (!recording()) {
     try {
-      return context.with(trace.setSpan(parent, span), fn, undefined, span);
+      const parent = options.parent ?? activeContext();
+      const span = unrecordedSpan(parent);
+      return runInContext(trace.setSpan(parent, span), fn, span);
     } catch (error) {
       return Promise.reject(error as Error);
     }
   }
+  return inRecordedSpan(name, options, fn);
+}
+
+async function inRecordedSpan<T>(
+  name: string,
+  options: { kind?: SpanKind; attributes?: Attributes; parent?: Context },
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = options.parent ?? activeContext();
+  const span = startSpan(name, spanOptions(options), parent);
   try {
-    return await context.with(trace.setSpan(parent, span), () => fn(span));
+    return await runInContext(trace.setSpan(parent, span), fn, span);
   } catch (error) {
     span.recordException(error instanceof Error ? error : String(error));
     span.setStatus({ code: SpanStatusCode.ERROR });
@@ -187,13 +236,20 @@ export async function inSpan<T>(
   }
 }
 
+function spanOptions(options: { kind?: SpanKind; attributes?: Attributes }): SpanOptions {
+  return {
+    kind: options.kind ?? SpanKind.INTERNAL,
+    ...(options.attributes ? { attributes: options.attributes } : {}),
+  };
+}
+
 /**
  * Records a step that hands work over a hop (the bridge creating a task for an agent) as a span, child of the
  * active one, and answers its `traceparent` for the message that crosses: what happens on the other side, and the
  * replies, continue from it.
  */
 export function handOver(name: string, attributes: Attributes): string | undefined {
-  const active = context.active();
+  const active = activeContext();
   const span = startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active);
   // startSpan's own span is valid and ends as a no-op: its traceparent is written here as the W3C propagator writes
   // it, without a context around it and the propagators' round (a tracestate, if any, does not go in `traceparent`).
@@ -207,14 +263,36 @@ export function handOver(name: string, attributes: Attributes): string | undefin
   return carrier.traceparent;
 }
 
-/** The context a `traceparent` (and `tracestate`) continues; the active one when there is none. */
-export function contextFrom(carrier: { traceparent?: string | undefined; tracestate?: string | undefined }): Context {
+/**
+ * The context a `traceparent` (and `tracestate`) continues, made from `base` (default: the active context); `base`
+ * itself when there is none.
+ */
+export function contextFrom(
+  carrier: { traceparent?: string | undefined; tracestate?: string | undefined },
+  base: Context = activeContext(),
+): Context {
   // Without a traceparent the propagators (W3C trace context, baggage) find nothing to take: every request from a
   // client that sends none came here.
-  if (!carrier.traceparent) return context.active();
+  if (!carrier.traceparent) return base;
+  // A canonical traceparent alone, the kind handOver writes and the bridge reads back twice a task: the default
+  // propagators would take exactly its span context, as remote, and find no baggage; read here without their round.
+  if (w3cPropagation && !carrier.tracestate && isPlainTraceparent(carrier.traceparent)) {
+    const traceparent = carrier.traceparent;
+    return trace.setSpanContext(
+      base,
+      new RemoteSpanContext(traceparent.slice(3, 35), traceparent.slice(36, 52), parseInt(traceparent.slice(53), 16)),
+    );
+  }
   const headers: Record<string, string> = { traceparent: carrier.traceparent };
   if (carrier.tracestate) headers.tracestate = carrier.tracestate;
-  return propagation.extract(context.active(), headers);
+  return propagation.extract(base, headers);
+}
+
+/** Version 00 with valid ids (not all zeros) and nothing after the flags: what the W3C propagator takes as it is. */
+const PLAIN_TRACEPARENT = /^00-(?!0{32})[\da-f]{32}-(?!0{16})[\da-f]{16}-[\da-f]{2}$/;
+
+function isPlainTraceparent(traceparent: string): boolean {
+  return traceparent.length === 55 && PLAIN_TRACEPARENT.test(traceparent);
 }
 
 /**
@@ -225,8 +303,5 @@ export function inTraceOf<T>(
   carrier: { traceparent?: string | undefined; tracestate?: string | undefined },
   fn: () => T,
 ): T {
-  return context.with(
-    context.with(trace.deleteSpan(context.active()), () => contextFrom(carrier)),
-    fn,
-  );
+  return runInContext(contextFrom(carrier, trace.deleteSpan(activeContext())), fn);
 }

@@ -1,7 +1,7 @@
 /** The edge check of request params: which version's shapes, ProtoJSON aliases, the binding's limits, the wording. */
 import * as compat from '@a2a-js/sdk/compat/v0_3';
 import { describe, expect, it } from 'vitest';
-import { checkedMethods, paramsProblem, sendParamsProblem } from '../../src/a2a/message-shape.ts';
+import { checkedMethods, isPlainSend, paramsProblem, sendParamsProblem } from '../../src/a2a/message-shape.ts';
 import { MAX_CONTEXT_ID_CHARS, MAX_ID_CHARS, MAX_SKILL_CHARS } from '../../src/logos/envelope.ts';
 
 const v1 = (message: Record<string, unknown> = {}, rest: Record<string, unknown> = {}) => ({
@@ -178,5 +178,68 @@ describe('paramsProblem', () => {
     );
     expect(paramsProblem('1.0', 'toString', {})).toBeUndefined();
     expect(paramsProblem('0.3', 'constructor', {})).toBeUndefined();
+  });
+});
+
+describe('isPlainSend, the hand-checked shape of most sends', () => {
+  /** The schema's verdict alone: a top-level member it does not know (and ignores) keeps the hand check out. */
+  const schemaProblem = (params: Record<string, unknown>) => paramsProblem('1.0', 'SendMessage', { ...params, zz: 1 });
+  const values: unknown[] = [
+    undefined,
+    null,
+    '',
+    'x',
+    'x'.repeat(MAX_ID_CHARS),
+    'x'.repeat(MAX_ID_CHARS + 1),
+    'x'.repeat(MAX_CONTEXT_ID_CHARS),
+    'x'.repeat(MAX_CONTEXT_ID_CHARS + 1),
+    0,
+    1,
+    2,
+    true,
+    {},
+    [],
+    'ROLE_USER',
+    'ROLE_AGENT',
+    'ROLE_UNSPECIFIED',
+    [{ text: 'a' }],
+    [{ text: 'a' }, { text: '' }],
+    [{ text: 1 }],
+    [{ text: 'a', data: { skill: '' } }],
+    [{ text: 'a', mediaType: 'text/plain' }],
+    [{}],
+    [null],
+    [[{ text: 'a' }]],
+  ];
+
+  it('accepts the plain send, with the optional ids and tenant', () => {
+    expect(isPlainSend(v1())).toBe(true);
+    expect(isPlainSend(v1({ contextId: 'c', taskId: 't', role: 'ROLE_AGENT' }, { tenant: 'x' }))).toBe(true);
+    expect(schemaProblem(v1({ parts: [] }))).toBe('message.parts: at least 1 item (got 0)');
+  });
+
+  it('accepts only what the schema accepts', () => {
+    const fields = ['messageId', 'message_id', 'role', 'parts', 'contextId', 'taskId', 'metadata', 'kind'];
+    let accepted = 0;
+    const check = (params: Record<string, unknown>) => {
+      if (!isPlainSend(params)) return;
+      accepted++;
+      expect(schemaProblem(params), JSON.stringify(params)).toBeUndefined();
+    };
+    for (const field of fields) {
+      for (const value of values) {
+        const message: Record<string, unknown> = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] };
+        if (value === undefined) delete message[field];
+        else message[field] = value;
+        check({ message });
+      }
+    }
+    for (const value of values) {
+      check({ ...v1(), tenant: value });
+      check({ ...v1(), configuration: value });
+      check({ ...v1(), metadata: value });
+      check({ message: value });
+    }
+    expect(accepted).toBeGreaterThan(10);
   });
 });

@@ -2,10 +2,10 @@
  * One trace from the caller's HTTP request through the bridge and the Logos send to the agent's replies, continuing
  * the caller's `traceparent`, with the bridge's context in the task_request envelope for the agent to continue.
  */
-import { SpanKind } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTracing, type Tracing } from '../../src/observability/tracing.ts';
+import { contextFrom, startTracing, type Tracing } from '../../src/observability/tracing.ts';
 import { eventually, inProcess, rpc, startTestBed, type TestBed } from '../support/gateway.ts';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -128,5 +128,42 @@ describe('trace context while no span is exported', () => {
     const second = await sentTraceparent({}, 'untraced-3');
     for (const sent of [first, second]) expect(sent).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-00$/);
     expect(first!.split('-')[1]).not.toBe(second!.split('-')[1]);
+  });
+});
+
+describe('reading a traceparent', () => {
+  let tracing: Tracing;
+
+  beforeAll(async () => {
+    tracing = await startTracing({});
+  });
+  afterAll(async () => {
+    await tracing.stop();
+  });
+
+  it('takes what the registered propagators take, plain traceparents read without them included', () => {
+    const carriers = [
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` },
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: 'vendor=value' },
+      { traceparent: ` 00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      { traceparent: `01-${CALLER_TRACE}-${CALLER_SPAN}-01-more` },
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01-more` },
+      { traceparent: `ff-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      { traceparent: `00-${CALLER_TRACE.toUpperCase()}-${CALLER_SPAN}-01` },
+      { traceparent: `00-${'0'.repeat(32)}-${CALLER_SPAN}-01` },
+      { traceparent: `00-${CALLER_TRACE}-${'0'.repeat(16)}-01` },
+      { traceparent: 'not a traceparent' },
+      {},
+    ];
+    for (const carrier of carriers) {
+      const headers = Object.fromEntries(Object.entries(carrier));
+      const expected = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, headers));
+      const got = trace.getSpanContext(contextFrom(carrier, ROOT_CONTEXT));
+      expect({ ...got, traceState: got?.traceState?.serialize() }).toEqual({
+        ...expected,
+        traceState: expected?.traceState?.serialize(),
+      });
+    }
   });
 });
