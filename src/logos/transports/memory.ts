@@ -6,6 +6,7 @@
  * plain one names nobody.
  */
 import { DEFAULT_MAX_ENVELOPE_BYTES } from '../envelope.ts';
+import { copyPayload } from '../vouched-bytes.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 
 interface Listener {
@@ -40,11 +41,11 @@ export class MemoryNetwork {
     const listeners = (table === 'direct' ? this.direct : this.topics).get(name);
     if (!listeners || listeners.size === 0) return;
     // Each receiver gets its own copy, so nobody can alter what another party received (or what the sender does
-    // with its bytes afterwards). A Buffer copy of a small payload is a view of Node's shared allocation pool rather
-    // than an ArrayBuffer of its own, which costs a fraction of one to make and to collect.
-    for (const { handler, key: listenerKey } of [...listeners]) {
+    // with its bytes afterwards); a copy of bytes this process vouched for keeps the mark (vouched-bytes.ts).
+    // No handler runs before the loop ends, so the set cannot change under it.
+    for (const { handler, key: listenerKey } of listeners) {
       if (listenerKey !== key) continue; // it would not decrypt
-      const copy = Buffer.from(payload);
+      const copy = copyPayload(payload);
       queueMicrotask(() => {
         try {
           handler(copy, { sender });
