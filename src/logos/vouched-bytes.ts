@@ -2,10 +2,11 @@
  * Bytes this process encoded from an envelope that its schema would return unchanged (envelope.ts, `encodeOwn`),
  * with the JSON they hold. A decoder in the same process that is given them (the memory transport hands over a copy,
  * which keeps the mark) parses that JSON into a fresh object instead of running the schema again: in process, the
- * schema cost more than anything else about a request or a reply. Keyed by the bytes object itself, so bytes from
- * anywhere else (a network, a test, another binding's encoder) are never taken for ours, and weakly, so a mark goes
- * with its bytes. Nothing writes into an envelope's bytes once encoded; were anything to, a decoder would still get
- * the JSON that was vouched for.
+ * schema cost more than anything else about a request or a reply. The mark is a symbol-keyed property of the bytes
+ * object itself, so bytes from anywhere else (a network, a test, another binding's encoder) are never taken for ours,
+ * and the mark goes with its bytes (a WeakMap would do the same at several times the cost of a property). Nothing
+ * writes into an envelope's bytes once encoded; were anything to, a decoder would still get the JSON that was
+ * vouched for.
  */
 interface Vouched {
   /** The schema the JSON satisfies: a decoder with any other validates as usual. */
@@ -13,15 +14,16 @@ interface Vouched {
   readonly json: string;
 }
 
-const vouched = new WeakMap<Uint8Array, Vouched>();
+const VOUCHED = Symbol('vouched envelope JSON');
+type Marked = Uint8Array & { [VOUCHED]?: Vouched };
 
 export function vouch(bytes: Uint8Array, schema: object, json: string): void {
-  vouched.set(bytes, { schema, json });
+  (bytes as Marked)[VOUCHED] = { schema, json };
 }
 
 /** The JSON of `bytes` when this process vouched for them under `schema`, else undefined. */
 export function vouchedJson(bytes: Uint8Array, schema: object): string | undefined {
-  const entry = vouched.get(bytes);
+  const entry = (bytes as Marked)[VOUCHED];
   return entry?.schema === schema ? entry.json : undefined;
 }
 
@@ -30,8 +32,8 @@ export function vouchedJson(bytes: Uint8Array, schema: object): string | undefin
  * pool rather than an ArrayBuffer of its own, which costs a fraction of one to make and to collect.
  */
 export function copyPayload(payload: Uint8Array): Uint8Array {
-  const copy = Buffer.from(payload);
-  const entry = vouched.get(payload);
-  if (entry) vouched.set(copy, entry);
+  const copy: Marked = Buffer.from(payload);
+  const entry = (payload as Marked)[VOUCHED];
+  if (entry) copy[VOUCHED] = entry;
   return copy;
 }

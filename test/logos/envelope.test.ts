@@ -92,7 +92,7 @@ describe('envelopes this process encoded (encodeOwn)', () => {
       [result, decodeAgentEnvelope],
       [{ ...status, message: 'working on it' }, decodeAgentEnvelope],
     ] as const) {
-      const bytes = copyPayload(encodeOwn(envelope));
+      const bytes = copyPayload(encodeOwn(envelope as { type: string }));
       const decoded = decode(bytes);
       expect(decoded).toEqual(decode(bySchema(bytes)));
       expect(decoded).toEqual({ ok: true, envelope });
