@@ -51,6 +51,7 @@ function encoded<T extends CarriesMessage>(envelope: T): Encoded<T> {
 
 /** The envelope with its message whole again: the text parts' texts taken back from `params.text`. */
 export function withMessageText<T extends CarriesMessage>(envelope: T): T {
+  if (!('text_in_params' in envelope)) return envelope; // sent whole, as nearly every request is
   const { text_in_params: textInParams, ...rest } = envelope;
   const message = envelope.message;
   if (!textInParams || !message || typeof envelope.params.text !== 'string') return rest as unknown as T;

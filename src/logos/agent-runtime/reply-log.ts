@@ -17,6 +17,9 @@ import { planResultChunks } from '../result-chunks.ts';
 import { statusKeyBytes } from '../status-key.ts';
 import type { LogosTransport } from '../transport.ts';
 
+/** An outbox with nothing in it, shared: a promise less for each task. */
+const IDLE: Promise<void> = Promise.resolve();
+
 /** What a reply says; the log adds the version, a fresh id, the task id and the next `seq`. */
 export type AgentReply = DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>;
 
@@ -35,7 +38,7 @@ export class ReplyLog {
   private readonly log: AgentEnvelope[] = [];
   private lastSeq = 0;
   /** Serialises publication so replies leave in seq order. */
-  private outbox: Promise<void> = Promise.resolve();
+  private outbox: Promise<void> = IDLE;
   /** While the skill runs, the last reply is published again after a quiet interval (keep-alive.ts). */
   readonly keptAlive = { lastSentAt: 0, beat: () => this.republishLast() };
 

@@ -57,6 +57,9 @@ export class MemoryNetwork {
   }
 }
 
+/** What `send` and `publish` answer once the payload is on its way: one settled promise for all, not one each. */
+const DELIVERED: Promise<void> = Promise.resolve();
+
 export class MemoryTransport implements LogosTransport {
   private running = false;
   private readonly subscriptions = new Set<Unsubscribe>();
@@ -80,19 +83,23 @@ export class MemoryTransport implements LogosTransport {
     this.subscriptions.clear();
   }
 
-  async send(address: string, payload: Uint8Array): Promise<void> {
-    this.assertSendable(payload);
+  send(address: string, payload: Uint8Array): Promise<void> {
+    const refused = this.refusal(payload);
+    if (refused) return Promise.reject(refused);
     this.network.deliver('direct', address, payload, this.address);
+    return DELIVERED;
   }
 
   onDirect(handler: PayloadHandler): Unsubscribe {
     return this.track(this.network.listen('direct', this.address, handler));
   }
 
-  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
-    this.assertSendable(payload);
+  publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
+    const refused = this.refusal(payload);
+    if (refused) return Promise.reject(refused);
     const key = keyHex(options);
     this.network.deliver('topics', topic, payload, key ? this.address : undefined, key);
+    return DELIVERED;
   }
 
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
@@ -108,11 +115,12 @@ export class MemoryTransport implements LogosTransport {
   }
 
   /** As a real network would refuse it: a party tested in process must not get away with what Waku drops. */
-  private assertSendable(payload: Uint8Array): void {
-    if (!this.running) throw new Error(`memory transport ${this.address} is not started`);
+  private refusal(payload: Uint8Array): Error | undefined {
+    if (!this.running) return new Error(`memory transport ${this.address} is not started`);
     if (payload.length > this.maxPayloadBytes) {
-      throw new RangeError(`memory transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
+      return new RangeError(`memory transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
     }
+    return undefined;
   }
 }
 
