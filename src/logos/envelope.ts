@@ -235,10 +235,11 @@ const isText = (value: unknown): boolean => typeof value === 'string';
 const schemaOnly = (): boolean => false;
 
 /**
- * Per envelope type, its union's schema and which of its fields an envelope built here may carry for the schema to
- * return the envelope's JSON unchanged: the variant's fields (any other would be stripped), those with a default
- * present (it would be filled in), and, where a check is named, values that pass it. The fields left to the schema
- * (payments, artifacts, errors, a message in parts) come from rails, skills or peers and are rare on a task's way.
+ * Per envelope type: its union's schema, its fields (with a check where a value might not come back from the schema
+ * as it went in) and the fields its output always has. An envelope built here is vouched for when every field it has
+ * is one of these and passes its check (the schema would strip any other) and every output field is there (the schema
+ * would fill in a default). The fields left to the schema, payments, artifacts, errors and messages in parts, come
+ * from rails, skills or peers and are rare on a task's way.
  */
 const OWN_SHAPES = new Map<
   string,
