@@ -345,10 +345,7 @@ export class LogosAgent implements PeerAgentHost {
       params,
       text: typeof params.text === 'string' ? params.text : '',
       message: request.message,
-      // Read when a skill asks: most never do, and the controller makes its signal only then.
-      get signal() {
-        return run.controller.signal;
-      },
+      signal: run.controller.signal,
       progress: (message) =>
         run.replies.reply({ type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
       artifact: (artifact) =>
