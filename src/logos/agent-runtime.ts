@@ -245,52 +245,73 @@ export class LogosAgent implements PeerAgentHost {
       });
       return;
     }
-    void this.admit(run, request, handler);
+    const price = this.admission.priceOf(request.skill);
+    if (price > 0n) void this.admit(run, request, handler, price);
+    else this.execute(run, request, handler);
   }
 
   /** Checks the payment of a priced task before any work; a task without a valid payment is rejected. */
-  private async admit(run: TaskRun, request: TaskRequest, handler: SkillHandler): Promise<void> {
-    const price = this.admission.priceOf(request.skill);
-    if (price > 0n) {
-      run.admitting = true;
-      const check = await this.admission.check(request, price);
-      run.admitting = false;
-      if (check.kind === 'refused' && run.controller.signal.aborted) {
-        // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
-        // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
-        this.finish(run, { type: 'cancelled', message: `Task cancelled. ${check.problem}` });
-        return;
-      }
-      if (check.kind === 'refused') {
-        this.finish(run, {
-          type: 'task_result',
-          state: 'rejected',
-          error: { code: 'payment_invalid', message: check.problem },
-          message: check.problem,
-        });
-        return;
-      }
-      run.paid = check.payment;
-      if (run.controller.signal.aborted) {
-        // Cancelled while the payment was being checked: nothing was done, so all of it goes back.
-        this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
-        return;
-      }
+  private async admit(run: TaskRun, request: TaskRequest, handler: SkillHandler, price: bigint): Promise<void> {
+    run.admitting = true;
+    const check = await this.admission.check(request, price);
+    run.admitting = false;
+    if (check.kind === 'refused' && run.controller.signal.aborted) {
+      // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
+      // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
+      this.finish(run, { type: 'cancelled', message: `Task cancelled. ${check.problem}` });
+      return;
     }
-    // Acknowledge with `working` only if the skill has said nothing by then: a quick skill answers in one reply
-    // (and can answer with a message instead of a task), a slow one is acknowledged promptly.
+    if (check.kind === 'refused') {
+      this.finish(run, {
+        type: 'task_result',
+        state: 'rejected',
+        error: { code: 'payment_invalid', message: check.problem },
+        message: check.problem,
+      });
+      return;
+    }
+    run.paid = check.payment;
+    if (run.controller.signal.aborted) {
+      // Cancelled while the payment was being checked: nothing was done, so all of it goes back.
+      this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
+      return;
+    }
+    this.execute(run, request, handler);
+  }
+
+  /** Runs the skill; one that answers at once is finished a microtask later, as one that answers with a promise. */
+  private execute(run: TaskRun, request: TaskRequest, handler: SkillHandler): void {
+    const context = this.contextFor(run, request);
+    let outcome: unknown;
+    try {
+      outcome = handler(context);
+    } catch (error) {
+      this.failed(run, error);
+      return;
+    }
+    // Only a skill still running needs the acknowledgement and the keep-alive: one that answered already is
+    // finished before any timer could fire.
+    if (isThenable(outcome) && !run.finished) this.watch(run);
+    void this.settle(run, outcome);
+  }
+
+  /**
+   * Acknowledges with `working` only if the skill has said nothing by then: a quick skill answers in one reply (and
+   * can answer with a message instead of a task), a slow one is acknowledged promptly. Until the task finishes, its
+   * last reply is published again whenever it has been quiet for a while.
+   */
+  private watch(run: TaskRun): void {
     run.ack = setTimeout(() => {
       if (run.replies.seq === 0 && !run.finished) void run.replies.reply({ type: 'task_status', state: 'working' });
     }, this.ackAfterMs);
     run.ack.unref();
     keepAlive(run.replies.keptAlive, this.heartbeatMs);
-    void this.execute(run, request, handler);
   }
 
-  private async execute(run: TaskRun, request: TaskRequest, handler: SkillHandler): Promise<void> {
-    const context = this.contextFor(run, request);
+  /** The skill's outcome, awaited: the task completes with it unless it ended meanwhile. */
+  private async settle(run: TaskRun, pending: unknown): Promise<void> {
     try {
-      const outcome = await handler(context);
+      const outcome = await pending;
       if (run.finished) return;
       const fields = outcome instanceof Completion ? outcome.fields : { result: outcome };
       this.finish(run, {
@@ -302,12 +323,17 @@ export class LogosAgent implements PeerAgentHost {
         ...(fields.asMessage ? { as_message: true } : {}),
       });
     } catch (error) {
-      if (run.finished) return;
-      const message = error instanceof Error ? error.message : String(error);
-      const rejected = error instanceof SkillRejected;
-      const wireError: WireError = { code: rejected ? 'rejected' : 'skill_failed', message };
-      this.finish(run, { type: 'task_result', state: rejected ? 'rejected' : 'failed', error: wireError, message });
+      this.failed(run, error);
     }
+  }
+
+  /** The skill threw (or its promise rejected): the task fails, or ends rejected when the skill declined it. */
+  private failed(run: TaskRun, error: unknown): void {
+    if (run.finished) return;
+    const message = error instanceof Error ? error.message : String(error);
+    const rejected = error instanceof SkillRejected;
+    const wireError: WireError = { code: rejected ? 'rejected' : 'skill_failed', message };
+    this.finish(run, { type: 'task_result', state: rejected ? 'rejected' : 'failed', error: wireError, message });
   }
 
   private contextFor(run: TaskRun, request: TaskRequest): SkillContext {
@@ -378,4 +404,12 @@ export class LogosAgent implements PeerAgentHost {
       })
       .catch((error: unknown) => console.error(`agent ${this.card.id}: publishing on task ${taskId} failed`, error));
   }
+}
+
+/** What `await` waits for: an object or function with a `then` method. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    ((typeof value === 'object' && value !== null) || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -6,14 +6,14 @@
  * skill sees the message. Requests that fit go as before, so an agent that reads `message` alone still gets them.
  */
 import { isPlainObject } from '../json-object.ts';
+import { encodeOwn } from './envelope.ts';
 
 interface CarriesMessage {
+  type: 'task_request' | 'task_input';
   params: Record<string, unknown>;
   message?: Record<string, unknown> | undefined;
   text_in_params?: true | undefined;
 }
-
-const encoder = new TextEncoder();
 
 const textParts = (message: Record<string, unknown>): Record<string, unknown>[] =>
   (Array.isArray(message.parts) ? message.parts : []).filter(
@@ -44,13 +44,14 @@ interface Encoded<T> {
   bytes: Uint8Array;
 }
 
-function encoded<T>(envelope: T): Encoded<T> {
+function encoded<T extends CarriesMessage>(envelope: T): Encoded<T> {
   const json = JSON.stringify(envelope);
-  return { envelope, json, bytes: encoder.encode(json) };
+  return { envelope, json, bytes: encodeOwn(envelope, json) };
 }
 
 /** The envelope with its message whole again: the text parts' texts taken back from `params.text`. */
 export function withMessageText<T extends CarriesMessage>(envelope: T): T {
+  if (!('text_in_params' in envelope)) return envelope; // sent whole, as nearly every request is
   const { text_in_params: textInParams, ...rest } = envelope;
   const message = envelope.message;
   if (!textInParams || !message || typeof envelope.params.text !== 'string') return rest as unknown as T;

@@ -127,6 +127,55 @@ describe('agent runtime', () => {
   });
 });
 
+describe('a skill that answers at once', () => {
+  it('gets one reply, its result or its failure, with no acknowledgement before it', async () => {
+    const quick = new LogosAgent({
+      transport: network.node('agent:quick'),
+      announce: false,
+      ackAfterMs: 0,
+      card: {
+        id: 'quick',
+        name: 'Quick',
+        description: 'answers at once',
+        version: '1',
+        skills: [
+          { id: 'echo', name: 'Echo', description: '' },
+          { id: 'throw', name: 'Throw', description: '' },
+        ],
+        agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:quick' }],
+      },
+      skills: {
+        echo: (ctx) => ctx.text,
+        throw: () => {
+          throw new Error('no');
+        },
+      },
+    });
+    await quick.start();
+    try {
+      for (const [taskId, skill] of [
+        ['q1', 'echo'],
+        ['q2', 'throw'],
+      ] as const) {
+        listen(taskId);
+        await send(
+          gateway,
+          { type: 'task_request', task_id: taskId, context_id: 'c', skill, params: { text: 'hi' } },
+          'agent:quick',
+        );
+      }
+      await eventually(() => (replies.length === 2 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(replies).toEqual([
+        expect.objectContaining({ task_id: 'q1', seq: 1, type: 'task_result', state: 'completed', result: 'hi' }),
+        expect.objectContaining({ task_id: 'q2', seq: 1, type: 'task_result', state: 'failed', message: 'no' }),
+      ]);
+    } finally {
+      await quick.stop();
+    }
+  });
+});
+
 describe('keeping a running task alive', () => {
   it('publishes the last reply again after each quiet heartbeat interval while the skill runs, and not after', async () => {
     const ticking = waitingAgent('slow', { heartbeatMs: 100 });

@@ -4,8 +4,10 @@ import {
   decodeAgentEnvelope,
   decodeGatewayEnvelope,
   encodeEnvelope,
+  encodeOwn,
   taskStatusTopic,
 } from '../../src/logos/envelope.ts';
+import { copyPayload } from '../../src/logos/vouched-bytes.ts';
 
 const status = { v: 1, id: 'e1', task_id: 't1', seq: 1, type: 'task_status', state: 'working' } as const;
 
@@ -53,6 +55,74 @@ describe('binding envelopes', () => {
 
   it('derive the status topic as a valid autosharding content topic', () => {
     expect(taskStatusTopic('abc-123')).toMatch(/^\/[^/]+\/\d+\/[^/]+\/[^/]+$/);
+  });
+});
+
+describe('envelopes this process encoded (encodeOwn)', () => {
+  const request = {
+    v: 1,
+    id: 'r',
+    task_id: 't',
+    traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    from: 'gw',
+    to: 'agent',
+    status_key: newStatusKey(),
+    type: 'task_request',
+    context_id: 'c',
+    skill: 's',
+    params: { text: 'hi', nested: { deep: [1, 'two'] } },
+    lez_price: '0',
+    message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+  } as const;
+  const result = {
+    v: 1,
+    id: 'e',
+    task_id: 't',
+    seq: 2,
+    type: 'task_result',
+    state: 'completed',
+    result: 'hi',
+  } as const;
+  // The schema's answer for the same bytes: a copy made here is not vouched for.
+  const bySchema = (bytes: Uint8Array) => new Uint8Array(bytes);
+
+  it('decode as the schema would, into a fresh object, and keep that through a transport copy', () => {
+    for (const [envelope, decode] of [
+      [request, decodeGatewayEnvelope],
+      [result, decodeAgentEnvelope],
+      [{ ...status, message: 'working on it' }, decodeAgentEnvelope],
+    ] as const) {
+      const bytes = copyPayload(encodeOwn(envelope as { type: string }));
+      const decoded = decode(bytes);
+      expect(decoded).toEqual(decode(bySchema(bytes)));
+      expect(decoded).toEqual({ ok: true, envelope });
+      expect(decode(bytes)).not.toBe(decoded);
+      expect((decode(bytes) as { envelope: unknown }).envelope).not.toBe((decoded as { envelope: unknown }).envelope);
+    }
+  });
+
+  it('are still refused by the other direction, and over the size limit', () => {
+    expect(decodeGatewayEnvelope(encodeOwn(result))).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(decodeAgentEnvelope(encodeOwn(request))).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(decodeGatewayEnvelope(encodeOwn(request), 10)).toMatchObject({ ok: false, reason: 'too-large' });
+  });
+
+  it('go through the schema when it would change them: a default to fill, a field to strip, nested objects', () => {
+    const { lez_price: _price, ...unpriced } = request;
+    const cases = [
+      [unpriced, decodeGatewayEnvelope],
+      [{ ...request, extra: 1 }, decodeGatewayEnvelope],
+      [{ ...request, params: JSON.parse('{"__proto__": {"a": 1}, "text": "hi"}') }, decodeGatewayEnvelope],
+      [{ ...result, artifacts: [{ artifact_id: 'a', parts: [{ text: 'x', extra: 1 }] }] }, decodeAgentEnvelope],
+      [{ ...result, message: { parts: [{ text: 'x', extra: 1 }] } }, decodeAgentEnvelope],
+      [{ ...result, error: { code: 'c', message: 'm', extra: 1 } }, decodeAgentEnvelope],
+    ] as const;
+    for (const [envelope, decode] of cases) {
+      const bytes = encodeOwn(envelope);
+      const decoded = decode(bytes);
+      expect(decoded).toEqual(decode(bySchema(bytes)));
+      expect(decoded).not.toEqual({ ok: true, envelope: JSON.parse(JSON.stringify(envelope)) });
+    }
   });
 });
 

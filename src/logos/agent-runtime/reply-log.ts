@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import {
   BINDING_VERSION,
   encodeEnvelope,
+  encodeOwn,
   taskStatusTopic,
   type AgentEnvelope,
   type DistributiveOmit,
@@ -15,6 +16,9 @@ import { OldestFirst } from '../oldest-first.ts';
 import { planResultChunks } from '../result-chunks.ts';
 import { statusKeyBytes } from '../status-key.ts';
 import type { LogosTransport } from '../transport.ts';
+
+/** An outbox with nothing in it, shared: a promise less for each task. */
+const IDLE: Promise<void> = Promise.resolve();
 
 /** What a reply says; the log adds the version, a fresh id, the task id and the next `seq`. */
 export type AgentReply = DistributiveOmit<AgentEnvelope, 'v' | 'id' | 'task_id' | 'seq'>;
@@ -34,7 +38,7 @@ export class ReplyLog {
   private readonly log: AgentEnvelope[] = [];
   private lastSeq = 0;
   /** Serialises publication so replies leave in seq order. */
-  private outbox: Promise<void> = Promise.resolve();
+  private outbox: Promise<void> = IDLE;
   /** While the skill runs, the last reply is published again after a quiet interval (keep-alive.ts). */
   readonly keptAlive = { lastSentAt: 0, beat: () => this.republishLast() };
 
@@ -55,14 +59,14 @@ export class ReplyLog {
   /** Publishes `reply` as the task's next, after the replies before it. */
   reply(reply: AgentReply): Promise<void> {
     const envelope = this.nextEnvelope(reply);
-    return this.post(envelope, encodeEnvelope(envelope));
+    return this.post(envelope, encodeOwn(envelope));
   }
 
   /** A completed result that does not fit in one message goes as artifact chunks, then the result without it. */
   sendResult(reply: AgentReply): Promise<void> {
     // Encoded once: the bytes that are measured are the bytes that are sent.
     const envelope = this.nextEnvelope(reply);
-    const payload = encodeEnvelope(envelope);
+    const payload = encodeOwn(envelope);
     if (
       reply.type !== 'task_result' ||
       reply.state !== 'completed' ||
@@ -82,12 +86,12 @@ export class ReplyLog {
 
   /** Publishes again every reply after `afterSeq`, in order. */
   replay(afterSeq: number): void {
-    for (const envelope of this.log) if (envelope.seq > afterSeq) void this.enqueue(encodeEnvelope(envelope));
+    for (const envelope of this.log) if (envelope.seq > afterSeq) void this.enqueue(encodeOwn(envelope));
   }
 
   private republishLast(): void {
     const last = this.log.at(-1);
-    if (last) void this.enqueue(encodeEnvelope(last));
+    if (last) void this.enqueue(encodeOwn(last));
   }
 
   /** The bytes one chunk's part may take: a message, less what an envelope around an empty chunk takes. */

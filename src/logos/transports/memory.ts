@@ -6,6 +6,7 @@
  * plain one names nobody.
  */
 import { DEFAULT_MAX_ENVELOPE_BYTES } from '../envelope.ts';
+import { copyPayload } from '../vouched-bytes.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
 
 interface Listener {
@@ -40,11 +41,11 @@ export class MemoryNetwork {
     const listeners = (table === 'direct' ? this.direct : this.topics).get(name);
     if (!listeners || listeners.size === 0) return;
     // Each receiver gets its own copy, so nobody can alter what another party received (or what the sender does
-    // with its bytes afterwards). A Buffer copy of a small payload is a view of Node's shared allocation pool rather
-    // than an ArrayBuffer of its own, which costs a fraction of one to make and to collect.
-    for (const { handler, key: listenerKey } of [...listeners]) {
+    // with its bytes afterwards); a copy of bytes this process vouched for keeps the mark (vouched-bytes.ts).
+    // No handler runs before the loop ends, so the set cannot change under it.
+    for (const { handler, key: listenerKey } of listeners) {
       if (listenerKey !== key) continue; // it would not decrypt
-      const copy = Buffer.from(payload);
+      const copy = copyPayload(payload);
       queueMicrotask(() => {
         try {
           handler(copy, { sender });
@@ -55,6 +56,9 @@ export class MemoryNetwork {
     }
   }
 }
+
+/** What `send` and `publish` answer once the payload is on its way: one settled promise for all, not one each. */
+const DELIVERED: Promise<void> = Promise.resolve();
 
 export class MemoryTransport implements LogosTransport {
   private running = false;
@@ -79,19 +83,23 @@ export class MemoryTransport implements LogosTransport {
     this.subscriptions.clear();
   }
 
-  async send(address: string, payload: Uint8Array): Promise<void> {
-    this.assertSendable(payload);
+  send(address: string, payload: Uint8Array): Promise<void> {
+    const refused = this.refusal(payload);
+    if (refused) return Promise.reject(refused);
     this.network.deliver('direct', address, payload, this.address);
+    return DELIVERED;
   }
 
   onDirect(handler: PayloadHandler): Unsubscribe {
     return this.track(this.network.listen('direct', this.address, handler));
   }
 
-  async publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
-    this.assertSendable(payload);
+  publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
+    const refused = this.refusal(payload);
+    if (refused) return Promise.reject(refused);
     const key = keyHex(options);
     this.network.deliver('topics', topic, payload, key ? this.address : undefined, key);
+    return DELIVERED;
   }
 
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
@@ -107,11 +115,12 @@ export class MemoryTransport implements LogosTransport {
   }
 
   /** As a real network would refuse it: a party tested in process must not get away with what Waku drops. */
-  private assertSendable(payload: Uint8Array): void {
-    if (!this.running) throw new Error(`memory transport ${this.address} is not started`);
+  private refusal(payload: Uint8Array): Error | undefined {
+    if (!this.running) return new Error(`memory transport ${this.address} is not started`);
     if (payload.length > this.maxPayloadBytes) {
-      throw new RangeError(`memory transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
+      return new RangeError(`memory transport: payload of ${payload.length} bytes exceeds ${this.maxPayloadBytes}`);
     }
+    return undefined;
   }
 }
 
