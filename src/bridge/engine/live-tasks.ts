@@ -62,10 +62,8 @@ export class LiveTasks {
   }
 
   /** Runs `change` after whatever else is changing the task; resolves or throws with it. */
-  async mutate(live: LiveTask, change: () => Promise<void>): Promise<void> {
-    const run = live.chain.then(change);
-    live.chain = run.catch(() => undefined);
-    await run;
+  mutate(live: LiveTask, change: () => Promise<void>): Promise<void> {
+    return live.queue(change);
   }
 
   /**
@@ -73,9 +71,7 @@ export class LiveTasks {
    * still run, and nothing is left unhandled.
    */
   enqueue(live: LiveTask, what: string, step: () => Promise<void>): void {
-    this.mutate(live, step).catch((error: unknown) =>
-      this.#options.log(`task ${live.task.id}: ${what}: ${String(error)}`),
-    );
+    void live.queue(step, (error) => this.#options.log(`task ${live.task.id}: ${what}: ${String(error)}`));
   }
 
   /**

@@ -28,15 +28,18 @@ export class ReplySequencer {
     return envelope.seq <= live.lastSeq || live.pending?.has(envelope.seq) === true;
   }
 
-  /** A new reply: applied with every held one it lets through, or held until the gap before it fills or expires. */
-  async offer(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
+  /**
+   * A new reply: applied with every held one it lets through, or held until the gap before it fills or expires.
+   * Answers with the drain's own promise: one per reply is enough.
+   */
+  offer(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
     live.holdReply(envelope.seq, envelope);
-    await this.drain(live);
+    return this.drain(live);
   }
 
   /** A reply that must apply whatever its seq: it is taken as the next one. */
-  async offerAsNext(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
-    await this.offer(live, { ...envelope, seq: live.lastSeq + 1 });
+  offerAsNext(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
+    return this.offer(live, { ...envelope, seq: live.lastSeq + 1 });
   }
 
   /** Applies held replies while they continue the sequence; a gap left starts the wait for it. */

@@ -157,7 +157,8 @@ export class TaskCreation {
     const recorded = this.#options.store.insert(record).then(() => {
       if (this.#options.tasks.holds(live)) this.#options.replicas?.leases(taskId);
     });
-    await input.onCreated?.(snapshot);
+    // Awaited only when there is one: awaiting nothing still costs a promise and a turn.
+    if (input.onCreated) await input.onCreated(snapshot);
     this.#options.attach(live);
     try {
       await this.#options.sender.sendEncoded(live, requestBytes);
