@@ -3,7 +3,7 @@
  * agent's (counted by reason), and applying the rest in order (reply-sequencer.ts), each change saved before it is
  * told. What a reply does to the task is apply-reply.ts's.
  */
-import { TaskState } from '@a2a-js/sdk';
+import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { wireBindingOf, WIRE_BINDINGS } from '../../logos/bindings/binding-of.ts';
 import type { WireBinding } from '../../logos/bindings/wire-binding.ts';
 import type { AgentEnvelope } from '../../logos/envelope.ts';
@@ -169,20 +169,31 @@ export class AgentReplies {
     }
   }
 
-  /** The next reply in sequence: the task changes, is saved, and then its listeners hear of it. */
-  private async apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
-    const { tasks, resends } = this.#options;
+  /**
+   * The next reply in sequence: the task changes, is saved, and then its listeners hear of it. Steps on the store's
+   * promise rather than async frames: every reply comes through here (a throw still reaches the sequencer, whose
+   * drain awaits this).
+   */
+  private apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
     live.sentInput = undefined;
     const { task } = live;
     const events = applyReply(task, envelope);
     if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED)
-      await this.#options.settleRefund(live, envelope);
+      return this.#options.settleRefund(live, envelope).then(() => this.save(live, envelope, events));
+    return this.save(live, envelope, events);
+  }
+
+  /** Saves what a reply changed, then moves the task's silence timer on (or retires it), then tells its listeners. */
+  private save(live: LiveTask, envelope: AgentEnvelope, events: StreamResponse[]): Promise<void> {
+    const { tasks, resends } = this.#options;
+    const { task } = live;
     // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
     const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
-    const change = await tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) });
-    if (isTerminal(task.status?.state)) this.#options.retire(live);
-    else if (isInterrupted(task.status?.state)) resends.ignoreSilence(live);
-    else resends.watchSilence(live); // working again, perhaps after an interruption the agent ended itself
-    tasks.emit(live, change);
+    return tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) }).then((change) => {
+      if (isTerminal(task.status?.state)) this.#options.retire(live);
+      else if (isInterrupted(task.status?.state)) resends.ignoreSilence(live);
+      else resends.watchSilence(live); // working again, perhaps after an interruption the agent ended itself
+      tasks.emit(live, change);
+    });
   }
 }

@@ -153,10 +153,14 @@ export class TaskCreation {
       return snapshot;
     }
     // On a store shared by replicas, the insert leases the task to this replica; a task that ended before it was
-    // recorded has its lease ended by that same write.
-    const recorded = this.#options.store.insert(record).then(() => {
-      if (this.#options.tasks.holds(live)) this.#options.replicas?.leases(taskId);
-    });
+    // recorded has its lease ended by that same write. Without replicas there is nothing to note (nor a step to pay).
+    const inserted = this.#options.store.insert(record);
+    const replicas = this.#options.replicas;
+    const recorded = replicas
+      ? inserted.then(() => {
+          if (this.#options.tasks.holds(live)) replicas.leases(taskId);
+        })
+      : inserted;
     // Awaited only when there is one: awaiting nothing still costs a promise and a turn.
     if (input.onCreated) await input.onCreated(snapshot);
     this.#options.attach(live);
