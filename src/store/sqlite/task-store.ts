@@ -74,6 +74,7 @@ export class SqliteTaskStore implements TaskStore {
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(migrationSql('0001_tasks.sql'));
     this.db.exec(migrationSql('0004_priced_retries.sql'));
+    this.db.exec(migrationSql('0005_ascending_time_indexes.sql'));
     this.prepare = statementCache(this.db);
   }
 
