@@ -1,7 +1,6 @@
 /**
- * The silence timers of every live task, on one timer (and, the same way, the first resend of every new task's
- * request: retransmission.ts). A timer per task, with its callback and the scope that runs it, cost some 550 bytes
- * per open stream (bench/streams.ts, heap snapshots); here a task costs an entry in a map.
+ * The silence timers of every live task, on one timer. A timer per task, with its callback and the scope that runs
+ * it, cost some 550 bytes per open stream (bench/streams.ts, heap snapshots); here a task costs an entry in a map.
  * Every timer runs for the same time, so they fall due in the order they were last armed: the map, in insertion
  * order, is the queue, and arming a task again moves it to the end.
  */

@@ -37,16 +37,10 @@ export class Retransmission {
   readonly #options: RetransmissionOptions;
   /** Fails a task whose agent stays silent for agentTimeoutMs (see `silent`). */
   readonly #silence: SilenceTimers<LiveTask>;
-  /**
-   * The first resend of every new task's request, on one timer (see `resendUntilAnswered`): nearly every task is
-   * answered before it, and a timer of its own per task, with its async resource, cost each request that much.
-   */
-  readonly #firstResends: SilenceTimers<LiveTask>;
 
   constructor(options: RetransmissionOptions) {
     this.#options = options;
     this.#silence = new SilenceTimers(options.agentTimeoutMs, (live) => this.silent(live));
-    this.#firstResends = new SilenceTimers(FIRST_RESEND_MS, (live) => this.resendUnanswered(live));
   }
 
   /**
@@ -86,19 +80,13 @@ export class Retransmission {
    * it failed.
    */
   resendUntilAnswered(live: LiveTask): void {
-    if (live.wireBinding.replaysRepeatedRequest) this.#firstResends.arm(live);
-  }
-
-  /** FIRST_RESEND_MS after the request went out: sent again if still unanswered, and then the later resends. */
-  private resendUnanswered(live: LiveTask): void {
-    const unanswered = () => live.lastSeq === 0 && !live.cancelSent;
-    if (!this.#options.tasks.holds(live) || isTerminal(live.task.status?.state) || !unanswered()) return;
-    // In the task's own log fields and trace, as the silence timeout: the one timer runs outside any caller.
-    withLogContext({ agentId: live.agentId, taskId: live.task.id }, () =>
-      inTraceOf(live.request, () => {
-        this.askAgain(live);
-        this.repeatWhileLive(live, FIRST_RESEND_MS, REQUEST_RESENDS, () => this.askAgain(live), unanswered, 1);
-      }),
+    if (!live.wireBinding.replaysRepeatedRequest) return;
+    this.repeatWhileLive(
+      live,
+      FIRST_RESEND_MS,
+      REQUEST_RESENDS,
+      () => this.askAgain(live),
+      () => live.lastSeq === 0 && !live.cancelSent,
     );
   }
 
