@@ -13,7 +13,6 @@ CREATE TABLE IF NOT EXISTS tasks (
   retry_key   TEXT,
   owner       TEXT
 ) STRICT;
-CREATE INDEX IF NOT EXISTS tasks_by_agent_time ON tasks (agent_id, status_ts DESC, id DESC);
+-- The listings' indexes (by agent, by owner, in status time) are 0005_ascending_time_indexes.sql's.
 CREATE INDEX IF NOT EXISTS tasks_by_retry_key ON tasks (retry_key) WHERE retry_key IS NOT NULL;
-CREATE INDEX IF NOT EXISTS tasks_by_owner_time ON tasks (agent_id, owner, status_ts DESC, id DESC) WHERE owner IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tasks_active ON tasks (state) WHERE state NOT IN (3, 4, 5, 7);

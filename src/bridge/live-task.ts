@@ -50,7 +50,7 @@ export class LiveTask {
   readonly listeners = new ChangeListeners();
   /** Replies that came ahead of one still missing, by seq; undefined while there are none. */
   pending?: Map<number, AgentEnvelope>;
-  /** The last of what changes this task, until it settles (see `chain`). */
+  /** The last of what changes this task, until it settles (see `queue`). */
   private tail: Promise<void> | undefined;
   unsubscribe?: Unsubscribe;
   /** The silence timer that runs is the paid task's last chance: the agent was asked once more already. */
@@ -80,20 +80,28 @@ export class LiveTask {
   wireBinding: WireBinding = wireBindingOf('binding');
 
   /**
-   * Serialises everything that changes this task: each change is chained after the one before. A task idle between
-   * replies (an open stream's, most of its life) keeps no promise of its own: a settled one is 150 bytes on Node 22,
-   * where the async hooks of AsyncLocalStorage add two fields to every promise (bench/streams.ts, heap snapshots).
+   * Serialises everything that changes this task: `change` runs after the change before it, and the answer settles
+   * with it. `failed`, if given, hears its failure, which is then handled (nobody else need wait for the answer). A
+   * task idle between replies (an open stream's, most of its life) keeps no promise of its own: a settled one is 150
+   * bytes on Node 22, where the async hooks of AsyncLocalStorage add two fields to every promise (bench/streams.ts,
+   * heap snapshots). Two promises a change: each also costs such a hook, and the reply path queues one per reply.
    */
-  get chain(): Promise<void> {
-    return this.tail ?? SETTLED;
+  queue(change: () => Promise<void>, failed?: (error: unknown) => void): Promise<void> {
+    const run = (this.tail ?? SETTLED).then(change);
+    // Settles after `run` whatever it came to, and never rejects: what the next change waits for.
+    const tail: Promise<void> = run.then(
+      () => this.release(tail),
+      (error: unknown) => {
+        this.release(tail);
+        failed?.(error);
+      },
+    );
+    this.tail = tail;
+    return run;
   }
 
-  set chain(next: Promise<void>) {
-    this.tail = next;
-    const settled = () => {
-      if (this.tail === next) this.tail = undefined;
-    };
-    next.then(settled, settled);
+  private release(tail: Promise<void>): void {
+    if (this.tail === tail) this.tail = undefined;
   }
 
   /** Holds a reply until the ones before it have come. */

@@ -112,7 +112,7 @@ export function toParts(parts: WirePart[]): Part[] {
 
 /** An agent's status message (text or parts) as an A2A agent Message of the task. */
 export function toAgentMessage(message: WireMessage, taskId: string, contextId: string): Message {
-  const parts = typeof message === 'string' ? [Part.fromJSON({ text: message })] : toParts(message.parts);
+  const parts = typeof message === 'string' ? [textPart(message)] : toParts(message.parts);
   return {
     messageId: randomUUID(),
     contextId,
@@ -138,8 +138,13 @@ export function toArtifact(artifact: WireArtifact): Artifact {
 
 /** A skill's return value as the task's `result` artifact: text for a string, data for anything else. */
 export function resultArtifact(result: unknown): Artifact {
-  const part = typeof result === 'string' ? Part.fromJSON({ text: result }) : Part.fromJSON({ data: result });
+  const part = typeof result === 'string' ? textPart(result) : Part.fromJSON({ data: result });
   return { artifactId: 'result', name: 'result', description: '', parts: [part], metadata: undefined, extensions: [] };
+}
+
+/** A text part, as `Part.fromJSON({ text })` makes it without its generic walk of the JSON (one per reply). */
+function textPart(text: string): Part {
+  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' };
 }
 
 export function statusOf(state: TaskState, message?: Message): TaskStatus {
@@ -148,15 +153,25 @@ export function statusOf(state: TaskState, message?: Message): TaskStatus {
 
 /**
  * The time as ISO 8601, made once per millisecond: under load many tasks change status within the same one (a
- * batch of replies applied in one turn), and formatting a date costs more than the rest of a status.
+ * batch of replies applied in one turn), and formatting a date costs more than the rest of a status. Only the
+ * milliseconds change within a second: the rest is formatted once a second.
  */
 let stampedMs = Number.NaN;
 let stamp = '';
+let stampedSecond = Number.NaN;
+/** "YYYY-MM-DDTHH:MM:SS." of `stampedSecond`. */
+let secondPrefix = '';
 function isoNow(): string {
   const now = Date.now();
   if (now !== stampedMs) {
     stampedMs = now;
-    stamp = new Date(now).toISOString();
+    const ms = now % 1000;
+    const second = now - ms;
+    if (second !== stampedSecond) {
+      stampedSecond = second;
+      secondPrefix = new Date(second).toISOString().slice(0, 20);
+    }
+    stamp = `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   }
   return stamp;
 }

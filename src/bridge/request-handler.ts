@@ -363,8 +363,12 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     return message;
   }
 
-  /** A new task, or a follow-up to one waiting for input. */
-  private async submit(
+  /**
+   * A new task, or a follow-up to one waiting for input. Not async: a new task is the engine's promise as it is (an
+   * async frame returning it would add a promise and a thenable job to every send); its callers, async themselves,
+   * take a throw here as they take a rejection.
+   */
+  private submit(
     message: Message,
     context: ServerCallContext,
     extras: {
@@ -380,8 +384,8 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     const caller = callerOf(context);
     const clientPays = this.clientPays(context);
     const { listener, pushConfig } = extras;
-    const push = pushConfig ? this.pushConfigs.service() : undefined;
     if (!message.taskId) {
+      const push = pushConfig ? this.pushConfigs.service() : undefined;
       const call = toSkillCall(message, this.agent.card);
       return this.engine.createTask({
         ...(clientPays ? { clientPays } : {}),
@@ -406,14 +410,25 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
         ...(extras.returnOnceRecorded ? { returnOnceRecorded: true } : {}),
       });
     }
+    return this.followUp(message, message.taskId, context, listener, pushConfig);
+  }
+
+  /** A caller's message on an existing task, with the webhook it asks for (already checked by checkSend), if any. */
+  private async followUp(
+    message: Message,
+    taskId: string,
+    context: ServerCallContext,
+    listener: ((change: TaskChange) => void) | undefined,
+    pushConfig: TaskPushNotificationConfig | undefined,
+  ): Promise<Task> {
+    const push = pushConfig ? this.pushConfigs.service() : undefined;
     // Ownership is this handler's to check; what the task makes of the message, the engine decides.
-    if (!(await this.visibleTask(message.taskId, context)))
-      throw new TaskNotFoundError(`Task ${message.taskId} was not found.`);
-    return this.engine.followUp(this.agent.id, message.taskId, message, {
+    if (!(await this.visibleTask(taskId, context))) throw new TaskNotFoundError(`Task ${taskId} was not found.`);
+    return this.engine.followUp(this.agent.id, taskId, message, {
       params: () => toSkillCall(message, this.agent.card).params,
       ...(listener ? { listener } : {}),
       ...(push && pushConfig
-        ? { attach: () => push.createConfig(this.pushConfigs.input(pushConfig, message.taskId, context)) }
+        ? { attach: () => push.createConfig(this.pushConfigs.input(pushConfig, taskId, context)) }
         : {}),
     });
   }

@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 
-export function migrationSql(file: '0001_tasks.sql' | '0002_payments.sql' | '0004_priced_retries.sql'): string {
+export function migrationSql(
+  file: '0001_tasks.sql' | '0002_payments.sql' | '0004_priced_retries.sql' | '0005_ascending_time_indexes.sql',
+): string {
   return readFileSync(new URL(`../../migrations/${file}`, import.meta.url), 'utf8');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Message, TaskState } from '@a2a-js/sdk';
+import { Message, Part, TaskState } from '@a2a-js/sdk';
 import { paramsFromParts, resultArtifact, toSkillCall, toTaskState } from '../../src/bridge/mapping.ts';
 import { LogosAgentCard } from '../../src/logos/card.ts';
 
@@ -75,6 +75,8 @@ describe('results and states', () => {
     expect(resultArtifact('hi').parts[0]!.content).toEqual({ $case: 'text', value: 'hi' });
     expect(resultArtifact({ n: 1 }).parts[0]!.content).toEqual({ $case: 'data', value: { n: 1 } });
     expect(resultArtifact('x').artifactId).toBe('result');
+    // Made without the SDK's JSON walk, the text part is still exactly the one it makes.
+    expect(resultArtifact('hi').parts[0]).toStrictEqual(Part.fromJSON({ text: 'hi' }));
   });
 
   it('binding states map onto TASK_STATE_*', () => {

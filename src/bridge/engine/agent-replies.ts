@@ -3,7 +3,7 @@
  * agent's (counted by reason), and applying the rest in order (reply-sequencer.ts), each change saved before it is
  * told. What a reply does to the task is apply-reply.ts's.
  */
-import { TaskState } from '@a2a-js/sdk';
+import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { wireBindingOf, WIRE_BINDINGS } from '../../logos/bindings/binding-of.ts';
 import type { WireBinding } from '../../logos/bindings/wire-binding.ts';
 import type { AgentEnvelope } from '../../logos/envelope.ts';
@@ -102,9 +102,13 @@ export class AgentReplies {
     );
   }
 
-  private async receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
+  /**
+   * Not async: a reply in sequence, the usual one, is the sequencer's promise as it is (an async frame and its await
+   * would add two promises, each with its async hook, to every reply).
+   */
+  private receive(live: LiveTask, payload: Uint8Array, sender: string | undefined): Promise<void> {
     const { tasks, resends } = this.#options;
-    if (!tasks.holds(live)) return; // finished meanwhile
+    if (!tasks.holds(live)) return Promise.resolve(); // finished meanwhile
     const decoded = live.wireBinding.decodeReply(
       payload,
       this.#options.maxEnvelopeBytes,
@@ -113,16 +117,16 @@ export class AgentReplies {
     );
     if (!decoded.ok) {
       this.dropped.undecodable++;
-      return;
+      return Promise.resolve();
     }
     const envelope = decoded.envelope;
     if (sender === undefined && !live.wireBinding.acceptsUnauthenticated(envelope)) {
       this.dropped.wrongSender++;
-      return;
+      return Promise.resolve();
     }
     if (envelope.task_id !== live.task.id) {
       this.dropped.wrongTask++;
-      return;
+      return Promise.resolve();
     }
     // Any well-formed reply, even a repeat, proves the agent is alive.
     if (!isInterrupted(live.task.status?.state)) resends.watchSilence(live);
@@ -134,49 +138,62 @@ export class AgentReplies {
       // a request no reply answered, resendUntilAnswered): only the request tells the agent of the money, and the
       // repeated cancel that follows (keepCancelling) then stops the run and has the payment refunded.
       resends.askAgain(live);
-      return;
+      return Promise.resolve();
     }
     if (lostTask && envelope.seq <= live.lastSeq) {
       // The agent lost the task (it restarted) and numbers its answer after the question, not after what it sent
       // before: it ends the task whatever its seq, or the task would wait on an agent that will never answer it.
-      await this.#sequencer.offerAsNext(live, envelope);
-      return;
+      return this.#sequencer.offerAsNext(live, envelope);
     }
-    if (this.#sequencer.isRepeat(live, envelope)) {
-      this.dropped.duplicate++;
-      // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
-      const stillWaiting =
-        envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required';
-      if (stillWaiting && live.sentInput) await this.#options.resend(live, live.sentInput);
-      else if (stillWaiting && live.task.status?.state === TaskState.TASK_STATE_WORKING) {
-        // The input was lost before a restart, and with it the envelope to resend: ask the caller again.
-        setStatus(
-          live.task,
-          TaskState.TASK_STATE_INPUT_REQUIRED,
-          envelope.message ?? 'The agent did not receive the input; please send it again.',
-        );
-        resends.ignoreSilence(live);
-        tasks.emit(live, await tasks.persist(live, { events: [statusEvent(live.task)] }));
-      }
-      return;
-    }
-    await this.#sequencer.offer(live, envelope);
+    if (this.#sequencer.isRepeat(live, envelope)) return this.repeated(live, envelope);
+    return this.#sequencer.offer(live, envelope);
   }
 
-  /** The next reply in sequence: the task changes, is saved, and then its listeners hear of it. */
-  private async apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
+  /** A reply had before: dropped, unless it shows that what we sent it was lost. */
+  private async repeated(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
     const { tasks, resends } = this.#options;
+    this.dropped.duplicate++;
+    // The agent still says it waits for input that we forwarded: the task_input was lost on the way.
+    const stillWaiting =
+      envelope.seq === live.lastSeq && envelope.type === 'task_status' && envelope.state === 'input-required';
+    if (stillWaiting && live.sentInput) await this.#options.resend(live, live.sentInput);
+    else if (stillWaiting && live.task.status?.state === TaskState.TASK_STATE_WORKING) {
+      // The input was lost before a restart, and with it the envelope to resend: ask the caller again.
+      setStatus(
+        live.task,
+        TaskState.TASK_STATE_INPUT_REQUIRED,
+        envelope.message ?? 'The agent did not receive the input; please send it again.',
+      );
+      resends.ignoreSilence(live);
+      tasks.emit(live, await tasks.persist(live, { events: [statusEvent(live.task)] }));
+    }
+  }
+
+  /**
+   * The next reply in sequence: the task changes, is saved, and then its listeners hear of it. Steps on the store's
+   * promise rather than async frames: every reply comes through here (a throw still reaches the sequencer, whose
+   * drain awaits this).
+   */
+  private apply(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
     live.sentInput = undefined;
     const { task } = live;
     const events = applyReply(task, envelope);
     if (isTerminal(task.status?.state) && task.status?.state !== TaskState.TASK_STATE_COMPLETED)
-      await this.#options.settleRefund(live, envelope);
+      return this.#options.settleRefund(live, envelope).then(() => this.save(live, envelope, events));
+    return this.save(live, envelope, events);
+  }
+
+  /** Saves what a reply changed, then moves the task's silence timer on (or retires it), then tells its listeners. */
+  private save(live: LiveTask, envelope: AgentEnvelope, events: StreamResponse[]): Promise<void> {
+    const { tasks, resends } = this.#options;
+    const { task } = live;
     // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
     const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
-    const change = await tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) });
-    if (isTerminal(task.status?.state)) this.#options.retire(live);
-    else if (isInterrupted(task.status?.state)) resends.ignoreSilence(live);
-    else resends.watchSilence(live); // working again, perhaps after an interruption the agent ended itself
-    tasks.emit(live, change);
+    return tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) }).then((change) => {
+      if (isTerminal(task.status?.state)) this.#options.retire(live);
+      else if (isInterrupted(task.status?.state)) resends.ignoreSilence(live);
+      else resends.watchSilence(live); // working again, perhaps after an interruption the agent ended itself
+      tasks.emit(live, change);
+    });
   }
 }

@@ -53,15 +53,20 @@ export class AgentSender {
 
   /**
    * An envelope encoded already (its size checked, or sent before), through the agent's wire binding: 1:1 on the
-   * gateway's transport, or published on its network's node.
+   * gateway's transport, or published on its network's node. Not async: the span's promise is the answer as it is
+   * (an async frame around it would add two promises to every send); a throw still comes as a rejection.
    */
-  async sendEncoded(live: LiveTask, payload: Uint8Array): Promise<void> {
-    const sent = live.wireBinding.outgoing(payload, live.request);
-    if (sent === undefined) return;
-    const peer = live.wireBinding.peer;
-    return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
-      peer ? peer.node.publish(peer.requestTopic(live.request), sent) : this.#transport.send(live.agentAddress, sent),
-    );
+  sendEncoded(live: LiveTask, payload: Uint8Array): Promise<void> {
+    try {
+      const sent = live.wireBinding.outgoing(payload, live.request);
+      if (sent === undefined) return Promise.resolve();
+      const peer = live.wireBinding.peer;
+      return inSpan('logos send', { kind: SpanKind.PRODUCER, parent: contextFrom(live.request) }, () =>
+        peer ? peer.node.publish(peer.requestTopic(live.request), sent) : this.#transport.send(live.agentAddress, sent),
+      );
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   /** A message that would not fit one envelope is refused before anything is recorded or sent. */

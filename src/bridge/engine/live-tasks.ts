@@ -62,10 +62,8 @@ export class LiveTasks {
   }
 
   /** Runs `change` after whatever else is changing the task; resolves or throws with it. */
-  async mutate(live: LiveTask, change: () => Promise<void>): Promise<void> {
-    const run = live.chain.then(change);
-    live.chain = run.catch(() => undefined);
-    await run;
+  mutate(live: LiveTask, change: () => Promise<void>): Promise<void> {
+    return live.queue(change);
   }
 
   /**
@@ -73,9 +71,7 @@ export class LiveTasks {
    * still run, and nothing is left unhandled.
    */
   enqueue(live: LiveTask, what: string, step: () => Promise<void>): void {
-    this.mutate(live, step).catch((error: unknown) =>
-      this.#options.log(`task ${live.task.id}: ${what}: ${String(error)}`),
-    );
+    void live.queue(step, (error) => this.#options.log(`task ${live.task.id}: ${what}: ${String(error)}`));
   }
 
   /**
@@ -83,19 +79,26 @@ export class LiveTasks {
    * the shared feed in the same transaction, so that a caller who hears it and then calls another replica finds it
    * there, and no state is ever committed that followers elsewhere miss. Returns the change, with the task as saved.
    */
-  async persist(live: LiveTask, change?: Omit<TaskChange, 'task'>): Promise<TaskChange> {
-    const snapshot = snapshotTask(live.task);
-    const saved: TaskChange = { events: [], ...change, task: snapshot };
-    const feed = change && this.#options.sharesChanges ? encodeChange(saved) : undefined;
+  persist(live: LiveTask, change?: Omit<TaskChange, 'task'>): Promise<TaskChange> {
+    // One step on the store's promise rather than an async frame and its await: every reply is saved here.
     try {
-      await this.#options.store.update(live.task.id, snapshot, live.lastSeq, feed);
+      const snapshot = snapshotTask(live.task);
+      const saved: TaskChange = { events: [], ...change, task: snapshot };
+      const feed = change && this.#options.sharesChanges ? encodeChange(saved) : undefined;
+      return this.#options.store.update(live.task.id, snapshot, live.lastSeq, feed).then(
+        () => {
+          live.committed = snapshot;
+          return saved;
+        },
+        (error: unknown) => {
+          // This replica stalled past its lease, and the task was taken over: what it was doing stops here.
+          if (error instanceof LeaseLostError) this.#options.leaseLost(live);
+          throw error;
+        },
+      );
     } catch (error) {
-      // This replica stalled past its lease, and the task was taken over: what it was doing stops here.
-      if (error instanceof LeaseLostError) this.#options.leaseLost(live);
-      throw error;
+      return Promise.reject(error as Error);
     }
-    live.committed = snapshot;
-    return saved;
   }
 
   /** Tells this replica's listeners of a change `persist` saved; one that throws does not keep it from the others. */

@@ -28,19 +28,40 @@ export class ReplySequencer {
     return envelope.seq <= live.lastSeq || live.pending?.has(envelope.seq) === true;
   }
 
-  /** A new reply: applied with every held one it lets through, or held until the gap before it fills or expires. */
-  async offer(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
+  /**
+   * A new reply: applied with every held one it lets through, or held until the gap before it fills or expires.
+   * Answers with the drain's own promise: one per reply is enough.
+   */
+  offer(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
     live.holdReply(envelope.seq, envelope);
-    await this.drain(live);
+    return this.drain(live);
   }
 
   /** A reply that must apply whatever its seq: it is taken as the next one. */
-  async offerAsNext(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
-    await this.offer(live, { ...envelope, seq: live.lastSeq + 1 });
+  offerAsNext(live: LiveTask, envelope: AgentEnvelope): Promise<void> {
+    return this.offer(live, { ...envelope, seq: live.lastSeq + 1 });
   }
 
-  /** Applies held replies while they continue the sequence; a gap left starts the wait for it. */
-  private async drain(live: LiveTask): Promise<void> {
+  /**
+   * Applies held replies while they continue the sequence; a gap left starts the wait for it. The usual case, the
+   * one reply held and no wait running, is its application's promise as it is: nothing can be held meanwhile (every
+   * offer runs on the task's chain), so nothing is left to drain or to wait for after it.
+   */
+  private drain(live: LiveTask): Promise<void> {
+    const next = live.pending?.get(live.lastSeq + 1);
+    if (!next || live.pending?.size !== 1 || live.gapTimer || !this.#options.tasks.holds(live))
+      return this.drainAll(live);
+    try {
+      live.dropReply(next.seq);
+      live.lastSeq = next.seq;
+      return this.#options.apply(live, next);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** Every held reply that continues the sequence, in turn; then the wait for a gap left, if any. */
+  private async drainAll(live: LiveTask): Promise<void> {
     const { tasks } = this.#options;
     let next = live.pending?.get(live.lastSeq + 1);
     while (next && tasks.holds(live)) {
@@ -68,6 +89,6 @@ export class ReplySequencer {
     const lowest = Math.min(...live.pending.keys());
     this.#options.log(`task ${live.task.id}: replies ${live.lastSeq + 1}..${lowest - 1} never arrived; skipping them`);
     live.lastSeq = lowest - 1;
-    await this.drain(live);
+    await this.drainAll(live);
   }
 }

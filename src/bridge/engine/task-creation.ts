@@ -13,7 +13,6 @@ import type { StoredTask, TaskStore } from '../../store/task-store.ts';
 import { LiveTask } from '../live-task.ts';
 import { statusOf, userMessageJson, type SkillCall } from '../mapping.ts';
 import type { ChangeListener } from '../task-change.ts';
-import { snapshotTask } from '../task-events.ts';
 import type { LogosMetadata, TaskReceipt } from '../task-metadata.ts';
 import type { AgentSender } from './agent-sender.ts';
 import type { PaidSteps } from './paid-steps.ts';
@@ -122,8 +121,9 @@ export class TaskCreation {
     if (input.listener) live.listeners.add(input.listener);
     // The record is queued before the request leaves and committed before anyone hears of the task: the caller
     // awaits it here, and every change the agent's replies make is emitted only after its own commit. A task that
-    // finishes within one store batch is thus written once.
-    const snapshot = snapshotTask(task);
+    // finishes within one store batch is thus written once. What is recorded is the snapshot the live task counts
+    // as committed (one copy, not two).
+    const snapshot = live.committed;
     const record: StoredTask = {
       agentId: input.agentId,
       task: snapshot,
@@ -153,11 +153,16 @@ export class TaskCreation {
       return snapshot;
     }
     // On a store shared by replicas, the insert leases the task to this replica; a task that ended before it was
-    // recorded has its lease ended by that same write.
-    const recorded = this.#options.store.insert(record).then(() => {
-      if (this.#options.tasks.holds(live)) this.#options.replicas?.leases(taskId);
-    });
-    await input.onCreated?.(snapshot);
+    // recorded has its lease ended by that same write. Without replicas there is nothing to note (nor a step to pay).
+    const inserted = this.#options.store.insert(record);
+    const replicas = this.#options.replicas;
+    const recorded = replicas
+      ? inserted.then(() => {
+          if (this.#options.tasks.holds(live)) replicas.leases(taskId);
+        })
+      : inserted;
+    // Awaited only when there is one: awaiting nothing still costs a promise and a turn.
+    if (input.onCreated) await input.onCreated(snapshot);
     this.#options.attach(live);
     try {
       await this.#options.sender.sendEncoded(live, requestBytes);

@@ -32,16 +32,34 @@ import {
 } from '../task-rows.ts';
 import { migrationSql } from '../migration-sql.ts';
 
+/** A row's promise, settled when its batch commits (or its write fails). */
+interface Settling {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function committed(): Settling {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+
 const UPDATE_TASK_SQL = 'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?';
 
 /**
  * The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. The
  * task is serialized when the batch commits, once per row however many changes it coalesced (callers hand the store
- * tasks they no longer change: see TaskStore).
+ * tasks they no longer change: see TaskStore). Every write the row coalesced is answered by the row's one promise:
+ * they commit, or fail, together (a task created and finished in one turn costs one promise, not two).
  */
 type PendingWrite = (
   { kind: 'insert'; record: StoredTask } | { kind: 'update'; taskId: string; task: Task; lastSeq: number }
-) & { waiters: { resolve: () => void; reject: (error: unknown) => void }[] };
+) & { done: Settling };
 
 export class SqliteTaskStore implements TaskStore {
   private readonly db: DatabaseSync;
@@ -56,11 +74,12 @@ export class SqliteTaskStore implements TaskStore {
     this.db.exec('PRAGMA wal_autocheckpoint = 4000;');
     this.db.exec(migrationSql('0001_tasks.sql'));
     this.db.exec(migrationSql('0004_priced_retries.sql'));
+    this.db.exec(migrationSql('0005_ascending_time_indexes.sql'));
     this.prepare = statementCache(this.db);
   }
 
   insert(record: StoredTask): Promise<void> {
-    return this.enqueue(record.task.id, (pending) => pending ?? { kind: 'insert', record, waiters: [] });
+    return this.enqueue(record.task.id, (pending) => pending ?? { kind: 'insert', record, done: committed() });
   }
 
   /**
@@ -87,7 +106,7 @@ export class SqliteTaskStore implements TaskStore {
         pending.record = { ...pending.record, task, link: { ...link, lastSeq } };
         return pending;
       }
-      return { kind: 'update', taskId, task, lastSeq, waiters: pending?.waiters ?? [] };
+      return { kind: 'update', taskId, task, lastSeq, done: pending?.done ?? committed() };
     });
   }
 
@@ -102,12 +121,10 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   private enqueue(taskId: string, merge: (pending: PendingWrite | undefined) => PendingWrite): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) setImmediate(() => this.commit());
-      const write = merge(this.pending.get(taskId));
-      write.waiters.push({ resolve, reject });
-      this.pending.set(taskId, write);
-    });
+    if (this.pending.size === 0) setImmediate(() => this.commit());
+    const write = merge(this.pending.get(taskId));
+    this.pending.set(taskId, write);
+    return write.done.promise;
   }
 
   private run(write: PendingWrite): void {
@@ -122,7 +139,7 @@ export class SqliteTaskStore implements TaskStore {
     const batch = [...this.pending.values()];
     this.pending = new Map();
     const settle = (write: PendingWrite, error?: unknown) =>
-      write.waiters.forEach((waiter) => (error === undefined ? waiter.resolve() : waiter.reject(error)));
+      error === undefined ? write.done.resolve() : write.done.reject(error);
     if (!this.db.isOpen) {
       for (const write of batch) settle(write, new Error('the task store is closed'));
       return;

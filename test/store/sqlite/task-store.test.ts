@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { migrationSql } from '../../../src/store/migration-sql.ts';
 import { SqliteTaskStore } from '../../../src/store/sqlite/task-store.ts';
-import { TERMINAL_STATES } from '../../../src/store/task-rows.ts';
+import { encodeCursor, TERMINAL_STATES, taskListSql } from '../../../src/store/task-rows.ts';
+import type { TaskQuery } from '../../../src/store/task-store.ts';
 
 const task = (id: string, state: string, timestamp: string, contextId = 'c') =>
   Task.fromJSON({
@@ -57,5 +62,82 @@ describe('the tasks table (migrations/0001_tasks.sql, for SQLite and D1)', () =>
     const ddl = migrationSql('0001_tasks.sql');
     const excluded = /tasks_active ON tasks \(state\) WHERE state NOT IN \(([\d, ]+)\)/.exec(ddl)?.[1];
     expect(excluded?.split(',').map(Number)).toEqual([...TERMINAL_STATES]);
+  });
+});
+
+describe('the listings’ indexes (migrations/0005_ascending_time_indexes.sql)', () => {
+  const cursor = encodeCursor('2026-01-01T00:00:00.000Z', 't');
+  const queries: TaskQuery[] = [
+    { pageSize: 50 },
+    { pageSize: 50, pageToken: cursor },
+    { pageSize: 50, statusAfter: '2026-01-01T00:00:00.000Z' },
+    { pageSize: 50, contextId: 'c', state: TaskState.TASK_STATE_COMPLETED },
+    { pageSize: 50, owner: 'k' },
+    { pageSize: 50, owner: 'k', statusAfter: '2026-01-01T00:00:00.000Z', pageToken: cursor },
+  ];
+
+  it('serve every listing, newest first, read backwards: no statement sorts or scans the table', () => {
+    const db = new DatabaseSync(':memory:');
+    for (const file of ['0001_tasks.sql', '0004_priced_retries.sql', '0005_ascending_time_indexes.sql'] as const)
+      db.exec(migrationSql(file));
+    for (const query of queries) {
+      const { count, page } = taskListSql('echo', query);
+      for (const { sql, args } of [count, page]) {
+        const plan = db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...args)
+          .map((row) => String(row.detail))
+          .join('; ');
+        const index = query.owner ? 'tasks_by_owner_status_ts' : 'tasks_by_agent_status_ts';
+        expect(plan).toMatch(new RegExp(`^SEARCH tasks USING (COVERING )?INDEX ${index} `));
+        expect(plan).not.toContain('TEMP B-TREE');
+      }
+    }
+    db.close();
+  });
+
+  it('replace the descending ones of a database made before them, once, and list as before', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'tasks-'));
+    const path = join(folder, 'tasks.db');
+    try {
+      const old = new DatabaseSync(path);
+      old.exec(migrationSql('0001_tasks.sql'));
+      // The listings' indexes as 0001 made them before 0005.
+      old.exec(`CREATE INDEX tasks_by_agent_time ON tasks (agent_id, status_ts DESC, id DESC);
+        CREATE INDEX tasks_by_owner_time ON tasks (agent_id, owner, status_ts DESC, id DESC) WHERE owner IS NOT NULL;`);
+      old.close();
+      const store = new SqliteTaskStore(path);
+      const link = { agentAddress: 'a', lastSeq: 1, request: '' };
+      for (const [id, second] of [
+        ['t1', 1],
+        ['t2', 3],
+        ['t3', 2],
+      ] as const)
+        await store.insert({
+          agentId: 'echo',
+          task: task(id, 'TASK_STATE_COMPLETED', `2026-01-01T00:00:0${second}.000Z`),
+          link,
+        });
+      const first = await store.list('echo', { pageSize: 2 });
+      expect(first.tasks.map((t) => t.id)).toEqual(['t2', 't3']);
+      expect(
+        (await store.list('echo', { pageSize: 2, pageToken: first.nextPageToken })).tasks.map((t) => t.id),
+      ).toEqual(['t1']);
+      await store.close();
+      const reopened = new DatabaseSync(path);
+      const indexes = reopened
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'tasks_by_%' ORDER BY name")
+        .all()
+        .map((row) => row.name);
+      expect(indexes).toEqual([
+        'tasks_by_agent_retry_key',
+        'tasks_by_agent_status_ts',
+        'tasks_by_owner_status_ts',
+        'tasks_by_retry_key',
+      ]);
+      reopened.close();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
