@@ -11,40 +11,56 @@ import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '
 
 interface Listener {
   readonly handler: PayloadHandler;
-  /** The topic key as hex, '' for none. */
-  readonly key: string;
+  /** The topic key, a copy of the subscriber's (it may reuse its bytes); undefined for none. */
+  readonly key: Uint8Array | undefined;
 }
 
+/**
+ * Listeners by address or topic. An array rather than a Set: a task's status topic gets one subscriber, and a
+ * one-item array costs a fraction of a Set to make, to look through and to collect.
+ */
+type Listeners = Map<string, Listener[]>;
+
 export class MemoryNetwork {
-  private readonly direct = new Map<string, Set<Listener>>();
-  private readonly topics = new Map<string, Set<Listener>>();
+  private readonly direct: Listeners = new Map();
+  private readonly topics: Listeners = new Map();
 
   node(address: string): MemoryTransport {
     return new MemoryTransport(this, address);
   }
 
   /** @internal */
-  listen(table: 'direct' | 'topics', name: string, handler: PayloadHandler, key = ''): Unsubscribe {
+  listen(table: 'direct' | 'topics', name: string, handler: PayloadHandler, key?: Uint8Array): Unsubscribe {
     const map = table === 'direct' ? this.direct : this.topics;
-    let listeners = map.get(name);
-    if (!listeners) map.set(name, (listeners = new Set()));
-    const listener = { handler, key };
-    listeners.add(listener);
+    const listener: Listener = { handler, key: key?.slice() };
+    const listeners = map.get(name);
+    if (listeners) listeners.push(listener);
+    else map.set(name, [listener]);
     return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && map.get(name) === listeners) map.delete(name);
+      const current = map.get(name);
+      const at = current ? current.indexOf(listener) : -1;
+      if (at < 0) return;
+      if (current!.length === 1) map.delete(name);
+      // A copy without it, never the array in place: a delivery may be looping over that one.
+      else map.set(name, current!.toSpliced(at, 1));
     };
   }
 
   /** @internal */
-  deliver(table: 'direct' | 'topics', name: string, payload: Uint8Array, sender: string | undefined, key = ''): void {
+  deliver(
+    table: 'direct' | 'topics',
+    name: string,
+    payload: Uint8Array,
+    sender: string | undefined,
+    key?: Uint8Array,
+  ): void {
     const listeners = (table === 'direct' ? this.direct : this.topics).get(name);
-    if (!listeners || listeners.size === 0) return;
+    if (!listeners) return;
     // Each receiver gets its own copy, so nobody can alter what another party received (or what the sender does
     // with its bytes afterwards); a copy of bytes this process vouched for keeps the mark (vouched-bytes.ts).
-    // No handler runs before the loop ends, so the set cannot change under it.
+    // No handler runs before the loop ends, and an unsubscribe replaces the array rather than change it.
     for (const { handler, key: listenerKey } of listeners) {
-      if (listenerKey !== key) continue; // it would not decrypt
+      if (!sameKey(listenerKey, key)) continue; // it would not decrypt
       const copy = copyPayload(payload);
       queueMicrotask(() => {
         try {
@@ -97,13 +113,13 @@ export class MemoryTransport implements LogosTransport {
   publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
     const refused = this.refusal(payload);
     if (refused) return Promise.reject(refused);
-    const key = keyHex(options);
+    const key = keyOf(options);
     this.network.deliver('topics', topic, payload, key ? this.address : undefined, key);
     return DELIVERED;
   }
 
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
-    return this.track(this.network.listen('topics', topic, handler, keyHex(options)));
+    return this.track(this.network.listen('topics', topic, handler, keyOf(options)));
   }
 
   private track(unsubscribe: Unsubscribe): Unsubscribe {
@@ -124,6 +140,15 @@ export class MemoryTransport implements LogosTransport {
   }
 }
 
-function keyHex(options: TopicOptions): string {
-  return options.key ? Buffer.from(options.key).toString('hex') : '';
+/** The topic's key; an empty one is none. */
+function keyOf(options: TopicOptions): Uint8Array | undefined {
+  return options.key?.length ? options.key : undefined;
+}
+
+/** Both absent, or the same bytes. */
+function sameKey(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

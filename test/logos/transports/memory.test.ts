@@ -26,3 +26,45 @@ it('hands each receiver a copy of its own, apart from the sender’s bytes and t
   expect(new TextDecoder().decode(received[1])).toBe('{"hello":"world"}');
   expect(received[0]).not.toBe(received[1]);
 });
+
+it('delivers a keyed publication to the subscribers with the same key only, naming its publisher', async () => {
+  const network = new MemoryNetwork();
+  const [sender, same, other, plain] = ['sender', 'same', 'other', 'plain'].map((name) => network.node(name));
+  await Promise.all([sender, same, other, plain].map((node) => node!.start()));
+  const key = new Uint8Array(32).fill(7);
+  const heard: [string, string | undefined][] = [];
+  const listen =
+    (name: string) =>
+    (_payload: Uint8Array, { sender: from }: { sender?: string | undefined }) =>
+      heard.push([name, from]);
+  same!.subscribe('/t/1/x/json', listen('same'), { key: key.slice() });
+  other!.subscribe('/t/1/x/json', listen('other'), { key: new Uint8Array(32).fill(8) });
+  plain!.subscribe('/t/1/x/json', listen('plain'));
+  // An empty key is none, as before keys were compared as bytes.
+  plain!.subscribe('/t/1/x/json', listen('empty'), { key: new Uint8Array(0) });
+
+  key.fill(9); // a subscriber's key is its own: the sender changing its bytes later changes nothing
+  await sender!.publish('/t/1/x/json', new Uint8Array([1]), { key: new Uint8Array(32).fill(7) });
+  await sender!.publish('/t/1/x/json', new Uint8Array([2]));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+
+  expect(heard).toEqual([
+    ['same', 'sender'],
+    ['plain', undefined],
+    ['empty', undefined],
+  ]);
+});
+
+it('stops delivering to a subscriber once it unsubscribes, and leaves the others subscribed', async () => {
+  const network = new MemoryNetwork();
+  const [sender, receiver] = ['sender', 'receiver'].map((name) => network.node(name));
+  await Promise.all([sender!.start(), receiver!.start()]);
+  const heard: string[] = [];
+  const first = receiver!.subscribe('/t/1/x/json', () => heard.push('first'));
+  receiver!.subscribe('/t/1/x/json', () => heard.push('second'));
+  first();
+  first(); // twice is once
+  await sender!.publish('/t/1/x/json', new Uint8Array([1]));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  expect(heard).toEqual(['second']);
+});
