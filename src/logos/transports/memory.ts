@@ -41,8 +41,7 @@ export class MemoryNetwork {
       const at = current ? current.indexOf(listener) : -1;
       if (at < 0) return;
       if (current!.length === 1) map.delete(name);
-      // A copy without it, never the array in place: a delivery may be looping over that one.
-      else map.set(name, current!.toSpliced(at, 1));
+      else current!.splice(at, 1);
     };
   }
 
@@ -58,7 +57,7 @@ export class MemoryNetwork {
     if (!listeners) return;
     // Each receiver gets its own copy, so nobody can alter what another party received (or what the sender does
     // with its bytes afterwards); a copy of bytes this process vouched for keeps the mark (vouched-bytes.ts).
-    // No handler runs before the loop ends, and an unsubscribe replaces the array rather than change it.
+    // No handler runs before the loop ends, so the array cannot change under it.
     for (const { handler, key: listenerKey } of listeners) {
       if (!sameKey(listenerKey, key)) continue; // it would not decrypt
       const copy = copyPayload(payload);
