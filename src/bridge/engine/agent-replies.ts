@@ -8,7 +8,7 @@ import { wireBindingOf, WIRE_BINDINGS } from '../../logos/bindings/binding-of.ts
 import type { WireBinding } from '../../logos/bindings/wire-binding.ts';
 import type { AgentEnvelope } from '../../logos/envelope.ts';
 import type { LogosTransport } from '../../logos/transport.ts';
-import { withLogContext } from '../../observability/log-context.ts';
+import { contextWithLog } from '../../observability/log-context.ts';
 import { contextFrom, inSpan, SpanKind } from '../../observability/tracing.ts';
 import type { LiveTask } from '../live-task.ts';
 import { isInterrupted, isTerminal } from '../mapping.ts';
@@ -93,11 +93,15 @@ export class AgentReplies {
       this.dropped.wrongSender++;
       return;
     }
+    // The task's log fields and its span are entered as one async context, not two nested ones.
     this.#options.tasks.enqueue(live, 'a reply', () =>
-      withLogContext({ taskId: live.task.id, agentId: live.agentId }, () =>
-        inSpan('logos receive', { kind: SpanKind.CONSUMER, parent: contextFrom(live.request) }, () =>
-          this.receive(live, payload, sender),
-        ),
+      inSpan(
+        'logos receive',
+        {
+          kind: SpanKind.CONSUMER,
+          parent: contextFrom(live.request, contextWithLog({ taskId: live.task.id, agentId: live.agentId })),
+        },
+        () => this.receive(live, payload, sender),
       ),
     );
   }
