@@ -193,7 +193,7 @@ export class AgentReplies {
     const { task } = live;
     // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
     const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
-    return tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) }).then((change) => {
+    return tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) }, (change) => {
       if (isTerminal(task.status?.state)) this.#options.retire(live);
       else if (isInterrupted(task.status?.state)) resends.ignoreSilence(live);
       else resends.watchSilence(live); // working again, perhaps after an interruption the agent ended itself
