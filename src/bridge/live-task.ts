@@ -56,6 +56,11 @@ export class LiveTask {
   /** The silence timer that runs is the paid task's last chance: the agent was asked once more already. */
   lastChance = false;
   gapTimer?: NodeJS.Timeout;
+  /**
+   * The next resend of the request while it goes unanswered (the first 2 s after it went out): cleared as the task
+   * leaves, which then need not stay in memory until the timer fires (every task that ends sooner would).
+   */
+  resendTimer?: NodeJS.Timeout;
   /** A cancel went out to the agent: the request is no longer sent again (it would start what was cancelled). */
   cancelSent?: boolean;
   /** Aborted when the caller cancels: a payment waiting for an unreachable sequencer stops waiting. */

@@ -125,35 +125,76 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     );
   }
 
-  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    const message = this.checkSend(params, context);
-    let resolveOutcome!: (outcome: Message | Task) => void;
-    const outcome = new Promise<Message | Task>((resolve) => (resolveOutcome = resolve));
+  /** Not async: a throw still comes as a rejection. */
+  sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    try {
+      const message = this.checkSend(params, context);
+      const pushConfig = params.configuration?.taskPushNotificationConfig;
+      const historyLength = params.configuration?.historyLength;
+      if (params.configuration?.returnImmediately) {
+        return this.submit(message, context, { returnOnceRecorded: true, pushConfig }).then((submitted) =>
+          withHistoryLength(submitted, historyLength),
+        );
+      }
+      return this.blockingSend(message, context, pushConfig, historyLength);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /**
+   * The blocking send: the task's first answer (its direct message, or the task once terminal or interrupted), given
+   * once the task is also recorded and its request sent. One promise and one step on the submission, where an async
+   * frame would make three more (itself, and its awaits of the submission and of the answer) on every request.
+   */
+  private blockingSend(
+    message: Message,
+    context: ServerCallContext,
+    pushConfig: TaskPushNotificationConfig | undefined,
+    historyLength: number | undefined,
+  ): Promise<Message | Task> {
+    let resolve!: (answer: Message | Task) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<Message | Task>((ok, fail) => ((resolve = ok), (reject = fail)));
+    let submitted: Task | undefined;
+    let outcome: Message | Task | undefined;
+    let stopWaiting = (): void => undefined;
+    const finish = (task: Task, result: Message | Task) => {
+      try {
+        stopWaiting();
+        this.engine.unlisten(task.id, listener);
+        resolve('messageId' in result ? result : withHistoryLength(result, historyLength));
+      } catch (error) {
+        reject(error);
+      }
+    };
+    // The first answer is the one: later ones change nothing, as with a promise resolved twice.
+    const answer = (result: Message | Task) => {
+      if (outcome) return;
+      outcome = result;
+      if (submitted) finish(submitted, result);
+    };
     let first = true;
     const listener = (change: TaskChange) => {
       const direct = first && !message.taskId ? change.directAnswer : undefined;
       first = false;
-      if (direct) resolveOutcome(direct);
+      if (direct) answer(direct);
       else if (isTerminal(change.task.status?.state) || isInterrupted(change.task.status?.state)) {
-        resolveOutcome(snapshotTask(change.task));
+        answer(snapshotTask(change.task));
       }
     };
-    const returnImmediately = params.configuration?.returnImmediately ?? false;
-    const submitted = await this.submit(message, context, {
-      ...(returnImmediately ? { returnOnceRecorded: true } : { listener }),
-      pushConfig: params.configuration?.taskPushNotificationConfig,
-    });
-    if (returnImmediately) return withHistoryLength(submitted, params.configuration?.historyLength);
-    const stopWaiting = onAbort(this.options.shutdown, async () =>
-      resolveOutcome(snapshotTask((await this.engine.getTask(this.agent.id, submitted.id)) ?? submitted)),
-    );
-    try {
-      const result = await outcome;
-      return 'messageId' in result ? result : withHistoryLength(result, params.configuration?.historyLength);
-    } finally {
-      stopWaiting();
-      this.engine.unlisten(submitted.id, listener);
-    }
+    this.submit(message, context, { listener, pushConfig }).then((task) => {
+      submitted = task;
+      try {
+        stopWaiting = onAbort(this.options.shutdown, async () =>
+          answer(snapshotTask((await this.engine.getTask(this.agent.id, task.id)) ?? task)),
+        );
+        if (outcome) finish(task, outcome);
+      } catch (error) {
+        reject(error);
+      }
+    }, reject);
+    return promise;
   }
 
   /** SendStreamingMessage for the SDK's transport handlers (v0.3): `streamMessage` as an async generator. */

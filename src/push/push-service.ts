@@ -163,19 +163,32 @@ export class PushNotificationService {
   /**
    * Queues the events for every webhook of the task; they are on disk when this returns, delivered in the
    * background while the service runs. `task` is the task as it stands after the events.
+   *
+   * Chained rather than async: it runs at every change of every task, most of which have no webhook, and then costs
+   * the store's lookup and one step after it (async frames and their awaits would add promises of their own).
    */
-  async notify(task: Task, events: readonly StreamResponse[]): Promise<void> {
+  notify(task: Task, events: readonly StreamResponse[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
+    const failed = (error: unknown) => this.notQueued(task, error);
     try {
-      await this.enqueue(task, events);
+      return this.store
+        .listConfigs(task.id)
+        .then(
+          (configs) => (configs.length === 0 ? undefined : this.enqueue(task, events, configs).catch(failed)),
+          failed,
+        );
     } catch (error) {
-      // The task itself is committed and goes on; only its notifications are lost, so say so.
-      this.settings.log(`[push] queueing notifications of task ${task.id}: ${String(error)}`);
+      failed(error);
+      return Promise.resolve();
     }
   }
 
-  private async enqueue(task: Task, events: readonly StreamResponse[]): Promise<void> {
-    const configs = await this.store.listConfigs(task.id);
-    if (configs.length === 0 || events.length === 0) return;
+  /** The task itself is committed and goes on; only its notifications are lost, so say so. */
+  private notQueued(task: Task, error: unknown): void {
+    this.settings.log(`[push] queueing notifications of task ${task.id}: ${String(error)}`);
+  }
+
+  private async enqueue(task: Task, events: readonly StreamResponse[], configs: PushConfigRecord[]): Promise<void> {
     const deliveries = events.flatMap((event) => {
       const eventId = randomUUID();
       return configs.map((config) => ({

@@ -8,7 +8,7 @@ import { wireBindingOf, WIRE_BINDINGS } from '../../logos/bindings/binding-of.ts
 import type { WireBinding } from '../../logos/bindings/wire-binding.ts';
 import type { AgentEnvelope } from '../../logos/envelope.ts';
 import type { LogosTransport } from '../../logos/transport.ts';
-import { withLogContext } from '../../observability/log-context.ts';
+import { contextWithLog } from '../../observability/log-context.ts';
 import { contextFrom, inSpan, SpanKind } from '../../observability/tracing.ts';
 import type { LiveTask } from '../live-task.ts';
 import { isInterrupted, isTerminal } from '../mapping.ts';
@@ -93,11 +93,15 @@ export class AgentReplies {
       this.dropped.wrongSender++;
       return;
     }
+    // The task's log fields and its span are entered as one async context, not two nested ones.
     this.#options.tasks.enqueue(live, 'a reply', () =>
-      withLogContext({ taskId: live.task.id, agentId: live.agentId }, () =>
-        inSpan('logos receive', { kind: SpanKind.CONSUMER, parent: contextFrom(live.request) }, () =>
-          this.receive(live, payload, sender),
-        ),
+      inSpan(
+        'logos receive',
+        {
+          kind: SpanKind.CONSUMER,
+          parent: contextFrom(live.request, contextWithLog({ taskId: live.task.id, agentId: live.agentId })),
+        },
+        () => this.receive(live, payload, sender),
       ),
     );
   }
@@ -189,7 +193,7 @@ export class AgentReplies {
     const { task } = live;
     // An agent that answered a new task with a message (`as_message`): the blocking send returns that message.
     const answer = envelope.type === 'task_result' && envelope.as_message ? directAnswer(task) : undefined;
-    return tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) }).then((change) => {
+    return tasks.persist(live, { events, ...(answer ? { directAnswer: answer } : {}) }, (change) => {
       if (isTerminal(task.status?.state)) this.#options.retire(live);
       else if (isInterrupted(task.status?.state)) resends.ignoreSilence(live);
       else resends.watchSilence(live); // working again, perhaps after an interruption the agent ended itself

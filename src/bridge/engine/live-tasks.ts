@@ -77,9 +77,17 @@ export class LiveTasks {
   /**
    * Saves the task as it stands. `change` (its events) is what listeners are to hear of it: with replicas, it enters
    * the shared feed in the same transaction, so that a caller who hears it and then calls another replica finds it
-   * there, and no state is ever committed that followers elsewhere miss. Returns the change, with the task as saved.
+   * there, and no state is ever committed that followers elsewhere miss. Returns the change, with the task as saved,
+   * or what `after` makes of it: run in the same step on the store's promise (every reply is saved here, and a step
+   * of the caller's own on this promise would be one more promise each time).
    */
-  persist(live: LiveTask, change?: Omit<TaskChange, 'task'>): Promise<TaskChange> {
+  persist(live: LiveTask, change?: Omit<TaskChange, 'task'>): Promise<TaskChange>;
+  persist<T>(live: LiveTask, change: Omit<TaskChange, 'task'>, after: (saved: TaskChange) => T): Promise<T>;
+  persist<T>(
+    live: LiveTask,
+    change?: Omit<TaskChange, 'task'>,
+    after?: (saved: TaskChange) => T,
+  ): Promise<TaskChange | T> {
     // One step on the store's promise rather than an async frame and its await: every reply is saved here.
     try {
       const snapshot = snapshotTask(live.task);
@@ -88,7 +96,7 @@ export class LiveTasks {
       return this.#options.store.update(live.task.id, snapshot, live.lastSeq, feed).then(
         () => {
           live.committed = snapshot;
-          return saved;
+          return after ? after(saved) : saved;
         },
         (error: unknown) => {
           // This replica stalled past its lease, and the task was taken over: what it was doing stops here.

@@ -87,6 +87,7 @@ export class Retransmission {
       REQUEST_RESENDS,
       () => this.askAgain(live),
       () => live.lastSeq === 0 && !live.cancelSent,
+      (timer) => (live.resendTimer = timer),
     );
   }
 
@@ -122,7 +123,8 @@ export class Retransmission {
 
   /**
    * Runs `action` `times` times, after `firstDelayMs`, then after each wait twice the one before, while the task is
-   * live here and `wanted()` says so (checked at each turn: once it says no, the repeats stop).
+   * live here and `wanted()` says so (checked at each turn: once it says no, the repeats stop). `keep` is given each
+   * timer set, for the task to clear it when it leaves.
    */
   private repeatWhileLive(
     live: LiveTask,
@@ -130,6 +132,7 @@ export class Retransmission {
     times: number,
     action: () => void,
     wanted: () => boolean = () => true,
+    keep?: (timer: NodeJS.Timeout) => void,
     done = 0,
   ): void {
     if (done >= times) return;
@@ -137,11 +140,12 @@ export class Retransmission {
       () => {
         if (!this.#options.tasks.holds(live) || isTerminal(live.task.status?.state) || !wanted()) return;
         action();
-        this.repeatWhileLive(live, firstDelayMs, times, action, wanted, done + 1);
+        this.repeatWhileLive(live, firstDelayMs, times, action, wanted, keep, done + 1);
       },
       firstDelayMs * 2 ** done,
     );
     timer.unref();
+    keep?.(timer);
   }
 
   /** The silence timer of `live` fired: in the task's own log fields and trace, not those of whoever armed it. */
