@@ -168,7 +168,8 @@ export class PushNotificationService {
    * the store's lookup and one step after it (async frames and their awaits would add promises of their own).
    */
   notify(task: Task, events: readonly StreamResponse[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
+    // Most gateways never see a webhook: their task changes skip the lookup and its promises.
+    if (events.length === 0 || !this.store.mayHaveConfigs()) return Promise.resolve();
     const failed = (error: unknown) => this.notQueued(task, error);
     try {
       return this.store

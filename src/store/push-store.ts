@@ -53,6 +53,11 @@ export interface PushStore {
   saveConfig(record: PushConfigRecord): Promise<void>;
   getConfig(taskId: string, configId: string): Promise<PushConfigRecord | undefined>;
   listConfigs(taskId: string): Promise<PushConfigRecord[]>;
+  /**
+   * False only when no task can have a config (none was ever saved here): a task's change then needs no lookup at
+   * all. A store other processes write to (replicas) answers true.
+   */
+  mayHaveConfigs(): boolean;
   /** Deletes the config and its undelivered rows (nobody wants them any more); false when there was none. */
   deleteConfig(taskId: string, configId: string): Promise<boolean>;
 

@@ -95,6 +95,10 @@ export class SqlitePushStore implements PushStore {
     return row && configFromRow(row);
   }
 
+  mayHaveConfigs(): boolean {
+    return this.hasConfigs;
+  }
+
   async listConfigs(taskId: string): Promise<PushConfigRecord[]> {
     if (!this.hasConfigs) return [];
     const rows = this.prepare('SELECT * FROM push_configs WHERE task_id = ? ORDER BY created_at, config_id').all(

@@ -25,11 +25,14 @@ describe('SQLite push store', () => {
     folders.push(folder);
     const file = join(folder, 'gateway.db');
     const first = new SqlitePushStore(file);
+    expect(first.mayHaveConfigs()).toBe(false);
     expect(await first.listConfigs('t1')).toEqual([]);
     await first.saveConfig(config('t1', 'c1'));
+    expect(first.mayHaveConfigs()).toBe(true);
     await first.close();
 
     const reopened = new SqlitePushStore(file);
+    expect(reopened.mayHaveConfigs()).toBe(true);
     expect((await reopened.listConfigs('t1')).map((c) => c.id)).toEqual(['c1']);
     await reopened.close();
   });
