@@ -238,10 +238,19 @@ const plainRecord = (value: unknown): boolean =>
 const isText = (value: unknown): boolean => typeof value === 'string';
 /** A field only the schema can vouch for: nested objects whose unknown fields zod strips, and unions of them. */
 const schemaOnly = (): boolean => false;
+/**
+ * Every other field is a scalar (ids, addresses, the status key, the trace context, a price, a state, a number): its
+ * own schema checks it, bounds and patterns included, so a value the union would refuse is never vouched for (a
+ * caller's context id, a card's skill id and a task id reach an envelope from outside this module).
+ */
+const scalarCheck =
+  (schema: z.ZodType) =>
+  (value: unknown): boolean =>
+    schema.safeParse(value).success;
 
 /**
- * Per envelope type: its union's schema, its fields (with a check where a value might not come back from the schema
- * as it went in) and the fields its output always has. An envelope built here is vouched for when every field it has
+ * Per envelope type: its union's schema, its fields (each with a check that the schema would return its value as it
+ * is) and the fields its output always has. An envelope built here is vouched for when every field it has
  * is one of these and passes its check (the schema would strip any other) and every output field is there (the schema
  * would fill in a default). The fields left to the schema, payments, artifacts, errors and messages in parts, come
  * from rails, skills or peers and are rare on a task's way.
@@ -262,7 +271,7 @@ for (const [union, checks] of [
     const fields = new Map(
       Object.keys(shape).map((key) => [
         key,
-        (checks as Record<string, (value: unknown) => boolean>)[key] ?? (() => true),
+        (checks as Record<string, (value: unknown) => boolean>)[key] ?? scalarCheck(shape[key]!),
       ]),
     );
     const required = Object.keys(shape).filter((key) => shape[key]!._zod.optout !== 'optional');

@@ -107,6 +107,25 @@ describe('envelopes this process encoded (encodeOwn)', () => {
     expect(decodeGatewayEnvelope(encodeOwn(request), 10)).toMatchObject({ ok: false, reason: 'too-large' });
   });
 
+  it('are refused as the schema refuses them when a field is out of its bounds or pattern', () => {
+    // Such values reach an envelope from outside this module (a hiring agent's context id, a card's skill id, a
+    // task id from a custom generator): an in-process agent must drop what a Waku peer would.
+    const cases = [
+      [{ ...request, context_id: '' }, decodeGatewayEnvelope],
+      [{ ...request, context_id: 'c'.repeat(300) }, decodeGatewayEnvelope],
+      [{ ...request, skill: 's'.repeat(300) }, decodeGatewayEnvelope],
+      [{ ...request, task_id: 't'.repeat(200) }, decodeGatewayEnvelope],
+      [{ ...request, status_key: 'nope' }, decodeGatewayEnvelope],
+      [{ ...request, traceparent: 'zz' }, decodeGatewayEnvelope],
+      [{ ...request, lez_price: '-1' }, decodeGatewayEnvelope],
+      [{ ...result, seq: 0 }, decodeAgentEnvelope],
+      [{ ...result, state: 'working' }, decodeAgentEnvelope],
+    ] as const;
+    for (const [envelope, decode] of cases) {
+      expect(decode(copyPayload(encodeOwn(envelope)))).toMatchObject({ ok: false, reason: 'invalid' });
+    }
+  });
+
   it('go through the schema when it would change them: a default to fill, a field to strip, nested objects', () => {
     const { lez_price: _price, ...unpriced } = request;
     const cases = [

@@ -40,15 +40,15 @@ export class PostgresPushStore implements PushStore {
     return row && configFromRow(row);
   }
 
-  /**
-   * Asked for every change of every task (to queue its webhooks), and most tasks have none: the lookups made within
-   * one turn of the event loop are answered by one query.
-   */
   /** Other replicas add configs of this one's tasks: always worth a look. */
   mayHaveConfigs(): boolean {
     return true;
   }
 
+  /**
+   * Asked for every change of every task (to queue its webhooks), and most tasks have none: the lookups made within
+   * one turn of the event loop are answered by one query.
+   */
   listConfigs(taskId: string): Promise<PushConfigRecord[]> {
     return new Promise((resolve, reject) => {
       if (!this.lookups) {
