@@ -2,7 +2,7 @@
  * The gateway's side of the binding against a hand-driven agent on the in-process network: ordering, duplicates,
  * gaps, foreign and malformed replies, lost input, resumption. Each reply is written byte for byte here.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Message, TaskState, type Task } from '@a2a-js/sdk';
 import type { TaskChange } from '../../src/bridge/task-change.ts';
 import { TaskEngine } from '../../src/bridge/task-engine.ts';
@@ -106,6 +106,31 @@ describe('the gateway side of the binding', () => {
       c.events.flatMap((e) => (e.payload?.$case === 'statusUpdate' ? [e.payload.value.status?.state] : [])),
     );
     expect(states).toEqual([[TaskState.TASK_STATE_WORKING], [TaskState.TASK_STATE_COMPLETED]]);
+  });
+
+  it('names a task by a time-ordered id (UUID v7), so the task table takes it at the end of its key', async () => {
+    const before = Date.now();
+    const task = await newTask();
+    expect(task.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const createdAt = Number.parseInt(task.id.replaceAll('-', '').slice(0, 12), 16);
+    expect(createdAt).toBeGreaterThanOrEqual(before);
+    expect(createdAt).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('clears the request’s first resend once the task ends: a finished task is not held until it fires', async () => {
+    const set = vi.spyOn(globalThis, 'setTimeout');
+    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      const task = await newTask();
+      const firstResend = set.mock.results[set.mock.calls.findIndex(([, ms]) => ms === 2_000)]?.value;
+      expect(firstResend).toBeDefined();
+      await reply(task.id, { seq: 1, type: 'task_result', state: 'completed', result: 'done' });
+      await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
+      expect(cleared).toHaveBeenCalledWith(firstResend);
+    } finally {
+      set.mockRestore();
+      cleared.mockRestore();
+    }
   });
 
   it('drops repeats, replies for another task, malformed and oversized payloads, and counts them', async () => {

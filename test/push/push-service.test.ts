@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StreamResponse, Task } from '@a2a-js/sdk';
 import { PushConfigError, PushNotificationService, type PushServiceOptions } from '../../src/push/push-service.ts';
 import { WebhookGuard, WebhookRefusedError, type ResolvedAddress } from '../../src/push/webhook-guard.ts';
@@ -181,6 +181,19 @@ describe('push notification configs', () => {
 });
 
 describe('push notification delivery', () => {
+  it('looks up no config for a task change while the store holds none, and does once one is saved', async () => {
+    const receiver = await startReceiver();
+    const { service, store } = serviceWith(LOCAL);
+    const lookups = vi.spyOn(store, 'listConfigs');
+    await service.notify(task, [statusEvent]);
+    expect(lookups).not.toHaveBeenCalled();
+    await service.createConfig({ taskId: 't1', id: 'v1', url: receiver.url('/v1'), protocolVersion: '1.0' });
+    service.start();
+    await service.notify(task, [statusEvent]);
+    expect(lookups).toHaveBeenCalledWith('t1');
+    await until(() => receiver.received.length === 1);
+  });
+
   it('posts each event to each webhook in its version’s shape, with the token, the authorization and the event id', async () => {
     const receiver = await startReceiver();
     const { service, store } = serviceWith(LOCAL);
