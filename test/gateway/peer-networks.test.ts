@@ -38,11 +38,22 @@ describe('a gateway on clusters 2 and 3', () => {
     const cluster2 = gateway.peerNetworks.nodeOf('logos-agent')!;
     const cluster3 = gateway.peerNetworks.nodeOf('lp-0008')!;
 
+    // A request published before the gateway's node knows the agent relays its shard reaches no one; an agent's
+    // card heard on each node says it does (gossipsub sends a peer's subscriptions before its messages).
+    const heard = (transport: typeof cluster2.transport, topic: string) => {
+      const cards: Uint8Array[] = [];
+      transport.subscribe(topic, (payload) => cards.push(payload));
+      return cards;
+    };
+    const cards2 = heard(cluster2.transport, logosAgent.DISCOVERY_TOPIC);
+    const cards3 = heard(cluster3.transport, lp0008.discoveryTopic('agents'));
     const [onTwo, onThree] = await Promise.all([
       startPeerAgent('logos-agent', { peer: cluster2.joinAddresses()[0], clusterId: 2 }),
       startPeerAgent('lp-0008', { peer: cluster3.joinAddresses()[0], clusterId: 3, namespace: 'agents' }),
     ]);
     state.agents.push(onTwo, onThree);
+    await eventually(() => cards2[0], 30_000);
+    await eventually(() => cards3[0], 30_000);
 
     // Cluster 2, through the gateway's own node.
     const account2 = onTwo.ready.account as string;
