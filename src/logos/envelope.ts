@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { LowercaseTxHash } from '../lez/tx-hash.ts';
 import { LezAmount } from './card.ts';
+import { scalarPredicate } from './scalar-predicate.ts';
 import { STATUS_KEY_PATTERN } from './status-key.ts';
 import { vouch, vouchedJson } from './vouched-bytes.ts';
 
@@ -238,15 +239,6 @@ const plainRecord = (value: unknown): boolean =>
 const isText = (value: unknown): boolean => typeof value === 'string';
 /** A field only the schema can vouch for: nested objects whose unknown fields zod strips, and unions of them. */
 const schemaOnly = (): boolean => false;
-/**
- * Every other field is a scalar (ids, addresses, the status key, the trace context, a price, a state, a number): its
- * own schema checks it, bounds and patterns included, so a value the union would refuse is never vouched for (a
- * caller's context id, a card's skill id and a task id reach an envelope from outside this module).
- */
-const scalarCheck =
-  (schema: z.ZodType) =>
-  (value: unknown): boolean =>
-    schema.safeParse(value).success;
 
 /**
  * Per envelope type: its union's schema, its fields (each with a check that the schema would return its value as it
@@ -271,7 +263,10 @@ for (const [union, checks] of [
     const fields = new Map(
       Object.keys(shape).map((key) => [
         key,
-        (checks as Record<string, (value: unknown) => boolean>)[key] ?? scalarCheck(shape[key]!),
+        // Every other field is a scalar (ids, addresses, the status key, the trace context, a price, a state, a
+        // number): its own schema's verdict checks it, bounds and patterns included, so a value the union would
+        // refuse is never vouched for (a caller's context id, a card's skill id and a task id come from outside).
+        (checks as Record<string, (value: unknown) => boolean>)[key] ?? scalarPredicate(shape[key]!),
       ]),
     );
     const required = Object.keys(shape).filter((key) => shape[key]!._zod.optout !== 'optional');
