@@ -6,9 +6,11 @@
 import {
   A2A_VERSION_HEADER,
   HTTP_EXTENSION_HEADER,
+  Message,
   SendMessageRequest,
   StreamResponse,
   SubscribeToTaskRequest,
+  Task,
 } from '@a2a-js/sdk';
 import { LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
@@ -17,6 +19,7 @@ import {
   ContentTypeNotSupportedError,
   fromJsonRpcErrorResponse,
   RequestMalformedError,
+  toJsonRpcError,
   VersionNotSupportedError,
 } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
@@ -27,7 +30,7 @@ import type { Context } from 'hono';
 import type { ApiKeys } from './api-keys.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import { classifyThrown, consoleLog, jsonRpcProtocolError, type BindingError, type ErrorLog } from './errors.ts';
-import { jsonRpcErrorObject, jsonRpcErrorResponse, type JsonRpcId } from './jsonrpc-errors.ts';
+import { jsonRpcErrorObject, jsonRpcErrorResponse, type JsonRpcErrorObject, type JsonRpcId } from './jsonrpc-errors.ts';
 import { readJsonRpcRequest, type JsonRpcCall } from './jsonrpc-request.ts';
 import { negotiateVersion, unsupportedVersionMessage, type ProtocolVersion } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, readBody, discardUnreadBody } from './request-body.ts';
@@ -102,8 +105,9 @@ export class JsonRpcBinding {
       v1Stream || (version === '0.3' && isLegacyStreamingMethod(method)) ? new AbortController() : undefined;
     const context = callContext(c, version, auth.user, abort?.signal);
     if (v1Stream) return this.streamV1(c, read.call, context);
-    const transport = version === '1.0' ? this.v1 : this.v03;
-    const result = await transport.handle(request, context);
+    const result = await (version === '1.0' && method === 'SendMessage'
+      ? sendMessageV1(this.handler, read.call, context)
+      : (version === '1.0' ? this.v1 : this.v03).handle(request, context));
     const headers = responseHeaders(context, version);
     // A v0.3 stream refused before it starts is answered with an HTTP error status (A2A v0.3 §7.2, "on initial
     // subscription failure"): the official v0.3 clients read the error from a non-2xx answer, and take a 200 that
@@ -203,6 +207,43 @@ class JsonRpcFrames implements SseOptions<StreamResponse> {
 
   private failed(thrown: unknown): BindingError {
     return classifyThrown(thrown, this.log, `JSON-RPC ${this.method}`);
+  }
+}
+
+/** A JSON-RPC response object, as the SDK's transport handler answers a call that is not a stream. */
+interface JsonRpcAnswer {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result?: unknown;
+  error?: JsonRpcErrorObject;
+}
+
+/**
+ * A v1.0 SendMessage, answered as the SDK's transport handler answers it: the same params check, tenant, codecs and
+ * error mapping. The call nearly every client makes goes without that handler's async frame and its await (two
+ * promises, each a run of the async context's hook) and method dispatch; every other call still goes through it.
+ */
+function sendMessageV1(
+  handler: StreamingRequestHandler,
+  call: JsonRpcCall,
+  context: ServerCallContext,
+): Promise<JsonRpcAnswer> {
+  const { id } = call;
+  const failed = (thrown: unknown): JsonRpcAnswer => ({ jsonrpc: '2.0', id, error: toJsonRpcError(thrown) });
+  try {
+    const params = call.request.params;
+    if (!isParamsObject(params)) throw new RequestMalformedError('Invalid method parameters.');
+    if (params.tenant) context.setTenant(params.tenant as string);
+    return handler.sendMessage(SendMessageRequest.fromJSON(params), context).then((answer): JsonRpcAnswer => {
+      try {
+        const result = 'messageId' in answer ? { message: Message.toJSON(answer) } : { task: Task.toJSON(answer) };
+        return { jsonrpc: '2.0', id, result };
+      } catch (thrown) {
+        return failed(thrown);
+      }
+    }, failed);
+  } catch (thrown) {
+    return Promise.resolve(failed(thrown));
   }
 }
 
