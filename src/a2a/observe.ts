@@ -3,12 +3,12 @@
  * new one), a log context carrying it and the agent's id, a server span continuing the caller's `traceparent`, a line
  * in the JSON log and its count and latency in the metrics, labelled by route pattern.
  */
-import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { getPathNoStrict } from 'hono/utils/url';
 import { contextWithLog } from '../observability/log-context.ts';
 import type { Logger } from '../observability/logger.ts';
 import { metrics } from '../observability/metrics.ts';
+import { newRequestId } from '../observability/request-id.ts';
 import { contextFrom, inSpan, SpanKind } from '../observability/tracing.ts';
 import type { RoutePatterns } from './route-patterns.ts';
 
@@ -40,7 +40,7 @@ export function observeRequests(fetch: FetchHandler, options: ObserveOptions): F
     const route = options.routeOf(path);
     const headers = request.headers;
     const presented = headers.get('x-request-id');
-    const requestId = presented && REQUEST_ID.test(presented) ? presented : randomUUID();
+    const requestId = presented && REQUEST_ID.test(presented) ? presented : newRequestId();
     const agentId = path.match(/^\/agents\/([^/]+)/)?.[1] ?? (route === '/agents' ? undefined : options.defaultAgentId);
     // A tracestate means nothing without a traceparent: looked up only with one.
     const traceparent = headers.get('traceparent');
