@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Hono, type Context } from 'hono';
+import { getPathNoStrict } from 'hono/utils/url';
 import type { AgentDirectory, DirectoryEntry } from '../logos/directory.ts';
 import { agentRequestHandler } from '../bridge/request-handler.ts';
 import type { TaskEngine } from '../bridge/task-engine.ts';
@@ -29,7 +30,7 @@ import type { TaskPayments } from '../bridge/task-payments.ts';
 import type { PushNotificationService } from '../push/push-service.ts';
 import type { Logger } from '../observability/logger.ts';
 import { METRICS_CONTENT_TYPE, metricsText } from '../observability/metrics.ts';
-import { observeRequests } from './observe.ts';
+import { observeRequests, type FetchHandler } from './observe.ts';
 import { routePatterns } from './route-patterns.ts';
 import { rateLimit, type RateLimiter } from './rate-limit.ts';
 import { readiness } from './readiness.ts';
@@ -149,17 +150,7 @@ export function createApp(options: AppOptions): Hono {
   };
 
   const openapi = openApiJson(options.publicBaseUrl, options.openApiDocument ?? readOpenApiDocument());
-  app.use(
-    '*',
-    observeRequests({
-      routeOf: routePatterns(Object.keys((JSON.parse(openapi) as { paths: object }).paths)),
-      defaultAgentId: options.defaultAgentId,
-      ...(options.logger ? { logger: options.logger } : {}),
-    }),
-  );
-
   const draining = () => options.shutdown?.aborted === true;
-  // Probes and metrics answer while draining (that is how a load balancer learns of it); the rest is refused then.
   app.get('/livez', () => jsonResponse({ status: 'ok' }));
   app.get('/readyz', async () => {
     const payer = options.payments?.payer;
@@ -194,17 +185,6 @@ export function createApp(options: AppOptions): Hono {
       activeTasks: options.engine.activeTaskCount,
     }),
   );
-  // Not async: it has nothing to await of its own, and an async frame is one more promise on every request.
-  app.use('*', (c, next) => {
-    if (!draining()) return next();
-    return Promise.resolve(
-      gatewayErrorResponse({
-        kind: 'shutting-down',
-        message: 'The gateway is shutting down; retry in a moment (another replica, or this one after its restart).',
-      }),
-    );
-  });
-
   app.options('*', (c) => preflightResponse(c.req.path));
   if (options.rateLimit) {
     app.use('*', rateLimit(options.rateLimit.limiter, { apiKeys, trustProxy: options.rateLimit.trustProxy, log }));
@@ -284,7 +264,34 @@ export function createApp(options: AppOptions): Hono {
     log(`internal error while serving ${c.req.method} ${c.req.path}`, error);
     return gatewayErrorResponse({ kind: 'internal' });
   });
+
+  // The probes and metrics answer while draining (that is how a load balancer learns of it); the rest is refused then.
+  // Checked in front of the routing, as observation is (observe.ts): the one route a call matches is then reached
+  // without Hono's middleware chain.
+  const routed = app.fetch;
+  const admitted: FetchHandler = (request, env, executionCtx) =>
+    draining() && !isProbe(request) ? shuttingDown() : routed(request, env, executionCtx);
+  app.fetch = observeRequests(admitted, {
+    routeOf: routePatterns(Object.keys((JSON.parse(openapi) as { paths: object }).paths)),
+    defaultAgentId: options.defaultAgentId,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   return app;
+}
+
+/** The routes that answer while the gateway drains, all GET (and so HEAD). */
+const PROBE_PATHS = new Set(['/livez', '/readyz', '/metrics', '/health']);
+
+/** Whether the app routes `request` to a probe: its path as the app reads it (strict: false). */
+function isProbe(request: Request): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && PROBE_PATHS.has(getPathNoStrict(request));
+}
+
+function shuttingDown(): Response {
+  return gatewayErrorResponse({
+    kind: 'shutting-down',
+    message: 'The gateway is shutting down; retry in a moment (another replica, or this one after its restart).',
+  });
 }
 
 /** Trailing slashes route the same. */

@@ -12,16 +12,19 @@ export function requestedVersionOf(c: Context): string | undefined {
 
 /** Extensions come as comma-separated URIs in A2A-Extensions (v0.3 clients: X-A2A-Extensions). */
 export function callContext(c: Context, version: ProtocolVersion, user?: User, abort?: AbortSignal): ServerCallContext {
-  const header = c.req.header(HTTP_EXTENSION_HEADER) ?? c.req.header(LEGACY_HTTP_EXTENSION_HEADER) ?? '';
-  const extensions = header
+  const header = c.req.header(HTTP_EXTENSION_HEADER) ?? c.req.header(LEGACY_HTTP_EXTENSION_HEADER);
+  return new ServerCallContext({
+    requestedVersion: version,
+    requestedExtensions: header ? extensionsIn(header) : [],
+    // Without a state of its own the context makes an empty one.
+    ...(abort ? { state: new Map<string, unknown>([[CALL_ABORT_KEY, abort]]) } : {}),
+    ...(user ? { user } : {}),
+  });
+}
+
+function extensionsIn(header: string): string[] {
+  return header
     .split(',')
     .map((uri) => uri.trim())
     .filter(Boolean);
-  const state = new Map<string, unknown>(abort ? [[CALL_ABORT_KEY, abort]] : []);
-  return new ServerCallContext({
-    requestedVersion: version,
-    requestedExtensions: extensions,
-    state,
-    ...(user ? { user } : {}),
-  });
 }

@@ -6,9 +6,11 @@
 import {
   A2A_VERSION_HEADER,
   HTTP_EXTENSION_HEADER,
+  Message,
   SendMessageRequest,
   StreamResponse,
   SubscribeToTaskRequest,
+  Task,
 } from '@a2a-js/sdk';
 import { LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
@@ -17,9 +19,10 @@ import {
   ContentTypeNotSupportedError,
   fromJsonRpcErrorResponse,
   RequestMalformedError,
+  toJsonRpcError,
   VersionNotSupportedError,
 } from '@a2a-js/sdk/errors';
-import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { JsonRpcTransportHandler, ServerCallContext, type User } from '@a2a-js/sdk/server';
 import { generatorEvents, type EventSource } from '../bridge/event-source.ts';
 import type { StreamingRequestHandler } from '../bridge/request-handler.ts';
 import { isPlainObject } from '../json-object.ts';
@@ -27,7 +30,7 @@ import type { Context } from 'hono';
 import type { ApiKeys } from './api-keys.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import { classifyThrown, consoleLog, jsonRpcProtocolError, type BindingError, type ErrorLog } from './errors.ts';
-import { jsonRpcErrorObject, jsonRpcErrorResponse, type JsonRpcId } from './jsonrpc-errors.ts';
+import { jsonRpcErrorObject, jsonRpcErrorResponse, type JsonRpcErrorObject, type JsonRpcId } from './jsonrpc-errors.ts';
 import { readJsonRpcRequest, type JsonRpcCall } from './jsonrpc-request.ts';
 import { negotiateVersion, unsupportedVersionMessage, type ProtocolVersion } from './protocol-version.ts';
 import { contentTypeMessage, isJsonContentType, readBody, discardUnreadBody } from './request-body.ts';
@@ -59,51 +62,76 @@ export class JsonRpcBinding {
     this.v03 = new LegacyJsonRpcTransportHandler(handler);
   }
 
-  async handle(c: Context): Promise<Response> {
+  /**
+   * Not an async function: the steps are chained on the body's promise and the call's, where an async frame would add
+   * its own promise and one per await (each a run of the async context's promise hook) on every request.
+   */
+  handle(c: Context): Promise<Response> {
     const negotiated = negotiateVersion(requestedVersionOf(c));
     // Errors take the shape of the version asked for; one that is not served gets the current version's.
     const version: ProtocolVersion = negotiated.ok ? negotiated.version : '1.0';
-    const refuse = (id: JsonRpcId, error: BindingError, http?: { status?: number; headers?: Record<string, string> }) =>
-      jsonRpcErrorResponse(id, error, version, http);
 
     // Refusals before the body is read drop it first, so that a client still sending gets them, and say
     // Connection: close (discardUnreadBody).
     const auth = this.options.apiKeys.authenticate(c);
-    if (!auth.ok)
-      return refuse(
-        null,
-        { kind: 'unauthenticated', message: auth.message },
-        { headers: await discardUnreadBody(c.req.raw) },
-      );
+    if (!auth.ok) return refuseUnread(c, version, { kind: 'unauthenticated', message: auth.message });
     const contentType = c.req.header('content-type');
     if (!isJsonContentType(contentType)) {
       const error = new ContentTypeNotSupportedError(contentTypeMessage(contentType));
-      return refuse(null, { kind: 'a2a', error }, { headers: await discardUnreadBody(c.req.raw) });
+      return refuseUnread(c, version, { kind: 'a2a', error });
     }
-    const body = await readBody(c.req.raw, this.options.maxBodyBytes);
-    if (!body.ok) {
-      const error = jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, body.message);
-      return refuse(null, { kind: 'a2a', error }, { status: body.status, headers: body.headers });
-    }
-    if (!negotiated.ok)
-      return refuse(null, {
-        kind: 'a2a',
-        error: new VersionNotSupportedError(unsupportedVersionMessage(negotiated.requested)),
-      });
-    const read = readJsonRpcRequest(body.text, version);
-    if (read.kind === 'notification') return respond(null, 204, {});
-    if (read.kind === 'refused') return refuse(read.id, { kind: 'a2a', error: read.error });
-    const { id, method, request } = read.call;
-    const failed = (thrown: unknown) => classifyThrown(thrown, this.log, `JSON-RPC ${method}`);
+    return readBody(c.req.raw, this.options.maxBodyBytes).then((body) => {
+      if (!body.ok) {
+        const error = jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, body.message);
+        return jsonRpcErrorResponse(null, { kind: 'a2a', error }, version, {
+          status: body.status,
+          headers: body.headers,
+        });
+      }
+      if (!negotiated.ok) {
+        const error = new VersionNotSupportedError(unsupportedVersionMessage(negotiated.requested));
+        return jsonRpcErrorResponse(null, { kind: 'a2a', error }, version);
+      }
+      return this.call(c, body.text, version, auth.user);
+    });
+  }
 
+  private call(
+    c: Context,
+    text: string,
+    version: ProtocolVersion,
+    user: User | undefined,
+  ): Promise<Response> | Response {
+    const read = readJsonRpcRequest(text, version);
+    if (read.kind === 'notification') return respond(null, 204, {});
+    if (read.kind === 'refused') return jsonRpcErrorResponse(read.id, { kind: 'a2a', error: read.error }, version);
+    const { method, request } = read.call;
     const v1Stream = version === '1.0' && (method === 'SendStreamingMessage' || method === 'SubscribeToTask');
     // Only a stream is told that its client went away (call-abort.ts); the other calls go without the controller.
     const abort =
       v1Stream || (version === '0.3' && isLegacyStreamingMethod(method)) ? new AbortController() : undefined;
-    const context = callContext(c, version, auth.user, abort?.signal);
+    const context = callContext(c, version, user, abort?.signal);
     if (v1Stream) return this.streamV1(c, read.call, context);
-    const transport = version === '1.0' ? this.v1 : this.v03;
-    const result = await transport.handle(request, context);
+    const result =
+      version === '1.0' && method === 'SendMessage'
+        ? sendMessageV1(this.handler, read.call, context)
+        : (version === '1.0' ? this.v1 : this.v03).handle(request, context);
+    return result.then((answer) => this.answer(c, read.call, version, context, answer, abort));
+  }
+
+  /** The response to what the transport handler answered: a JSON-RPC response object, or a stream of them. */
+  private answer(
+    c: Context,
+    call: JsonRpcCall,
+    version: ProtocolVersion,
+    context: ServerCallContext,
+    result: unknown,
+    abort: AbortController | undefined,
+  ): Promise<Response> | Response {
+    const { id, method } = call;
+    const refuse = (error: BindingError, http?: { status?: number; headers?: Record<string, string> }) =>
+      jsonRpcErrorResponse(id, error, version, http);
+    const failed = (thrown: unknown) => classifyThrown(thrown, this.log, `JSON-RPC ${method}`);
     const headers = responseHeaders(context, version);
     // A v0.3 stream refused before it starts is answered with an HTTP error status (A2A v0.3 §7.2, "on initial
     // subscription failure"): the official v0.3 clients read the error from a non-2xx answer, and take a 200 that
@@ -126,7 +154,7 @@ export class JsonRpcBinding {
           ...headers,
         });
       }
-      return refuse(id, failed(response.error.message), { headers });
+      return refuse(failed(response.error.message), { headers });
     }
     return sseResponse(
       c,
@@ -140,7 +168,7 @@ export class JsonRpcBinding {
       },
       (thrown) => {
         const error = failed(thrown);
-        return refuse(id, error, { headers, ...streamStatus(error) });
+        return refuse(error, { headers, ...streamStatus(error) });
       },
     );
   }
@@ -203,6 +231,48 @@ class JsonRpcFrames implements SseOptions<StreamResponse> {
 
   private failed(thrown: unknown): BindingError {
     return classifyThrown(thrown, this.log, `JSON-RPC ${this.method}`);
+  }
+}
+
+/** A refusal before the body is read: the body is dropped first (discardUnreadBody). */
+function refuseUnread(c: Context, version: ProtocolVersion, error: BindingError): Promise<Response> {
+  return discardUnreadBody(c.req.raw).then((headers) => jsonRpcErrorResponse(null, error, version, { headers }));
+}
+
+/** A JSON-RPC response object, as the SDK's transport handler answers a call that is not a stream. */
+interface JsonRpcAnswer {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result?: unknown;
+  error?: JsonRpcErrorObject;
+}
+
+/**
+ * A v1.0 SendMessage, answered as the SDK's transport handler answers it: the same params check, tenant, codecs and
+ * error mapping. The call nearly every client makes goes without that handler's async frame and its await (two
+ * promises, each a run of the async context's hook) and method dispatch; every other call still goes through it.
+ */
+function sendMessageV1(
+  handler: StreamingRequestHandler,
+  call: JsonRpcCall,
+  context: ServerCallContext,
+): Promise<JsonRpcAnswer> {
+  const { id } = call;
+  const failed = (thrown: unknown): JsonRpcAnswer => ({ jsonrpc: '2.0', id, error: toJsonRpcError(thrown) });
+  try {
+    const params = call.request.params;
+    if (!isParamsObject(params)) throw new RequestMalformedError('Invalid method parameters.');
+    if (params.tenant) context.setTenant(params.tenant as string);
+    return handler.sendMessage(SendMessageRequest.fromJSON(params), context).then((answer): JsonRpcAnswer => {
+      try {
+        const result = 'messageId' in answer ? { message: Message.toJSON(answer) } : { task: Task.toJSON(answer) };
+        return { jsonrpc: '2.0', id, result };
+      } catch (thrown) {
+        return failed(thrown);
+      }
+    }, failed);
+  } catch (thrown) {
+    return Promise.resolve(failed(thrown));
   }
 }
 
