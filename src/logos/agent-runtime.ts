@@ -26,7 +26,7 @@ import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { keepAlive, stopKeepingAlive } from '../keep-alive.ts';
 import { PaymentAdmission } from './agent-runtime/payment-admission.ts';
-import { ReplyLog, Retention, unknownTaskReply, type AgentReply } from './agent-runtime/reply-log.ts';
+import { ReplyLog, Retention, unknownTaskReply, type AgentReply, type ReplyTarget } from './agent-runtime/reply-log.ts';
 import type { PeerAgentHost, PeerFace, PeerReplies } from './bindings/common/agent-face.ts';
 import {
   Completion,
@@ -84,6 +84,8 @@ export class LogosAgent implements PeerAgentHost {
   private readonly instance = randomUUID();
   /** The agent as the peer bindings of the configured networks see it (bindings/agent-faces.ts). */
   readonly peerFaces: readonly PeerFace[];
+  /** Where the replies to requests that came in on `transport` go. */
+  private readonly ownTarget: ReplyTarget;
 
   constructor(options: LogosAgentOptions) {
     // Stamped once per process: a later start issues a newer card, and a replay of an older one is refused.
@@ -106,6 +108,7 @@ export class LogosAgent implements PeerAgentHost {
       if (!options.skills[skill.id]) throw new Error(`agent ${this.card.id}: skill "${skill.id}" has no handler`);
     }
     this.transport = options.transport;
+    this.ownTarget = { transport: this.transport, agentId: this.card.id };
     this.skills = options.skills;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.retention = new Retention(options.retentionMs ?? 10 * 60_000, options.maxRetained ?? 10_000);
@@ -161,7 +164,7 @@ export class LogosAgent implements PeerAgentHost {
     clearInterval(this.announcer);
     this.admission.stop();
     for (const run of this.runs.values()) {
-      stopKeepingAlive(run.replies.keptAlive, this.heartbeatMs);
+      stopKeepingAlive(run.replies, this.heartbeatMs);
       // Its skill may still end after this, but a stopped agent answers nothing more: a payment it held stays held,
       // owed back at its next start (refundOwed), rather than refunded now with a rail and store closing behind it.
       run.finished = true;
@@ -187,11 +190,16 @@ export class LogosAgent implements PeerAgentHost {
     const run = this.runs.get(envelope.task_id);
     if (run && (sender !== run.submitter || envelope.status_key !== run.statusKey)) return;
     this.seenIds.add(envelope.id);
-    this.dispatch(envelope, sender, replies);
+    this.dispatch(envelope, run, sender, replies);
   }
 
-  private dispatch(envelope: GatewayEnvelope, sender: string | undefined, replies: PeerReplies): void {
-    const run = this.runs.get(envelope.task_id);
+  /** `run`: the task's run, if the agent has one. */
+  private dispatch(
+    envelope: GatewayEnvelope,
+    run: TaskRun | undefined,
+    sender: string | undefined,
+    replies: PeerReplies,
+  ): void {
     switch (envelope.type) {
       case 'task_request':
         // A repeated request (the gateway restarted before it heard from us) gets the replies so far.
@@ -225,7 +233,8 @@ export class LogosAgent implements PeerAgentHost {
 
   /** `afterSeq`: replies the gateway already has (a task resumed after a restart); its next is numbered after them. */
   private begin(request: TaskRequest, submitter: string | undefined, replies: PeerReplies, afterSeq = 0): void {
-    const target = { transport: replies, agentId: this.card.id };
+    // Every task of the agent's own transport shares one target: a finished task is kept a while, and its log with it.
+    const target = replies === this.transport ? this.ownTarget : { transport: replies, agentId: this.card.id };
     const run: TaskRun = {
       taskId: request.task_id,
       submitter,
@@ -305,7 +314,7 @@ export class LogosAgent implements PeerAgentHost {
       if (run.replies.seq === 0 && !run.finished) void run.replies.reply({ type: 'task_status', state: 'working' });
     }, this.ackAfterMs);
     run.ack.unref();
-    keepAlive(run.replies.keptAlive, this.heartbeatMs);
+    keepAlive(run.replies, this.heartbeatMs);
   }
 
   /** The skill's outcome, awaited: the task completes with it unless it ended meanwhile. */
@@ -379,9 +388,12 @@ export class LogosAgent implements PeerAgentHost {
 
   private finish(run: TaskRun, reply: AgentReply): void {
     run.finished = true;
-    // A quick skill is done before its acknowledgement is due: the timer (and the run it holds) goes now.
-    clearTimeout(run.ack);
-    stopKeepingAlive(run.replies.keptAlive, this.heartbeatMs);
+    if (run.ack) {
+      // Watched (watch()): a quick skill is done before its acknowledgement is due, so the timer (and the run it
+      // holds) goes now, and a finished task needs no keep-alive.
+      clearTimeout(run.ack);
+      stopKeepingAlive(run.replies, this.heartbeatMs);
+    }
     for (const forgotten of this.retention.retain(run.taskId)) this.runs.delete(forgotten);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
     if (run.paid && completed) this.admission.earned(run.paid);

@@ -16,6 +16,7 @@ import { OldestFirst } from '../oldest-first.ts';
 import { planResultChunks } from '../result-chunks.ts';
 import { statusKeyBytes } from '../status-key.ts';
 import type { LogosTransport } from '../transport.ts';
+import type { KeptAlive } from '../../keep-alive.ts';
 
 /** An outbox with nothing in it, shared: a promise less for each task. */
 const IDLE: Promise<void> = Promise.resolve();
@@ -29,7 +30,7 @@ export interface ReplyTarget {
   readonly agentId: string;
 }
 
-export class ReplyLog {
+export class ReplyLog implements KeptAlive {
   readonly taskId: string;
   readonly topic: string;
   /** The task's status key as bytes: every reply is published under it. */
@@ -39,8 +40,8 @@ export class ReplyLog {
   private lastSeq = 0;
   /** Serialises publication so replies leave in seq order. */
   private outbox: Promise<void> = IDLE;
-  /** While the skill runs, the last reply is published again after a quiet interval (keep-alive.ts). */
-  readonly keptAlive = { lastSentAt: 0, beat: () => this.republishLast() };
+  /** While the skill runs, the last reply is published again after a quiet interval (keep-alive.ts, `beat`). */
+  lastSentAt = 0;
 
   /** `afterSeq`: replies the gateway already has (a task resumed after a restart); the first is numbered after them. */
   constructor(taskId: string, statusKey: string, target: ReplyTarget, afterSeq = 0) {
@@ -89,7 +90,8 @@ export class ReplyLog {
     for (const envelope of this.log) if (envelope.seq > afterSeq) void this.enqueue(encodeOwn(envelope));
   }
 
-  private republishLast(): void {
+  /** Publishes the last reply again, for the keep-alive. */
+  beat(): void {
     const last = this.log.at(-1);
     if (last) void this.enqueue(encodeOwn(last));
   }
@@ -123,7 +125,7 @@ export class ReplyLog {
   }
 
   private enqueue(payload: Uint8Array): Promise<void> {
-    this.keptAlive.lastSentAt = performance.now();
+    this.lastSentAt = performance.now();
     this.outbox = this.outbox
       .then(() => this.target.transport.publish(this.topic, payload, { key: this.key }))
       .catch((error: unknown) => {
@@ -164,9 +166,11 @@ export class Retention {
 
   /** Keeps `taskId` as finished now; answers the tasks to forget, past the time or count limit (no timer per task). */
   retain(taskId: string, now = Date.now()): string[] {
-    // A task finished again (a repeated request after it was forgotten) keeps its place, as in a Map.
-    if (!this.finished.has(taskId)) this.order.push(taskId);
+    // A task finished again (a repeated request after it was forgotten) keeps its place, as in a Map. Whether it is
+    // new shows in the size: one lookup rather than two.
+    const before = this.finished.size;
     this.finished.set(taskId, now);
+    if (this.finished.size > before) this.order.push(taskId);
     const forgotten: string[] = [];
     for (let oldest = this.order.peek(); oldest !== undefined; oldest = this.order.peek()) {
       if (this.finished.size <= this.maxRetained && now - this.finished.get(oldest)! < this.retentionMs) break;

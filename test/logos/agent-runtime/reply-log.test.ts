@@ -56,7 +56,7 @@ describe('a task’s reply log', () => {
     replies.replay(1);
     await eventually(() => heard.length >= 2 || undefined);
     expect(heard.map((e) => e.seq)).toEqual([2, 3]);
-    replies.keptAlive.beat();
+    replies.beat();
     await eventually(() => heard.length >= 3 || undefined);
     expect(heard[2]!.seq).toBe(3);
   });
