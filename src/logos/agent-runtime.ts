@@ -32,6 +32,7 @@ import {
   Completion,
   DEFAULT_ANNOUNCE_EVERY_MS,
   SkillRejected,
+  type CompletionFields,
   type FollowUp,
   type LogosAgentOptions,
   type SkillContext,
@@ -288,7 +289,10 @@ export class LogosAgent implements PeerAgentHost {
     this.execute(run, request, handler);
   }
 
-  /** Runs the skill; one that answers at once is finished a microtask later, as one that answers with a promise. */
+  /**
+   * Runs the skill. One that answers at once is finished at once, as one that throws is: neither waits on a promise
+   * (an async function and its await cost two promises and a microtask per task).
+   */
   private execute(run: TaskRun, request: TaskRequest, handler: SkillHandler): void {
     const context = this.contextFor(run, request);
     let outcome: unknown;
@@ -298,10 +302,14 @@ export class LogosAgent implements PeerAgentHost {
       this.failed(run, error);
       return;
     }
-    // Only a skill still running needs the acknowledgement and the keep-alive: one that answered already is
-    // finished before any timer could fire.
-    if (isThenable(outcome) && !run.finished) this.watch(run);
-    void this.settle(run, outcome);
+    if (!isThenable(outcome)) return this.settle(run, outcome);
+    // Only a skill still running needs the acknowledgement and the keep-alive.
+    if (!run.finished) this.watch(run);
+    // Promise.resolve takes any thenable as `await` would, and is the very promise when it is one already.
+    Promise.resolve(outcome).then(
+      (value) => this.settle(run, value),
+      (error: unknown) => this.failed(run, error),
+    );
   }
 
   /**
@@ -317,20 +325,10 @@ export class LogosAgent implements PeerAgentHost {
     keepAlive(run.replies, this.heartbeatMs);
   }
 
-  /** The skill's outcome, awaited: the task completes with it unless it ended meanwhile. */
-  private async settle(run: TaskRun, pending: unknown): Promise<void> {
+  /** The skill's outcome: the task completes with it unless it ended meanwhile. */
+  private settle(run: TaskRun, outcome: unknown): void {
     try {
-      const outcome = await pending;
-      if (run.finished) return;
-      const fields = outcome instanceof Completion ? outcome.fields : { result: outcome };
-      this.finish(run, {
-        type: 'task_result',
-        state: 'completed',
-        ...(fields.result !== undefined ? { result: fields.result } : {}),
-        ...(fields.artifacts ? { artifacts: fields.artifacts } : {}),
-        ...(fields.message !== undefined ? { message: fields.message } : {}),
-        ...(fields.asMessage ? { as_message: true } : {}),
-      });
+      if (!run.finished) this.finish(run, completedReply(outcome));
     } catch (error) {
       this.failed(run, error);
     }
@@ -416,6 +414,23 @@ export class LogosAgent implements PeerAgentHost {
       })
       .catch((error: unknown) => console.error(`agent ${this.card.id}: publishing on task ${taskId} failed`, error));
   }
+}
+
+/** The result of a skill that answered `outcome`, its fields in the order they always had. */
+function completedReply(outcome: unknown): AgentReply {
+  const reply: { type: 'task_result'; state: 'completed' } & Omit<CompletionFields, 'asMessage'> & {
+      as_message?: true;
+    } = { type: 'task_result', state: 'completed' };
+  if (!(outcome instanceof Completion)) {
+    if (outcome !== undefined) reply.result = outcome;
+    return reply;
+  }
+  const fields = outcome.fields;
+  if (fields.result !== undefined) reply.result = fields.result;
+  if (fields.artifacts) reply.artifacts = fields.artifacts;
+  if (fields.message !== undefined) reply.message = fields.message;
+  if (fields.asMessage) reply.as_message = true;
+  return reply;
 }
 
 /** What `await` waits for: an object or function with a `then` method. */

@@ -126,12 +126,22 @@ export class ReplyLog implements KeptAlive {
 
   private enqueue(payload: Uint8Array): Promise<void> {
     this.lastSentAt = performance.now();
-    this.outbox = this.outbox
-      .then(() => this.target.transport.publish(this.topic, payload, { key: this.key }))
-      .catch((error: unknown) => {
-        console.error(`agent ${this.target.agentId}: publishing on ${this.topic} failed`, error);
-      });
+    // The log's first reply has nothing to wait for: it goes at once, without a promise and a microtask of its own
+    // (a quick task has no other reply).
+    const sent = this.outbox === IDLE ? this.publish(payload) : this.outbox.then(() => this.publish(payload));
+    this.outbox = sent.catch((error: unknown) => {
+      console.error(`agent ${this.target.agentId}: publishing on ${this.topic} failed`, error);
+    });
     return this.outbox;
+  }
+
+  /** A transport that throws rather than rejects fails the publication all the same. */
+  private publish(payload: Uint8Array): Promise<void> {
+    try {
+      return this.target.transport.publish(this.topic, payload, { key: this.key });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }
 
