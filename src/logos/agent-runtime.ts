@@ -48,7 +48,11 @@ interface TaskRun {
   /** The task's status key as the gateway sent it: a later request must carry the same. */
   readonly statusKey: string;
   readonly replies: ReplyLog;
-  readonly controller: AbortController;
+  /**
+   * The skill's signal; undefined once the skill has answered (returned, resolved or thrown): nothing of it is left
+   * to abort, and an AbortSignal (an EventTarget) would be most of what a finished task keeps.
+   */
+  controller: AbortController | undefined;
   finished: boolean;
   /** The verified payment for this task, owed back if the task does not complete. */
   paid?: WirePaymentReference;
@@ -169,7 +173,7 @@ export class LogosAgent implements PeerAgentHost {
       // Its skill may still end after this, but a stopped agent answers nothing more: a payment it held stays held,
       // owed back at its next start (refundOwed), rather than refunded now with a rail and store closing behind it.
       run.finished = true;
-      run.controller.abort(new Error('agent stopping'));
+      run.controller?.abort(new Error('agent stopping'));
     }
     this.runs.clear();
     await this.transport.stop();
@@ -225,7 +229,7 @@ export class LogosAgent implements PeerAgentHost {
       case 'cancel':
         if (!run) return this.unknownTask(envelope, 0, replies);
         if (run.finished) return run.replies.replay(run.replies.seq - 1);
-        run.controller.abort(new Error('cancelled by the caller'));
+        run.controller?.abort(new Error('cancelled by the caller'));
         // Still checking the payment: admit() finishes the task once it knows whether there is money to give back.
         if (!run.admitting) this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
         return;
@@ -265,7 +269,7 @@ export class LogosAgent implements PeerAgentHost {
     run.admitting = true;
     const check = await this.admission.check(request, price);
     run.admitting = false;
-    if (check.kind === 'refused' && run.controller.signal.aborted) {
+    if (check.kind === 'refused' && run.controller?.signal.aborted) {
       // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
       // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
       this.finish(run, { type: 'cancelled', message: `Task cancelled. ${check.problem}` });
@@ -281,7 +285,7 @@ export class LogosAgent implements PeerAgentHost {
       return;
     }
     run.paid = check.payment;
-    if (run.controller.signal.aborted) {
+    if (run.controller?.signal.aborted) {
       // Cancelled while the payment was being checked: nothing was done, so all of it goes back.
       this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
       return;
@@ -294,7 +298,8 @@ export class LogosAgent implements PeerAgentHost {
    * (an async function and its await cost two promises and a microtask per task).
    */
   private execute(run: TaskRun, request: TaskRequest, handler: SkillHandler): void {
-    const context = this.contextFor(run, request);
+    if (!run.controller) return; // its skill has run already
+    const context = this.contextFor(run, request, run.controller.signal);
     let outcome: unknown;
     try {
       outcome = handler(context);
@@ -327,6 +332,7 @@ export class LogosAgent implements PeerAgentHost {
 
   /** The skill's outcome: the task completes with it unless it ended meanwhile. */
   private settle(run: TaskRun, outcome: unknown): void {
+    run.controller = undefined;
     try {
       if (!run.finished) this.finish(run, completedReply(outcome));
     } catch (error) {
@@ -336,6 +342,7 @@ export class LogosAgent implements PeerAgentHost {
 
   /** The skill threw (or its promise rejected): the task fails, or ends rejected when the skill declined it. */
   private failed(run: TaskRun, error: unknown): void {
+    run.controller = undefined;
     if (run.finished) return;
     const message = error instanceof Error ? error.message : String(error);
     const rejected = error instanceof SkillRejected;
@@ -343,7 +350,7 @@ export class LogosAgent implements PeerAgentHost {
     this.finish(run, { type: 'task_result', state: rejected ? 'rejected' : 'failed', error: wireError, message });
   }
 
-  private contextFor(run: TaskRun, request: TaskRequest): SkillContext {
+  private contextFor(run: TaskRun, request: TaskRequest, signal: AbortSignal): SkillContext {
     const params = request.params;
     return {
       taskId: run.taskId,
@@ -352,7 +359,7 @@ export class LogosAgent implements PeerAgentHost {
       params,
       text: typeof params.text === 'string' ? params.text : '',
       message: request.message,
-      signal: run.controller.signal,
+      signal,
       progress: (message) =>
         run.replies.reply({ type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
       artifact: (artifact) =>
@@ -370,7 +377,10 @@ export class LogosAgent implements PeerAgentHost {
   /** Puts the task in an interrupted state with `prompt`, and resolves with the caller's follow-up. */
   private interrupt(run: TaskRun, state: 'input-required' | 'auth-required', prompt: WireMessage): Promise<FollowUp> {
     return new Promise((resolve, reject) => {
-      if (run.controller.signal.aborted) return reject(run.controller.signal.reason);
+      const signal = run.controller?.signal;
+      // A skill that has answered asks nothing more: its task is over.
+      if (!signal) return reject(new Error(`task ${run.taskId} is over: its skill has answered`));
+      if (signal.aborted) return reject(signal.reason);
       run.awaitingInput = ({ params: next, message }) => {
         void run.replies.reply({ type: 'task_status', state: 'working' });
         resolve({
@@ -379,7 +389,7 @@ export class LogosAgent implements PeerAgentHost {
           ...(message ? { message } : {}),
         });
       };
-      run.controller.signal.addEventListener('abort', () => reject(run.controller.signal.reason), { once: true });
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       void run.replies.reply({ type: 'task_status', state, message: prompt });
     });
   }

@@ -1,6 +1,6 @@
 /** The provider side of the binding, driven by hand: replies, replay, ownership of a task. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import { LogosAgent, type SkillContext } from '../../src/logos/agent-runtime.ts';
 import {
   decodeAgentEnvelope,
   decodeGatewayEnvelope,
@@ -231,6 +231,32 @@ describe('a skill that answers at once, taken by accept', () => {
     expect(published).toHaveLength(2);
     await eventually(() => (published.length === 3 ? true : undefined));
     expect(published[2]).toMatchObject({ task_id: 'a3', state: 'completed', result: 'later hi' });
+  });
+
+  it('lets a skill that has answered ask nothing more: its task is over, and stopping the agent aborts nothing', async () => {
+    let kept: SkillContext | undefined;
+    const quick = new LogosAgent({
+      transport: network.node('agent:quick'),
+      announce: false,
+      card: minimalCard({ id: 'quick', skills: [{ id: 'echo', name: 'Echo', description: '' }] }),
+      skills: {
+        echo: (ctx) => {
+          kept = ctx;
+          return ctx.text;
+        },
+      },
+    });
+    const published: unknown[] = [];
+    const replies = {
+      maxPayloadBytes: 10_000,
+      publish: async (_topic: string, payload: Uint8Array) => void published.push(payload),
+    };
+    quick.accept(request('c1', 'echo'), 'peer', replies);
+    expect(published).toHaveLength(1);
+    await expect(kept!.requestInput({ parts: [{ text: 'more?' }] })).rejects.toThrow(/over/);
+    await quick.stop();
+    expect(kept!.signal.aborted).toBe(false);
+    expect(published).toHaveLength(1);
   });
 
   it('logs a publication that throws rather than rejects, and goes on publishing', async () => {

@@ -30,13 +30,17 @@ export interface ReplyTarget {
   readonly agentId: string;
 }
 
+/**
+ * A finished task's log is kept a while (`Retention`), thousands of them: it holds what a replay needs and little
+ * else. The topic and the key's bytes are made for each publication (a task publishes a reply or two), and the
+ * replies are one array made with the first (an empty array grows to room for 16 at its first push).
+ */
 export class ReplyLog implements KeptAlive {
   readonly taskId: string;
-  readonly topic: string;
-  /** The task's status key as bytes: every reply is published under it. */
-  private readonly key: Uint8Array;
+  /** The task's status key (its wire form): every reply is published under it. */
+  private readonly statusKey: string;
   private readonly target: ReplyTarget;
-  private readonly log: AgentEnvelope[] = [];
+  private log: AgentEnvelope[] | undefined;
   private lastSeq = 0;
   /** Serialises publication so replies leave in seq order. */
   private outbox: Promise<void> = IDLE;
@@ -47,8 +51,7 @@ export class ReplyLog implements KeptAlive {
   constructor(taskId: string, statusKey: string, target: ReplyTarget, afterSeq = 0) {
     this.lastSeq = afterSeq;
     this.taskId = taskId;
-    this.topic = taskStatusTopic(taskId);
-    this.key = statusKeyBytes(statusKey);
+    this.statusKey = statusKey;
     this.target = target;
   }
 
@@ -87,12 +90,12 @@ export class ReplyLog implements KeptAlive {
 
   /** Publishes again every reply after `afterSeq`, in order. */
   replay(afterSeq: number): void {
-    for (const envelope of this.log) if (envelope.seq > afterSeq) void this.enqueue(encodeOwn(envelope));
+    for (const envelope of this.log ?? []) if (envelope.seq > afterSeq) void this.enqueue(encodeOwn(envelope));
   }
 
   /** Publishes the last reply again, for the keep-alive. */
   beat(): void {
-    const last = this.log.at(-1);
+    const last = this.log?.at(-1);
     if (last) void this.enqueue(encodeOwn(last));
   }
 
@@ -120,7 +123,8 @@ export class ReplyLog implements KeptAlive {
   /** Logs the envelope as the task's next and publishes its bytes after the replies before it. */
   private post(envelope: AgentEnvelope, payload: Uint8Array): Promise<void> {
     this.lastSeq = envelope.seq;
-    this.log.push(envelope);
+    if (this.log) this.log.push(envelope);
+    else this.log = [envelope];
     return this.enqueue(payload);
   }
 
@@ -130,7 +134,7 @@ export class ReplyLog implements KeptAlive {
     // (a quick task has no other reply).
     const sent = this.outbox === IDLE ? this.publish(payload) : this.outbox.then(() => this.publish(payload));
     this.outbox = sent.catch((error: unknown) => {
-      console.error(`agent ${this.target.agentId}: publishing on ${this.topic} failed`, error);
+      console.error(`agent ${this.target.agentId}: publishing on ${taskStatusTopic(this.taskId)} failed`, error);
     });
     return this.outbox;
   }
@@ -138,7 +142,8 @@ export class ReplyLog implements KeptAlive {
   /** A transport that throws rather than rejects fails the publication all the same. */
   private publish(payload: Uint8Array): Promise<void> {
     try {
-      return this.target.transport.publish(this.topic, payload, { key: this.key });
+      const key = statusKeyBytes(this.statusKey);
+      return this.target.transport.publish(taskStatusTopic(this.taskId), payload, { key });
     } catch (error) {
       return Promise.reject(error);
     }
