@@ -18,6 +18,9 @@ import { statusKeyBytes } from '../status-key.ts';
 import type { LogosTransport } from '../transport.ts';
 import type { KeptAlive } from '../../keep-alive.ts';
 
+/** No task to forget, shared. */
+const NONE: readonly string[] = Object.freeze([]);
+
 /** An outbox with nothing in it, shared: a promise less for each task. */
 const IDLE: Promise<void> = Promise.resolve();
 
@@ -180,19 +183,22 @@ export class Retention {
   }
 
   /** Keeps `taskId` as finished now; answers the tasks to forget, past the time or count limit (no timer per task). */
-  retain(taskId: string, now = Date.now()): string[] {
+  retain(taskId: string, now = Date.now()): readonly string[] {
     // A task finished again (a repeated request after it was forgotten) keeps its place, as in a Map. Whether it is
     // new shows in the size: one lookup rather than two.
     const before = this.finished.size;
     this.finished.set(taskId, now);
     if (this.finished.size > before) this.order.push(taskId);
-    const forgotten: string[] = [];
+    // Once full, each task finished forgets one: an array made with it holds one, where an empty one would grow to
+    // room for 16 at its first push.
+    let forgotten: string[] | undefined;
     for (let oldest = this.order.peek(); oldest !== undefined; oldest = this.order.peek()) {
       if (this.finished.size <= this.maxRetained && now - this.finished.get(oldest)! < this.retentionMs) break;
       this.order.shift();
       this.finished.delete(oldest);
-      forgotten.push(oldest);
+      if (forgotten) forgotten.push(oldest);
+      else forgotten = [oldest];
     }
-    return forgotten;
+    return forgotten ?? NONE;
   }
 }
