@@ -26,12 +26,13 @@ import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { keepAlive, stopKeepingAlive } from '../keep-alive.ts';
 import { PaymentAdmission } from './agent-runtime/payment-admission.ts';
-import { ReplyLog, Retention, unknownTaskReply, type AgentReply } from './agent-runtime/reply-log.ts';
+import { ReplyLog, Retention, unknownTaskReply, type AgentReply, type ReplyTarget } from './agent-runtime/reply-log.ts';
 import type { PeerAgentHost, PeerFace, PeerReplies } from './bindings/common/agent-face.ts';
 import {
   Completion,
   DEFAULT_ANNOUNCE_EVERY_MS,
   SkillRejected,
+  type CompletionFields,
   type FollowUp,
   type LogosAgentOptions,
   type SkillContext,
@@ -47,7 +48,11 @@ interface TaskRun {
   /** The task's status key as the gateway sent it: a later request must carry the same. */
   readonly statusKey: string;
   readonly replies: ReplyLog;
-  readonly controller: AbortController;
+  /**
+   * The skill's signal; undefined once the skill has answered (returned, resolved or thrown): nothing of it is left
+   * to abort, and an AbortSignal (an EventTarget) would be most of what a finished task keeps.
+   */
+  controller: AbortController | undefined;
   finished: boolean;
   /** The verified payment for this task, owed back if the task does not complete. */
   paid?: WirePaymentReference;
@@ -84,6 +89,8 @@ export class LogosAgent implements PeerAgentHost {
   private readonly instance = randomUUID();
   /** The agent as the peer bindings of the configured networks see it (bindings/agent-faces.ts). */
   readonly peerFaces: readonly PeerFace[];
+  /** Where the replies to requests that came in on `transport` go. */
+  private readonly ownTarget: ReplyTarget;
 
   constructor(options: LogosAgentOptions) {
     // Stamped once per process: a later start issues a newer card, and a replay of an older one is refused.
@@ -106,6 +113,7 @@ export class LogosAgent implements PeerAgentHost {
       if (!options.skills[skill.id]) throw new Error(`agent ${this.card.id}: skill "${skill.id}" has no handler`);
     }
     this.transport = options.transport;
+    this.ownTarget = { transport: this.transport, agentId: this.card.id };
     this.skills = options.skills;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.retention = new Retention(options.retentionMs ?? 10 * 60_000, options.maxRetained ?? 10_000);
@@ -161,11 +169,11 @@ export class LogosAgent implements PeerAgentHost {
     clearInterval(this.announcer);
     this.admission.stop();
     for (const run of this.runs.values()) {
-      stopKeepingAlive(run.replies.keptAlive, this.heartbeatMs);
+      stopKeepingAlive(run.replies, this.heartbeatMs);
       // Its skill may still end after this, but a stopped agent answers nothing more: a payment it held stays held,
       // owed back at its next start (refundOwed), rather than refunded now with a rail and store closing behind it.
       run.finished = true;
-      run.controller.abort(new Error('agent stopping'));
+      run.controller?.abort(new Error('agent stopping'));
     }
     this.runs.clear();
     await this.transport.stop();
@@ -187,11 +195,16 @@ export class LogosAgent implements PeerAgentHost {
     const run = this.runs.get(envelope.task_id);
     if (run && (sender !== run.submitter || envelope.status_key !== run.statusKey)) return;
     this.seenIds.add(envelope.id);
-    this.dispatch(envelope, sender, replies);
+    this.dispatch(envelope, run, sender, replies);
   }
 
-  private dispatch(envelope: GatewayEnvelope, sender: string | undefined, replies: PeerReplies): void {
-    const run = this.runs.get(envelope.task_id);
+  /** `run`: the task's run, if the agent has one. */
+  private dispatch(
+    envelope: GatewayEnvelope,
+    run: TaskRun | undefined,
+    sender: string | undefined,
+    replies: PeerReplies,
+  ): void {
     switch (envelope.type) {
       case 'task_request':
         // A repeated request (the gateway restarted before it heard from us) gets the replies so far.
@@ -216,7 +229,7 @@ export class LogosAgent implements PeerAgentHost {
       case 'cancel':
         if (!run) return this.unknownTask(envelope, 0, replies);
         if (run.finished) return run.replies.replay(run.replies.seq - 1);
-        run.controller.abort(new Error('cancelled by the caller'));
+        run.controller?.abort(new Error('cancelled by the caller'));
         // Still checking the payment: admit() finishes the task once it knows whether there is money to give back.
         if (!run.admitting) this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
         return;
@@ -225,7 +238,8 @@ export class LogosAgent implements PeerAgentHost {
 
   /** `afterSeq`: replies the gateway already has (a task resumed after a restart); its next is numbered after them. */
   private begin(request: TaskRequest, submitter: string | undefined, replies: PeerReplies, afterSeq = 0): void {
-    const target = { transport: replies, agentId: this.card.id };
+    // Every task of the agent's own transport shares one target: a finished task is kept a while, and its log with it.
+    const target = replies === this.transport ? this.ownTarget : { transport: replies, agentId: this.card.id };
     const run: TaskRun = {
       taskId: request.task_id,
       submitter,
@@ -255,7 +269,7 @@ export class LogosAgent implements PeerAgentHost {
     run.admitting = true;
     const check = await this.admission.check(request, price);
     run.admitting = false;
-    if (check.kind === 'refused' && run.controller.signal.aborted) {
+    if (check.kind === 'refused' && run.controller?.signal.aborted) {
       // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
       // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
       this.finish(run, { type: 'cancelled', message: `Task cancelled. ${check.problem}` });
@@ -271,7 +285,7 @@ export class LogosAgent implements PeerAgentHost {
       return;
     }
     run.paid = check.payment;
-    if (run.controller.signal.aborted) {
+    if (run.controller?.signal.aborted) {
       // Cancelled while the payment was being checked: nothing was done, so all of it goes back.
       this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
       return;
@@ -279,9 +293,13 @@ export class LogosAgent implements PeerAgentHost {
     this.execute(run, request, handler);
   }
 
-  /** Runs the skill; one that answers at once is finished a microtask later, as one that answers with a promise. */
+  /**
+   * Runs the skill. One that answers at once is finished at once, as one that throws is: neither waits on a promise
+   * (an async function and its await cost two promises and a microtask per task).
+   */
   private execute(run: TaskRun, request: TaskRequest, handler: SkillHandler): void {
-    const context = this.contextFor(run, request);
+    if (!run.controller) return; // its skill has run already
+    const context = this.contextFor(run, request, run.controller.signal);
     let outcome: unknown;
     try {
       outcome = handler(context);
@@ -289,10 +307,14 @@ export class LogosAgent implements PeerAgentHost {
       this.failed(run, error);
       return;
     }
-    // Only a skill still running needs the acknowledgement and the keep-alive: one that answered already is
-    // finished before any timer could fire.
-    if (isThenable(outcome) && !run.finished) this.watch(run);
-    void this.settle(run, outcome);
+    if (!isThenable(outcome)) return this.settle(run, outcome);
+    // Only a skill still running needs the acknowledgement and the keep-alive.
+    if (!run.finished) this.watch(run);
+    // Promise.resolve takes any thenable as `await` would, and is the very promise when it is one already.
+    Promise.resolve(outcome).then(
+      (value) => this.settle(run, value),
+      (error: unknown) => this.failed(run, error),
+    );
   }
 
   /**
@@ -305,23 +327,14 @@ export class LogosAgent implements PeerAgentHost {
       if (run.replies.seq === 0 && !run.finished) void run.replies.reply({ type: 'task_status', state: 'working' });
     }, this.ackAfterMs);
     run.ack.unref();
-    keepAlive(run.replies.keptAlive, this.heartbeatMs);
+    keepAlive(run.replies, this.heartbeatMs);
   }
 
-  /** The skill's outcome, awaited: the task completes with it unless it ended meanwhile. */
-  private async settle(run: TaskRun, pending: unknown): Promise<void> {
+  /** The skill's outcome: the task completes with it unless it ended meanwhile. */
+  private settle(run: TaskRun, outcome: unknown): void {
+    run.controller = undefined;
     try {
-      const outcome = await pending;
-      if (run.finished) return;
-      const fields = outcome instanceof Completion ? outcome.fields : { result: outcome };
-      this.finish(run, {
-        type: 'task_result',
-        state: 'completed',
-        ...(fields.result !== undefined ? { result: fields.result } : {}),
-        ...(fields.artifacts ? { artifacts: fields.artifacts } : {}),
-        ...(fields.message !== undefined ? { message: fields.message } : {}),
-        ...(fields.asMessage ? { as_message: true } : {}),
-      });
+      if (!run.finished) this.finish(run, completedReply(outcome));
     } catch (error) {
       this.failed(run, error);
     }
@@ -329,6 +342,7 @@ export class LogosAgent implements PeerAgentHost {
 
   /** The skill threw (or its promise rejected): the task fails, or ends rejected when the skill declined it. */
   private failed(run: TaskRun, error: unknown): void {
+    run.controller = undefined;
     if (run.finished) return;
     const message = error instanceof Error ? error.message : String(error);
     const rejected = error instanceof SkillRejected;
@@ -336,7 +350,7 @@ export class LogosAgent implements PeerAgentHost {
     this.finish(run, { type: 'task_result', state: rejected ? 'rejected' : 'failed', error: wireError, message });
   }
 
-  private contextFor(run: TaskRun, request: TaskRequest): SkillContext {
+  private contextFor(run: TaskRun, request: TaskRequest, signal: AbortSignal): SkillContext {
     const params = request.params;
     return {
       taskId: run.taskId,
@@ -345,7 +359,7 @@ export class LogosAgent implements PeerAgentHost {
       params,
       text: typeof params.text === 'string' ? params.text : '',
       message: request.message,
-      signal: run.controller.signal,
+      signal,
       progress: (message) =>
         run.replies.reply({ type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
       artifact: (artifact) =>
@@ -363,7 +377,10 @@ export class LogosAgent implements PeerAgentHost {
   /** Puts the task in an interrupted state with `prompt`, and resolves with the caller's follow-up. */
   private interrupt(run: TaskRun, state: 'input-required' | 'auth-required', prompt: WireMessage): Promise<FollowUp> {
     return new Promise((resolve, reject) => {
-      if (run.controller.signal.aborted) return reject(run.controller.signal.reason);
+      const signal = run.controller?.signal;
+      // A skill that has answered asks nothing more: its task is over.
+      if (!signal) return reject(new Error(`task ${run.taskId} is over: its skill has answered`));
+      if (signal.aborted) return reject(signal.reason);
       run.awaitingInput = ({ params: next, message }) => {
         void run.replies.reply({ type: 'task_status', state: 'working' });
         resolve({
@@ -372,16 +389,19 @@ export class LogosAgent implements PeerAgentHost {
           ...(message ? { message } : {}),
         });
       };
-      run.controller.signal.addEventListener('abort', () => reject(run.controller.signal.reason), { once: true });
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       void run.replies.reply({ type: 'task_status', state, message: prompt });
     });
   }
 
   private finish(run: TaskRun, reply: AgentReply): void {
     run.finished = true;
-    // A quick skill is done before its acknowledgement is due: the timer (and the run it holds) goes now.
-    clearTimeout(run.ack);
-    stopKeepingAlive(run.replies.keptAlive, this.heartbeatMs);
+    if (run.ack) {
+      // Watched (watch()): a quick skill is done before its acknowledgement is due, so the timer (and the run it
+      // holds) goes now, and a finished task needs no keep-alive.
+      clearTimeout(run.ack);
+      stopKeepingAlive(run.replies, this.heartbeatMs);
+    }
     for (const forgotten of this.retention.retain(run.taskId)) this.runs.delete(forgotten);
     const completed = reply.type === 'task_result' && reply.state === 'completed';
     if (run.paid && completed) this.admission.earned(run.paid);
@@ -404,6 +424,23 @@ export class LogosAgent implements PeerAgentHost {
       })
       .catch((error: unknown) => console.error(`agent ${this.card.id}: publishing on task ${taskId} failed`, error));
   }
+}
+
+/** The result of a skill that answered `outcome`, its fields in the order they always had. */
+function completedReply(outcome: unknown): AgentReply {
+  const reply: { type: 'task_result'; state: 'completed' } & Omit<CompletionFields, 'asMessage'> & {
+      as_message?: true;
+    } = { type: 'task_result', state: 'completed' };
+  if (!(outcome instanceof Completion)) {
+    if (outcome !== undefined) reply.result = outcome;
+    return reply;
+  }
+  const fields = outcome.fields;
+  if (fields.result !== undefined) reply.result = fields.result;
+  if (fields.artifacts) reply.artifacts = fields.artifacts;
+  if (fields.message !== undefined) reply.message = fields.message;
+  if (fields.asMessage) reply.as_message = true;
+  return reply;
 }
 
 /** What `await` waits for: an object or function with a `then` method. */

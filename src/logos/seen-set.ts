@@ -20,8 +20,10 @@ export class SeenSet {
   }
 
   add(key: string): void {
-    if (this.entries.has(key)) return;
+    // Whether the key is new shows in the size: one lookup rather than two.
+    const before = this.entries.size;
     this.entries.add(key);
+    if (this.entries.size === before) return;
     this.order.push(key);
     if (this.entries.size > this.capacity) this.entries.delete(this.order.shift()!);
   }

@@ -1,8 +1,9 @@
 /** The provider side of the binding, driven by hand: replies, replay, ownership of a task. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogosAgent } from '../../src/logos/agent-runtime.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LogosAgent, type SkillContext } from '../../src/logos/agent-runtime.ts';
 import {
   decodeAgentEnvelope,
+  decodeGatewayEnvelope,
   encodeEnvelope,
   taskStatusTopic,
   type AgentEnvelope,
@@ -172,6 +173,120 @@ describe('a skill that answers at once', () => {
       ]);
     } finally {
       await quick.stop();
+    }
+  });
+});
+
+describe('a skill that answers at once, taken by accept', () => {
+  const request = (taskId: string, skill: string) => {
+    const decoded = decodeGatewayEnvelope(
+      encodeEnvelope({
+        v: 1,
+        id: `${taskId}-request`,
+        from: 'peer',
+        to: 'agent:quick',
+        status_key: key,
+        type: 'task_request',
+        task_id: taskId,
+        context_id: 'c',
+        skill,
+        params: { text: 'hi' },
+      }),
+    );
+    if (!decoded.ok) throw new Error('the test request does not decode');
+    return decoded.envelope;
+  };
+
+  it('publishes its result before accept returns, and a thenable’s once it settles, in the fields it was given', async () => {
+    const quick = new LogosAgent({
+      transport: network.node('agent:quick'),
+      announce: false,
+      card: minimalCard({
+        id: 'quick',
+        skills: ['echo', 'completion', 'thenable'].map((id) => ({ id, name: id, description: '' })),
+      }),
+      skills: {
+        echo: (ctx) => ctx.text,
+        completion: (ctx) => ctx.complete({ asMessage: true, message: { parts: [{ text: 'm' }] } }),
+        // Not a promise, but `then`-able: taken as `await` would take it.
+        thenable: (ctx) => ({ then: (resolve: (value: unknown) => void) => resolve(`later ${ctx.text}`) }),
+      },
+    });
+    const published: Array<Record<string, unknown>> = [];
+    const replies = {
+      maxPayloadBytes: 10_000,
+      publish: async (_topic: string, payload: Uint8Array) => {
+        published.push(JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>);
+      },
+    };
+    quick.accept(request('a1', 'echo'), 'peer', replies);
+    quick.accept(request('a2', 'completion'), 'peer', replies);
+    expect(published).toEqual([
+      expect.objectContaining({ task_id: 'a1', seq: 1, type: 'task_result', state: 'completed', result: 'hi' }),
+      expect.objectContaining({ task_id: 'a2', seq: 1, type: 'task_result', as_message: true }),
+    ]);
+    expect(Object.keys(published[1]!).slice(0, 4)).toEqual(['type', 'state', 'message', 'as_message']);
+    expect('result' in published[1]!).toBe(false);
+    quick.accept(request('a3', 'thenable'), 'peer', replies);
+    expect(published).toHaveLength(2);
+    await eventually(() => (published.length === 3 ? true : undefined));
+    expect(published[2]).toMatchObject({ task_id: 'a3', state: 'completed', result: 'later hi' });
+  });
+
+  it('lets a skill that has answered ask nothing more: its task is over, and stopping the agent aborts nothing', async () => {
+    let kept: SkillContext | undefined;
+    const quick = new LogosAgent({
+      transport: network.node('agent:quick'),
+      announce: false,
+      card: minimalCard({ id: 'quick', skills: [{ id: 'echo', name: 'Echo', description: '' }] }),
+      skills: {
+        echo: (ctx) => {
+          kept = ctx;
+          return ctx.text;
+        },
+      },
+    });
+    const published: unknown[] = [];
+    const replies = {
+      maxPayloadBytes: 10_000,
+      publish: async (_topic: string, payload: Uint8Array) => void published.push(payload),
+    };
+    quick.accept(request('c1', 'echo'), 'peer', replies);
+    expect(published).toHaveLength(1);
+    await expect(kept!.requestInput({ parts: [{ text: 'more?' }] })).rejects.toThrow(/over/);
+    await quick.stop();
+    expect(kept!.signal.aborted).toBe(false);
+    expect(published).toHaveLength(1);
+  });
+
+  it('logs a publication that throws rather than rejects, and goes on publishing', async () => {
+    const quick = new LogosAgent({
+      transport: network.node('agent:quick'),
+      announce: false,
+      card: minimalCard({ id: 'quick', skills: [{ id: 'echo', name: 'Echo', description: '' }] }),
+      skills: { echo: (ctx) => ctx.text },
+    });
+    const errors: unknown[] = [];
+    const logged = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args));
+    let calls = 0;
+    const replies = {
+      maxPayloadBytes: 10_000,
+      publish: (): Promise<void> => {
+        calls++;
+        throw new Error('no route');
+      },
+    };
+    try {
+      expect(() => quick.accept(request('b1', 'echo'), 'peer', replies)).not.toThrow();
+      await eventually(() => (errors.length === 1 ? true : undefined));
+      expect(String(errors[0])).toContain('publishing on');
+      // A repeated request replays the reply: the outbox is not stuck on the failure.
+      const again = { ...request('b1', 'echo'), id: 'b1-again' };
+      quick.accept(again, 'peer', replies);
+      await eventually(() => (errors.length === 2 ? true : undefined));
+      expect(calls).toBe(2);
+    } finally {
+      logged.mockRestore();
     }
   });
 });

@@ -16,6 +16,10 @@ import { OldestFirst } from '../oldest-first.ts';
 import { planResultChunks } from '../result-chunks.ts';
 import { statusKeyBytes } from '../status-key.ts';
 import type { LogosTransport } from '../transport.ts';
+import type { KeptAlive } from '../../keep-alive.ts';
+
+/** No task to forget, shared. */
+const NONE: readonly string[] = Object.freeze([]);
 
 /** An outbox with nothing in it, shared: a promise less for each task. */
 const IDLE: Promise<void> = Promise.resolve();
@@ -29,25 +33,28 @@ export interface ReplyTarget {
   readonly agentId: string;
 }
 
-export class ReplyLog {
+/**
+ * A finished task's log is kept a while (`Retention`), thousands of them: it holds what a replay needs and little
+ * else. The topic and the key's bytes are made for each publication (a task publishes a reply or two), and the
+ * replies are one array made with the first (an empty array grows to room for 16 at its first push).
+ */
+export class ReplyLog implements KeptAlive {
   readonly taskId: string;
-  readonly topic: string;
-  /** The task's status key as bytes: every reply is published under it. */
-  private readonly key: Uint8Array;
+  /** The task's status key (its wire form): every reply is published under it. */
+  private readonly statusKey: string;
   private readonly target: ReplyTarget;
-  private readonly log: AgentEnvelope[] = [];
+  private log: AgentEnvelope[] | undefined;
   private lastSeq = 0;
   /** Serialises publication so replies leave in seq order. */
   private outbox: Promise<void> = IDLE;
-  /** While the skill runs, the last reply is published again after a quiet interval (keep-alive.ts). */
-  readonly keptAlive = { lastSentAt: 0, beat: () => this.republishLast() };
+  /** While the skill runs, the last reply is published again after a quiet interval (keep-alive.ts, `beat`). */
+  lastSentAt = 0;
 
   /** `afterSeq`: replies the gateway already has (a task resumed after a restart); the first is numbered after them. */
   constructor(taskId: string, statusKey: string, target: ReplyTarget, afterSeq = 0) {
     this.lastSeq = afterSeq;
     this.taskId = taskId;
-    this.topic = taskStatusTopic(taskId);
-    this.key = statusKeyBytes(statusKey);
+    this.statusKey = statusKey;
     this.target = target;
   }
 
@@ -86,11 +93,12 @@ export class ReplyLog {
 
   /** Publishes again every reply after `afterSeq`, in order. */
   replay(afterSeq: number): void {
-    for (const envelope of this.log) if (envelope.seq > afterSeq) void this.enqueue(encodeOwn(envelope));
+    for (const envelope of this.log ?? []) if (envelope.seq > afterSeq) void this.enqueue(encodeOwn(envelope));
   }
 
-  private republishLast(): void {
-    const last = this.log.at(-1);
+  /** Publishes the last reply again, for the keep-alive. */
+  beat(): void {
+    const last = this.log?.at(-1);
     if (last) void this.enqueue(encodeOwn(last));
   }
 
@@ -118,18 +126,30 @@ export class ReplyLog {
   /** Logs the envelope as the task's next and publishes its bytes after the replies before it. */
   private post(envelope: AgentEnvelope, payload: Uint8Array): Promise<void> {
     this.lastSeq = envelope.seq;
-    this.log.push(envelope);
+    if (this.log) this.log.push(envelope);
+    else this.log = [envelope];
     return this.enqueue(payload);
   }
 
   private enqueue(payload: Uint8Array): Promise<void> {
-    this.keptAlive.lastSentAt = performance.now();
-    this.outbox = this.outbox
-      .then(() => this.target.transport.publish(this.topic, payload, { key: this.key }))
-      .catch((error: unknown) => {
-        console.error(`agent ${this.target.agentId}: publishing on ${this.topic} failed`, error);
-      });
+    this.lastSentAt = performance.now();
+    // The log's first reply has nothing to wait for: it goes at once, without a promise and a microtask of its own
+    // (a quick task has no other reply).
+    const sent = this.outbox === IDLE ? this.publish(payload) : this.outbox.then(() => this.publish(payload));
+    this.outbox = sent.catch((error: unknown) => {
+      console.error(`agent ${this.target.agentId}: publishing on ${taskStatusTopic(this.taskId)} failed`, error);
+    });
     return this.outbox;
+  }
+
+  /** A transport that throws rather than rejects fails the publication all the same. */
+  private publish(payload: Uint8Array): Promise<void> {
+    try {
+      const key = statusKeyBytes(this.statusKey);
+      return this.target.transport.publish(taskStatusTopic(this.taskId), payload, { key });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }
 
@@ -163,17 +183,22 @@ export class Retention {
   }
 
   /** Keeps `taskId` as finished now; answers the tasks to forget, past the time or count limit (no timer per task). */
-  retain(taskId: string, now = Date.now()): string[] {
-    // A task finished again (a repeated request after it was forgotten) keeps its place, as in a Map.
-    if (!this.finished.has(taskId)) this.order.push(taskId);
+  retain(taskId: string, now = Date.now()): readonly string[] {
+    // A task finished again (a repeated request after it was forgotten) keeps its place, as in a Map. Whether it is
+    // new shows in the size: one lookup rather than two.
+    const before = this.finished.size;
     this.finished.set(taskId, now);
-    const forgotten: string[] = [];
+    if (this.finished.size > before) this.order.push(taskId);
+    // Once full, each task finished forgets one: an array made with it holds one, where an empty one would grow to
+    // room for 16 at its first push.
+    let forgotten: string[] | undefined;
     for (let oldest = this.order.peek(); oldest !== undefined; oldest = this.order.peek()) {
       if (this.finished.size <= this.maxRetained && now - this.finished.get(oldest)! < this.retentionMs) break;
       this.order.shift();
       this.finished.delete(oldest);
-      forgotten.push(oldest);
+      if (forgotten) forgotten.push(oldest);
+      else forgotten = [oldest];
     }
-    return forgotten;
+    return forgotten ?? NONE;
   }
 }

@@ -29,20 +29,32 @@ export class MemoryNetwork {
     return new MemoryTransport(this, address);
   }
 
-  /** @internal */
-  listen(table: 'direct' | 'topics', name: string, handler: PayloadHandler, key?: Uint8Array): Unsubscribe {
+  /**
+   * @internal Adds a listener; its unsubscribe is kept in `owner` until called, so that the node can end all its
+   * subscriptions when it stops (one function for both: a task's status topic is subscribed to for each task).
+   */
+  listen(
+    table: 'direct' | 'topics',
+    name: string,
+    handler: PayloadHandler,
+    key?: Uint8Array,
+    owner?: Set<Unsubscribe>,
+  ): Unsubscribe {
     const map = table === 'direct' ? this.direct : this.topics;
     const listener: Listener = { handler, key: key?.slice() };
     const listeners = map.get(name);
     if (listeners) listeners.push(listener);
     else map.set(name, [listener]);
-    return () => {
+    const unsubscribe = () => {
+      if (owner && !owner.delete(unsubscribe)) return;
       const current = map.get(name);
       const at = current ? current.indexOf(listener) : -1;
       if (at < 0) return;
       if (current!.length === 1) map.delete(name);
       else current!.splice(at, 1);
     };
+    owner?.add(unsubscribe);
+    return unsubscribe;
   }
 
   /** @internal */
@@ -106,7 +118,7 @@ export class MemoryTransport implements LogosTransport {
   }
 
   onDirect(handler: PayloadHandler): Unsubscribe {
-    return this.track(this.network.listen('direct', this.address, handler));
+    return this.network.listen('direct', this.address, handler, undefined, this.subscriptions);
   }
 
   publish(topic: string, payload: Uint8Array, options: TopicOptions = {}): Promise<void> {
@@ -118,15 +130,7 @@ export class MemoryTransport implements LogosTransport {
   }
 
   subscribe(topic: string, handler: PayloadHandler, options: TopicOptions = {}): Unsubscribe {
-    return this.track(this.network.listen('topics', topic, handler, keyOf(options)));
-  }
-
-  private track(unsubscribe: Unsubscribe): Unsubscribe {
-    const once = () => {
-      if (this.subscriptions.delete(once)) unsubscribe();
-    };
-    this.subscriptions.add(once);
-    return once;
+    return this.network.listen('topics', topic, handler, keyOf(options), this.subscriptions);
   }
 
   /** As a real network would refuse it: a party tested in process must not get away with what Waku drops. */

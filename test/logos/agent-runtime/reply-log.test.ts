@@ -56,7 +56,7 @@ describe('a task’s reply log', () => {
     replies.replay(1);
     await eventually(() => heard.length >= 2 || undefined);
     expect(heard.map((e) => e.seq)).toEqual([2, 3]);
-    replies.keptAlive.beat();
+    replies.beat();
     await eventually(() => heard.length >= 3 || undefined);
     expect(heard[2]!.seq).toBe(3);
   });
@@ -97,6 +97,10 @@ describe('retention of finished tasks', () => {
     retention.retain('b', 500);
     expect(retention.retain('c', 1_200)).toEqual(['a']);
     expect(retention.retain('d', 1_600)).toEqual(['b']);
+    // All those past the retention at once, oldest first.
+    retention.retain('e', 1_700);
+    expect(retention.retain('f', 5_000)).toEqual(['c', 'd', 'e']);
+    expect(retention.retain('g', 5_001)).toEqual([]);
   });
 
   it('keeps a task finished again in its first place', () => {

@@ -68,3 +68,25 @@ it('stops delivering to a subscriber once it unsubscribes, and leaves the others
   await new Promise((resolve) => setTimeout(resolve, 0));
   expect(heard).toEqual(['second']);
 });
+
+it('ends every subscription of a node when it stops, and an unsubscribe after that changes nothing', async () => {
+  const network = new MemoryNetwork();
+  const [sender, receiver, other] = ['sender', 'receiver', 'other'].map((name) => network.node(name));
+  await Promise.all([sender!.start(), receiver!.start(), other!.start()]);
+  const heard: string[] = [];
+  const unsubscribe = receiver!.subscribe('/t/1/x/json', () => heard.push('receiver'));
+  receiver!.onDirect(() => heard.push('receiver direct'));
+  other!.subscribe('/t/1/x/json', () => heard.push('other'));
+  await receiver!.stop();
+  unsubscribe();
+  await sender!.publish('/t/1/x/json', new Uint8Array([1]));
+  await sender!.send('receiver', new Uint8Array([2]));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  expect(heard).toEqual(['other']);
+  // Started again, it subscribes afresh.
+  await receiver!.start();
+  receiver!.subscribe('/t/1/x/json', () => heard.push('receiver again'));
+  await sender!.publish('/t/1/x/json', new Uint8Array([3]));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  expect(heard).toEqual(['other', 'other', 'receiver again']);
+});
