@@ -2,7 +2,7 @@
  * A new task: recorded (durable before anyone hears of it), then sent to its agent; a priced one paid for (or held)
  * first, and a priced message sent again joining the task the first send created (priced-retries.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../../uuid-v7.ts';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { BINDING_VERSION, type TaskRequest } from '../../logos/envelope.ts';
 import { fittingText } from '../../logos/message-text.ts';
@@ -71,7 +71,7 @@ export class TaskCreation {
   async create(input: NewTask): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
     const taskId = this.#options.newTaskId();
-    const contextId = input.message.contextId || randomUUID();
+    const contextId = input.message.contextId || uuidV7();
     const userMessage: Message = { ...input.message, taskId, contextId };
     const logos: LogosMetadata = {
       agentId: input.agentId,
@@ -102,7 +102,7 @@ export class TaskCreation {
       ...(traceparent ? { traceparent } : {}),
       v: BINDING_VERSION,
       type: 'task_request',
-      id: randomUUID(),
+      id: uuidV7(),
       task_id: taskId,
       from: this.#options.sender.address,
       to: input.agentAddress,
