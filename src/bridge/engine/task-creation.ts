@@ -73,12 +73,9 @@ export class TaskCreation {
     const taskId = this.#options.newTaskId();
     const contextId = input.message.contextId || uuidV7();
     const userMessage: Message = { ...input.message, taskId, contextId };
-    const logos: LogosMetadata = {
-      agentId: input.agentId,
-      skill: input.call.skill,
-      lezPrice: input.price,
-      ...(input.caller ? { caller: input.caller } : {}),
-    };
+    // What only some tasks have is set only on them (a conditional spread costs an object even when empty).
+    const logos: LogosMetadata = { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price };
+    if (input.caller) logos.caller = input.caller;
     // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
     const receipt: TaskReceipt | undefined = priced
       ? {
@@ -94,7 +91,7 @@ export class TaskCreation {
       status: statusOf(TaskState.TASK_STATE_SUBMITTED),
       artifacts: [],
       history: [userMessage],
-      metadata: { logos, ...(receipt ? { lez: receipt } : {}) },
+      metadata: receipt ? { logos, lez: receipt } : { logos },
     };
     addToLogContext({ taskId });
     const traceparent = handOver('bridge task_request', { 'a2a.task.id': taskId, 'a2a.agent.id': input.agentId });
@@ -128,8 +125,8 @@ export class TaskCreation {
       agentId: input.agentId,
       task: snapshot,
       link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
-      ...(input.caller ? { owner: input.caller } : {}),
     };
+    if (input.caller) record.owner = input.caller;
     if (priced) {
       // The same message to the same agent from the same caller (API key) is a retry: the store decides which of
       // several sent at once, here or on other replicas, creates the task; the others join it instead of paying.
