@@ -187,10 +187,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     this.submit(message, context, { listener, pushConfig }).then((task) => {
       submitted = task;
       try {
-        stopWaiting = onAbort(this.options.shutdown, async () =>
-          answer(snapshotTask((await this.engine.getTask(this.agent.id, task.id)) ?? task)),
-        );
+        // Answered already (a quick agent's answer is committed with the task): no shutdown to wait for.
         if (outcome) finish(task, outcome);
+        else {
+          stopWaiting = onAbort(this.options.shutdown, async () =>
+            answer(snapshotTask((await this.engine.getTask(this.agent.id, task.id)) ?? task)),
+          );
+        }
       } catch (error) {
         reject(error);
       }
