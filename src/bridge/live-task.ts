@@ -57,8 +57,8 @@ export class LiveTask {
   lastChance = false;
   gapTimer?: NodeJS.Timeout;
   /**
-   * The next resend of the request while it goes unanswered (the first 2 s after it went out): cleared as the task
-   * leaves, which then need not stay in memory until the timer fires (every task that ends sooner would).
+   * The next resend of the request while it goes unanswered, after the first (Retransmission.resendUntilAnswered):
+   * cleared as the task leaves, which then need not stay in memory until the timer fires.
    */
   resendTimer?: NodeJS.Timeout;
   /** A cancel went out to the agent: the request is no longer sent again (it would start what was cancelled). */

@@ -2,7 +2,7 @@
  * Pure functions between the A2A model (the SDK's v1.0 types) and the binding's envelopes. The rules are the ones
  * docs/binding.md §"Mapping" states; keep the two in step.
  */
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../uuid-v7.ts';
 import { Message, Part, Role, TaskState, type Artifact, type TaskStatus } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { LogosAgentCard } from '../logos/card.ts';
@@ -114,7 +114,7 @@ export function toParts(parts: WirePart[]): Part[] {
 export function toAgentMessage(message: WireMessage, taskId: string, contextId: string): Message {
   const parts = typeof message === 'string' ? [textPart(message)] : toParts(message.parts);
   return {
-    messageId: randomUUID(),
+    messageId: uuidV7(),
     contextId,
     taskId,
     role: Role.ROLE_AGENT,

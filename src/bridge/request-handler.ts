@@ -43,6 +43,7 @@ import { callAbortSignal } from './call-abort.ts';
 import type { DirectoryEntry } from '../logos/directory.ts';
 import { unacceptedMediaType } from './input-modes.ts';
 import { isInterrupted, isTerminal, toSkillCall } from './mapping.ts';
+import type { NewTask } from './engine/task-creation.ts';
 import type { TaskChange } from './task-change.ts';
 import type { TaskEngine } from './task-engine.ts';
 import { snapshotTask, stateName } from './task-events.ts';
@@ -186,10 +187,13 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     this.submit(message, context, { listener, pushConfig }).then((task) => {
       submitted = task;
       try {
-        stopWaiting = onAbort(this.options.shutdown, async () =>
-          answer(snapshotTask((await this.engine.getTask(this.agent.id, task.id)) ?? task)),
-        );
+        // Answered already (a quick agent's answer is committed with the task): no shutdown to wait for.
         if (outcome) finish(task, outcome);
+        else {
+          stopWaiting = onAbort(this.options.shutdown, async () =>
+            answer(snapshotTask((await this.engine.getTask(this.agent.id, task.id)) ?? task)),
+          );
+        }
       } catch (error) {
         reject(error);
       }
@@ -428,28 +432,33 @@ export class LogosAgentRequestHandler implements A2ARequestHandler {
     if (!message.taskId) {
       const push = pushConfig ? this.pushConfigs.service() : undefined;
       const call = toSkillCall(message, this.agent.card);
-      return this.engine.createTask({
-        ...(clientPays ? { clientPays } : {}),
-        // The webhook is attached before the request leaves, so it cannot miss the agent's first reply; it hears
-        // of the task itself once the task is on disk.
-        ...(push && pushConfig
-          ? { onCreated: (task: Task) => push.createConfig(this.pushConfigs.input(pushConfig, task.id, context)) }
-          : {}),
-        onRecorded: (task: Task) => {
-          // Only this send's own webhook can know of the task yet: without one, there is no one to tell.
-          if (push) void push.notify(task, [{ payload: { $case: 'task', value: task } }]);
-          extras.onRecorded?.(task);
-        },
+      const input: NewTask = {
         agentId: this.agent.id,
         agentAddress: this.agent.address,
         message,
         call,
         price: skillPrice(this.agent.card, call.skill),
-        ...(this.agent.card['x-lez-identity'] ? { payee: this.agent.card['x-lez-identity'].account_id } : {}),
-        ...(caller ? { caller } : {}),
-        ...(listener ? { listener } : {}),
-        ...(extras.returnOnceRecorded ? { returnOnceRecorded: true } : {}),
-      });
+      };
+      // What only some sends have is set only on them (a conditional spread costs an object even when empty).
+      if (clientPays) input.clientPays = clientPays;
+      // The webhook is attached before the request leaves, so it cannot miss the agent's first reply; it hears of
+      // the task itself once the task is on disk.
+      if (push && pushConfig)
+        input.onCreated = (task) => push.createConfig(this.pushConfigs.input(pushConfig, task.id, context));
+      const { onRecorded } = extras;
+      if (push || onRecorded) {
+        input.onRecorded = (task) => {
+          // Only this send's own webhook can know of the task yet: without one, there is no one to tell.
+          if (push) void push.notify(task, [{ payload: { $case: 'task', value: task } }]);
+          onRecorded?.(task);
+        };
+      }
+      const identity = this.agent.card['x-lez-identity'];
+      if (identity) input.payee = identity.account_id;
+      if (caller) input.caller = caller;
+      if (listener) input.listener = listener;
+      if (extras.returnOnceRecorded) input.returnOnceRecorded = true;
+      return this.engine.createTask(input);
     }
     return this.followUp(message, message.taskId, context, listener, pushConfig);
   }

@@ -1,6 +1,8 @@
 /**
- * The silence timers of every live task, on one timer. A timer per task, with its callback and the scope that runs
- * it, cost some 550 bytes per open stream (bench/streams.ts, heap snapshots); here a task costs an entry in a map.
+ * Timers of one duration for many tasks, on one timer: every live task's silence timer, and each request's first
+ * resend. A timer per task, with its callback and the scope that runs it, cost some 550 bytes per open stream
+ * (bench/streams.ts, heap snapshots); here a task costs an entry in a map. The timer runs outside any caller's
+ * context: what fires must enter its task's own.
  * Every timer runs for the same time, so they fall due in the order they were last armed: the map, in insertion
  * order, is the queue, and arming a task again moves it to the end.
  */

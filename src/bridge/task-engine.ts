@@ -359,7 +359,7 @@ export class TaskEngine {
     clearTimeout(live.clientPaymentTimer);
     this.resends.ignoreSilence(live);
     clearTimeout(live.gapTimer);
-    clearTimeout(live.resendTimer);
+    this.resends.stopResending(live);
   }
 
   /** The task reached a terminal state: stop listening to the agent. Listeners get this last change, then go. */

@@ -28,9 +28,18 @@ export interface TaskRow {
   request: string;
 }
 
+const TASK_COLUMNS =
+  'id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner';
+const TASK_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
 /** The insert of a new task, and its values in the statement's order. */
-export const INSERT_TASK_SQL = `INSERT INTO tasks (id, agent_id, context_id, state, status_ts, task_json, agent_addr, last_seq, request, retry_key, owner)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+export const INSERT_TASK_SQL = `INSERT INTO tasks (${TASK_COLUMNS})
+  VALUES ${TASK_VALUES}`;
+
+/** The insert of `rows` new tasks in one statement: their values (insertValues) one task after the other. */
+export function insertTasksSql(rows: number): string {
+  return `INSERT INTO tasks (${TASK_COLUMNS}) VALUES ${Array.from({ length: rows }, () => TASK_VALUES).join(', ')}`;
+}
 
 /**
  * A task's row as inserted, its columns in INSERT_TASK_SQL's order. A task that ended will never be resent: its

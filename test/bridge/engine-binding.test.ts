@@ -16,6 +16,7 @@ import {
 import { statusKeyBytes } from '../../src/logos/status-key.ts';
 import { MemoryNetwork, type MemoryTransport } from '../../src/logos/transports/memory.ts';
 import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
+import { SilenceTimers } from '../../src/bridge/silence-timers.ts';
 import { eventually } from '../support/gateway.ts';
 
 let network: MemoryNetwork;
@@ -117,19 +118,19 @@ describe('the gateway side of the binding', () => {
     expect(createdAt).toBeLessThanOrEqual(Date.now());
   });
 
-  it('clears the request’s first resend once the task ends: a finished task is not held until it fires', async () => {
-    const set = vi.spyOn(globalThis, 'setTimeout');
-    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+  it('drops the request’s first resend once the task ends: a finished task is not held until it would fire', async () => {
+    // Every timer of a task (its silence, its request's first resend) is an entry in one of the engine's queues.
+    const armed = vi.spyOn(SilenceTimers.prototype, 'arm');
     try {
       const task = await newTask();
-      const firstResend = set.mock.results[set.mock.calls.findIndex(([, ms]) => ms === 2_000)]?.value;
-      expect(firstResend).toBeDefined();
+      const queues = armed.mock.contexts as SilenceTimers<unknown>[];
+      const live = armed.mock.calls[0]![0];
+      expect(new Set(queues).size).toBe(2);
       await reply(task.id, { seq: 1, type: 'task_result', state: 'completed', result: 'done' });
       await eventually(async () => ((await stateOf(task.id)) === TaskState.TASK_STATE_COMPLETED ? true : undefined));
-      expect(cleared).toHaveBeenCalledWith(firstResend);
+      for (const queue of queues) expect(queue.armed(live)).toBe(false);
     } finally {
-      set.mockRestore();
-      cleared.mockRestore();
+      armed.mockRestore();
     }
   });
 

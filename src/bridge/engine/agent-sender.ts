@@ -2,7 +2,7 @@
  * What the engine sends a task's agent: canonical envelopes of the task's conversation (envelope.ts), put in the
  * agent's words by its wire binding on the way out. A message that would not fit one envelope is refused first.
  */
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../../uuid-v7.ts';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import {
   BINDING_VERSION,
@@ -39,7 +39,7 @@ export class AgentSender {
     return {
       ...body,
       v: BINDING_VERSION,
-      id: randomUUID(),
+      id: uuidV7(),
       task_id: live.task.id,
       from: this.#transport.address,
       to: live.agentAddress,

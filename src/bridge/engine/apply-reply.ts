@@ -23,8 +23,10 @@ export function applyReply(task: Task, envelope: AgentEnvelope): StreamResponse[
       break;
     }
     case 'task_result': {
-      const artifacts = (envelope.artifacts ?? []).map(toArtifact);
-      if (envelope.result !== undefined && envelope.result !== null) artifacts.unshift(resultArtifact(envelope.result));
+      // The result first (built in order: an unshift cost more than the rest of a small result's reply).
+      const artifacts =
+        envelope.result !== undefined && envelope.result !== null ? [resultArtifact(envelope.result)] : [];
+      for (const artifact of envelope.artifacts ?? []) artifacts.push(toArtifact(artifact));
       for (const artifact of artifacts) {
         task.artifacts = replaceArtifact(task.artifacts, artifact);
         events.push(artifactEvent(task, artifact, false, true));

@@ -4,7 +4,7 @@
  * stays silent for `agentTimeoutMs` fails (a paid one after one more question). Every schedule stops once its task
  * is no longer live here or has ended.
  */
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../../uuid-v7.ts';
 import { TaskState } from '@a2a-js/sdk';
 import { encodeEnvelope } from '../../logos/envelope.ts';
 import { withLogContext } from '../../observability/log-context.ts';
@@ -37,10 +37,16 @@ export class Retransmission {
   readonly #options: RetransmissionOptions;
   /** Fails a task whose agent stays silent for agentTimeoutMs (see `silent`). */
   readonly #silence: SilenceTimers<LiveTask>;
+  /**
+   * Each request's first resend (see `resendUntilAnswered`). Every new task sets one and nearly every one is cleared
+   * unfired: on one timer, a task costs an entry in a map, not a timer of its own with its async context.
+   */
+  readonly #firstResends: SilenceTimers<LiveTask>;
 
   constructor(options: RetransmissionOptions) {
     this.#options = options;
     this.#silence = new SilenceTimers(options.agentTimeoutMs, (live) => this.silent(live));
+    this.#firstResends = new SilenceTimers(FIRST_RESEND_MS, (live) => this.resendRequest(live));
   }
 
   /**
@@ -80,14 +86,33 @@ export class Retransmission {
    * it failed.
    */
   resendUntilAnswered(live: LiveTask): void {
-    if (!live.wireBinding.replaysRepeatedRequest) return;
-    this.repeatWhileLive(
-      live,
-      FIRST_RESEND_MS,
-      REQUEST_RESENDS,
-      () => this.askAgain(live),
-      () => live.lastSeq === 0 && !live.cancelSent,
-      (timer) => (live.resendTimer = timer),
+    if (live.wireBinding.replaysRepeatedRequest) this.#firstResends.arm(live);
+  }
+
+  /** The task leaves: its request is not sent again. */
+  stopResending(live: LiveTask): void {
+    this.#firstResends.disarm(live);
+    clearTimeout(live.resendTimer);
+  }
+
+  /** The first resend is due: the rest go on their own timers (few requests go unanswered for long). */
+  private resendRequest(live: LiveTask): void {
+    const unanswered = () => live.lastSeq === 0 && !live.cancelSent;
+    if (!this.wanted(live, unanswered)) return;
+    // In the task's own log fields and trace, not those of the timer that found it due.
+    withLogContext({ agentId: live.agentId, taskId: live.task.id }, () =>
+      inTraceOf(live.request, () => {
+        this.askAgain(live);
+        this.repeatWhileLive(
+          live,
+          FIRST_RESEND_MS,
+          REQUEST_RESENDS,
+          () => this.askAgain(live),
+          unanswered,
+          (timer) => (live.resendTimer = timer),
+          1,
+        );
+      }),
     );
   }
 
@@ -114,7 +139,7 @@ export class Retransmission {
     // An agent that would run a repeated request again is only ever asked.
     const payload =
       live.lastSeq === 0 && live.wireBinding.replaysRepeatedRequest
-        ? encodeEnvelope({ ...live.request, id: randomUUID() })
+        ? encodeEnvelope({ ...live.request, id: uuidV7() })
         : encodeEnvelope(sender.envelope(live, { type: 'task_get', after_seq: live.lastSeq }));
     void sender
       .sendEncoded(live, payload)
@@ -138,7 +163,7 @@ export class Retransmission {
     if (done >= times) return;
     const timer = setTimeout(
       () => {
-        if (!this.#options.tasks.holds(live) || isTerminal(live.task.status?.state) || !wanted()) return;
+        if (!this.wanted(live, wanted)) return;
         action();
         this.repeatWhileLive(live, firstDelayMs, times, action, wanted, keep, done + 1);
       },
@@ -146,6 +171,11 @@ export class Retransmission {
     );
     timer.unref();
     keep?.(timer);
+  }
+
+  /** Whether a repeat is still wanted: the task is live here, has not ended, and `wanted()` says so. */
+  private wanted(live: LiveTask, wanted: () => boolean): boolean {
+    return this.#options.tasks.holds(live) && !isTerminal(live.task.status?.state) && wanted();
   }
 
   /** The silence timer of `live` fired: in the task's own log fields and trace, not those of whoever armed it. */

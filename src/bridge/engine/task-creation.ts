@@ -2,7 +2,7 @@
  * A new task: recorded (durable before anyone hears of it), then sent to its agent; a priced one paid for (or held)
  * first, and a priced message sent again joining the task the first send created (priced-retries.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../../uuid-v7.ts';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { BINDING_VERSION, type TaskRequest } from '../../logos/envelope.ts';
 import { fittingText } from '../../logos/message-text.ts';
@@ -71,14 +71,11 @@ export class TaskCreation {
   async create(input: NewTask): Promise<Task> {
     const priced = BigInt(input.price) > 0n;
     const taskId = this.#options.newTaskId();
-    const contextId = input.message.contextId || randomUUID();
+    const contextId = input.message.contextId || uuidV7();
     const userMessage: Message = { ...input.message, taskId, contextId };
-    const logos: LogosMetadata = {
-      agentId: input.agentId,
-      skill: input.call.skill,
-      lezPrice: input.price,
-      ...(input.caller ? { caller: input.caller } : {}),
-    };
+    // What only some tasks have is set only on them (a conditional spread costs an object even when empty).
+    const logos: LogosMetadata = { agentId: input.agentId, skill: input.call.skill, lezPrice: input.price };
+    if (input.caller) logos.caller = input.caller;
     // A priced task says from the start whom it pays; a restarted gateway reads the payee back from here.
     const receipt: TaskReceipt | undefined = priced
       ? {
@@ -94,7 +91,7 @@ export class TaskCreation {
       status: statusOf(TaskState.TASK_STATE_SUBMITTED),
       artifacts: [],
       history: [userMessage],
-      metadata: { logos, ...(receipt ? { lez: receipt } : {}) },
+      metadata: receipt ? { logos, lez: receipt } : { logos },
     };
     addToLogContext({ taskId });
     const traceparent = handOver('bridge task_request', { 'a2a.task.id': taskId, 'a2a.agent.id': input.agentId });
@@ -102,7 +99,7 @@ export class TaskCreation {
       ...(traceparent ? { traceparent } : {}),
       v: BINDING_VERSION,
       type: 'task_request',
-      id: randomUUID(),
+      id: uuidV7(),
       task_id: taskId,
       from: this.#options.sender.address,
       to: input.agentAddress,
@@ -128,8 +125,8 @@ export class TaskCreation {
       agentId: input.agentId,
       task: snapshot,
       link: { agentAddress: input.agentAddress, lastSeq: 0, request: requestJson },
-      ...(input.caller ? { owner: input.caller } : {}),
     };
+    if (input.caller) record.owner = input.caller;
     if (priced) {
       // The same message to the same agent from the same caller (API key) is a retry: the store decides which of
       // several sent at once, here or on other replicas, creates the task; the others join it instead of paying.

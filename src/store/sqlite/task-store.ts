@@ -19,6 +19,7 @@ import {
   INSERT_PRICED_TASK_SQL,
   INSERT_TASK_SQL,
   insertPricedOnce,
+  insertTasksSql,
   RETRY_KEY_HOLDER_SQL,
   type RetryKeyHolder,
   insertValues,
@@ -52,6 +53,13 @@ function committed(): Settling {
 const UPDATE_TASK_SQL = 'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?';
 
 /**
+ * The most rows one statement inserts. A batch's new tasks go in statements of many rows: a statement's setup (its
+ * cursors on the table and each index) and its call from JavaScript are then paid once for them all (measured: about
+ * 1 µs less per task, a tenth of its insert). 32 rows bind 352 values, far below SQLite's limit on a statement's.
+ */
+const ROWS_PER_INSERT = 32;
+
+/**
  * The row a task's pending writes come to: an insert stays an insert when updates follow it in the same batch. The
  * task is serialized when the batch commits, once per row however many changes it coalesced (callers hand the store
  * tasks they no longer change: see TaskStore). Every write the row coalesced is answered by the row's one promise:
@@ -65,6 +73,8 @@ export class SqliteTaskStore implements TaskStore {
   private readonly db: DatabaseSync;
   private readonly prepare: (sql: string) => StatementSync;
   private pending = new Map<string, PendingWrite>();
+  /** The insert of n rows, at n - 1, prepared at its first use (insertTasksSql). */
+  private readonly insertsOfRows: StatementSync[] = [];
 
   /** `path` is a file, or ":memory:". */
   constructor(path: string) {
@@ -135,6 +145,28 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
+  /** The batch's writes: its updates one by one, its inserts many rows to a statement (each task has one write). */
+  private writeAll(batch: PendingWrite[]): void {
+    const values: (string | number | null)[] = [];
+    let rows = 0;
+    for (const write of batch) {
+      if (write.kind === 'update') this.run(write);
+      else {
+        values.push(...insertValues(write.record));
+        if (++rows === ROWS_PER_INSERT) {
+          this.insertRows(rows, values);
+          values.length = 0;
+          rows = 0;
+        }
+      }
+    }
+    if (rows > 0) this.insertRows(rows, values);
+  }
+
+  private insertRows(rows: number, values: (string | number | null)[]): void {
+    (this.insertsOfRows[rows - 1] ??= this.db.prepare(insertTasksSql(rows))).run(...values);
+  }
+
   private commit(): void {
     const batch = [...this.pending.values()];
     this.pending = new Map();
@@ -146,7 +178,7 @@ export class SqliteTaskStore implements TaskStore {
     }
     try {
       this.db.exec('BEGIN');
-      for (const write of batch) this.run(write);
+      this.writeAll(batch);
       this.db.exec('COMMIT');
     } catch {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { describe, expect, it } from 'vitest';
+import { DatabaseSync, StatementSync } from 'node:sqlite';
+import { describe, expect, it, vi } from 'vitest';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { migrationSql } from '../../../src/store/migration-sql.ts';
 import { SqliteTaskStore } from '../../../src/store/sqlite/task-store.ts';
@@ -54,6 +54,40 @@ describe('SQLite task store writes', () => {
     await expect(duplicate).rejects.toThrow(/UNIQUE/);
     await fine;
     expect(await store.get('echo', 'fine')).toBeDefined();
+  });
+});
+
+describe('SQLite task store batches', () => {
+  it('insert a batch’s new tasks many rows to a statement, beside its updates, each row as it was given', async () => {
+    const store = new SqliteTaskStore(':memory:');
+    const link = { agentAddress: 'a', lastSeq: 0, request: '{"r":1}' };
+    const at = (i: number) => `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`;
+    await store.insert({ agentId: 'echo', task: task('earlier', 'TASK_STATE_WORKING', at(0)), link });
+    const runs = vi.spyOn(StatementSync.prototype, 'run');
+    try {
+      // 70 new tasks: two statements of 32 rows and one of 6; one of them also finished in the same batch.
+      const ids = Array.from({ length: 70 }, (_, i) => `t${i}`);
+      const writes = ids.map((id, i) =>
+        store.insert({ agentId: 'echo', task: task(id, 'TASK_STATE_WORKING', at(i), `c${i}`), link }),
+      );
+      writes.push(store.update('t5', task('t5', 'TASK_STATE_COMPLETED', at(5), 'c5'), 3));
+      writes.push(store.update('earlier', task('earlier', 'TASK_STATE_COMPLETED', at(1)), 1));
+      await Promise.all(writes);
+      // The three inserts and the one update of a task written before.
+      expect(runs).toHaveBeenCalledTimes(4);
+      for (const [i, id] of ids.entries()) {
+        const stored = await store.get('echo', id);
+        expect(stored?.task.contextId).toBe(`c${i}`);
+        expect(stored?.task.status?.timestamp).toBe(at(i));
+        expect(stored?.link).toEqual(id === 't5' ? { ...link, lastSeq: 3, request: '' } : link);
+      }
+      expect((await store.get('echo', 't5'))?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((await store.get('echo', 'earlier'))?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((await store.listActive()).length).toBe(69);
+    } finally {
+      runs.mockRestore();
+      await store.close();
+    }
   });
 });
 
