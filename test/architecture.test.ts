@@ -12,7 +12,7 @@ const src = fileURLToPath(new URL('../src', import.meta.url));
 /**
  * Top to bottom. `agent.ts` (the package's public module) sits on top; the runtimes' entries (`worker.ts` with
  * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `keep-alive.ts`, `time-limit.ts`, `address-policy.ts`,
- * `uuid-v7.ts`, `random-pool.ts`,
+ * `uuid.ts`, `random-pool.ts`,
  * `outside-callers.ts` and `json-object.ts`
  * are shared leaves.
  */
@@ -34,7 +34,7 @@ const LAYERS = [
   'keep-alive.ts',
   'time-limit.ts',
   'address-policy.ts',
-  'uuid-v7.ts',
+  'uuid.ts',
   'random-pool.ts',
   'outside-callers.ts',
   'json-object.ts',

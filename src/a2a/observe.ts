@@ -8,7 +8,7 @@ import { getPathNoStrict } from 'hono/utils/url';
 import { contextWithLog } from '../observability/log-context.ts';
 import type { Logger } from '../observability/logger.ts';
 import { metrics } from '../observability/metrics.ts';
-import { newRequestId } from '../observability/request-id.ts';
+import { uuidV4 } from '../uuid.ts';
 import { contextFrom, inSpan, SpanKind } from '../observability/tracing.ts';
 import type { RoutePatterns } from './route-patterns.ts';
 
@@ -40,7 +40,7 @@ export function observeRequests(fetch: FetchHandler, options: ObserveOptions): F
     const route = options.routeOf(path);
     const headers = request.headers;
     const presented = headers.get('x-request-id');
-    const requestId = presented && REQUEST_ID.test(presented) ? presented : newRequestId();
+    const requestId = presented && REQUEST_ID.test(presented) ? presented : uuidV4();
     const agentId = path.match(/^\/agents\/([^/]+)/)?.[1] ?? (route === '/agents' ? undefined : options.defaultAgentId);
     // A tracestate means nothing without a traceparent: looked up only with one.
     const traceparent = headers.get('traceparent');

@@ -2,7 +2,7 @@
  * Pure functions between the A2A model (the SDK's v1.0 types) and the binding's envelopes. The rules are the ones
  * docs/binding.md §"Mapping" states; keep the two in step.
  */
-import { uuidV7 } from '../uuid-v7.ts';
+import { uuidV7 } from '../uuid.ts';
 import { Message, Part, Role, TaskState, type Artifact, type TaskStatus } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { LogosAgentCard } from '../logos/card.ts';

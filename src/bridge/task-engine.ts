@@ -16,7 +16,7 @@
  * Immutability rule that makes snapshots cheap: Message, Part and Artifact objects held by a task are never mutated
  * in place; a change replaces them. A snapshot therefore copies only the task and its arrays.
  */
-import { uuidV7 } from '../uuid-v7.ts';
+import { uuidV7 } from '../uuid.ts';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import type { TaskRequest } from '../logos/envelope.ts';
 import type { WireBinding } from '../logos/bindings/wire-binding.ts';

@@ -2,7 +2,7 @@
  * What the engine sends a task's agent: canonical envelopes of the task's conversation (envelope.ts), put in the
  * agent's words by its wire binding on the way out. A message that would not fit one envelope is refused first.
  */
-import { uuidV7 } from '../../uuid-v7.ts';
+import { uuidV7 } from '../../uuid.ts';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import {
   BINDING_VERSION,

@@ -4,7 +4,7 @@
  * stays silent for `agentTimeoutMs` fails (a paid one after one more question). Every schedule stops once its task
  * is no longer live here or has ended.
  */
-import { uuidV7 } from '../../uuid-v7.ts';
+import { uuidV7 } from '../../uuid.ts';
 import { TaskState } from '@a2a-js/sdk';
 import { encodeEnvelope } from '../../logos/envelope.ts';
 import { withLogContext } from '../../observability/log-context.ts';

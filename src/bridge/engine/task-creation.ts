@@ -2,7 +2,7 @@
  * A new task: recorded (durable before anyone hears of it), then sent to its agent; a priced one paid for (or held)
  * first, and a priced message sent again joining the task the first send created (priced-retries.ts).
  */
-import { uuidV7 } from '../../uuid-v7.ts';
+import { uuidV7 } from '../../uuid.ts';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { BINDING_VERSION, type TaskRequest } from '../../logos/envelope.ts';
 import { fittingText } from '../../logos/message-text.ts';

@@ -3,7 +3,6 @@
  * task's status topic under its status key, and kept so that a gateway that missed some can ask for them again
  * (task_get, a repeated task_request). A finished task's replies are kept a while, then forgotten (`Retention`).
  */
-import { randomUUID } from 'node:crypto';
 import {
   BINDING_VERSION,
   encodeEnvelope,
@@ -17,6 +16,7 @@ import { planResultChunks } from '../result-chunks.ts';
 import { statusKeyBytes } from '../status-key.ts';
 import type { LogosTransport } from '../transport.ts';
 import type { KeptAlive } from '../../keep-alive.ts';
+import { uuidV4 } from '../../uuid.ts';
 
 /** No task to forget, shared. */
 const NONE: readonly string[] = Object.freeze([]);
@@ -117,7 +117,7 @@ export class ReplyLog implements KeptAlive {
     return {
       ...reply,
       v: BINDING_VERSION,
-      id: randomUUID(),
+      id: uuidV4(),
       task_id: this.taskId,
       seq: this.lastSeq + 1,
     } as AgentEnvelope;
@@ -158,7 +158,7 @@ export function unknownTaskReply(taskId: string, afterSeq: number): AgentEnvelop
   const message = 'The agent has no record of this task; it may have restarted.';
   return {
     v: BINDING_VERSION,
-    id: randomUUID(),
+    id: uuidV4(),
     task_id: taskId,
     seq: afterSeq + 1,
     type: 'task_result',

@@ -1,9 +1,10 @@
 /**
  * Task ids: RFC 9562 version 7 UUIDs, whose first 48 bits are the creation time, so that the task table's key grows
- * with time (one B-tree leaf per batch of inserts instead of one per task).
+ * with time (one B-tree leaf per batch of inserts instead of one per task); request ids and the agent runtime's reply
+ * ids: random (version 4) ones.
  */
-import { expect, it } from 'vitest';
-import { uuidV7 } from '../src/uuid-v7.ts';
+import { describe, expect, it } from 'vitest';
+import { uuidV4, uuidV7 } from '../src/uuid.ts';
 
 const SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -28,4 +29,23 @@ it('draws its 74 random bits afresh for each id within the same millisecond', ()
   const at = Date.now();
   const tails = new Set(Array.from({ length: 1_000 }, () => uuidV7(at).slice(15)));
   expect(tails.size).toBe(1_000);
+});
+
+describe('uuidV4', () => {
+  it('is a random UUID (version 4, variant 10), in lowercase, each one new', () => {
+    const ids = Array.from({ length: 2000 }, uuidV4);
+    for (const id of ids) expect(id).toMatch(/^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('draws every hex digit in every random position, after a v7 id as before one', () => {
+    const seen = Array.from({ length: 36 }, () => new Set<string>());
+    for (let n = 0; n < 2000; n++) {
+      uuidV7(0); // shares the scratch bytes: nothing of its time part may stay in a v4 id
+      [...uuidV4()].forEach((char, at) => seen[at]!.add(char));
+    }
+    const random = [...Array(36).keys()].filter((at) => ![8, 13, 14, 18, 19, 23].includes(at));
+    for (const at of random) expect(seen[at]!.size, `position ${at}`).toBe(16);
+    expect([...seen[19]!].sort()).toEqual(['8', '9', 'a', 'b']);
+  });
 });
