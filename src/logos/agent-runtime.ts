@@ -25,6 +25,7 @@ import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
 import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { keepAlive, stopKeepingAlive } from '../keep-alive.ts';
+import { LazyAbort } from './agent-runtime/lazy-abort.ts';
 import { PaymentAdmission } from './agent-runtime/payment-admission.ts';
 import { ReplyLog, Retention, unknownTaskReply, type AgentReply, type ReplyTarget } from './agent-runtime/reply-log.ts';
 import type { PeerAgentHost, PeerFace, PeerReplies } from './bindings/common/agent-face.ts';
@@ -52,7 +53,7 @@ interface TaskRun {
    * The skill's signal; undefined once the skill has answered (returned, resolved or thrown): nothing of it is left
    * to abort, and an AbortSignal (an EventTarget) would be most of what a finished task keeps.
    */
-  controller: AbortController | undefined;
+  controller: LazyAbort | undefined;
   finished: boolean;
   /** The verified payment for this task, owed back if the task does not complete. */
   paid?: WirePaymentReference;
@@ -190,11 +191,11 @@ export class LogosAgent implements PeerAgentHost {
     // A skill sees the caller's message whole, however the gateway sent its text.
     const envelope =
       request.type === 'task_request' || request.type === 'task_input' ? withMessageText(request) : request;
-    if (this.seenIds.has(envelope.id)) return;
     // Only the party that submitted a task may continue, query or cancel it, and only under the task's key.
     const run = this.runs.get(envelope.task_id);
     if (run && (sender !== run.submitter || envelope.status_key !== run.statusKey)) return;
-    this.seenIds.add(envelope.id);
+    // A repeat is dropped; one refused above is not noted as seen, so its rightful sender can still send it.
+    if (!this.seenIds.add(envelope.id)) return;
     this.dispatch(envelope, run, sender, replies);
   }
 
@@ -245,7 +246,7 @@ export class LogosAgent implements PeerAgentHost {
       submitter,
       statusKey: request.status_key,
       replies: new ReplyLog(request.task_id, request.status_key, target, afterSeq),
-      controller: new AbortController(),
+      controller: new LazyAbort(),
       finished: false,
     };
     this.runs.set(run.taskId, run);
@@ -269,7 +270,7 @@ export class LogosAgent implements PeerAgentHost {
     run.admitting = true;
     const check = await this.admission.check(request, price);
     run.admitting = false;
-    if (check.kind === 'refused' && run.controller?.signal.aborted) {
+    if (check.kind === 'refused' && run.controller?.aborted) {
       // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
       // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
       this.finish(run, { type: 'cancelled', message: `Task cancelled. ${check.problem}` });
@@ -285,7 +286,7 @@ export class LogosAgent implements PeerAgentHost {
       return;
     }
     run.paid = check.payment;
-    if (run.controller?.signal.aborted) {
+    if (run.controller?.aborted) {
       // Cancelled while the payment was being checked: nothing was done, so all of it goes back.
       this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
       return;
@@ -299,7 +300,7 @@ export class LogosAgent implements PeerAgentHost {
    */
   private execute(run: TaskRun, request: TaskRequest, handler: SkillHandler): void {
     if (!run.controller) return; // its skill has run already
-    const context = this.contextFor(run, request, run.controller.signal);
+    const context = this.contextFor(run, request, run.controller);
     let outcome: unknown;
     try {
       outcome = handler(context);
@@ -350,7 +351,7 @@ export class LogosAgent implements PeerAgentHost {
     this.finish(run, { type: 'task_result', state: rejected ? 'rejected' : 'failed', error: wireError, message });
   }
 
-  private contextFor(run: TaskRun, request: TaskRequest, signal: AbortSignal): SkillContext {
+  private contextFor(run: TaskRun, request: TaskRequest, abort: LazyAbort): SkillContext {
     const params = request.params;
     return {
       taskId: run.taskId,
@@ -359,7 +360,9 @@ export class LogosAgent implements PeerAgentHost {
       params,
       text: typeof params.text === 'string' ? params.text : '',
       message: request.message,
-      signal,
+      get signal() {
+        return abort.signal;
+      },
       progress: (message) =>
         run.replies.reply({ type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
       artifact: (artifact) =>

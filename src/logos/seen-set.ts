@@ -19,13 +19,15 @@ export class SeenSet {
     return this.entries.has(key);
   }
 
-  add(key: string): void {
+  /** Adds `key`; answers whether it was new (a caller that adds what it has not seen needs no `has` first). */
+  add(key: string): boolean {
     // Whether the key is new shows in the size: one lookup rather than two.
     const before = this.entries.size;
     this.entries.add(key);
-    if (this.entries.size === before) return;
+    if (this.entries.size === before) return false;
     this.order.push(key);
     if (this.entries.size > this.capacity) this.entries.delete(this.order.shift()!);
+    return true;
   }
 
   get size(): number {

@@ -18,3 +18,8 @@ it('after clear, holds its capacity again, forgetting only keys added since', ()
   expect(seen.size).toBe(3);
   expect(['d', 'e', 'a', 'f', 'g'].map((key) => seen.has(key))).toEqual([false, false, true, true, true]);
 });
+
+it('answers whether a key added was new: a repeat, and a key forgotten then added again', () => {
+  const seen = new SeenSet(2);
+  expect(['a', 'b', 'a', 'c', 'a'].map((key) => seen.add(key))).toEqual([true, true, false, true, true]);
+});
