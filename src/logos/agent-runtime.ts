@@ -25,7 +25,6 @@ import { formatAccountId, publicAccountId } from '../lez/account-id.ts';
 import { xOnlyPublicKey } from '../lez/public-key.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
 import { keepAlive, stopKeepingAlive } from '../keep-alive.ts';
-import { LazyAbort } from './agent-runtime/lazy-abort.ts';
 import { PaymentAdmission } from './agent-runtime/payment-admission.ts';
 import { ReplyLog, Retention, unknownTaskReply, type AgentReply, type ReplyTarget } from './agent-runtime/reply-log.ts';
 import type { PeerAgentHost, PeerFace, PeerReplies } from './bindings/common/agent-face.ts';
@@ -53,7 +52,7 @@ interface TaskRun {
    * The skill's signal; undefined once the skill has answered (returned, resolved or thrown): nothing of it is left
    * to abort, and an AbortSignal (an EventTarget) would be most of what a finished task keeps.
    */
-  controller: LazyAbort | undefined;
+  controller: AbortController | undefined;
   finished: boolean;
   /** The verified payment for this task, owed back if the task does not complete. */
   paid?: WirePaymentReference;
@@ -246,7 +245,7 @@ export class LogosAgent implements PeerAgentHost {
       submitter,
       statusKey: request.status_key,
       replies: new ReplyLog(request.task_id, request.status_key, target, afterSeq),
-      controller: new LazyAbort(),
+      controller: new AbortController(),
       finished: false,
     };
     this.runs.set(run.taskId, run);
@@ -270,7 +269,7 @@ export class LogosAgent implements PeerAgentHost {
     run.admitting = true;
     const check = await this.admission.check(request, price);
     run.admitting = false;
-    if (check.kind === 'refused' && run.controller?.aborted) {
+    if (check.kind === 'refused' && run.controller?.signal.aborted) {
       // Cancelled while the payment was being checked (a check that could not reach the sequencer takes a while):
       // the caller's cancel is the answer, not a refusal of the task it no longer wants. Nothing was done.
       this.finish(run, { type: 'cancelled', message: `Task cancelled. ${check.problem}` });
@@ -286,7 +285,7 @@ export class LogosAgent implements PeerAgentHost {
       return;
     }
     run.paid = check.payment;
-    if (run.controller?.aborted) {
+    if (run.controller?.signal.aborted) {
       // Cancelled while the payment was being checked: nothing was done, so all of it goes back.
       this.finish(run, { type: 'cancelled', message: 'Task cancelled.' });
       return;
@@ -300,7 +299,7 @@ export class LogosAgent implements PeerAgentHost {
    */
   private execute(run: TaskRun, request: TaskRequest, handler: SkillHandler): void {
     if (!run.controller) return; // its skill has run already
-    const context = this.contextFor(run, request, run.controller);
+    const context = this.contextFor(run, request, run.controller.signal);
     let outcome: unknown;
     try {
       outcome = handler(context);
@@ -351,7 +350,7 @@ export class LogosAgent implements PeerAgentHost {
     this.finish(run, { type: 'task_result', state: rejected ? 'rejected' : 'failed', error: wireError, message });
   }
 
-  private contextFor(run: TaskRun, request: TaskRequest, abort: LazyAbort): SkillContext {
+  private contextFor(run: TaskRun, request: TaskRequest, signal: AbortSignal): SkillContext {
     const params = request.params;
     return {
       taskId: run.taskId,
@@ -360,9 +359,7 @@ export class LogosAgent implements PeerAgentHost {
       params,
       text: typeof params.text === 'string' ? params.text : '',
       message: request.message,
-      get signal() {
-        return abort.signal;
-      },
+      signal,
       progress: (message) =>
         run.replies.reply({ type: 'task_status', state: 'working', ...(message !== undefined ? { message } : {}) }),
       artifact: (artifact) =>

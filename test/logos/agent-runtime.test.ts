@@ -113,38 +113,6 @@ describe('agent runtime', () => {
     await eventually(() => (replies.at(-1)?.type === 'cancelled' ? true : undefined));
   });
 
-  it('gives a skill that looks at its signal only after a cancel a signal aborted by it', async () => {
-    let context: SkillContext | undefined;
-    const late = new LogosAgent({
-      transport: network.node('agent:late'),
-      announce: false,
-      ackAfterMs: 0,
-      card: minimalCard({ id: 'late', skills: [{ id: 'hold', name: 'Hold', description: '' }] }),
-      skills: {
-        hold: (ctx) => {
-          context = ctx;
-          return new Promise(() => {});
-        },
-      },
-    });
-    await late.start();
-    try {
-      listen('t5');
-      await send(
-        gateway,
-        { type: 'task_request', task_id: 't5', context_id: 'c', skill: 'hold', params: {} },
-        'agent:late',
-      );
-      await eventually(() => (replies.length === 1 ? true : undefined));
-      await send(gateway, { type: 'cancel', task_id: 't5' }, 'agent:late');
-      await eventually(() => (replies.at(-1)?.type === 'cancelled' ? true : undefined));
-      expect(context!.signal.aborted).toBe(true);
-      expect((context!.signal.reason as Error).message).toBe('cancelled by the caller');
-    } finally {
-      await late.stop();
-    }
-  });
-
   it('says so when asked about a task it does not know', async () => {
     listen('t3');
     await send(gateway, { type: 'task_get', task_id: 't3', after_seq: 4 });
