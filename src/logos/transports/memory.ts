@@ -21,6 +21,9 @@ interface Listener {
  */
 type Listeners = Map<string, Listener[]>;
 
+/** What `send` and `publish` answer once the payload is on its way: one settled promise for all, not one each. */
+const DELIVERED: Promise<void> = Promise.resolve();
+
 export class MemoryNetwork {
   private readonly direct: Listeners = new Map();
   private readonly topics: Listeners = new Map();
@@ -70,10 +73,13 @@ export class MemoryNetwork {
     // Each receiver gets its own copy, so nobody can alter what another party received (or what the sender does
     // with its bytes afterwards); a copy of bytes this process vouched for keeps the mark (vouched-bytes.ts).
     // No handler runs before the loop ends, so the array cannot change under it.
+    // Each handler runs as a reaction to a settled promise rather than through queueMicrotask: the same microtask
+    // queue and the sender's async context all the same, without the AsyncResource and bound function that Node's
+    // queueMicrotask makes for each call.
     for (const { handler, key: listenerKey } of listeners) {
       if (!sameKey(listenerKey, key)) continue; // it would not decrypt
       const copy = copyPayload(payload);
-      queueMicrotask(() => {
+      void DELIVERED.then(() => {
         try {
           handler(copy, { sender });
         } catch (error) {
@@ -83,9 +89,6 @@ export class MemoryNetwork {
     }
   }
 }
-
-/** What `send` and `publish` answer once the payload is on its way: one settled promise for all, not one each. */
-const DELIVERED: Promise<void> = Promise.resolve();
 
 export class MemoryTransport implements LogosTransport {
   private running = false;

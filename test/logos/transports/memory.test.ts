@@ -2,6 +2,7 @@
  * The in-process network keeps the wire's separation of parties: each receiver gets bytes of its own, which neither
  * the sender (reusing its buffer) nor another receiver (writing into what it got) can change.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { expect, it } from 'vitest';
 import { MemoryNetwork } from '../../../src/logos/transports/memory.ts';
 
@@ -89,4 +90,21 @@ it('ends every subscription of a node when it stops, and an unsubscribe after th
   await sender!.publish('/t/1/x/json', new Uint8Array([3]));
   await new Promise((resolve) => setTimeout(resolve, 0));
   expect(heard).toEqual(['other', 'other', 'receiver again']);
+});
+
+it('runs a receiver after the sender’s own code, in order, in the async context the sender sent from', async () => {
+  const network = new MemoryNetwork();
+  const sender = network.node('sender');
+  const receiver = network.node('receiver');
+  await Promise.all([sender.start(), receiver.start()]);
+  const storage = new AsyncLocalStorage<string>();
+  const heard: string[] = [];
+  receiver.onDirect((payload) => heard.push(`${new TextDecoder().decode(payload)} in ${storage.getStore()}`));
+
+  storage.run('request 1', () => void sender.send('receiver', new TextEncoder().encode('a')));
+  storage.run('request 2', () => void sender.send('receiver', new TextEncoder().encode('b')));
+  heard.push('sender done');
+  await new Promise((resolve) => setTimeout(resolve, 0));
+
+  expect(heard).toEqual(['sender done', 'a in request 1', 'b in request 2']);
 });
