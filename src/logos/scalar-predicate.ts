@@ -38,7 +38,8 @@ export function scalarPredicate(schema: z.ZodType): Predicate {
 
 function compiled(schema: z.ZodType): Predicate | undefined {
   const def = schema._zod.def as unknown as SchemaDef;
-  if (def.coerce) return undefined;
+  // A format schema (`z.int()`, `z.uuid()`, …) is a check itself, beside its `checks`: zod's to judge.
+  if (def.coerce || schema._zod.traits.has('$ZodCheck')) return undefined;
   switch (def.type) {
     case 'string':
       return withChecks(schema, def, (value) => typeof value === 'string', stringCheck);

@@ -100,11 +100,17 @@ describe('scalarPredicate', () => {
       z.array(z.string()),
       z.enum(['working', 'completed', 'failed']).exclude(['failed']),
       z.literal(['a', 1]).optional(),
+      // Format schemas: the schema is a check of its own, beside its list of checks.
+      z.int(),
+      z.int().min(0),
+      z.uuid(),
+      z.uuid().max(40),
+      z.hex(),
     ];
     for (const schema of schemas) {
       const predicate = scalarPredicate(schema);
       // Twice each: a global pattern must not remember where its last test stopped.
-      for (const value of [...VALUES, 'a@b.co', 'ba', 2, -2, 3, ['a'], 'a', 'a'])
+      for (const value of [...VALUES, 'a@b.co', 'ba', 2, -2, 3, 2 ** 60, 'zz', '0af7', ['a'], 'a', 'a'])
         expect([value, predicate(value)]).toEqual([value, schema.safeParse(value).success]);
     }
   });
