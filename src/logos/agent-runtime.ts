@@ -301,13 +301,15 @@ export class LogosAgent implements PeerAgentHost {
     if (!run.controller) return; // its skill has run already
     const context = this.contextFor(run, request, run.controller.signal);
     let outcome: unknown;
+    let thenable: boolean;
     try {
       outcome = handler(context);
+      thenable = isThenable(outcome); // reads `then`, which a skill's answer may make throw
     } catch (error) {
       this.failed(run, error);
       return;
     }
-    if (!isThenable(outcome)) return this.settle(run, outcome);
+    if (!thenable) return this.settle(run, outcome);
     // Only a skill still running needs the acknowledgement and the keep-alive.
     if (!run.finished) this.watch(run);
     // Promise.resolve takes any thenable as `await` would, and is the very promise when it is one already.

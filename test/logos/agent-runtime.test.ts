@@ -233,6 +233,32 @@ describe('a skill that answers at once, taken by accept', () => {
     expect(published[2]).toMatchObject({ task_id: 'a3', state: 'completed', result: 'later hi' });
   });
 
+  it('fails the task of a skill whose answer throws when asked whether it is a promise', async () => {
+    const odd = new LogosAgent({
+      transport: network.node('agent:quick'),
+      announce: false,
+      card: minimalCard({ id: 'quick', skills: [{ id: 'odd', name: 'odd', description: '' }] }),
+      skills: {
+        odd: () => ({
+          get then() {
+            throw new Error('no then here');
+          },
+        }),
+      },
+    });
+    const published: Array<Record<string, unknown>> = [];
+    const replies = {
+      maxPayloadBytes: 10_000,
+      publish: async (_topic: string, payload: Uint8Array) => {
+        published.push(JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>);
+      },
+    };
+    expect(() => odd.accept(request('o1', 'odd'), 'peer', replies)).not.toThrow();
+    expect(published).toEqual([
+      expect.objectContaining({ task_id: 'o1', type: 'task_result', state: 'failed', message: 'no then here' }),
+    ]);
+  });
+
   it('lets a skill that has answered ask nothing more: its task is over, and stopping the agent aborts nothing', async () => {
     let kept: SkillContext | undefined;
     const quick = new LogosAgent({
