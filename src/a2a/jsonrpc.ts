@@ -80,7 +80,7 @@ export class JsonRpcBinding {
       const error = new ContentTypeNotSupportedError(contentTypeMessage(contentType));
       return refuseUnread(c, version, { kind: 'a2a', error });
     }
-    return readBody(c.req.raw, this.options.maxBodyBytes).then((body) => {
+    return readBody(c.req.raw, this.options.maxBodyBytes, (body) => {
       if (!body.ok) {
         const error = jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, body.message);
         return jsonRpcErrorResponse(null, { kind: 'a2a', error }, version, {
