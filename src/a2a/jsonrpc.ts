@@ -80,7 +80,7 @@ export class JsonRpcBinding {
       const error = new ContentTypeNotSupportedError(contentTypeMessage(contentType));
       return refuseUnread(c, version, { kind: 'a2a', error });
     }
-    return readBody(c.req.raw, this.options.maxBodyBytes).then((body) => {
+    return readBody(c.req.raw, this.options.maxBodyBytes, (body) => {
       if (!body.ok) {
         const error = jsonRpcProtocolError(A2A_ERROR_CODE.INVALID_REQUEST, body.message);
         return jsonRpcErrorResponse(null, { kind: 'a2a', error }, version, {
@@ -112,11 +112,9 @@ export class JsonRpcBinding {
       v1Stream || (version === '0.3' && isLegacyStreamingMethod(method)) ? new AbortController() : undefined;
     const context = callContext(c, version, user, abort?.signal);
     if (v1Stream) return this.streamV1(c, read.call, context);
-    const result =
-      version === '1.0' && method === 'SendMessage'
-        ? sendMessageV1(this.handler, read.call, context)
-        : (version === '1.0' ? this.v1 : this.v03).handle(request, context);
-    return result.then((answer) => this.answer(c, read.call, version, context, answer, abort));
+    const answered = (answer: unknown) => this.answer(c, read.call, version, context, answer, abort);
+    if (version === '1.0' && method === 'SendMessage') return sendMessageV1(this.handler, read.call, context, answered);
+    return (version === '1.0' ? this.v1 : this.v03).handle(request, context).then(answered);
   }
 
   /** The response to what the transport handler answered: a JSON-RPC response object, or a stream of them. */
@@ -251,29 +249,34 @@ interface JsonRpcAnswer {
  * A v1.0 SendMessage, answered as the SDK's transport handler answers it: the same params check, tenant, codecs and
  * error mapping. The call nearly every client makes goes without that handler's async frame and its await (two
  * promises, each a run of the async context's hook) and method dispatch; every other call still goes through it.
+ * `answered` makes the response in the same step on the handler's promise: a step of its own would be one more promise.
  */
-function sendMessageV1(
+function sendMessageV1<R>(
   handler: StreamingRequestHandler,
   call: JsonRpcCall,
   context: ServerCallContext,
-): Promise<JsonRpcAnswer> {
+  answered: (answer: JsonRpcAnswer) => R | Promise<R>,
+): Promise<R> | R {
   const { id } = call;
-  const failed = (thrown: unknown): JsonRpcAnswer => ({ jsonrpc: '2.0', id, error: toJsonRpcError(thrown) });
+  const failed = (thrown: unknown): R | Promise<R> => answered({ jsonrpc: '2.0', id, error: toJsonRpcError(thrown) });
+  let sent: Promise<Message | Task>;
   try {
     const params = call.request.params;
     if (!isParamsObject(params)) throw new RequestMalformedError('Invalid method parameters.');
     if (params.tenant) context.setTenant(params.tenant as string);
-    return handler.sendMessage(SendMessageRequest.fromJSON(params), context).then((answer): JsonRpcAnswer => {
-      try {
-        const result = 'messageId' in answer ? { message: Message.toJSON(answer) } : { task: Task.toJSON(answer) };
-        return { jsonrpc: '2.0', id, result };
-      } catch (thrown) {
-        return failed(thrown);
-      }
-    }, failed);
+    sent = handler.sendMessage(SendMessageRequest.fromJSON(params), context);
   } catch (thrown) {
-    return Promise.resolve(failed(thrown));
+    return failed(thrown);
   }
+  return sent.then((answer) => {
+    let result: { message: unknown } | { task: unknown };
+    try {
+      result = 'messageId' in answer ? { message: Message.toJSON(answer) } : { task: Task.toJSON(answer) };
+    } catch (thrown) {
+      return failed(thrown);
+    }
+    return answered({ jsonrpc: '2.0', id, result });
+  }, failed);
 }
 
 /** What the SDK's handler takes as params: an object whose keys are all non-empty. */

@@ -52,24 +52,34 @@ export const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
 
 /**
  * Not an async function: the common case (a declared length within the limit) is one `then` on the body's text, where
- * an async frame and its await would make two more promises on every request.
+ * an async frame and its await would make two more promises on every request. `then`, when given, takes the result in
+ * that same step: a caller's own step on the answer would be one more promise.
  */
-export function readBody(request: Request, maxBytes: number): Promise<BodyResult> {
+export function readBody(request: Request, maxBytes: number): Promise<BodyResult>;
+export function readBody<R>(request: Request, maxBytes: number, then: (body: BodyResult) => R | Promise<R>): Promise<R>;
+export function readBody<R>(
+  request: Request,
+  maxBytes: number,
+  then?: (body: BodyResult) => R | Promise<R>,
+): Promise<R | BodyResult> {
+  const next: (body: BodyResult) => R | BodyResult | Promise<R> = then ?? ((body) => body);
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) return discardUnreadBody(request).then(() => tooLarge(maxBytes));
+  if (declared > maxBytes) return discardUnreadBody(request).then(() => next(tooLarge(maxBytes)));
   // A declared length within the limit: read it whole (the server enforces the length); this is also the fast path
   // of @hono/node-server, which touching `request.body` would leave.
   if (Number.isInteger(declared)) {
+    let text: Promise<string>;
     try {
-      return request.text().then(
-        (text): BodyResult => ({ ok: true, text }),
-        (error: unknown) => unreadable(error),
-      );
+      text = request.text();
     } catch (error) {
-      return Promise.resolve(unreadable(error));
+      return Promise.resolve(unreadable(error)).then(next);
     }
+    return text.then(
+      (text) => next({ ok: true, text }),
+      (error: unknown) => next(unreadable(error)),
+    );
   }
-  return readStreamedBody(request, maxBytes);
+  return readStreamedBody(request, maxBytes).then(next);
 }
 
 /** A body of no declared length, read chunk by chunk within the limit. */

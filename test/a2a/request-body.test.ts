@@ -1,6 +1,7 @@
 /** Reading and parsing request bodies: the depth check that runs before JSON.parse, and the connection headers. */
 import { describe, expect, it } from 'vitest';
 import {
+  type BodyResult,
   CLOSE_CONNECTION,
   discardUnreadBody,
   MAX_DISCARDED_BYTES,
@@ -75,6 +76,20 @@ describe('connection headers for unread bodies', () => {
     } as RequestInit);
     expect(await readBody(streamed, 10)).toMatchObject({ ok: false, reason: 'too-large', headers: CLOSE_CONNECTION });
     expect(await readBody(request({ 'Content-Length': '2' }, '{}'), 10)).toEqual({ ok: true, text: '{}' });
+  });
+
+  it('readBody with a step: the step takes every outcome, read, too large or broken off, and its answer is the answer', async () => {
+    const step = (body: BodyResult) => (body.ok ? `read ${body.text}` : body.reason);
+    expect(await readBody(request({ 'Content-Length': '2' }, '{}'), 10, step)).toBe('read {}');
+    expect(await readBody(request({ 'Content-Length': '100' }, 'x'.repeat(100)), 10, step)).toBe('too-large');
+    const broken = request({ 'Content-Length': '2' }, '{}');
+    Object.defineProperty(broken, 'text', { value: () => Promise.reject(new Error('reset')) });
+    expect(await readBody(broken, 10, step)).toBe('unreadable');
+    await expect(
+      readBody(request({ 'Content-Length': '2' }, '{}'), 10, () => {
+        throw new Error('the step failed');
+      }),
+    ).rejects.toThrow('the step failed');
   });
 
   /** A streamed body of `chunks` chunks of 1 MiB, counting those read. */
