@@ -16,6 +16,10 @@
  *   BENCH_CONNECTIONS  concurrent connections (default 32)
  *   BENCH_TARGETS      comma-separated subset of hono,sdk,proxy,gateway,gateway-memory,gateway-waku (default:
  *                      all), e.g. for profiling
+ *   BENCH_ROUNDS       rounds (default 3): each round measures every target once, in order; the table gives each
+ *                      target's median round, and each ratio is the median of the rounds' ratios. On a shared
+ *                      machine one target's figure moved by 40 % between runs minutes apart: a ratio of two targets
+ *                      measured one after the other, round by round, is what holds still.
  *   BENCH_INLINE=1     run the servers on the main thread, sharing it with autocannon (default: each server runs
  *                      in a worker thread of this process, so server and load generator each get a JS thread)
  *
@@ -41,6 +45,7 @@ import {
   isCompletedEchoBody,
   loadSettings,
   delay,
+  positiveInteger,
   FunctionalFailure,
   postJson,
   printRows,
@@ -53,6 +58,7 @@ import { startTarget, TARGET_LABELS, TARGETS, type RunningTarget, type TargetNam
 const { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS } = loadSettings();
 const INLINE = process.env.BENCH_INLINE === '1';
 const SELECTED = subsetFromEnv('BENCH_TARGETS', TARGETS, 'target');
+const ROUNDS = positiveInteger('BENCH_ROUNDS', 3);
 
 const GOALS = [
   { label: 'c/b (gateway vs SDK)', numerator: 'gateway', denominator: 'sdk', min: 2.0 },
@@ -92,9 +98,36 @@ interface Measurement {
 async function main(): Promise<void> {
   console.log(
     `A2A v1.0 blocking SendMessage — ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per target, ` +
-      `servers ${INLINE ? 'on the main thread (BENCH_INLINE=1)' : 'in worker threads'}; Node ${process.version}, ` +
-      `${availableParallelism()} CPU(s)`,
+      `${ROUNDS} round(s), servers ${INLINE ? 'on the main thread (BENCH_INLINE=1)' : 'in worker threads'}; ` +
+      `Node ${process.version}, ${availableParallelism()} CPU(s)`,
   );
+  const rounds: Measurement[][] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    if (ROUNDS > 1) console.log(`\nround ${round} of ${ROUNDS}`);
+    rounds.push(await measureRound());
+  }
+  const results = SELECTED.map((target) => medianRound(rounds.map((round) => round.find((r) => r.target === target)!)));
+
+  console.log();
+  printTable(results);
+  console.log();
+  printGoals(rounds);
+
+  const failed = rounds.flat().filter((r) => r.errors + r.non2xx + r.badBodies > 0);
+  if (failed.length > 0) {
+    throw new FunctionalFailure(
+      `Errors under load (the numbers above are not valid for these targets): ${failed
+        .map(
+          (r) =>
+            `${r.target}: ${r.errors} errors (${r.timeouts} timeouts), ${r.non2xx} non-2xx, ${r.badBodies} bad bodies`,
+        )
+        .join('; ')}`,
+    );
+  }
+}
+
+/** Every selected target once, in order. */
+async function measureRound(): Promise<Measurement[]> {
   const results: Measurement[] = [];
   for (const target of SELECTED) {
     process.stdout.write(`\n${TARGET_LABELS[target]}: starting… `);
@@ -116,23 +149,28 @@ async function main(): Promise<void> {
       await server.close();
     }
   }
+  return results;
+}
 
-  console.log();
-  printTable(results);
-  console.log();
-  printGoals(results);
+/** A target's round of median throughput (with its own latencies and CPU); errors of every round count. */
+function medianRound(measured: Measurement[]): Measurement {
+  const sorted = [...measured].sort((x, y) => x.requestsPerSecond - y.requestsPerSecond);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  const sum = (field: 'errors' | 'timeouts' | 'non2xx' | 'badBodies') =>
+    measured.reduce((total, r) => total + r[field], 0);
+  return {
+    ...median,
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    non2xx: sum('non2xx'),
+    badBodies: sum('badBodies'),
+  };
+}
 
-  const failed = results.filter((r) => r.errors + r.non2xx + r.badBodies > 0);
-  if (failed.length > 0) {
-    throw new FunctionalFailure(
-      `Errors under load (the numbers above are not valid for these targets): ${failed
-        .map(
-          (r) =>
-            `${r.target}: ${r.errors} errors (${r.timeouts} timeouts), ${r.non2xx} non-2xx, ${r.badBodies} bad bodies`,
-        )
-        .join('; ')}`,
-    );
-  }
+/** The median of `values` (the lower middle one of an even count, as `medianRound` takes). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -295,38 +333,50 @@ function printTable(results: Measurement[]): void {
   printRows(header, rows, 1);
 }
 
-function printGoals(results: Measurement[]): void {
-  const rps = new Map(results.map((r) => [r.target, r.requestsPerSecond]));
+/**
+ * Each ratio is taken within each round and the median of the rounds' ratios printed, the rounds' own after it: two
+ * targets measured one after the other share the machine's state of that moment.
+ */
+function printGoals(rounds: Measurement[][]): void {
+  const ratios = (of: (round: Map<TargetName, Measurement>) => number | undefined): number[] | undefined => {
+    const values = rounds.map((round) => of(new Map(round.map((r) => [r.target, r]))));
+    return values.every((value) => value !== undefined) ? (values as number[]) : undefined;
+  };
+  const line = (label: string, values: number[], verdict: string) => {
+    const each = values.length > 1 ? `   (rounds ${values.map((value) => value.toFixed(2)).join(', ')})` : '';
+    console.log(`${label.padEnd(30)} ${median(values).toFixed(2).padStart(6)}   ${verdict}${each}`);
+  };
   for (const goal of GOALS) {
-    const numerator = rps.get(goal.numerator);
-    const denominator = rps.get(goal.denominator);
-    if (numerator === undefined || denominator === undefined) {
+    const values = ratios((round) => {
+      const [numerator, denominator] = [round.get(goal.numerator), round.get(goal.denominator)];
+      return numerator && denominator ? numerator.requestsPerSecond / denominator.requestsPerSecond : undefined;
+    });
+    if (!values) {
       console.log(`${goal.label.padEnd(30)} n/a (needs ${goal.numerator} and ${goal.denominator} in BENCH_TARGETS)`);
       continue;
     }
-    const ratio = numerator / denominator;
     const verdict =
-      'min' in goal ? `goal ≥ ${goal.min.toFixed(1)}   ${ratio >= goal.min ? 'PASS' : 'MISS'}` : '(for information)';
-    console.log(`${goal.label.padEnd(30)} ${ratio.toFixed(2).padStart(6)}   ${verdict}`);
+      'min' in goal
+        ? `goal ≥ ${goal.min.toFixed(1)}   ${median(values) >= goal.min ? 'PASS' : 'MISS'}`
+        : '(for information)';
+    line(goal.label, values, verdict);
   }
   // The same ratios from the servers' CPU per request: what c/b and c/a come to when the load generator and the
   // server each have a core, whatever else the machine runs meanwhile.
-  const cpu = new Map(results.map((r) => [r.target, r.serverCpuMicros]));
   for (const [label, denominator] of [
     ['c/b', 'sdk'],
     ['c/a', 'hono'],
   ] as const) {
-    const [theirs, ours] = [cpu.get(denominator), cpu.get('gateway')];
-    if (theirs === undefined || ours === undefined) continue;
-    const ratio = (theirs / ours).toFixed(2).padStart(6);
-    console.log(`${`${label} by server CPU per request`.padEnd(30)} ${ratio}   (for information)`);
+    const values = ratios((round) => {
+      const [theirs, ours] = [round.get(denominator)?.serverCpuMicros, round.get('gateway')?.serverCpuMicros];
+      return theirs === undefined || ours === undefined ? undefined : theirs / ours;
+    });
+    if (values) line(`${label} by server CPU per request`, values, '(for information)');
   }
-  const overWaku = results.find((r) => r.target === 'gateway-waku');
-  if (overWaku) {
-    const met = overWaku.p50 <= WAKU_P50_GOAL_MS ? 'PASS' : 'MISS';
-    console.log(
-      `${'e p50 (over Waku)'.padEnd(30)} ${overWaku.p50.toFixed(1).padStart(6)}   goal ≤ ${WAKU_P50_GOAL_MS} ms  ${met}`,
-    );
+  const p50s = ratios((round) => round.get('gateway-waku')?.p50);
+  if (p50s) {
+    const met = median(p50s) <= WAKU_P50_GOAL_MS ? 'PASS' : 'MISS';
+    line('e p50 (over Waku)', p50s, `goal ≤ ${WAKU_P50_GOAL_MS} ms  ${met}`);
   }
 }
 
