@@ -342,9 +342,9 @@ function printGoals(rounds: Measurement[][]): void {
     const values = rounds.map((round) => of(new Map(round.map((r) => [r.target, r]))));
     return values.every((value) => value !== undefined) ? (values as number[]) : undefined;
   };
-  const line = (label: string, values: number[], verdict: string) => {
-    const each = values.length > 1 ? `   (rounds ${values.map((value) => value.toFixed(2)).join(', ')})` : '';
-    console.log(`${label.padEnd(30)} ${median(values).toFixed(2).padStart(6)}   ${verdict}${each}`);
+  const line = (label: string, values: number[], verdict: string, digits = 2) => {
+    const each = values.length > 1 ? `   (rounds ${values.map((value) => value.toFixed(digits)).join(', ')})` : '';
+    console.log(`${label.padEnd(30)} ${median(values).toFixed(digits).padStart(6)}   ${verdict}${each}`);
   };
   for (const goal of GOALS) {
     const values = ratios((round) => {
@@ -376,7 +376,7 @@ function printGoals(rounds: Measurement[][]): void {
   const p50s = ratios((round) => round.get('gateway-waku')?.p50);
   if (p50s) {
     const met = median(p50s) <= WAKU_P50_GOAL_MS ? 'PASS' : 'MISS';
-    line('e p50 (over Waku)', p50s, `goal ≤ ${WAKU_P50_GOAL_MS} ms  ${met}`);
+    line('e p50 (over Waku)', p50s, `goal ≤ ${WAKU_P50_GOAL_MS} ms  ${met}`, 1);
   }
 }
 
