@@ -7,8 +7,7 @@
  * stopping), whose steps share its state; everything that stands alone (payloads, receiving, peers) is in `waku/`.
  */
 import type { GossipsubOpts } from '@chainsafe/libp2p-gossipsub';
-import { generateKeyPair, generateKeyPairFromSeed } from '@libp2p/crypto/keys';
-import { TopicValidatorResult, type Message, type PeerId, type PeerInfo, type PrivateKey } from '@libp2p/interface';
+import { TopicValidatorResult, type Message, type PeerId, type PeerInfo } from '@libp2p/interface';
 import { proto_message } from '@waku/proto';
 import { contentTopicToShardIndex, ensureValidContentTopic } from '@waku/utils';
 import type { Libp2pOptions } from 'libp2p';
@@ -23,6 +22,7 @@ import { assertSecretKey } from './waku/identity.ts';
 import { FilterService } from './waku/filter-service.ts';
 import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
+import { nodePrivateKey } from './waku/node-key.ts';
 import { RELAY_TOPIC_SCORE_PARAMS, createRelayLibp2p, stopRelayLibp2p, type WakuLibp2p } from './waku/node.ts';
 import { PeerExchangeClient, type PeerExchangeCounters, type PeerExchangePolicy } from './waku/peer-exchange.ts';
 import { checkedInteger, SealingTransport } from './waku/sealing-transport.ts';
@@ -357,12 +357,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
   private async doStart(): Promise<void> {
     try {
       const options = this.options;
-      // @libp2p/crypto is typed against a newer @libp2p/interface than libp2p 2 is; the key objects are the same.
-      // Ed25519, fixed or not: gossipsub parses the node's own peer id at every publish, and an Ed25519 id parses
-      // for free where a secp256k1 one costs a point decompression (docs/performance.md).
-      const privateKey = (this.#nodeKey
-        ? await generateKeyPairFromSeed('Ed25519', this.#nodeKey)
-        : await generateKeyPair('Ed25519')) as unknown as PrivateKey;
+      const privateKey = await nodePrivateKey(this.#nodeKey);
       const peerDiscovery: NonNullable<Libp2pOptions['peerDiscovery']> = [];
       if (options.bootstrap && options.bootstrap.enrTrees.length > 0) {
         // js-waku's discovery is some 150 modules: loaded only by a node that bootstraps from DNS.
