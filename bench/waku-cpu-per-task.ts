@@ -9,10 +9,12 @@
  * every thread: JavaScript, garbage collection, libuv) of the gateway's process and of the agent's across the
  * measured seconds, divided by the tasks completed in them.
  *
- * CPU time per task moves with the machine as well: the same code measured 1.2–1.7 ms on one host and 2.1–2.6 ms on
- * another. So the script first measures, in this process before any load, the floor the stock wire sets: one task's
- * cryptography alone (bench/wire-crypto.ts: a 1:1 request and a keyed reply, sealed and opened, the seven secp256k1
- * operations of both ends), and prints each figure as a multiple of it too, which compares across machines.
+ * What part of that is the stock wire's own cost: the script first measures, in this process before any load, one
+ * task's cryptography alone (bench/wire-crypto.ts: a 1:1 request and a keyed reply, sealed and opened, the seven
+ * secp256k1 operations of both ends), the floor no gateway goes below, and prints each figure as a multiple of it
+ * too. The rest of the multiple is ours to cut. It is the machine's as much as the milliseconds are: the same code
+ * cost 1.2–1.7 ms per task on one machine and 2.1–2.8 ms on another, where libsecp256k1 ran as fast and HTTP and
+ * JavaScript two to three times slower.
  *
  * Run:   node bench/waku-cpu-per-task.ts   (Linux: the agent's CPU time is read from /proc)
  *

@@ -4,8 +4,9 @@
  *
  * A seed's public key is worked out by OpenSSL (node:crypto), not by @libp2p/crypto's `generateKeyPairFromSeed`,
  * which does it with @noble/curves: the first Ed25519 multiplication in a process builds the base point's table,
- * 55 ms of CPU alone and 100–175 ms of a contended `npm start` on the development machine, for a single key. The
- * key is the same one: @libp2p/crypto's raw Ed25519 private key is the seed followed by its public key.
+ * 55 ms of CPU when timed alone, for a single key (about 40 ms less CPU to the demo's first card, measured in
+ * alternating starts). The key is the same one: @libp2p/crypto's raw Ed25519 private key is the seed followed by its
+ * public key.
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { generateKeyPair, privateKeyFromRaw } from '@libp2p/crypto/keys';
