@@ -44,7 +44,7 @@ export class MemoryNetwork {
     owner?: Set<Unsubscribe>,
   ): Unsubscribe {
     const map = table === 'direct' ? this.direct : this.topics;
-    const listener: Listener = { handler, key: key?.slice() };
+    const listener: Listener = { handler, key: key && Uint8Array.from(key) };
     const listeners = map.get(name);
     if (listeners) listeners.push(listener);
     else map.set(name, [listener]);

@@ -197,7 +197,8 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     super(privateKey);
     this.options = settings;
     if (nodeKey !== undefined) assertSecretKey(nodeKey, 'nodeKey');
-    this.#nodeKey = nodeKey?.slice();
+    // A copy: a Buffer's slice would be a view of the caller's bytes.
+    this.#nodeKey = nodeKey && Uint8Array.from(nodeKey);
     this.clusterId = integerAtLeast(options.clusterId ?? DEFAULT_CLUSTER_ID, 'clusterId', 0);
     this.numShardsInCluster = integerAtLeast(
       options.numShardsInCluster ?? DEFAULT_NUM_SHARDS_IN_CLUSTER,

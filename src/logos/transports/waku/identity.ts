@@ -56,7 +56,8 @@ export function assertSecretKey(key: unknown, name: string): asserts key is Uint
 
 export function wakuIdentity(privateKey: Uint8Array): WakuIdentity {
   assertSecretKey(privateKey, 'privateKey');
-  const key = privateKey.slice();
+  // A copy, also of a Buffer (whose slice is a view): the caller may reuse or wipe its bytes.
+  const key = Uint8Array.from(privateKey);
   const publicKey = secp256k1.getPublicKey(key, false);
   return {
     privateKey: key,

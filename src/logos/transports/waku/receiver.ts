@@ -161,7 +161,7 @@ export function deliver(received: Received, label: string): void {
 /** A copy of a topic key, checked: the stock symmetric scheme takes 32 bytes. */
 export function topicKey(key: Uint8Array, label: string): Uint8Array {
   if (!(key instanceof Uint8Array) || key.length !== 32) throw new TypeError(`${label}: a topic key is 32 bytes`);
-  return key.slice();
+  return Uint8Array.from(key); // a Buffer's slice would be a view
 }
 
 function distinctKeys(listeners: readonly TopicListener[]): Uint8Array[] {
