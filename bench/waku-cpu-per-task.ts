@@ -169,16 +169,17 @@ async function main(): Promise<void> {
       const gatewayCpu = process.cpuUsage(gatewayBefore);
       const agentSeconds = processCpuSeconds(agent)! - agentBefore;
       if (result.failures > 0) throw new FunctionalFailure(`${result.failures} failed requests under load`);
-      const perTask = (seconds: number) => ((seconds * 1_000) / result.requests).toFixed(3);
+      const perTask = (seconds: number) => (seconds * 1_000) / result.requests;
       const gatewaySeconds = (gatewayCpu.user + gatewayCpu.system) / 1e6;
+      const bothMs = perTask(gatewaySeconds + agentSeconds);
       rows.push([
         String(round),
         (result.requests / result.duration).toFixed(0),
         result.p50.toFixed(1),
-        perTask(gatewaySeconds),
-        perTask(agentSeconds),
-        perTask(gatewaySeconds + agentSeconds),
-        `${(((gatewaySeconds + agentSeconds) * 1_000) / result.requests / floor.ms).toFixed(2)}×`,
+        perTask(gatewaySeconds).toFixed(3),
+        perTask(agentSeconds).toFixed(3),
+        bothMs.toFixed(3),
+        `${(bothMs / floor.ms).toFixed(2)}×`,
       ]);
     }
     console.log();

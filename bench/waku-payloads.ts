@@ -22,12 +22,12 @@ import {
   sender,
   topicKey,
   wireOperations,
-  type Operation,
+  type WireOperations,
 } from './wire-crypto.ts';
 
 const SECONDS = positiveNumber('BENCH_SECONDS', 3);
 
-const stock = {
+const stock: WireOperations = {
   direct: async () => {
     const sealed = await encryptAsymmetric(await preCipher(body, sender), recipientPublic);
     const opened = postCipher(await decryptAsymmetric(sealed, recipient));
@@ -42,12 +42,10 @@ const stock = {
 
 async function main(): Promise<void> {
   const native = loadNativeSecp256k1();
-  const rows: [string, { direct: Operation; keyed: Operation }][] = [
+  const rows: [string, WireOperations][] = [
     ['stock @waku/message-encryption', stock],
     ['ours, @noble/curves', wireOperations(nobleSecp256k1)],
-    ...(native
-      ? [['ours, libsecp256k1', wireOperations(native)] as [string, { direct: Operation; keyed: Operation }]]
-      : []),
+    ...(native ? [['ours, libsecp256k1', wireOperations(native)] as [string, WireOperations]] : []),
   ];
   if (!native) console.log('(the native addon did not load on this platform: no libsecp256k1 row)');
   const measured: [string, number, number][] = [];

@@ -35,8 +35,14 @@ export function checkOpened(opened: Uint8Array | undefined, signer: Uint8Array |
 
 export type Operation = () => Promise<void> | void;
 
-/** A 1:1 message and a keyed publication, each sealed and opened, on `curve`. */
-export function wireOperations(curve: Secp256k1): { direct: Operation; keyed: Operation } {
+/** A 1:1 message and a keyed publication, each sealed and opened. */
+export interface WireOperations {
+  direct: Operation;
+  keyed: Operation;
+}
+
+/** The wire's operations as the transport does them, on `curve`. */
+export function wireOperations(curve: Secp256k1): WireOperations {
   const open = (plaintext: Uint8Array | undefined, what: string) => {
     const opened = plaintext && openPlaintext(plaintext, curve);
     checkOpened(opened?.ok ? opened.body : undefined, opened?.ok ? opened.signer : undefined, what);

@@ -18,7 +18,7 @@ import {
   payloadBytesPerMessage,
 } from '../network-presets.ts';
 import type { LogosTransport, PayloadHandler, TopicOptions, Unsubscribe } from '../transport.ts';
-import { assertSecretKey } from './waku/identity.ts';
+import { checkedSecretKey } from './waku/identity.ts';
 import { FilterService } from './waku/filter-service.ts';
 import { serveLightPush, type RelayAccess } from './waku/light-push-service.ts';
 import { describeRefusal, guardCluster, serveMetadata } from './waku/metadata.ts';
@@ -196,9 +196,7 @@ export class WakuTransport extends SealingTransport implements LogosTransport {
     // Keys live only in #private fields, out of reach of inspection and logging.
     super(privateKey);
     this.options = settings;
-    if (nodeKey !== undefined) assertSecretKey(nodeKey, 'nodeKey');
-    // A copy: a Buffer's slice would be a view of the caller's bytes.
-    this.#nodeKey = nodeKey && Uint8Array.from(nodeKey);
+    this.#nodeKey = nodeKey === undefined ? undefined : checkedSecretKey(nodeKey, 'nodeKey');
     this.clusterId = integerAtLeast(options.clusterId ?? DEFAULT_CLUSTER_ID, 'clusterId', 0);
     this.numShardsInCluster = integerAtLeast(
       options.numShardsInCluster ?? DEFAULT_NUM_SHARDS_IN_CLUSTER,

@@ -48,16 +48,19 @@ export function generateWakuPrivateKey(): Uint8Array {
   return secp256k1.utils.randomSecretKey();
 }
 
-export function assertSecretKey(key: unknown, name: string): asserts key is Uint8Array {
+/**
+ * A copy of a secret key, checked: 32 bytes, a valid secp256k1 scalar. A copy also of a Buffer (whose `slice` is a
+ * view of the caller's bytes): the caller may reuse or wipe its own.
+ */
+export function checkedSecretKey(key: unknown, name: string): Uint8Array {
   if (!(key instanceof Uint8Array) || key.length !== 32 || !secp256k1.utils.isValidSecretKey(key)) {
     throw new TypeError(`waku transport: ${name} must be a valid 32-byte secp256k1 secret key`);
   }
+  return Uint8Array.from(key);
 }
 
 export function wakuIdentity(privateKey: Uint8Array): WakuIdentity {
-  assertSecretKey(privateKey, 'privateKey');
-  // A copy, also of a Buffer (whose slice is a view): the caller may reuse or wipe its bytes.
-  const key = Uint8Array.from(privateKey);
+  const key = checkedSecretKey(privateKey, 'privateKey');
   const publicKey = secp256k1.getPublicKey(key, false);
   return {
     privateKey: key,
