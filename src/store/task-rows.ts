@@ -62,6 +62,18 @@ export function taskRowOf({ agentId, task, link, retryKey, owner }: StoredTask) 
   };
 }
 
+const UPDATE_TASK_SQL = 'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?';
+const UPDATE_ENDED_TASK_SQL =
+  "UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ?, request = '' WHERE id = ?";
+
+/**
+ * The update of a task to `state`; its values: state, status time, task JSON, last seq, id. A task that ended will
+ * never be resent: its request is dropped, as taskRowOf leaves it out of a task inserted finished.
+ */
+export function updateTaskSql(state: number): string {
+  return TERMINAL_STATES.includes(state) ? UPDATE_ENDED_TASK_SQL : UPDATE_TASK_SQL;
+}
+
 export function insertValues(record: StoredTask): (string | number | null)[] {
   return Object.values(taskRowOf(record));
 }

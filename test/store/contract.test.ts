@@ -180,6 +180,20 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect(await tasks.listActive()).toEqual([]);
     });
 
+    it('drops the request of a task that ends in a later write, as of one inserted finished', async () => {
+      const { tasks } = stores;
+      await tasks.insert({
+        agentId: 'echo',
+        task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'),
+        link,
+      });
+      await tasks.update('t1', task('t1', 'TASK_STATE_WORKING', '2026-01-01T00:00:02.000Z'), 1);
+      // Still running: its request is kept for a resend.
+      expect((await tasks.get('echo', 't1'))?.link).toEqual({ ...link, lastSeq: 1 });
+      await tasks.update('t1', task('t1', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:03.000Z'), 2);
+      expect((await tasks.get('echo', 't1'))?.link).toEqual({ agentAddress: 'a', lastSeq: 2, request: '' });
+    });
+
     it('corrects the receipt of an ended task once, over the receipt it corrects, and never a task still running', async () => {
       const { tasks } = stores;
       const withLez = (id: string, state: string, lez?: Record<string, string>) =>

@@ -23,9 +23,9 @@ import {
   stateOf,
   taskListSql,
   taskPageOf,
-  TERMINAL_STATES,
   timestampOf,
   type TaskRow,
+  updateTaskSql,
 } from '../task-rows.ts';
 
 export class D1TaskStore implements TaskStore {
@@ -80,10 +80,8 @@ export class D1TaskStore implements TaskStore {
 
   update(taskId: string, task: Task, lastSeq: number): Promise<void> {
     const state = stateOf(task);
-    // An ended task is never resent, so its request need not be kept.
-    const request = TERMINAL_STATES.includes(state) ? ", request = ''" : '';
     const statement = this.db
-      .prepare(`UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ?${request} WHERE id = ?`)
+      .prepare(updateTaskSql(state))
       .bind(state, timestampOf(task), serialize(task), lastSeq, taskId);
     return this.write(() => statement.run());
   }

@@ -30,6 +30,7 @@ import {
   taskListSql,
   taskPageOf,
   type TaskRow,
+  updateTaskSql,
 } from '../task-rows.ts';
 import { migrationSql } from '../migration-sql.ts';
 
@@ -49,8 +50,6 @@ function committed(): Settling {
   });
   return { promise, resolve, reject };
 }
-
-const UPDATE_TASK_SQL = 'UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ? WHERE id = ?';
 
 /**
  * The most rows one statement inserts. A batch's new tasks go in statements of many rows: a statement's setup (its
@@ -141,7 +140,8 @@ export class SqliteTaskStore implements TaskStore {
     if (write.kind === 'insert') this.prepare(INSERT_TASK_SQL).run(...insertValues(write.record));
     else {
       const { task } = write;
-      this.prepare(UPDATE_TASK_SQL).run(stateOf(task), timestampOf(task), serialize(task), write.lastSeq, write.taskId);
+      const state = stateOf(task);
+      this.prepare(updateTaskSql(state)).run(state, timestampOf(task), serialize(task), write.lastSeq, write.taskId);
     }
   }
 
