@@ -194,6 +194,22 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect((await tasks.get('echo', 't1'))?.link).toEqual({ agentAddress: 'a', lastSeq: 2, request: '' });
     });
 
+    it('keeps a reply seq past 2^31, up to the largest safe integer, as the binding allows', async () => {
+      const { tasks } = stores;
+      await tasks.insert({
+        agentId: 'echo',
+        task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'),
+        link,
+      });
+      await tasks.update('t1', task('t1', 'TASK_STATE_WORKING', '2026-01-01T00:00:02.000Z'), 3_000_000_000);
+      expect((await tasks.get('echo', 't1'))?.link.lastSeq).toBe(3_000_000_000);
+      const last = Number.MAX_SAFE_INTEGER;
+      await tasks.update('t1', task('t1', 'TASK_STATE_COMPLETED', '2026-01-01T00:00:03.000Z'), last);
+      const stored = await tasks.get('echo', 't1');
+      expect(stored?.link.lastSeq).toBe(last);
+      expect(stored?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
+
     it('corrects the receipt of an ended task once, over the receipt it corrects, and never a task still running', async () => {
       const { tasks } = stores;
       const withLez = (id: string, state: string, lez?: Record<string, string>) =>
@@ -241,6 +257,24 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
         ),
       ).toBe(true);
       expect(await lezOf('bare')).toEqual({ amount: '5', status: 'paid' });
+    });
+
+    it('corrects the receipt of a task whose messages hold U+0000, and keeps their text', async () => {
+      const { tasks } = stores;
+      const ended = (status: string) =>
+        Task.fromJSON({
+          id: 'nul',
+          contextId: 'c',
+          status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-01-01T00:00:01.000Z' },
+          history: [{ messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'before\u0000after \\u0000' }] }],
+          metadata: { lez: { amount: '5', status } },
+        });
+      await tasks.insert({ agentId: 'echo', task: ended('pending'), link });
+      expect(await tasks.correctEnded('nul', ended('paid'), 'pending')).toBe(true);
+      const stored = await tasks.get('echo', 'nul');
+      expect(stored?.task.metadata?.lez).toEqual({ amount: '5', status: 'paid' });
+      expect(stored?.task.history?.[0]?.parts[0]).toMatchObject({ content: { value: 'before\u0000after \\u0000' } });
+      expect(await tasks.correctEnded('nul', ended('failed'), 'pending')).toBe(false);
     });
   });
 
@@ -419,6 +453,29 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
         { eventId: 'e1', configId: 'c1', state: 'failed', attempts: 2, lastError: 'the receiver answered 410' },
       ]);
       expect(await push.nextAttemptAfter(0)).toBeUndefined();
+    });
+  });
+
+  describe.skipIf(!available)('push outbox', () => {
+    it('never gives a deleted delivery’s seq to another: a late mark of the deleted one touches nothing', async () => {
+      const { push } = stores;
+      await push.saveConfig({
+        taskId: 't1',
+        id: 'c1',
+        url: 'https://hook.example/1',
+        protocolVersion: '1.0',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+      await push.enqueue([delivery('e1', 'c1', 't1')], 1000);
+      const [attempted] = await push.due(1000, 10);
+      // While its attempt runs, the client deletes the webhook; then another task's event is enqueued.
+      await push.deleteConfig('t1', 'c1');
+      await push.enqueue([delivery('e2', 'c2', 't2')], 1000);
+      const [other] = await push.deliveries('t2');
+      expect(other!.seq).not.toBe(attempted!.seq);
+      await push.markDelivered(attempted!.seq);
+      await push.markFailed(attempted!.seq, 1, 'the receiver answered 500');
+      expect(await push.deliveries('t2')).toMatchObject([{ eventId: 'e2', state: 'pending', attempts: 0 }]);
     });
   });
 

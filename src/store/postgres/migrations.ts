@@ -165,4 +165,12 @@ DROP INDEX tasks_by_owner_time;
 CREATE INDEX tasks_by_agent_status_ts ON tasks (agent_id, status_ts, id);
 CREATE INDEX tasks_by_owner_status_ts ON tasks (agent_id, owner, status_ts, id) WHERE owner IS NOT NULL;`,
   },
+  {
+    version: 6,
+    name: "a task's last reply seq as a 64-bit integer, as SQLite and D1 keep it",
+    // An agent's reply seq is any positive safe integer (the binding bounds it by JavaScript's, not by 2^31): with
+    // `integer` every write of a task whose agent numbered past 2^31 failed, its terminal write too. The column's
+    // type changes in place, rewriting the table once: writes to tasks wait for it at the first start of this version.
+    sql: `ALTER TABLE tasks ALTER COLUMN last_seq TYPE bigint;`,
+  },
 ];

@@ -132,11 +132,14 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async correctEnded(taskId: string, task: Task, statusBefore: string | null): Promise<boolean> {
-    // Outside the batch and its fence (TaskStore.correctEnded): the condition on the row decides.
+    // Outside the batch and its fence (TaskStore.correctEnded): the condition on the row decides. jsonb cannot hold
+    // U+0000, which a message's text may escape (`\u0000`): such escapes are replaced before the cast, as only the
+    // receipt's status is read from it (without, the task's receipt could never be corrected).
     const rows = await this.#sql`
       UPDATE tasks SET task_json = ${serialize(task)}
         WHERE id = ${taskId} AND state IN ${this.#sql(TERMINAL_STATES)}
-          AND (task_json::jsonb #>> '{metadata,lez,status}') IS NOT DISTINCT FROM ${statusBefore}
+          AND (replace(task_json, ${'\\u0000'}, ${'\\ufffd'})::jsonb #>> '{metadata,lez,status}')
+            IS NOT DISTINCT FROM ${statusBefore}
       RETURNING id`;
     return rows.length > 0;
   }
@@ -273,7 +276,7 @@ export class PostgresTaskStore implements TaskStore {
           task_json = coalesce(u.json, t.task_json), last_seq = coalesce(u.seq, t.last_seq),
           request = coalesce(u.request, t.request)
         FROM unnest(${updates.id}::text[], ${updates.state}::int[], ${updates.ts}::text[], ${updates.json}::text[],
-                    ${updates.seq}::int[], ${updates.request}::text[], ${updates.epoch}::int[])
+                    ${updates.seq}::bigint[], ${updates.request}::text[], ${updates.epoch}::int[])
           AS u(id, state, ts, json, seq, request, epoch)
         WHERE t.id = u.id AND (u.epoch IS NULL OR t.lease_epoch = u.epoch)
         RETURNING t.id, t.state

@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS push_configs (
   PRIMARY KEY (task_id, config_id)
 ) STRICT;
 CREATE TABLE IF NOT EXISTS push_outbox (
-  seq              INTEGER PRIMARY KEY,
+  seq              INTEGER PRIMARY KEY AUTOINCREMENT,
   event_id         TEXT NOT NULL,
   task_id          TEXT NOT NULL,
   config_id        TEXT NOT NULL,
@@ -67,8 +67,31 @@ export class SqlitePushStore implements PushStore {
   constructor(path: string) {
     this.db = openSqlite(path);
     this.db.exec(SCHEMA);
+    this.upgradeOutbox();
     this.prepare = statementCache(this.db);
     this.hasConfigs = this.prepare('SELECT 1 FROM push_configs LIMIT 1').get() !== undefined;
+  }
+
+  /**
+   * A delivery's seq names it for good, as PostgreSQL's identity column does: the push service marks a delivery by
+   * its seq once its attempt ends, and the delivery may have been deleted meanwhile (its config deleted). Without
+   * AUTOINCREMENT SQLite gives the largest seq of a deleted row to the next insert, so that late mark deleted or
+   * failed another webhook's delivery. A file made before has its table rebuilt once, rows and seqs kept.
+   */
+  private upgradeOutbox(): void {
+    const { sql } = this.db
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'push_outbox'")
+      .get() as {
+      sql: string;
+    };
+    if (/AUTOINCREMENT/i.test(sql)) return;
+    this.transaction(() => {
+      this.db.exec('ALTER TABLE push_outbox RENAME TO push_outbox_before_autoincrement');
+      this.db.exec('DROP INDEX IF EXISTS push_outbox_queues; DROP INDEX IF EXISTS push_outbox_due;');
+      this.db.exec(SCHEMA);
+      this.db.exec('INSERT INTO push_outbox SELECT * FROM push_outbox_before_autoincrement');
+      this.db.exec('DROP TABLE push_outbox_before_autoincrement');
+    });
   }
 
   async saveConfig(record: PushConfigRecord): Promise<void> {
