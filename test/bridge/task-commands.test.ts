@@ -149,6 +149,46 @@ describe('cancel', () => {
   });
 });
 
+describe('a task held for an operator’s approval', () => {
+  it.each(['approve', 'cancel'] as const)(
+    'is approved or cancelled, never both, when a decision and a cancel come at once (%s first)',
+    async (first) => {
+      // As on PostgreSQL: recording a decision takes a round trip, and the first one recorded wins.
+      let recorded: 'approved' | 'rejected' | undefined;
+      const paid = {
+        recordDecision: async (_taskId: string, approve: boolean) => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          if (recorded) return false;
+          recorded = approve ? 'approved' : 'rejected';
+          return true;
+        },
+        approval: async () => recorded && ({ status: recorded } as Awaited<ReturnType<PaidTasks['approval']>>),
+      };
+      const { commands, store, liveTask } = await bed({ paid });
+      const live = await liveTask('held', TaskState.TASK_STATE_INPUT_REQUIRED);
+      live.request = { ...live.request, lez_price: '5' };
+      live.approvalTimer = setTimeout(() => undefined, 60_000);
+      // The second comes while the first's decision is being recorded.
+      const approve = () => commands.decideApproval('held', true);
+      const cancel = () => commands.cancel('a', 'held');
+      const [firstCall, secondCall] = first === 'approve' ? [approve, cancel] : [cancel, approve];
+      const one = firstCall();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const two = secondCall();
+      const [approved, cancelled] = (
+        first === 'approve' ? await Promise.all([one, two]) : await Promise.all([two, one])
+      ) as [boolean, Task];
+      expect(recorded).toBe(first === 'approve' ? 'approved' : 'rejected');
+      // The operator hears "approved" only for an approval that stands; the caller hears "nothing was charged" only
+      // for a cancel that stands (before, both: the task was cancelled, then paid by the approval's step).
+      expect(approved).toBe(recorded === 'approved');
+      expect(JSON.stringify(cancelled.status?.message).includes('nothing was charged')).toBe(recorded === 'rejected');
+      // What the caller was told is what the task is.
+      expect((await store.get('a', 'held'))?.task.status?.state).toBe(cancelled.status?.state);
+    },
+  );
+});
+
 describe('commands for tasks not running here', () => {
   it('are refused: no approval waits, and another replica’s command finds no live task', async () => {
     const { commands } = await bed();

@@ -112,16 +112,49 @@ export class TaskCommands {
     return answer === 'ended' ? this.runAgain(taskId, command) : answer.result;
   }
 
+  /**
+   * Cancels a task held for an operator's approval, on its chain: the agent never heard of it, and nothing was paid.
+   * False when the approval was decided first (the task is being paid, or has ended): the cancel goes on as for a
+   * task being paid, and the caller is never told that nothing was charged for a task that is paid.
+   */
+  private async cancelHeld(live: LiveTask): Promise<boolean> {
+    const { tasks, paid, paidSteps } = this.#options;
+    let cancelled = false;
+    await tasks.mutate(live, async () => {
+      if (live.approvalTimer === undefined) return; // decided meanwhile, here
+      if (!(await paid.recordDecision(live.task.id, false))) {
+        // Decided before, by a step that has not reached this chain (a takeover's): that decision stands.
+        await paidSteps.decided(live, (await paid.approval(live.task.id))?.status === 'approved');
+        return;
+      }
+      clearTimeout(live.approvalTimer);
+      live.approvalTimer = undefined;
+      setStatus(
+        live.task,
+        TaskState.TASK_STATE_CANCELED,
+        'Cancelled while waiting for payment approval; nothing was charged.',
+      );
+      await this.#options.finish(live);
+      cancelled = true;
+    });
+    return cancelled;
+  }
+
   /** The operator's decision on a task held above the spending limits. False when no such task waits. */
   async decideApproval(taskId: string, approve: boolean): Promise<boolean> {
     const live = this.#options.tasks.get(taskId);
     if (!live && this.#options.replicas) return (await this.forward(taskId, { kind: 'approval', approve })) === true;
-    if (!live || live.approvalTimer === undefined || !(await this.#options.paid.recordDecision(taskId, approve)))
-      return false;
+    if (!live) return false;
+    // Checked, recorded and carried out on the task's chain, in one step: a cancel of the held task (which records a
+    // rejection) is decided before or after it, never between the record and the step (an approval recorded, then a
+    // cancel that said nothing was charged, then a payment).
+    let decided = false;
     await this.#options.tasks.mutate(live, async () => {
+      if (live.approvalTimer === undefined || !(await this.#options.paid.recordDecision(taskId, approve))) return;
+      decided = true;
       await this.#options.paidSteps.decided(live, approve);
     });
-    return true;
+    return decided;
   }
 
   /**
@@ -244,6 +277,13 @@ export class TaskCommands {
     if (await this.#options.replicas?.runsElsewhere(agentId, taskId))
       return (await this.forward(taskId, { kind: 'cancel', agentId })) as Task;
     const live = this.requireLive(agentId, taskId);
+    if (live.approvalTimer !== undefined) {
+      // An approval on its way to the chain pays with this signal: a payment that has sent nothing yet stops.
+      live.cancelling.abort();
+      if (await this.cancelHeld(live)) return live.committed;
+      // Approved first: paid and forwarded by now (cancelled at its agent below), or ended.
+      if (!this.#options.tasks.holds(live)) return live.committed;
+    }
     if (unforwarded(live)) {
       // Being paid right now: the money may already be moving. Let the payment finish and the task reach the agent,
       // then cancel it there, so the agent pays it back; a payment still waiting for the sequencer to answer has
@@ -261,21 +301,6 @@ export class TaskCommands {
         clearTimeout(live.clientPaymentTimer);
         live.clientPaymentTimer = undefined;
         setStatus(live.task, TaskState.TASK_STATE_CANCELED, 'Cancelled before it was paid for; nothing was charged.');
-        await this.#options.finish(live);
-      });
-      return live.committed;
-    }
-    if (live.approvalTimer !== undefined) {
-      // Held for approval: the agent never heard of it, and nothing was paid.
-      await this.#options.tasks.mutate(live, async () => {
-        await this.#options.paid.recordDecision(taskId, false);
-        clearTimeout(live.approvalTimer);
-        live.approvalTimer = undefined;
-        setStatus(
-          live.task,
-          TaskState.TASK_STATE_CANCELED,
-          'Cancelled while waiting for payment approval; nothing was charged.',
-        );
         await this.#options.finish(live);
       });
       return live.committed;
