@@ -301,9 +301,17 @@ export class TaskPayments {
         refund && (await this.acceptsRefund(record, refund.tx_hash))
           ? refund.tx_hash
           : await this.refundOnChain(record);
-      const claimed = refundTxHash !== undefined && (await this.claimRefund(taskId, refundTxHash));
-      if (!claimed) await this.store.update(taskId, { status: 'refund-missing' });
-      metrics.refunds.inc({ outcome: claimed ? 'refunded' : 'refund-missing' });
+      // Replicas may settle the same refund at once (a task's old owner, stalled past its lease, and its new one both
+      // apply the agent's reply): the one that writes second finds the refund's transaction used, by the first, and
+      // would record it missing over the first's `refunded`, for good. So the outcome is written only while the
+      // record is still `paid`, checked under the store's lock between replicas; the chain was asked outside it.
+      const outcome = await this.store.exclusively(async () => {
+        if ((await this.store.get(taskId))?.status !== 'paid') return undefined; // settled meanwhile
+        const claimed = refundTxHash !== undefined && (await this.claimRefund(taskId, refundTxHash));
+        if (!claimed) await this.store.update(taskId, { status: 'refund-missing' });
+        return claimed ? 'refunded' : 'refund-missing';
+      });
+      if (outcome) metrics.refunds.inc({ outcome });
       return this.receipt((await this.store.get(taskId))!);
     });
   }
