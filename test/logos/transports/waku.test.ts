@@ -212,6 +212,13 @@ describe.concurrent('two nodes A–B', () => {
     expect(atA).toEqual([{ body: 'note to self', sender: a.address }]);
   });
 
+  it.sequential('a burst of 1:1 messages sent at once arrives whole and in order', async () => {
+    const bodies = Array.from({ length: 24 }, (_, i) => `burst ${i}`);
+    await Promise.all(bodies.map((body) => a.send(b.address, dm(a, b, body))));
+    await eventually(() => atB.length === bodies.length || undefined);
+    expect(atB).toEqual(bodies.map((body) => ({ body, sender: a.address })));
+  });
+
   it.sequential('a keyed publication reaches its publisher too, and a re-publication is a new message', async () => {
     const atSubscriber = listen(a, TOPIC, KEY);
     const atPublisher = listen(b, TOPIC, KEY);
