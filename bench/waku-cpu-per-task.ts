@@ -29,6 +29,7 @@
  */
 import { fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import {

@@ -34,6 +34,11 @@ const JsonObject = z.record(z.string(), z.unknown());
 const Strings = z.array(z.string());
 const NonNegativeInt = z.int().min(0);
 const Base64 = z.string().regex(BASE64_PATTERN, { error: 'must be base64' });
+/**
+ * An identifier or a setting the gateway keeps in a column of its own (ids, a push config's URL and credentials): text
+ * without U+0000, which PostgreSQL's text refuses and SQLite's cuts off. Free text (a message's parts) may hold it.
+ */
+const Key = z.string().regex(/^[^\0]*$/, { error: 'must not contain the NUL character (U+0000)' });
 
 /** A field the SDK reads under its camelCase name, else under its ProtoJSON snake_case one: both are checked. */
 function aliased<C extends string, N extends string, S extends z.ZodType>(
@@ -104,9 +109,9 @@ const V1Part = z
 
 const V1Message = z
   .object({
-    ...aliased('messageId', 'message_id', z.string().min(1).nullish()),
-    ...aliased('contextId', 'context_id', z.string().max(MAX_CONTEXT_ID_CHARS).nullish()),
-    ...aliased('taskId', 'task_id', z.string().max(MAX_ID_CHARS).nullish()),
+    ...aliased('messageId', 'message_id', Key.min(1).nullish()),
+    ...aliased('contextId', 'context_id', Key.max(MAX_CONTEXT_ID_CHARS).nullish()),
+    ...aliased('taskId', 'task_id', Key.max(MAX_ID_CHARS).nullish()),
     role: z.literal(['ROLE_USER', 'ROLE_AGENT', 1, 2]),
     parts: z.array(V1Part).min(1),
     metadata: JsonObject.nullish(),
@@ -121,7 +126,7 @@ const V1Message = z
   });
 
 const Tenant = { tenant: z.string().nullish() };
-const TaskIdParam = z.string().min(1);
+const TaskIdParam = Key.min(1);
 
 /**
  * A TaskPushNotificationConfig: the params of CreateTaskPushNotificationConfig, the body of its HTTP+JSON route,
@@ -130,11 +135,11 @@ const TaskIdParam = z.string().min(1);
  */
 const V1PushConfig = z.object({
   ...Tenant,
-  ...aliased('taskId', 'task_id', z.string().nullish()),
-  id: z.string().max(256).nullish(),
-  url: z.string().min(1),
-  token: z.string().nullish(),
-  authentication: z.object({ scheme: z.string().min(1), credentials: z.string().nullish() }).nullish(),
+  ...aliased('taskId', 'task_id', Key.nullish()),
+  id: Key.max(256).nullish(),
+  url: Key.min(1),
+  token: Key.nullish(),
+  authentication: z.object({ scheme: Key.min(1), credentials: Key.nullish() }).nullish(),
 });
 
 /** The most tasks one ListTasks page holds (absent: the request handler's default). */
@@ -175,11 +180,11 @@ const V1_PARAMS: Record<string, z.ZodType> = {
   }),
   ListTasks: z.object({
     ...Tenant,
-    ...aliased('contextId', 'context_id', z.string().nullish()),
+    ...aliased('contextId', 'context_id', Key.nullish()),
     // A state name, or its ProtoJSON number.
     status: TaskStateFilter.nullish(),
     ...aliased('pageSize', 'page_size', z.int().min(1).max(MAX_PAGE_SIZE).nullish()),
-    ...aliased('pageToken', 'page_token', z.string().nullish()),
+    ...aliased('pageToken', 'page_token', Key.nullish()),
     ...aliased('historyLength', 'history_length', NonNegativeInt.nullish()),
     ...aliased('statusTimestampAfter', 'status_timestamp_after', Timestamp.nullish()),
     ...aliased('includeArtifacts', 'include_artifacts', z.boolean().nullish()),
@@ -189,19 +194,19 @@ const V1_PARAMS: Record<string, z.ZodType> = {
   CreateTaskPushNotificationConfig: V1PushConfig,
   GetTaskPushNotificationConfig: z.object({
     ...Tenant,
-    ...aliased('taskId', 'task_id', z.string().nullish()),
-    id: z.string().nullish(),
+    ...aliased('taskId', 'task_id', Key.nullish()),
+    id: Key.nullish(),
   }),
   ListTaskPushNotificationConfigs: z.object({
     ...Tenant,
-    ...aliased('taskId', 'task_id', z.string().nullish()),
+    ...aliased('taskId', 'task_id', Key.nullish()),
     ...aliased('pageSize', 'page_size', z.int().nullish()),
-    ...aliased('pageToken', 'page_token', z.string().nullish()),
+    ...aliased('pageToken', 'page_token', Key.nullish()),
   }),
   DeleteTaskPushNotificationConfig: z.object({
     ...Tenant,
-    ...aliased('taskId', 'task_id', z.string().nullish()),
-    id: z.string().nullish(),
+    ...aliased('taskId', 'task_id', Key.nullish()),
+    id: Key.nullish(),
   }),
   GetExtendedAgentCard: z.object({ ...Tenant }).nullish(),
 };
@@ -244,11 +249,11 @@ function v03DataOf(part: unknown): unknown {
 const V03Message = z
   .object({
     kind: z.literal('message').optional(),
-    messageId: z.string().min(1),
+    messageId: Key.min(1),
     role: z.literal(['user', 'agent']),
     parts: z.array(V03Part).min(1),
-    contextId: z.string().max(MAX_CONTEXT_ID_CHARS).nullish(),
-    taskId: z.string().max(MAX_ID_CHARS).nullish(),
+    contextId: Key.max(MAX_CONTEXT_ID_CHARS).nullish(),
+    taskId: Key.max(MAX_ID_CHARS).nullish(),
     metadata: JsonObject.nullish(),
     extensions: Strings.nullish(),
     referenceTaskIds: Strings.nullish(),
@@ -257,9 +262,9 @@ const V03Message = z
 
 /** A v0.3 PushNotificationConfig: the params of tasks/pushNotificationConfig/set, and a send's configuration. */
 const V03PushConfig = z.object({
-  url: z.string(),
-  id: z.string().nullish(),
-  token: z.string().nullish(),
+  url: Key,
+  id: Key.nullish(),
+  token: Key.nullish(),
   authentication: JsonObject.nullish(),
 });
 
@@ -290,18 +295,18 @@ const V03_PARAMS: Record<string, z.ZodType> = {
   [LEGACY_METHOD_TASKS_CANCEL]: V03TaskId,
   [LEGACY_METHOD_TASKS_RESUBSCRIBE]: V03TaskId,
   [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_SET]: z.object({
-    taskId: z.string(),
+    taskId: Key,
     pushNotificationConfig: V03PushConfig,
   }),
   [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_GET]: z.object({
     id: TaskIdParam,
-    pushNotificationConfigId: z.string().nullish(),
+    pushNotificationConfigId: Key.nullish(),
     metadata: JsonObject.nullish(),
   }),
   [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_LIST]: V03TaskId,
   [LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_DELETE]: z.object({
     id: TaskIdParam,
-    pushNotificationConfigId: z.string(),
+    pushNotificationConfigId: Key,
     metadata: JsonObject.nullish(),
   }),
   [LEGACY_METHOD_GET_AUTHENTICATED_EXTENDED_CARD]: z.unknown(),
@@ -359,7 +364,7 @@ export function isPlainSend(params: unknown): boolean {
     const value = message[key];
     switch (key) {
       case 'messageId':
-        if (typeof value !== 'string' || value.length === 0) return false;
+        if (typeof value !== 'string' || value.length === 0 || value.includes('\0')) return false;
         break;
       case 'role':
         if (value !== 'ROLE_USER' && value !== 'ROLE_AGENT') return false;
@@ -369,10 +374,10 @@ export function isPlainSend(params: unknown): boolean {
         hasParts = true;
         break;
       case 'contextId':
-        if (typeof value !== 'string' || value.length > MAX_CONTEXT_ID_CHARS) return false;
+        if (typeof value !== 'string' || value.length > MAX_CONTEXT_ID_CHARS || value.includes('\0')) return false;
         break;
       case 'taskId':
-        if (typeof value !== 'string' || value.length > MAX_ID_CHARS) return false;
+        if (typeof value !== 'string' || value.length > MAX_ID_CHARS || value.includes('\0')) return false;
         break;
       default:
         return false;

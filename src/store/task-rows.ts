@@ -105,7 +105,12 @@ export function encodeCursor(ts: string, id: string): string {
 export function decodeCursor(token: string): [string, string] {
   try {
     const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === 'string')) {
+    // Its parts go into the query as text, which may not hold U+0000 (PostgreSQL refuses it): not one of ours.
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      value.every((part) => typeof part === 'string' && !part.includes('\0'))
+    ) {
       return value as [string, string];
     }
   } catch {

@@ -142,6 +142,35 @@ describe('the binding limits are checked at the edge, with the envelope schemaâ€
   });
 });
 
+describe('U+0000 in what the gateway keeps as text of its own', () => {
+  // PostgreSQL's text refuses the NUL character (SQLite's cuts it off): on PostgreSQL these were HTTP 500.
+  const NUL = /must not contain the NUL character \(U\+0000\)/;
+
+  it('is refused in ids, a context, a page token and a push config, naming the field, on every face', async () => {
+    await expectInvalidParams('SendMessage', v1({ contextId: 'a\u0000b' }), /message\.contextId/);
+    await expectInvalidParams('SendMessage', v1({ messageId: 'm\u0000' }), NUL);
+    await expectInvalidParams('GetTask', { id: 'a\u0000b' }, NUL);
+    await expectInvalidParams('ListTasks', { contextId: 'a\u0000b' }, /contextId: must not contain/);
+    await expectInvalidParams(
+      'SendMessage',
+      { ...v1(), configuration: { taskPushNotificationConfig: { url: 'https://hook.example/a2a', token: 't\u0000' } } },
+      /taskPushNotificationConfig\.token: must not contain/,
+    );
+    await expectInvalidParams('tasks/get', { id: 'a\u0000b' }, NUL, {});
+    const page = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'a\u0000b'])).toString('base64url');
+    await expectInvalidParams('ListTasks', { pageToken: page }, /is not one this server issued/);
+    const rest = await fetch(`${echo()}/tasks/a%00b`, { headers: { 'A2A-Version': '1.0' } });
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as { error: { message: string } }).error.message).toMatch(NUL);
+  });
+
+  it('is carried in a messageâ€™s text, which is not kept in a column', async () => {
+    const { body } = await rpc(echo(), 'SendMessage', v1({ parts: [{ text: 'a\u0000b' }] }), { 'A2A-Version': '1.0' });
+    expect(body.result?.task?.status?.state).toBe('TASK_STATE_COMPLETED');
+    expect(JSON.stringify(body.result.task.artifacts)).toContain('a\\u0000b');
+  });
+});
+
 describe('deeply nested JSON', () => {
   const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
   const sendWithData = (data: string) =>
