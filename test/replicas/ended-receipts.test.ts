@@ -7,7 +7,7 @@
  * the payment row was settled, so no later settlement looked at it again.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Task } from '@a2a-js/sdk';
 import { Settlement } from '../../src/bridge/engine/settlement.ts';
 import { PaidTasks } from '../../src/bridge/paid-tasks.ts';
@@ -15,29 +15,19 @@ import { TaskPayments } from '../../src/bridge/task-payments.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
-import { openStores, type Stores } from '../../src/store/open-stores.ts';
-import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
+import { postgresAdminUrl } from '../support/postgres.ts';
+import type { Stores } from '../../src/store/open-stores.ts';
+import { twoReplicaStores } from '../support/replica-stores.ts';
 
 const LEASE_MS = 500;
 const AGENT = 'agent-account-on-the-memory-ledger';
 
-let database: TestDatabase;
-let a: Stores;
-let b: Stores;
-beforeAll(async () => {
-  if (postgresAdminUrl === undefined) return;
-  database = await createTestDatabase();
-  const open = () => openStores(database.url, { leaseMs: LEASE_MS, log: () => {} });
-  [a, b] = await Promise.all([open(), open()]);
-});
-afterAll(async () => {
-  await Promise.all([a?.close(), b?.close()]);
-  await database?.drop();
-});
+const replicas = twoReplicaStores(LEASE_MS);
 
 it.skipIf(postgresAdminUrl === undefined)(
   'writes the corrected receipt of an ended task from a replica that lost the task, once',
   async () => {
+    const { a, b } = replicas;
     const task = (state: string) =>
       Task.fromJSON({
         id: 'paid',

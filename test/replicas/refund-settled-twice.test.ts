@@ -5,35 +5,24 @@
  * could accept a transaction already recorded, and the spending gate counted the refunded amount as spent. Now the
  * outcome is written only while the payment is still `paid`, checked under the store's lock between replicas.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { TaskPayments } from '../../src/bridge/task-payments.ts';
 import { gatewayPayer } from '../../src/gateway/payment-wiring.ts';
 import { MemoryLedger } from '../../src/lez/rail/memory-ledger.ts';
 import { MemoryRail } from '../../src/lez/rail/memory-rail.ts';
-import { openStores, type Stores } from '../../src/store/open-stores.ts';
 import type { PaymentStore } from '../../src/store/payment-store.ts';
-import { createTestDatabase, postgresAdminUrl, type TestDatabase } from '../support/postgres.ts';
+import { postgresAdminUrl } from '../support/postgres.ts';
+import { twoReplicaStores } from '../support/replica-stores.ts';
 
 const GATEWAY = 'gateway-account';
 const AGENT = 'agent-account-on-the-memory-ledger';
 
-let database: TestDatabase;
-let a: Stores;
-let b: Stores;
-beforeAll(async () => {
-  if (postgresAdminUrl === undefined) return;
-  database = await createTestDatabase();
-  const open = () => openStores(database.url, { leaseMs: 10_000, log: () => {} });
-  [a, b] = await Promise.all([open(), open()]);
-});
-afterAll(async () => {
-  await Promise.all([a?.close(), b?.close()]);
-  await database?.drop();
-});
+const replicas = twoReplicaStores(10_000);
 
 it.skipIf(postgresAdminUrl === undefined)(
   'records the refund once, whichever replica writes second',
   async () => {
+    const { a, b } = replicas;
     const ledger = new MemoryLedger();
     ledger.fund(GATEWAY, 1_000n);
     ledger.fund(AGENT, 1_000n);

@@ -70,6 +70,14 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
   });
 
   describe.skipIf(!available)('tasks', () => {
+    /** A task just created, its request kept for a resend. */
+    const insertSubmitted = (id: string) =>
+      stores.tasks.insert({
+        agentId: 'echo',
+        task: task(id, 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'),
+        link,
+      });
+
     async function seed() {
       const { tasks } = stores;
       await tasks.insert({
@@ -182,11 +190,7 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
 
     it('drops the request of a task that ends in a later write, as of one inserted finished', async () => {
       const { tasks } = stores;
-      await tasks.insert({
-        agentId: 'echo',
-        task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'),
-        link,
-      });
+      await insertSubmitted('t1');
       await tasks.update('t1', task('t1', 'TASK_STATE_WORKING', '2026-01-01T00:00:02.000Z'), 1);
       // Still running: its request is kept for a resend.
       expect((await tasks.get('echo', 't1'))?.link).toEqual({ ...link, lastSeq: 1 });
@@ -196,11 +200,7 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
 
     it('keeps a reply seq past 2^31, up to the largest safe integer, as the binding allows', async () => {
       const { tasks } = stores;
-      await tasks.insert({
-        agentId: 'echo',
-        task: task('t1', 'TASK_STATE_SUBMITTED', '2026-01-01T00:00:01.000Z'),
-        link,
-      });
+      await insertSubmitted('t1');
       await tasks.update('t1', task('t1', 'TASK_STATE_WORKING', '2026-01-01T00:00:02.000Z'), 3_000_000_000);
       expect((await tasks.get('echo', 't1'))?.link.lastSeq).toBe(3_000_000_000);
       const last = Number.MAX_SAFE_INTEGER;
