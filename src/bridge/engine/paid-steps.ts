@@ -131,9 +131,10 @@ export class PaidSteps {
         clearTimeout(live.clientPaymentTimer);
         live.clientPaymentTimer = undefined;
         live.request = { ...live.request, payment: step.payment };
-        // The request naming the payment and the paid receipt go to the store together (one transaction on a
-        // batching store): a lease lost between two writes left a task forwarded as paid beside a pending receipt
-        // that the replica taking it over never corrected.
+        // The request naming the payment and the paid receipt go to the store together (one transaction on
+        // PostgreSQL, whose batch takes both): a lease lost between two writes left a task forwarded as paid beside a
+        // pending receipt that the replica taking it over never corrected. SQLite writes the request at once and the
+        // receipt with its batch; it has no leases to lose, and its payment row says what was paid.
         const requestSaved = this.#options.store.updateRequest(live.task.id, JSON.stringify(live.request));
         if (step.note !== undefined) setStatus(live.task, TaskState.TASK_STATE_WORKING, step.note);
         const saved = tasks.persist(live, step.note === undefined ? undefined : { events: [statusEvent(live.task)] });
