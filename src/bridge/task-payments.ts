@@ -394,7 +394,14 @@ export class TaskPayments {
     const created = await this.store.create(
       this.newRecord(task, { status: 'paid', txHash: tx.txHash, payer: tx.from }),
     );
-    if (!created) return { kind: 'rejected', message: 'this task is already paid' };
+    // Refused by the record of this task, or by another's holding the same transaction (sent for two tasks at once).
+    if (!created) {
+      const paidAlready = (await this.store.get(task.taskId)) !== undefined;
+      const message = paidAlready
+        ? 'this task is already paid'
+        : `transaction ${tx.txHash} already paid for something else`;
+      return { kind: 'rejected', message };
+    }
     const record = (await this.store.get(task.taskId))!;
     metrics.payments.inc({ outcome: 'client-paid' });
     return {

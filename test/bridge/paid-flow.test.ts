@@ -111,6 +111,26 @@ describe('the paid flow', () => {
     expect(refused).not.toHaveProperty('receipt');
   });
 
+  it('takes one transaction for one task, also when the client sends it for two at once', async () => {
+    const { ledger, payments } = flow();
+    ledger.fund('client', 100n);
+    const tx = await new MemoryRail({ ledger, payer: 'client' }).pay({ paymentId: 'p', to: AGENT, amount: 10n });
+    if (tx.kind !== 'paid') throw new Error('setup');
+    const task = (taskId: string) => ({ taskId, agentId: 'shop', payee: AGENT, amount: 10n });
+    const payment = { txHash: tx.receipt.txHash, from: 'client' };
+    const outcomes = await Promise.all([
+      payments.acceptClientPayment(task('one'), payment),
+      payments.acceptClientPayment(task('two'), payment),
+    ]);
+    expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(['paid', 'rejected']);
+    // The loser is told why: the transaction, not its own task, was paid already.
+    expect(outcomes.find((outcome) => outcome.kind === 'rejected')).toEqual({
+      kind: 'rejected',
+      message: `transaction ${tx.receipt.txHash} already paid for something else`,
+    });
+    expect(await payments.acceptClientPayment(task('one'), payment)).toMatchObject({ kind: 'rejected' });
+  });
+
   it('fails a priced task when there is no rail or nobody to pay', async () => {
     expect(await flow({ payments: false }).paid.pay(priced('10'), false)).toMatchObject({
       kind: 'end',
