@@ -279,6 +279,24 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
   });
 
   describe.skipIf(!available)('payments', () => {
+    it('refuses a payment or an approval missing a required field, loudly, and keeps nothing of it', async () => {
+      const { payments } = stores;
+      // As a caller whose record lost a field on its way would hand it over: null where the column needs a value.
+      await expect(payments.create({ ...payment('p1'), payee: null as unknown as string })).rejects.toThrow();
+      expect(await payments.get('p1')).toBeUndefined();
+      await expect(
+        payments.createApproval({
+          taskId: 'a1',
+          agentId: 'echo',
+          amount: '5',
+          reason: null as unknown as string,
+          status: 'pending',
+          createdAt: '2026-01-01T00:00:00.000Z',
+        }),
+      ).rejects.toThrow();
+      expect(await payments.getApproval('a1')).toBeUndefined();
+    });
+
     it('records a payment once, updates only what changes, and sums what counts as spent', async () => {
       const { payments } = stores;
       expect(await payments.create(payment('p1'))).toBe(true);

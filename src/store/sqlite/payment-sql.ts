@@ -7,8 +7,10 @@ import type { ApprovalRecord, ApprovalStatus, PaymentChange, TaskPaymentRecord }
 
 type Value = string | null;
 
-export const INSERT_PAYMENT_SQL = `INSERT OR IGNORE INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+// ON CONFLICT DO NOTHING, not INSERT OR IGNORE: only a record the task (or its transaction) already has is skipped, as
+// on PostgreSQL; OR IGNORE also skipped a row that breaks NOT NULL, losing it silently.
+export const INSERT_PAYMENT_SQL = `INSERT INTO payments (task_id, agent_id, amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
 
 export function paymentInsertValues(record: TaskPaymentRecord): Value[] {
   return [
@@ -98,7 +100,7 @@ export function feeOfRailState(railState: string | null | undefined): bigint {
 export const TX_HASH_USED_SQL = 'SELECT 1 AS used FROM payments WHERE tx_hash = ? OR refund_tx = ?';
 
 export const INSERT_APPROVAL_SQL =
-  'INSERT OR IGNORE INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO approvals (task_id, agent_id, amount, reason, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING';
 
 export function approvalInsertValues(record: ApprovalRecord): Value[] {
   return [
