@@ -189,6 +189,7 @@ describe('isPlainSend, the hand-checked shape of most sends', () => {
     null,
     '',
     'x',
+    'a\u0000b',
     'x'.repeat(MAX_ID_CHARS),
     'x'.repeat(MAX_ID_CHARS + 1),
     'x'.repeat(MAX_CONTEXT_ID_CHARS),

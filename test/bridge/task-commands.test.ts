@@ -21,13 +21,15 @@ afterEach(closeEngineParts);
 async function bed(
   options: {
     paid?: Pick<PaidTasks, 'recordDecision' | 'approval'>;
+    /** How the paid steps pay (default: no rail, so a payment fails at once). */
+    pay?: PaidTasks['pay'];
     replicas?: ConstructorParameters<typeof TaskCommands>[0]['replicas'];
   } = {},
 ) {
   const { store, received, tasks, sender, finish, resends } = await engineParts();
   const paid = new PaidTasks(undefined, 60_000);
   const paidSteps = new PaidSteps({
-    paid,
+    paid: options.pay ? Object.assign(Object.create(paid) as PaidTasks, { pay: options.pay }) : paid,
     tasks,
     store,
     sender,
@@ -149,25 +151,36 @@ describe('cancel', () => {
   });
 });
 
+/** A priced task held for an operator's approval, as the paid steps leave it. */
+async function heldTask(liveTask: Awaited<ReturnType<typeof bed>>['liveTask'], id: string) {
+  const live = await liveTask(id, TaskState.TASK_STATE_INPUT_REQUIRED);
+  live.request = { ...live.request, lez_price: '5' };
+  live.approvalTimer = setTimeout(() => undefined, 60_000);
+}
+
+/** Decisions recorded as on PostgreSQL: each takes a round trip, and the first one recorded wins. */
+function roundTripDecisions() {
+  const decisions = {
+    recorded: undefined as 'approved' | 'rejected' | undefined,
+    recordDecision: async (_taskId: string, approve: boolean) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (decisions.recorded) return false;
+      decisions.recorded = approve ? 'approved' : 'rejected';
+      return true;
+    },
+    approval: async () =>
+      decisions.recorded && ({ status: decisions.recorded } as Awaited<ReturnType<PaidTasks['approval']>>),
+  };
+  return decisions;
+}
+
 describe('a task held for an operator’s approval', () => {
   it.each(['approve', 'cancel'] as const)(
     'is approved or cancelled, never both, when a decision and a cancel come at once (%s first)',
     async (first) => {
-      // As on PostgreSQL: recording a decision takes a round trip, and the first one recorded wins.
-      let recorded: 'approved' | 'rejected' | undefined;
-      const paid = {
-        recordDecision: async (_taskId: string, approve: boolean) => {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          if (recorded) return false;
-          recorded = approve ? 'approved' : 'rejected';
-          return true;
-        },
-        approval: async () => recorded && ({ status: recorded } as Awaited<ReturnType<PaidTasks['approval']>>),
-      };
-      const { commands, store, liveTask } = await bed({ paid });
-      const live = await liveTask('held', TaskState.TASK_STATE_INPUT_REQUIRED);
-      live.request = { ...live.request, lez_price: '5' };
-      live.approvalTimer = setTimeout(() => undefined, 60_000);
+      const decisions = roundTripDecisions();
+      const { commands, store, liveTask } = await bed({ paid: decisions });
+      await heldTask(liveTask, 'held');
       // The second comes while the first's decision is being recorded.
       const approve = () => commands.decideApproval('held', true);
       const cancel = () => commands.cancel('a', 'held');
@@ -178,6 +191,7 @@ describe('a task held for an operator’s approval', () => {
       const [approved, cancelled] = (
         first === 'approve' ? await Promise.all([one, two]) : await Promise.all([two, one])
       ) as [boolean, Task];
+      const { recorded } = decisions;
       expect(recorded).toBe(first === 'approve' ? 'approved' : 'rejected');
       // The operator hears "approved" only for an approval that stands; the caller hears "nothing was charged" only
       // for a cancel that stands (before, both: the task was cancelled, then paid by the approval's step).
@@ -187,6 +201,48 @@ describe('a task held for an operator’s approval', () => {
       expect((await store.get('a', 'held'))?.task.status?.state).toBe(cancelled.status?.state);
     },
   );
+});
+
+describe('a held task approved, then cancelled while its payment waits for the sequencer', () => {
+  it('stops the payment that has sent nothing, and answers the task as that ends it', async () => {
+    const decisions = roundTripDecisions();
+    // A payment waiting for a sequencer that does not answer: only the task's cancel signal ends it, with nothing sent.
+    const pay: PaidTasks['pay'] = (_task, _approved, cancelled) =>
+      new Promise((resolve) => {
+        const stopped = () =>
+          resolve({
+            kind: 'end',
+            state: 'canceled',
+            note: 'Cancelled before the payment was sent; nothing was charged.',
+          });
+        if (cancelled!.aborted) stopped();
+        else cancelled!.addEventListener('abort', stopped);
+      });
+    const { commands, store, liveTask } = await bed({ paid: decisions, pay });
+    await heldTask(liveTask, 'held');
+    const approving = commands.decideApproval('held', true);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the approval is being recorded
+    const cancelled = await commands.cancel('a', 'held');
+    expect(await approving).toBe(true);
+    expect(decisions.recorded).toBe('approved');
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(JSON.stringify(cancelled.status?.message)).toContain('before the payment was sent');
+    expect((await store.get('a', 'held'))?.task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+});
+
+describe('a held task whose approval another replica decided, not yet carried out here', () => {
+  it('is cancelled by carrying out that decision, not by overriding it', async () => {
+    const decided = { status: 'rejected' } as Awaited<ReturnType<PaidTasks['approval']>>;
+    const { commands, store, liveTask } = await bed({
+      paid: { recordDecision: async () => false, approval: async () => decided },
+    });
+    await heldTask(liveTask, 'decided');
+    const cancelled = await commands.cancel('a', 'decided');
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(JSON.stringify(cancelled.status?.message)).toContain('An operator rejected the payment');
+    expect((await store.get('a', 'decided'))?.task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+  });
 });
 
 describe('commands for tasks not running here', () => {
