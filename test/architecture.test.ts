@@ -13,7 +13,7 @@ const src = fileURLToPath(new URL('../src', import.meta.url));
  * Top to bottom. `agent.ts` (the package's public module) sits on top; the runtimes' entries (`worker.ts` with
  * `worker/` for Cloudflare Workers, `cli/` for Node) next to it; `keep-alive.ts`, `time-limit.ts`, `address-policy.ts`,
  * `uuid.ts`, `random-pool.ts`,
- * `outside-callers.ts` and `json-object.ts`
+ * `outside-callers.ts`, `json-object.ts` and `lane.ts`
  * are shared leaves.
  */
 const LAYERS = [
@@ -38,6 +38,7 @@ const LAYERS = [
   'random-pool.ts',
   'outside-callers.ts',
   'json-object.ts',
+  'lane.ts',
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -13,7 +13,7 @@ import {
   type SpendingLimitSettings,
 } from '../lez/rail/spending-gate.ts';
 import type { WirePaymentReference } from '../logos/envelope.ts';
-import { Lane } from '../lez/rail/lane.ts';
+import { Lane } from '../lane.ts';
 import type { FindTransferOutcome, PayOutcome, VerifyOutcome } from '../lez/rail/payment-rail.ts';
 import type { ApprovalRecord, ApprovalStatus, PaymentStore, TaskPaymentRecord } from '../store/payment-store.ts';
 import type { TaskReceipt } from './task-metadata.ts';

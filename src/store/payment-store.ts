@@ -79,9 +79,9 @@ export interface PaymentStore {
   txHashUsed(txHash: string): Promise<boolean>;
 
   /**
-   * Runs `work` while no other gateway on this database runs work given here: the spending gate's sums and the
-   * record of the payment it lets through, so that replicas charging at once cannot together pass a limit. Within
-   * one process the caller takes turns already.
+   * Runs `work` while no other work given here runs, in this process or in another gateway on this database: the
+   * spending gate's sums and the record of the payment it lets through, so that replicas charging at once cannot
+   * together pass a limit. Turns are taken in the order asked for.
    */
   exclusively<T>(work: () => Promise<T>): Promise<T>;
 

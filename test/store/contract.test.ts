@@ -372,6 +372,30 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       });
     });
 
+    it('takes turns one at a time, in order, however many ask at once (more than a pool has connections)', async () => {
+      const { payments } = stores;
+      let running = 0;
+      const overlaps: number[] = [];
+      const order: number[] = [];
+      // Each turn reads and writes through the store, as the spending gate's do.
+      const turns = Array.from({ length: 25 }, (_, i) =>
+        payments.exclusively(async () => {
+          overlaps.push(++running);
+          order.push(i);
+          await payments.create(payment(`turn-${i}`));
+          const created = await payments.get(`turn-${i}`);
+          running--;
+          if (i === 3) throw new Error('a failed turn');
+          return created?.taskId;
+        }),
+      );
+      const results = await Promise.allSettled(turns);
+      expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+      expect(results[4]).toEqual({ status: 'fulfilled', value: 'turn-4' });
+      expect(Math.max(...overlaps)).toBe(1);
+      expect(order).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    });
+
     it('keeps approvals, decided once each', async () => {
       const { payments } = stores;
       const approval = {

@@ -5,7 +5,7 @@
  * agent's, to exercise refunds).
  */
 import { formatU128Decimal } from '../json.ts';
-import { Lane } from './lane.ts';
+import { Lane } from '../../lane.ts';
 import { decodeMemoryTransfer, encodeMemoryTransfer, type MemoryLedger } from './memory-ledger.ts';
 import type { NativeTransfer } from '../native-transfer.ts';
 import type {

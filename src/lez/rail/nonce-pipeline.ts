@@ -38,7 +38,7 @@ import type { SigningMode } from '../signing.ts';
 import type { ProgramId } from '../transaction.ts';
 import type { BlockSearch } from './block-search.ts';
 import { errorText } from './error-text.ts';
-import { Lane } from './lane.ts';
+import { Lane } from '../../lane.ts';
 import { toRecord, type SignedPayment } from './lez-payment.ts';
 import type { PayerLock } from './payer-lock.ts';
 import type { DoubtReason, PayFailureReason } from './payment-rail.ts';

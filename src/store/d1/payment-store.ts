@@ -14,6 +14,7 @@ import type {
 } from '../payment-store.ts';
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from '../payment-rows.ts';
 import * as sql from '../sqlite/payment-sql.ts';
+import { Lane } from '../../lane.ts';
 
 /** A turn longer than this (an object evicted mid-turn) is over, and its lock free. */
 const SPENDING_TURN_MS = 10_000;
@@ -26,6 +27,8 @@ const RELEASE_SPENDING_LOCK_SQL = `DELETE FROM locks WHERE name = 'spending' AND
 export class D1PaymentStore implements PaymentStore {
   private readonly db: D1Database;
   private readonly onlyTask: string | undefined;
+  /** This isolate's turns, one at a time before one is taken between isolates: none spins against its own. */
+  private readonly turns = new Lane();
 
   /**
    * `onlyTask`: the store of one task's Durable Object, which settles that task's payment alone (`pending` finds at
@@ -126,7 +129,11 @@ export class D1PaymentStore implements PaymentStore {
    * D1 holds no lock across statements, so the turn is a row (migrations/0003_spending_lock.sql): taken when free
    * or expired, waited for with backoff otherwise, and deleted by its holder.
    */
-  async exclusively<T>(work: () => Promise<T>): Promise<T> {
+  exclusively<T>(work: () => Promise<T>): Promise<T> {
+    return this.turns.run(() => this.underLockRow(work));
+  }
+
+  private async underLockRow<T>(work: () => Promise<T>): Promise<T> {
     const holder = crypto.randomUUID();
     const giveUpAt = Date.now() + 2 * SPENDING_TURN_MS;
     for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 100)) {

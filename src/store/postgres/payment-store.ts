@@ -11,6 +11,7 @@ import type {
   TaskPaymentRecord,
 } from '../payment-store.ts';
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from '../payment-rows.ts';
+import { Lane } from '../../lane.ts';
 
 /** The amounts come back as text, as SQLite keeps them. */
 /**
@@ -29,6 +30,11 @@ const SPENDING_LOCK = 0x7370656e;
 
 export class PostgresPaymentStore implements PaymentStore {
   private readonly sql: Sql;
+  /**
+   * This process's turns, one at a time before any is taken between replicas: each waiter for the advisory lock
+   * holds a connection of the pool, and as many waiters as the pool has connections left the holder's work none.
+   */
+  private readonly turns = new Lane();
 
   /** The pool belongs to the caller, who ends it after the stores are closed. */
   constructor(sql: Sql) {
@@ -47,7 +53,11 @@ export class PostgresPaymentStore implements PaymentStore {
   }
 
   /** Under a session advisory lock, on a connection reserved for the turn; the work itself uses the pool. */
-  async exclusively<T>(work: () => Promise<T>): Promise<T> {
+  exclusively<T>(work: () => Promise<T>): Promise<T> {
+    return this.turns.run(() => this.underAdvisoryLock(work));
+  }
+
+  private async underAdvisoryLock<T>(work: () => Promise<T>): Promise<T> {
     const connection = await this.sql.reserve();
     try {
       await connection`SELECT pg_advisory_lock(${SPENDING_LOCK})`;

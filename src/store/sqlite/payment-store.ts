@@ -14,10 +14,12 @@ import type {
 } from '../payment-store.ts';
 import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from '../payment-rows.ts';
 import * as sql from './payment-sql.ts';
+import { Lane } from '../../lane.ts';
 
 export class SqlitePaymentStore implements PaymentStore {
   private readonly db: DatabaseSync;
   private readonly prepare: (sql: string) => StatementSync;
+  private readonly turns = new Lane();
 
   constructor(path: string) {
     // FULL: a payment record must survive a power loss too, not only a crash.
@@ -85,9 +87,9 @@ export class SqlitePaymentStore implements PaymentStore {
     return (this.prepare(query.sql).all(...query.args) as unknown as ApprovalRow[]).map(approvalFromRow);
   }
 
-  /** A SQLite file has one gateway: its own turns are enough. */
+  /** A SQLite file has one gateway: this process's turns are enough. */
   exclusively<T>(work: () => Promise<T>): Promise<T> {
-    return work();
+    return this.turns.run(work);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,6 @@
 /**
- * A one-at-a-time lane for async work. The payer's nonce is a single counter, so everything that reads it, signs
- * with it or submits under it runs here in order: the sequencer must receive a payer's transactions in nonce
- * order, because a transaction that arrives before its predecessor fails at block time and is dropped.
+ * A one-at-a-time lane for async work: each job starts once the one before it has settled. The payer's nonce is one
+ * such counter (a sequencer must receive a payer's transactions in nonce order); the spending gate's turns are another.
  */
 export class Lane {
   private tail: Promise<unknown> = Promise.resolve();
