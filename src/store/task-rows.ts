@@ -67,6 +67,12 @@ const UPDATE_ENDED_TASK_SQL =
   "UPDATE tasks SET state = ?, status_ts = ?, task_json = ?, last_seq = ?, request = '' WHERE id = ?";
 
 /**
+ * The request a paid task is resent with, once it names the payment; its values: request, id. A task that ended keeps
+ * none (it will never be resent), whichever write came first.
+ */
+export const UPDATE_REQUEST_SQL = `UPDATE tasks SET request = ? WHERE id = ? AND state NOT IN (${TERMINAL_STATES.join(', ')})`;
+
+/**
  * The update of a task to `state`; its values: state, status time, task JSON, last seq, id. A task that ended will
  * never be resent: its request is dropped, as taskRowOf leaves it out of a task inserted finished.
  */

@@ -198,6 +198,18 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect((await tasks.get('echo', 't1'))?.link).toEqual({ agentAddress: 'a', lastSeq: 2, request: '' });
     });
 
+    it('keeps a paid request written before the task’s insert settled, and none written after it ended', async () => {
+      const { tasks } = stores;
+      const paid = '{"r":1,"payment":"tx"}';
+      const inserted = insertSubmitted('t1');
+      await Promise.all([inserted, tasks.updateRequest('t1', paid)]);
+      expect((await tasks.get('echo', 't1'))?.link.request).toBe(paid);
+      await insertSubmitted('t2');
+      await tasks.update('t2', task('t2', 'TASK_STATE_CANCELED', '2026-01-01T00:00:02.000Z'), 1);
+      await tasks.updateRequest('t2', paid);
+      expect((await tasks.get('echo', 't2'))?.link.request).toBe('');
+    });
+
     it('keeps a reply seq past 2^31, up to the largest safe integer, as the binding allows', async () => {
       const { tasks } = stores;
       await insertSubmitted('t1');

@@ -26,6 +26,7 @@ import {
   timestampOf,
   type TaskRow,
   updateTaskSql,
+  UPDATE_REQUEST_SQL,
 } from '../task-rows.ts';
 
 export class D1TaskStore implements TaskStore {
@@ -94,7 +95,7 @@ export class D1TaskStore implements TaskStore {
   }
 
   updateRequest(taskId: string, request: string): Promise<void> {
-    const statement = this.db.prepare('UPDATE tasks SET request = ? WHERE id = ?').bind(request, taskId);
+    const statement = this.db.prepare(UPDATE_REQUEST_SQL).bind(request, taskId);
     return this.write(() => statement.run());
   }
 

@@ -245,8 +245,7 @@ export class PostgresTaskStore implements TaskStore {
         updates.ts.push(task ? timestampOf(task) : null);
         updates.json.push(task ? serialize(task) : null);
         updates.seq.push(state ? state.lastSeq : null);
-        // A task that ended will never be resent: its request need not be kept (as in the SQLite store).
-        updates.request.push(task && TERMINAL_STATES.includes(stateOf(task)) ? '' : (request ?? null));
+        updates.request.push(request ?? null);
         updates.epoch.push(this.#fences.get(taskId) ?? null);
       }
       for (const change of write.feed) {
@@ -264,7 +263,8 @@ export class PostgresTaskStore implements TaskStore {
     // Its parts share one snapshot: none reads what another writes, but the updates' rows, which no insert of the
     // same batch touches (a task's writes coalesce into its insert). The fence: a row whose epoch moved on (another
     // replica took the task over) is not written, nor are its feed entries (those of tasks inserted here need none);
-    // a terminal write ends this replica's lease. The notifications (one per hundred tasks) go out once it commits.
+    // a terminal write ends this replica's lease. A task that ended keeps no request: it will never be resent (as in
+    // the SQLite store), whether it ends in this write or ended before a late one. The notifications (one per hundred tasks) go out once it commits.
     const written = await sql<{ id: string | null }[]>`
       WITH added AS (
         ${inserts.length > 0 ? sql`INSERT INTO tasks ${sql(inserts)} RETURNING id` : sql`SELECT NULL::text AS id WHERE false`}
@@ -274,7 +274,7 @@ export class PostgresTaskStore implements TaskStore {
         UPDATE tasks t SET
           state = coalesce(u.state, t.state), status_ts = coalesce(u.ts, t.status_ts),
           task_json = coalesce(u.json, t.task_json), last_seq = coalesce(u.seq, t.last_seq),
-          request = coalesce(u.request, t.request)
+          request = CASE WHEN coalesce(u.state, t.state) IN ${sql(TERMINAL_STATES)} THEN '' ELSE coalesce(u.request, t.request) END
         FROM unnest(${updates.id}::text[], ${updates.state}::int[], ${updates.ts}::text[], ${updates.json}::text[],
                     ${updates.seq}::bigint[], ${updates.request}::text[], ${updates.epoch}::int[])
           AS u(id, state, ts, json, seq, request, epoch)

@@ -31,6 +31,7 @@ import {
   taskPageOf,
   type TaskRow,
   updateTaskSql,
+  UPDATE_REQUEST_SQL,
 } from '../task-rows.ts';
 import { migrationSql } from '../migration-sql.ts';
 
@@ -124,8 +125,14 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   updateRequest(taskId: string, request: string): Promise<void> {
-    // Rare (once per priced task), and after the task's insert is committed: written at once.
-    this.prepare('UPDATE tasks SET request = ? WHERE id = ?').run(request, taskId);
+    const pending = this.pending.get(taskId);
+    if (pending?.kind === 'insert') {
+      // Not yet written: the row is written with it (taskRowOf leaves it out of one that ended).
+      pending.record = { ...pending.record, link: { ...pending.record.link, request } };
+      return pending.done.promise;
+    }
+    // Rare (once per priced task): written at once, before any update still in the batch, as it was asked.
+    this.prepare(UPDATE_REQUEST_SQL).run(request, taskId);
     return Promise.resolve();
   }
 
