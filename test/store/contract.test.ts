@@ -366,8 +366,12 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
           railState: { maxFee: '50' },
         }),
       );
-      expect(await payments.spentByCaller('carol')).toBe(5n + 400n + 6n + 30n + 8n + 50n);
-      expect(await payments.spentSince('2026-01-01T00:00:00.000Z')).toBe(5n + 400n + 6n + 30n + 8n + 50n);
+      // The rail writes a fee as a decimal string; any other value counts nothing, and fails no sum.
+      await payments.create(payment('f6', { amount: '1', caller: 'carol', railState: { maxFee: 70 } }));
+      await payments.create(payment('f7', { amount: '2', caller: 'carol', railState: { maxFee: 'a lot' } }));
+      await payments.create(payment('f8', { amount: '3', caller: 'carol', railState: { maxFee: { fee: '9' } } }));
+      expect(await payments.spentByCaller('carol')).toBe(5n + 400n + 6n + 30n + 8n + 50n + 1n + 2n + 3n);
+      expect(await payments.spentSince('2026-01-01T00:00:00.000Z')).toBe(5n + 400n + 6n + 30n + 8n + 50n + 6n);
     });
 
     it('keeps both of two updates of different columns made at once (no read before the write)', async () => {

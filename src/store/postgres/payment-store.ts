@@ -16,9 +16,11 @@ import { Lane } from '../../lane.ts';
 /** The amounts come back as text, as SQLite keeps them. */
 /**
  * On a chain with fees, a payment commits its price and up to its `maxFee` (in its rail state: the signed record, then
- * the receipt), which the spending sums count.
+ * the receipt), which the spending sums count. Read as SQLite's store reads it (feeOfRailState): a decimal string, any
+ * other value counts 0 (a cast of it would fail every sum, and with them the gate).
  */
-const COMMITTED_FEE = `COALESCE((rail_state::jsonb ->> 'maxFee')::numeric, 0)`;
+const COMMITTED_FEE = `CASE WHEN jsonb_typeof(rail_state::jsonb -> 'maxFee') = 'string'
+  AND rail_state::jsonb ->> 'maxFee' ~ '^[0-9]{1,39}$' THEN (rail_state::jsonb ->> 'maxFee')::numeric ELSE 0 END`;
 /** What a payment counts as spent: its price unless refunded (a refund gives back the price, never the fee), and its fee. */
 const COMMITTED = `CASE WHEN status = 'refunded' THEN 0 ELSE amount END + ${COMMITTED_FEE}`;
 
