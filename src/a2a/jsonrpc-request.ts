@@ -30,8 +30,9 @@ export type JsonRpcRequestResult =
 export function readJsonRpcRequest(text: string, version: ProtocolVersion): JsonRpcRequestResult {
   const parsed = parseJsonBody(text);
   if (!parsed.ok) {
-    // Valid JSON that nests too deeply is a request whose params cannot be taken, answered under its id.
-    if (parsed.reason === 'too-deep') {
+    // Valid JSON that nests too deeply, or holds no Unicode text, is a request whose params cannot be taken, answered
+    // under its id.
+    if (parsed.reason !== 'not-json') {
       const error = new RequestMalformedError(`Invalid params: ${lowerFirst(parsed.message)}`);
       return { kind: 'refused', id: idOf(parsed.upper), error };
     }

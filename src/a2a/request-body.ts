@@ -1,5 +1,6 @@
 /** Reading a request body within a size limit, and parsing it within a nesting limit, before anything else sees it. */
 import { shallowJson } from './shallow-json.ts';
+import { holdsLoneSurrogate } from '../json-object.ts';
 
 export type BodyResult =
   | { ok: true; text: string }
@@ -187,6 +188,8 @@ export type JsonResult =
   | { ok: true; value: unknown }
   /** `upper`: the value with every level past the limit replaced by null (shallow-json.ts), for the JSON-RPC id. */
   | { ok: false; reason: 'too-deep'; message: string; upper: unknown }
+  /** Valid JSON whose strings are not all Unicode text; `upper`: the value, for the JSON-RPC id. */
+  | { ok: false; reason: 'lone-surrogate'; message: string; upper: unknown }
   | { ok: false; reason: 'not-json'; message: string };
 
 /**
@@ -204,9 +207,20 @@ export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): 
       upper,
     };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     return { ok: false, reason: 'not-json', message: `The body is not valid JSON (${(error as Error).message}).` };
   }
+  if (holdsLoneSurrogate(value, text)) {
+    return {
+      ok: false,
+      reason: 'lone-surrogate',
+      message:
+        'The body holds a string with a lone surrogate (a \\uD800 to \\uDFFF escape not in a pair), which is not Unicode text and cannot reach an agent; escape a character beyond U+FFFF as its pair, or send it as UTF-8.',
+      upper: value,
+    };
+  }
+  return { ok: true, value };
 }

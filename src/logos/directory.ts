@@ -195,6 +195,7 @@ export class AgentDirectory {
       }
       return existing;
     }
+    if (peerVerified && this.anotherKeyAt(logosAddressOf(card), peerVerified.signingKey)) return undefined;
     const entry: DirectoryEntry = {
       id: card.id,
       card,
@@ -236,6 +237,20 @@ export class AgentDirectory {
       this.cardJson.delete(card.id);
     }
     return this.register(card, new Date(), standing)!;
+  }
+
+  /**
+   * Whether a peer card signed by a key other than `signingKey` is listed at `address`. A peer binding's address is
+   * not made from its agent's key (an account, an inbox named by an encryption key), so the first key heard there is
+   * pinned to it: a card under another key would otherwise take over the agent's listing (and name its own payee),
+   * or list itself beside it and answer its tasks.
+   */
+  anotherKeyAt(address: string, signingKey: string): boolean {
+    for (const entry of this.entries.values()) {
+      const held = entry.address === address ? entry.peerVerified?.signingKey : undefined;
+      if (held !== undefined && held.toLowerCase() !== signingKey.toLowerCase()) return true;
+    }
+    return false;
   }
 
   /** The network of the agent at `address` (its card's interface); undefined for the gateway's own network. */

@@ -9,6 +9,7 @@ import type { PeerBindingName, PeerCardRejection, PeerCardScheme } from './bindi
 import { PEER_BINDINGS, type PeerContext } from './bindings/peer-bindings.ts';
 import { LogosAgentCard } from './card.ts';
 import type { DropReason } from './discovery-drops.ts';
+import { holdsLoneSurrogate } from '../json-object.ts';
 
 /** A configured network of a peer binding, as far as its cards' verification needs it. */
 export interface PeerCardNetwork {
@@ -46,6 +47,10 @@ const DROP_REASONS: Record<PeerCardRejection, DropReason> = {
 export function readPeerCard(json: unknown, network: PeerCardNetwork, context: PeerContext): PeerCardReading {
   const binding = PEER_BINDINGS[network.binding];
   if (!binding) return { ok: false, reason: 'invalid', message: `the ${network.binding} binding is not served` };
+  // Served cards are signed again as canonical JSON (card-jws.ts), which has no lone surrogate; nor is one text.
+  if (holdsLoneSurrogate(json)) {
+    return { ok: false, reason: 'invalid', message: 'malformed: a string holds a lone surrogate, which is not text' };
+  }
   const verified = binding.verifyCard(json, network, context);
   if (!verified.ok)
     return { ok: false, reason: DROP_REASONS[verified.reason], message: `${verified.reason}: ${verified.message}` };

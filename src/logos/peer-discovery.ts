@@ -78,14 +78,20 @@ export class PeerDiscovery {
     const named = isPlainObject(json) && typeof json.name === 'string' ? json.name.slice(0, 128) : undefined;
     const agent =
       named === undefined ? undefined : `${network.binding} agent ${JSON.stringify(named)} on ${network.name}`;
-    const address = binding.claimedAddress(json);
-    if (address !== undefined && this.#rate.flooding(`${network.name} ${address}`)) {
+    const claimed = binding.claimedAddress(json);
+    if (claimed !== undefined && this.#rate.flooding(`${network.name} ${claimed}`)) {
       this.#drops.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
       return;
     }
     const read = readPeerCard(json, network, this.#context);
     if (!read.ok) {
       this.#drops.drop(read.reason, agent, read.message);
+      return;
+    }
+    const address = read.card.agentInterfaces[0]!.address;
+    if (this.#directory.anotherKeyAt(address, read.standing.signingKey)) {
+      const message = `a card signed by another key holds the address ${address.slice(0, 128)}: its first key is pinned`;
+      this.#drops.drop('idTaken', agent, message);
       return;
     }
     if (!this.#directory.register(read.card, new Date(), read.standing)) {

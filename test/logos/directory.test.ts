@@ -108,12 +108,15 @@ describe('peer binding cards in the directory', () => {
   const network = { name: 'la', binding: 'logos-agent' as const, cardKeys: {} };
   const context = peerContext(undefined);
   /** A logos-agent card as its agent signs it (struct order, Ed25519). */
-  const logosAgentCard = (secretKey = ed25519.utils.randomSecretKey()) =>
+  const logosAgentCard = (
+    secretKey = ed25519.utils.randomSecretKey(),
+    { name = 'greeter', description = 'greets' } = {},
+  ) =>
     signEd25519Card(
       {
         protocolVersion: '0.3.0',
-        name: 'greeter',
-        description: 'greets',
+        name,
+        description,
         version: '1.0.0',
         address: inboxTopic(account),
         lezAccount: account,
@@ -176,6 +179,39 @@ describe('peer binding cards in the directory', () => {
     expect(tampered.directory.get(read.card.id)).toBeUndefined();
     expect(tampered.logs.join('\n')).toMatch(/left out.*badSignature/);
     await store.close();
+  });
+
+  it('pin the first key heard at an address: a card under another key neither replaces it nor lists beside it', () => {
+    const directory = new AgentDirectory();
+    const ownKey = ed25519.utils.randomSecretKey();
+    const read = (card: unknown) => {
+      const result = readPeerCard(card, network, context);
+      if (!result.ok) throw new Error(result.message);
+      return result;
+    };
+    const first = read(logosAgentCard(ownKey));
+    expect(directory.register(first.card, new Date(), first.standing)).toBeDefined();
+    // Another key, the same name and account: the same id at the same address, which would take the listing over.
+    const takeover = read(logosAgentCard(undefined, { description: 'HIJACKED' }));
+    expect(takeover.card.id).toBe(first.card.id);
+    expect(directory.register(takeover.card, new Date(), takeover.standing)).toBeUndefined();
+    // Another key and another name at the same address: not listed beside it either.
+    const beside = read(logosAgentCard(undefined, { name: 'greeter-pro' }));
+    expect(beside.card.id).not.toBe(first.card.id);
+    expect(directory.anotherKeyAt(first.card.agentInterfaces[0]!.address, beside.standing.signingKey)).toBe(true);
+    expect(directory.register(beside.card, new Date(), beside.standing)).toBeUndefined();
+    expect(directory.all().map((entry) => entry.card.description)).toEqual(['greets']);
+    // The first key's own new card is taken.
+    const updated = read(logosAgentCard(ownKey, { description: 'greets, better' }));
+    expect(directory.register(updated.card, new Date(), updated.standing)?.card.description).toBe('greets, better');
+  });
+
+  it('refuse a card with a lone surrogate in a string: it is no text, and could not be served signed', () => {
+    expect(readPeerCard(logosAgentCard(undefined, { name: 'greeter\ud800' }), network, context)).toMatchObject({
+      ok: false,
+      reason: 'invalid',
+      message: expect.stringMatching(/lone surrogate/),
+    });
   });
 
   it('kept only as mapped (by an earlier version) are left out: nothing can verify them again', async () => {

@@ -171,6 +171,23 @@ describe('U+0000 in what the gateway keeps as text of its own', () => {
   });
 });
 
+describe('a lone surrogate, valid JSON but no Unicode text', () => {
+  const LONE = /lone surrogate/;
+
+  it('is refused wherever it is, on every face, under the request’s id; a pair is carried', async () => {
+    await expectInvalidParams('SendMessage', v1({ parts: [{ text: 'a\ud800b' }] }), LONE);
+    await expectInvalidParams('SendMessage', v1({ metadata: { ['k\udc00']: 1 } }), LONE);
+    await expectInvalidParams('message/send', v03({ parts: [{ kind: 'text', text: '\udfff' }] }), LONE, V03);
+    const rest = await restSend(v1({ parts: [{ text: 'x\ud83d' }] }));
+    expect(rest.status).toBe(400);
+    expect(rest.json.error.message).toMatch(LONE);
+    const { body } = await rpc(echo(), 'SendMessage', v1({ parts: [{ text: 'a\ud83d\ude00b' }] }), {
+      'A2A-Version': '1.0',
+    });
+    expect(JSON.stringify(body.result.task.artifacts)).toContain('a😀b');
+  });
+});
+
 describe('deeply nested JSON', () => {
   const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
   const sendWithData = (data: string) =>

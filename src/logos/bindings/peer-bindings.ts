@@ -64,7 +64,8 @@ export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
     verifyCard: (json, network) => verifyLp0008Card(json, network.cardKeys),
     wireBinding: lp0008Binding,
   },
-  // A card's key is pinned to its identity at first contact: a later card of it under another key is refused.
+  // A card's key is pinned to its identity and its inbox at first contact: a later card of either under another key
+  // is refused.
   pilot: {
     discoveryTopic: PILOT_DISCOVERY,
     scheme: 'ES256K pinned',
@@ -74,9 +75,18 @@ export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
     verifyCard: (json, _network, context) => {
       const { pins } = context.pilot();
       const verified = verifyPilotCard(json, (npk) => pins.keyOf(npk));
-      if (verified.ok && verified.pin) {
-        pins.pin(verified.pin.npk, verified.pin.signingKey, verified.card.agentInterfaces[0]!.address);
+      if (!verified.ok || !verified.pin) return verified;
+      // The inbox's first key too: replies to a task sent there are checked against the key pinned at it (keyAt).
+      const inbox = verified.card.agentInterfaces[0]!.address;
+      const atInbox = pins.keyAt(inbox);
+      if (atInbox !== undefined && atInbox !== verified.pin.signingKey) {
+        return {
+          ok: false,
+          reason: 'pin-mismatch',
+          message: `another identity's key is pinned at the inbox ${inbox.slice(0, 80)}`,
+        };
       }
+      pins.pin(verified.pin.npk, verified.pin.signingKey, inbox);
       return verified;
     },
     wireBinding: (node, context) => pilotBinding(node, context.pilot()),

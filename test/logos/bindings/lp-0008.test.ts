@@ -69,6 +69,24 @@ describe('lp-0008 cards', () => {
     const elsewhere = signBip340Jws(card({ url: 'logos-messaging://someone-else' }), secretKey, PAYMENT_ACCOUNT);
     expect(verifyLp0008Card(elsewhere, keys)).toMatchObject({ ok: false, reason: 'not-callable' });
   });
+
+  it('believes a payee only on its own account’s signature: another configured kid cannot name itself the payee', () => {
+    const otherKey = schnorr.utils.randomSecretKey();
+    const OTHER = '7Tq1kvosC14TKTNZAoUdKXJwCheJ3dF8u3Xoojfv1FaE';
+    const both = { ...keys, [OTHER]: xOnlyPublicHex(otherKey) };
+    // The other agent signs, under its own configured kid, a card naming this agent's account and its own payee.
+    const redirected = card({ 'x-logos': { lezAccount: ACCOUNT, paymentAccount: `Public/${OTHER}`, pricePerTask: 7 } });
+    expect(verifyLp0008Card(signBip340Jws(redirected, otherKey, OTHER), both)).toMatchObject({ ok: true });
+    // ...but never under a kid other than the payee it names,
+    const claimed = card();
+    expect(verifyLp0008Card(signBip340Jws(claimed, otherKey, OTHER), both)).toMatchObject({
+      ok: false,
+      reason: 'key-mismatch',
+    });
+    // and a card that names no payee is believed on any configured kid.
+    const unpaid = card({ 'x-logos': { lezAccount: ACCOUNT } });
+    expect(verifyLp0008Card(signBip340Jws(unpaid, otherKey, OTHER), both)).toMatchObject({ ok: true });
+  });
 });
 
 /**

@@ -6,6 +6,8 @@ import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
 import { LogosAgentCard as LogosCardSchema } from '../../../src/logos/card.ts';
 import { verifyPilotCard } from '../../../src/logos/bindings/pilot/card.ts';
+import { PEER_BINDINGS } from '../../../src/logos/bindings/peer-bindings.ts';
+import { peerContext } from '../../../src/logos/bindings/peer-context.ts';
 import { loadOrCreatePilotIdentity } from '../../../src/logos/bindings/pilot/identity.ts';
 import { decrypt, encrypt } from '../../../src/logos/bindings/pilot/ecies.ts';
 import { verifyObject } from '../../../src/logos/bindings/pilot/signing.ts';
@@ -133,6 +135,29 @@ describe('pilot cards', () => {
     const closed = pilotCard(signer, key(), {});
     const closedCard = pilotCard(signer, key(), { _logos: { ...closed._logos, open_for_hire: false } });
     expect(verifyPilotCard(closedCard, () => undefined)).toMatchObject({ reason: 'not-callable' });
+  });
+});
+
+describe('pilot cards heard by the gateway', () => {
+  it('pin the inbox to its first identity’s key: another identity claiming it is refused, and replies stay checked', () => {
+    const context = peerContext(undefined);
+    const verify = (card: unknown) => PEER_BINDINGS.pilot!.verifyCard(card, { cardKeys: {} }, context);
+    const victimKey = key();
+    const victimEnc = key();
+    expect(verify(pilotCard(victimKey, victimEnc)).ok).toBe(true);
+    // An identity of its own, with a valid card of its own, naming the victim's encryption key (so its inbox).
+    const attackerKey = key();
+    const claim = pilotCard(attackerKey, victimEnc);
+    const otherNpk = '{"nullifier_public_key":"cc","viewing_public_key":"dd"}';
+    const attacker = pilotCard(attackerKey, victimEnc, {
+      _logos: { ...claim._logos, npk: otherNpk, payout: otherNpk },
+    });
+    expect(verify(attacker)).toMatchObject({ ok: false, reason: 'pin-mismatch' });
+    const { pins } = context.pilot();
+    expect(pins.keyAt(inboxTopic(secp256k1PublicHex(victimEnc)))).toBe(secp256k1PublicHex(victimKey));
+    expect(pins.keyOf(otherNpk)).toBeUndefined();
+    // The victim's next card is still taken.
+    expect(verify(pilotCard(victimKey, victimEnc, { description: 'again' })).ok).toBe(true);
   });
 });
 

@@ -4,7 +4,8 @@
  * is SHA-256(protected ‖ "." ‖ payload), the signature BIP-340 Schnorr, 64 bytes in base64url. The key is not in
  * the card: `kid` names the agent's payment account, and the x-only key is published apart, so the operator
  * configures it (`keys`, kid → 32-byte x-only key in hex). A card whose kid has no configured key is refused as
- * `unknown-key`: the integrator lists it as unverified or refuses it, by policy.
+ * `unknown-key`: the integrator lists it as unverified or refuses it, by policy. One naming a payment account is
+ * believed only when signed for that account's kid (`key-mismatch` otherwise).
  */
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -78,7 +79,18 @@ export function verifyLp0008Card(json: unknown, keys: Readonly<Record<string, st
   if (keyed.length === 0) {
     return { ok: false, reason: 'unknown-key', message: `no key is configured for kid ${signed[0]!.header!.kid}` };
   }
-  const good = keyed.find((s) => verifies(s.signature, s.protected, payload, keys[s.header!.kid]!));
+  // The kid is the payment account's id: a card naming a payee is believed only on that account's own signature, or
+  // any agent with a configured key could name itself the payee of another's card.
+  const payee = card['x-logos'].paymentAccount?.replace(/^Public\//, '');
+  const payees = payee === undefined ? keyed : keyed.filter((s) => s.header!.kid === payee);
+  if (payee !== undefined && payees.length === 0) {
+    return {
+      ok: false,
+      reason: 'key-mismatch',
+      message: `the card names the payment account ${payee.slice(0, 64)} but is signed for kid ${keyed[0]!.header!.kid}`,
+    };
+  }
+  const good = payees.find((s) => verifies(s.signature, s.protected, payload, keys[s.header!.kid]!));
   if (!good)
     return { ok: false, reason: 'bad-signature', message: 'the BIP-340 signature does not verify over the card' };
   const account = card['x-logos'].lezAccount;
@@ -90,7 +102,6 @@ export function verifyLp0008Card(json: unknown, keys: Readonly<Record<string, st
     };
   }
   const price = card['x-logos'].pricePerTask;
-  const payee = card['x-logos'].paymentAccount?.replace(/^Public\//, '');
   return {
     ok: true,
     binding: 'lp-0008',
