@@ -44,6 +44,12 @@ export interface PushServiceOptions {
   maxBackoffMs?: number;
   /** Redirects followed per attempt, each hop checked by the guard. Default 3. */
   maxRedirects?: number;
+  /**
+   * On an outbox shared by replicas, how often it is looked at without a reason of this process's own: a replica that
+   * stopped (or died) mid-queue leaves deliveries that fall due when its claims run out, which only a look finds.
+   * Default 10 s.
+   */
+  sharedPollMs?: number;
   /** Deliveries given up, and other trouble; defaults to console.warn. */
   log?: (message: string) => void;
 }
@@ -108,6 +114,7 @@ export class PushNotificationService {
       backoffBaseMs: options.backoffBaseMs ?? 1000,
       maxBackoffMs: options.maxBackoffMs ?? 300_000,
       maxRedirects: options.maxRedirects ?? 3,
+      sharedPollMs: options.sharedPollMs ?? 10_000,
       log: options.log ?? console.warn,
     };
   }
@@ -255,8 +262,10 @@ export class PushNotificationService {
     const now = Date.now();
     const free = this.settings.concurrency - this.inFlight.size;
     if (free > 0) {
-      // The heads of the queues already in flight come back too: ask for that many more.
-      const due = await this.store.due(now, free + this.inFlight.size);
+      // Asked for what can start now: every delivery a shared outbox returns is claimed, and one not started would
+      // wait out its claim. An outbox of this process's own returns the heads of the queues in flight too: that many
+      // more.
+      const due = await this.store.due(now, this.store.shared ? free : free + this.inFlight.size);
       if (this.running !== running) return;
       for (const delivery of due) {
         if (this.inFlight.size >= this.settings.concurrency) break;
@@ -273,10 +282,13 @@ export class PushNotificationService {
         this.inFlight.set(queue, attempt);
       }
     }
-    // Deliveries due now but not started wait for an attempt to end, which pumps again; the timer is for later ones.
+    // Deliveries due now but not started wait for an attempt to end, which pumps again; the timer is for later ones,
+    // and on a shared outbox for what other replicas leave.
     clearTimeout(this.timer);
     const next = await this.store.nextAttemptAfter(now);
-    if (next !== undefined && this.running) this.timer = setTimeout(() => this.schedulePump(), next - now).unref();
+    const poll = this.store.shared ? now + this.settings.sharedPollMs : undefined;
+    const wake = next === undefined ? poll : poll === undefined ? next : Math.min(next, poll);
+    if (wake !== undefined && this.running) this.timer = setTimeout(() => this.schedulePump(), wake - now).unref();
   }
 
   private async attempt(delivery: OutboxDelivery, running: Running): Promise<void> {

@@ -49,6 +49,11 @@ export interface OutboxDelivery extends NewDelivery {
 }
 
 export interface PushStore {
+  /**
+   * Whether other processes (replicas) deliver from this outbox too. Then `due` claims what it returns, so a delivery
+   * in flight here is not returned again, and what another writes is found only by looking (no write here wakes it).
+   */
+  readonly shared: boolean;
   /** Creates the config, or replaces the task's config with the same id. */
   saveConfig(record: PushConfigRecord): Promise<void>;
   getConfig(taskId: string, configId: string): Promise<PushConfigRecord | undefined>;

@@ -13,6 +13,10 @@ import { StreamResponse, Task } from '@a2a-js/sdk';
 import { PushConfigError, PushNotificationService, type PushServiceOptions } from '../../src/push/push-service.ts';
 import { WebhookGuard, WebhookRefusedError, type ResolvedAddress } from '../../src/push/webhook-guard.ts';
 import { SqlitePushStore } from '../../src/store/sqlite/push-store.ts';
+import type { PushStore } from '../../src/store/push-store.ts';
+import { PostgresPushStore } from '../../src/store/postgres/push-store.ts';
+import { openStores } from '../../src/store/open-stores.ts';
+import { createTestDatabase, postgresAdminUrl } from '../support/postgres.ts';
 
 interface Received {
   method: string;
@@ -86,7 +90,7 @@ const LOCAL: PushServiceOptions = {
   log: quiet,
 };
 
-function serviceWith(options: PushServiceOptions, store = new SqlitePushStore(':memory:')) {
+function serviceWith(options: PushServiceOptions, store: PushStore = new SqlitePushStore(':memory:')) {
   const service = new PushNotificationService(store, options);
   cleanups.push(() => store.close());
   cleanups.push(() => service.stop());
@@ -333,6 +337,57 @@ describe('push notification delivery', () => {
     await service.stop(50);
     expect(await store.deliveries('t1')).toMatchObject([{ state: 'pending', attempts: 0 }]);
     expect(service.counters).toEqual({ delivered: 0, failed: 0, retried: 0 });
+  });
+});
+
+describe.skipIf(postgresAdminUrl === undefined)('push notifications from an outbox shared by replicas', () => {
+  /** Replicas' push stores on one new database, with a claim of `claimMs`. */
+  async function sharedOutbox(claimMs: number) {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const replica = async () => {
+      const stores = await openStores(database.url);
+      cleanups.push(() => stores.close());
+      return new PostgresPushStore(stores.sql!, { claimMs });
+    };
+    return { replica };
+  }
+
+  it('starts every delivery it claims: more webhooks due than attempts at once wait for an attempt, not a claim', async () => {
+    const receiver = await startReceiver(() => ({ status: 200 }));
+    const stuck = await startReceiver(() => ({ status: 200, hang: true }));
+    const { replica } = await sharedOutbox(30_000);
+    const { service } = serviceWith({ ...LOCAL, concurrency: 3 }, await replica());
+    // Two webhooks that never answer hold two of the three attempts; the other four share the third.
+    const tasks = Array.from({ length: 6 }, (_, i) => Task.fromJSON({ ...(Task.toJSON(task) as object), id: `t${i}` }));
+    for (const [i, each] of tasks.entries()) {
+      const url = (i < 2 ? stuck : receiver).url(`/hook-${i}`);
+      await service.createConfig({ taskId: each.id, id: 'c', url, protocolVersion: '1.0' });
+    }
+    service.start();
+    for (const each of tasks) await service.notify(each, [statusEvent]);
+    // Before, the pump claimed as many more as it had attempts in flight, and those it did not start waited out their
+    // claim (here 30 s).
+    await until(() => receiver.received.length === 4);
+    await stuck.close();
+  });
+
+  it('delivers what a replica that stopped mid-queue left, on a replica that had nothing of its own to do', async () => {
+    const receiver = await startReceiver((_request, index) =>
+      index === 0 ? { status: 200, hang: true } : { status: 200 },
+    );
+    const { replica } = await sharedOutbox(300);
+    const idle = serviceWith({ ...LOCAL, sharedPollMs: 100 }, await replica());
+    idle.service.start(); // looks once, and finds nothing
+    const owner = serviceWith(LOCAL, await replica());
+    await owner.service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/hook'), protocolVersion: '1.0' });
+    owner.service.start();
+    await owner.service.notify(task, [statusEvent, artifactEvent, statusEvent]);
+    await until(() => receiver.received.length === 1);
+    await owner.service.stop(50); // its attempt cut short: the first delivery stays claimed, the rest wait behind it
+    await until(() => receiver.received.length === 4);
+    await until(async () => (await owner.store.deliveries('t1')).length === 0);
+    expect(idle.service.counters.delivered).toBe(3);
   });
 });
 

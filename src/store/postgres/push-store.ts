@@ -10,6 +10,7 @@ import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from '
 export class PostgresPushStore implements PushStore {
   private readonly sql: Sql;
   private readonly claimMs: number;
+  readonly shared = true;
   /** Config lookups waiting for this turn's query, by task. */
   private lookups:
     Map<string, { resolve: (configs: PushConfigRecord[]) => void; reject: (error: unknown) => void }[]> | undefined;

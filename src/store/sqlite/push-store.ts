@@ -53,6 +53,7 @@ CREATE INDEX IF NOT EXISTS push_outbox_due ON push_outbox (next_attempt_at) WHER
 `;
 
 export class SqlitePushStore implements PushStore {
+  readonly shared = false;
   private readonly db: DatabaseSync;
   private readonly prepare: (sql: string) => StatementSync;
   /**
