@@ -419,6 +419,24 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     expect(await b.request('nobody', 'cancel', 200)).toEqual({ kind: 'unanswered' });
   });
 
+  it('runs a command announced while its owner was not listening (its listener reconnecting, say), once', async () => {
+    const [owner, b] = replicas as [ReplicaStore, ReplicaStore];
+    const ran: string[] = [];
+    await record('t');
+    const answer = b.request('t', 'cancel', 5_000);
+    await sleep(LEASE_MS / 10); // announced, and nobody heard it
+    await owner.serve(
+      (taskId) => taskId === 't',
+      async (taskId, command) => {
+        ran.push(`${taskId}:${command}`);
+        return 'cancelled';
+      },
+    );
+    expect(await answer).toEqual({ kind: 'answered', outcome: 'cancelled' });
+    await sleep(LEASE_MS); // announced again meanwhile: run once all the same
+    expect(ran).toEqual(['t:cancel']);
+  });
+
   it('runs again, on the task’s new owner, a command its last owner claimed and never answered; the last owner’s late answer is refused', async () => {
     const [owner, b, c] = replicas as [ReplicaStore, ReplicaStore, ReplicaStore];
     const runs: { name: string; again: boolean }[] = [];

@@ -223,7 +223,8 @@ export class PostgresReplicaStore implements ReplicaStore {
     const giveUpAt = Date.now() + timeoutMs;
     // Woken by the answer's notification (which may come before this waits), or every third of a lease to look at
     // the row: an answer may have come while this replica's listener reconnected, and a task may end with the
-    // command unanswered, which nobody announces.
+    // command unanswered, which nobody announces. Unanswered, the command is announced again: the owner's listener
+    // may have been reconnecting when it was (a claimed command is not run twice).
     let heard = false;
     let wake: (() => void) | undefined;
     this.#answers.set(id, () => {
@@ -231,8 +232,8 @@ export class PostgresReplicaStore implements ReplicaStore {
       wake?.();
     });
     try {
-      await this.#sql`SELECT pg_notify(${COMMANDS}, ${`${id} ${taskId}`})`;
       for (;;) {
+        await this.#sql`SELECT pg_notify(${COMMANDS}, ${`${id} ${taskId}`})`;
         if (!heard) {
           let timer: NodeJS.Timeout | undefined;
           await new Promise<void>((resolve) => {
