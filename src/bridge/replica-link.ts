@@ -5,6 +5,7 @@
  */
 import type { Task } from '@a2a-js/sdk';
 import type { ReplicaStore } from '../store/replica-store.ts';
+import type { StoredTask } from '../store/task-store.ts';
 import {
   decodeChange,
   decodeCommand,
@@ -41,10 +42,14 @@ export class ReplicaLink {
     );
   }
 
-  /** Hears the changes of a task another replica runs, until `unfollow`. */
-  async follow(taskId: string, listener: ChangeListener): Promise<void> {
-    const stop = await this.store.follow(taskId, (change) => listener(decodeChange(change)));
+  /**
+   * Hears the changes of a task another replica runs, until `unfollow`: every one after the task this returns (as
+   * it stood when the follow began; undefined when there is none).
+   */
+  async follow(taskId: string, listener: ChangeListener): Promise<StoredTask | undefined> {
+    const { stop, task } = await this.store.follow(taskId, (change) => listener(decodeChange(change)));
     this.#following.set(listener, stop);
+    return task;
   }
 
   unfollow(listener: ChangeListener): void {

@@ -283,11 +283,10 @@ export class TaskEngine {
   ): Promise<{ task: Task; stop: () => void } | undefined> {
     const here = this.listen(agentId, taskId, listener);
     if (here || !(await this.runsElsewhere(agentId, taskId))) return here;
-    await this.replicas!.follow(taskId, listener);
-    // Read after following: a change between the read and the first one heard cannot be missed.
-    const stored = await this.options.store.get(agentId, taskId);
+    // The task as the follow begins: every change after it is heard, none it holds.
+    const stored = await this.replicas!.follow(taskId, listener);
     const stop = () => this.unlisten(taskId, listener);
-    if (!stored || isTerminal(stored.task.status?.state)) {
+    if (!stored || stored.agentId !== agentId || isTerminal(stored.task.status?.state)) {
       stop();
       return undefined;
     }

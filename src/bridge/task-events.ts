@@ -2,7 +2,9 @@
  * The A2A events a task change produces, and the small pure helpers around them: what the engine emits is built
  * here, in one place.
  */
-import { Role, TaskState, type Artifact, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { Artifact, Role, TaskState, TaskStatus, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { isTerminal } from './mapping.ts';
+import type { TaskChange } from './task-change.ts';
 
 export function statusEvent(task: Task): StreamResponse {
   return {
@@ -28,6 +30,22 @@ export function replaceArtifact(artifacts: Artifact[], artifact: Artifact): Arti
   const copy = artifacts.slice();
   copy[index] = artifact;
   return copy;
+}
+
+/**
+ * What a listener that last heard the task as `heard` missed, to stand at `now`: each artifact new or changed, whole
+ * (not appended), then the status if it moved; undefined when nothing did. For a listener handed from one source of
+ * changes to another (a task whose lease another replica took), where those in between cannot be replayed one by one.
+ */
+export function catchUp(heard: Task, now: Task): TaskChange | undefined {
+  const json = (artifact: Artifact | undefined) => artifact && JSON.stringify(Artifact.toJSON(artifact));
+  const ended = isTerminal(now.status?.state);
+  const events = now.artifacts
+    .filter((artifact) => json(artifact) !== json(heard.artifacts.find((a) => a.artifactId === artifact.artifactId)))
+    .map((artifact) => artifactEvent(now, artifact, false, ended));
+  const status = (task: Task) => task.status && JSON.stringify(TaskStatus.toJSON(task.status));
+  if (status(now) !== status(heard)) events.push(statusEvent(now));
+  return events.length === 0 ? undefined : { events, task: snapshotTask(now) };
 }
 
 /** A copy of the task that later changes do not affect: what listeners and readers are handed. */

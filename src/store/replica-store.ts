@@ -8,6 +8,8 @@
  * task leases it, a terminal write ends the lease, and `update` carries the feed entry), so that no task is ever
  * without an owner or has a state its followers never hear of.
  */
+import type { StoredTask } from './task-store.ts';
+
 export interface ReplicaStore {
   /** This replica's id: the owner named in its leases. */
   readonly replicaId: string;
@@ -24,10 +26,11 @@ export interface ReplicaStore {
   leasedElsewhere(): Promise<Set<string>>;
 
   /**
-   * Hears every change of the task published after this call resolves, in order. Read the task after it resolves:
-   * then no change falls between the read and the first change heard (one may be heard that the read included).
+   * Hears every change of the task after the task as this returns it (read in one snapshot with the feed), in order:
+   * none is missed, and none the returned task holds already is heard again (an appended chunk heard twice would be
+   * appended twice). The task is undefined when there is none of that id.
    */
-  follow(taskId: string, onChange: (change: string) => void): Promise<() => void>;
+  follow(taskId: string, onChange: (change: string) => void): Promise<{ stop: () => void; task?: StoredTask }>;
 
   /**
    * Hands a command to whichever replica owns the task (or takes it over) and waits for its answer, at most

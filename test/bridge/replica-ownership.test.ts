@@ -4,13 +4,14 @@
  * and their waiting commands run, and a task runs elsewhere only while it is unfinished and not live here.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaskState, type Task } from '@a2a-js/sdk';
+import { Artifact, TaskState, type Task } from '@a2a-js/sdk';
 import { LiveTasks } from '../../src/bridge/engine/live-tasks.ts';
 import { ReplicaOwnership } from '../../src/bridge/engine/replica-ownership.ts';
 import { LiveTask } from '../../src/bridge/live-task.ts';
 import { statusOf } from '../../src/bridge/mapping.ts';
 import type { TaskRequest } from '../../src/logos/envelope.ts';
 import type { ReplicaStore } from '../../src/store/replica-store.ts';
+import type { TaskChange } from '../../src/bridge/task-change.ts';
 import { SqliteTaskStore } from '../../src/store/sqlite/task-store.ts';
 import type { StoredTask } from '../../src/store/task-store.ts';
 import { idleReplicaStore } from '../support/idle-replica-store.ts';
@@ -73,7 +74,7 @@ describe('replica ownership', () => {
       renew: async () => new Set(['kept']),
       follow: async (taskId: string) => {
         followed.push(taskId);
-        return () => undefined;
+        return { stop: () => undefined };
       },
     };
     const { tasks, ownership, detached, goLive } = bed(replicas);
@@ -90,6 +91,30 @@ describe('replica ownership', () => {
     // Let go once: a second renewal finds nothing more to let go.
     await ownership.renewLeases();
     expect(detached).toEqual([lost]);
+  });
+
+  it('tells the listeners of a task it let go what the new holder committed before they followed it there', async () => {
+    // The new holder has finished the task (an artifact, then completed) by the time this replica lets go: those
+    // changes are in the feed before the point a follow starts from, so only a catch-up from the task tells them.
+    const finished: Task = {
+      ...task('lost', TaskState.TASK_STATE_COMPLETED),
+      artifacts: [Artifact.fromJSON({ artifactId: 'a1', parts: [{ text: 'done' }] })],
+    };
+    const replicas = {
+      ...idleReplicaStore(60_000),
+      renew: async () => new Set<string>(),
+      follow: async () => ({ stop: () => undefined, task: { ...record('lost'), task: finished } }),
+    };
+    const { ownership, goLive } = bed(replicas);
+    const lost = goLive('lost');
+    const heard: TaskChange[] = [];
+    lost.listeners.add((change) => heard.push(change));
+    ownership.leases('lost');
+    await ownership.renewLeases();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toHaveLength(1);
+    expect(heard[0]!.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(heard[0]!.events.map((event) => event.payload?.$case)).toEqual(['artifactUpdate', 'statusUpdate']);
   });
 
   it('keeps a task leased during the renewal, and one whose lease ended with its terminal write', async () => {

@@ -292,7 +292,7 @@ describe('commands run again (their first run, on a replica that died or lost th
   it('answers a cancel whose task ended unanswered from the ended task, on the asking replica', async () => {
     const { commands, store } = await bed({
       // Another replica ran the task; it ended with the command unanswered (replica-store.ts: `ended`).
-      replicas: { runsElsewhere: async () => true, follow: async () => {}, forward: async () => 'ended' },
+      replicas: { runsElsewhere: async () => true, follow: async () => undefined, forward: async () => 'ended' },
     });
     const ended = (id: string, state: string) =>
       store.insert({

@@ -376,7 +376,7 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     await change('t', 1, 'before');
     const heardB: string[] = [];
     const heardC: string[] = [];
-    const stopB = await b.follow('t', (change) => heardB.push(change));
+    const { stop: stopB } = await b.follow('t', (change) => heardB.push(change));
     await c.follow('t', (change) => heardC.push(change));
     await b.follow('other', (change) => heardB.push(`other:${change}`));
     // A large change (NOTIFY payloads end at 8000 bytes) and many at once, not awaited one by one.
@@ -390,6 +390,31 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     await change('t', 7, '6');
     await eventually(() => heardC.length === 6 || undefined);
     expect(heardB).toHaveLength(5);
+  });
+
+  it('starts a follow at the task it returns: a follower hears every change after it, and none it holds', async () => {
+    const b = replicas[1]!;
+    await b.serve(
+      () => false,
+      async () => '',
+    );
+    await record('t');
+    for (let round = 0; round < 10; round++) {
+      const last = (round + 1) * 100;
+      const writes = (async () => {
+        for (let seq = last - 29; seq <= last; seq++) await change('t', seq, String(seq));
+      })();
+      await sleep(Math.random() * 30);
+      const heard: number[] = [];
+      const { stop, task } = await b.follow('t', (entry) => heard.push(Number(entry)));
+      await writes;
+      const at = task!.link.lastSeq;
+      await eventually(() => at === last || heard.at(-1) === last || undefined);
+      // The task's reply seq is its last change's: the follower hears exactly those after it, in order, once each.
+      const written = Array.from({ length: 30 }, (_, i) => last - 29 + i);
+      expect(heard).toEqual(written.filter((seq) => seq > at));
+      stop();
+    }
   });
 
   it('runs a command once, on the owner; one for a dead owner’s task waits for whoever takes it over', async () => {

@@ -12,7 +12,7 @@ export function idleReplicaStore(leaseMs: number): ReplicaStore {
     releaseAll: async () => {},
     takeOver: async () => [],
     leasedElsewhere: async () => new Set<string>(),
-    follow: async () => () => {},
+    follow: async () => ({ stop: () => {} }),
     request: async () => ({ kind: 'unanswered' }),
     serve: async () => {},
     runWaiting: async () => {},

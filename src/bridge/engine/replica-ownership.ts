@@ -14,6 +14,7 @@ import { isTerminal } from '../mapping.ts';
 import { ReplicaLink } from '../replica-link.ts';
 import type { TaskCommand } from '../replica-messages.ts';
 import type { ChangeListener } from '../task-change.ts';
+import { catchUp } from '../task-events.ts';
 import type { LiveTasks } from './live-tasks.ts';
 
 export interface ReplicaOwnershipOptions {
@@ -86,8 +87,8 @@ export class ReplicaOwnership {
     return stored !== undefined && !isTerminal(stored.task.status?.state);
   }
 
-  /** Hears the changes of a task another replica runs, until `unfollow`. */
-  follow(taskId: string, listener: ChangeListener): Promise<void> {
+  /** Hears the changes of a task another replica runs, until `unfollow`: those after the task it returns. */
+  follow(taskId: string, listener: ChangeListener): Promise<StoredTask | undefined> {
     return this.#link.follow(taskId, listener);
   }
 
@@ -112,10 +113,17 @@ export class ReplicaOwnership {
     this.#leased.delete(taskId);
     this.#options.detach(live);
     tasks.delete(live);
+    // What the listeners heard here ends where this replica's last commit did; the new owner may have committed more
+    // since it took the lease (the task's end, even), which the feed holds before the point a follow starts from.
+    const heard = live.committed;
     for (const listener of live.listeners) {
-      this.#link
-        .follow(taskId, listener)
-        .catch((error: unknown) => log(`task ${taskId}: following it on its new owner: ${String(error)}`));
+      this.#link.follow(taskId, listener).then(
+        (stored) => {
+          const missed = stored && catchUp(heard, stored.task);
+          if (missed) listener(missed);
+        },
+        (error: unknown) => log(`task ${taskId}: following it on its new owner: ${String(error)}`),
+      );
     }
   }
 

@@ -8,7 +8,8 @@ import { withinMs } from '../../time-limit.ts';
 import type { Sql } from './connection.ts';
 import { CHANGES_CHANNEL, type LeaseFences } from './task-store.ts';
 import type { CommandAnswer, ReplicaStore } from '../replica-store.ts';
-import { TERMINAL_STATES } from '../task-rows.ts';
+import { fromRow, TERMINAL_STATES, type TaskRow } from '../task-rows.ts';
+import type { StoredTask } from '../task-store.ts';
 
 const COMMANDS = 'logos_a2a_task_commands';
 const ANSWERS = 'logos_a2a_command_answers';
@@ -194,7 +195,7 @@ export class PostgresReplicaStore implements ReplicaStore {
     return new Set(rows.map((row) => row.task_id));
   }
 
-  async follow(taskId: string, onChange: (change: string) => void): Promise<() => void> {
+  async follow(taskId: string, onChange: (change: string) => void): Promise<{ stop: () => void; task?: StoredTask }> {
     const follower: Follower = { onChange, reading: Promise.resolve() };
     let followers = this.#followers.get(taskId);
     if (!followers) this.#followers.set(taskId, (followers = new Set()));
@@ -203,9 +204,13 @@ export class PostgresReplicaStore implements ReplicaStore {
       followers.delete(follower);
       if (followers.size === 0 && this.#followers.get(taskId) === followers) this.#followers.delete(taskId);
     };
+    let row: (Partial<TaskRow> & { last: number }) | undefined;
     try {
-      const [row] = await this.#sql<{ last: number }[]>`
-        SELECT coalesce(max(id), 0)::int8 AS last FROM task_changes WHERE task_id = ${taskId}`;
+      // One statement, one snapshot: a task's row and its feed entries are written in one transaction, so the row
+      // read here holds exactly the changes up to `last`.
+      [row] = await this.#sql<(Partial<TaskRow> & { last: number })[]>`
+        SELECT f.last, t.* FROM (SELECT coalesce(max(id), 0)::int8 AS last FROM task_changes WHERE task_id = ${taskId}) f
+          LEFT JOIN tasks t ON t.id = ${taskId}`;
       follower.lastId = row!.last;
     } catch (error) {
       stop();
@@ -213,7 +218,7 @@ export class PostgresReplicaStore implements ReplicaStore {
     }
     // A change notified while the follow started is read now.
     this.#read(taskId, follower);
-    return stop;
+    return { stop, ...(row?.id ? { task: fromRow(row as TaskRow) } : {}) };
   }
 
   async request(taskId: string, command: string, timeoutMs: number): Promise<CommandAnswer> {
