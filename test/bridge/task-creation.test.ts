@@ -4,7 +4,7 @@
  * sent again joining the task the first send created (its retry key: agent, caller, content).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Message, TaskState, type Task } from '@a2a-js/sdk';
+import { Message, Task, TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { AgentReplies } from '../../src/bridge/engine/agent-replies.ts';
 import { PaidSteps } from '../../src/bridge/engine/paid-steps.ts';
@@ -165,5 +165,25 @@ describe('creating a task', () => {
     expect(joined.id).toBe(task.id);
     expect([...liveBed.tasks.get(task.id)!.listeners]).toHaveLength(1);
     expect(heard).toEqual([]);
+  });
+
+  it('a joining caller of a task on another replica that ended before the follow began is told at once', async () => {
+    const working = Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } });
+    const done = Task.fromJSON({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } });
+    const unfollowed: unknown[] = [];
+    const joining = {
+      tasks: (await bed()).tasks,
+      read: async () => working,
+      replicas: {
+        follow: async () => ({ agentId: 'a', task: done, link: { agentAddress: 'x', lastSeq: 1, request: '' } }),
+        unfollow: (listener: unknown) => unfollowed.push(listener),
+      },
+    };
+    const heard: Task[] = [];
+    const listener = (change: TaskChange) => heard.push(change.task);
+    expect((await joinEarlier(joining, 'a', 't', listener)).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    await eventually(() => heard.length === 1 || undefined);
+    expect(heard[0]!.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(unfollowed).toEqual([listener]);
   });
 });

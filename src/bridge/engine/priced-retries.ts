@@ -36,7 +36,7 @@ export interface Joining {
   /** The task if this agent owns it, from the store. */
   read: (agentId: string, taskId: string) => Promise<Task | undefined>;
   /** The other replicas, when on a shared database. */
-  replicas?: Pick<ReplicaOwnership, 'follow'>;
+  replicas?: Pick<ReplicaOwnership, 'follow' | 'unfollow'>;
 }
 
 /** The task an identical earlier message created: the caller's listener follows it, wherever it runs. */
@@ -55,6 +55,15 @@ export async function joinEarlier(
   // A caller waiting on a task that already ended or waits for input gets it at once; otherwise it follows it.
   if (settled || (!live && !replicas)) queueMicrotask(() => listener({ events: [], task }));
   else if (live) live.listeners.add(listener);
-  else await replicas!.follow(taskId, listener);
+  else {
+    // Followed from the task as it stands when the follow begins: it may have ended, or stopped for input, since
+    // it was read, and no later change would tell the caller.
+    const now = (await replicas!.follow(taskId, listener))?.task ?? task;
+    if (isTerminal(now.status?.state) || isInterrupted(now.status?.state)) {
+      replicas!.unfollow(listener);
+      queueMicrotask(() => listener({ events: [], task: now }));
+    }
+    return now;
+  }
   return task;
 }

@@ -52,7 +52,7 @@ export interface TaskCreationOptions extends Joining {
   sender: Pick<AgentSender, 'address' | 'maxEnvelopeBytes' | 'assertFits' | 'sendEncoded'>;
   /** Makes the task live here: its agent's replies are heard from now on. */
   attach: (live: LiveTask) => void;
-  replicas?: Pick<ReplicaOwnership, 'follow' | 'leases'>;
+  replicas?: Pick<ReplicaOwnership, 'follow' | 'unfollow' | 'leases'>;
   paidSteps: Pick<PaidSteps, 'payNew' | 'askClientToPay' | 'failedBehind'>;
   resends: Pick<Retransmission, 'resendUntilAnswered'>;
 }
