@@ -156,6 +156,31 @@ describe('replica ownership', () => {
     expect(ran).toEqual(['orphan']);
   });
 
+  it('runs at a later beat a task whose takeover committed but whose reading failed (a dropped connection)', async () => {
+    // The store hands the lease over once; this replica renews it from then on, so nobody else would take the task.
+    const offered = [[], ['orphan'], []];
+    const replicas = {
+      ...idleReplicaStore(60_000),
+      takeOver: async () => offered.shift() ?? [],
+      renew: async () => new Set(['orphan']),
+    };
+    const { store, ownership, resumed, logs } = bed(replicas);
+    await store.insert(record('orphan'));
+    const listActive = store.listActive.bind(store);
+    let failures = 1;
+    store.listActive = async () => {
+      if (failures-- > 0) throw new Error('the connection was dropped');
+      return listActive();
+    };
+    await ownership.start(async () => true);
+    await ownership.renewLeases();
+    expect(resumed).toEqual([]);
+    expect(logs.join('\n')).toMatch(/the connection was dropped/);
+    await ownership.renewLeases();
+    await ownership.stop();
+    expect(resumed).toEqual(['orphan']);
+  });
+
   it('a task runs elsewhere while unfinished and not live here', async () => {
     const { store, ownership, goLive } = bed(idleReplicaStore(60_000));
     await store.insert(record('elsewhere'));

@@ -35,6 +35,12 @@ export class ReplicaOwnership {
   readonly #link: ReplicaLink;
   /** Live tasks whose lease this replica holds (a task being created is live a moment before its lease is). */
   readonly #leased = new Set<string>();
+  /**
+   * Tasks whose lease this replica took over and has not run yet: the takeover committed, and reading or resuming
+   * them failed (a dropped connection). Their leases are renewed with the rest, so nobody else would take them: they
+   * are tried again at every beat until they run here, end, or their lease is lost.
+   */
+  readonly #takenOver = new Set<string>();
   #heartbeat?: NodeJS.Timeout;
   #renewing = false;
 
@@ -147,6 +153,7 @@ export class ReplicaOwnership {
         // Taken over while this replica could not renew (the database was out of reach).
         if (!held.has(taskId) && live) this.letGo(live);
       }
+      for (const taskId of this.#takenOver) if (!held.has(taskId)) this.#takenOver.delete(taskId);
       await this.takeOverOrphans();
     } catch (error) {
       this.#options.log(`renewing leases: ${String(error)}`);
@@ -157,16 +164,32 @@ export class ReplicaOwnership {
 
   private async takeOverOrphans(): Promise<void> {
     const { replicas, tasks, store, log } = this.#options;
-    const taken = new Set(await replicas.takeOver());
-    if (taken.size === 0) return;
-    for (const stored of await store.listActive()) {
-      if (!taken.has(stored.task.id) || tasks.has(stored.task.id)) continue;
+    for (const taskId of await replicas.takeOver()) this.#takenOver.add(taskId);
+    if (this.#takenOver.size === 0) return;
+    const active = await store.listActive();
+    const unfinished = new Set(active.map((stored) => stored.task.id));
+    // Ended meanwhile (its last write went through before the takeover): nothing to run.
+    for (const taskId of this.#takenOver) if (!unfinished.has(taskId)) this.#takenOver.delete(taskId);
+    for (const stored of active) {
+      const taskId = stored.task.id;
+      if (!this.#takenOver.has(taskId)) continue;
+      if (tasks.has(taskId)) {
+        this.#takenOver.delete(taskId);
+        continue;
+      }
+      this.#leased.add(taskId);
+      try {
+        await this.#options.resume(stored);
+      } catch (error) {
+        if (!tasks.has(taskId)) this.#leased.delete(taskId);
+        log(`task ${taskId}: resuming it after taking it over: ${String(error)}; trying again at the next beat`);
+        continue;
+      }
+      this.#takenOver.delete(taskId);
       metrics.leaseTakeovers.inc();
-      log(`task ${stored.task.id}: taken over from a replica that stopped renewing its lease`);
-      this.#leased.add(stored.task.id);
-      await this.#options.resume(stored);
+      log(`task ${taskId}: taken over from a replica that stopped renewing its lease`);
       // Commands sent to the dead owner that it never ran, or never answered: this replica runs them now.
-      await replicas.runWaiting(stored.task.id);
+      await replicas.runWaiting(taskId);
     }
   }
 }
