@@ -70,6 +70,19 @@ describe('lp-0008 cards', () => {
     expect(verifyLp0008Card(elsewhere, keys)).toMatchObject({ ok: false, reason: 'not-callable' });
   });
 
+  it('verifies a card past ASCII signed with its characters as UTF-8 or escaped, as the binding’s two signers differ', () => {
+    const accented = card({ description: 'Stocke des fichiers — vite 😀' });
+    const raw = signBip340Jws(accented, secretKey, PAYMENT_ACCOUNT);
+    const escaped = signBip340Jws(accented, secretKey, PAYMENT_ACCOUNT, { asciiOnly: true });
+    expect(escaped.signatures[0]!.signature).not.toBe(raw.signatures[0]!.signature);
+    expect(verifyLp0008Card(raw, keys)).toMatchObject({ ok: true });
+    expect(verifyLp0008Card(escaped, keys)).toMatchObject({ ok: true });
+    expect(verifyLp0008Card({ ...escaped, description: 'Stocke des fichiers — vite 😁' }, keys)).toMatchObject({
+      ok: false,
+      reason: 'bad-signature',
+    });
+  });
+
   it('believes a payee only on its own account’s signature: another configured kid cannot name itself the payee', () => {
     const otherKey = schnorr.utils.randomSecretKey();
     const OTHER = '7Tq1kvosC14TKTNZAoUdKXJwCheJ3dF8u3Xoojfv1FaE';

@@ -94,13 +94,31 @@ export function pilotSign<T extends object>(value: T, secretKey: Uint8Array): T 
 
 // ---- lp-0008: BIP-340 JWS, detached payload ---------------------------------------------------------------------
 
-/** Adds `signatures: [{protected, signature}]` to a card, signed with `secretKey` under `kid`. */
-export function signBip340Jws<T extends Record<string, unknown>>(card: T, secretKey: Uint8Array, kid: string) {
+/**
+ * Adds `signatures: [{protected, signature}]` to a card, signed with `secretKey` under `kid`; `asciiOnly`: over the
+ * sorted JSON with every character past ASCII escaped, as Python's `json.dumps` writes it by default.
+ */
+export function signBip340Jws<T extends Record<string, unknown>>(
+  card: T,
+  secretKey: Uint8Array,
+  kid: string,
+  { asciiOnly = false } = {},
+) {
   const header = base64urlnopad.encode(utf8ToBytes(JSON.stringify({ alg: 'secp256k1-bip340', kid })));
-  const payload = base64urlnopad.encode(utf8ToBytes(sortedJson(card)));
+  const sorted = sortedJson(card);
+  const text = asciiOnly
+    ? [...sorted].map((char) => (char.charCodeAt(0) < 0x80 ? char : pythonEscape(char))).join('')
+    : sorted;
+  const payload = base64urlnopad.encode(utf8ToBytes(text));
   const digest = sha256(utf8ToBytes(`${header}.${payload}`));
   const signature = base64urlnopad.encode(schnorr.sign(digest, secretKey, new Uint8Array(32)));
   return { ...card, signatures: [{ protected: header, signature }] };
+}
+
+/** A character as Python escapes it: `\\uXXXX` in lowercase hex, a surrogate pair for one past U+FFFF. */
+function pythonEscape(char: string): string {
+  const units = char.length === 2 ? [char.charCodeAt(0), char.charCodeAt(1)] : [char.charCodeAt(0)];
+  return units.map((unit) => `\\u${unit.toString(16).padStart(4, '0')}`).join('');
 }
 
 export const xOnlyPublicHex = (secretKey: Uint8Array) => bytesToHex(schnorr.getPublicKey(secretKey));

@@ -37,10 +37,19 @@ const Lp0008Card = z.object({
 
 const Header = z.object({ alg: z.string(), kid: z.string().min(1).max(128) });
 
-/** The JWS payload of a card: base64url of its canonical JSON without `signatures`. */
-export function cardPayload(card: Record<string, unknown>): string {
+/**
+ * The JWS payload of a card: base64url of its canonical JSON without `signatures`, characters past ASCII as UTF-8;
+ * or (`asciiOnly`) escaped `\uXXXX`, as Python's `json.dumps` writes them by default. The binding's two signers
+ * spell them differently, so a verifier accepts either.
+ */
+export function cardPayload(card: Record<string, unknown>, asciiOnly = false): string {
   const { signatures: _signatures, ...unsigned } = card;
-  return base64urlnopad.encode(utf8ToBytes(canonicalize(unsigned)));
+  const json = canonicalize(unsigned);
+  // Outside strings canonical JSON is ASCII: only characters inside strings are escaped, one per UTF-16 unit.
+  const text = asciiOnly
+    ? json.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : json;
+  return base64urlnopad.encode(utf8ToBytes(text));
 }
 
 function header(protectedHeader: string): z.infer<typeof Header> | undefined {
@@ -70,7 +79,11 @@ export function verifyLp0008Card(json: unknown, keys: Readonly<Record<string, st
   const parsed = Lp0008Card.safeParse(json);
   if (!parsed.success) return { ok: false, reason: 'malformed', message: z.prettifyError(parsed.error) };
   const card = parsed.data;
-  const payload = cardPayload(json);
+  // The two signers agree on an ASCII card; on another, either spelling of its characters may be the signed one.
+  const payloads = [
+    cardPayload(json),
+    ...(/[\u0080-\uffff]/.test(JSON.stringify(json)) ? [cardPayload(json, true)] : []),
+  ];
   const signed = card.signatures
     .map((s) => ({ ...s, header: header(s.protected) }))
     .filter((s) => s.header?.alg === JWS_ALG);
@@ -90,7 +103,9 @@ export function verifyLp0008Card(json: unknown, keys: Readonly<Record<string, st
       message: `the card names the payment account ${payee.slice(0, 64)} but is signed for kid ${keyed[0]!.header!.kid}`,
     };
   }
-  const good = payees.find((s) => verifies(s.signature, s.protected, payload, keys[s.header!.kid]!));
+  const good = payees.find((s) =>
+    payloads.some((payload) => verifies(s.signature, s.protected, payload, keys[s.header!.kid]!)),
+  );
   if (!good)
     return { ok: false, reason: 'bad-signature', message: 'the BIP-340 signature does not verify over the card' };
   const account = card['x-logos'].lezAccount;
