@@ -121,6 +121,15 @@ describe('a pilot agent behind the gateway', () => {
     expect(agent.events.filter((e) => e.event === 'dropped')).toEqual([]);
   }, 30_000);
 
+  it('v1.0: a text message to agent-ask asks it that text, as its prompt', async () => {
+    const client = await clientFor(agentUrl);
+    const task = (await client.sendMessage(textMessage('What is Logos?', skill('agent-ask')))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0]?.parts[0]).toMatchObject({
+      content: { $case: 'data', value: { answer: 'What is Logos?' } },
+    });
+  }, 30_000);
+
   it('v1.0: CancelTask while the agent works: the agent confirms', async () => {
     const client = await clientFor(agentUrl);
     const task = (await client.sendMessage(

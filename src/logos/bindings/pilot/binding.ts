@@ -14,6 +14,7 @@ import {
   encodeTaskSend,
   PAYMENT,
   replyTopic,
+  skillInput,
   type PilotAgent,
   type PilotIdentity,
 } from './wire.ts';
@@ -56,7 +57,7 @@ export function pilotBinding(node: PeerNode, { identity, pins }: PilotSide): Wir
         return encodeTaskSend(identity, agent, {
           taskId: request.task_id,
           skill: envelope.skill,
-          input: envelope.params,
+          input: skillInput(envelope.skill, envelope.params),
           now: now(),
         });
       }

@@ -76,6 +76,15 @@ export interface PilotAgent {
   readonly signingKey: string;
 }
 
+/**
+ * A skill's input as pilot reads it from a caller's params. `agent-ask` takes `{prompt}`: a plain text message
+ * (params of `text` alone) is its prompt. Other params go as they are (a data part names the skill's own fields).
+ */
+export function skillInput(skill: string, params: Record<string, unknown>): Record<string, unknown> {
+  const plainText = typeof params.text === 'string' && Object.keys(params).length === 1;
+  return skill === 'agent-ask' && plainText ? { prompt: params.text } : params;
+}
+
 export interface TaskSendInput {
   /** Topic-safe (it names the reply topic); the JSON-RPC id too. */
   readonly taskId: string;
