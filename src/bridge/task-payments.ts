@@ -95,11 +95,6 @@ export class TaskPayments {
    * unclaimed transfer (refunds have no memo), and the second record's claim would fail.
    */
   private readonly claims = new Lane();
-  /**
-   * The gate's sums and the record of the payment it lets through, one task at a time (and one replica at a time,
-   * `PaymentStore.exclusively`): two tasks charged at once must not both fit under a limit only one of them fits.
-   */
-  private readonly admissions = new Lane();
 
   constructor(options: TaskPaymentsOptions) {
     this.options = options;
@@ -158,20 +153,20 @@ export class TaskPayments {
       );
     if (existing) return this.payNow(task, cancelled);
     if (!approved) {
-      const gate = await this.admissions.run(() =>
-        this.store.exclusively(async () => {
-          const decision: GateDecision =
-            task.refunds === 'none' && this.options.approveWithoutRefunds
-              ? {
-                  kind: 'needs-approval',
-                  reason:
-                    'the agent never pays back a task that does not complete, and this gateway asks an operator before paying such an agent',
-                }
-              : await this.gate(task.amount, task.caller);
-          if (decision.kind !== 'needs-approval') await this.store.create(this.newRecord(task, { status: 'pending' }));
-          return decision;
-        }),
-      );
+      // The gate's sums and the record of the payment it lets through, one task at a time in this process and across
+      // replicas: two tasks charged at once must not both fit under a limit only one of them fits.
+      const gate = await this.store.exclusively(async () => {
+        const decision: GateDecision =
+          task.refunds === 'none' && this.options.approveWithoutRefunds
+            ? {
+                kind: 'needs-approval',
+                reason:
+                  'the agent never pays back a task that does not complete, and this gateway asks an operator before paying such an agent',
+              }
+            : await this.gate(task.amount, task.caller);
+        if (decision.kind !== 'needs-approval') await this.store.create(this.newRecord(task, { status: 'pending' }));
+        return decision;
+      });
       if (gate.kind === 'needs-approval') {
         await this.store.createApproval({
           taskId: task.taskId,

@@ -53,6 +53,8 @@ export class AgentDirectory {
   private readonly cardJson = new Map<string, string>();
   private readonly seen = new Map<string, Date>();
   private readonly seenWritten = new Map<string, number>();
+  /** The key of the first peer card listed at each address, lowercase: see anotherKeyAt. */
+  private readonly peerKeys = new Map<string, string>();
   private readonly store: DirectoryStore | undefined;
   private readonly offlineAfterMs: number;
   /** Where the directory, and the discovery listener that feeds it, say what an operator should know. */
@@ -115,6 +117,7 @@ export class AgentDirectory {
         ...(unverified ? { unverified } : {}),
       };
       this.entries.set(entry.id, entry);
+      if (peerVerified) this.pinPeerKey(address, peerVerified.signingKey);
       this.cardJson.set(entry.id, JSON.stringify(verified?.signedCard ?? peerVerified?.signedCard ?? card));
       this.seen.set(entry.id, new Date(stored.lastSeenAt));
       this.seenWritten.set(entry.id, Date.parse(stored.lastSeenAt));
@@ -187,6 +190,7 @@ export class AgentDirectory {
       if (unverified || !existing.unverified) return undefined;
       existing = undefined; // verified always wins: the unverified holder loses the id
     }
+    if (peerVerified && this.anotherKeyAt(logosAddressOf(card), peerVerified.signingKey)) return undefined;
     this.seen.set(card.id, at);
     if (existing && this.cardJson.get(card.id) === json) {
       if (at.getTime() - (this.seenWritten.get(card.id) ?? 0) >= TOUCH_WRITE_EVERY_MS) {
@@ -195,7 +199,6 @@ export class AgentDirectory {
       }
       return existing;
     }
-    if (peerVerified && this.anotherKeyAt(logosAddressOf(card), peerVerified.signingKey)) return undefined;
     const entry: DirectoryEntry = {
       id: card.id,
       card,
@@ -206,6 +209,7 @@ export class AgentDirectory {
       ...(unverified ? { unverified } : {}),
     };
     this.entries.set(card.id, entry);
+    if (peerVerified) this.pinPeerKey(entry.address, peerVerified.signingKey);
     this.cardJson.set(card.id, json);
     // A verified card as signed, so that the next start can verify it again (`load`).
     const stored: StoredUnverified | StoredPeerCard | LogosAgentCard | Record<string, unknown> = unverified
@@ -240,17 +244,18 @@ export class AgentDirectory {
   }
 
   /**
-   * Whether a peer card signed by a key other than `signingKey` is listed at `address`. A peer binding's address is
-   * not made from its agent's key (an account, an inbox named by an encryption key), so the first key heard there is
-   * pinned to it: a card under another key would otherwise take over the agent's listing (and name its own payee),
-   * or list itself beside it and answer its tasks.
+   * Whether another key than `signingKey` is pinned at `address`: that of the first peer card listed there (in this
+   * run, or kept by an earlier one). A peer binding's address is not made from its agent's key (an account, an inbox
+   * named by an encryption key), so the first key heard there is pinned to it: a card under another key would
+   * otherwise take over the agent's listing (and name its own payee), or list itself beside it and answer its tasks.
    */
   anotherKeyAt(address: string, signingKey: string): boolean {
-    for (const entry of this.entries.values()) {
-      const held = entry.address === address ? entry.peerVerified?.signingKey : undefined;
-      if (held !== undefined && held.toLowerCase() !== signingKey.toLowerCase()) return true;
-    }
-    return false;
+    const held = this.peerKeys.get(address);
+    return held !== undefined && held !== signingKey.toLowerCase();
+  }
+
+  private pinPeerKey(address: string, signingKey: string): void {
+    if (!this.peerKeys.has(address)) this.peerKeys.set(address, signingKey.toLowerCase());
   }
 
   /** The network of the agent at `address` (its card's interface); undefined for the gateway's own network. */

@@ -35,7 +35,8 @@ const record = (id: string, state?: TaskState): StoredTask => ({
   link: { agentAddress: 'agent:addr', lastSeq: 0, request: JSON.stringify({ task_id: id }) },
 });
 
-function bed(replicas: ReplicaStore) {
+/** `failingResumes`: how many resumes fail after the task went live (a read after it failed), as a test plays. */
+function bed(replicas: ReplicaStore, failingResumes = 0) {
   const store = new SqliteTaskStore(':memory:');
   stores.push(store);
   const logs: string[] = [];
@@ -54,6 +55,7 @@ function bed(replicas: ReplicaStore) {
           task_id: stored.task.id,
         } as TaskRequest),
       );
+      if (failingResumes-- > 0) throw new Error('the connection was dropped');
     },
     detach: (live) => detached.push(live),
     log: (m) => logs.push(m),
@@ -179,6 +181,25 @@ describe('replica ownership', () => {
     await ownership.renewLeases();
     await ownership.stop();
     expect(resumed).toEqual(['orphan']);
+  });
+
+  it('undoes a resume that failed halfway (the task live, a read after it failed), and resumes it whole later', async () => {
+    const offered = [['orphan'], []];
+    const replicas = {
+      ...idleReplicaStore(60_000),
+      takeOver: async () => offered.shift() ?? [],
+      renew: async () => new Set(['orphan']),
+    };
+    const { store, tasks, ownership, resumed, detached } = bed(replicas, 1);
+    await store.insert(record('orphan'));
+    await ownership.start(async () => true);
+    expect(resumed).toEqual(['orphan']);
+    expect(tasks.has('orphan')).toBe(false);
+    expect(detached.map((live) => live.task.id)).toEqual(['orphan']);
+    await ownership.renewLeases();
+    await ownership.stop();
+    expect(resumed).toEqual(['orphan', 'orphan']);
+    expect(tasks.has('orphan')).toBe(true);
   });
 
   it('a task runs elsewhere while unfinished and not live here', async () => {

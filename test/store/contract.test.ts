@@ -271,21 +271,24 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
       expect(await lezOf('bare')).toEqual({ amount: '5', status: 'paid' });
     });
 
-    it('corrects the receipt of a task whose messages hold U+0000, and keeps their text', async () => {
+    it('corrects the receipt of a task whose messages hold U+0000 or a lone surrogate, and keeps their text', async () => {
       const { tasks } = stores;
       const ended = (status: string) =>
         Task.fromJSON({
           id: 'nul',
           contextId: 'c',
           status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-01-01T00:00:01.000Z' },
-          history: [{ messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'before\u0000after \\u0000' }] }],
+          // An agent's reply may hold either: JSON has escapes for both, which jsonb refuses.
+          history: [{ messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'before\u0000after \\u0000 \ud800' }] }],
           metadata: { lez: { amount: '5', status } },
         });
       await tasks.insert({ agentId: 'echo', task: ended('pending'), link });
       expect(await tasks.correctEnded('nul', ended('paid'), 'pending')).toBe(true);
       const stored = await tasks.get('echo', 'nul');
       expect(stored?.task.metadata?.lez).toEqual({ amount: '5', status: 'paid' });
-      expect(stored?.task.history?.[0]?.parts[0]).toMatchObject({ content: { value: 'before\u0000after \\u0000' } });
+      expect(stored?.task.history?.[0]?.parts[0]).toMatchObject({
+        content: { value: 'before\u0000after \\u0000 \ud800' },
+      });
       expect(await tasks.correctEnded('nul', ended('failed'), 'pending')).toBe(false);
     });
   });

@@ -181,7 +181,14 @@ export class ReplicaOwnership {
       try {
         await this.#options.resume(stored);
       } catch (error) {
-        if (!tasks.has(taskId)) this.#leased.delete(taskId);
+        // Undone, to be done whole at the next beat: a task left half resumed (live here, its approval or payment
+        // never picked up) would pass for one taken over.
+        const partial = tasks.get(taskId);
+        if (partial) {
+          this.#options.detach(partial);
+          tasks.delete(partial);
+        }
+        this.#leased.delete(taskId);
         log(`task ${taskId}: resuming it after taking it over: ${String(error)}; trying again at the next beat`);
         continue;
       }

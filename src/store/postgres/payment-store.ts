@@ -19,10 +19,12 @@ import { Lane } from '../../lane.ts';
  * the receipt), which the spending sums count. Read as SQLite's store reads it (feeOfRailState): a decimal string, any
  * other value counts 0 (a cast of it would fail every sum, and with them the gate).
  */
-const COMMITTED_FEE = `CASE WHEN jsonb_typeof(rail_state::jsonb -> 'maxFee') = 'string'
-  AND rail_state::jsonb ->> 'maxFee' ~ '^[0-9]{1,39}$' THEN (rail_state::jsonb ->> 'maxFee')::numeric ELSE 0 END`;
+const COMMITTED_FEE = `CASE WHEN jsonb_typeof(fee.max_fee) = 'string' AND fee.max_fee #>> '{}' ~ '^[0-9]{1,39}$'
+  THEN (fee.max_fee #>> '{}')::numeric ELSE 0 END`;
 /** What a payment counts as spent: its price unless refunded (a refund gives back the price, never the fee), and its fee. */
 const COMMITTED = `CASE WHEN status = 'refunded' THEN 0 ELSE amount END + ${COMMITTED_FEE}`;
+/** The payments a spending sum reads, each with its `maxFee` (`fee.max_fee`), its rail state parsed once. */
+const PAYMENTS_WITH_FEES = `payments CROSS JOIN LATERAL (SELECT rail_state::jsonb -> 'maxFee' AS max_fee) AS fee`;
 
 const PAYMENT_COLUMNS =
   'task_id, agent_id, amount::text AS amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at';
@@ -108,14 +110,14 @@ export class PostgresPaymentStore implements PaymentStore {
 
   async spentSince(sinceIso: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
-      SELECT COALESCE(sum(${this.sql.unsafe(COMMITTED)}), 0)::text AS spent FROM payments
+      SELECT COALESCE(sum(${this.sql.unsafe(COMMITTED)}), 0)::text AS spent FROM ${this.sql.unsafe(PAYMENTS_WITH_FEES)}
       WHERE created_at >= ${sinceIso} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund', 'refunded')`;
     return BigInt(row!.spent);
   }
 
   async spentByCaller(caller: string): Promise<bigint> {
     const [row] = await this.sql<{ spent: string }[]>`
-      SELECT COALESCE(sum(${this.sql.unsafe(COMMITTED)}), 0)::text AS spent FROM payments
+      SELECT COALESCE(sum(${this.sql.unsafe(COMMITTED)}), 0)::text AS spent FROM ${this.sql.unsafe(PAYMENTS_WITH_FEES)}
       WHERE caller = ${caller} AND status IN ('pending', 'paid', 'refund-missing', 'no-refund', 'refunded')`;
     return BigInt(row!.spent);
   }

@@ -62,6 +62,12 @@ interface PendingWrite {
   waiters: Waiter[];
 }
 
+/**
+ * The JSON escapes jsonb refuses: U+0000 and surrogates (a regular expression of PostgreSQL's). Each is replaced by
+ * the escape of U+FFFD, which stays valid after an escaped backslash too (`\\u0000` in a text is `\` then `u0000`).
+ */
+const UNREADABLE_ESCAPES = String.raw`\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})`;
+
 export class PostgresTaskStore implements TaskStore {
   readonly #sql: Sql;
   readonly #replicaId: string;
@@ -133,12 +139,13 @@ export class PostgresTaskStore implements TaskStore {
 
   async correctEnded(taskId: string, task: Task, statusBefore: string | null): Promise<boolean> {
     // Outside the batch and its fence (TaskStore.correctEnded): the condition on the row decides. jsonb cannot hold
-    // U+0000, which a message's text may escape (`\u0000`): such escapes are replaced before the cast, as only the
-    // receipt's status is read from it (without, the task's receipt could never be corrected).
+    // U+0000 nor a lone surrogate, which a message's text may escape (`\u0000`, `\ud800`): such escapes (surrogates
+    // paired or not) are replaced before the cast, as only the receipt's status is read from it (without, the task's
+    // receipt could never be corrected).
     const rows = await this.#sql`
       UPDATE tasks SET task_json = ${serialize(task)}
         WHERE id = ${taskId} AND state IN ${this.#sql(TERMINAL_STATES)}
-          AND (replace(task_json, ${'\\u0000'}, ${'\\ufffd'})::jsonb #>> '{metadata,lez,status}')
+          AND (regexp_replace(task_json, ${UNREADABLE_ESCAPES}, ${String.raw`\\ufffd`}, 'g')::jsonb #>> '{metadata,lez,status}')
             IS NOT DISTINCT FROM ${statusBefore}
       RETURNING id`;
     return rows.length > 0;
@@ -264,7 +271,8 @@ export class PostgresTaskStore implements TaskStore {
     // same batch touches (a task's writes coalesce into its insert). The fence: a row whose epoch moved on (another
     // replica took the task over) is not written, nor are its feed entries (those of tasks inserted here need none);
     // a terminal write ends this replica's lease. A task that ended keeps no request: it will never be resent (as in
-    // the SQLite store), whether it ends in this write or ended before a late one. The notifications (one per hundred tasks) go out once it commits.
+    // the SQLite store), whether it ends in this write or ended before a late one. The notifications (one per hundred
+    // tasks) go out once it commits.
     const written = await sql<{ id: string | null }[]>`
       WITH added AS (
         ${inserts.length > 0 ? sql`INSERT INTO tasks ${sql(inserts)} RETURNING id` : sql`SELECT NULL::text AS id WHERE false`}

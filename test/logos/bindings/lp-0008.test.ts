@@ -71,7 +71,7 @@ describe('lp-0008 cards', () => {
   });
 
   it('verifies a card past ASCII signed with its characters as UTF-8 or escaped, as the binding’s two signers differ', () => {
-    const accented = card({ description: 'Stocke des fichiers — vite 😀' });
+    const accented = card({ description: 'Stocke des fichiers — vite 😀 \u007f' });
     const raw = signBip340Jws(accented, secretKey, PAYMENT_ACCOUNT);
     const escaped = signBip340Jws(accented, secretKey, PAYMENT_ACCOUNT, { asciiOnly: true });
     expect(escaped.signatures[0]!.signature).not.toBe(raw.signatures[0]!.signature);

@@ -107,7 +107,7 @@ export function signBip340Jws<T extends Record<string, unknown>>(
   const header = base64urlnopad.encode(utf8ToBytes(JSON.stringify({ alg: 'secp256k1-bip340', kid })));
   const sorted = sortedJson(card);
   const text = asciiOnly
-    ? [...sorted].map((char) => (char.charCodeAt(0) < 0x80 ? char : pythonEscape(char))).join('')
+    ? [...sorted].map((char) => (char.charCodeAt(0) < 0x7f ? char : pythonEscape(char))).join('')
     : sorted;
   const payload = base64urlnopad.encode(utf8ToBytes(text));
   const digest = sha256(utf8ToBytes(`${header}.${payload}`));

@@ -45,9 +45,10 @@ const Header = z.object({ alg: z.string(), kid: z.string().min(1).max(128) });
 export function cardPayload(card: Record<string, unknown>, asciiOnly = false): string {
   const { signatures: _signatures, ...unsigned } = card;
   const json = canonicalize(unsigned);
-  // Outside strings canonical JSON is ASCII: only characters inside strings are escaped, one per UTF-16 unit.
+  // Outside strings canonical JSON is ASCII: only characters inside strings are escaped, one per UTF-16 unit, DEL
+  // (U+007F) too, as Python does.
   const text = asciiOnly
-    ? json.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    ? json.replace(/[\u007f-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
     : json;
   return base64urlnopad.encode(utf8ToBytes(text));
 }
@@ -82,7 +83,7 @@ export function verifyLp0008Card(json: unknown, keys: Readonly<Record<string, st
   // The two signers agree on an ASCII card; on another, either spelling of its characters may be the signed one.
   const payloads = [
     cardPayload(json),
-    ...(/[\u0080-\uffff]/.test(JSON.stringify(json)) ? [cardPayload(json, true)] : []),
+    ...(/[\u007f-\uffff]/.test(JSON.stringify(json)) ? [cardPayload(json, true)] : []),
   ];
   const signed = card.signatures
     .map((s) => ({ ...s, header: header(s.protected) }))
