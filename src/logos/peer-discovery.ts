@@ -12,6 +12,7 @@ import type { PeerBindingName } from './bindings/common/peer-card.ts';
 import { PEER_BINDINGS, type PeerBinding, type PeerContext } from './bindings/peer-bindings.ts';
 import { MAX_CARD_BYTES } from './discovery.ts';
 import { DiscoveryDrops, type DiscoveryCounters } from './discovery-drops.ts';
+import { logosAddressOf } from './card.ts';
 import type { AgentDirectory } from './directory.ts';
 import { readPeerCard, type PeerCardNetwork } from './peer-card-reading.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
@@ -88,14 +89,12 @@ export class PeerDiscovery {
       this.#drops.drop(read.reason, agent, read.message);
       return;
     }
-    const address = read.card.agentInterfaces[0]!.address;
-    if (this.#directory.anotherKeyAt(address, read.standing.signingKey)) {
-      const message = `a card signed by another key holds the address ${address.slice(0, 128)}: its first key is pinned`;
-      this.#drops.drop('idTaken', agent, message);
-      return;
-    }
     if (!this.#directory.register(read.card, new Date(), read.standing)) {
-      this.#drops.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(read.card.id)}`);
+      const address = logosAddressOf(read.card);
+      const message = this.#directory.anotherKeyAt(address, read.standing.signingKey)
+        ? `a card signed by another key holds the address ${address.slice(0, 128)}: its first key is pinned`
+        : `another agent holds the id ${JSON.stringify(read.card.id)}`;
+      this.#drops.drop('idTaken', agent, message);
       return;
     }
     this.#drops.accept(agent);

@@ -286,9 +286,8 @@ export class PushNotificationService {
     // and on a shared outbox for what other replicas leave.
     clearTimeout(this.timer);
     const next = await this.store.nextAttemptAfter(now);
-    const poll = this.store.shared ? now + this.settings.sharedPollMs : undefined;
-    const wake = next === undefined ? poll : poll === undefined ? next : Math.min(next, poll);
-    if (wake !== undefined && this.running) this.timer = setTimeout(() => this.schedulePump(), wake - now).unref();
+    const wake = Math.min(next ?? Infinity, this.store.shared ? now + this.settings.sharedPollMs : Infinity);
+    if (wake !== Infinity && this.running) this.timer = setTimeout(() => this.schedulePump(), wake - now).unref();
   }
 
   private async attempt(delivery: OutboxDelivery, running: Running): Promise<void> {

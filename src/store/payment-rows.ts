@@ -1,6 +1,12 @@
 /** Payment and approval rows as both SQL stores keep them (same columns), and the records they hold. */
 import type { ApprovalRecord, ApprovalStatus, TaskPaymentRecord } from './payment-store.ts';
 
+/**
+ * The `maxFee` in a rail state that the spending sums count: a decimal string of base units (a u128). Any other value
+ * counts nothing, on every store. A pattern both JavaScript and PostgreSQL read.
+ */
+export const COUNTED_FEE_PATTERN = '^[0-9]{1,39}$';
+
 export interface PaymentRow {
   task_id: string;
   agent_id: string;

@@ -202,6 +202,17 @@ describe('replica ownership', () => {
     expect(tasks.has('orphan')).toBe(true);
   });
 
+  it('resumes the other tasks of a takeover when one of them fails to resume', async () => {
+    const replicas = { ...idleReplicaStore(60_000), takeOver: async () => ['first', 'second'] };
+    const { store, tasks, ownership, resumed } = bed(replicas, 1);
+    await store.insert(record('first'));
+    await store.insert(record('second'));
+    await ownership.start(async () => true);
+    await ownership.stop();
+    expect(resumed).toHaveLength(2);
+    expect([tasks.has('first'), tasks.has('second')].filter(Boolean)).toHaveLength(1);
+  });
+
   it('a task runs elsewhere while unfinished and not live here', async () => {
     const { store, ownership, goLive } = bed(idleReplicaStore(60_000));
     await store.insert(record('elsewhere'));

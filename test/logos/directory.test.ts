@@ -194,7 +194,10 @@ describe('peer binding cards in the directory', () => {
     // Another key, the same name and account: the same id at the same address, which would take the listing over.
     const takeover = read(logosAgentCard(undefined, { description: 'HIJACKED' }));
     expect(takeover.card.id).toBe(first.card.id);
-    expect(directory.register(takeover.card, new Date(), takeover.standing)).toBeUndefined();
+    const seen = directory.lastSeen(first.card.id);
+    expect(directory.register(takeover.card, new Date(Date.now() + 60_000), takeover.standing)).toBeUndefined();
+    // Refused, it is no sign of the agent's life.
+    expect(directory.lastSeen(first.card.id)).toEqual(seen);
     // Another key and another name at the same address: not listed beside it either.
     const beside = read(logosAgentCard(undefined, { name: 'greeter-pro' }));
     expect(beside.card.id).not.toBe(first.card.id);

@@ -60,3 +60,21 @@ it('keeps both of two updates of different columns made at once', async () => {
   ]);
   expect(await store.get('p2')).toMatchObject({ railState: { nonce: '2', txHash: 'tx2' }, txHash: 'tx2' });
 });
+
+it('takes turns one at a time, in the order asked, within the isolate (none spins against its own)', async () => {
+  let running = 0;
+  const overlaps: number[] = [];
+  const order: number[] = [];
+  await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      store.exclusively(async () => {
+        overlaps.push(++running);
+        order.push(i);
+        await store.get('p1');
+        running--;
+      }),
+    ),
+  );
+  expect(Math.max(...overlaps)).toBe(1);
+  expect(order).toEqual(Array.from({ length: 10 }, (_, i) => i));
+});

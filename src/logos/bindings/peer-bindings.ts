@@ -76,18 +76,10 @@ export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
       const { pins } = context.pilot();
       const verified = verifyPilotCard(json, (npk) => pins.keyOf(npk));
       if (!verified.ok || !verified.pin) return verified;
-      // The inbox's first key too: replies to a task sent there are checked against the key pinned at it (keyAt).
       const inbox = verified.card.agentInterfaces[0]!.address;
-      const atInbox = pins.keyAt(inbox);
-      if (atInbox !== undefined && atInbox !== verified.pin.signingKey) {
-        return {
-          ok: false,
-          reason: 'pin-mismatch',
-          message: `another identity's key is pinned at the inbox ${inbox.slice(0, 80)}`,
-        };
-      }
-      pins.pin(verified.pin.npk, verified.pin.signingKey, inbox);
-      return verified;
+      if (pins.pin(verified.pin.npk, verified.pin.signingKey, inbox)) return verified;
+      const message = `another identity's key is pinned at the inbox ${inbox.slice(0, 80)}`;
+      return { ok: false, reason: 'pin-mismatch', message };
     },
     wireBinding: (node, context) => pilotBinding(node, context.pilot()),
   },

@@ -10,22 +10,28 @@ import type {
   PaymentStore,
   TaskPaymentRecord,
 } from '../payment-store.ts';
-import { approvalFromRow, paymentFromRow, type ApprovalRow, type PaymentRow } from '../payment-rows.ts';
+import {
+  approvalFromRow,
+  COUNTED_FEE_PATTERN,
+  paymentFromRow,
+  type ApprovalRow,
+  type PaymentRow,
+} from '../payment-rows.ts';
 import { Lane } from '../../lane.ts';
 
-/** The amounts come back as text, as SQLite keeps them. */
 /**
  * On a chain with fees, a payment commits its price and up to its `maxFee` (in its rail state: the signed record, then
- * the receipt), which the spending sums count. Read as SQLite's store reads it (feeOfRailState): a decimal string, any
- * other value counts 0 (a cast of it would fail every sum, and with them the gate).
+ * the receipt), which the spending sums count, as COUNTED_FEE_PATTERN says (a cast of any other value would fail every
+ * sum, and with them the gate).
  */
-const COMMITTED_FEE = `CASE WHEN jsonb_typeof(fee.max_fee) = 'string' AND fee.max_fee #>> '{}' ~ '^[0-9]{1,39}$'
+const COMMITTED_FEE = `CASE WHEN jsonb_typeof(fee.max_fee) = 'string' AND fee.max_fee #>> '{}' ~ '${COUNTED_FEE_PATTERN}'
   THEN (fee.max_fee #>> '{}')::numeric ELSE 0 END`;
 /** What a payment counts as spent: its price unless refunded (a refund gives back the price, never the fee), and its fee. */
 const COMMITTED = `CASE WHEN status = 'refunded' THEN 0 ELSE amount END + ${COMMITTED_FEE}`;
 /** The payments a spending sum reads, each with its `maxFee` (`fee.max_fee`), its rail state parsed once. */
 const PAYMENTS_WITH_FEES = `payments CROSS JOIN LATERAL (SELECT rail_state::jsonb -> 'maxFee' AS max_fee) AS fee`;
 
+/** The amounts come back as text, as SQLite keeps them. */
 const PAYMENT_COLUMNS =
   'task_id, agent_id, amount::text AS amount, payee, rail, rail_state, status, tx_hash, refund_tx, caller, payer, created_at, updated_at';
 const APPROVAL_COLUMNS = 'task_id, agent_id, amount::text AS amount, reason, status, created_at, decided_at';

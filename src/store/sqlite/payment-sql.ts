@@ -4,6 +4,7 @@
  * migrations/0002_payments.sql.
  */
 import type { ApprovalRecord, ApprovalStatus, PaymentChange, TaskPaymentRecord } from '../payment-store.ts';
+import { COUNTED_FEE_PATTERN } from '../payment-rows.ts';
 
 type Value = string | null;
 
@@ -86,12 +87,14 @@ export function sumAmounts(rows: readonly { amount: string; rail_state?: string 
   );
 }
 
+const COUNTED_FEE = new RegExp(COUNTED_FEE_PATTERN);
+
 /** The `maxFee` a rail's record or receipt carries (decimal base units), 0 without one. */
 export function feeOfRailState(railState: string | null | undefined): bigint {
   if (!railState) return 0n;
   try {
     const fee = (JSON.parse(railState) as { maxFee?: unknown } | null)?.maxFee;
-    return typeof fee === 'string' && /^\d{1,39}$/.test(fee) ? BigInt(fee) : 0n;
+    return typeof fee === 'string' && COUNTED_FEE.test(fee) ? BigInt(fee) : 0n;
   } catch {
     return 0n;
   }

@@ -43,14 +43,25 @@ const Header = z.object({ alg: z.string(), kid: z.string().min(1).max(128) });
  * spell them differently, so a verifier accepts either.
  */
 export function cardPayload(card: Record<string, unknown>, asciiOnly = false): string {
+  const json = unsignedJson(card);
+  return payloadOf(asciiOnly ? escapedPastAscii(json) : json);
+}
+
+function unsignedJson(card: Record<string, unknown>): string {
   const { signatures: _signatures, ...unsigned } = card;
-  const json = canonicalize(unsigned);
-  // Outside strings canonical JSON is ASCII: only characters inside strings are escaped, one per UTF-16 unit, DEL
-  // (U+007F) too, as Python does.
-  const text = asciiOnly
-    ? json.replace(/[\u007f-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
-    : json;
-  return base64urlnopad.encode(utf8ToBytes(text));
+  return canonicalize(unsigned);
+}
+
+function payloadOf(json: string): string {
+  return base64urlnopad.encode(utf8ToBytes(json));
+}
+
+/**
+ * Canonical JSON with every character past ASCII escaped, one `\uXXXX` per UTF-16 unit, DEL (U+007F) too, as Python
+ * does. Outside strings canonical JSON is ASCII, so only characters inside strings change.
+ */
+function escapedPastAscii(json: string): string {
+  return json.replace(/[\u007f-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function header(protectedHeader: string): z.infer<typeof Header> | undefined {
@@ -81,10 +92,9 @@ export function verifyLp0008Card(json: unknown, keys: Readonly<Record<string, st
   if (!parsed.success) return { ok: false, reason: 'malformed', message: z.prettifyError(parsed.error) };
   const card = parsed.data;
   // The two signers agree on an ASCII card; on another, either spelling of its characters may be the signed one.
-  const payloads = [
-    cardPayload(json),
-    ...(/[\u007f-\uffff]/.test(JSON.stringify(json)) ? [cardPayload(json, true)] : []),
-  ];
+  const canonical = unsignedJson(json);
+  const escaped = escapedPastAscii(canonical);
+  const payloads = (escaped === canonical ? [canonical] : [canonical, escaped]).map(payloadOf);
   const signed = card.signatures
     .map((s) => ({ ...s, header: header(s.protected) }))
     .filter((s) => s.header?.alg === JWS_ALG);

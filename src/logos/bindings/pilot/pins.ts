@@ -31,15 +31,22 @@ export class PilotPins {
     return Object.values(this.#pins).find((pin) => pin.inbox === inbox)?.signingKey;
   }
 
-  /** Records a verified card's pin (its key is the pinned one, or the first seen), and where the agent listens. */
-  pin(npk: string, signingKey: string, inbox: string): void {
+  /**
+   * Records a verified card's pin (its key is the pinned one, or the first seen), and where the agent listens; false,
+   * recording nothing, when another identity's key is pinned at that inbox: replies to a task sent there are checked
+   * against one key (keyAt), the first.
+   */
+  pin(npk: string, signingKey: string, inbox: string): boolean {
+    const atInbox = this.keyAt(inbox);
+    if (atInbox !== undefined && atInbox !== signingKey) return false;
     const held = this.#pins[npk];
-    if (held?.signingKey === signingKey && held.inbox === inbox) return;
+    if (held?.signingKey === signingKey && held.inbox === inbox) return true;
     this.#pins[npk] = { signingKey, inbox };
-    if (!this.#file) return;
+    if (!this.#file) return true;
     mkdirSync(dirname(this.#file), { recursive: true });
     // Written whole, then renamed: a crash mid-write leaves the previous pins, never half of them.
     writeFileSync(`${this.#file}.tmp`, JSON.stringify(this.#pins), { mode: 0o600 });
     renameSync(`${this.#file}.tmp`, this.#file);
+    return true;
   }
 }
