@@ -46,6 +46,7 @@ import { isPostgresUrl } from '../store/postgres/connection.ts';
 import { PushNotificationService } from '../push/push-service.ts';
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskChange } from '../bridge/task-change.ts';
+import { decodeChange } from '../bridge/replica-messages.ts';
 import type { Logger } from '../observability/logger.ts';
 import { consoleLog, type ErrorLog } from '../a2a/errors.ts';
 import { listenGrpc, type GrpcServer } from '../a2a/grpc.ts';
@@ -324,13 +325,14 @@ async function open(
     allowPrivate: config.pushAllowPrivate,
     allowNetworks: config.pushAllowNetworks,
     log: deps.log,
+    readChange: decodeChange,
   });
   const wireBindings = new WireBindings((name) => peerNetworks.nodeOf(name)?.transport, peers);
   const engine = new TaskEngine({
     store,
     onChange: (change) => {
       countStatesEntered(change);
-      void push.notify(change.task, change.events);
+      void push.changed(change.task, change.events);
     },
     transport,
     agentTimeoutMs: config.agentTimeoutMs,

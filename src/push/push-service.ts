@@ -10,7 +10,13 @@
 import { randomUUID } from 'node:crypto';
 import type { StreamResponse, Task } from '@a2a-js/sdk';
 import type { Agent } from 'undici';
-import type { OutboxDelivery, PushConfigRecord, PushProtocolVersion, PushStore } from '../store/push-store.ts';
+import type {
+  NewDelivery,
+  OutboxDelivery,
+  PushConfigRecord,
+  PushProtocolVersion,
+  PushStore,
+} from '../store/push-store.ts';
 import { notificationRequest } from './notification-request.ts';
 import { backoffDelay } from './retry-timing.ts';
 import { WebhookGuard, type Resolver } from './webhook-guard.ts';
@@ -52,6 +58,11 @@ export interface PushServiceOptions {
   sharedPollMs?: number;
   /** Deliveries given up, and other trouble; defaults to console.warn. */
   log?: (message: string) => void;
+  /**
+   * Reads a change as the task store's change feed holds it: required by a store that marks changes (`marksChanges`),
+   * whose notifications are made from the feed.
+   */
+  readChange?: (text: string) => { task: Task; events: readonly StreamResponse[] };
 }
 
 export interface PushConfigInput {
@@ -85,13 +96,36 @@ const MAX_SECRET_CHARS = 4096;
 /** Header values go on the wire verbatim: a line break would let a client add headers of its own. */
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 
+/**
+ * How long a change stays marked before any replica's pump queues it: its own replica queues it within milliseconds
+ * of the commit, so one marked this long ago was left by a replica that died (or whose lookup failed). Queuing a
+ * change twice is impossible either way (queueMarked); this only keeps the pumps off changes in their first moments.
+ */
+const MARKED_LEFTOVER_MS = 5_000;
+
+/** One delivery per event and webhook; the events' ids are new, the same for every webhook notified of an event. */
+function deliveriesOf(task: Task, events: readonly StreamResponse[], configs: PushConfigRecord[]): NewDelivery[] {
+  return events.flatMap((event) => {
+    const eventId = randomUUID();
+    return configs.map((config) => ({
+      eventId,
+      taskId: task.id,
+      configId: config.id,
+      url: config.url,
+      ...notificationRequest(config, event, task, eventId),
+    }));
+  });
+}
+
 export class PushNotificationService {
   readonly counters: PushCounters = { delivered: 0, failed: 0, retried: 0 };
   private readonly store: PushStore;
   private readonly guard: WebhookGuard;
   private readonly settings: Required<
-    Omit<PushServiceOptions, 'allowPrivate' | 'allowNetworks' | 'requireHttps' | 'resolver'>
+    Omit<PushServiceOptions, 'allowPrivate' | 'allowNetworks' | 'requireHttps' | 'resolver' | 'readChange'>
   >;
+  /** A marked change's deliveries, for webhooks `configs` (see `changed`). */
+  private readonly markedDeliveries: (change: string, configs: PushConfigRecord[]) => NewDelivery[];
   /** In-flight attempts by config queue (at most one per config). */
   private readonly inFlight = new Map<string, Promise<void>>();
   /**
@@ -103,6 +137,10 @@ export class PushNotificationService {
   private pumpQueued = false;
   /** Looks at the outbox run one after another: two at once would start the same delivery twice. */
   private pumps: Promise<void> = Promise.resolve();
+  /** Tasks whose marked changes this turn's lookup queues (see `changed`). */
+  private markedLookups: Set<string> | undefined;
+  /** When the pump last queued the changes other replicas marked and left (ms since the epoch). */
+  private leftoversAt = 0;
 
   constructor(store: PushStore, options: PushServiceOptions = {}) {
     this.store = store;
@@ -116,6 +154,13 @@ export class PushNotificationService {
       maxRedirects: options.maxRedirects ?? 3,
       sharedPollMs: options.sharedPollMs ?? 10_000,
       log: options.log ?? console.warn,
+    };
+    const { readChange } = options;
+    if (store.marksChanges && !readChange) throw new Error('a push store that marks changes needs readChange');
+    this.markedDeliveries = (change, configs) => {
+      if (configs.length === 0) return [];
+      const { task, events } = readChange!(change);
+      return deliveriesOf(task, events, configs);
     };
   }
 
@@ -197,18 +242,38 @@ export class PushNotificationService {
   }
 
   private async enqueue(task: Task, events: readonly StreamResponse[], configs: PushConfigRecord[]): Promise<void> {
-    const deliveries = events.flatMap((event) => {
-      const eventId = randomUUID();
-      return configs.map((config) => ({
-        eventId,
-        taskId: task.id,
-        configId: config.id,
-        url: config.url,
-        ...notificationRequest(config, event, task, eventId),
-      }));
-    });
-    await this.store.enqueue(deliveries, Date.now());
+    await this.store.enqueue(deliveriesOf(task, events, configs), Date.now());
     this.schedulePump();
+  }
+
+  /**
+   * A change of a task the engine committed, as `notify` takes it. On a store that marks such changes as it commits
+   * them (PostgreSQL), their notifications are queued from the marks instead, so that a replica that dies right after
+   * a commit does not lose them (another queues them: see the pump); the lookups of one turn go as one.
+   */
+  changed(task: Task, events: readonly StreamResponse[]): Promise<void> {
+    if (!this.store.marksChanges) return this.notify(task, events);
+    if (events.length === 0) return Promise.resolve();
+    if (!this.markedLookups) {
+      const lookups = new Set<string>();
+      this.markedLookups = lookups;
+      setImmediate(() => {
+        this.markedLookups = undefined;
+        void this.queueMarked({ taskIds: [...lookups] });
+      });
+    }
+    this.markedLookups.add(task.id);
+    return Promise.resolve();
+  }
+
+  /** Queues the notifications of marked changes; a failure leaves the marks, for the next look to try again. */
+  private async queueMarked(scope: { taskIds: readonly string[] } | { olderThanMs: number }): Promise<void> {
+    try {
+      const queued = await this.store.queueMarked(scope, this.markedDeliveries, Date.now());
+      if (queued > 0) this.schedulePump();
+    } catch (error) {
+      this.settings.log(`[push] queueing notifications of committed changes: ${String(error)}`);
+    }
   }
 
   /** Starts delivering, beginning with whatever the outbox holds from before. */
@@ -281,6 +346,12 @@ export class PushNotificationService {
           });
         this.inFlight.set(queue, attempt);
       }
+    }
+    // Changes a replica committed and marked but did not live to queue (nor anyone since): queued here, at most once
+    // per poll. Their notifications then go out with the next look.
+    if (this.store.marksChanges && now - this.leftoversAt >= this.settings.sharedPollMs) {
+      this.leftoversAt = now;
+      await this.queueMarked({ olderThanMs: MARKED_LEFTOVER_MS });
     }
     // Deliveries due now but not started wait for an attempt to end, which pumps again; the timer is for later ones,
     // and on a shared outbox for what other replicas leave.

@@ -69,6 +69,25 @@ export interface PushStore {
   /** Writes the deliveries in one transaction, due at `nowMs`; committed when it returns. */
   enqueue(deliveries: NewDelivery[], nowMs: number): Promise<void>;
   /**
+   * Whether the task store marks each change of a task with a webhook in the transaction that commits it (PostgreSQL,
+   * in the change feed), for `queueMarked` to turn into deliveries: then a replica that dies right after a commit
+   * leaves its notifications to whichever looks next. Otherwise the change's notifications are queued once it is
+   * committed (`enqueue`).
+   */
+  readonly marksChanges: boolean;
+  /**
+   * Turns marked changes into deliveries, due at `nowMs`, and clears their marks, in one transaction: each change's
+   * notifications are queued once, whoever asks, and a task's in the order of its changes. `scope`: the changes of
+   * these tasks, or those of any task marked at least `olderThanMs` ago (and with them, their tasks' later ones).
+   * `build` makes a change's deliveries (the change as the feed holds it) for the task's configs. Returns how many
+   * deliveries were queued; a store that marks nothing returns 0.
+   */
+  queueMarked(
+    scope: { taskIds: readonly string[] } | { olderThanMs: number },
+    build: (change: string, configs: PushConfigRecord[]) => NewDelivery[],
+    nowMs: number,
+  ): Promise<number>;
+  /**
    * Pending deliveries due at `nowMs` that are first in their config's queue (a config's deliveries go out one at a
    * time, in order), oldest first. A store shared by replicas claims what it returns (no other replica gets it until
    * the claim runs out), so the caller records an outcome for each.

@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StreamResponse, Task } from '@a2a-js/sdk';
+import { StreamResponse, Task, TaskState } from '@a2a-js/sdk';
 import { PushConfigError, PushNotificationService, type PushServiceOptions } from '../../src/push/push-service.ts';
 import { WebhookGuard, WebhookRefusedError, type ResolvedAddress } from '../../src/push/webhook-guard.ts';
 import { SqlitePushStore } from '../../src/store/sqlite/push-store.ts';
-import type { PushStore } from '../../src/store/push-store.ts';
+import type { PushConfigRecord, PushStore } from '../../src/store/push-store.ts';
+import { decodeChange, encodeChange } from '../../src/bridge/replica-messages.ts';
 import { PostgresPushStore } from '../../src/store/postgres/push-store.ts';
 import { openStores } from '../../src/store/open-stores.ts';
 import { createTestDatabase, postgresAdminUrl } from '../support/postgres.ts';
@@ -341,6 +342,9 @@ describe('push notification delivery', () => {
 });
 
 describe.skipIf(postgresAdminUrl === undefined)('push notifications from an outbox shared by replicas', () => {
+  /** PostgreSQL's stores mark changes in the change feed: the service reads them as the gateway does. */
+  const SHARED: PushServiceOptions = { ...LOCAL, readChange: decodeChange };
+
   /** Replicas' push stores on one new database, with a claim of `claimMs`. */
   async function sharedOutbox(claimMs: number) {
     const database = await createTestDatabase();
@@ -357,7 +361,7 @@ describe.skipIf(postgresAdminUrl === undefined)('push notifications from an outb
     const receiver = await startReceiver(() => ({ status: 200 }));
     const stuck = await startReceiver(() => ({ status: 200, hang: true }));
     const { replica } = await sharedOutbox(30_000);
-    const { service } = serviceWith({ ...LOCAL, concurrency: 3 }, await replica());
+    const { service } = serviceWith({ ...SHARED, concurrency: 3 }, await replica());
     // Two webhooks that never answer hold two of the three attempts; the other four share the third.
     const tasks = Array.from({ length: 6 }, (_, i) => Task.fromJSON({ ...(Task.toJSON(task) as object), id: `t${i}` }));
     for (const [i, each] of tasks.entries()) {
@@ -377,9 +381,9 @@ describe.skipIf(postgresAdminUrl === undefined)('push notifications from an outb
       index === 0 ? { status: 200, hang: true } : { status: 200 },
     );
     const { replica } = await sharedOutbox(300);
-    const idle = serviceWith({ ...LOCAL, sharedPollMs: 100 }, await replica());
+    const idle = serviceWith({ ...SHARED, sharedPollMs: 100 }, await replica());
     idle.service.start(); // looks once, and finds nothing
-    const owner = serviceWith(LOCAL, await replica());
+    const owner = serviceWith(SHARED, await replica());
     await owner.service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/hook'), protocolVersion: '1.0' });
     owner.service.start();
     await owner.service.notify(task, [statusEvent, artifactEvent, statusEvent]);
@@ -389,6 +393,75 @@ describe.skipIf(postgresAdminUrl === undefined)('push notifications from an outb
     await until(async () => (await owner.store.deliveries('t1')).length === 0);
     expect(idle.service.counters.delivered).toBe(3);
   });
+  it('queues the changes a replica committed and did not live to queue: once and in order, whoever asks', async () => {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const [dead, alive] = [await openStores(database.url), await openStores(database.url)];
+    cleanups.push(
+      () => dead.close(),
+      () => alive.close(),
+    );
+    const receiver = await startReceiver();
+    const taskId = 't1';
+    await dead.tasks.insert({ agentId: 'echo', task, link: { agentAddress: 'a', lastSeq: 0, request: '{}' } });
+    await dead.push.saveConfig({
+      taskId,
+      id: 'c',
+      url: receiver.url('/hook'),
+      protocolVersion: '1.0',
+      createdAt: new Date().toISOString(),
+    });
+    // Two changes committed as the engine commits them (with their feed entries), then nothing: the replica died.
+    const working = { task, events: [statusEvent] };
+    const completed = Task.fromJSON({ ...(Task.toJSON(task) as object), status: { state: 'TASK_STATE_COMPLETED' } });
+    const ended = {
+      task: completed,
+      events: [artifactEvent, StreamResponse.fromJSON({ task: Task.toJSON(completed) })],
+    };
+    await dead.tasks.update(taskId, working.task, 1, encodeChange(working));
+    await dead.tasks.update(taskId, ended.task, 2, encodeChange(ended));
+    // A change of a task without a webhook is not marked at all.
+    await dead.tasks.insert({
+      agentId: 'echo',
+      task: { ...task, id: 't2' },
+      link: { agentAddress: 'a', lastSeq: 0, request: '{}' },
+    });
+    await dead.tasks.update('t2', { ...task, id: 't2' }, 1, encodeChange({ ...working, task: { ...task, id: 't2' } }));
+
+    // Every replica's pump and the task's next owner ask at once, several times: the three events are queued once.
+    const built: string[] = [];
+    const build = (change: string, configs: PushConfigRecord[]) =>
+      configs.map((config, index) => {
+        built.push(change);
+        return {
+          eventId: `e${built.length}`,
+          taskId,
+          configId: config.id,
+          url: config.url,
+          headers: {},
+          body: `${index}`,
+        };
+      });
+    const asks = [dead, alive, alive, dead].map((stores, i) =>
+      stores.push.queueMarked(i % 2 === 0 ? { olderThanMs: 0 } : { taskIds: [taskId, 't2'] }, build, Date.now()),
+    );
+    expect((await Promise.all(asks)).reduce((sum, queued) => sum + queued, 0)).toBe(2);
+    expect(built.map((change) => decodeChange(change).task.status?.state)).toEqual([
+      TaskState.TASK_STATE_WORKING,
+      TaskState.TASK_STATE_COMPLETED,
+    ]);
+    expect((await alive.push.deliveries(taskId)).map((delivery) => delivery.eventId)).toEqual(['e1', 'e2']);
+    expect(await alive.push.queueMarked({ olderThanMs: 0 }, build, Date.now())).toBe(0);
+
+    // Through the service, a replica that has nothing of its own to do queues and delivers what was left.
+    await dead.tasks.update(taskId, completed, 3, encodeChange(ended));
+    const { service } = serviceWith({ ...SHARED, sharedPollMs: 100 }, alive.push);
+    service.start();
+    await until(() => receiver.received.length === 4, 20_000);
+    const bodies = receiver.received.slice(2).map((request) => JSON.parse(request.body) as Record<string, unknown>);
+    expect(Object.keys(bodies[0]!)).toEqual(['artifactUpdate']);
+    expect(Object.keys(bodies[1]!)).toEqual(['task']);
+  }, 40_000);
 });
 
 describe('push notification SSRF protection', () => {

@@ -173,4 +173,14 @@ CREATE INDEX tasks_by_owner_status_ts ON tasks (agent_id, owner, status_ts, id) 
     // type changes in place, rewriting the table once: writes to tasks wait for it at the first start of this version.
     sql: `ALTER TABLE tasks ALTER COLUMN last_seq TYPE bigint;`,
   },
+  {
+    version: 7,
+    name: 'changes of tasks with webhooks marked until their notifications are queued',
+    // A change is marked in the transaction that commits it when its task has a webhook, and the mark is cleared in
+    // the one that queues its notifications (push-store.ts, queueMarked): a replica that dies between the two leaves
+    // the mark, for whichever replica looks next. The index holds only marked rows, which live for milliseconds.
+    sql: `
+ALTER TABLE task_changes ADD COLUMN unqueued boolean NOT NULL DEFAULT false;
+CREATE INDEX task_changes_unqueued ON task_changes (task_id, id) WHERE unqueued;`,
+  },
 ];

@@ -88,21 +88,49 @@ export class PostgresPushStore implements PushStore {
 
   async enqueue(deliveries: NewDelivery[], nowMs: number): Promise<void> {
     if (deliveries.length === 0) return;
-    const createdAt = new Date(nowMs).toISOString();
-    const rows = deliveries.map((delivery) => ({
-      event_id: delivery.eventId,
-      task_id: delivery.taskId,
-      config_id: delivery.configId,
-      url: delivery.url,
-      headers: JSON.stringify(delivery.headers),
-      body: delivery.body,
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: nowMs,
-      created_at: createdAt,
-    }));
     // One statement: all of them or none.
-    await this.sql`INSERT INTO push_outbox ${this.sql(rows)}`;
+    await this.sql`INSERT INTO push_outbox ${this.sql(outboxRows(deliveries, nowMs))}`;
+  }
+
+  /** The task store marks the feed entry of every change of a task with a webhook (task-store.ts, `#write`). */
+  readonly marksChanges = true;
+
+  async queueMarked(
+    scope: { taskIds: readonly string[] } | { olderThanMs: number },
+    build: (change: string, configs: PushConfigRecord[]) => NewDelivery[],
+    nowMs: number,
+  ): Promise<number> {
+    const sql = this.sql;
+    // A look outside any transaction first: nearly always, nothing is marked.
+    const marked = await sql<{ task_id: string }[]>`
+      SELECT DISTINCT task_id FROM task_changes WHERE unqueued AND ${
+        'taskIds' in scope
+          ? sql`task_id = ANY(${scope.taskIds as string[]}::text[])`
+          : sql`created_at < now() - ${`${scope.olderThanMs} milliseconds`}::interval`
+      }`;
+    if (marked.length === 0) return 0;
+    const taskIds = marked.map((row) => row.task_id);
+    return sql.begin(async (tx) => {
+      // Every marked change of these tasks, in order, locked: another replica queuing the same changes waits, then
+      // finds them cleared. Locked in id order by everyone, so no two transactions wait for each other.
+      const changes = await tx<{ id: string; task_id: string; change: string }[]>`
+        SELECT id, task_id, change FROM task_changes WHERE unqueued AND task_id = ANY(${taskIds}::text[])
+        ORDER BY id FOR UPDATE`;
+      if (changes.length === 0) return 0;
+      const configs = (
+        await tx<ConfigRow[]>`
+          SELECT * FROM push_configs WHERE task_id = ANY(${taskIds}::text[]) ORDER BY created_at, config_id`
+      ).map(configFromRow);
+      const deliveries = changes.flatMap((row) =>
+        build(
+          row.change,
+          configs.filter((config) => config.taskId === row.task_id),
+        ),
+      );
+      if (deliveries.length > 0) await tx`INSERT INTO push_outbox ${tx(outboxRows(deliveries, nowMs))}`;
+      await tx`UPDATE task_changes SET unqueued = false WHERE id = ANY(${changes.map((row) => row.id)}::int8[])`;
+      return deliveries.length;
+    });
   }
 
   async due(nowMs: number, limit: number): Promise<OutboxDelivery[]> {
@@ -148,4 +176,21 @@ export class PostgresPushStore implements PushStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** New deliveries' rows, pending and due at `nowMs`. */
+function outboxRows(deliveries: NewDelivery[], nowMs: number) {
+  const createdAt = new Date(nowMs).toISOString();
+  return deliveries.map((delivery) => ({
+    event_id: delivery.eventId,
+    task_id: delivery.taskId,
+    config_id: delivery.configId,
+    url: delivery.url,
+    headers: JSON.stringify(delivery.headers),
+    body: delivery.body,
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: nowMs,
+    created_at: createdAt,
+  }));
 }

@@ -386,7 +386,8 @@ export class PostgresReplicaStore implements ReplicaStore {
     if (Date.now() - this.#sweptAt < SWEEP_EVERY_MS) return;
     this.#sweptAt = Date.now();
     const before = new Date(Date.now() - KEEP_FEED_MS);
-    await this.#sql`DELETE FROM task_changes WHERE created_at < ${before}`;
+    // A change still marked for its notifications stays until they are queued (push-store.ts, queueMarked).
+    await this.#sql`DELETE FROM task_changes WHERE created_at < ${before} AND NOT unqueued`;
     // Whoever asked has stopped waiting for an older command, answered or not.
     await this.#sql`DELETE FROM task_commands WHERE created_at < ${before}`;
   }

@@ -271,8 +271,9 @@ export class PostgresTaskStore implements TaskStore {
     // same batch touches (a task's writes coalesce into its insert). The fence: a row whose epoch moved on (another
     // replica took the task over) is not written, nor are its feed entries (those of tasks inserted here need none);
     // a terminal write ends this replica's lease. A task that ended keeps no request: it will never be resent (as in
-    // the SQLite store), whether it ends in this write or ended before a late one. The notifications (one per hundred
-    // tasks) go out once it commits.
+    // the SQLite store), whether it ends in this write or ended before a late one. A feed entry of a task with a
+    // webhook is marked `unqueued`, so that its notifications are queued even if this replica dies right after the
+    // commit (push-store.ts, queueMarked). The notifications (one per hundred tasks) go out once it commits.
     const written = await sql<{ id: string | null }[]>`
       WITH added AS (
         ${inserts.length > 0 ? sql`INSERT INTO tasks ${sql(inserts)} RETURNING id` : sql`SELECT NULL::text AS id WHERE false`}
@@ -289,8 +290,9 @@ export class PostgresTaskStore implements TaskStore {
         WHERE t.id = u.id AND (u.epoch IS NULL OR t.lease_epoch = u.epoch)
         RETURNING t.id, t.state
       ), fed AS (
-        INSERT INTO task_changes (task_id, change)
-        SELECT f.id, f.change FROM unnest(${feed.id}::text[], ${feed.change}::text[]) WITH ORDINALITY AS f(id, change, n)
+        INSERT INTO task_changes (task_id, change, unqueued)
+        SELECT f.id, f.change, EXISTS (SELECT 1 FROM push_configs c WHERE c.task_id = f.id)
+        FROM unnest(${feed.id}::text[], ${feed.change}::text[]) WITH ORDINALITY AS f(id, change, n)
         WHERE f.id IN (SELECT id FROM written) OR NOT (f.id = ANY(${updates.id}::text[]))
         ORDER BY f.n
       ), ended AS (

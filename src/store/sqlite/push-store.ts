@@ -158,6 +158,13 @@ export class SqlitePushStore implements PushStore {
     });
   }
 
+  /** A SQLite file has one gateway, whose changes' notifications are queued right after their commit. */
+  readonly marksChanges = false;
+
+  async queueMarked(): Promise<number> {
+    return 0;
+  }
+
   async due(nowMs: number, limit: number): Promise<OutboxDelivery[]> {
     return (this.prepare(DUE_SQL).all(nowMs, limit) as unknown as OutboxRow[]).map(deliveryFromRow);
   }
