@@ -11,6 +11,7 @@ import { AGENT_ID_PATTERN, LezAmount } from '../logos/card.ts';
 import { PROTOCOL_PROFILES } from '../lez/protocol-profile.ts';
 import { CARD_POLICIES, DEFAULT_MAX_CONCURRENT, DEFAULT_RATE_LIMIT_WINDOW_MS } from '../publish/publish-settings.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
+import { DEFAULT_MAX_AGENTS } from '../logos/announcement-rate.ts';
 import {
   ANY_NETWORK_NAMES,
   FLEET_MAX_MESSAGE_BYTES,
@@ -444,6 +445,11 @@ export const GatewayConfig = z
     allowUnverifiedAgents: flag.default(false),
     /** An agent not heard on the discovery topic for this long is listed as offline. */
     offlineAfterMs: z.coerce.number().int().positive().default(90_000),
+    /**
+     * Agents heard on the network the directory holds at most (the gateway's own not counted): anyone can announce
+     * under fresh keys, so a new agent is refused once it is full, and the agents it lists keep their place.
+     */
+    maxAgents: z.coerce.number().int().positive().default(DEFAULT_MAX_AGENTS),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     discoveryTopic: z
       .string()
@@ -544,6 +550,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_DISCOVERY_TOPIC: 'discoveryTopic',
   LOGOS_A2A_ADMIN_TOKEN: 'adminToken',
   LOGOS_A2A_OFFLINE_AFTER_MS: 'offlineAfterMs',
+  LOGOS_A2A_MAX_AGENTS: 'maxAgents',
   LOGOS_A2A_CARD_KEY_FILE: 'cardSigningKeyFile',
   LOGOS_A2A_CARD_SHAPE: 'cardShape',
   LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',

@@ -284,10 +284,11 @@ async function open(
   // A peer binding's agent is reached on its network's node, at a content topic of its binding.
   const peerAddress = peerAddressRule(config.networks);
   // Pilot's identity and pins, kept in the data folder, made only when a pilot agent is first heard (or loaded).
-  const peers = peerContext(dataFolderOf(config));
+  const peers = peerContext(dataFolderOf(config), config.maxAgents);
   const directory = new AgentDirectory({
     store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
+    maxAgents: config.maxAgents,
     allowUnverified: config.allowUnverifiedAgents,
     reaches: (address) => network.reaches(address) || peerAddress(address),
     // A stored peer card is verified again as this run configures its network (its card keys, pilot's pins).

@@ -4,6 +4,13 @@
  * cut off before any signature is checked (the costly part), and counted as `flood`.
  */
 
+/**
+ * The default bound on the agents heard on the network that the gateway keeps (the directory's `maxAgents`, and
+ * pilot's first-contact pins): fresh addresses cost an announcer nothing, so what they make the gateway hold is
+ * bounded in number as well as in rate.
+ */
+export const DEFAULT_MAX_AGENTS = 10_000;
+
 /** Announcements an address may have in `FLOOD_WINDOW_MS` (an honest agent makes one every 30 s). */
 export const FLOOD_LIMIT = 10;
 export const FLOOD_WINDOW_MS = 60_000;

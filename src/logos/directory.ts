@@ -17,6 +17,10 @@
  * binding's card likewise, with its binding's scheme on the network it was heard on (peer-card-reading.ts, `readPeer`):
  * one that no longer verifies (a key no longer configured, a pilot pin that changed) is left out and logged, and so
  * is one an earlier version kept only as mapped, which nothing can verify again.
+ *
+ * Anyone can announce under any number of fresh keys, so the agents heard on the network are bounded (`maxAgents`):
+ * once the directory holds that many, a card of an id it does not know is refused (`full`), while the agents it
+ * holds keep updating. The agents it lists first keep their place; an operator raises the bound.
  */
 import type { DirectoryStore } from '../store/directory-store.ts';
 import { callableCard, LogosAgentCard, logosAddressOf } from './card.ts';
@@ -24,6 +28,7 @@ import type { UnverifiedLogosCard, VerifiedLogosCard } from './card-signature.ts
 import { readAnnouncedCard } from './card-reading.ts';
 import type { PeerCardReading, PeerCardStanding, StoredPeerCard } from './peer-card-reading.ts';
 import { dialectOf, type Dialect } from './seed-dialect.ts';
+import { DEFAULT_MAX_AGENTS } from './announcement-rate.ts';
 
 export interface DirectoryEntry {
   readonly id: string;
@@ -50,6 +55,11 @@ const TOUCH_WRITE_EVERY_MS = 10_000;
 
 export class AgentDirectory {
   private readonly entries = new Map<string, DirectoryEntry>();
+  /** The ids of the entries at each address, in the order they were listed: a task's binding is looked up by it. */
+  private readonly idsAt = new Map<string, string[]>();
+  /** The gateway's own agents (`registerOwn`): not counted against `maxAgents`. */
+  private readonly own = new Set<string>();
+  private readonly maxAgents: number;
   private readonly cardJson = new Map<string, string>();
   private readonly seen = new Map<string, Date>();
   private readonly seenWritten = new Map<string, number>();
@@ -71,6 +81,8 @@ export class AgentDirectory {
     options: {
       store?: DirectoryStore;
       offlineAfterMs?: number;
+      /** Agents heard on the network kept at most (see `full`). Default DEFAULT_MAX_AGENTS. */
+      maxAgents?: number;
       allowUnverified?: boolean;
       /** Whether the transport can reach an address (network.ts `reaches`); default: every address. */
       reaches?: (address: string) => boolean;
@@ -82,6 +94,7 @@ export class AgentDirectory {
     this.store = options.store;
     this.reaches = options.reaches ?? (() => true);
     this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
+    this.maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
     this.acceptsUnverified = options.allowUnverified ?? false;
     this.log = options.log ?? console.warn;
     this.readPeer = options.readPeer;
@@ -89,7 +102,13 @@ export class AgentDirectory {
 
   /** Reads the agents known from earlier runs: they are served at once, as offline until heard again. */
   async load(): Promise<void> {
+    let over = 0;
     for (const stored of (await this.store?.all()) ?? []) {
+      // Kept by a run with a higher bound: the rest are not served (the store keeps them, for a higher bound again).
+      if (this.entries.size >= this.maxAgents) {
+        over++;
+        continue;
+      }
       const json = JSON.parse(stored.cardJson) as unknown;
       const unverified = isStoredUnverified(json) ? json.unverified : undefined;
       // Kept from a run that allowed unverified agents, by one that does not: not served.
@@ -116,12 +135,14 @@ export class AgentDirectory {
         ...(peerVerified ? { peerVerified } : {}),
         ...(unverified ? { unverified } : {}),
       };
-      this.entries.set(entry.id, entry);
+      this.list(entry);
       if (peerVerified) this.pinPeerKey(address, peerVerified.signingKey);
       this.cardJson.set(entry.id, JSON.stringify(verified?.signedCard ?? peerVerified?.signedCard ?? card));
       this.seen.set(entry.id, new Date(stored.lastSeenAt));
       this.seenWritten.set(entry.id, Date.parse(stored.lastSeenAt));
     }
+    if (over > 0)
+      this.log(`[directory] ${over} stored agent(s) left out: the directory holds at most ${this.maxAgents}`);
   }
 
   /**
@@ -171,8 +192,9 @@ export class AgentDirectory {
    * Adds or refreshes an agent; returns its entry (the existing one when the card did not change), or undefined
    * when the id is not the card's to take: another address holds it (the first agent to claim an id keeps it, except
    * that a verified card takes it from an unverified one), or the card is unverified and the id's holder is not, or
-   * unverified cards are not allowed. `standing` is what `admitLogosCard` said of the card, or what verified a peer
-   * binding's card (peer-card-reading.ts); absent: an in-process agent, or a card the caller vouches for.
+   * unverified cards are not allowed, or the directory is `full`. `standing` is what `admitLogosCard` said of the
+   * card, or what verified a peer binding's card (peer-card-reading.ts); absent: an in-process agent, or a card the
+   * caller vouches for.
    */
   register(
     card: LogosAgentCard,
@@ -191,6 +213,7 @@ export class AgentDirectory {
       existing = undefined; // verified always wins: the unverified holder loses the id
     }
     if (peerVerified && this.anotherKeyAt(logosAddressOf(card), peerVerified.signingKey)) return undefined;
+    if (!existing && this.full(card.id)) return undefined;
     this.seen.set(card.id, at);
     if (existing && this.cardJson.get(card.id) === json) {
       if (at.getTime() - (this.seenWritten.get(card.id) ?? 0) >= TOUCH_WRITE_EVERY_MS) {
@@ -208,7 +231,7 @@ export class AgentDirectory {
       ...(peerVerified ? { peerVerified } : {}),
       ...(unverified ? { unverified } : {}),
     };
-    this.entries.set(card.id, entry);
+    this.list(entry);
     if (peerVerified) this.pinPeerKey(entry.address, peerVerified.signingKey);
     this.cardJson.set(card.id, json);
     // A verified card as signed, so that the next start can verify it again (`load`).
@@ -237,10 +260,46 @@ export class AgentDirectory {
   registerOwn(card: LogosAgentCard, standing?: VerifiedLogosCard): DirectoryEntry {
     const existing = this.entries.get(card.id);
     if (existing && existing.address !== logosAddressOf(card)) {
-      this.entries.delete(card.id);
+      this.unlist(existing);
       this.cardJson.delete(card.id);
     }
+    this.own.add(card.id);
     return this.register(card, new Date(), standing)!;
+  }
+
+  /**
+   * Whether a card of `id` would be refused for want of room: the directory does not know it and holds `maxAgents`
+   * agents heard on the network already. The gateway's own agents always have room.
+   */
+  full(id: string): boolean {
+    return !this.entries.has(id) && !this.own.has(id) && this.entries.size - this.own.size >= this.maxAgents;
+  }
+
+  /** What a card refused for want of room is told (`full`). */
+  fullMessage(): string {
+    return `the directory holds ${this.maxAgents} agents, its most (maxAgents): the agents it lists keep their place`;
+  }
+
+  /** Sets an entry in place of the one with its id, if any, which keeps its place in the order of listing. */
+  private list(entry: DirectoryEntry): void {
+    const replaced = this.entries.get(entry.id);
+    this.entries.set(entry.id, entry);
+    if (replaced?.address === entry.address) return;
+    if (replaced) this.unlistAddress(replaced);
+    const ids = this.idsAt.get(entry.address);
+    if (ids) ids.push(entry.id);
+    else this.idsAt.set(entry.address, [entry.id]);
+  }
+
+  private unlist(entry: DirectoryEntry): void {
+    this.entries.delete(entry.id);
+    this.unlistAddress(entry);
+  }
+
+  private unlistAddress(entry: DirectoryEntry): void {
+    const ids = this.idsAt.get(entry.address)?.filter((id) => id !== entry.id);
+    if (ids?.length) this.idsAt.set(entry.address, ids);
+    else this.idsAt.delete(entry.address);
   }
 
   /**
@@ -260,9 +319,8 @@ export class AgentDirectory {
 
   /** The network of the agent at `address` (its card's interface); undefined for the gateway's own network. */
   networkAt(address: string): string | undefined {
-    for (const entry of this.entries.values())
-      if (entry.address === address) return entry.card.agentInterfaces[0]!.network;
-    return undefined;
+    const first = this.idsAt.get(address)?.[0];
+    return first === undefined ? undefined : this.entries.get(first)!.card.agentInterfaces[0]!.network;
   }
 
   /**
@@ -273,8 +331,8 @@ export class AgentDirectory {
   dialectAt(address: string, agentId?: string): Dialect {
     const named = agentId === undefined ? undefined : this.entries.get(agentId);
     if (named?.address === address) return dialectOf(named.card);
-    for (const entry of this.entries.values()) if (entry.address === address) return dialectOf(entry.card);
-    return 'binding';
+    const first = this.idsAt.get(address)?.[0];
+    return first === undefined ? 'binding' : dialectOf(this.entries.get(first)!.card);
   }
 
   get(id: string): DirectoryEntry | undefined {

@@ -26,6 +26,8 @@ export interface DiscoveryCounters {
   stale: number;
   /** Over the per-address rate (announcement-rate.ts): a flood is cut off before any work is done on it. */
   flood: number;
+  /** A new agent while the directory holds its most (`maxAgents`): the agents it lists keep their place. */
+  directoryFull: number;
 }
 
 /** Why an announcement was dropped: the counter it adds to, and the `reason` label of its metric. */
@@ -47,6 +49,7 @@ export class DiscoveryDrops {
     badAddress: 0,
     stale: 0,
     flood: 0,
+    directoryFull: 0,
   };
   /** Per agent: the reason its last logged drop had; forgotten once a card of it is accepted. */
   readonly #logged = new Map<string, DropReason>();

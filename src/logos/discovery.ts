@@ -85,6 +85,11 @@ export class DiscoveryListener {
       this.drops.drop('flood', agent, `more than ${FLOOD_LIMIT} announcements in ${FLOOD_WINDOW_MS / 1000} s`);
       return;
     }
+    // No room for an agent the directory does not know: refused before the costly part too.
+    if (claimed.ok && this.directory.full(claimed.card.id)) {
+      this.drops.drop('directoryFull', agent, this.directory.fullMessage());
+      return;
+    }
     const verified = admitClaimedCard(json, claimed, (address) => this.directory.reaches(address));
     if (!verified.ok) {
       this.drops.drop(DROP_REASONS[verified.reason], agent, verified.message);
@@ -125,7 +130,8 @@ export class DiscoveryListener {
       return;
     }
     if (!this.directory.register(card, new Date(), verified)) {
-      this.drops.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(card.id)}`);
+      if (this.directory.full(card.id)) this.drops.drop('directoryFull', agent, this.directory.fullMessage());
+      else this.drops.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(card.id)}`);
       return;
     }
     this.drops.accept(agent);

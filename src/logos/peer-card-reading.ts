@@ -40,6 +40,7 @@ const DROP_REASONS: Record<PeerCardRejection, DropReason> = {
   'bad-signature': 'badSignature',
   'key-mismatch': 'badSignature',
   'pin-mismatch': 'badSignature',
+  full: 'directoryFull',
   'unknown-key': 'unverified',
   'not-callable': 'badAddress',
 };

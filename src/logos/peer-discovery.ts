@@ -90,6 +90,10 @@ export class PeerDiscovery {
       return;
     }
     if (!this.#directory.register(read.card, new Date(), read.standing)) {
+      if (this.#directory.full(read.card.id)) {
+        this.#drops.drop('directoryFull', agent, this.#directory.fullMessage());
+        return;
+      }
       const address = logosAddressOf(read.card);
       const message = this.#directory.anotherKeyAt(address, read.standing.signingKey)
         ? `a card signed by another key holds the address ${address.slice(0, 128)}: its first key is pinned`

@@ -227,3 +227,62 @@ describe('peer binding cards in the directory', () => {
     await store.close();
   });
 });
+
+describe('the bound on agents heard on the network', () => {
+  it('refuses a new agent once full, while the agents it lists keep updating and the gateway’s own always fit', () => {
+    const directory = new AgentDirectory({ maxAgents: 2 });
+    const [a, b, c] = [verified('agent:a', 'a'), verified('agent:b', 'b'), verified('agent:c', 'c')];
+    expect(directory.register(a.card, new Date(), a)).toBeDefined();
+    expect(directory.full('c')).toBe(false);
+    expect(directory.register(b.card, new Date(), b)).toBeDefined();
+    expect(directory.full('c')).toBe(true);
+    expect(directory.full('a')).toBe(false);
+    expect(directory.register(c.card, new Date(), c)).toBeUndefined();
+    expect(directory.get('c')).toBeUndefined();
+    // A listed agent's new card is taken.
+    const renamed = verified('agent:a', 'a');
+    const changed = { ...renamed.card, name: 'renamed' };
+    expect(directory.register(changed)?.card.name).toBe('renamed');
+    // The operator's own agents are not counted, and never refused.
+    expect(directory.registerOwn(minimalCard({ id: 'own' })).id).toBe('own');
+    expect(directory.all().map((entry) => entry.id)).toEqual(['a', 'b', 'own']);
+    expect(directory.full('c')).toBe(true);
+  });
+
+  it('finds the binding of a task’s address by its index, as before by the order of listing', () => {
+    const directory = new AgentDirectory({ allowUnverified: true });
+    directory.register(
+      minimalCard({ id: 'ours', agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:s' }] }),
+    );
+    const admitted = admitLogosCard(seedCard('agent:s')) as UnverifiedLogosCard;
+    directory.register(admitted.card, new Date(), admitted);
+    expect(directory.dialectAt('agent:s')).toBe('binding');
+    expect(directory.dialectAt('agent:s', admitted.card.id)).toBe('seed');
+    expect(directory.dialectAt('agent:nowhere')).toBe('binding');
+    expect(directory.networkAt('agent:nowhere')).toBeUndefined();
+    // The first agent there moves to another address: the seed card is the first at agent:s now.
+    directory.registerOwn(
+      minimalCard({ id: 'ours', agentInterfaces: [{ type: 'logos-messaging', version: '1', address: 'agent:t' }] }),
+    );
+    expect(directory.dialectAt('agent:s')).toBe('seed');
+    expect(directory.dialectAt('agent:t')).toBe('binding');
+  });
+
+  it('loads no more stored agents than it holds, and says how many it left out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
+    dirs.push(dir);
+    const store = new SqliteDirectoryStore(join(dir, 'directory.db'));
+    const first = new AgentDirectory({ store });
+    for (const id of ['a', 'b', 'c']) {
+      const card = verified(`agent:${id}`, id);
+      first.register(card.card, new Date(), card);
+    }
+    await first.flush();
+    const logs: string[] = [];
+    const smaller = new AgentDirectory({ store, maxAgents: 2, log: (line) => logs.push(line) });
+    await smaller.load();
+    expect(smaller.all()).toHaveLength(2);
+    expect(logs.join('\n')).toContain('1 stored agent(s) left out: the directory holds at most 2');
+    await store.close();
+  });
+});

@@ -1,7 +1,9 @@
 /** Agents announce their cards on the discovery topic; the gateway serves every agent it hears, bound to its owner. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogosAgent } from '../../src/logos/agent-runtime.ts';
-import { DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement } from '../../src/logos/discovery.ts';
+import { DEFAULT_DISCOVERY_TOPIC, DiscoveryListener, encodeAnnouncement } from '../../src/logos/discovery.ts';
+import { AgentDirectory } from '../../src/logos/directory.ts';
+import { MemoryNetwork } from '../../src/logos/transports/memory.ts';
 import { readAnnouncedCard } from '../../src/logos/card-reading.ts';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { addressFromPublicKey, proveAddress } from '../../src/logos/transports/waku/identity.ts';
@@ -181,6 +183,38 @@ describe('discovery', () => {
     const flood = card('flooder', 'agent:flooder');
     for (let i = 0; i < 25; i++) await flooder.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(flood));
     await eventually(() => (bed.gateway.discovery.counters.flood === before.flood + 15 ? true : undefined));
+  });
+
+  it('a full directory refuses new agents before checking their signatures, and keeps updating the ones it lists', async () => {
+    const network = new MemoryNetwork();
+    const gatewayNode = network.node('gateway:bounded');
+    const directory = new AgentDirectory({ maxAgents: 1, log: () => undefined });
+    const listener = new DiscoveryListener(gatewayNode, directory);
+    await gatewayNode.start();
+    listener.start();
+    const announcer = network.node('agent:bounded');
+    await announcer.start();
+    try {
+      const key = randomBytes(32);
+      await announcer.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('first', 'agent:first', key)));
+      await eventually(() => directory.get('first'));
+      await announcer.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(card('second', 'agent:second')));
+      // A forged card of a new agent costs no signature check: it is refused for want of room first.
+      const forged = { ...card('third', 'agent:third'), name: 'tampered after signing' };
+      await announcer.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(forged));
+      await eventually(() => (listener.counters.directoryFull === 2 ? true : undefined));
+      expect(listener.counters.badSignature).toBe(0);
+      expect(directory.get('second')).toBeUndefined();
+      // The listed agent's newer card is taken.
+      const later = new Date(Date.now() + 60_000).toISOString();
+      const renamed = card('first', 'agent:first', key, later);
+      await announcer.publish(DEFAULT_DISCOVERY_TOPIC, encodeAnnouncement(renamed));
+      await eventually(() => (directory.get('first')?.card['x-issued-at'] === later ? true : undefined));
+    } finally {
+      listener.stop();
+      await announcer.stop();
+      await gatewayNode.stop();
+    }
   });
 
   it('an unchanged re-announcement keeps the card’s ETag and Last-Modified', async () => {

@@ -77,7 +77,12 @@ export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
       const verified = verifyPilotCard(json, (npk) => pins.keyOf(npk));
       if (!verified.ok || !verified.pin) return verified;
       const inbox = verified.card.agentInterfaces[0]!.address;
-      if (pins.pin(verified.pin.npk, verified.pin.signingKey, inbox)) return verified;
+      const pinned = pins.pin(verified.pin.npk, verified.pin.signingKey, inbox);
+      if (pinned === 'pinned') return verified;
+      if (pinned === 'full') {
+        const message = 'the gateway pins pilot identities up to its most agents (maxAgents), and holds that many';
+        return { ok: false, reason: 'full', message };
+      }
       const message = `another identity's key is pinned at the inbox ${inbox.slice(0, 80)}`;
       return { ok: false, reason: 'pin-mismatch', message };
     },

@@ -9,13 +9,14 @@ import { freshPilotIdentity, loadOrCreatePilotIdentity } from './pilot/identity.
 import { PilotPins } from './pilot/pins.ts';
 import type { PeerContext } from './peer-bindings.ts';
 
-export function peerContext(dataFolder: string | undefined): PeerContext {
+/** `maxPins`: pilot identities pinned at most (the directory's bound on agents, `maxAgents`). */
+export function peerContext(dataFolder: string | undefined, maxPins?: number): PeerContext {
   let pilot: PilotSide | undefined;
   return {
     pilot: () =>
       (pilot ??= {
         identity: dataFolder ? loadOrCreatePilotIdentity(dataFolder) : freshPilotIdentity(),
-        pins: new PilotPins(dataFolder && join(dataFolder, 'pilot-pins.json')),
+        pins: new PilotPins(dataFolder && join(dataFolder, 'pilot-pins.json'), maxPins),
       }),
   };
 }

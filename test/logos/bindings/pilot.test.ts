@@ -9,6 +9,7 @@ import { verifyPilotCard } from '../../../src/logos/bindings/pilot/card.ts';
 import { PEER_BINDINGS } from '../../../src/logos/bindings/peer-bindings.ts';
 import { peerContext } from '../../../src/logos/bindings/peer-context.ts';
 import { loadOrCreatePilotIdentity } from '../../../src/logos/bindings/pilot/identity.ts';
+import { PilotPins } from '../../../src/logos/bindings/pilot/pins.ts';
 import { decrypt, encrypt } from '../../../src/logos/bindings/pilot/ecies.ts';
 import { verifyObject } from '../../../src/logos/bindings/pilot/signing.ts';
 import {
@@ -158,6 +159,36 @@ describe('pilot cards heard by the gateway', () => {
     expect(pins.keyOf(otherNpk)).toBeUndefined();
     // The victim's next card is still taken.
     expect(verify(pilotCard(victimKey, victimEnc, { description: 'again' })).ok).toBe(true);
+  });
+});
+
+describe('pilot pins', () => {
+  it('pin identities up to their bound, and keep each inbox’s key as identities move', () => {
+    const pins = new PilotPins(undefined, 2);
+    expect(pins.pin('npk-1', 'key-1', 'inbox-1')).toBe('pinned');
+    expect(pins.pin('npk-2', 'key-2', 'inbox-2')).toBe('pinned');
+    expect(pins.pin('npk-3', 'key-3', 'inbox-3')).toBe('full');
+    expect(pins.keyOf('npk-3')).toBeUndefined();
+    expect(pins.keyAt('inbox-3')).toBeUndefined();
+    // A pinned identity still updates when full.
+    expect(pins.pin('npk-1', 'key-1', 'inbox-1b')).toBe('pinned');
+    expect(pins.keyAt('inbox-1b')).toBe('key-1');
+    expect(pins.keyAt('inbox-1')).toBeUndefined();
+    expect(pins.pin('npk-3', 'key-2', 'inbox-2')).toBe('full');
+    expect(pins.pin('npk-1', 'key-1', 'inbox-2')).toBe('inbox-taken');
+  });
+
+  it('a full set of pins refuses a new pilot card as directoryFull', () => {
+    const context = peerContext(undefined, 1);
+    const verify = (card: unknown) => PEER_BINDINGS.pilot!.verifyCard(card, { cardKeys: {} }, context);
+    expect(verify(pilotCard(key(), key())).ok).toBe(true);
+    // Another identity (its own npk), with a valid card of its own.
+    const signer = key();
+    const card = pilotCard(signer, key());
+    const otherNpk = '{"nullifier_public_key":"ee","viewing_public_key":"ff"}';
+    const other = pilotCard(signer, key(), { _logos: { ...card._logos, npk: otherNpk, payout: otherNpk } });
+    expect(verify(other)).toMatchObject({ ok: false, reason: 'full' });
+    expect(context.pilot().pins.keyOf(otherNpk)).toBeUndefined();
   });
 });
 

@@ -30,6 +30,8 @@ export type PeerCardRejection =
   | 'bad-signature'
   | 'key-mismatch'
   | 'pin-mismatch'
+  /** No room for another first-contact pin (the gateway's `maxAgents`). */
+  | 'full'
   | 'unknown-key'
   /** Verified, but naming an address its agent does not listen on, or an agent that takes no tasks. */
   | 'not-callable';
