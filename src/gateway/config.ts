@@ -12,6 +12,7 @@ import { PROTOCOL_PROFILES } from '../lez/protocol-profile.ts';
 import { CARD_POLICIES, DEFAULT_MAX_CONCURRENT, DEFAULT_RATE_LIMIT_WINDOW_MS } from '../publish/publish-settings.ts';
 import { DEFAULT_DISCOVERY_TOPIC } from '../logos/discovery.ts';
 import { DEFAULT_MAX_AGENTS } from '../logos/announcement-rate.ts';
+import { DEFAULT_FORGET_AFTER_MS } from '../logos/directory.ts';
 import {
   ANY_NETWORK_NAMES,
   FLEET_MAX_MESSAGE_BYTES,
@@ -450,6 +451,11 @@ export const GatewayConfig = z
      * under fresh keys, so a new agent is refused once it is full, and the agents it lists keep their place.
      */
     maxAgents: z.coerce.number().int().positive().default(DEFAULT_MAX_AGENTS),
+    /**
+     * An agent not heard on the network for this long is forgotten: its listing, its row and its key pins, so that
+     * its room, id and address are free again (a key its agent rotated to is taken then).
+     */
+    forgetAfterMs: z.coerce.number().int().positive().default(DEFAULT_FORGET_AFTER_MS),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     discoveryTopic: z
       .string()
@@ -551,6 +557,7 @@ export const ENVIRONMENT: Record<string, keyof GatewayConfig> = {
   LOGOS_A2A_ADMIN_TOKEN: 'adminToken',
   LOGOS_A2A_OFFLINE_AFTER_MS: 'offlineAfterMs',
   LOGOS_A2A_MAX_AGENTS: 'maxAgents',
+  LOGOS_A2A_FORGET_AFTER_MS: 'forgetAfterMs',
   LOGOS_A2A_CARD_KEY_FILE: 'cardSigningKeyFile',
   LOGOS_A2A_CARD_SHAPE: 'cardShape',
   LOGOS_A2A_SHUTDOWN_GRACE_MS: 'shutdownGraceMs',

@@ -150,6 +150,9 @@ function networkSettings(config: GatewayConfig): NetworkSettings {
   return { ...transport, nodeKeyFile: defaultNodeKeyFile(transport.keyFile) };
 }
 
+/** How often the directory forgets the agents it has not heard from for `forgetAfterMs` (days, by default). */
+const FORGET_CHECK_MS = 3_600_000;
+
 /** Starts the in-process agents of the config, the engine and the HTTP server. */
 export async function startGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
   // Everything opened is closed in reverse order: by stop(), and by a start that fails halfway (a port in use, say),
@@ -289,6 +292,11 @@ async function open(
     store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
     maxAgents: config.maxAgents,
+    forgetAfterMs: config.forgetAfterMs,
+    // A pilot agent forgotten loses its first-contact pins too (made only if a pilot agent was ever heard).
+    forgotten: (entry) => {
+      if (entry.peerVerified?.binding === 'pilot') peers.pilot().pins.forgetInbox(entry.address);
+    },
     allowUnverified: config.allowUnverifiedAgents,
     reaches: (address) => network.reaches(address) || peerAddress(address),
     // A stored peer card is verified again as this run configures its network (its card keys, pilot's pins).
@@ -297,6 +305,8 @@ async function open(
   });
   onClose(() => directory.flush());
   await directory.load();
+  const forgetting = setInterval(() => directory.forgetUnheard(), FORGET_CHECK_MS).unref();
+  onClose(() => clearInterval(forgetting));
   for (const agent of [...ownAgents, ...published.agents, ...(deps.agents ?? [])]) {
     const verified = agent.signedCard ? verifyLogosCard(agent.signedCard) : undefined;
     directory.registerOwn(agent.card, verified?.ok ? verified : undefined);

@@ -20,7 +20,9 @@
  *
  * Anyone can announce under any number of fresh keys, so the agents heard on the network are bounded (`maxAgents`):
  * once the directory holds that many, a card of an id it does not know is refused (`full`), while the agents it
- * holds keep updating. The agents it lists first keep their place; an operator raises the bound.
+ * holds keep updating. The agents it lists first keep their place; an operator raises the bound. An agent not heard
+ * from for `forgetAfterMs` is forgotten (`forgetUnheard`): its entry, its row and its address's key pin go, and with
+ * them its room, so that a key its agent rotated to, or another agent, may take its id and address.
  */
 import type { DirectoryStore } from '../store/directory-store.ts';
 import { callableCard, LogosAgentCard, logosAddressOf } from './card.ts';
@@ -53,6 +55,9 @@ interface StoredUnverified {
 /** How often a last-seen time is written back: hearing an agent every few seconds must not mean a write each time. */
 const TOUCH_WRITE_EVERY_MS = 10_000;
 
+/** How long an agent may go unheard before it is forgotten: long enough for any maintenance, not for ever. */
+export const DEFAULT_FORGET_AFTER_MS = 30 * 24 * 3_600_000;
+
 export class AgentDirectory {
   private readonly entries = new Map<string, DirectoryEntry>();
   /** The ids of the entries at each address, in the order they were listed: a task's binding is looked up by it. */
@@ -60,6 +65,8 @@ export class AgentDirectory {
   /** The gateway's own agents (`registerOwn`): not counted against `maxAgents`. */
   private readonly own = new Set<string>();
   private readonly maxAgents: number;
+  private readonly forgetAfterMs: number;
+  private readonly forgotten: (entry: DirectoryEntry) => void;
   private readonly cardJson = new Map<string, string>();
   private readonly seen = new Map<string, Date>();
   private readonly seenWritten = new Map<string, number>();
@@ -83,6 +90,10 @@ export class AgentDirectory {
       offlineAfterMs?: number;
       /** Agents heard on the network kept at most (see `full`). Default DEFAULT_MAX_AGENTS. */
       maxAgents?: number;
+      /** An agent not heard from for this long is forgotten (`forgetUnheard`). Default 30 days. */
+      forgetAfterMs?: number;
+      /** Hears each agent forgotten: what is kept of it elsewhere (a peer binding's pins) goes too. */
+      forgotten?: (entry: DirectoryEntry) => void;
       allowUnverified?: boolean;
       /** Whether the transport can reach an address (network.ts `reaches`); default: every address. */
       reaches?: (address: string) => boolean;
@@ -95,6 +106,8 @@ export class AgentDirectory {
     this.reaches = options.reaches ?? (() => true);
     this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
     this.maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
+    this.forgetAfterMs = options.forgetAfterMs ?? DEFAULT_FORGET_AFTER_MS;
+    this.forgotten = options.forgotten ?? (() => undefined);
     this.acceptsUnverified = options.allowUnverified ?? false;
     this.log = options.log ?? console.warn;
     this.readPeer = options.readPeer;
@@ -143,6 +156,35 @@ export class AgentDirectory {
     }
     if (over > 0)
       this.log(`[directory] ${over} stored agent(s) left out: the directory holds at most ${this.maxAgents}`);
+    this.forgetUnheard();
+  }
+
+  /**
+   * Forgets the agents heard on the network and not since `forgetAfterMs` before `now`: their entries, their rows
+   * (unless another replica heard them since) and their addresses' key pins. The gateway's own agents stay. Returns
+   * the ids forgotten.
+   */
+  forgetUnheard(now = Date.now()): string[] {
+    const before = now - this.forgetAfterMs;
+    const unheardSince = new Date(before).toISOString();
+    const gone: string[] = [];
+    for (const entry of [...this.entries.values()]) {
+      if (this.own.has(entry.id) || (this.seen.get(entry.id)?.getTime() ?? now) >= before) continue;
+      this.unlist(entry);
+      this.cardJson.delete(entry.id);
+      this.seen.delete(entry.id);
+      this.seenWritten.delete(entry.id);
+      if (entry.peerVerified && !this.idsAt.has(entry.address)) this.peerKeys.delete(entry.address);
+      this.write((store) => store.forget(entry.id, unheardSince));
+      this.forgotten(entry);
+      gone.push(entry.id);
+    }
+    if (gone.length > 0) {
+      const days = Math.round(this.forgetAfterMs / 86_400_000);
+      const some = gone.slice(0, 10).join(', ');
+      this.log(`[directory] ${gone.length} agent(s) not heard for ${days} day(s) forgotten: ${some}`);
+    }
+    return gone;
   }
 
   /**

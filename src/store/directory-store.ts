@@ -14,6 +14,11 @@ export interface StoredAgent {
 export interface DirectoryStore {
   save(agent: StoredAgent): Promise<void>;
   touch(id: string, lastSeenAt: string): Promise<void>;
+  /**
+   * Deletes the agent's row if it was last heard before `unheardSince` (ISO 8601): a replica that heard it since keeps
+   * it, whichever forgets first.
+   */
+  forget(id: string, unheardSince: string): Promise<void>;
   all(): Promise<StoredAgent[]>;
   close(): Promise<void>;
 }

@@ -209,6 +209,47 @@ describe('peer binding cards in the directory', () => {
     expect(directory.register(updated.card, new Date(), updated.standing)?.card.description).toBe('greets, better');
   });
 
+  it('release an address’s key when its agent goes unheard for forgetAfterMs: a new key is pinned there then', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
+    dirs.push(dir);
+    const store = new SqliteDirectoryStore(join(dir, 'directory.db'));
+    const forgotten: string[] = [];
+    const day = 86_400_000;
+    const directory = new AgentDirectory({
+      store,
+      forgetAfterMs: 30 * day,
+      forgotten: (entry) => forgotten.push(entry.id),
+    });
+    const read = (card: unknown) => {
+      const result = readPeerCard(card, network, context);
+      if (!result.ok) throw new Error(result.message);
+      return result;
+    };
+    const now = Date.now();
+    const old = read(logosAgentCard());
+    directory.register(old.card, new Date(now - 31 * day), old.standing);
+    const heard = verified('agent:heard', 'heard');
+    directory.register(heard.card, new Date(now - 29 * day), heard);
+    directory.registerOwn(minimalCard({ id: 'own' }));
+    const rotated = read(logosAgentCard(undefined, { description: 'a new key' }));
+    expect(directory.register(rotated.card, new Date(now), rotated.standing)).toBeUndefined();
+    await directory.flush();
+
+    expect(directory.forgetUnheard(now)).toEqual([old.card.id]);
+    expect(forgotten).toEqual([old.card.id]);
+    expect(directory.get(old.card.id)).toBeUndefined();
+    expect(directory.get(heard.card.id)).toBeDefined();
+    await directory.flush();
+    expect((await store.all()).map((agent) => agent.id).sort()).toEqual([heard.card.id, 'own'].sort());
+    // The agent's new key is taken now, at the same id and address.
+    expect(directory.register(rotated.card, new Date(now), rotated.standing)?.card.description).toBe('a new key');
+    // A row another replica heard since is not deleted: the forget is conditional on the row's last-seen time.
+    await store.touch(heard.card.id, new Date(now).toISOString());
+    await store.forget(heard.card.id, new Date(now - 30 * day).toISOString());
+    expect((await store.all()).map((agent) => agent.id)).toContain(heard.card.id);
+    await store.close();
+  });
+
   it('refuse a card with a lone surrogate in a string: it is no text, and could not be served signed', () => {
     expect(readPeerCard(logosAgentCard(undefined, { name: 'greeter\ud800' }), network, context)).toMatchObject({
       ok: false,
@@ -266,6 +307,25 @@ describe('the bound on agents heard on the network', () => {
     );
     expect(directory.dialectAt('agent:s')).toBe('seed');
     expect(directory.dialectAt('agent:t')).toBe('binding');
+  });
+
+  it('forgets at start the stored agents not heard for forgetAfterMs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
+    dirs.push(dir);
+    const store = new SqliteDirectoryStore(join(dir, 'directory.db'));
+    const first = new AgentDirectory({ store });
+    const [gone, kept] = [verified('agent:gone', 'gone'), verified('agent:kept', 'kept')];
+    first.register(gone.card, new Date(Date.now() - 40 * 86_400_000), gone);
+    first.register(kept.card, new Date(), kept);
+    await first.flush();
+    const logs: string[] = [];
+    const next = new AgentDirectory({ store, log: (line) => logs.push(line) });
+    await next.load();
+    expect(next.all().map((entry) => entry.id)).toEqual(['kept']);
+    expect(logs.join('\n')).toContain('1 agent(s) not heard for 30 day(s) forgotten: gone');
+    await next.flush();
+    expect((await store.all()).map((agent) => agent.id)).toEqual(['kept']);
+    await store.close();
   });
 
   it('loads no more stored agents than it holds, and says how many it left out', async () => {

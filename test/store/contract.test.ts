@@ -558,6 +558,18 @@ describe.each(backends)('the $name stores', ({ name, available }) => {
         { ...agent, lastSeenAt: '2026-01-01T00:01:00.000Z' },
       ]);
     });
+
+    it('forgets an agent only if it was last heard before the time given', async () => {
+      const { directory } = stores;
+      const agent = { id: 'echo', cardJson: '{}', updatedAt: '2026-01-01T00:00:00.000Z' };
+      await directory.save({ ...agent, lastSeenAt: '2026-01-01T00:00:00.000Z' });
+      await directory.save({ ...agent, id: 'alpha', lastSeenAt: '2026-01-02T00:00:00.000Z' });
+      await directory.forget('echo', '2026-01-01T00:00:00.000Z');
+      await directory.forget('alpha', '2026-01-01T12:00:00.000Z');
+      expect((await directory.all()).map((each) => each.id)).toEqual(['alpha', 'echo']);
+      await directory.forget('echo', '2026-01-01T12:00:00.000Z');
+      expect((await directory.all()).map((each) => each.id)).toEqual(['alpha']);
+    });
   });
 });
 

@@ -22,6 +22,11 @@ export class PostgresDirectoryStore implements DirectoryStore {
     await this.sql`UPDATE agents SET last_seen_at = ${lastSeenAt} WHERE id = ${id}`;
   }
 
+  async forget(id: string, unheardSince: string): Promise<void> {
+    // ISO 8601 times of one format, compared byte by byte whatever the database's collation.
+    await this.sql`DELETE FROM agents WHERE id = ${id} AND last_seen_at < ${unheardSince} COLLATE "C"`;
+  }
+
   async all(): Promise<StoredAgent[]> {
     const rows = await this.sql<{ id: string; card_json: string; updated_at: string; last_seen_at: string }[]>`
       SELECT * FROM agents ORDER BY id`;

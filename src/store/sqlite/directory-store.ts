@@ -29,6 +29,10 @@ export class SqliteDirectoryStore implements DirectoryStore {
     this.prepare('UPDATE agents SET last_seen_at = ? WHERE id = ?').run(lastSeenAt, id);
   }
 
+  async forget(id: string, unheardSince: string): Promise<void> {
+    this.prepare('DELETE FROM agents WHERE id = ? AND last_seen_at < ?').run(id, unheardSince);
+  }
+
   async all(): Promise<StoredAgent[]> {
     const rows = this.prepare('SELECT * FROM agents ORDER BY id').all() as {
       id: string;

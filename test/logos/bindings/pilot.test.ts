@@ -176,6 +176,11 @@ describe('pilot pins', () => {
     expect(pins.keyAt('inbox-1')).toBeUndefined();
     expect(pins.pin('npk-3', 'key-2', 'inbox-2')).toBe('full');
     expect(pins.pin('npk-1', 'key-1', 'inbox-2')).toBe('inbox-taken');
+    // The directory forgot the agent at inbox-2: its identity's pin goes, and with it the room it took.
+    pins.forgetInbox('inbox-2');
+    expect(pins.keyOf('npk-2')).toBeUndefined();
+    expect(pins.keyAt('inbox-2')).toBeUndefined();
+    expect(pins.pin('npk-3', 'key-3', 'inbox-2')).toBe('pinned');
   });
 
   it('a full set of pins refuses a new pilot card as directoryFull', () => {

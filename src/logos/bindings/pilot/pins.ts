@@ -64,11 +64,23 @@ export class PilotPins {
       if (other) this.#atInbox.set(held.inbox, other.signingKey);
       else this.#atInbox.delete(held.inbox);
     }
-    if (!this.#file) return 'pinned';
+    this.#save();
+    return 'pinned';
+  }
+
+  /** Unpins the identities seen at `inbox`: the directory forgot its agent (directory.ts `forgetUnheard`). */
+  forgetInbox(inbox: string): void {
+    const before = this.#pins.size;
+    for (const [npk, pin] of this.#pins) if (pin.inbox === inbox) this.#pins.delete(npk);
+    this.#atInbox.delete(inbox);
+    if (this.#pins.size !== before) this.#save();
+  }
+
+  #save(): void {
+    if (!this.#file) return;
     mkdirSync(dirname(this.#file), { recursive: true });
     // Written whole, then renamed: a crash mid-write leaves the previous pins, never half of them.
     writeFileSync(`${this.#file}.tmp`, JSON.stringify(Object.fromEntries(this.#pins)), { mode: 0o600 });
     renameSync(`${this.#file}.tmp`, this.#file);
-    return 'pinned';
   }
 }
