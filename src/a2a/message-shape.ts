@@ -127,6 +127,8 @@ const V1Message = z
 
 const Tenant = { tenant: z.string().nullish() };
 const TaskIdParam = Key.min(1);
+/** A webhook config's id, as a client names it: kept in the key of the config's row and of its deliveries'. */
+const PushConfigId = Key.max(256);
 
 /**
  * A TaskPushNotificationConfig: the params of CreateTaskPushNotificationConfig, the body of its HTTP+JSON route,
@@ -136,7 +138,7 @@ const TaskIdParam = Key.min(1);
 const V1PushConfig = z.object({
   ...Tenant,
   ...aliased('taskId', 'task_id', Key.nullish()),
-  id: Key.max(256).nullish(),
+  id: PushConfigId.nullish(),
   url: Key.min(1),
   token: Key.nullish(),
   authentication: z.object({ scheme: Key.min(1), credentials: Key.nullish() }).nullish(),
@@ -263,9 +265,9 @@ const V03Message = z
 /** A v0.3 PushNotificationConfig: the params of tasks/pushNotificationConfig/set, and a send's configuration. */
 const V03PushConfig = z.object({
   url: Key,
-  id: Key.nullish(),
+  id: PushConfigId.nullish(),
   token: Key.nullish(),
-  authentication: JsonObject.nullish(),
+  authentication: z.object({ schemes: z.array(Key), credentials: Key.nullish() }).nullish(),
 });
 
 const V03Send = z.object({
@@ -334,6 +336,16 @@ export function paramsProblem(version: ProtocolVersion, method: string, params: 
     return undefined;
   const schemas = PARAMS[version];
   return Object.hasOwn(schemas, method) ? problemOf(schemas[method]!, params) : undefined;
+}
+
+/**
+ * What is wrong with the ids of a REST request's path, or undefined: refused as the same ids in a JSON body are
+ * (a NUL character is no part of any id, and no store keeps one).
+ */
+export function pathIdsProblem(ids: { name: string; taskId?: string; configId?: string }): string | undefined {
+  if (ids.taskId?.includes('\0')) return 'the task id in the path must not contain the NUL character (U+0000)';
+  if (ids.configId?.includes('\0')) return 'the config id in the path must not contain the NUL character (U+0000)';
+  return undefined;
 }
 
 /**

@@ -7,9 +7,10 @@
  * message of a SendMessageRequest as `message` or `request`), `null` means "not set" and unknown fields are ignored.
  */
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_SET } from '@a2a-js/sdk/compat/v0_3';
 import { z } from 'zod';
 import { isPlainObject } from '../json-object.ts';
-import { sendParamsProblem } from './message-shape.ts';
+import { paramsProblem, sendParamsProblem } from './message-shape.ts';
 import type {
   LegacyMessage,
   LegacyPart,
@@ -40,7 +41,11 @@ export function parseTaskPushConfig(body: unknown, taskId: string): LegacyTaskPu
       : { config: parse(taskPushConfig, body) };
   const push = request.config.pushNotificationConfig;
   const id = push.id ?? request.configId;
-  return { taskId, pushNotificationConfig: { ...push, ...(id ? { id } : {}) } };
+  const config = { taskId, pushNotificationConfig: { ...push, ...(id ? { id } : {}) } };
+  // The edge check JSON-RPC's tasks/pushNotificationConfig/set gets (its id's bounds, no NUL in a field).
+  const problem = paramsProblem('0.3', LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_SET, config);
+  if (problem) throw new RequestMalformedError(`Invalid request body: ${problem}.`);
+  return config;
 }
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {

@@ -12,6 +12,7 @@ import type { Context } from 'hono';
 import type { ApiKeys } from './api-keys.ts';
 import { callContext, requestedVersionOf } from './call-context.ts';
 import { classifyThrown, consoleLog, type ErrorLog } from './errors.ts';
+import { pathIdsProblem } from './message-shape.ts';
 import { negotiateVersion } from './protocol-version.ts';
 import { discardUnreadBody } from './request-body.ts';
 import { jsonResponse, respond } from './responses.ts';
@@ -87,6 +88,8 @@ export class LegacyRestBinding {
     context: ServerCallContext,
     abort: AbortController,
   ): Promise<Response> {
+    const problem = pathIdsProblem(route);
+    if (problem) throw new RequestMalformedError(`Invalid request: ${problem}.`);
     // Status codes as the SDK's v0.3 router sends them: 201 for what a POST creates, 204 for a delete.
     const reply = (status: number, json: unknown) => jsonResponse(json, status, extensionHeaders(context));
     switch (route.name) {

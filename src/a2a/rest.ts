@@ -16,7 +16,8 @@ import {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import { pathIdsProblem } from './message-shape.ts';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import type { EventSource } from '../bridge/event-source.ts';
@@ -88,6 +89,8 @@ export class RestBinding {
   }
 
   private async dispatch(c: Context, route: RestRoute, context: ServerCallContext): Promise<Response> {
+    const problem = pathIdsProblem(route);
+    if (problem) throw new RequestMalformedError(`Invalid request: ${problem}.`);
     switch (route.name) {
       case 'send': {
         const request = sendMessageRequest(await this.body(c));

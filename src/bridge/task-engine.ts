@@ -185,6 +185,7 @@ export class TaskEngine {
       ...(this.replicas ? { replicas: this.replicas } : {}),
       paidSteps: this.paidSteps,
       resends: this.resends,
+      finish: (live) => this.finishLocally(live),
     });
     const replicas = this.replicas;
     this.settlement = new Settlement({

@@ -176,7 +176,7 @@ export class PushNotificationService {
     if (problem) return problem;
     const secrets = [input.token, input.authentication?.scheme, input.authentication?.credentials];
     if (secrets.some((value) => value !== undefined && UNSAFE_HEADER_VALUE.test(value))) {
-      return 'the token and the authentication may not contain line breaks';
+      return 'the token and the authentication may not contain line breaks or NUL characters';
     }
     return undefined;
   }

@@ -1,7 +1,13 @@
 /** The edge check of request params: which version's shapes, ProtoJSON aliases, the binding's limits, the wording. */
 import * as compat from '@a2a-js/sdk/compat/v0_3';
 import { describe, expect, it } from 'vitest';
-import { checkedMethods, isPlainSend, paramsProblem, sendParamsProblem } from '../../src/a2a/message-shape.ts';
+import {
+  checkedMethods,
+  isPlainSend,
+  paramsProblem,
+  pathIdsProblem,
+  sendParamsProblem,
+} from '../../src/a2a/message-shape.ts';
 import { MAX_CONTEXT_ID_CHARS, MAX_ID_CHARS, MAX_SKILL_CHARS } from '../../src/logos/envelope.ts';
 
 const v1 = (message: Record<string, unknown> = {}, rest: Record<string, unknown> = {}) => ({
@@ -161,6 +167,33 @@ describe('paramsProblem', () => {
     expect(sendParamsProblem(v1({}, { configuration: { taskPushNotificationConfig: { url: 7 } } }))).toBe(
       'configuration.taskPushNotificationConfig.url: must be a string (got a number)',
     );
+  });
+
+  it('a v0.3 push config is held to the same id bound, and to its authentication’s shape', () => {
+    const set = (pushNotificationConfig: Record<string, unknown>) =>
+      paramsProblem('0.3', compat.LEGACY_METHOD_PUSH_NOTIFICATION_CONFIG_SET, {
+        taskId: 't',
+        pushNotificationConfig: { url: 'https://hooks.example/a', ...pushNotificationConfig },
+      });
+    // Longer ids did not fit PostgreSQL's index of configs and deliveries: a 500, or a task's notifications lost.
+    expect(set({ id: 'i'.repeat(256) })).toBeUndefined();
+    expect(set({ id: 'i'.repeat(257) })).toBe('pushNotificationConfig.id: at most 256 characters (got 257)');
+    expect(set({ authentication: { schemes: ['Bearer'], credentials: 'c' } })).toBeUndefined();
+    // Taken as any object, these were an internal error further in.
+    expect(set({ authentication: { schemes: 'Bearer' } })).toMatch(
+      /^pushNotificationConfig\.authentication\.schemes: /,
+    );
+    expect(set({ authentication: { schemes: [], credentials: {} } })).toMatch(
+      /^pushNotificationConfig\.authentication\.credentials: /,
+    );
+    expect(set({ id: 'a\u0000b' })).toMatch(/NUL/);
+  });
+
+  it('ids in a REST path are refused with a NUL character, as in a body', () => {
+    expect(pathIdsProblem({ name: 'get', taskId: 't' })).toBeUndefined();
+    expect(pathIdsProblem({ name: 'get', taskId: 't\0' })).toMatch(/task id in the path/);
+    expect(pathIdsProblem({ name: 'pushConfig', taskId: 't', configId: 'c\0' })).toMatch(/config id in the path/);
+    expect(pathIdsProblem({ name: 'send' })).toBeUndefined();
   });
 
   it('GetExtendedAgentCard takes no params at all', () => {

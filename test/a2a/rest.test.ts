@@ -109,3 +109,48 @@ describe('HTTP+JSON binding', () => {
     expect((await response.json()).message).toMatch(/contextId: at most 256 characters/);
   });
 });
+
+describe('ids in REST paths', () => {
+  it('with a NUL character are a 400 on every route of both versions, never a store error', async () => {
+    const sent = await rest('/message:send', { method: 'POST', headers: json, body: send('rest-nul-1') });
+    const { task } = await sent.json();
+    const v03 = { 'A2A-Version': '0.3' };
+    const routes: [string, string, Record<string, string>?][] = [
+      ['POST', '/tasks/a%00:cancel'],
+      ['POST', '/tasks/a%00:subscribe'],
+      ['GET', '/tasks/a%00:subscribe'],
+      ['GET', '/tasks/a%00'],
+      ['GET', '/tasks/a%00/pushNotificationConfigs'],
+      ['GET', `/tasks/${task.id}/pushNotificationConfigs/a%00`],
+      ['DELETE', `/tasks/${task.id}/pushNotificationConfigs/a%00`],
+      ['GET', '/v1/tasks/a%00', v03],
+      ['POST', '/v1/tasks/a%00:cancel', v03],
+      ['GET', '/v1/tasks/a%00:subscribe', v03],
+      ['POST', '/v1/tasks/a%00:subscribe', v03],
+      ['GET', '/v1/tasks/a%00/pushNotificationConfigs', v03],
+      ['POST', '/v1/tasks/a%00/pushNotificationConfigs', v03],
+      ['GET', `/v1/tasks/${task.id}/pushNotificationConfigs/a%00`, v03],
+      ['DELETE', `/v1/tasks/${task.id}/pushNotificationConfigs/a%00`, v03],
+    ];
+    for (const [method, path, headers] of routes) {
+      const body = method === 'POST' ? '{}' : undefined;
+      const response = await rest(path, { method, headers: { ...json, ...headers }, ...(body ? { body } : {}) });
+      expect(response.status, `${method} ${path}`).toBe(400);
+      expect(JSON.stringify(await response.json()), `${method} ${path}`).toMatch(/NUL character/);
+    }
+  });
+
+  it('a v0.3 push config posted with a NUL or an overlong id is a 400', async () => {
+    const sent = await rest('/message:send', { method: 'POST', headers: json, body: send('rest-nul-2') });
+    const { task } = await sent.json();
+    for (const id of ['b\u0000zzz', 'i'.repeat(257)]) {
+      const response = await rest(`/v1/tasks/${task.id}/pushNotificationConfigs`, {
+        method: 'POST',
+        headers: { ...json, 'A2A-Version': '0.3' },
+        body: JSON.stringify({ pushNotificationConfig: { id, url: 'https://hooks.example/a' } }),
+      });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toMatch(/pushNotificationConfig\.id/);
+    }
+  });
+});

@@ -73,6 +73,7 @@ async function bed() {
     attach: (live) => replies.attach(live),
     paidSteps,
     resends,
+    finish,
   });
   return { store, tasks, creation, received, read };
 }
@@ -106,6 +107,32 @@ describe('creating a task', () => {
       lez_price: '0',
       status_key: expect.stringMatching(/^[\w-]{43}$/),
     });
+  });
+
+  it('ends the task failed, unsent, when its creation step fails (its webhook not saved), and says why', async () => {
+    const { store, tasks, creation, received } = await bed();
+    const refused = new Error('the webhook could not be saved');
+    for (const price of ['0', '5']) {
+      const created = creation.create({
+        agentId: 'a',
+        agentAddress: 'agent',
+        message: message(`hi ${price}`),
+        call,
+        price,
+        onCreated: async () => {
+          throw refused;
+        },
+      });
+      await expect(created).rejects.toBe(refused);
+    }
+    // Before, each stayed submitted for good: recorded, never sent, never ended.
+    for (const id of ['task-1', 'task-2']) {
+      const stored = await store.get('a', id);
+      expect(stored?.task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(tasks.has(id)).toBe(false);
+    }
+    expect(await store.listActive()).toEqual([]);
+    expect(received).toEqual([]);
   });
 
   it('refuses a message too large for one envelope before recording or sending anything', async () => {

@@ -16,6 +16,7 @@ import type { ChangeListener } from '../task-change.ts';
 import type { LogosMetadata, TaskReceipt } from '../task-metadata.ts';
 import type { AgentSender } from './agent-sender.ts';
 import type { PaidSteps } from './paid-steps.ts';
+import { setStatus } from './apply-reply.ts';
 import { joinEarlier, retriesSince, retryKeyOf, type Joining } from './priced-retries.ts';
 import type { ReplicaOwnership } from './replica-ownership.ts';
 import type { Retransmission } from './retransmission.ts';
@@ -55,6 +56,8 @@ export interface TaskCreationOptions extends Joining {
   replicas?: Pick<ReplicaOwnership, 'follow' | 'unfollow' | 'leases'>;
   paidSteps: Pick<PaidSteps, 'payNew' | 'askClientToPay' | 'failedBehind'>;
   resends: Pick<Retransmission, 'resendUntilAnswered'>;
+  /** Ends a task here as it stands: saved, no longer live, then told (a creation step that failed). */
+  finish: (live: LiveTask) => Promise<void>;
 }
 
 export class TaskCreation {
@@ -136,7 +139,7 @@ export class TaskCreation {
       // Live at once, before anything else awaits: an identical message arriving next finds it here.
       this.#options.attach(live);
       this.#options.replicas?.leases(taskId);
-      await input.onCreated?.(snapshot);
+      if (input.onCreated) await this.created(live, input.onCreated);
       input.onRecorded?.(snapshot);
       // Recorded first, then paid (or held for approval), and only then forwarded.
       const paying = this.#options.tasks.mutate(live, () =>
@@ -159,7 +162,7 @@ export class TaskCreation {
         })
       : inserted;
     // Awaited only when there is one: awaiting nothing still costs a promise and a turn.
-    if (input.onCreated) await input.onCreated(snapshot);
+    if (input.onCreated) await this.created(live, input.onCreated);
     this.#options.attach(live);
     try {
       await this.#options.sender.sendEncoded(live, requestBytes);
@@ -169,5 +172,21 @@ export class TaskCreation {
     }
     input.onRecorded?.(snapshot);
     return snapshot;
+  }
+
+  /**
+   * Runs the new task's creation step. If it fails (its webhook cannot be saved), the task ends failed before its
+   * request leaves, and the caller hears why: recorded and not ended, it would wait for an agent never asked.
+   */
+  private async created(live: LiveTask, onCreated: (task: Task) => Promise<unknown>): Promise<void> {
+    try {
+      await onCreated(live.committed);
+    } catch (error) {
+      await this.#options.tasks.mutate(live, async () => {
+        setStatus(live.task, TaskState.TASK_STATE_FAILED, 'Its webhook could not be saved, so the agent was not asked.');
+        await this.#options.finish(live);
+      });
+      throw error;
+    }
   }
 }
