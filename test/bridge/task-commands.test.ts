@@ -113,6 +113,31 @@ describe('follow-ups', () => {
     await expect(commands.followUp('b', 'waiting', message('x'), { params })).rejects.toThrow(/was not found/);
   });
 
+  it('refuses a message to a task that ended while it was taken in, saying how it ended', async () => {
+    let cancelMeanwhile = async () => undefined;
+    const { commands, store, tasks, liveTask } = await bed({
+      replicas: {
+        // Cancelled at once while this replica asked whether another runs the task.
+        runsElsewhere: async () => {
+          await cancelMeanwhile();
+          return false;
+        },
+        follow: async () => undefined,
+        forward: async () => 'ended',
+      },
+    });
+    const live = await liveTask('raced', TaskState.TASK_STATE_INPUT_REQUIRED);
+    cancelMeanwhile = async () => {
+      tasks.delete(live);
+      setStatus(live.task, TaskState.TASK_STATE_CANCELED);
+      await store.update('raced', live.task, 1);
+    };
+    // Before, it was refused as "input-required; it takes a new message only while input-required".
+    await expect(commands.followUp('a', 'raced', message('x'), { params })).rejects.toThrow(
+      /Task raced is already canceled; start a new task instead/,
+    );
+  });
+
   it('refuses input for an agent whose binding takes none, saying why, and sends it nothing', async () => {
     const { commands, received, liveTask } = await bed();
     const live = await liveTask('seed', TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -246,10 +271,28 @@ describe('a held task whose approval another replica decided, not yet carried ou
 });
 
 describe('commands for tasks not running here', () => {
-  it('are refused: no approval waits, and another replica’s command finds no live task', async () => {
-    const { commands } = await bed();
+  it('are answered as the task stands: no approval waits, and a command whose task ended meanwhile is no error', async () => {
+    const { commands, store } = await bed();
     expect(await commands.decideApproval('nothing', true)).toBe(false);
-    await expect(commands.run('nothing', { kind: 'cancel', agentId: 'a' })).rejects.toThrow(/is not running/);
+    await expect(commands.run('nothing', { kind: 'cancel', agentId: 'a' })).rejects.toThrow(/was not found/);
+    const ended = (id: string, state: string) =>
+      store.insert({
+        agentId: 'a',
+        task: Task.fromJSON({ id, contextId: 'ctx', status: { state }, history: [] }),
+        link: { agentAddress: 'agent', lastSeq: 1, request: '' },
+      });
+    await ended('cancelled', 'TASK_STATE_CANCELED');
+    await ended('completed', 'TASK_STATE_COMPLETED');
+    // Two cancels at once, one here and one from another replica: the one that comes second gets the cancelled task
+    // (it was an internal error, "task … is not live"), whether it came as a command or as a call here.
+    expect((await commands.run('cancelled', { kind: 'cancel', agentId: 'a' })).valueOf()).toMatchObject({
+      status: { state: TaskState.TASK_STATE_CANCELED },
+    });
+    expect((await commands.cancel('a', 'cancelled')).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    await expect(commands.cancel('a', 'completed')).rejects.toThrow(/already completed and cannot be cancelled/);
+    await expect(
+      commands.run('completed', { kind: 'follow-up', agentId: 'a', message: message('x'), params: {} }),
+    ).rejects.toThrow(/already completed; start a new task/);
   });
 });
 
@@ -305,5 +348,38 @@ describe('commands run again (their first run, on a replica that died or lost th
     // The cancel took effect: the caller gets the cancelled task, not a refusal for the task's having ended.
     expect((await commands.cancel('a', 'cancelled')).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     await expect(commands.cancel('a', 'completed')).rejects.toThrow(/already completed and cannot be cancelled/);
+  });
+
+  it('a follow-up forwarded as its task ends elsewhere: the listener hears the end its follow starts after', async () => {
+    // The same message sent to the owner at once was applied there, and the task completed, between this replica's
+    // read of it (input-required) and its follow of the feed (which starts after the completion).
+    const waiting = Task.fromJSON({
+      id: 'raced',
+      contextId: 'ctx',
+      status: { state: 'TASK_STATE_INPUT_REQUIRED' },
+      history: [],
+    });
+    const completed = Task.fromJSON({
+      ...(Task.toJSON(waiting) as object),
+      status: { state: 'TASK_STATE_COMPLETED' },
+      history: [Message.toJSON(message('more'))],
+    });
+    const { commands, store } = await bed({
+      replicas: {
+        runsElsewhere: async () => true,
+        follow: async () => ({
+          agentId: 'a',
+          task: completed,
+          link: { agentAddress: 'agent', lastSeq: 2, request: '' },
+        }),
+        forward: async () => ({ result: completed }),
+      },
+    });
+    await store.insert({ agentId: 'a', task: waiting, link: { agentAddress: 'agent', lastSeq: 1, request: '' } });
+    const heard: TaskChange[] = [];
+    const task = await commands.followUp('a', 'raced', message('more'), { params, listener: (c) => heard.push(c) });
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // Before, the listener heard nothing, ever: a blocking SendMessage on this replica never answered.
+    expect(heard.map((change) => change.task.status?.state)).toEqual([TaskState.TASK_STATE_COMPLETED]);
   });
 });

@@ -19,7 +19,7 @@ import type { PaidTasks } from '../paid-tasks.ts';
 import type { TaskCommand } from '../replica-messages.ts';
 import type { ChangeListener } from '../task-change.ts';
 import { logosMetadataOf } from '../task-metadata.ts';
-import { snapshotTask, stateName, statusEvent } from '../task-events.ts';
+import { catchUp, snapshotTask, stateName, statusEvent } from '../task-events.ts';
 import type { AgentSender } from './agent-sender.ts';
 import { setStatus } from './apply-reply.ts';
 import type { LiveTasks } from './live-tasks.ts';
@@ -57,8 +57,9 @@ export class TaskCommands {
    * before never answered (it died or lost the task, maybe after doing part of it): see runAgain.
    */
   async run(taskId: string, command: TaskCommand, again = false): Promise<Task | boolean> {
-    if (!this.#options.tasks.has(taskId)) throw new UnsupportedOperationError(`Task ${taskId} is not running.`);
-    if (again) return this.runAgain(taskId, command);
+    // Ended here since the command was claimed (by a cancel, or the same message sent here at once): answered as the
+    // task now stands, as a command whose first run never answered is.
+    if (again || !this.#options.tasks.has(taskId)) return this.runAgain(taskId, command);
     switch (command.kind) {
       case 'follow-up':
         return this.followUp(command.agentId, taskId, command.message, { params: () => command.params });
@@ -183,7 +184,14 @@ export class TaskCommands {
     if (await this.#options.replicas?.runsElsewhere(agentId, taskId)) {
       await options.attach?.();
       const command = { kind: 'follow-up', agentId, message, params: options.params() } as const;
-      if (options.listener) await this.#options.replicas!.follow(taskId, options.listener);
+      const { listener } = options;
+      if (listener) {
+        // The task may have moved on since it was read (ended, even, by the same message sent to its owner at once):
+        // the listener hears first where the feed it follows starts, or a blocking call would wait for nothing.
+        const stored = await this.#options.replicas!.follow(taskId, listener);
+        const missed = stored && catchUp(task, stored.task);
+        if (missed) listener(missed);
+      }
       try {
         return (await this.forward(taskId, command)) as Task;
       } catch (error) {
@@ -214,6 +222,13 @@ export class TaskCommands {
         await this.#options.paidSteps.acceptClientPayment(live, payment);
       });
     } else {
+      // Ended since it was read (cancelled at once, say): said as it now stands, not as it stood.
+      const ended = live ? undefined : await this.#options.read(agentId, taskId);
+      if (ended && isTerminal(ended.status?.state)) {
+        throw new UnsupportedOperationError(
+          `Task ${task.id} is already ${stateName(ended)}; start a new task instead.`,
+        );
+      }
       if (!live || !isInterrupted(task.status?.state)) {
         throw new UnsupportedOperationError(
           `Task ${task.id} is ${stateName(task)}; it takes a new message only while input-required.`,
@@ -276,7 +291,9 @@ export class TaskCommands {
   async cancel(agentId: string, taskId: string): Promise<Task> {
     if (await this.#options.replicas?.runsElsewhere(agentId, taskId))
       return (await this.forward(taskId, { kind: 'cancel', agentId })) as Task;
-    const live = this.requireLive(agentId, taskId);
+    const live = this.#options.tasks.get(taskId);
+    // Ended while this looked (another cancel, sent to this replica or another, came first): answered as it stands.
+    if (!live || live.agentId !== agentId) return (await this.runAgain(taskId, { kind: 'cancel', agentId })) as Task;
     if (live.approvalTimer !== undefined) {
       // An approval on its way to the chain pays with this signal: a payment that has sent nothing yet stops.
       live.cancelling.abort();
@@ -357,11 +374,5 @@ export class TaskCommands {
       timer.unref();
       live.listeners.add(listener);
     });
-  }
-
-  private requireLive(agentId: string, taskId: string): LiveTask {
-    const live = this.#options.tasks.get(taskId);
-    if (!live || live.agentId !== agentId) throw new Error(`task ${taskId} is not live`);
-    return live;
   }
 }
