@@ -1,7 +1,8 @@
 /**
- * The per-address limit on card announcements, shared by the gateway's own discovery (discovery.ts) and the peer
- * bindings' (peer-discovery.ts): an address announced more than `FLOOD_LIMIT` times in `FLOOD_WINDOW_MS` is a flood,
- * cut off before any signature is checked (the costly part), and counted as `flood`.
+ * The bounds on what announcements make the gateway hold and do, shared by the gateway's own discovery
+ * (discovery.ts) and the peer bindings' (peer-discovery.ts): per address, an address announced more than
+ * `FLOOD_LIMIT` times in `FLOOD_WINDOW_MS` is a flood, cut off before any signature is checked (the costly part),
+ * and counted as `flood`; in all, the agents kept (`DEFAULT_MAX_AGENTS`).
  */
 
 /**

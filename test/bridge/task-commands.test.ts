@@ -84,6 +84,14 @@ const message = (text: string, contextId?: string) =>
   });
 const params = () => ({ text: 'more' });
 
+/** A task recorded as ended, and so not live here. */
+const recordEnded = (store: Awaited<ReturnType<typeof bed>>['store'], id: string, state: string) =>
+  store.insert({
+    agentId: 'a',
+    task: Task.fromJSON({ id, contextId: 'ctx', status: { state }, history: [] }),
+    link: { agentAddress: 'agent', lastSeq: 1, request: '' },
+  });
+
 describe('follow-ups', () => {
   it('sends input to a task that waits for it; the task is working again and the listener hears it', async () => {
     const { commands, received, liveTask } = await bed();
@@ -275,14 +283,8 @@ describe('commands for tasks not running here', () => {
     const { commands, store } = await bed();
     expect(await commands.decideApproval('nothing', true)).toBe(false);
     await expect(commands.run('nothing', { kind: 'cancel', agentId: 'a' })).rejects.toThrow(/was not found/);
-    const ended = (id: string, state: string) =>
-      store.insert({
-        agentId: 'a',
-        task: Task.fromJSON({ id, contextId: 'ctx', status: { state }, history: [] }),
-        link: { agentAddress: 'agent', lastSeq: 1, request: '' },
-      });
-    await ended('cancelled', 'TASK_STATE_CANCELED');
-    await ended('completed', 'TASK_STATE_COMPLETED');
+    await recordEnded(store, 'cancelled', 'TASK_STATE_CANCELED');
+    await recordEnded(store, 'completed', 'TASK_STATE_COMPLETED');
     // Two cancels at once, one here and one from another replica: the one that comes second gets the cancelled task
     // (it was an internal error, "task … is not live"), whether it came as a command or as a call here.
     expect((await commands.run('cancelled', { kind: 'cancel', agentId: 'a' })).valueOf()).toMatchObject({
@@ -337,14 +339,8 @@ describe('commands run again (their first run, on a replica that died or lost th
       // Another replica ran the task; it ended with the command unanswered (replica-store.ts: `ended`).
       replicas: { runsElsewhere: async () => true, follow: async () => undefined, forward: async () => 'ended' },
     });
-    const ended = (id: string, state: string) =>
-      store.insert({
-        agentId: 'a',
-        task: Task.fromJSON({ id, contextId: 'ctx', status: { state }, history: [] }),
-        link: { agentAddress: 'agent', lastSeq: 1, request: '' },
-      });
-    await ended('cancelled', 'TASK_STATE_CANCELED');
-    await ended('completed', 'TASK_STATE_COMPLETED');
+    await recordEnded(store, 'cancelled', 'TASK_STATE_CANCELED');
+    await recordEnded(store, 'completed', 'TASK_STATE_COMPLETED');
     // The cancel took effect: the caller gets the cancelled task, not a refusal for the task's having ended.
     expect((await commands.cancel('a', 'cancelled')).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     await expect(commands.cancel('a', 'completed')).rejects.toThrow(/already completed and cannot be cancelled/);
