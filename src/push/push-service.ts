@@ -139,6 +139,8 @@ export class PushNotificationService {
   private pumps: Promise<void> = Promise.resolve();
   /** Tasks whose marked changes this turn's lookup queues (see `changed`). */
   private markedLookups: Set<string> | undefined;
+  /** What `notify` is queuing, by task, on a store that marks changes (see queuingDirectly). */
+  private readonly directly = new Map<string, Promise<void>>();
   /** When the pump last queued the changes other replicas marked and left (ms since the epoch). */
   private leftoversAt = 0;
 
@@ -224,16 +226,29 @@ export class PushNotificationService {
     if (events.length === 0 || !this.store.mayHaveConfigs()) return Promise.resolve();
     const failed = (error: unknown) => this.notQueued(task, error);
     try {
-      return this.store
+      const queued = this.store
         .listConfigs(task.id)
         .then(
           (configs) => (configs.length === 0 ? undefined : this.enqueue(task, events, configs).catch(failed)),
           failed,
         );
+      if (this.store.marksChanges) this.queuingDirectly(task.id, queued);
+      return queued;
     } catch (error) {
       failed(error);
       return Promise.resolve();
     }
+  }
+
+  /**
+   * Notes a task's events being queued by `notify` (the new task itself, which no change marks), so that its marked
+   * changes are queued after them: a webhook hears the task before its first change.
+   */
+  private queuingDirectly(taskId: string, queued: Promise<void>): void {
+    this.directly.set(taskId, queued);
+    void queued.then(() => {
+      if (this.directly.get(taskId) === queued) this.directly.delete(taskId);
+    });
   }
 
   /** The task itself is committed and goes on; only its notifications are lost, so say so. */
@@ -259,7 +274,8 @@ export class PushNotificationService {
       this.markedLookups = lookups;
       setImmediate(() => {
         this.markedLookups = undefined;
-        void this.queueMarked({ taskIds: [...lookups] });
+        const taskIds = [...lookups];
+        void Promise.all(taskIds.map((taskId) => this.directly.get(taskId))).then(() => this.queueMarked({ taskIds }));
       });
     }
     this.markedLookups.add(task.id);

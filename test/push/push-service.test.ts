@@ -186,6 +186,31 @@ describe('push notification configs', () => {
 });
 
 describe('push notification delivery', () => {
+  it('on a store that marks changes, queues a new task’s own event before the marked changes that follow it', async () => {
+    // The new task is queued directly (no change marks it), its first change from its mark: the lookup of the first
+    // may take longer than the second's whole way, and a webhook would then hear the change before the task.
+    const order: string[] = [];
+    const sqlite = new SqlitePushStore(':memory:');
+    const marking = Object.assign(sqlite, {
+      marksChanges: true,
+      mayHaveConfigs: () => true,
+      listConfigs: async (taskId: string) => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return [{ taskId, id: 'c', url: 'https://hooks.example/a', protocolVersion: '1.0', createdAt: '' }];
+      },
+      enqueue: async () => void order.push('the task'),
+      queueMarked: async () => {
+        order.push('its first change');
+        return 0;
+      },
+    }) as unknown as PushStore;
+    const { service } = serviceWith({ ...LOCAL, readChange: decodeChange }, marking);
+    void service.notify(task, [StreamResponse.fromJSON({ task: Task.toJSON(task) })]);
+    void service.changed(task, [statusEvent]);
+    await until(() => order.length === 2);
+    expect(order).toEqual(['the task', 'its first change']);
+  });
+
   it('looks up no config for a task change while the store holds none, and does once one is saved', async () => {
     const receiver = await startReceiver();
     const { service, store } = serviceWith(LOCAL);
