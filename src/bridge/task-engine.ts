@@ -308,6 +308,12 @@ export class TaskEngine {
     return this.live.get(taskId)?.agentId === agentId;
   }
 
+  /** Whether a task running here waits on the agent at `address` (the directory keeps such an agent listed). */
+  runsTaskAt(address: string): boolean {
+    for (const live of this.live.values()) if (live.agentAddress === address) return true;
+    return false;
+  }
+
   /** Whether the task is still running, here or (with replicas) on another replica. */
   async isRunning(agentId: string, taskId: string): Promise<boolean> {
     return this.isLive(agentId, taskId) || (await this.runsElsewhere(agentId, taskId));

@@ -455,7 +455,11 @@ export const GatewayConfig = z
      * An agent not heard on the network for this long is forgotten: its listing, its row and its key pins, so that
      * its room, id and address are free again (a key its agent rotated to is taken then).
      */
-    forgetAfterMs: z.coerce.number().int().positive().default(DEFAULT_FORGET_AFTER_MS),
+    forgetAfterMs: z.coerce
+      .number()
+      .int()
+      .min(3_600_000, { error: 'at least an hour (3600000 ms): a gateway looks for agents to forget hourly' })
+      .default(DEFAULT_FORGET_AFTER_MS),
     /** Where agents announce their cards; the gateway serves every agent it hears there. */
     discoveryTopic: z
       .string()

@@ -288,7 +288,7 @@ async function open(
   const peerAddress = peerAddressRule(config.networks);
   // Pilot's identity and pins, kept in the data folder, made only when a pilot agent is first heard (or loaded).
   const peers = peerContext(dataFolderOf(config), config.maxAgents);
-  const directory = new AgentDirectory({
+  const directory: AgentDirectory = new AgentDirectory({
     store: stores.directory,
     offlineAfterMs: config.offlineAfterMs,
     maxAgents: config.maxAgents,
@@ -297,6 +297,8 @@ async function open(
     forgotten: (entry) => {
       if (entry.peerVerified?.binding === 'pilot') peers.pilot().pins.forgetInbox(entry.address);
     },
+    // The engine is made below; the directory forgets nothing before its first hourly look.
+    keep: (entry): boolean => engine.runsTaskAt(entry.address),
     allowUnverified: config.allowUnverifiedAgents,
     reaches: (address) => network.reaches(address) || peerAddress(address),
     // A stored peer card is verified again as this run configures its network (its card keys, pilot's pins).

@@ -67,6 +67,9 @@ export class AgentDirectory {
   private readonly maxAgents: number;
   private readonly forgetAfterMs: number;
   private readonly forgotten: (entry: DirectoryEntry) => void;
+  private readonly keep: (entry: DirectoryEntry) => boolean;
+  /** When this directory began to listen (its making): silence is counted from here at the earliest. */
+  private readonly listeningSince = Date.now();
   private readonly cardJson = new Map<string, string>();
   private readonly seen = new Map<string, Date>();
   private readonly seenWritten = new Map<string, number>();
@@ -92,8 +95,13 @@ export class AgentDirectory {
       maxAgents?: number;
       /** An agent not heard from for this long is forgotten (`forgetUnheard`). Default 30 days. */
       forgetAfterMs?: number;
-      /** Hears each agent forgotten: what is kept of it elsewhere (a peer binding's pins) goes too. */
+      /**
+       * Hears each agent forgotten whose address no other listed agent has: what is kept of the address elsewhere (a
+       * peer binding's pins) goes too.
+       */
       forgotten?: (entry: DirectoryEntry) => void;
+      /** Agents not to forget however long unheard (one a live task waits on); default none. */
+      keep?: (entry: DirectoryEntry) => boolean;
       allowUnverified?: boolean;
       /** Whether the transport can reach an address (network.ts `reaches`); default: every address. */
       reaches?: (address: string) => boolean;
@@ -108,6 +116,7 @@ export class AgentDirectory {
     this.maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
     this.forgetAfterMs = options.forgetAfterMs ?? DEFAULT_FORGET_AFTER_MS;
     this.forgotten = options.forgotten ?? (() => undefined);
+    this.keep = options.keep ?? (() => false);
     this.acceptsUnverified = options.allowUnverified ?? false;
     this.log = options.log ?? console.warn;
     this.readPeer = options.readPeer;
@@ -115,10 +124,16 @@ export class AgentDirectory {
 
   /** Reads the agents known from earlier runs: they are served at once, as offline until heard again. */
   async load(): Promise<void> {
+    const all = (await this.store?.all()) ?? [];
+    // Kept by a run with a higher bound (or by several replicas at once): the agents heard last are served, the rest
+    // not (the store keeps them, for a higher bound again).
+    const served =
+      all.length <= this.maxAgents
+        ? undefined
+        : new Set(all.toSorted((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt)).slice(0, this.maxAgents));
     let over = 0;
-    for (const stored of (await this.store?.all()) ?? []) {
-      // Kept by a run with a higher bound: the rest are not served (the store keeps them, for a higher bound again).
-      if (this.entries.size >= this.maxAgents) {
+    for (const stored of all) {
+      if (served && !served.has(stored)) {
         over++;
         continue;
       }
@@ -150,33 +165,41 @@ export class AgentDirectory {
       };
       this.list(entry);
       if (peerVerified) this.pinPeerKey(address, peerVerified.signingKey);
+      // What its binding keeps of a listed card (pilot's pin), made again if it was lost.
+      if ('listed' in read) read.listed?.();
       this.cardJson.set(entry.id, JSON.stringify(verified?.signedCard ?? peerVerified?.signedCard ?? card));
       this.seen.set(entry.id, new Date(stored.lastSeenAt));
       this.seenWritten.set(entry.id, Date.parse(stored.lastSeenAt));
     }
     if (over > 0)
       this.log(`[directory] ${over} stored agent(s) left out: the directory holds at most ${this.maxAgents}`);
-    this.forgetUnheard();
   }
 
   /**
-   * Forgets the agents heard on the network and not since `forgetAfterMs` before `now`: their entries, their rows
-   * (unless another replica heard them since) and their addresses' key pins. The gateway's own agents stay. Returns
+   * Forgets the agents heard on the network and not since `forgetAfterMs` before `now`, counted from when this
+   * directory began to listen at the earliest (a gateway that was down that long has not listened, and its agents
+   * have not gone silent): their entries, their rows (unless another replica heard them since) and their addresses'
+   * key pins. The gateway's own agents stay, and so do those `keep` holds (an agent a live task waits on). Returns
    * the ids forgotten.
    */
   forgetUnheard(now = Date.now()): string[] {
     const before = now - this.forgetAfterMs;
+    if (this.listeningSince > before) return [];
     const unheardSince = new Date(before).toISOString();
     const gone: string[] = [];
     for (const entry of [...this.entries.values()]) {
       if (this.own.has(entry.id) || (this.seen.get(entry.id)?.getTime() ?? now) >= before) continue;
+      if (this.keep(entry)) continue;
       this.unlist(entry);
       this.cardJson.delete(entry.id);
       this.seen.delete(entry.id);
       this.seenWritten.delete(entry.id);
-      if (entry.peerVerified && !this.idsAt.has(entry.address)) this.peerKeys.delete(entry.address);
       this.write((store) => store.forget(entry.id, unheardSince));
-      this.forgotten(entry);
+      // The address is free once no agent is listed there: its key pins go (another id there keeps them).
+      if (!this.idsAt.has(entry.address)) {
+        this.peerKeys.delete(entry.address);
+        this.forgotten(entry);
+      }
       gone.push(entry.id);
     }
     if (gone.length > 0) {
@@ -218,13 +241,14 @@ export class AgentDirectory {
   /** A stored peer card verified again with its binding's scheme, as if just heard; left out, and logged, if not. */
   private readStoredPeer(
     stored: StoredPeerCard,
-  ): { card: LogosAgentCard; verified?: undefined; peerVerified: PeerCardStanding } | undefined {
+  ): { card: LogosAgentCard; verified?: undefined; peerVerified: PeerCardStanding; listed?: () => void } | undefined {
     const read = this.readPeer?.(stored) ?? {
       ok: false,
       reason: 'unverified',
       message: 'this directory verifies no peer card',
     };
-    if (read.ok) return { card: read.card, peerVerified: read.standing };
+    if (read.ok)
+      return { card: read.card, peerVerified: read.standing, ...(read.listed ? { listed: read.listed } : {}) };
     const agent = `${stored.peer.binding} agent on ${JSON.stringify(stored.peer.network)}`;
     this.log(`[directory] a stored ${agent} left out, as a card heard now would be (${read.reason}): ${read.message}`);
     return undefined;

@@ -31,7 +31,14 @@ export interface PeerCardStanding {
 }
 
 export type PeerCardReading =
-  { ok: true; card: LogosAgentCard; standing: PeerCardStanding } | { ok: false; reason: DropReason; message: string };
+  | {
+      ok: true;
+      card: LogosAgentCard;
+      standing: PeerCardStanding;
+      /** To call once the directory lists the card (VerifiedPeerCard `listed`). */
+      listed?: () => void;
+    }
+  | { ok: false; reason: DropReason; message: string };
 
 /** The discovery counter of each reason a peer card is refused for. */
 const DROP_REASONS: Record<PeerCardRejection, DropReason> = {
@@ -64,6 +71,7 @@ export function readPeerCard(json: unknown, network: PeerCardNetwork, context: P
   return {
     ok: true,
     card: card.data,
+    ...(verified.listed ? { listed: verified.listed } : {}),
     standing: {
       binding: network.binding,
       network: network.name,

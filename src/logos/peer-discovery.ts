@@ -101,6 +101,7 @@ export class PeerDiscovery {
       this.#drops.drop('idTaken', agent, message);
       return;
     }
+    read.listed?.();
     this.#drops.accept(agent);
   }
 }

@@ -143,6 +143,7 @@ export class PushNotificationService {
   private readonly directly = new Map<string, Promise<void>>();
   /** When the pump last queued the changes other replicas marked and left (ms since the epoch). */
   private leftoversAt = 0;
+  private queuingLeftovers = false;
 
   constructor(store: PushStore, options: PushServiceOptions = {}) {
     this.store = store;
@@ -161,8 +162,14 @@ export class PushNotificationService {
     if (store.marksChanges && !readChange) throw new Error('a push store that marks changes needs readChange');
     this.markedDeliveries = (change, configs) => {
       if (configs.length === 0) return [];
-      const { task, events } = readChange!(change);
-      return deliveriesOf(task, events, configs);
+      try {
+        const { task, events } = readChange!(change);
+        return deliveriesOf(task, events, configs);
+      } catch (error) {
+        // One change that cannot be read must not hold back every other's (they are queued together): its mark goes.
+        this.settings.log(`[push] a marked change could not be read, and is not notified: ${String(error)}`);
+        return [];
+      }
     };
   }
 
@@ -365,9 +372,11 @@ export class PushNotificationService {
     }
     // Changes a replica committed and marked but did not live to queue (nor anyone since): queued here, at most once
     // per poll. Their notifications then go out with the next look.
-    if (this.store.marksChanges && now - this.leftoversAt >= this.settings.sharedPollMs) {
+    // Not awaited: a wait for another replica's locks must not hold up deliveries; what it queues pumps again.
+    if (this.store.marksChanges && !this.queuingLeftovers && now - this.leftoversAt >= this.settings.sharedPollMs) {
       this.leftoversAt = now;
-      await this.queueMarked({ olderThanMs: MARKED_LEFTOVER_MS });
+      this.queuingLeftovers = true;
+      void this.queueMarked({ olderThanMs: MARKED_LEFTOVER_MS }).finally(() => (this.queuingLeftovers = false));
     }
     // Deliveries due now but not started wait for an attempt to end, which pumps again; the timer is for later ones,
     // and on a shared outbox for what other replicas leave.

@@ -227,25 +227,28 @@ describe('peer binding cards in the directory', () => {
     };
     const now = Date.now();
     const old = read(logosAgentCard());
-    directory.register(old.card, new Date(now - 31 * day), old.standing);
+    directory.register(old.card, new Date(now), old.standing);
     const heard = verified('agent:heard', 'heard');
-    directory.register(heard.card, new Date(now - 29 * day), heard);
+    directory.register(heard.card, new Date(now + 2 * day), heard);
     directory.registerOwn(minimalCard({ id: 'own' }));
     const rotated = read(logosAgentCard(undefined, { description: 'a new key' }));
-    expect(directory.register(rotated.card, new Date(now), rotated.standing)).toBeUndefined();
+    expect(directory.register(rotated.card, new Date(now + 3 * day), rotated.standing)).toBeUndefined();
     await directory.flush();
 
-    expect(directory.forgetUnheard(now)).toEqual([old.card.id]);
+    // Not before the directory has listened for forgetAfterMs.
+    expect(directory.forgetUnheard(now + 29 * day)).toEqual([]);
+    const later = now + 31 * day;
+    expect(directory.forgetUnheard(later)).toEqual([old.card.id]);
     expect(forgotten).toEqual([old.card.id]);
     expect(directory.get(old.card.id)).toBeUndefined();
     expect(directory.get(heard.card.id)).toBeDefined();
     await directory.flush();
     expect((await store.all()).map((agent) => agent.id).sort()).toEqual([heard.card.id, 'own'].sort());
     // The agent's new key is taken now, at the same id and address.
-    expect(directory.register(rotated.card, new Date(now), rotated.standing)?.card.description).toBe('a new key');
+    expect(directory.register(rotated.card, new Date(later), rotated.standing)?.card.description).toBe('a new key');
     // A row another replica heard since is not deleted: the forget is conditional on the row's last-seen time.
-    await store.touch(heard.card.id, new Date(now).toISOString());
-    await store.forget(heard.card.id, new Date(now - 30 * day).toISOString());
+    await store.touch(heard.card.id, new Date(later).toISOString());
+    await store.forget(heard.card.id, new Date(later - day).toISOString());
     expect((await store.all()).map((agent) => agent.id)).toContain(heard.card.id);
     await store.close();
   });
@@ -309,7 +312,7 @@ describe('the bound on agents heard on the network', () => {
     expect(directory.dialectAt('agent:t')).toBe('binding');
   });
 
-  it('forgets at start the stored agents not heard for forgetAfterMs', async () => {
+  it('counts an agent’s silence from its start at the earliest: a long downtime forgets nothing at once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
     dirs.push(dir);
     const store = new SqliteDirectoryStore(join(dir, 'directory.db'));
@@ -319,29 +322,63 @@ describe('the bound on agents heard on the network', () => {
     first.register(kept.card, new Date(), kept);
     await first.flush();
     const logs: string[] = [];
-    const next = new AgentDirectory({ store, log: (line) => logs.push(line) });
+    const waiting = new Set<string>();
+    const next = new AgentDirectory({
+      store,
+      log: (line) => logs.push(line),
+      keep: (entry) => waiting.has(entry.id),
+    });
     await next.load();
-    expect(next.all().map((entry) => entry.id)).toEqual(['kept']);
+    // Unheard for 40 days by the store, but this gateway has only begun to listen.
+    expect(next.all().map((entry) => entry.id)).toEqual(['gone', 'kept']);
+    expect(next.forgetUnheard()).toEqual([]);
+    // After 30 days of listening, the one still unheard goes, unless a live task waits on it.
+    const later = Date.now() + 30 * 86_400_000 + 60_000;
+    next.register(kept.card, new Date(later), kept);
+    waiting.add('gone');
+    expect(next.forgetUnheard(later)).toEqual([]);
+    waiting.clear();
+    expect(next.forgetUnheard(later)).toEqual(['gone']);
     expect(logs.join('\n')).toContain('1 agent(s) not heard for 30 day(s) forgotten: gone');
     await next.flush();
     expect((await store.all()).map((agent) => agent.id)).toEqual(['kept']);
     await store.close();
   });
 
-  it('loads no more stored agents than it holds, and says how many it left out', async () => {
+  it('frees an address only when no agent listed there remains: its pins stay while another uses it', () => {
+    const day = 86_400_000;
+    const freed: string[] = [];
+    const directory = new AgentDirectory({ forgotten: (entry) => freed.push(entry.id) });
+    const now = Date.now();
+    const [renamed, current] = [verified('agent:x', 'old-name'), verified('agent:x', 'new-name')];
+    directory.register(renamed.card, new Date(now), renamed);
+    directory.register(current.card, new Date(now + 20 * day), current);
+    expect(directory.forgetUnheard(now + 31 * day)).toEqual(['old-name']);
+    expect(freed).toEqual([]);
+    expect(directory.dialectAt('agent:x')).toBe('binding');
+    expect(directory.forgetUnheard(now + 51 * day)).toEqual(['new-name']);
+    expect(freed).toEqual(['new-name']);
+  });
+
+  it('loads no more stored agents than it holds, those heard last, and says how many it left out', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
     dirs.push(dir);
     const store = new SqliteDirectoryStore(join(dir, 'directory.db'));
     const first = new AgentDirectory({ store });
-    for (const id of ['a', 'b', 'c']) {
+    const now = Date.now();
+    for (const [id, ago] of [
+      ['a', 1_000],
+      ['b', 3_000],
+      ['c', 2_000],
+    ] as const) {
       const card = verified(`agent:${id}`, id);
-      first.register(card.card, new Date(), card);
+      first.register(card.card, new Date(now - ago), card);
     }
     await first.flush();
     const logs: string[] = [];
     const smaller = new AgentDirectory({ store, maxAgents: 2, log: (line) => logs.push(line) });
     await smaller.load();
-    expect(smaller.all()).toHaveLength(2);
+    expect(smaller.all().map((entry) => entry.id)).toEqual(['a', 'c']);
     expect(logs.join('\n')).toContain('1 stored agent(s) left out: the directory holds at most 2');
     await store.close();
   });

@@ -162,7 +162,11 @@ export class TaskCreation {
         })
       : inserted;
     // Awaited only when there is one: awaiting nothing still costs a promise and a turn.
-    if (input.onCreated) await this.created(live, input.onCreated);
+    if (input.onCreated) {
+      // Awaited below, unless the creation step fails first: then a failed insert must not go unhandled.
+      recorded.catch(() => undefined);
+      await this.created(live, input.onCreated);
+    }
     this.#options.attach(live);
     try {
       await this.#options.sender.sendEncoded(live, requestBytes);
@@ -183,7 +187,11 @@ export class TaskCreation {
       await onCreated(live.committed);
     } catch (error) {
       await this.#options.tasks.mutate(live, async () => {
-        setStatus(live.task, TaskState.TASK_STATE_FAILED, 'Its webhook could not be saved, so the agent was not asked.');
+        setStatus(
+          live.task,
+          TaskState.TASK_STATE_FAILED,
+          'Its webhook could not be saved, so the agent was not asked.',
+        );
         await this.#options.finish(live);
       });
       throw error;

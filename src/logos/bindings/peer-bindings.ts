@@ -77,14 +77,18 @@ export const PEER_BINDINGS: Partial<Record<PeerBindingName, PeerBinding>> = {
       const verified = verifyPilotCard(json, (npk) => pins.keyOf(npk));
       if (!verified.ok || !verified.pin) return verified;
       const inbox = verified.card.agentInterfaces[0]!.address;
-      const pinned = pins.pin(verified.pin.npk, verified.pin.signingKey, inbox);
-      if (pinned === 'pinned') return verified;
-      if (pinned === 'full') {
+      const { npk, signingKey } = verified.pin;
+      const pinnable = pins.pinnable(npk, signingKey, inbox);
+      if (pinnable === 'full') {
         const message = 'the gateway pins pilot identities up to its most agents (maxAgents), and holds that many';
         return { ok: false, reason: 'full', message };
       }
-      const message = `another identity's key is pinned at the inbox ${inbox.slice(0, 80)}`;
-      return { ok: false, reason: 'pin-mismatch', message };
+      if (pinnable === 'inbox-taken') {
+        const message = `another identity's key is pinned at the inbox ${inbox.slice(0, 80)}`;
+        return { ok: false, reason: 'pin-mismatch', message };
+      }
+      // Pinned once listed: a card the directory refuses (full, or another key at the inbox) pins nothing.
+      return { ...verified, listed: () => void pins.pin(npk, signingKey, inbox) };
     },
     wireBinding: (node, context) => pilotBinding(node, context.pilot()),
   },

@@ -3,9 +3,17 @@
  * rows are locked while chosen (others skip them) and pushed `claimMs` into the future, so no other replica starts
  * the same delivery; if the claiming replica dies mid-attempt, the row falls due again when the claim runs out.
  */
+import type { TransactionSql } from 'postgres';
 import type { Sql } from './connection.ts';
 import type { NewDelivery, OutboxDelivery, PushConfigRecord, PushStore } from '../push-store.ts';
 import { configFromRow, deliveryFromRow, type ConfigRow, type OutboxRow } from '../push-rows.ts';
+
+/** Tasks whose marked changes one look queues (queueMarked): a backlog goes a part at a time. */
+const MARKED_TASKS_PER_LOOK = 1_000;
+/** Tasks whose marked changes one transaction queues: one task's trouble holds back few others. */
+const MARKED_TASKS_PER_TRANSACTION = 50;
+/** Outbox rows one statement inserts (ten parameters each). */
+const DELIVERIES_PER_INSERT = 1_000;
 
 export class PostgresPushStore implements PushStore {
   private readonly sql: Sql;
@@ -88,8 +96,12 @@ export class PostgresPushStore implements PushStore {
 
   async enqueue(deliveries: NewDelivery[], nowMs: number): Promise<void> {
     if (deliveries.length === 0) return;
-    // One statement: all of them or none.
-    await this.sql`INSERT INTO push_outbox ${this.sql(outboxRows(deliveries, nowMs))}`;
+    // One statement (all of them or none), or a transaction of a few where there are more than one may bind.
+    if (deliveries.length <= DELIVERIES_PER_INSERT) {
+      await this.sql`INSERT INTO push_outbox ${this.sql(outboxRows(deliveries, nowMs))}`;
+      return;
+    }
+    await this.sql.begin((tx) => insertDeliveries(tx, deliveries, nowMs));
   }
 
   /** The task store marks the feed entry of every change of a task with a webhook (task-store.ts, `#write`). */
@@ -101,16 +113,29 @@ export class PostgresPushStore implements PushStore {
     nowMs: number,
   ): Promise<number> {
     const sql = this.sql;
-    // A look outside any transaction first: nearly always, nothing is marked.
+    // A look outside any transaction first: nearly always, nothing is marked. A backlog (after an outage) is taken
+    // a bounded part at a time: the next look takes the rest.
     const marked = await sql<{ task_id: string }[]>`
       SELECT DISTINCT task_id FROM task_changes WHERE unqueued AND ${
         'taskIds' in scope
           ? sql`task_id = ANY(${scope.taskIds as string[]}::text[])`
           : sql`created_at < now() - ${`${scope.olderThanMs} milliseconds`}::interval`
-      }`;
-    if (marked.length === 0) return 0;
-    const taskIds = marked.map((row) => row.task_id);
-    return sql.begin(async (tx) => {
+      } LIMIT ${MARKED_TASKS_PER_LOOK}`;
+    let queued = 0;
+    for (let start = 0; start < marked.length; start += MARKED_TASKS_PER_TRANSACTION) {
+      const taskIds = marked.slice(start, start + MARKED_TASKS_PER_TRANSACTION).map((row) => row.task_id);
+      queued += await this.queueMarkedOf(taskIds, build, nowMs);
+    }
+    return queued;
+  }
+
+  /** The marked changes of `taskIds` queued, in one transaction. */
+  private queueMarkedOf(
+    taskIds: string[],
+    build: (change: string, configs: PushConfigRecord[]) => NewDelivery[],
+    nowMs: number,
+  ): Promise<number> {
+    return this.sql.begin(async (tx) => {
       // Every marked change of these tasks, in order, locked: another replica queuing the same changes waits, then
       // finds them cleared. Locked in id order by everyone, so no two transactions wait for each other.
       const changes = await tx<{ id: string; task_id: string; change: string }[]>`
@@ -127,7 +152,7 @@ export class PostgresPushStore implements PushStore {
           configs.filter((config) => config.taskId === row.task_id),
         ),
       );
-      if (deliveries.length > 0) await tx`INSERT INTO push_outbox ${tx(outboxRows(deliveries, nowMs))}`;
+      await insertDeliveries(tx, deliveries, nowMs);
       await tx`UPDATE task_changes SET unqueued = false WHERE id = ANY(${changes.map((row) => row.id)}::int8[])`;
       return deliveries.length;
     });
@@ -176,6 +201,13 @@ export class PostgresPushStore implements PushStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** Inserts the deliveries in statements of a bounded number of rows: a statement binds 65,535 parameters at most. */
+async function insertDeliveries(tx: TransactionSql, deliveries: NewDelivery[], nowMs: number): Promise<void> {
+  for (let start = 0; start < deliveries.length; start += DELIVERIES_PER_INSERT) {
+    await tx`INSERT INTO push_outbox ${tx(outboxRows(deliveries.slice(start, start + DELIVERIES_PER_INSERT), nowMs))}`;
+  }
 }
 
 /** New deliveries' rows, pending and due at `nowMs`. */

@@ -139,10 +139,19 @@ describe('pilot cards', () => {
   });
 });
 
+/** Verifies a pilot card as the gateway hears it, and lists it when it verifies (what the directory then does). */
+function listing(context: ReturnType<typeof peerContext>) {
+  return (card: unknown) => {
+    const verified = PEER_BINDINGS.pilot!.verifyCard(card, { cardKeys: {} }, context);
+    if (verified.ok) verified.listed?.();
+    return verified;
+  };
+}
+
 describe('pilot cards heard by the gateway', () => {
   it('pin the inbox to its first identity’s key: another identity claiming it is refused, and replies stay checked', () => {
     const context = peerContext(undefined);
-    const verify = (card: unknown) => PEER_BINDINGS.pilot!.verifyCard(card, { cardKeys: {} }, context);
+    const verify = listing(context);
     const victimKey = key();
     const victimEnc = key();
     expect(verify(pilotCard(victimKey, victimEnc)).ok).toBe(true);
@@ -185,7 +194,11 @@ describe('pilot pins', () => {
 
   it('a full set of pins refuses a new pilot card as directoryFull', () => {
     const context = peerContext(undefined, 1);
-    const verify = (card: unknown) => PEER_BINDINGS.pilot!.verifyCard(card, { cardKeys: {} }, context);
+    const verify = listing(context);
+    // A card verified and never listed (the directory refused it) pins nothing.
+    const unlisted = pilotCard(key(), key());
+    expect(PEER_BINDINGS.pilot!.verifyCard(unlisted, { cardKeys: {} }, context).ok).toBe(true);
+    expect(context.pilot().pins.keyOf(unlisted._logos.npk)).toBeUndefined();
     expect(verify(pilotCard(key(), key())).ok).toBe(true);
     // Another identity (its own npk), with a valid card of its own.
     const signer = key();

@@ -43,6 +43,11 @@ export interface VerifiedPeerCard {
   readonly card: LogosAgentCardInput;
   /** The key that signed it, lowercase hex as the binding writes it. */
   readonly signingKey: string;
+  /**
+   * What the binding records once the directory lists the card (pilot's first-contact pin): a card the directory
+   * refuses leaves nothing behind, so what is kept stays bounded by what is listed.
+   */
+  readonly listed?: () => void;
 }
 
 export type PeerCardVerification = VerifiedPeerCard | { ok: false; reason: PeerCardRejection; message: string };

@@ -51,11 +51,11 @@ export class PilotPins {
    * are checked against one key, keyAt, the first), nor a new identity once `maxPins` are pinned (`full`).
    */
   pin(npk: string, signingKey: string, inbox: string): PinOutcome {
-    const atInbox = this.keyAt(inbox);
-    if (atInbox !== undefined && atInbox !== signingKey) return 'inbox-taken';
+    const pinnable = this.pinnable(npk, signingKey, inbox);
+    if (pinnable !== 'pinned') return pinnable;
     const held = this.#pins.get(npk);
     if (held?.signingKey === signingKey && held.inbox === inbox) return 'pinned';
-    if (!held && this.#pins.size >= this.#max) return 'full';
+    const atInbox = this.keyAt(inbox);
     this.#pins.set(npk, { signingKey, inbox });
     if (atInbox === undefined) this.#atInbox.set(inbox, signingKey);
     // The identity moved: its old inbox keeps a key only if another identity is pinned there.
@@ -65,6 +65,14 @@ export class PilotPins {
       else this.#atInbox.delete(held.inbox);
     }
     this.#save();
+    return 'pinned';
+  }
+
+  /** What `pin` would come to, recording nothing. */
+  pinnable(npk: string, signingKey: string, inbox: string): PinOutcome {
+    const atInbox = this.keyAt(inbox);
+    if (atInbox !== undefined && atInbox !== signingKey) return 'inbox-taken';
+    if (!this.#pins.has(npk) && this.#pins.size >= this.#max) return 'full';
     return 'pinned';
   }
 
