@@ -525,4 +525,38 @@ describe.skipIf(postgresAdminUrl === undefined)('replicas on one PostgreSQL: lea
     expect(row).toEqual({ result: null, claimed_by: b.replicaId });
     stores[0] = await openStores(database.url, { leaseMs: LEASE_MS, log: () => {} });
   });
+
+  it('answers at once a command whose task had ended when it was written: no owner is left to answer it', async () => {
+    // A lease of ten minutes: the first wait would be a third of it.
+    const slow = await openStores(database.url, { leaseMs: 600_000, log: () => {} });
+    try {
+      await record('ended-before');
+      await stores[0]!.tasks.update('ended-before', ended('ended-before'), 1);
+      expect(await slow.replicas!.request('ended-before', 'follow-up', 120_000)).toEqual({ kind: 'ended' });
+    } finally {
+      await slow.close();
+    }
+  }, 20_000);
+
+  it('wakes the asker of a command whose task then ends unanswered: it answers from the ended task at once', async () => {
+    const slow = await openStores(database.url, { leaseMs: 600_000, log: () => {} });
+    try {
+      // Listening for answers, as every replica does once it serves.
+      await slow.replicas!.serve(
+        () => false,
+        async () => undefined,
+      );
+      await record('ends-later');
+      const answer = slow.replicas!.request('ends-later', 'follow-up', 120_000);
+      // Written and announced, nobody claims it; then the task ends on its owner (the same message, sent there).
+      const sql = stores[2]!.sql!;
+      while ((await sql`SELECT id FROM task_commands WHERE task_id = 'ends-later'`).length === 0)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      await stores[0]!.tasks.update('ends-later', ended('ends-later'), 1);
+      // Before, the asker looked again only after a third of its lease (here 200 s).
+      expect(await answer).toEqual({ kind: 'ended' });
+    } finally {
+      await slow.close();
+    }
+  }, 20_000);
 });

@@ -6,13 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { withinMs } from '../../time-limit.ts';
 import type { Sql } from './connection.ts';
-import { CHANGES_CHANNEL, type LeaseFences } from './task-store.ts';
+import { ANSWERS_CHANNEL, CHANGES_CHANNEL, type LeaseFences } from './task-store.ts';
 import type { CommandAnswer, ReplicaStore } from '../replica-store.ts';
 import { fromRow, TERMINAL_STATES, type TaskRow } from '../task-rows.ts';
 import type { StoredTask } from '../task-store.ts';
 
 const COMMANDS = 'logos_a2a_task_commands';
-const ANSWERS = 'logos_a2a_command_answers';
 /** Changes and commands older than this are swept: a follower reads a change, an owner a command, within moments. */
 const KEEP_FEED_MS = 10 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
@@ -236,9 +235,13 @@ export class PostgresReplicaStore implements ReplicaStore {
       heard = true;
       wake?.();
     });
+    const announce = () => this.#sql`SELECT pg_notify(${COMMANDS}, ${`${id} ${taskId}`})`;
     try {
-      for (;;) {
-        await this.#sql`SELECT pg_notify(${COMMANDS}, ${`${id} ${taskId}`})`;
+      await announce();
+      // Looked at once: a task that ended as the command was written (the same message sent to its owner at once,
+      // say) has no owner left to answer it, and its caller would wait the first third of a lease for nothing.
+      let answer = await this.#answerTo(id);
+      while (answer.kind === 'unanswered' && !this.#closed && Date.now() < giveUpAt) {
         if (!heard) {
           let timer: NodeJS.Timeout | undefined;
           await new Promise<void>((resolve) => {
@@ -248,9 +251,10 @@ export class PostgresReplicaStore implements ReplicaStore {
           clearTimeout(timer);
         }
         heard = false;
-        const answer = await this.#answerTo(id);
-        if (answer.kind !== 'unanswered' || this.#closed || Date.now() >= giveUpAt) return answer;
+        answer = await this.#answerTo(id);
+        if (answer.kind === 'unanswered') await announce();
       }
+      return answer;
     } finally {
       this.#answers.delete(id);
     }
@@ -291,7 +295,7 @@ export class PostgresReplicaStore implements ReplicaStore {
       () => this.#readAll(),
     );
     await listen(COMMANDS, (payload) => this.#heardCommand(payload));
-    await listen(ANSWERS, (payload) => this.#answers.get(Number(payload))?.());
+    await listen(ANSWERS_CHANNEL, (payload) => this.#answers.get(Number(payload))?.());
   }
 
   async runWaiting(taskId: string): Promise<void> {
@@ -376,7 +380,7 @@ export class PostgresReplicaStore implements ReplicaStore {
                    OR EXISTS (SELECT 1 FROM tasks WHERE id = ${taskId} AND state IN ${this.#sql(TERMINAL_STATES)}))
           RETURNING id
         )
-        SELECT pg_notify(${ANSWERS}, id::text) FROM answered`;
+        SELECT pg_notify(${ANSWERS_CHANNEL}, id::text) FROM answered`;
     } catch (error) {
       this.#log(`running command ${id} for task ${taskId}: ${String(error)}`);
     }

@@ -35,6 +35,12 @@ export type LeaseFences = Map<string, number>;
 
 /** The channel that says which tasks have new entries in the change feed (payload: task ids, space-separated). */
 export const CHANGES_CHANNEL = 'logos_a2a_task_changes';
+/**
+ * The channel a command's answer is announced on (payload: the command's id), for the replica that asked and waits
+ * (replica-store.ts `request`). A task's terminal write announces its unanswered commands too: no owner is left to
+ * answer them, and their askers answer them from the ended task.
+ */
+export const ANSWERS_CHANNEL = 'logos_a2a_command_answers';
 /** Task ids per notification: NOTIFY payloads end at 8000 bytes. */
 const IDS_PER_NOTIFY = 100;
 /**
@@ -273,7 +279,8 @@ export class PostgresTaskStore implements TaskStore {
     // a terminal write ends this replica's lease. A task that ended keeps no request: it will never be resent (as in
     // the SQLite store), whether it ends in this write or ended before a late one. A feed entry of a task with a
     // webhook is marked `unqueued`, so that its notifications are queued even if this replica dies right after the
-    // commit (push-store.ts, queueMarked). The notifications (one per hundred tasks) go out once it commits.
+    // commit (push-store.ts, queueMarked). The notifications (one per hundred tasks, and one per command still
+    // unanswered for a task that ends here) go out once it commits.
     const written = await sql<{ id: string | null }[]>`
       WITH added AS (
         ${inserts.length > 0 ? sql`INSERT INTO tasks ${sql(inserts)} RETURNING id` : sql`SELECT NULL::text AS id WHERE false`}
@@ -300,8 +307,11 @@ export class PostgresTaskStore implements TaskStore {
           AND task_id IN (SELECT id FROM written WHERE state IN ${sql(TERMINAL_STATES)})
       ), notified AS (
         SELECT pg_notify(${CHANGES_CHANNEL}, n) FROM unnest(${notices}::text[]) AS n
+      ), woken AS (
+        SELECT pg_notify(${ANSWERS_CHANNEL}, c.id::text) FROM task_commands c
+        WHERE c.result IS NULL AND c.task_id IN (SELECT id FROM written WHERE state IN ${sql(TERMINAL_STATES)})
       )
-      SELECT id FROM written UNION ALL SELECT NULL FROM notified`;
+      SELECT id FROM written UNION ALL SELECT NULL FROM notified UNION ALL SELECT NULL FROM woken`;
     // A row of nulls per notification: selecting them is what sends them.
     const done = new Set(written.map((row) => row.id).filter((id) => id !== null));
     const refused = new Set<string>();
