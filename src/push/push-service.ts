@@ -124,8 +124,7 @@ export class PushNotificationService {
   private readonly settings: Required<
     Omit<PushServiceOptions, 'allowPrivate' | 'allowNetworks' | 'requireHttps' | 'resolver' | 'readChange'>
   >;
-  /** A marked change's deliveries, for webhooks `configs` (see `changed`). */
-  private readonly markedDeliveries: (change: string, configs: PushConfigRecord[]) => NewDelivery[];
+  private readonly readChange: PushServiceOptions['readChange'];
   /** In-flight attempts by config queue (at most one per config). */
   private readonly inFlight = new Map<string, Promise<void>>();
   /**
@@ -158,19 +157,10 @@ export class PushNotificationService {
       sharedPollMs: options.sharedPollMs ?? 10_000,
       log: options.log ?? console.warn,
     };
-    const { readChange } = options;
-    if (store.marksChanges && !readChange) throw new Error('a push store that marks changes needs readChange');
-    this.markedDeliveries = (change, configs) => {
-      if (configs.length === 0) return [];
-      try {
-        const { task, events } = readChange!(change);
-        return deliveriesOf(task, events, configs);
-      } catch (error) {
-        // One change that cannot be read must not hold back every other's (they are queued together): its mark goes.
-        this.settings.log(`[push] a marked change could not be read, and is not notified: ${String(error)}`);
-        return [];
-      }
-    };
+    if (store.marksChanges && !options.readChange) {
+      throw new Error('a push store that marks changes needs readChange');
+    }
+    this.readChange = options.readChange;
   }
 
   /** Why this config cannot be accepted, or undefined: lets a caller refuse a request before it creates anything. */
@@ -292,10 +282,24 @@ export class PushNotificationService {
   /** Queues the notifications of marked changes; a failure leaves the marks, for the next look to try again. */
   private async queueMarked(scope: { taskIds: readonly string[] } | { olderThanMs: number }): Promise<void> {
     try {
-      const queued = await this.store.queueMarked(scope, this.markedDeliveries, Date.now());
+      const build = (change: string, configs: PushConfigRecord[]) => this.markedDeliveries(change, configs);
+      const queued = await this.store.queueMarked(scope, build, Date.now());
       if (queued > 0) this.schedulePump();
     } catch (error) {
       this.settings.log(`[push] queueing notifications of committed changes: ${String(error)}`);
+    }
+  }
+
+  /** A marked change's deliveries, for webhooks `configs`. */
+  private markedDeliveries(change: string, configs: PushConfigRecord[]): NewDelivery[] {
+    if (configs.length === 0) return [];
+    try {
+      const { task, events } = this.readChange!(change);
+      return deliveriesOf(task, events, configs);
+    } catch (error) {
+      // One change that cannot be read must not hold back the others queued with it: its mark goes, said.
+      this.settings.log(`[push] a marked change could not be read, and is not notified: ${String(error)}`);
+      return [];
     }
   }
 
