@@ -290,6 +290,7 @@ async function open(
   const peers = peerContext(dataFolderOf(config), config.maxAgents);
   const directory: AgentDirectory = new AgentDirectory({
     store: stores.directory,
+    ownIds: [...ownAgents, ...published.agents, ...(deps.agents ?? [])].map((agent) => agent.card.id),
     offlineAfterMs: config.offlineAfterMs,
     maxAgents: config.maxAgents,
     forgetAfterMs: config.forgetAfterMs,

@@ -27,13 +27,24 @@ export class AnnouncementRate {
     const now = Date.now();
     let rate = this.#rates.get(address);
     if (!rate || now - rate.since >= FLOOD_WINDOW_MS) {
-      if (this.#rates.size >= TRACKED_LIMIT) {
-        for (const [key, value] of this.#rates) if (now - value.since >= FLOOD_WINDOW_MS) this.#rates.delete(key);
-      }
+      if (this.#rates.size >= TRACKED_LIMIT) this.#forget(now);
       rate = { count: 0, since: now };
       this.#rates.set(address, rate);
     }
     rate.count++;
     return rate.count > FLOOD_LIMIT;
+  }
+
+  /**
+   * Makes room: the addresses whose window is over, and if that is not a tenth of them (more fresh addresses in a
+   * window than are tracked), the longest tracked too. A tenth at a time, so that the look is made once per that
+   * many new addresses, not at each.
+   */
+  #forget(now: number): void {
+    for (const [key, value] of this.#rates) if (now - value.since >= FLOOD_WINDOW_MS) this.#rates.delete(key);
+    for (const key of this.#rates.keys()) {
+      if (this.#rates.size < TRACKED_LIMIT * 0.9) break;
+      this.#rates.delete(key);
+    }
   }
 }

@@ -93,6 +93,11 @@ export class AgentDirectory {
       offlineAfterMs?: number;
       /** Agents heard on the network kept at most (see `full`). Default DEFAULT_MAX_AGENTS. */
       maxAgents?: number;
+      /**
+       * The ids of the gateway's own agents, registered after the load (`registerOwn`): their stored rows are not
+       * counted against `maxAgents`, nor taken for agents heard.
+       */
+      ownIds?: readonly string[];
       /** An agent not heard from for this long is forgotten (`forgetUnheard`). Default 30 days. */
       forgetAfterMs?: number;
       /**
@@ -114,6 +119,7 @@ export class AgentDirectory {
     this.reaches = options.reaches ?? (() => true);
     this.offlineAfterMs = options.offlineAfterMs ?? 90_000;
     this.maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
+    for (const id of options.ownIds ?? []) this.own.add(id);
     this.forgetAfterMs = options.forgetAfterMs ?? DEFAULT_FORGET_AFTER_MS;
     this.forgotten = options.forgotten ?? (() => undefined);
     this.keep = options.keep ?? (() => false);
@@ -126,14 +132,15 @@ export class AgentDirectory {
   async load(): Promise<void> {
     const all = (await this.store?.all()) ?? [];
     // Kept by a run with a higher bound (or by several replicas at once): the agents heard last are served, the rest
-    // not (the store keeps them, for a higher bound again).
+    // not (the store keeps them, for a higher bound again). The gateway's own are not counted.
+    const heard = all.filter((stored) => !this.own.has(stored.id));
     const served =
-      all.length <= this.maxAgents
+      heard.length <= this.maxAgents
         ? undefined
-        : new Set(all.toSorted((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt)).slice(0, this.maxAgents));
+        : new Set(heard.toSorted((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt)).slice(0, this.maxAgents));
     let over = 0;
     for (const stored of all) {
-      if (served && !served.has(stored)) {
+      if (served && !this.own.has(stored.id) && !served.has(stored)) {
         over++;
         continue;
       }

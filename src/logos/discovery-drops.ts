@@ -35,6 +35,11 @@ export type DropReason = Exclude<keyof DiscoveryCounters, 'accepted'>;
 
 /** Agents whose last drop was logged: a bound, since anyone can announce under any number of ids. */
 const LOGGED_AGENTS_LIMIT = 10_000;
+/**
+ * Drops logged in a minute at most: a flood under fresh ids is a new agent at every announcement, and would be a log
+ * line each. Those past it are counted, and said in one line when the minute is over (the metric counts them all).
+ */
+const LOGGED_PER_MINUTE = 60;
 
 export class DiscoveryDrops {
   readonly counters: DiscoveryCounters = {
@@ -53,6 +58,8 @@ export class DiscoveryDrops {
   };
   /** Per agent: the reason its last logged drop had; forgotten once a card of it is accepted. */
   readonly #logged = new Map<string, DropReason>();
+  /** This minute's log lines, and the drops past them (see LOGGED_PER_MINUTE). */
+  #minute = { start: 0, logged: 0, unlogged: 0 };
   readonly #log: (line: string) => void;
 
   constructor(log: (line: string) => void) {
@@ -69,7 +76,27 @@ export class DiscoveryDrops {
     if (agent === undefined || this.#logged.get(agent) === reason) return;
     if (this.#logged.size >= LOGGED_AGENTS_LIMIT) this.#logged.clear();
     this.#logged.set(agent, reason);
+    if (!this.#withinBudget()) return;
     this.#log(`[discovery] the card of ${agent} is not served (${reason}): ${message}`);
+  }
+
+  /** Whether this minute's log lines are not spent; says how many went unlogged in the minute before, once. */
+  #withinBudget(now = Date.now()): boolean {
+    if (now - this.#minute.start >= 60_000) {
+      if (this.#minute.unlogged > 0) {
+        const unlogged = this.#minute.unlogged;
+        this.#log(
+          `[discovery] ${unlogged} more dropped card(s) not logged in a minute (logos_a2a_discovery_drops_total counts them)`,
+        );
+      }
+      this.#minute = { start: now, logged: 0, unlogged: 0 };
+    }
+    if (this.#minute.logged < LOGGED_PER_MINUTE) {
+      this.#minute.logged++;
+      return true;
+    }
+    this.#minute.unlogged++;
+    return false;
   }
 
   /** Counts an accepted card: a later drop of its agent is logged again. */

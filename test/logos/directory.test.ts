@@ -360,6 +360,27 @@ describe('the bound on agents heard on the network', () => {
     expect(freed).toEqual(['new-name']);
   });
 
+  it('does not count the gateway’s own agents’ rows against the bound when it loads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
+    dirs.push(dir);
+    const store = new SqliteDirectoryStore(join(dir, 'directory.db'));
+    const first = new AgentDirectory({ store, maxAgents: 2 });
+    for (const id of ['a', 'b']) {
+      const card = verified(`agent:${id}`, id);
+      first.register(card.card, new Date(Date.now() - 1_000), card);
+    }
+    // The own agent's row is the newest (it announces itself too).
+    first.registerOwn(minimalCard({ id: 'own' }));
+    await first.flush();
+    const logs: string[] = [];
+    const next = new AgentDirectory({ store, maxAgents: 2, ownIds: ['own'], log: (line) => logs.push(line) });
+    await next.load();
+    // Before, the own row took a heard agent's place: one heard agent was left out at every restart.
+    expect(next.all().map((entry) => entry.id)).toEqual(['a', 'b', 'own']);
+    expect(logs.join('\n')).not.toContain('left out');
+    await store.close();
+  });
+
   it('loads no more stored agents than it holds, those heard last, and says how many it left out', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'logos-a2a-directory-'));
     dirs.push(dir);
