@@ -348,9 +348,21 @@ export class AgentDirectory {
     return !this.entries.has(id) && !this.own.has(id) && this.entries.size - this.own.size >= this.maxAgents;
   }
 
-  /** What a card refused for want of room is told (`full`). */
-  fullMessage(): string {
-    return `the directory holds ${this.maxAgents} agents, its most (maxAgents): the agents it lists keep their place`;
+  /**
+   * Why `register` refused a card (given `signingKey`, a peer card's): no room, another key pinned at its address, or
+   * another agent holding its id. The one account both discoveries give of a refusal.
+   */
+  refusal(card: LogosAgentCard, signingKey?: string): { reason: 'directoryFull' | 'idTaken'; message: string } {
+    if (this.full(card.id)) {
+      const message = `the directory holds ${this.maxAgents} agents, its most (maxAgents): the agents it lists keep their place`;
+      return { reason: 'directoryFull', message };
+    }
+    const address = logosAddressOf(card);
+    if (signingKey !== undefined && this.anotherKeyAt(address, signingKey)) {
+      const message = `a card signed by another key holds the address ${address.slice(0, 128)}: its first key is pinned`;
+      return { reason: 'idTaken', message };
+    }
+    return { reason: 'idTaken', message: `another agent holds the id ${JSON.stringify(card.id)}` };
   }
 
   /** Sets an entry in place of the one with its id, if any, which keeps its place in the order of listing. */

@@ -87,7 +87,7 @@ export class DiscoveryListener {
     }
     // No room for an agent the directory does not know: refused before the costly part too.
     if (claimed.ok && this.directory.full(claimed.card.id)) {
-      this.drops.drop('directoryFull', agent, this.directory.fullMessage());
+      this.drops.drop('directoryFull', agent, this.directory.refusal(claimed.card).message);
       return;
     }
     const verified = admitClaimedCard(json, claimed, (address) => this.directory.reaches(address));
@@ -130,8 +130,8 @@ export class DiscoveryListener {
       return;
     }
     if (!this.directory.register(card, new Date(), verified)) {
-      if (this.directory.full(card.id)) this.drops.drop('directoryFull', agent, this.directory.fullMessage());
-      else this.drops.drop('idTaken', agent, `another agent holds the id ${JSON.stringify(card.id)}`);
+      const { reason, message } = this.directory.refusal(card);
+      this.drops.drop(reason, agent, message);
       return;
     }
     this.drops.accept(agent);

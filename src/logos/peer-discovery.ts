@@ -12,7 +12,6 @@ import type { PeerBindingName } from './bindings/common/peer-card.ts';
 import { PEER_BINDINGS, type PeerBinding, type PeerContext } from './bindings/peer-bindings.ts';
 import { MAX_CARD_BYTES } from './discovery.ts';
 import { DiscoveryDrops, type DiscoveryCounters } from './discovery-drops.ts';
-import { logosAddressOf } from './card.ts';
 import type { AgentDirectory } from './directory.ts';
 import { readPeerCard, type PeerCardNetwork } from './peer-card-reading.ts';
 import type { LogosTransport, Unsubscribe } from './transport.ts';
@@ -90,15 +89,8 @@ export class PeerDiscovery {
       return;
     }
     if (!this.#directory.register(read.card, new Date(), read.standing)) {
-      if (this.#directory.full(read.card.id)) {
-        this.#drops.drop('directoryFull', agent, this.#directory.fullMessage());
-        return;
-      }
-      const address = logosAddressOf(read.card);
-      const message = this.#directory.anotherKeyAt(address, read.standing.signingKey)
-        ? `a card signed by another key holds the address ${address.slice(0, 128)}: its first key is pinned`
-        : `another agent holds the id ${JSON.stringify(read.card.id)}`;
-      this.#drops.drop('idTaken', agent, message);
+      const { reason, message } = this.#directory.refusal(read.card, read.standing.signingKey);
+      this.#drops.drop(reason, agent, message);
       return;
     }
     read.listed?.();

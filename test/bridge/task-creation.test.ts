@@ -135,6 +135,27 @@ describe('creating a task', () => {
     expect(received).toEqual([]);
   });
 
+  it('leaves no failed insert unhandled when the creation step fails before it is awaited', async () => {
+    const { store, creation } = await bed();
+    // The store is down: the insert fails, and so does the webhook's save, first.
+    store.insert = () => Promise.reject(new Error('the store is down'));
+    store.update = () => Promise.resolve();
+    const refused = new Error('the webhook could not be saved');
+    const created = creation.create({
+      agentId: 'a',
+      agentAddress: 'agent',
+      message: message('down'),
+      call,
+      price: '0',
+      onCreated: async () => {
+        throw refused;
+      },
+    });
+    await expect(created).rejects.toBe(refused);
+    // Before, the insert's rejection went unhandled (which ends a Node process): vitest fails the run on one.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+
   it('refuses a message too large for one envelope before recording or sending anything', async () => {
     const { store, creation, received } = await bed();
     const big = message('x'.repeat(8_000));

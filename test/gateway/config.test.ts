@@ -39,6 +39,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ env: { LOGOS_A2A_CARD_SHAPE: 'v2' } })).toThrow(/cardShape/);
   });
 
+  it('bounds the directory: maxAgents and forgetAfterMs from the environment, forgetting no sooner than an hour', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({ maxAgents: 10_000, forgetAfterMs: 30 * 86_400_000 });
+    expect(loadConfig({ env: { LOGOS_A2A_MAX_AGENTS: '50', LOGOS_A2A_FORGET_AFTER_MS: '3600000' } })).toMatchObject({
+      maxAgents: 50,
+      forgetAfterMs: 3_600_000,
+    });
+    expect(() => loadConfig({ env: { LOGOS_A2A_FORGET_AFTER_MS: '1000' } })).toThrow(/at least an hour/);
+    expect(() => loadConfig({ env: { LOGOS_A2A_MAX_AGENTS: '0' } })).toThrow(ConfigError);
+  });
+
   it('serves gRPC only when a port is set, and names a public gRPC address that is not host:port', () => {
     expect(loadConfig({ env: {} }).grpcPort).toBeUndefined();
     const config = loadConfig({

@@ -187,6 +187,22 @@ describe('push notification configs', () => {
 });
 
 describe('push notification delivery', () => {
+  it('on a store that marks changes, keeps delivering while its look for changes other replicas left waits', async () => {
+    // That look waits on other replicas' row locks; awaited by the pump, it held every later delivery behind it.
+    const receiver = await startReceiver();
+    const sqlite = new SqlitePushStore(':memory:');
+    const waiting = Object.assign(sqlite, {
+      marksChanges: true,
+      queueMarked: () => new Promise<number>(() => undefined),
+    }) as unknown as PushStore;
+    const { service } = serviceWith({ ...LOCAL, readChange: decodeChange }, waiting);
+    await service.createConfig({ taskId: 't1', id: 'c', url: receiver.url('/hook'), protocolVersion: '1.0' });
+    service.start();
+    // One webhook's deliveries go one at a time: the second waits for the pump after the first.
+    await service.notify(task, [statusEvent, artifactEvent]);
+    await until(() => receiver.received.length === 2);
+  });
+
   it('on a store that marks changes, queues a new task’s own event before the marked changes that follow it', async () => {
     // The new task is queued directly (no change marks it), its first change from its mark: the lookup of the first
     // may take longer than the second's whole way, and a webhook would then hear the change before the task.
